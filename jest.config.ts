@@ -1,0 +1,16 @@
+/** @jest-config-loader esbuild-register */
+import type { Config } from 'jest';
+
+// Two cores: two workers. Each test file owns its accounts, so files run in parallel safely.
+const config: Config = {
+  testEnvironment: 'node',
+  maxWorkers: 2,
+  roots: ['<rootDir>/apps', '<rootDir>/packages', '<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }] },
+  setupFiles: ['<rootDir>/test/setup-env.ts'],
+  testTimeout: 30000,
+  slowTestThreshold: 10,
+};
+
+export default config;

@@ -1,0 +1,152 @@
+import Joi from 'joi';
+import { SOURCES, type Source } from '@leadgen/domain';
+
+/**
+ * Every environment variable the service reads, in one place. Read once at start-up, validated,
+ * typed and grouped; every bad variable is reported together. Defaults suit a laptop.
+ */
+const VARIABLES = {
+  NODE_ENV: Joi.string().valid('development', 'production', 'test').default('development'),
+  LOG_LEVEL: Joi.string().valid('error', 'warn', 'info', 'http', 'debug', 'silent').default('info'),
+  PORT: Joi.number().integer().min(0).max(65535).default(3000),
+  /** absolute base for pollUrl and Location; unset means root-relative paths */
+  PUBLIC_BASE_URL: Joi.string().uri({ scheme: ['http', 'https'] }).optional(),
+  DATABASE_URL: Joi.string().uri({ scheme: ['postgres', 'postgresql'] }).default('postgresql://postgres@127.0.0.1:5432/leadgen'),
+  REDIS_URL: Joi.string().uri({ scheme: ['redis', 'rediss'] }).default('redis://127.0.0.1:6379'),
+  /** BullMQ key prefix, so several deployments (or test runs) can share one Redis */
+  QUEUE_PREFIX: Joi.string().pattern(/^[A-Za-z0-9_:-]+$/).default('leadgen'),
+  SYNC_WAIT_MS: Joi.number().integer().min(0).max(60_000).default(10_000),
+  IDEMPOTENCY_TTL_HOURS: Joi.number().integer().min(1).max(24 * 30).default(24),
+  RATE_LIMIT_GENERATE_PER_MIN: Joi.number().integer().min(1).default(120),
+  RATE_LIMIT_READ_PER_MIN: Joi.number().integer().min(1).default(1200),
+  SHUTDOWN_GRACE_MS: Joi.number().integer().min(0).default(25_000),
+  WORKER_CONCURRENCY: Joi.number().integer().min(1).max(200).default(5),
+  WORKER_SOURCES: Joi.string().default(SOURCES.join(',')),
+  JOB_TIMEOUT_MS: Joi.number().integer().min(100).default(300_000),
+  /** how long a worker's hold on a job lasts without renewal: a killed worker's jobs move on after it */
+  WORKER_LOCK_MS: Joi.number().integer().min(500).default(30_000),
+  WORKER_STALLED_CHECK_MS: Joi.number().integer().min(500).default(30_000),
+  SANDBOX_PAGE_DELAY_MS: Joi.number().integer().min(0).max(60_000).default(50),
+  GOOGLE_PLACES_API_KEY: Joi.string().optional(),
+  GOOGLE_PLACES_BASE_URL: Joi.string().uri({ scheme: ['http', 'https'] }).default('https://places.googleapis.com'),
+  GOOGLE_PLACES_RATE_PER_MIN: Joi.number().integer().min(1).default(600),
+  PDL_API_KEY: Joi.string().optional(),
+  PDL_BASE_URL: Joi.string().uri({ scheme: ['http', 'https'] }).default('https://api.peopledatalabs.com'),
+  PDL_RATE_PER_MIN: Joi.number().integer().min(1).default(10),
+  STORELEADS_API_KEY: Joi.string().optional(),
+  STORELEADS_BASE_URL: Joi.string().uri({ scheme: ['http', 'https'] }).default('https://storeleads.app'),
+  STORELEADS_RATE_PER_MIN: Joi.number().integer().min(1).default(60),
+  ENRICHMENT_ALLOW_PRIVATE_NETWORKS: Joi.boolean().truthy('1').falsy('0').default(false),
+  ENRICHMENT_TIMEOUT_MS: Joi.number().integer().min(100).default(8_000),
+  ENRICHMENT_MAX_BYTES: Joi.number().integer().min(1024).default(1_048_576),
+  ENRICHMENT_CONCURRENCY: Joi.number().integer().min(1).max(50).default(4),
+};
+
+export interface Config {
+  env: 'development' | 'production' | 'test';
+  log: { level: string };
+  http: { port: number; publicBaseUrl: string | null; bodyLimitBytes: number };
+  database: { url: string };
+  redis: { url: string; queuePrefix: string };
+  api: {
+    syncWaitMs: number;
+    idempotencyTtlHours: number;
+    rateLimit: { generatePerMin: number; readPerMin: number };
+  };
+  shutdownGraceMs: number;
+  worker: {
+    concurrency: number;
+    sources: Source[];
+    jobTimeoutMs: number;
+    lockMs: number;
+    stalledCheckMs: number;
+  };
+  sandbox: { pageDelayMs: number };
+  providers: {
+    googlePlaces: { apiKey: string | null; baseUrl: string; ratePerMin: number };
+    peopleDataLabs: { apiKey: string | null; baseUrl: string; ratePerMin: number };
+    storeLeads: { apiKey: string | null; baseUrl: string; ratePerMin: number };
+  };
+  enrichment: { allowPrivateNetworks: boolean; timeoutMs: number; maxBytes: number; concurrency: number };
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration: ${problems.join('; ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Raw = Record<string, unknown>;
+
+function parseSources(value: string, problems: string[]): Source[] {
+  const names = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const unknown = names.filter((n) => !(SOURCES as readonly string[]).includes(n));
+  if (unknown.length > 0 || names.length === 0) {
+    problems.push(`WORKER_SOURCES must list sources from ${SOURCES.join(', ')} (got "${value}")`);
+    return [];
+  }
+  return [...new Set(names)] as Source[];
+}
+
+/** Reads the configuration from an environment (process.env by default); throws ConfigError listing every problem. */
+export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config {
+  const known: Raw = {};
+  for (const name of Object.keys(VARIABLES)) {
+    const value = environment[name];
+    // An empty variable counts as unset, as in most twelve-factor tooling.
+    if (value !== undefined && value !== '') known[name] = value;
+  }
+  const { value, error } = Joi.object(VARIABLES).validate(known, { abortEarly: false, convert: true });
+  const problems = (error?.details ?? []).map((d) => `${d.context?.key ?? d.path.join('.')}: ${d.message.replace(/^"[^"]+" /, '')}`);
+  const v = value as Raw;
+  const sources = parseSources(String(v.WORKER_SOURCES), problems);
+  if (problems.length > 0) throw new ConfigError(problems);
+  const str = (name: string) => (v[name] === undefined ? null : String(v[name]));
+  const num = (name: string) => Number(v[name]);
+  return {
+    env: v.NODE_ENV as Config['env'],
+    log: { level: String(v.LOG_LEVEL) },
+    http: { port: num('PORT'), publicBaseUrl: str('PUBLIC_BASE_URL')?.replace(/\/+$/, '') ?? null, bodyLimitBytes: 16 * 1024 },
+    database: { url: String(v.DATABASE_URL) },
+    redis: { url: String(v.REDIS_URL), queuePrefix: String(v.QUEUE_PREFIX) },
+    api: {
+      syncWaitMs: num('SYNC_WAIT_MS'),
+      idempotencyTtlHours: num('IDEMPOTENCY_TTL_HOURS'),
+      rateLimit: { generatePerMin: num('RATE_LIMIT_GENERATE_PER_MIN'), readPerMin: num('RATE_LIMIT_READ_PER_MIN') },
+    },
+    shutdownGraceMs: num('SHUTDOWN_GRACE_MS'),
+    worker: {
+      concurrency: num('WORKER_CONCURRENCY'),
+      sources,
+      jobTimeoutMs: num('JOB_TIMEOUT_MS'),
+      lockMs: num('WORKER_LOCK_MS'),
+      stalledCheckMs: num('WORKER_STALLED_CHECK_MS'),
+    },
+    sandbox: { pageDelayMs: num('SANDBOX_PAGE_DELAY_MS') },
+    providers: {
+      googlePlaces: { apiKey: str('GOOGLE_PLACES_API_KEY'), baseUrl: String(v.GOOGLE_PLACES_BASE_URL), ratePerMin: num('GOOGLE_PLACES_RATE_PER_MIN') },
+      peopleDataLabs: { apiKey: str('PDL_API_KEY'), baseUrl: String(v.PDL_BASE_URL), ratePerMin: num('PDL_RATE_PER_MIN') },
+      storeLeads: { apiKey: str('STORELEADS_API_KEY'), baseUrl: String(v.STORELEADS_BASE_URL), ratePerMin: num('STORELEADS_RATE_PER_MIN') },
+    },
+    enrichment: {
+      allowPrivateNetworks: Boolean(v.ENRICHMENT_ALLOW_PRIVATE_NETWORKS),
+      timeoutMs: num('ENRICHMENT_TIMEOUT_MS'),
+      maxBytes: num('ENRICHMENT_MAX_BYTES'),
+      concurrency: num('ENRICHMENT_CONCURRENCY'),
+    },
+  };
+}
+
+/** For a process's entry point: the configuration, or one clear line on stderr and exit code 78 (EX_CONFIG). */
+export function loadConfigOrExit(): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(78);
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * The one error vocabulary of the service. Each error carries its HTTP status, a stable snake_case
+ * `code` that clients switch on, and whether it is the client's doing. The API's error middleware
+ * turns an AppError into RFC 9457 Problem Details; anything else becomes a bare 500.
+ */
+export interface FieldProblem {
+  /** JSON Pointer in RFC 9457's fragment form, e.g. "#/maxResults" */
+  pointer: string;
+  detail: string;
+}
+
+export class AppError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly title: string,
+    detail: string,
+    /** extra members of the problem body, e.g. { required, available } */
+    readonly extra: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(detail);
+    this.name = 'AppError';
+  }
+
+  get isClientError(): boolean {
+    return this.status < 500;
+  }
+}
+
+export const errors = {
+  validation: (problems: FieldProblem[]) =>
+    new AppError(400, 'validation_failed', 'Your request is not valid', `${problems.length} problem(s) in the request`, {
+      errors: problems,
+    }),
+  malformedJson: () => new AppError(400, 'malformed_json', 'Malformed JSON', 'The request body is not valid JSON'),
+  unsupportedMediaType: () =>
+    new AppError(415, 'unsupported_media_type', 'Unsupported media type', 'Send the body as application/json'),
+  payloadTooLarge: (limit: string) =>
+    new AppError(413, 'payload_too_large', 'Payload too large', `The request body is larger than ${limit}`),
+  unauthorized: (detail: string) =>
+    new AppError(401, 'unauthorized', 'Unauthorized', detail, {}, { 'WWW-Authenticate': 'Bearer realm="leadgen"' }),
+  idempotencyKeyMissing: () =>
+    new AppError(400, 'idempotency_key_missing', 'Idempotency-Key header missing', 'POST /api/v1/leads/generate needs an Idempotency-Key header'),
+  idempotencyKeyInvalid: () =>
+    new AppError(400, 'idempotency_key_invalid', 'Idempotency-Key header invalid', 'The Idempotency-Key must be 1 to 255 characters'),
+  idempotencyKeyReused: () =>
+    new AppError(422, 'idempotency_key_reused', 'Idempotency-Key reused', 'This Idempotency-Key was already used with a different request body'),
+  idempotencyInProgress: () =>
+    new AppError(409, 'idempotency_request_in_progress', 'Request in progress', 'A request with this Idempotency-Key is still being processed; retry shortly', {}, { 'Retry-After': '1' }),
+  insufficientCredits: (required: number, available: number) =>
+    new AppError(402, 'insufficient_credits', 'Insufficient credits', `This request needs ${required} credits; ${available} are available`, {
+      required,
+      available,
+    }),
+  jobNotFound: () => new AppError(404, 'job_not_found', 'Job not found', 'No job with this id exists for your account'),
+  jobNotCancellable: (status: string) =>
+    new AppError(409, 'job_not_cancellable', 'Job not cancellable', `The job already finished with status ${status}`, { jobStatus: status }),
+  notFound: () => new AppError(404, 'not_found', 'Not found', 'No such endpoint'),
+  methodNotAllowed: (allow: string[]) =>
+    new AppError(405, 'method_not_allowed', 'Method not allowed', `Allowed: ${allow.join(', ')}`, {}, { Allow: allow.join(', ') }),
+  rateLimited: (retryAfterSeconds: number) =>
+    new AppError(429, 'rate_limited', 'Too many requests', `Rate limit exceeded; retry in ${retryAfterSeconds} s`, {}, {
+      'Retry-After': String(retryAfterSeconds),
+    }),
+  serviceUnavailable: (detail: string) =>
+    new AppError(503, 'service_unavailable', 'Service unavailable', detail, {}, { 'Retry-After': '5' }),
+};

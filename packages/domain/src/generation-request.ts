@@ -1,0 +1,40 @@
+import type { Source } from './sources';
+
+export const MAX_RESULTS_DEFAULT = 25;
+export const MAX_RESULTS_LIMIT = 100;
+
+export const SENIORITIES = [
+  'owner', 'founder', 'c_suite', 'partner', 'vp', 'head', 'director', 'manager', 'senior', 'entry', 'intern',
+] as const;
+export type Seniority = (typeof SENIORITIES)[number];
+
+export const COMPANY_SIZES = [
+  '1-10', '11-50', '51-200', '201-500', '501-1000', '1001-5000', '5001-10000', '10001+',
+] as const;
+export type CompanySize = (typeof COMPANY_SIZES)[number];
+
+export const CONTACT_CHANNELS = ['email', 'phone', 'linkedin'] as const;
+export type ContactChannel = (typeof CONTACT_CHANNELS)[number];
+
+/** linkedinParams after validation: title and industry always arrays, country an ISO code. */
+export interface LinkedinParams {
+  title?: string[];
+  seniority?: Seniority[];
+  industry?: string[];
+  companySize?: CompanySize[];
+  country?: string;
+}
+
+/** A generation request after validation and normalisation: what a job stores and a worker reads. */
+export interface GenerationRequest {
+  source: Source;
+  category: string;
+  /** ISO 3166-1 alpha-2, upper case */
+  state: string;
+  city?: string;
+  keyword?: string;
+  maxResults: number;
+  linkedinParams?: LinkedinParams;
+  decisionMakerTitles?: string[];
+  requiredChannels?: ContactChannel[];
+}

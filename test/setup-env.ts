@@ -1,0 +1,5 @@
+// Every test process: quiet logs, the test database and a queue prefix of its own.
+process.env.NODE_ENV = 'test';
+process.env.LOG_LEVEL = process.env.TEST_LOG_LEVEL ?? 'silent';
+process.env.DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/leadgen_test';
+process.env.QUEUE_PREFIX = process.env.QUEUE_PREFIX ?? 'leadgen-test';
