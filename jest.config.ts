@@ -8,6 +8,8 @@ const config: Config = {
   roots: ['<rootDir>/apps', '<rootDir>/packages', '<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }] },
+  // Prisma's generated client imports its TypeScript siblings with .js suffixes.
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   setupFiles: ['<rootDir>/test/setup-env.ts'],
   testTimeout: 30000,
   slowTestThreshold: 10,

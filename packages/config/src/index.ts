@@ -20,6 +20,8 @@ const VARIABLES = {
   RATE_LIMIT_GENERATE_PER_MIN: Joi.number().integer().min(1).default(120),
   RATE_LIMIT_READ_PER_MIN: Joi.number().integer().min(1).default(1200),
   SHUTDOWN_GRACE_MS: Joi.number().integer().min(0).default(25_000),
+  /** Bull Board at /admin/queues (HTTP Basic, user `operator`); unset: the board is not mounted */
+  OPERATOR_PASSWORD: Joi.string().min(12).optional(),
   WORKER_CONCURRENCY: Joi.number().integer().min(1).max(200).default(5),
   WORKER_SOURCES: Joi.string().default(SOURCES.join(',')),
   JOB_TIMEOUT_MS: Joi.number().integer().min(100).default(300_000),
@@ -54,6 +56,7 @@ export interface Config {
     rateLimit: { generatePerMin: number; readPerMin: number };
   };
   shutdownGraceMs: number;
+  operatorPassword: string | null;
   worker: {
     concurrency: number;
     sources: Source[];
@@ -79,6 +82,13 @@ export class ConfigError extends Error {
 
 type Raw = Record<string, unknown>;
 
+/** Each real provider's base URL and the key it needs. */
+const PROVIDER_CREDENTIALS = [
+  ['GOOGLE_PLACES_BASE_URL', 'GOOGLE_PLACES_API_KEY'],
+  ['PDL_BASE_URL', 'PDL_API_KEY'],
+  ['STORELEADS_BASE_URL', 'STORELEADS_API_KEY'],
+] as const;
+
 function parseSources(value: string, problems: string[]): Source[] {
   const names = value.split(',').map((s) => s.trim()).filter(Boolean);
   const unknown = names.filter((n) => !(SOURCES as readonly string[]).includes(n));
@@ -101,6 +111,11 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
   const problems = (error?.details ?? []).map((d) => `${d.context?.key ?? d.path.join('.')}: ${d.message.replace(/^"[^"]+" /, '')}`);
   const v = value as Raw;
   const sources = parseSources(String(v.WORKER_SOURCES), problems);
+  // Pointing a provider at an upstream without its key would silently run the sandbox instead:
+  // a half-configured provider is a mistake, not a choice. (Keys alone use the real base URLs.)
+  for (const [baseUrl, apiKey] of PROVIDER_CREDENTIALS) {
+    if (known[baseUrl] !== undefined && known[apiKey] === undefined) problems.push(`${baseUrl} is set but ${apiKey} is not`);
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   const str = (name: string) => (v[name] === undefined ? null : String(v[name]));
   const num = (name: string) => Number(v[name]);
@@ -116,6 +131,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
       rateLimit: { generatePerMin: num('RATE_LIMIT_GENERATE_PER_MIN'), readPerMin: num('RATE_LIMIT_READ_PER_MIN') },
     },
     shutdownGraceMs: num('SHUTDOWN_GRACE_MS'),
+    operatorPassword: str('OPERATOR_PASSWORD'),
     worker: {
       concurrency: num('WORKER_CONCURRENCY'),
       sources,

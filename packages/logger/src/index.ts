@@ -53,11 +53,15 @@ export const logger = winston.createLogger({
   level: level() === 'silent' ? 'error' : level(),
   silent: level() === 'silent',
   format: winston.format.combine(winston.format.timestamp(), addContext(), winston.format.json()),
-  defaultMeta: { service: process.env.LEADGEN_PROCESS ?? 'leadgen' },
   transports: [new winston.transports.Console({ stderrLevels: ['error'] })],
 });
 
 export type Logger = Pick<winston.Logger, 'error' | 'warn' | 'info' | 'debug'>;
+
+/** Names the process in every line (api, worker, admin); set once by an entry point. */
+export function setProcessName(name: string): void {
+  logger.defaultMeta = { service: name };
+}
 
 export function setLogLevel(newLevel: string): void {
   logger.silent = newLevel === 'silent';

@@ -1,0 +1,62 @@
+import express, { type RequestHandler } from 'express';
+import { errors } from '@leadgen/domain';
+import type { ApiDependencies } from './dependencies';
+import { authenticate } from './http/authenticate';
+import { jsonBody } from './http/json-body';
+import { problemMiddleware } from './http/problem';
+import { rateLimit } from './http/rate-limit';
+import { requestId } from './http/request-id';
+import { accountRoute } from './routes/account-route';
+import { healthRoute, readyRoute } from './routes/health-route';
+import { generateRoute } from './routes/leads/generate-route';
+import { cancelJobRoute, getJobRoute } from './routes/leads/jobs-route';
+import { linkedinCountriesRoute, tariffsRoute } from './routes/meta-route';
+
+export interface AppOptions {
+  isShuttingDown?: () => boolean;
+  /** mounted before the 404 handler, e.g. Bull Board for operators */
+  extraRouters?: Array<{ path: string; handler: RequestHandler }>;
+}
+
+const methodNotAllowed =
+  (...allow: string[]): RequestHandler =>
+  () => {
+    throw errors.methodNotAllowed(allow);
+  };
+
+export function createApp(deps: ApiDependencies, options: AppOptions = {}): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('trust proxy', false);
+  app.use(requestId);
+
+  app.get('/healthz', healthRoute);
+  app.get('/readyz', readyRoute(deps, options.isShuttingDown ?? (() => false)));
+
+  const { redis, config, db } = deps;
+  const prefix = config.redis.queuePrefix;
+  const auth = authenticate(db);
+  const generateLimit = rateLimit(redis, prefix, { name: 'generate', perMinute: config.api.rateLimit.generatePerMin });
+  const readLimit = rateLimit(redis, prefix, { name: 'read', perMinute: config.api.rateLimit.readPerMin });
+
+  const v1 = express.Router();
+  v1.post('/leads/generate', auth, generateLimit, jsonBody(config.http.bodyLimitBytes), generateRoute(deps));
+  v1.all('/leads/generate', methodNotAllowed('POST'));
+  v1.get('/leads/jobs/:jobId', auth, readLimit, getJobRoute(deps));
+  v1.delete('/leads/jobs/:jobId', auth, readLimit, cancelJobRoute(deps));
+  v1.all('/leads/jobs/:jobId', methodNotAllowed('GET', 'DELETE'));
+  v1.get('/account', auth, readLimit, accountRoute(deps));
+  v1.all('/account', methodNotAllowed('GET'));
+  v1.get('/meta/linkedin-countries', linkedinCountriesRoute);
+  v1.get('/meta/tariffs', tariffsRoute);
+  app.use('/api/v1', v1);
+
+  for (const { path, handler } of options.extraRouters ?? []) app.use(path, handler);
+
+  app.use(() => {
+    throw errors.notFound();
+  });
+  app.use(problemMiddleware);
+  return app;
+}

@@ -1,0 +1,15 @@
+import type { Redis } from 'ioredis';
+import type { Config } from '@leadgen/config';
+import type { Database } from '@leadgen/db';
+import type { JobProducer } from '@leadgen/queue';
+import type { JobWaiters } from './job-waiters';
+
+/** Everything a route or use case needs, built once in main.ts (or by a test) and passed down. */
+export interface ApiDependencies {
+  config: Config;
+  db: Database;
+  producer: JobProducer;
+  /** commands that must fail fast while Redis is down: rate limits, readiness */
+  redis: Redis;
+  waiters: JobWaiters;
+}

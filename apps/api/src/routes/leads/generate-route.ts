@@ -1,0 +1,61 @@
+import type { Request, Response } from 'express';
+import { errors } from '@leadgen/domain';
+import type { ApiDependencies } from '../../dependencies';
+import { authenticatedAccount } from '../../http/authenticate';
+import { parsePrefer } from '../../http/prefer';
+import { acceptedBody, jobBody, retryAfterSeconds } from '../../job-view';
+import { generateLeads } from '../../use-cases/generate-leads';
+import { parseGenerationRequest } from './generate-schema';
+
+const MAX_KEY_LENGTH = 255;
+
+/**
+ * The IETF Idempotency-Key draft writes the value as a structured-field string ("abc");
+ * the quoted and the bare form of one key are the same key.
+ */
+export function parseIdempotencyKey(header: string | undefined): string {
+  if (header === undefined) throw errors.idempotencyKeyMissing();
+  let key = header.trim();
+  if (key.length >= 2 && key.startsWith('"') && key.endsWith('"')) key = key.slice(1, -1);
+  if (key.length === 0 || key.length > MAX_KEY_LENGTH) throw errors.idempotencyKeyInvalid();
+  return key;
+}
+
+function clientGone(req: Request, res: Response): AbortSignal {
+  const controller = new AbortController();
+  res.on('close', () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  req.on('aborted', () => controller.abort());
+  return controller.signal;
+}
+
+export function generateRoute(deps: ApiDependencies) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const account = authenticatedAccount(res.locals);
+    const idempotencyKey = parseIdempotencyKey(req.get('Idempotency-Key'));
+    const request = parseGenerationRequest(req.body);
+    const prefer = parsePrefer(req.get('Prefer'), deps.config.api.syncWaitMs);
+
+    const { job, leads, replayed } = await generateLeads(deps, {
+      accountId: account.id,
+      idempotencyKey,
+      request,
+      waitMs: prefer.waitMs,
+      signal: clientGone(req, res),
+    });
+
+    if (replayed) res.setHeader('Idempotent-Replayed', 'true');
+    if (prefer.applied) res.setHeader('Preference-Applied', prefer.applied);
+    res.setHeader('Cache-Control', 'no-store');
+    const { publicBaseUrl } = deps.config.http;
+    if (leads) {
+      res.status(200).json(jobBody(job, leads, publicBaseUrl));
+      return;
+    }
+    const body = acceptedBody(job, publicBaseUrl);
+    res.setHeader('Location', body.pollUrl);
+    res.setHeader('Retry-After', String(retryAfterSeconds(job)));
+    res.status(202).json(body);
+  };
+}

@@ -1,0 +1,104 @@
+import Joi from 'joi';
+import {
+  COMPANY_SIZES,
+  CONTACT_CHANNELS,
+  DEFAULT_SOURCE,
+  LINKEDIN_COUNTRY_LIST_NAME,
+  MAX_RESULTS_DEFAULT,
+  MAX_RESULTS_LIMIT,
+  SENIORITIES,
+  SOURCES,
+  errors,
+  isIsoCountryCode,
+  isSandboxKeyword,
+  normalizeLinkedinCountry,
+  parseSandboxDirectives,
+  type FieldProblem,
+  type GenerationRequest,
+} from '@leadgen/domain';
+
+const isoCountry = Joi.string()
+  .trim()
+  .custom((value: string, helpers) => (isIsoCountryCode(value) && value.length === 2 ? value.toUpperCase() : helpers.error('country.iso')))
+  .messages({ 'country.iso': '{{#label}} must be an ISO 3166-1 alpha-2 country code, such as US or de' });
+
+const linkedinCountry = Joi.string()
+  .trim()
+  .custom((value: string, helpers) => normalizeLinkedinCountry(value) ?? helpers.error('country.linkedin'))
+  .messages({
+    'country.linkedin': `{{#label}} must be a country code or English name from the list "${LINKEDIN_COUNTRY_LIST_NAME}" (see GET /api/v1/meta/linkedin-countries)`,
+  });
+
+const text = (max: number) => Joi.string().trim().min(1).max(max);
+const oneOrMany = (item: Joi.StringSchema) => Joi.alternatives().try(Joi.array().items(item).min(1).max(20), item);
+const onlyFor = (source: string) => ({ is: source, otherwise: Joi.forbidden().messages({ 'any.unknown': `{{#label}} is only accepted with source ${source}` }) });
+
+/** POST /api/v1/leads/generate: the generation request of the seed's 2.1, as CONTRACT.md section 3 decides. */
+export const generateRequestSchema = Joi.object({
+  /** which source to search: google_maps (default), linkedin or shopify */
+  source: Joi.string().valid(...SOURCES).default(DEFAULT_SOURCE),
+  /** the business type or professional category, e.g. "dentist" */
+  category: text(200).required(),
+  /** ISO 3166-1 alpha-2 country; for linkedin a code or English name from the governed list */
+  state: Joi.when('source', { is: 'linkedin', then: linkedinCountry, otherwise: isoCountry }).required(),
+  /** city name, narrows the search */
+  city: text(200),
+  /** additional keyword filter; `sandbox:...` steers a sandbox job */
+  keyword: text(200).custom((value: string, helpers) => {
+    if (!isSandboxKeyword(value)) return value;
+    const parsed = parseSandboxDirectives(value);
+    return parsed.ok ? value : helpers.message({ custom: `{{#label}}: ${parsed.problem}` });
+  }),
+  /** how many leads at most: an integer 1..100, never clamped */
+  maxResults: Joi.number().strict().integer().min(1).max(MAX_RESULTS_LIMIT).default(MAX_RESULTS_DEFAULT),
+  /** structured LinkedIn filters (source linkedin only) */
+  linkedinParams: Joi.when('source', {
+    ...onlyFor('linkedin'),
+    then: Joi.object({
+      /** job title(s) */
+      title: oneOrMany(text(200)),
+      /** seniority levels */
+      seniority: Joi.array().items(Joi.string().valid(...SENIORITIES)).min(1).unique(),
+      /** industry or industries */
+      industry: oneOrMany(text(200)),
+      /** company headcount bands */
+      companySize: Joi.array().items(Joi.string().valid(...COMPANY_SIZES)).min(1).unique(),
+      /** country, as `state` */
+      country: linkedinCountry,
+    }),
+  }),
+  /** Shopify contact roles to keep (source shopify only) */
+  decisionMakerTitles: Joi.when('source', { ...onlyFor('shopify'), then: Joi.array().items(text(200)).min(1).max(20) }),
+  /** Shopify stores must have each of these channels (source shopify only) */
+  requiredChannels: Joi.when('source', {
+    ...onlyFor('shopify'),
+    then: Joi.array().items(Joi.string().valid(...CONTACT_CHANNELS)).min(1).unique(),
+  }),
+})
+  .required()
+  .messages({ 'object.unknown': '{{#label}} is not a field of the generation request', 'object.base': 'the body must be a JSON object' });
+
+function pointer(path: ReadonlyArray<string | number>): string {
+  return `#/${path.map((p) => String(p).replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`.replace(/\/$/, '');
+}
+
+const arrayOf = (value: string | string[] | undefined) => (value === undefined ? undefined : Array.isArray(value) ? value : [value]);
+
+/** Validates and normalises a generation request, reporting every problem at once (400 validation_failed). */
+export function parseGenerationRequest(body: unknown): GenerationRequest {
+  const { value, error } = generateRequestSchema.validate(body, { abortEarly: false, errors: { wrap: { label: false } } });
+  if (error) {
+    const problems: FieldProblem[] = error.details.map((d) => ({ pointer: pointer(d.path), detail: d.message }));
+    throw errors.validation(problems);
+  }
+  const request = value as GenerationRequest & { linkedinParams?: { title?: string | string[]; industry?: string | string[] } };
+  if (request.linkedinParams) {
+    request.linkedinParams = {
+      ...request.linkedinParams,
+      title: arrayOf(request.linkedinParams.title),
+      industry: arrayOf(request.linkedinParams.industry),
+    };
+    for (const key of ['title', 'industry'] as const) if (request.linkedinParams[key] === undefined) delete request.linkedinParams[key];
+  }
+  return request;
+}

@@ -1,0 +1,73 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Config } from '@leadgen/config';
+import { createDatabase } from '@leadgen/db';
+import { logger } from '@leadgen/logger';
+import { createJobProducer, subscribeJobEvents, type JobEventSubscription } from '@leadgen/queue';
+import { Redis } from 'ioredis';
+import { createApp } from './app';
+import type { ApiDependencies } from './dependencies';
+import { JobWaiters } from './job-waiters';
+import { BOARD_PATH, operatorBoard } from './operator-board';
+
+export interface RunningApi {
+  server: Server;
+  port: number;
+  deps: ApiDependencies;
+  /** stop accepting, drain in-flight requests, close connections */
+  close(): Promise<void>;
+}
+
+/** Builds the API's dependencies, subscribes to job events and listens. Used by main.ts and by tests. */
+export async function startApi(config: Config): Promise<RunningApi> {
+  const db = createDatabase(config.database.url);
+  const producer = createJobProducer(config.redis.url, config.redis.queuePrefix);
+  const redis = new Redis(config.redis.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+  redis.on('error', () => undefined);
+  const waiters = new JobWaiters();
+  const deps: ApiDependencies = { config, db, producer, redis, waiters };
+
+  let subscription: JobEventSubscription | null = null;
+  try {
+    subscription = await subscribeJobEvents(config.redis.url, config.redis.queuePrefix, {
+      onTerminal: (jobId) => waiters.notify(jobId),
+    });
+  } catch (error) {
+    // Without the subscription requests still answer: they wait out their time and read PostgreSQL.
+    logger.warn('job events unavailable at start-up', { error: (error as Error).message });
+  }
+
+  let shuttingDown = false;
+  const extraRouters = config.operatorPassword
+    ? [{ path: BOARD_PATH, handler: operatorBoard(producer.queues(), config.operatorPassword) }]
+    : [];
+  const app = createApp(deps, { isShuttingDown: () => shuttingDown, extraRouters });
+  const server = app.listen(config.http.port);
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  // Longer than a load balancer's idle timeout, so it never reuses a socket we are closing.
+  server.keepAliveTimeout = 65_000;
+  const port = (server.address() as AddressInfo).port;
+
+  return {
+    server,
+    port,
+    deps,
+    async close() {
+      shuttingDown = true;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      // Waiting requests answer now with their job's current state (a 202), instead of holding shutdown.
+      waiters.wakeAll();
+      const grace = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
+      await closed;
+      clearTimeout(grace);
+      await subscription?.close();
+      await producer.close();
+      await redis.quit().catch(() => redis.disconnect());
+      await db.$disconnect();
+    },
+  };
+}

@@ -1,0 +1,129 @@
+import type { Config } from '@leadgen/config';
+import { commitPage, findJob, markRunning, settleJob, type Database, type JobRecord } from '@leadgen/db';
+import { isTerminal, type JobOutcome, type Source } from '@leadgen/domain';
+import { logger, withLogContext } from '@leadgen/logger';
+import { ProviderError, type LeadProvider } from '@leadgen/providers';
+import { WaitingError, type Job, type JobEventPublisher, type LeadJobHandler, type QueuePayloads } from '@leadgen/queue';
+
+export interface HandlerDependencies {
+  config: Config;
+  db: Database;
+  events: JobEventPublisher;
+}
+
+/** Why a running job was interrupted from outside its provider. */
+export class JobInterrupted extends Error {
+  constructor(readonly why: 'cancelled' | 'shutdown' | 'timeout') {
+    super(`job interrupted: ${why}`);
+  }
+}
+
+// The API enqueues inside its transaction, so a worker can see the queue entry a moment before the
+// job's row commits. It looks again briefly; a row still missing after the queue's retries means
+// the creation was rolled back.
+const MISSING_ROW_TRIES = 3;
+const ROW_VISIBILITY_WAIT_MS = 2_000;
+
+async function findJobSoon(db: Database, jobId: string): Promise<JobRecord | null> {
+  const until = Date.now() + ROW_VISIBILITY_WAIT_MS;
+  for (let pause = 10; ; pause = Math.min(pause * 2, 200)) {
+    const job = await findJob(db, jobId);
+    if (job || Date.now() >= until) return job;
+    await new Promise((resolve) => setTimeout(resolve, pause));
+  }
+}
+
+export function createLeadJobHandler<S extends Source>(provider: LeadProvider<S>, deps: HandlerDependencies): LeadJobHandler<S> {
+  return (job, token, signal) =>
+    withLogContext({ jobId: job.data.jobId, source: provider.source }, () => processLeadJob(provider, deps, job, token, signal));
+}
+
+async function processLeadJob<S extends Source>(
+  provider: LeadProvider<S>,
+  deps: HandlerDependencies,
+  job: Job<QueuePayloads[S]>,
+  token: string,
+  bullSignal: AbortSignal,
+): Promise<void> {
+  const { db, config } = deps;
+  const jobId = job.data.jobId;
+  const found = await findJobSoon(db, jobId);
+  if (!found) {
+    if (job.attemptsMade + 1 < MISSING_ROW_TRIES) throw new Error('job row not visible yet');
+    logger.warn('queue entry has no job row: dropped');
+    return;
+  }
+  if (isTerminal(found.status)) return;
+  const record = await markRunning(db, jobId, provider.name);
+  if (!record) return;
+
+  const deadline = (record.startedAt ?? new Date()).getTime() + config.worker.jobTimeoutMs;
+  const controller = new AbortController();
+  // BullMQ aborts its signal for worker.cancelJob (a cancel message) and cancelAllJobs (shutdown).
+  const onBullAbort = () =>
+    controller.abort(new JobInterrupted(bullSignal.reason === 'shutdown' ? 'shutdown' : 'cancelled'));
+  bullSignal.addEventListener('abort', onBullAbort, { once: true });
+  const timer = setTimeout(() => controller.abort(new JobInterrupted('timeout')), Math.max(0, deadline - Date.now()));
+
+  let outcome: JobOutcome;
+  try {
+    outcome = await collectLeads(provider, db, record, controller.signal, deadline);
+  } catch (error) {
+    const interruption = controller.signal.aborted ? (controller.signal.reason as JobInterrupted) : null;
+    if (interruption?.why === 'cancelled') return; // the API settled it already
+    if (interruption?.why === 'shutdown') {
+      // Hand the job back: what is committed stays, and the next worker resumes from the cursor.
+      await job.moveToWait(token);
+      logger.info('job handed back at shutdown');
+      throw new WaitingError();
+    }
+    if (interruption?.why === 'timeout') outcome = { kind: 'error', reason: 'timeout' };
+    else if (error instanceof ProviderError) {
+      logger.warn('provider failed', { reason: error.reason, upstreamStatus: error.upstreamStatus, message: error.message });
+      outcome = { kind: 'error', reason: error.reason };
+    } else throw error; // infrastructure or a bug: BullMQ retries, the committed pages stay
+  } finally {
+    clearTimeout(timer);
+    bullSignal.removeEventListener('abort', onBullAbort);
+  }
+  if (outcome) await finish(deps, jobId, outcome);
+}
+
+/** Pulls pages from the provider and commits each, until enough leads, the source runs dry, or the job stops. */
+async function collectLeads(
+  provider: LeadProvider,
+  db: Database,
+  record: JobRecord,
+  signal: AbortSignal,
+  deadline: number,
+): Promise<JobOutcome> {
+  if (record.deliveredCount >= record.requestedCount) return { kind: 'finished' };
+  if (Date.now() >= deadline) return { kind: 'error', reason: 'timeout' };
+  const pages = provider.search(record.request, { signal, cursor: record.cursor, deadline });
+  for await (const page of pages) {
+    signal.throwIfAborted();
+    const commit = await commitPage(db, record.id, page.leads, page.cursor);
+    // Stopped: cancelled or settled elsewhere; the `for await` exit closes the provider's iterator.
+    if (commit.kind === 'stopped') return { kind: 'cancelled' };
+    if (commit.deliveredCount >= commit.requestedCount) break;
+  }
+  signal.throwIfAborted();
+  return { kind: 'finished' };
+}
+
+export async function finish(deps: HandlerDependencies, jobId: string, outcome: JobOutcome): Promise<void> {
+  const settlement = await settleJob(deps.db, jobId, outcome);
+  if (!settlement?.settled) return;
+  const { job } = settlement;
+  logger.info('job finished', {
+    status: job.status,
+    deliveredCount: job.deliveredCount,
+    requestedCount: job.requestedCount,
+    stopReason: job.stopReason,
+    creditsCharged: job.creditsCharged,
+  });
+  await deps.events.publishTerminal(jobId).catch((error: Error) => {
+    // Waiting API requests then answer at their timeout, from PostgreSQL: late, never wrong.
+    logger.warn('terminal event not published', { error: error.message });
+  });
+}

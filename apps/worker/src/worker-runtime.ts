@@ -1,0 +1,84 @@
+import type { Config } from '@leadgen/config';
+import { createDatabase } from '@leadgen/db';
+import type { Source } from '@leadgen/domain';
+import { logger, withLogContext } from '@leadgen/logger';
+import { createProviders, type LeadProvider } from '@leadgen/providers';
+import {
+  createLeadConsumer,
+  jobEventPublisher,
+  producerConnection,
+  subscribeJobEvents,
+  type Worker,
+} from '@leadgen/queue';
+import { createLeadJobHandler, finish, type HandlerDependencies } from './process-lead-job';
+
+export interface RunningWorker {
+  sources: Source[];
+  /** stop taking jobs; finish or hand back the ones held; close connections */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts one BullMQ consumer per source in WORKER_SOURCES, each with its provider. Refuses to
+ * start when a source has no provider, as a job with no handler would only sit in its queue.
+ */
+export async function startWorker(config: Config): Promise<RunningWorker> {
+  const sources = config.worker.sources;
+  const providers = createProviders(config, sources, { redisUrl: config.redis.url });
+  const missing = sources.filter((s) => !providers.has(s));
+  if (missing.length > 0) throw new Error(`no provider for source(s): ${missing.join(', ')}`);
+
+  const db = createDatabase(config.database.url, { poolSize: config.worker.concurrency * sources.length + 2 });
+  const publisherConnection = producerConnection(config.redis.url);
+  publisherConnection.on('error', () => undefined);
+  const deps: HandlerDependencies = { config, db, events: jobEventPublisher(publisherConnection, config.redis.queuePrefix) };
+
+  const consumers: Worker[] = sources.map((source) => {
+    const provider = providers.get(source) as LeadProvider<typeof source>;
+    const consumer = createLeadConsumer(source, createLeadJobHandler(provider, deps), {
+      redisUrl: config.redis.url,
+      prefix: config.redis.queuePrefix,
+      concurrency: config.worker.concurrency,
+      lockMs: config.worker.lockMs,
+      stalledCheckMs: config.worker.stalledCheckMs,
+    });
+    consumer.on('error', (error) => logger.warn('worker connection error', { source, error: error.message }));
+    consumer.on('failed', (job, error) => {
+      if (!job) return;
+      const attempts = job.opts.attempts ?? 1;
+      const exhausted = job.attemptsMade >= attempts || /stalled more than allowable limit/.test(error.message);
+      withLogContext({ jobId: job.data.jobId, source }, () => {
+        logger.error('job attempt failed', { attempt: job.attemptsMade, attempts, error });
+        // Retries used up: the job ends FAILED (or PARTIAL with what it had) instead of hanging.
+        if (exhausted) void finish(deps, job.data.jobId, { kind: 'error', reason: 'internal_error' }).catch(() => undefined);
+      });
+    });
+    return consumer;
+  });
+
+  // A cancel reaches whichever process holds the job; BullMQ's cancelJob only sees its own jobs.
+  const subscription = await subscribeJobEvents(config.redis.url, config.redis.queuePrefix, {
+    onCancel: (jobId) => {
+      for (const consumer of consumers) consumer.cancelJob(jobId, 'cancelled');
+    },
+  });
+
+  for (const consumer of consumers) void consumer.run();
+  await Promise.all(consumers.map((c) => c.waitUntilReady()));
+  logger.info('worker started', { sources, concurrency: config.worker.concurrency, providers: sources.map((s) => providers.get(s)?.name) });
+
+  return {
+    sources,
+    async close() {
+      // Jobs get the grace period to finish; then they are interrupted and handed back to the queue.
+      const grace = setTimeout(() => {
+        for (const consumer of consumers) consumer.cancelAllJobs('shutdown');
+      }, config.shutdownGraceMs);
+      await Promise.all(consumers.map((c) => c.close()));
+      clearTimeout(grace);
+      await subscription.close();
+      await publisherConnection.quit().catch(() => publisherConnection.disconnect());
+      await db.$disconnect();
+    },
+  };
+}

@@ -1,0 +1,112 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync, existsSync } from 'node:fs';
+import path from 'node:path';
+import { Client } from 'pg';
+
+/**
+ * Applies prisma/migrations to a database the way `prisma migrate deploy` does, without Prisma's
+ * native schema engine (which cannot be downloaded everywhere: docs/decisions/002). It keeps
+ * Prisma's own `_prisma_migrations` bookkeeping (same table, same sha256 checksums), so
+ * `prisma migrate deploy` on a machine that has the engine sees the same migrations as applied.
+ */
+export const MIGRATIONS_DIR = path.resolve(__dirname, '../../../prisma/migrations');
+
+// The lock id Prisma's schema engine takes too, so our migrator and Prisma's never run at once.
+const ADVISORY_LOCK_ID = 72707369;
+
+const CREATE_BOOKKEEPING = `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
+  "id" VARCHAR(36) PRIMARY KEY NOT NULL,
+  "checksum" VARCHAR(64) NOT NULL,
+  "finished_at" TIMESTAMPTZ,
+  "migration_name" VARCHAR(255) NOT NULL,
+  "logs" TEXT,
+  "rolled_back_at" TIMESTAMPTZ,
+  "started_at" TIMESTAMPTZ NOT NULL DEFAULT now(),
+  "applied_steps_count" INTEGER NOT NULL DEFAULT 0
+)`;
+
+export interface MigrationFile {
+  name: string;
+  sql: string;
+  checksum: string;
+}
+
+export function readMigrations(dir = MIGRATIONS_DIR): MigrationFile[] {
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && existsSync(path.join(dir, entry.name, 'migration.sql')))
+    .map((entry) => entry.name)
+    .sort()
+    .map((name) => {
+      const sql = readFileSync(path.join(dir, name, 'migration.sql'), 'utf8');
+      return { name, sql, checksum: createHash('sha256').update(sql).digest('hex') };
+    });
+}
+
+/** Creates the database named in the URL when it does not exist (connecting to `postgres` to do so). */
+export async function ensureDatabase(databaseUrl: string): Promise<boolean> {
+  const url = new URL(databaseUrl);
+  const name = decodeURIComponent(url.pathname.replace(/^\//, ''));
+  if (!name) throw new Error('DATABASE_URL names no database');
+  url.pathname = '/postgres';
+  const admin = new Client({ connectionString: url.toString() });
+  await admin.connect();
+  try {
+    const found = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (found.rowCount) return false;
+    await admin.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`).catch((error: { code?: string }) => {
+      if (error.code !== '42P04') throw error; // created meanwhile by another process
+    });
+    return true;
+  } finally {
+    await admin.end();
+  }
+}
+
+export interface MigrateResult {
+  createdDatabase: boolean;
+  applied: string[];
+}
+
+export async function migrate(databaseUrl: string, dir = MIGRATIONS_DIR): Promise<MigrateResult> {
+  const createdDatabase = await ensureDatabase(databaseUrl);
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  const applied: string[] = [];
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [ADVISORY_LOCK_ID]);
+    await client.query(CREATE_BOOKKEEPING);
+    const done = await client.query<{ migration_name: string; checksum: string; finished_at: Date | null }>(
+      'SELECT migration_name, checksum, finished_at FROM "_prisma_migrations" WHERE rolled_back_at IS NULL',
+    );
+    const byName = new Map(done.rows.map((row) => [row.migration_name, row]));
+    for (const migration of readMigrations(dir)) {
+      const previous = byName.get(migration.name);
+      if (previous?.finished_at) {
+        if (previous.checksum !== migration.checksum) {
+          throw new Error(`migration ${migration.name} was edited after it was applied (checksum differs)`);
+        }
+        continue;
+      }
+      if (previous) throw new Error(`migration ${migration.name} failed earlier; resolve it before migrating again`);
+      const id = randomUUID();
+      await client.query('BEGIN');
+      try {
+        await client.query(
+          'INSERT INTO "_prisma_migrations" (id, checksum, migration_name, started_at) VALUES ($1, $2, $3, now())',
+          [id, migration.checksum, migration.name],
+        );
+        await client.query(migration.sql);
+        await client.query('UPDATE "_prisma_migrations" SET finished_at = now(), applied_steps_count = 1 WHERE id = $1', [id]);
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK');
+        throw new Error(`migration ${migration.name} failed: ${(error as Error).message}`);
+      }
+      applied.push(migration.name);
+    }
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1)', [ADVISORY_LOCK_ID]).catch(() => undefined);
+    await client.end();
+  }
+  return { createdDatabase, applied };
+}

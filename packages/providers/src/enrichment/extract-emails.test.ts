@@ -1,0 +1,84 @@
+import { extractEmails, isJunkEmail, rankEmails } from './extract-emails';
+
+describe('extractEmails', () => {
+  it('when a page has a mailto link with a query string and percent-encoding, then the bare address is returned', () => {
+    const html = '<a href="mailto:Info%40Bakery.example?subject=Order%20cake&body=hi">Write us</a>';
+    expect(extractEmails(html, 'bakery.example')).toEqual(['info@bakery.example']);
+  });
+
+  it('when a mailto link lists several recipients, then each is returned', () => {
+    expect(extractEmails('<a href="mailto:a@shop.example,b@shop.example">x</a>', 'shop.example')).toEqual(['a@shop.example', 'b@shop.example']);
+  });
+
+  it('when an address appears in plain text, then it is returned without trailing punctuation', () => {
+    const html = '<p>Questions? Write to sales@shop.example.</p><td>Tel 123</td><td>office@shop.example</td>';
+    expect(extractEmails(html, 'www.shop.example')).toEqual(['sales@shop.example', 'office@shop.example']);
+  });
+
+  it.each([
+    ['name [at] domain [dot] com', 'anna [at] bistro [dot] example', 'anna@bistro.example'],
+    ['name(at)domain(dot)com', 'anna(at)bistro(dot)example', 'anna@bistro.example'],
+    ['braces and upper case', 'anna {AT} bistro {DOT} example', 'anna@bistro.example'],
+    ['bracketed @ and real dots', 'anna [@] bistro.example', 'anna@bistro.example'],
+    ['German punkt', 'anna (at) bistro (punkt) example', 'anna@bistro.example'],
+    ['decimal entity', 'anna&#64;bistro&#46;example', 'anna@bistro.example'],
+    ['hex entity', 'anna&#x40;bistro.example', 'anna@bistro.example'],
+    ['named entity', 'anna&commat;bistro&period;example', 'anna@bistro.example'],
+    ['entity-encoded mailto', '<a href="&#109;&#97;&#105;&#108;&#116;&#111;&#58;anna&#64;bistro.example">mail</a>', 'anna@bistro.example'],
+    ['address split by inline tags around a bracketed at', 'anna<span> [at] </span>bistro<span>[dot]</span>example', 'anna@bistro.example'],
+    ['JSON-LD with escapes', '<script type="application/ld+json">{"email":"anna\\u0040bistro.example"}</script>', 'anna@bistro.example'],
+    ['Cloudflare email protection', '<a href="/cdn-cgi/l/email-protection" data-cfemail="5a3b34343b1a3833292e2835743f223b372a363f">[email&#160;protected]</a>', 'anna@bistro.example'],
+    ['Cloudflare protected link', '<a href="/cdn-cgi/l/email-protection#5a3b34343b1a3833292e2835743f223b372a363f">mail</a>', 'anna@bistro.example'],
+  ])('when the address is obfuscated as %s, then it is decoded', (_kind, html, expected) => {
+    expect(extractEmails(html, 'bistro.example')).toContain(expected);
+  });
+
+  it('when "at" and "dot" appear as bare words, then no address is invented', () => {
+    expect(extractEmails('<p>Meet anna at bistro dot example, or at the market.</p>', 'bistro.example')).toEqual([]);
+  });
+
+  it.each([
+    ['retina image name', '<img src="/img/logo@2x.png"> <img srcset="hero@3x.webp 3x">'],
+    ['asset file names', 'icon@2x.jpg sprite@2x.gif arrow@2x.svg theme@1.5x.css bundle@4.1.js'],
+    ['example.com placeholders', 'you@example.com info@example.org mail@shop.example.net'],
+    ['form placeholders', '<input placeholder="email@domain.com"> your@email.com name@yourdomain.com user@example.de yourname@mail.com'],
+    ['error-reporting addresses', 'abc@sentry.io 605a7baede844d278b89dc95ae0a9123@sentry-next.wixpress.com x@o123.ingest.sentry.io dev@wixpress.com a@sentry.wixpress.com'],
+    ['hashed local parts', '8d7c2a8e0f4b4a1f9e3c6b5a4d3c2b1a@tracking.shop.net'],
+    ['no-reply senders', 'noreply@shop.example no-reply@shop.example donotreply@shop.example do_not_reply@shop.example'],
+    ['package versions', 'lodash@4.17.21 core-js@3.6.5 @babel/core@7.1.0'],
+  ])('when the page contains %s, then they are rejected as junk', (_kind, html) => {
+    expect(extractEmails(html, 'shop.example')).toEqual([]);
+  });
+
+  it('when the site uses the .example TLD, then its addresses are kept (only example.com/.org/.net are placeholders)', () => {
+    expect(extractEmails('hello@acme-bakery.example', 'acme-bakery.example')).toEqual(['hello@acme-bakery.example']);
+  });
+
+  it('when the same address appears in several forms and cases, then it is returned once, lower-cased', () => {
+    const html = '<a href="mailto:Info@Shop.example">Info@Shop.example</a> info [at] shop [dot] example';
+    expect(extractEmails(html, 'shop.example')).toEqual(['info@shop.example']);
+  });
+
+  it('when addresses of several kinds are found, then own domain comes first, then role addresses, then the rest', () => {
+    const html = 'jane.doe@gmail.com, info@partner.example, anna@shop.example, contact@other.example, team@mail.shop.example';
+    expect(extractEmails(html, 'www.shop.example:8080')).toEqual([
+      'anna@shop.example',
+      'team@mail.shop.example',
+      'info@partner.example',
+      'contact@other.example',
+      'jane.doe@gmail.com',
+    ]);
+  });
+});
+
+describe('rankEmails and isJunkEmail', () => {
+  it('when candidates are malformed, then they are dropped', () => {
+    expect(rankEmails(['a..b@shop.example', '@shop.example', 'a@b', 'ok@shop.example'], 'shop.example')).toEqual(['ok@shop.example']);
+  });
+
+  it('when an address is real, then it is not junk', () => {
+    expect(isJunkEmail('info@bakery.de')).toBe(false);
+    expect(isJunkEmail('name@bakery.de')).toBe(false);
+    expect(isJunkEmail('hello@sentryfarm.co.uk')).toBe(false);
+  });
+});

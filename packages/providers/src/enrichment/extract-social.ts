@@ -1,0 +1,79 @@
+import { decodeEntities, unescapeScriptText } from './html';
+
+export interface SocialProfiles {
+  facebook: string | null;
+  instagram: string | null;
+  linkedin: string | null;
+}
+
+// Absolute or protocol-relative links, plus bare `www.` mentions in text and JSON-LD `sameAs`.
+const CANDIDATE = /(?:https?:)?\/\/(?:[a-z0-9-]+\.)*(?:facebook|fb|instagram|linkedin)\.com(?::\d+)?(?:\/[^\s"'<>\\`()]*)?|(?<![\w./-])www\.(?:facebook|instagram|linkedin)\.com\/[^\s"'<>\\`()]*/gi;
+
+// First path segments that are share buttons, pixels, plugins or site features rather than pages.
+const FACEBOOK_NOT_PROFILE = new Set(['sharer', 'sharer.php', 'share', 'share.php', 'dialog', 'plugins', 'tr', 'login', 'login.php', 'l.php', 'home.php', 'hashtag', 'help', 'policies', 'privacy', 'legal', 'ads', 'events', 'groups', 'watch', 'photo', 'photo.php', 'photos', 'video.php', 'story.php', 'permalink.php', 'search', 'marketplace', 'gaming', 'settings', 'messages', 'notifications', 'bookmarks', 'business', 'pages', 'people', 'v2.0', 'recover', 'reg', 'r.php', 'connect', 'privacy_policy']);
+const INSTAGRAM_NOT_PROFILE = new Set(['p', 'reel', 'reels', 'tv', 'explore', 'stories', 'accounts', 'about', 'legal', 'developer', 'direct', 'web', 'emails', 'challenge', 'privacy', 'terms', 'share', 's', 'oauth', 'embed.js']);
+
+/** The first facebook, instagram and linkedin profile a page links to, normalised; share buttons are not profiles. */
+export function extractSocialProfiles(html: string, baseUrl: string): SocialProfiles {
+  const profiles: SocialProfiles = { facebook: null, instagram: null, linkedin: null };
+  const source = decodeEntities(unescapeScriptText(html));
+  for (const match of source.matchAll(CANDIDATE)) {
+    let url: URL;
+    try {
+      const raw = match[0].replace(/[.,;:!?]+$/, '');
+      url = new URL(raw.startsWith('www.') ? `https://${raw}` : raw, baseUrl);
+    } catch {
+      continue;
+    }
+    profiles.facebook ??= facebookProfile(url);
+    profiles.instagram ??= instagramProfile(url);
+    profiles.linkedin ??= linkedinProfile(url);
+    if (profiles.facebook && profiles.instagram && profiles.linkedin) break;
+  }
+  return profiles;
+}
+
+function segments(url: URL): string[] {
+  return url.pathname.split('/').filter((segment) => segment !== '');
+}
+
+function hostIs(url: URL, domain: string, subdomains: RegExp): boolean {
+  const host = url.hostname.toLowerCase();
+  return host === domain || (host.endsWith(`.${domain}`) && subdomains.test(host.slice(0, -domain.length - 1)));
+}
+
+// www, mobile and locale hosts serve the same pages; developers., graph., connect. and the like do not
+const FACEBOOK_HOSTS = /^(?:www|m|web|mobile|touch|mbasic|[a-z]{2}-[a-z]{2}|[a-z]{2})$/;
+
+function facebookProfile(url: URL): string | null {
+  if (!hostIs(url, 'facebook.com', FACEBOOK_HOSTS) && !hostIs(url, 'fb.com', /^www$/)) return null;
+  const path = segments(url);
+  let first = path[0];
+  if (first === 'pg') first = path[1]; // old page URLs: /pg/<page>/about
+  if (!first) return null;
+  if (first === 'profile.php') {
+    // the only profile URL whose identity lives in the query string
+    const id = url.searchParams.get('id');
+    return id && /^\d+$/.test(id) ? `https://www.facebook.com/profile.php?id=${id}` : null;
+  }
+  if (first === 'pages' && path[1] && /^\d+$/.test(path[2] ?? '')) {
+    // pre-2016 page URLs: /pages/<name>/<numeric id>
+    return `https://www.facebook.com/pages/${path[1]}/${path[2]}`;
+  }
+  if (FACEBOOK_NOT_PROFILE.has(first.toLowerCase()) || first.endsWith('.php')) return null;
+  return /^[\w.-]{2,}$/.test(first) ? `https://www.facebook.com/${first}` : null;
+}
+
+function instagramProfile(url: URL): string | null {
+  if (!hostIs(url, 'instagram.com', /^(?:www|m)$/)) return null;
+  const first = segments(url)[0];
+  if (!first || INSTAGRAM_NOT_PROFILE.has(first.toLowerCase())) return null;
+  return /^[\w.]{1,30}$/.test(first) ? `https://www.instagram.com/${first}` : null;
+}
+
+function linkedinProfile(url: URL): string | null {
+  if (!hostIs(url, 'linkedin.com', /^(?:www|[a-z]{2})$/)) return null;
+  const [kind, name] = segments(url);
+  if ((kind !== 'company' && kind !== 'in') || !name) return null;
+  return /^[^\s/?#]+$/.test(name) ? `https://www.linkedin.com/${kind}/${name}` : null;
+}

@@ -1,0 +1,237 @@
+import { promises as dns } from 'dns';
+import { isForbiddenAddress } from './address-guard';
+import { extractEmails, rankEmails } from './extract-emails';
+import { extractSocialProfiles, type SocialProfiles } from './extract-social';
+import { findContactLinks, isSameSite } from './html';
+import { KeyedLimiter, Semaphore } from './limits';
+import { allowAll, disallowAll, parseRobots, type RobotsRules } from './robots';
+import { FetchError, safeFetch, type FetchedResponse, type LookupFn, type NetworkPolicy, type SafeFetchOptions } from './safe-fetch';
+
+export interface EnrichmentOptions {
+  /** default false in production; tests set true to reach local fake sites */
+  allowPrivateNetworks: boolean;
+  /** per host: the whole visit of one website */
+  timeoutMs: number;
+  /** per response body; reading stops beyond it */
+  maxBytes: number;
+  /** websites enriched at once by this enricher (one enricher per job) */
+  concurrency: number;
+  /** the home page plus at most maxPages - 1 contact/about pages; default 4 */
+  maxPages?: number;
+  /** default 5 */
+  maxRedirects?: number;
+  userAgent?: string;
+  /** DNS, injectable for tests; default dns.promises.lookup with all: true */
+  lookup?: LookupFn;
+}
+
+export interface EnrichmentResult {
+  /** best first, deduplicated, lower-cased */
+  emails: string[];
+  socialProfiles: SocialProfiles;
+}
+
+export interface WebsiteEnricher {
+  /** Never throws, except with signal.reason once the signal aborts; failures give an empty (or partial) result. */
+  enrich(websiteUrl: string, signal: AbortSignal): Promise<EnrichmentResult>;
+}
+
+export const DEFAULT_USER_AGENT = 'LeadgenBot/1.0 (+https://github.com/leadgen; enrichment of business contact pages)';
+
+const PAGE_TYPES = new Set(['text/html', 'application/xhtml+xml', 'text/plain']);
+const PAGE_ACCEPT = 'text/html,application/xhtml+xml;q=0.9,text/plain;q=0.8';
+// RFC 9309 asks crawlers to parse at least 500 KiB of robots.txt; more is not worth reading
+const ROBOTS_MAX_BYTES = 512 * 1024;
+// contact-looking links considered; later ones are only tried when earlier ones are disallowed
+const MAX_CANDIDATE_LINKS = 12;
+
+const defaultLookup: LookupFn = async (hostname) => {
+  const addresses = await dns.lookup(hostname, { all: true, verbatim: true });
+  return addresses.map((entry) => ({ address: entry.address, family: entry.family === 6 ? 6 : 4 }));
+};
+
+export function createWebsiteEnricher(options: EnrichmentOptions): WebsiteEnricher {
+  const policy: NetworkPolicy = options.allowPrivateNetworks
+    ? { isForbiddenAddress: () => false, isAllowedPort: () => true }
+    : { isForbiddenAddress, isAllowedPort: (port) => port === 80 || port === 443 };
+  return createEnricherWithPolicy(options, policy);
+}
+
+/**
+ * Not exported from the package: lets tests treat loopback as "public" to exercise the checks
+ * on redirect hops without any outbound connection.
+ */
+export function createEnricherWithPolicy(options: EnrichmentOptions, policy: NetworkPolicy): WebsiteEnricher {
+  return new Enricher(
+    {
+      timeoutMs: Math.max(1, options.timeoutMs),
+      maxBytes: Math.max(1, options.maxBytes),
+      maxPages: Math.max(1, options.maxPages ?? 4),
+      maxRedirects: Math.max(0, options.maxRedirects ?? 5),
+      userAgent: options.userAgent ?? DEFAULT_USER_AGENT,
+      lookup: options.lookup ?? defaultLookup,
+    },
+    policy,
+    Math.max(1, options.concurrency),
+  );
+}
+
+interface Settings {
+  timeoutMs: number;
+  maxBytes: number;
+  maxPages: number;
+  maxRedirects: number;
+  userAgent: string;
+  lookup: LookupFn;
+}
+
+class Enricher implements WebsiteEnricher {
+  private readonly sites: Semaphore;
+  // one request at a time per hostname, across every website this enricher visits
+  private readonly hosts = new KeyedLimiter(1);
+  // per origin; null marks a fetch cut short by its visit's signal, which must not decide for others
+  private readonly robots = new Map<string, Promise<RobotsRules | null>>();
+
+  constructor(
+    private readonly settings: Settings,
+    private readonly policy: NetworkPolicy,
+    concurrency: number,
+  ) {
+    this.sites = new Semaphore(concurrency);
+  }
+
+  async enrich(websiteUrl: string, signal: AbortSignal): Promise<EnrichmentResult> {
+    const release = await this.sites.acquire(signal);
+    // the per-website clock starts once a slot is free: waiting is bounded by the caller's signal
+    const visit = new AbortController();
+    const timer = setTimeout(() => visit.abort(new Error('website visit timed out')), this.settings.timeoutMs);
+    const onAbort = (): void => visit.abort(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    const found = new Findings();
+    try {
+      await this.crawl(websiteUrl, visit.signal, found);
+    } catch {
+      // an enrichment failure never fails the lead: keep whatever the earlier pages gave
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+      release();
+    }
+    if (signal.aborted) throw signal.reason;
+    return found.result();
+  }
+
+  private async crawl(websiteUrl: string, signal: AbortSignal, found: Findings): Promise<void> {
+    const start = toWebsiteUrl(websiteUrl);
+    if (!start) return;
+    const home = await this.fetchPage(start, signal);
+    if (home.body === null) return;
+    // the home page may have redirected (http→https, apex→www, a new domain): that is the site now
+    found.add(home.body, home.url);
+    let pages = 1;
+    for (const link of findContactLinks(home.body, home.url, MAX_CANDIDATE_LINKS)) {
+      if (pages >= this.settings.maxPages || signal.aborted) break;
+      try {
+        const page = await this.fetchPage(link, signal);
+        pages++;
+        // a contact link that leaves the site (a form service, a parent company) says nothing about this business
+        if (page.body !== null && isSameSite(page.url, home.url)) found.add(page.body, page.url);
+      } catch (error) {
+        // a page robots.txt keeps us from costs no request, so the next candidate may take its place
+        if (!(error instanceof FetchError && error.code === 'disallowed_by_robots')) pages++;
+      }
+    }
+  }
+
+  private fetchPage(url: URL, signal: AbortSignal): Promise<FetchedResponse> {
+    return safeFetch(url, {
+      ...this.fetchOptions(signal),
+      accept: PAGE_ACCEPT,
+      maxBytes: this.settings.maxBytes,
+      wantsBody: (mediaType) => PAGE_TYPES.has(mediaType),
+      mayRequest: async (target) => (await this.robotsFor(target.origin, signal)).isAllowed(`${target.pathname}${target.search}`, this.settings.userAgent),
+    });
+  }
+
+  private fetchOptions(signal: AbortSignal): Omit<SafeFetchOptions, 'accept' | 'maxBytes' | 'wantsBody'> {
+    return {
+      policy: this.policy,
+      lookup: this.settings.lookup,
+      userAgent: this.settings.userAgent,
+      maxRedirects: this.settings.maxRedirects,
+      signal,
+      withHost: (hostname, task) => this.hosts.run(hostname.toLowerCase(), signal, task),
+    };
+  }
+
+  private async robotsFor(origin: string, signal: AbortSignal): Promise<RobotsRules> {
+    for (;;) {
+      let entry = this.robots.get(origin);
+      if (!entry) {
+        entry = this.fetchRobots(origin, signal);
+        this.robots.set(origin, entry);
+      }
+      const rules = await entry;
+      if (rules) return rules;
+      if (this.robots.get(origin) === entry) this.robots.delete(origin);
+      // our own visit is over; otherwise another visit gave up on it and we fetch it ourselves
+      if (signal.aborted) return disallowAll;
+    }
+  }
+
+  private async fetchRobots(origin: string, signal: AbortSignal): Promise<RobotsRules | null> {
+    try {
+      const response = await safeFetch(`${origin}/robots.txt`, {
+        ...this.fetchOptions(signal),
+        accept: 'text/plain,*/*;q=0.5',
+        maxBytes: Math.min(this.settings.maxBytes, ROBOTS_MAX_BYTES),
+        // servers label robots.txt with all sorts of types; the parser ignores what is not a rule
+        wantsBody: () => true,
+      });
+      if (response.status >= 200 && response.status < 300) return parseRobots(response.body ?? '');
+      // 429 and 5xx: the server is struggling or refusing, so stay away (RFC 9309 2.3.1.3)
+      if (response.status === 429 || response.status >= 500) return disallowAll;
+      // other 4xx and a redirect without a target: robots.txt is "unavailable", crawling is allowed
+      return allowAll;
+    } catch (error) {
+      if (signal.aborted) return null;
+      // RFC 9309 2.3.1.2: after too many redirects robots.txt may be treated as unavailable
+      if (error instanceof FetchError && error.code === 'too_many_redirects') return allowAll;
+      // unreachable (DNS, connection, refused address): assume complete disallow (2.3.1.4)
+      return disallowAll;
+    }
+  }
+}
+
+/** Accepts what places APIs hand out: full URLs, and bare `www.shop.com/path` without a scheme. */
+function toWebsiteUrl(input: string): URL | null {
+  const trimmed = input.trim();
+  if (trimmed === '') return null;
+  try {
+    const url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed) ? trimmed : `http://${trimmed}`);
+    url.hash = '';
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url : null;
+  } catch {
+    return null;
+  }
+}
+
+class Findings {
+  private readonly emails: string[] = [];
+  private readonly social: SocialProfiles = { facebook: null, instagram: null, linkedin: null };
+  private siteHost = '';
+
+  add(html: string, pageUrl: URL): void {
+    // the first page is the home page; its host is the site's own domain for ranking
+    if (this.siteHost === '') this.siteHost = pageUrl.hostname;
+    this.emails.push(...extractEmails(html, pageUrl.hostname));
+    const profiles = extractSocialProfiles(html, pageUrl.href);
+    this.social.facebook ??= profiles.facebook;
+    this.social.instagram ??= profiles.instagram;
+    this.social.linkedin ??= profiles.linkedin;
+  }
+
+  result(): EnrichmentResult {
+    return { emails: rankEmails(this.emails, this.siteHost), socialProfiles: { ...this.social } };
+  }
+}

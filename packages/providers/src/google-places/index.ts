@@ -1,0 +1,2 @@
+export { createGooglePlacesProvider, type GooglePlacesProviderOptions } from './provider';
+export { FIELD_MASK } from './places-api';

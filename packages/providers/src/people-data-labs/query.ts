@@ -1,0 +1,77 @@
+import { countryName, type GenerationRequest, type Seniority } from '@leadgen/domain';
+
+/**
+ * Our seniorities onto PDL's `job_title_levels` (cxo, owner, partner, vp, director, manager,
+ * senior, entry, training, unpaid). PDL has no "founder" or "head": founders are recorded as
+ * owners, and a head of a function sits between director and vp.
+ */
+const PDL_LEVELS: Record<Seniority, string[]> = {
+  owner: ['owner'],
+  founder: ['owner'],
+  c_suite: ['cxo'],
+  partner: ['partner'],
+  vp: ['vp'],
+  head: ['director', 'vp'],
+  director: ['director'],
+  manager: ['manager'],
+  senior: ['senior'],
+  entry: ['entry'],
+  intern: ['training'],
+};
+
+const SENIORITY_OF_LEVEL: Record<string, Seniority> = {
+  cxo: 'c_suite',
+  owner: 'owner',
+  partner: 'partner',
+  vp: 'vp',
+  director: 'director',
+  manager: 'manager',
+  senior: 'senior',
+  entry: 'entry',
+  training: 'intern',
+};
+
+export function seniorityOfLevel(level: unknown): Seniority | null {
+  return typeof level === 'string' ? (SENIORITY_OF_LEVEL[level.toLowerCase()] ?? null) : null;
+}
+
+/** PDL's `location_country` holds lower-case English names ("united states"). */
+export function pdlCountry(code: string): string {
+  return countryName(code.toUpperCase()).toLowerCase();
+}
+
+type Clause = Record<string, unknown>;
+
+function lower(values: readonly string[]): string[] {
+  return [...new Set(values.map((v) => v.trim().toLowerCase()).filter(Boolean))];
+}
+
+/** Any of the phrases, against a free-text field (titles are written a hundred ways). */
+export function anyPhrase(field: string, phrases: readonly string[]): Clause {
+  return { bool: { should: lower(phrases).map((p) => ({ match_phrase: { [field]: p } })), minimum_should_match: 1 } };
+}
+
+/**
+ * The Elasticsearch query for a linkedin request: enumerated fields (levels, company size,
+ * country, an explicit industry) as exact `terms`, free text (titles, the category standing in for
+ * an industry, the city) as phrases. Only profiles with a LinkedIn URL: it is the lead's identity.
+ */
+export function buildPersonQuery(request: GenerationRequest): Clause {
+  const params = request.linkedinParams ?? {};
+  const must: Clause[] = [{ exists: { field: 'linkedin_url' } }];
+  if (params.title && params.title.length > 0) must.push(anyPhrase('job_title', params.title));
+  if (params.seniority && params.seniority.length > 0) {
+    must.push({ terms: { job_title_levels: [...new Set(params.seniority.flatMap((s) => PDL_LEVELS[s]))] } });
+  }
+  if (params.industry && params.industry.length > 0) must.push({ terms: { industry: lower(params.industry) } });
+  else if (request.category.trim() !== '') must.push(anyPhrase('industry', [request.category]));
+  if (params.companySize && params.companySize.length > 0) must.push({ terms: { job_company_size: [...params.companySize] } });
+  must.push({ term: { location_country: pdlCountry(params.country ?? request.state) } });
+  if (request.city && request.city.trim() !== '') must.push(anyPhrase('location_locality', [request.city]));
+  return { bool: { must } };
+}
+
+/** People holding one of `titles` at one of the companies whose website is in `domains`. */
+export function buildCompanyPeopleQuery(domains: readonly string[], titles: readonly string[]): Clause {
+  return { bool: { must: [{ terms: { job_company_website: lower(domains) } }, anyPhrase('job_title', titles)] } };
+}

@@ -1,0 +1,93 @@
+import { isSandboxKeyword, parseSandboxDirectives } from '@leadgen/domain';
+import type { GenerationRequest, SandboxDirectives, Source } from '@leadgen/domain';
+import { ProviderError, type LeadProvider, type ProviderPage, type SearchContext } from '../provider';
+import { MatchStream, defaultMatchCount } from './sandbox-matches';
+import { toQuery } from './sandbox-query';
+
+export const SANDBOX_PAGE_SIZE = 10;
+
+export interface SandboxOptions {
+  /** latency before each page, unless the keyword's delay=MS says otherwise */
+  pageDelayMs: number;
+}
+
+/**
+ * The offline provider of a source: deterministic synthetic leads, served like an upstream serves
+ * them, in pages of 10 with latency between them, and steerable through `sandbox:` keywords.
+ *
+ * The cursor is the number of matches already served, as a decimal string ("30"): a page cut short
+ * by fail_after still resumes at the right lead, which a page number could not.
+ */
+export function createSandboxProvider<S extends Source>(source: S, options: SandboxOptions): LeadProvider<S> {
+  return {
+    source,
+    name: 'sandbox',
+    search: (request, context) => search(source, request, context, options.pageDelayMs),
+  };
+}
+
+async function* search(source: Source, request: GenerationRequest, context: SearchContext, pageDelayMs: number): AsyncGenerator<ProviderPage> {
+  const { signal } = context;
+  const directives = directivesIn(request.keyword);
+  const delayMs = directives.delayMs ?? pageDelayMs;
+  const query = toQuery(source, request);
+  // only=N and the default count are counted after shopify's requiredChannels filter: the upstream
+  // filters server-side, so only=5 means five stores come back, the same promise as for other sources.
+  const total = directives.empty ? 0 : directives.only ?? defaultMatchCount(query);
+  // the position in the result list at which the upstream breaks; fail is fail_after=0
+  const failAt = directives.fail ? 0 : directives.failAfter ?? Number.POSITIVE_INFINITY;
+  let offset = cursorOffset(context.cursor);
+  const matches = new MatchStream(query, total);
+  matches.skip(offset);
+
+  for (;;) {
+    // each page is one upstream round trip: the latency comes first, then its answer or its error
+    await pause(delayMs, signal);
+    signal.throwIfAborted();
+    if (directives.unauthorized) {
+      throw new ProviderError('provider_unauthorized', 'sandbox upstream refused the credentials (sandbox:unauthorized)', 401);
+    }
+    if (offset >= failAt) {
+      throw new ProviderError('provider_error', `sandbox upstream failed after ${offset} results (sandbox directive)`, 500);
+    }
+    const leads = matches.take(Math.min(SANDBOX_PAGE_SIZE, failAt - offset));
+    offset += leads.length;
+    // reaching the failure point means one more request, the one that fails, so the cursor stays open
+    const more = offset >= failAt || matches.hasMore();
+    yield { leads, cursor: more ? String(offset) : null };
+    if (!more) return;
+  }
+}
+
+function directivesIn(keyword: string | undefined): SandboxDirectives {
+  if (!isSandboxKeyword(keyword)) return {};
+  const parsed = parseSandboxDirectives(keyword);
+  // The API rejects malformed directives; one that slipped through (a job stored before a parser
+  // change) runs unsteered rather than failing a paid job.
+  return parsed.ok ? parsed.directives : {};
+}
+
+function cursorOffset(cursor: string | null): number {
+  if (cursor === null) return 0;
+  if (!/^\d{1,9}$/.test(cursor)) {
+    throw new ProviderError('provider_error', `sandbox cannot resume from cursor "${cursor.slice(0, 40)}": not one it issued`);
+  }
+  return Number(cursor);
+}
+
+/** Waits ms, or rejects with the signal's reason the moment it aborts: a cancel never waits out a delay. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  signal.throwIfAborted();
+  if (ms <= 0) return Promise.resolve();
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}

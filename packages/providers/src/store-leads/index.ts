@@ -1,0 +1,1 @@
+export { createStoreLeadsProvider, type StoreLeadsProviderOptions } from './provider';

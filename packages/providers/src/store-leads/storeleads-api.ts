@@ -1,0 +1,76 @@
+import { ProviderError } from '../provider';
+import type { UpstreamClient } from '../http';
+
+/** Store Leads' own maximum page size. */
+export const MAX_PAGE_SIZE = 50;
+
+/** Only what we map; the API documents many more fields. */
+const FIELDS = 'name,title,country_code,city,region,street_address,postal_code,categories,contact_info,platform';
+
+export interface ContactInfo {
+  type: string;
+  value: string;
+}
+
+export interface StoreDomain {
+  name: string;
+  title?: unknown;
+  country_code?: unknown;
+  city?: unknown;
+  region?: unknown;
+  street_address?: unknown;
+  postal_code?: unknown;
+  categories?: unknown;
+  contact_info: ContactInfo[];
+}
+
+export interface DomainQuery {
+  /** ISO country code */
+  country: string;
+  category: string;
+  keyword?: string;
+  page: number;
+  pageSize: number;
+}
+
+function malformed(what: string): ProviderError {
+  return new ProviderError('provider_error', `storeleads: unexpected answer (${what})`);
+}
+
+export function parseDomains(body: unknown): StoreDomain[] {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw malformed('not an object');
+  const raw = (body as Record<string, unknown>).domains ?? [];
+  if (!Array.isArray(raw)) throw malformed('domains is not a list');
+  const domains: StoreDomain[] = [];
+  for (const item of raw as unknown[]) {
+    if (item === null || typeof item !== 'object') throw malformed('a domain that is not an object');
+    const record = item as Record<string, unknown>;
+    if (typeof record.name !== 'string' || record.name.trim() === '') throw malformed('a domain without a name');
+    const contacts = Array.isArray(record.contact_info) ? (record.contact_info as unknown[]) : [];
+    const contact_info = contacts.filter(
+      (c): c is ContactInfo => c !== null && typeof c === 'object' && typeof (c as ContactInfo).type === 'string' && typeof (c as ContactInfo).value === 'string',
+    );
+    domains.push({ ...record, name: record.name, contact_info });
+  }
+  return domains;
+}
+
+/** One page (0-based) of Shopify stores in a country and category. */
+export async function listDomains(client: UpstreamClient, query: DomainQuery, signal: AbortSignal, deadline: number): Promise<StoreDomain[]> {
+  const response = await client.request({
+    method: 'GET',
+    path: 'json/api/v1/all/domain',
+    query: {
+      'f:p': 'shopify',
+      'f:cc': query.country,
+      'f:cat': query.category,
+      q: query.keyword,
+      page: query.page,
+      page_size: query.pageSize,
+      fields: FIELDS,
+    },
+    signal,
+    deadline,
+  });
+  return parseDomains(response.body);
+}

@@ -1,0 +1,76 @@
+import { FakeServer, type FakeResponse, type RecordedRequest } from './fake-server';
+
+/**
+ * A fake of Store Leads' domain list (`GET /json/api/v1/all/domain`):
+ * - `Authorization: Bearer <key>` (wrong or missing: 401);
+ * - filters `f:p` (platform), `f:cc` (country code), `f:cat` (category), `q` (text in name/title);
+ * - `page` (0-based) and `page_size` (at most 50, else 400); `fields` limits the keys returned;
+ * - `{ domains: [...] }` with `contact_info: [{ type, value }]` entries (email, phone, facebook,
+ *   instagram, linkedin, ...); 429 with Retry-After when throttled; errors as `{ error }`.
+ */
+export interface FakeStore {
+  name: string;
+  platform: string;
+  title?: string;
+  country_code?: string;
+  city?: string;
+  categories?: string[];
+  contact_info?: Array<{ type: string; value: string; source?: string }>;
+  estimated_sales?: number;
+}
+
+export function storeLeadsError(status: number, message = 'fake upstream error'): unknown {
+  return { error: message };
+}
+
+export function makeStores(count: number, overrides: (i: number) => Partial<FakeStore> = () => ({})): FakeStore[] {
+  return Array.from({ length: count }, (_, i) => ({
+    name: `store${i}.com`,
+    platform: 'shopify',
+    title: `Store ${i}`,
+    country_code: 'US',
+    city: 'Austin',
+    categories: ['/Apparel/Footwear/'],
+    contact_info: [],
+    estimated_sales: 1000 * i,
+    ...overrides(i),
+  }));
+}
+
+export class StoreLeadsFake extends FakeServer {
+  stores: FakeStore[] = [];
+
+  constructor(readonly apiKey = 'storeleads-test-key') {
+    super((request) => this.answer(request), (status) => storeLeadsError(status));
+  }
+
+  private answer(request: RecordedRequest): FakeResponse {
+    if (request.method !== 'GET' || request.path !== '/json/api/v1/all/domain') return { status: 404, body: storeLeadsError(404, 'Not found') };
+    if (request.headers.authorization !== `Bearer ${this.apiKey}`) return { status: 401, body: storeLeadsError(401, 'Invalid API key') };
+    const q = request.query;
+    const page = Number(q.get('page') ?? '0');
+    const pageSize = Number(q.get('page_size') ?? '50');
+    if (!Number.isInteger(page) || page < 0) return { status: 400, body: storeLeadsError(400, 'invalid page') };
+    if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 50) return { status: 400, body: storeLeadsError(400, 'page_size must be between 1 and 50') };
+    const platform = q.get('f:p');
+    const country = q.get('f:cc')?.toUpperCase();
+    const category = q.get('f:cat')?.toLowerCase();
+    const text = q.get('q')?.toLowerCase();
+    const found = this.stores.filter(
+      (s) =>
+        (!platform || s.platform === platform) &&
+        (!country || s.country_code === country) &&
+        (!category || (s.categories ?? []).some((c) => c.toLowerCase().includes(category))) &&
+        (!text || `${s.name} ${s.title ?? ''}`.toLowerCase().includes(text)),
+    );
+    const fields = q.get('fields')?.split(',').map((f) => f.trim());
+    const domains = found.slice(page * pageSize, (page + 1) * pageSize).map((store) =>
+      fields ? Object.fromEntries(Object.entries(store).filter(([key]) => fields.includes(key))) : store,
+    );
+    return { status: 200, body: { domains } };
+  }
+}
+
+export async function startStoreLeadsFake(apiKey?: string): Promise<StoreLeadsFake> {
+  return new StoreLeadsFake(apiKey).start();
+}

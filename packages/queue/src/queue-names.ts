@@ -1,0 +1,31 @@
+/**
+ * The queue is the contract between the API and the workers.
+ *
+ * NEVER RENAME a queue once jobs exist: BullMQ keys live in Redis under these names, and a rename
+ * strands every waiting job under the old one. Add a new queue and drain the old one instead.
+ */
+import type { Source } from '@leadgen/domain';
+
+export const QUEUE_NAMES: { readonly [S in Source]: S } = {
+  google_maps: 'google_maps',
+  linkedin: 'linkedin',
+  shopify: 'shopify',
+};
+
+/** One payload type per queue. The database is the source of truth: the payload only points at it. */
+export interface LeadJobPayload {
+  jobId: string;
+  accountId: string;
+}
+
+export type QueuePayloads = { [S in Source]: LeadJobPayload & { source: S } };
+
+/** Redis pub/sub channels between the API processes and the worker fleet. */
+export function channels(prefix: string) {
+  return {
+    /** a worker (or a cancelling API process) committed a terminal status; message: the job id */
+    jobTerminal: `${prefix}:events:job-terminal`,
+    /** the owner cancelled a running job: the worker holding it should abort; message: the job id */
+    jobCancel: `${prefix}:events:job-cancel`,
+  };
+}

@@ -1,0 +1,69 @@
+// `npm start`: everything on one machine for trying the service. Applies migrations (creating the
+// database if needed), creates a sandbox account on an empty non-production database and prints
+// its key, then runs the API and one worker for every source as two child processes.
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { loadConfigOrExit } from '@leadgen/config';
+import { countAccounts, createAccount, createDatabase, grantCredits, issueApiKey, migrate, transaction } from '@leadgen/db';
+
+const SANDBOX_CREDITS = 10_000;
+
+async function bootstrapAccount(databaseUrl: string, port: number): Promise<void> {
+  const db = createDatabase(databaseUrl, { poolSize: 1 });
+  try {
+    if ((await countAccounts(db)) > 0) return;
+    const { accountId, apiKey } = await transaction(db, async (tx) => {
+      const account = await createAccount(tx, 'sandbox');
+      await grantCredits(tx, account.id, SANDBOX_CREDITS);
+      return { accountId: account.id, ...(await issueApiKey(tx, account.id)) };
+    });
+    console.log(`
+  Created account ${accountId} with ${SANDBOX_CREDITS} sandbox credits.
+  Its API key (shown once; store it now):
+
+    export LEADGEN_API_KEY=${apiKey}
+
+  Try it:
+    curl -s -X POST http://localhost:${port}/api/v1/leads/generate \\
+      -H "Authorization: Bearer $LEADGEN_API_KEY" -H "Content-Type: application/json" \\
+      -H "Idempotency-Key: $(date +%s)" -d '{"category":"dentist","state":"US","city":"Austin","maxResults":5}'
+`);
+  } finally {
+    await db.$disconnect();
+  }
+}
+
+async function main(): Promise<void> {
+  const config = loadConfigOrExit();
+  const result = await migrate(config.database.url);
+  if (result.createdDatabase) console.log('Created the database.');
+  if (result.applied.length > 0) console.log(`Applied migrations: ${result.applied.join(', ')}`);
+  if (config.env !== 'production') await bootstrapAccount(config.database.url, config.http.port);
+
+  const root = path.resolve(__dirname, '..');
+  const run = (entry: string): ChildProcess =>
+    spawn(process.execPath, ['--import', 'tsx', path.join(root, entry)], { stdio: 'inherit', env: process.env });
+  const children = [run('apps/api/src/main.ts'), run('apps/worker/src/main.ts')];
+
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    stopping = true;
+    for (const child of children) if (child.exitCode === null) child.kill(signal);
+  };
+  process.on('SIGINT', () => stop('SIGTERM'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  for (const child of children) {
+    child.on('exit', (code) => {
+      if (!stopping) {
+        console.error(`a service process exited (code ${code}); stopping the others`);
+        stop('SIGTERM');
+      }
+      if (children.every((c) => c.exitCode !== null || c.signalCode !== null)) process.exit(stopping ? 0 : 1);
+    });
+  }
+}
+
+main().catch((error: Error) => {
+  console.error(`start failed: ${error.message}`);
+  process.exit(1);
+});

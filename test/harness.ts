@@ -1,0 +1,94 @@
+import { randomBytes } from 'node:crypto';
+import supertest from 'supertest';
+import { loadConfig, type Config } from '@leadgen/config';
+import { createAccount, createDatabase, grantCredits, issueApiKey, type Database } from '@leadgen/db';
+import { startApi, type RunningApi } from '../apps/api/src/server';
+import { startWorker, type RunningWorker } from '../apps/worker/src/worker-runtime';
+
+/**
+ * A test file's own world: its queue prefix (so its workers only see its jobs), its API on port 0,
+ * optionally its in-process worker, and its accounts. Files run in parallel without meeting.
+ */
+export function testConfig(overrides: Record<string, string> = {}): Config {
+  return loadConfig({
+    ...process.env,
+    QUEUE_PREFIX: `lgtest-${randomBytes(5).toString('hex')}`,
+    PORT: '0',
+    SANDBOX_PAGE_DELAY_MS: '5',
+    SYNC_WAIT_MS: '5000',
+    SHUTDOWN_GRACE_MS: '2000',
+    WORKER_LOCK_MS: '2000',
+    WORKER_STALLED_CHECK_MS: '1000',
+    ...overrides,
+  });
+}
+
+export interface TestWorld {
+  config: Config;
+  api: RunningApi;
+  worker: RunningWorker | null;
+  db: Database;
+  http: supertest.Agent;
+  close(): Promise<void>;
+}
+
+export async function startWorld(options: { worker?: boolean; env?: Record<string, string> } = {}): Promise<TestWorld> {
+  const config = testConfig(options.env);
+  const api = await startApi(config);
+  const worker = options.worker === false ? null : await startWorker(config);
+  const db = createDatabase(config.database.url, { poolSize: 4 });
+  return {
+    config,
+    api,
+    worker,
+    db,
+    http: supertest.agent(api.server),
+    async close() {
+      await worker?.close();
+      await api.close();
+      await db.$disconnect();
+    },
+  };
+}
+
+export interface TestAccount {
+  accountId: string;
+  apiKey: string;
+  auth: { Authorization: string };
+}
+
+/** Factory: an account of this test's own, with credits and a key. */
+export async function createTestAccount(db: Database, credits = 10_000, name = 'test'): Promise<TestAccount> {
+  const account = await createAccount(db, name);
+  if (credits > 0) await grantCredits(db, account.id, credits);
+  const { apiKey } = await issueApiKey(db, account.id);
+  return { accountId: account.id, apiKey, auth: { Authorization: `Bearer ${apiKey}` } };
+}
+
+let keyCounter = 0;
+export function idempotencyKey(): string {
+  keyCounter += 1;
+  return `test-${Date.now()}-${keyCounter}-${randomBytes(4).toString('hex')}`;
+}
+
+/** POST /api/v1/leads/generate with a fresh Idempotency-Key unless one is given. */
+export function generate(world: TestWorld, account: TestAccount, body: unknown, headers: Record<string, string> = {}) {
+  return world.http
+    .post('/api/v1/leads/generate')
+    .set(account.auth)
+    .set('Idempotency-Key', headers['Idempotency-Key'] ?? idempotencyKey())
+    .set(headers)
+    .send(body as object);
+}
+
+/** Polls a job until it is terminal (bounded), returning the final body. */
+export async function pollUntilTerminal(world: TestWorld, account: TestAccount, jobId: string, timeoutMs = 20_000) {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await world.http.get(`/api/v1/leads/jobs/${jobId}`).set(account.auth);
+    if (res.status !== 200) throw new Error(`poll answered ${res.status}: ${JSON.stringify(res.body)}`);
+    if (res.body.terminal) return res.body;
+    if (Date.now() > until) throw new Error(`job ${jobId} not terminal after ${timeoutMs} ms (status ${res.body.status})`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
