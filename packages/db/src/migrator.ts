@@ -100,7 +100,7 @@ export async function migrate(databaseUrl: string, dir = MIGRATIONS_DIR): Promis
         await client.query('COMMIT');
       } catch (error) {
         await client.query('ROLLBACK');
-        throw new Error(`migration ${migration.name} failed: ${(error as Error).message}`);
+        throw new Error(`migration ${migration.name} failed: ${(error as Error).message}`, { cause: error });
       }
       applied.push(migration.name);
     }

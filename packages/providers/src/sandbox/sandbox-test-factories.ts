@@ -1,4 +1,4 @@
-import type { GenerationRequest, Lead, Source } from '@leadgen/domain';
+import type { GenerationRequest, Lead } from '@leadgen/domain';
 import type { ProviderPage, SearchContext } from '../provider';
 import { createSandboxProvider } from './sandbox-provider';
 
@@ -19,7 +19,7 @@ export interface SearchOutcome {
 
 /** Runs a sandbox search to its end (or its error), with no page delay unless the keyword sets one. */
 export async function runSearch(request: GenerationRequest, context: Partial<SearchContext> = {}, pageDelayMs = 0): Promise<SearchOutcome> {
-  const provider = createSandboxProvider(request.source as Source, { pageDelayMs });
+  const provider = createSandboxProvider(request.source, { pageDelayMs });
   const pages: ProviderPage[] = [];
   let error: unknown = null;
   try {
