@@ -1,0 +1,180 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { get_dmmf } from '@prisma/prisma-schema-wasm';
+import { Client } from 'pg';
+import { migrate } from '../src/migrator';
+
+/**
+ * The migrations and schema.prisma must describe the same database. Prisma's schema engine (which
+ * would diff them) cannot run here, so this applies every migration to a fresh database, reads the
+ * database back, and compares it with what schema.prisma declares (read through Prisma's own
+ * WASM schema parser): tables, columns with type, nullability and defaults, enums, keys, indexes
+ * and foreign keys.
+ */
+const SCHEMA = path.resolve(__dirname, '../../../prisma/schema.prisma');
+
+interface DmmfField {
+  name: string;
+  dbName?: string | null;
+  kind: 'scalar' | 'enum' | 'object';
+  type: string;
+  isRequired: boolean;
+  isList: boolean;
+  hasDefaultValue: boolean;
+  nativeType?: [string, string[]] | null;
+  relationFromFields?: string[];
+  relationToFields?: string[];
+  relationOnDelete?: string;
+}
+interface DmmfModel {
+  name: string;
+  dbName: string | null;
+  fields: DmmfField[];
+}
+interface Dmmf {
+  datamodel: {
+    models: DmmfModel[];
+    enums: Array<{ name: string; dbName?: string | null; values: Array<{ name: string; dbName?: string | null }> }>;
+    indexes: Array<{ model: string; type: 'id' | 'unique' | 'normal' | 'fulltext'; fields: Array<{ name: string }> }>;
+  };
+}
+
+function declared() {
+  const dmmf = JSON.parse(get_dmmf(JSON.stringify({ prismaSchema: [['schema.prisma', readFileSync(SCHEMA, 'utf8')]] }))) as Dmmf;
+  const { models, enums, indexes } = dmmf.datamodel;
+  const table = (model: string) => {
+    const m = models.find((x) => x.name === model)!;
+    return m.dbName ?? m.name;
+  };
+  const column = (model: string, field: string) => {
+    const f = models.find((x) => x.name === model)!.fields.find((x) => x.name === field)!;
+    return f.dbName ?? f.name;
+  };
+  const scalarType = (f: DmmfField): string => {
+    if (f.kind === 'enum') return f.type;
+    const native = f.nativeType?.[0];
+    switch (f.type) {
+      case 'String':
+        return 'text';
+      case 'Int':
+        return 'int4';
+      case 'BigInt':
+        return 'int8';
+      case 'Boolean':
+        return 'bool';
+      case 'Json':
+        return 'jsonb';
+      case 'DateTime':
+        return native === 'Timestamptz' ? `timestamptz(${f.nativeType?.[1][0] ?? 6})` : 'timestamp(3)';
+      default:
+        return `unmapped ${f.type}`;
+    }
+  };
+  const columns = models.flatMap((m) =>
+    m.fields
+      .filter((f) => f.kind !== 'object')
+      .map((f) => `${table(m.name)}.${f.dbName ?? f.name} ${scalarType(f)} ${f.isRequired ? 'not null' : 'null'}${f.hasDefaultValue ? ' default' : ''}`),
+  );
+  const keys = indexes
+    .filter((i) => i.type !== 'fulltext')
+    .map((i) => `${i.type === 'id' ? 'primary' : i.type} ${table(i.model)}(${i.fields.map((f) => column(i.model, f.name)).join(',')})`);
+  const foreignKeys = models.flatMap((m) =>
+    m.fields
+      .filter((f) => f.kind === 'object' && (f.relationFromFields?.length ?? 0) > 0)
+      .map(
+        (f) =>
+          `${table(m.name)}(${f.relationFromFields!.map((c) => column(m.name, c)).join(',')}) -> ${table(f.type)}(${f.relationToFields!
+            .map((c) => column(f.type, c))
+            .join(',')}) on delete ${(f.relationOnDelete ?? 'NoAction').toLowerCase()}`,
+      ),
+  );
+  const enumValues = enums.map((e) => `${e.dbName ?? e.name}: ${e.values.map((v) => v.dbName ?? v.name).join(',')}`);
+  return { columns: columns.sort(), keys: keys.sort(), foreignKeys: foreignKeys.sort(), enums: enumValues.sort() };
+}
+
+async function actual(client: Client) {
+  const columns = await client.query<{ line: string }>(`
+    SELECT c.table_name || '.' || c.column_name || ' ' ||
+      CASE WHEN c.data_type = 'USER-DEFINED' THEN c.udt_name
+           WHEN c.udt_name IN ('timestamptz', 'timestamp') THEN c.udt_name || '(' || c.datetime_precision || ')'
+           ELSE c.udt_name END ||
+      CASE WHEN c.is_nullable = 'NO' THEN ' not null' ELSE ' null' END ||
+      CASE WHEN c.column_default IS NOT NULL THEN ' default' ELSE '' END AS line
+    FROM information_schema.columns c
+    WHERE c.table_schema = 'public' AND c.table_name <> '_prisma_migrations'`);
+  const keys = await client.query<{ line: string }>(`
+    SELECT CASE WHEN ix.indisprimary THEN 'primary' WHEN ix.indisunique THEN 'unique' ELSE 'normal' END || ' ' ||
+      t.relname || '(' || string_agg(a.attname, ',' ORDER BY k.ord) || ')' AS line
+    FROM pg_index ix
+    JOIN pg_class t ON t.oid = ix.indrelid
+    JOIN pg_namespace n ON n.oid = t.relnamespace
+    CROSS JOIN LATERAL unnest(ix.indkey) WITH ORDINALITY AS k(attnum, ord)
+    JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum
+    WHERE n.nspname = 'public' AND t.relname <> '_prisma_migrations'
+    GROUP BY ix.indexrelid, ix.indisprimary, ix.indisunique, t.relname`);
+  const foreignKeys = await client.query<{ line: string }>(`
+    SELECT src.relname || '(' || string_agg(sa.attname, ',' ORDER BY k.ord) || ') -> ' || dst.relname || '(' ||
+      string_agg(da.attname, ',' ORDER BY k.ord) || ') on delete ' ||
+      CASE con.confdeltype WHEN 'c' THEN 'cascade' WHEN 'r' THEN 'restrict' WHEN 'n' THEN 'setnull' WHEN 'd' THEN 'setdefault' ELSE 'noaction' END AS line
+    FROM pg_constraint con
+    JOIN pg_class src ON src.oid = con.conrelid
+    JOIN pg_class dst ON dst.oid = con.confrelid
+    CROSS JOIN LATERAL unnest(con.conkey, con.confkey) WITH ORDINALITY AS k(src_att, dst_att, ord)
+    JOIN pg_attribute sa ON sa.attrelid = src.oid AND sa.attnum = k.src_att
+    JOIN pg_attribute da ON da.attrelid = dst.oid AND da.attnum = k.dst_att
+    WHERE con.contype = 'f'
+    GROUP BY con.oid, src.relname, dst.relname, con.confdeltype`);
+  const enums = await client.query<{ line: string }>(`
+    SELECT t.typname || ': ' || string_agg(e.enumlabel, ',' ORDER BY e.enumsortorder) AS line
+    FROM pg_type t JOIN pg_enum e ON e.enumtypid = t.oid JOIN pg_namespace n ON n.oid = t.typnamespace
+    WHERE n.nspname = 'public' GROUP BY t.typname`);
+  const lines = (r: { rows: Array<{ line: string }> }) => r.rows.map((x) => x.line).sort();
+  return { columns: lines(columns), keys: lines(keys), foreignKeys: lines(foreignKeys), enums: lines(enums) };
+}
+
+describe('prisma/migrations and prisma/schema.prisma', () => {
+  const base = new URL(process.env.DATABASE_URL!);
+  const name = `leadgen_drift_${randomBytes(4).toString('hex')}`;
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+
+  afterAll(async () => {
+    base.pathname = '/postgres';
+    const admin = new Client({ connectionString: base.toString() });
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await admin.end();
+  });
+
+  it('when every migration is applied to an empty database, then it is exactly the database schema.prisma declares', async () => {
+    const result = await migrate(url.toString());
+    expect(result.createdDatabase).toBe(true);
+    expect(result.applied.length).toBeGreaterThan(0);
+    const client = new Client({ connectionString: url.toString() });
+    await client.connect();
+    try {
+      expect(await actual(client)).toEqual(declared());
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('when migrate runs again, then it applies nothing and keeps Prisma-compatible bookkeeping', async () => {
+    const again = await migrate(url.toString());
+    expect(again).toEqual({ createdDatabase: false, applied: [] });
+    const client = new Client({ connectionString: url.toString() });
+    await client.connect();
+    try {
+      const rows = await client.query('SELECT migration_name, checksum, finished_at, applied_steps_count FROM "_prisma_migrations"');
+      expect(rows.rows.length).toBeGreaterThan(0);
+      for (const row of rows.rows) {
+        expect(row.checksum).toMatch(/^[0-9a-f]{64}$/);
+        expect(row.finished_at).not.toBeNull();
+        expect(row.applied_steps_count).toBe(1);
+      }
+    } finally {
+      await client.end();
+    }
+  });
+});
