@@ -2,8 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from '@leadgen/config';
 import { createDatabase } from '@leadgen/db';
-import { logger } from '@leadgen/logger';
-import { createJobProducer, subscribeJobEvents, type JobEventSubscription } from '@leadgen/queue';
+import { closeRedis, createJobProducer, subscribeJobEvents } from '@leadgen/queue';
 import { Redis } from 'ioredis';
 import { createApp } from './app';
 import type { ApiDependencies } from './dependencies';
@@ -27,15 +26,10 @@ export async function startApi(config: Config): Promise<RunningApi> {
   const waiters = new JobWaiters();
   const deps: ApiDependencies = { config, db, producer, redis, waiters };
 
-  let subscription: JobEventSubscription | null = null;
-  try {
-    subscription = await subscribeJobEvents(config.redis.url, config.redis.queuePrefix, {
-      onTerminal: (jobId) => waiters.notify(jobId),
-    });
-  } catch (error) {
-    // Without the subscription requests still answer: they wait out their time and read PostgreSQL.
-    logger.warn('job events unavailable at start-up', { error: (error as Error).message });
-  }
+  // While Redis is away the subscription is too; requests then wait out their time and read PostgreSQL.
+  const subscription = subscribeJobEvents(config.redis.url, config.redis.queuePrefix, {
+    onTerminal: (jobId) => waiters.notify(jobId),
+  });
 
   let shuttingDown = false;
   const extraRouters = config.operatorPassword
@@ -64,9 +58,9 @@ export async function startApi(config: Config): Promise<RunningApi> {
       const grace = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
       await closed;
       clearTimeout(grace);
-      await subscription?.close();
+      await subscription.close();
       await producer.close();
-      await redis.quit().catch(() => redis.disconnect());
+      await closeRedis(redis);
       await db.$disconnect();
     },
   };

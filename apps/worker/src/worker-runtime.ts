@@ -2,8 +2,9 @@ import type { Config } from '@leadgen/config';
 import { createDatabase } from '@leadgen/db';
 import type { Source } from '@leadgen/domain';
 import { logger, withLogContext } from '@leadgen/logger';
-import { createProviders, type LeadProvider } from '@leadgen/providers';
+import { closeProviders, createProviders, type LeadProvider } from '@leadgen/providers';
 import {
+  closeRedis,
   createLeadConsumer,
   jobEventPublisher,
   producerConnection,
@@ -57,7 +58,7 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
   });
 
   // A cancel reaches whichever process holds the job; BullMQ's cancelJob only sees its own jobs.
-  const subscription = await subscribeJobEvents(config.redis.url, config.redis.queuePrefix, {
+  const subscription = subscribeJobEvents(config.redis.url, config.redis.queuePrefix, {
     onCancel: (jobId) => {
       for (const consumer of consumers) consumer.cancelJob(jobId, 'cancelled');
     },
@@ -77,7 +78,8 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
       await Promise.all(consumers.map((c) => c.close()));
       clearTimeout(grace);
       await subscription.close();
-      await publisherConnection.quit().catch(() => publisherConnection.disconnect());
+      await closeRedis(publisherConnection);
+      await closeProviders(providers);
       await db.$disconnect();
     },
   };

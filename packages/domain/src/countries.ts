@@ -16,7 +16,7 @@ export function isIsoCountryCode(value: string): boolean {
 
 /**
  * The governed list of countries the linkedin source supports: the markets our people-data
- * provider covers with enough depth to sell. Changing it is a product decision (docs/decisions/005).
+ * provider covers with enough depth to sell. Changing it is a product decision (docs/decisions/007).
  */
 export const LINKEDIN_COUNTRY_LIST_NAME = 'linkedin-supported-countries v1';
 

@@ -109,7 +109,10 @@ export function createProviders(config: Config, sources: readonly Source[], deps
   }
   closers.set(providers, async () => {
     const open = redis as Redis | null;
-    if (open !== null && ownsRedis) await open.quit().catch(() => open.disconnect());
+    if (open === null || !ownsRedis) return;
+    // A lazy connection that never sent a command has nothing to say goodbye to.
+    if (open.status === 'wait') open.disconnect();
+    else await open.quit().catch(() => open.disconnect());
   });
   return providers;
 }

@@ -17,3 +17,12 @@ export function workerConnectionOptions(url: string): ConnectionOptions {
 export function subscriberConnection(url: string): Redis {
   return new Redis(url, { maxRetriesPerRequest: null });
 }
+
+/** Closes a connection without hanging on a Redis that is not there: QUIT when connected, else drop it. */
+export async function closeRedis(connection: Redis): Promise<void> {
+  if (connection.status !== 'ready') {
+    connection.disconnect();
+    return;
+  }
+  await connection.quit().catch(() => connection.disconnect());
+}

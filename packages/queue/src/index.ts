@@ -2,5 +2,5 @@ export * from './queue-names';
 export * from './producer';
 export * from './job-events';
 export * from './consumer';
-export { producerConnection } from './connection';
+export { closeRedis, producerConnection } from './connection';
 export { WaitingError, type Job, type Worker, type Queue } from 'bullmq';

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { subscriberConnection } from './connection';
+import { closeRedis, subscriberConnection } from './connection';
 import { channels } from './queue-names';
 
 export type JobEventHandler = (jobId: string) => void;
@@ -25,11 +25,11 @@ export interface JobEventSubscription {
  * One subscriber connection per process for the fleet's job events. Handlers are per process,
  * not per request: the API fans terminal events out to its waiting requests itself.
  */
-export async function subscribeJobEvents(
+export function subscribeJobEvents(
   redisUrl: string,
   prefix: string,
   handlers: { onTerminal?: JobEventHandler; onCancel?: JobEventHandler },
-): Promise<JobEventSubscription> {
+): JobEventSubscription {
   const names = channels(prefix);
   const connection: Redis = subscriberConnection(redisUrl);
   connection.on('error', () => undefined);
@@ -40,11 +40,12 @@ export async function subscribeJobEvents(
     if (channel === names.jobTerminal) handlers.onTerminal?.(jobId);
     else if (channel === names.jobCancel) handlers.onCancel?.(jobId);
   });
-  // ioredis re-subscribes by itself after a reconnect.
-  if (wanted.length > 0) await connection.subscribe(...wanted);
+  // Not awaited: with Redis down the subscription waits for it (ioredis queues the command and
+  // re-subscribes after every reconnect) while the process starts and serves what it can.
+  if (wanted.length > 0) void connection.subscribe(...wanted).catch(() => undefined);
   return {
     async close() {
-      await connection.quit().catch(() => connection.disconnect());
+      await closeRedis(connection);
     },
   };
 }

@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { SOURCES, type Source } from '@leadgen/domain';
-import { producerConnection } from './connection';
+import { closeRedis, producerConnection } from './connection';
 import { jobEventPublisher, type JobEventPublisher } from './job-events';
 import { QUEUE_NAMES, type LeadJobPayload } from './queue-names';
 
@@ -23,6 +23,16 @@ const JOB_OPTIONS = {
   removeOnFail: { age: 7 * 24 * 3600 },
 };
 
+const ENQUEUE_TIMEOUT_MS = 3_000;
+
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`redis did not answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
 export function createJobProducer(redisUrl: string, prefix: string): JobProducer {
   const connection: Redis = producerConnection(redisUrl);
   // Errors surface through the failing command; without a listener ioredis would also print them.
@@ -37,7 +47,12 @@ export function createJobProducer(redisUrl: string, prefix: string): JobProducer
 
   return {
     async enqueue(source, payload) {
-      await queueOf(source).add(source, { ...payload, source }, { ...JOB_OPTIONS, jobId: payload.jobId });
+      // BullMQ waits for a connection to become ready; a request must not, so refuse while it is not.
+      if (connection.status !== 'ready') throw new Error(`redis connection is ${connection.status}`);
+      await withTimeout(
+        queueOf(source).add(source, { ...payload, source }, { ...JOB_OPTIONS, jobId: payload.jobId }),
+        ENQUEUE_TIMEOUT_MS,
+      );
     },
     async removeWaiting(source, jobId) {
       const job = await queueOf(source).getJob(jobId);
@@ -51,8 +66,9 @@ export function createJobProducer(redisUrl: string, prefix: string): JobProducer
       await connection.ping();
     },
     async close() {
-      await Promise.all([...queues.values()].map((q) => q.close()));
-      await connection.quit().catch(() => connection.disconnect());
+      // Queues share this connection; once it is gone they have nothing left to close.
+      if (connection.status === 'ready') await Promise.all([...queues.values()].map((q) => q.close()));
+      await closeRedis(connection);
     },
   };
 }

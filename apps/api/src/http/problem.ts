@@ -72,6 +72,8 @@ export const problemMiddleware: ErrorRequestHandler = (error, _req, res, _next) 
         type: 'about:blank',
         title: 'Internal Server Error',
         status: 500,
+        // A fixed sentence: the error's own message is internal and stays in the log.
+        detail: 'An unexpected error occurred; quote the requestId if you contact support',
         code: 'internal_error',
         requestId: res.locals.requestId as string | undefined,
       }),

@@ -88,7 +88,7 @@ function fromMailto(html: string): string[] {
 /** Cloudflare's "email protection" replaces addresses with a hex string XOR-ed by its first byte. */
 function fromCloudflare(html: string): string[] {
   const emails: string[] = [];
-  for (const match of html.matchAll(/(?:data-cfemail=["']?|\/cdn-cgi\/l\/email-protection#)([0-9a-f]{4,})/gi)) {
+  for (const match of html.matchAll(/(?:data-cfemail=["']?|\/cdn-cgi\/l\/email-protection#)([0-9a-f]{4,512})/gi)) {
     const hex = match[1] ?? '';
     const key = parseInt(hex.slice(0, 2), 16);
     let email = '';

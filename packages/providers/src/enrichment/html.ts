@@ -39,9 +39,12 @@ export function unescapeScriptText(html: string): string {
     .replace(/\\[nrt]/g, ' ');
 }
 
-/** Tags become spaces so text from neighbouring cells never glues together into one address. */
+/**
+ * Tags become spaces so text from neighbouring cells never glues together into one address;
+ * whitespace runs collapse so later patterns that allow spaces stay linear.
+ */
 export function htmlToText(html: string): string {
-  return decodeEntities(html.replace(/<!--[\s\S]*?-->|<[^>]*>/g, ' '));
+  return decodeEntities(html.replace(/<[^<>]*>/g, ' ')).replace(/\s+/g, ' ');
 }
 
 export interface Anchor {
@@ -51,10 +54,17 @@ export interface Anchor {
 
 export function extractAnchors(html: string): Anchor[] {
   const anchors: Anchor[] = [];
-  const pattern = /<a\b[^>]*?\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))[^>]*>([\s\S]*?)<\/a\s*>/gi;
-  for (const match of html.matchAll(pattern)) {
-    const href = decodeEntities((match[1] ?? match[2] ?? match[3] ?? '').trim());
-    anchors.push({ href, text: htmlToText(match[4] ?? '').replace(/\s+/g, ' ').trim() });
+  for (const match of html.matchAll(/<a\b([^<>]*)>/gi)) {
+    const href = /\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))/i.exec(match[1] ?? '');
+    if (!href) continue;
+    // Bounded look-ahead for the text: unclosed anchors must not make this quadratic in the page size.
+    const start = (match.index ?? 0) + match[0].length;
+    const following = html.slice(start, start + 300);
+    const end = following.search(/<\/a\s*>|<a\b/i);
+    anchors.push({
+      href: decodeEntities((href[1] ?? href[2] ?? href[3] ?? '').trim()),
+      text: htmlToText(end < 0 ? following : following.slice(0, end)).trim(),
+    });
   }
   return anchors;
 }

@@ -11,7 +11,6 @@ interface Rule {
   allow: boolean;
   /** the normalised pattern; its length decides which rule is most specific */
   pattern: string;
-  regex: RegExp;
 }
 
 interface Group {
@@ -37,7 +36,7 @@ export function parseRobots(text: string): RobotsRules {
       let best: Rule | undefined;
       for (const group of matching) {
         for (const rule of group.rules) {
-          if (!rule.regex.test(target)) continue;
+          if (!matches(rule.pattern, target)) continue;
           if (!best || rule.pattern.length > best.pattern.length || (rule.pattern.length === best.pattern.length && rule.allow)) {
             best = rule;
           }
@@ -71,7 +70,7 @@ function parseGroups(text: string): Group[] {
       // rules before any user-agent line belong to no group; an empty Disallow allows everything
       if (!current || value === '') continue;
       const pattern = normalisePath(value);
-      current.rules.push({ allow: key === 'allow', pattern, regex: patternToRegex(pattern) });
+      current.rules.push({ allow: key === 'allow', pattern });
     } else if (key !== 'sitemap') {
       // crawl-delay and unknown keys end the list of agents but are otherwise ignored
       collectingAgents = false;
@@ -101,12 +100,30 @@ function normalisePath(path: string): string {
     });
 }
 
-function patternToRegex(pattern: string): RegExp {
-  const anchored = pattern.endsWith('$');
-  const body = anchored ? pattern.slice(0, -1) : pattern;
-  const source = body
-    .split('*')
-    .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-    .join('.*');
-  return new RegExp(`^${source}${anchored ? '$' : ''}`);
+/**
+ * `*` matches any run, a final `$` anchors the end, anything else is a prefix match. A two-pointer
+ * glob match instead of a RegExp: a hostile `/*a*a*a*a*b` must not backtrack exponentially.
+ */
+function matches(pattern: string, path: string): boolean {
+  const glob = pattern.endsWith('$') ? pattern.slice(0, -1) : `${pattern}*`;
+  let g = 0;
+  let p = 0;
+  let star = -1;
+  let resume = 0;
+  while (p < path.length) {
+    if (glob[g] === '*') {
+      star = g++;
+      resume = p;
+    } else if (g < glob.length && glob[g] === path[p]) {
+      g++;
+      p++;
+    } else if (star >= 0) {
+      g = star + 1;
+      p = ++resume;
+    } else {
+      return false;
+    }
+  }
+  while (glob[g] === '*') g++;
+  return g === glob.length;
 }

@@ -42,6 +42,10 @@ const PAGE_TYPES = new Set(['text/html', 'application/xhtml+xml', 'text/plain'])
 const PAGE_ACCEPT = 'text/html,application/xhtml+xml;q=0.9,text/plain;q=0.8';
 // RFC 9309 asks crawlers to parse at least 500 KiB of robots.txt; more is not worth reading
 const ROBOTS_MAX_BYTES = 512 * 1024;
+// An enricher may live as long as its worker process: the robots.txt cache is bounded in size and,
+// as RFC 9309 2.4 asks, in age.
+const ROBOTS_CACHE_ENTRIES = 1000;
+const ROBOTS_CACHE_MS = 60 * 60 * 1000;
 // contact-looking links considered; later ones are only tried when earlier ones are disallowed
 const MAX_CANDIDATE_LINKS = 12;
 
@@ -90,7 +94,7 @@ class Enricher implements WebsiteEnricher {
   // one request at a time per hostname, across every website this enricher visits
   private readonly hosts = new KeyedLimiter(1);
   // per origin; null marks a fetch cut short by its visit's signal, which must not decide for others
-  private readonly robots = new Map<string, Promise<RobotsRules | null>>();
+  private readonly robots = new Map<string, { rules: Promise<RobotsRules | null>; expires: number }>();
 
   constructor(
     private readonly settings: Settings,
@@ -167,11 +171,14 @@ class Enricher implements WebsiteEnricher {
   private async robotsFor(origin: string, signal: AbortSignal): Promise<RobotsRules> {
     for (;;) {
       let entry = this.robots.get(origin);
-      if (!entry) {
-        entry = this.fetchRobots(origin, signal);
+      if (!entry || entry.expires <= Date.now()) {
+        this.robots.delete(origin);
+        // Map keeps insertion order, so the first key is the oldest entry
+        if (this.robots.size >= ROBOTS_CACHE_ENTRIES) this.robots.delete(this.robots.keys().next().value ?? '');
+        entry = { rules: this.fetchRobots(origin, signal), expires: Date.now() + ROBOTS_CACHE_MS };
         this.robots.set(origin, entry);
       }
-      const rules = await entry;
+      const rules = await entry.rules;
       if (rules) return rules;
       if (this.robots.get(origin) === entry) this.robots.delete(origin);
       // our own visit is over; otherwise another visit gave up on it and we fetch it ourselves

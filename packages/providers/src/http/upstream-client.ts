@@ -77,7 +77,7 @@ export class UpstreamClient {
     let last: Transient | null = null;
     for (let attempt = 1; ; attempt++) {
       if (signal.aborted) throw signal.reason;
-      if (Date.now() >= deadline) throw this.gaveUp(last, "the job's deadline was reached");
+      if (Date.now() >= deadline) throw await this.atDeadline(signal, last);
       await this.limiter.acquire(signal, deadline);
       try {
         return await this.attempt(request);
@@ -85,6 +85,7 @@ export class UpstreamClient {
         if (!(error instanceof Transient)) throw error;
         last = error;
       }
+      if (Date.now() >= deadline) throw await this.atDeadline(signal, last);
       if (attempt >= this.policy.maxAttempts) throw this.gaveUp(last, `${attempt} attempts failed`);
       if (last.retryAfterMs !== null && last.retryAfterMs > this.policy.maxRetryAfterMs) {
         throw this.gaveUp(last, `it asked to wait ${Math.round(last.retryAfterMs / 1000)} s`);
@@ -140,6 +141,25 @@ export class UpstreamClient {
     if (status === 429 || status >= 500) throw new Transient(message, status, parseRetryAfter(retryAfter), described.code);
     if (status === 401 || status === 403) throw new UpstreamError('provider_unauthorized', `${message} (credentials refused)`, status, described.code);
     throw new UpstreamError('provider_error', message, status, described.code);
+  }
+
+  /**
+   * The job's own timer aborts its signal at the same deadline. Give it a moment to land, so the
+   * job ends as the timeout it is, with the signal's reason, rather than as an upstream failure.
+   */
+  private async atDeadline(signal: AbortSignal, last: Transient | null): Promise<unknown> {
+    if (!signal.aborted) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          signal.removeEventListener('abort', done);
+          resolve();
+        };
+        const timer = setTimeout(done, 250);
+        signal.addEventListener('abort', done, { once: true });
+      });
+    }
+    return signal.aborted ? signal.reason : this.gaveUp(last, "the job's deadline was reached");
   }
 
   private gaveUp(last: Transient | null, why: string): ProviderError {

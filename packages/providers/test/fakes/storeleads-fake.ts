@@ -19,7 +19,7 @@ export interface FakeStore {
   estimated_sales?: number;
 }
 
-export function storeLeadsError(status: number, message = 'fake upstream error'): unknown {
+export function storeLeadsError(_status: number, message = 'fake upstream error'): unknown {
   return { error: message };
 }
 

@@ -65,7 +65,9 @@ export const generateRequestSchema = Joi.object({
       companySize: Joi.array().items(Joi.string().valid(...COMPANY_SIZES)).min(1).unique(),
       /** country, as `state` */
       country: linkedinCountry,
-    }),
+    })
+      // Own messages: the root's would otherwise reach in and call linkedinParams "the body".
+      .messages({ 'object.base': '{{#label}} must be an object', 'object.unknown': '{{#label}} is not a linkedinParams filter (title, seniority, industry, companySize, country)' }),
   }),
   /** Shopify contact roles to keep (source shopify only) */
   decisionMakerTitles: Joi.when('source', { ...onlyFor('shopify'), then: Joi.array().items(text(200)).min(1).max(20) }),

@@ -1,0 +1,63 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { accountForApiKey, createDatabase, type Database } from '@leadgen/db';
+
+// The operator CLI as an operator runs it: a real process, JSON on stdout, messages on stderr.
+const ROOT = path.resolve(__dirname, '../../..');
+
+function admin(...args: string[]) {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'apps/admin/src/main.ts'), ...args], {
+    cwd: ROOT,
+    env: process.env,
+    encoding: 'utf8',
+  });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr, json: () => JSON.parse(result.stdout) as Record<string, unknown> };
+}
+
+let db: Database;
+beforeAll(() => {
+  db = createDatabase(process.env.DATABASE_URL!, { poolSize: 1 });
+});
+afterAll(() => db.$disconnect());
+
+describe('npm run admin', () => {
+  it('when an operator creates an account with credits, grants more, issues and revokes keys, then each step prints one JSON object', async () => {
+    const created = admin('account:create', '--name', 'Acme', '--credits', '500');
+    expect(created.code).toBe(0);
+    const { accountId, apiKey } = created.json() as { accountId: string; apiKey: string };
+    expect(accountId).toMatch(/^acc_/);
+    expect(apiKey).toMatch(/^lg_live_/);
+    expect((await accountForApiKey(db, apiKey))?.id).toBe(accountId);
+
+    const granted = admin('credits:grant', '--account', accountId, '--amount', '250');
+    expect(granted.json()).toEqual({ accountId, balance: 750 });
+
+    const key = admin('key:create', '--account', accountId);
+    const { keyId, apiKey: second } = key.json() as { keyId: string; apiKey: string };
+    expect(keyId).toMatch(/^key_/);
+    expect(second).not.toBe(apiKey);
+
+    expect(admin('key:revoke', '--key', second).json()).toEqual({ revoked: true });
+    expect(await accountForApiKey(db, second)).toBeNull();
+    expect((await accountForApiKey(db, apiKey))?.id).toBe(accountId);
+
+    const shown = admin('account:show', '--account', accountId).json();
+    expect(shown).toMatchObject({ accountId, name: 'Acme', credits: { balance: 750, reserved: 0, available: 750 } });
+    expect(created.stdout.trim().split('\n')).toHaveLength(1);
+  }, 60_000);
+
+  it.each([
+    [['account:create'], /--name is required/],
+    [['account:create', '--name', 'x', '--credits', 'lots'], /--credits must be a whole number/],
+    [['credits:grant', '--account', 'acc_nope', '--amount', '5'], /no account acc_nope/],
+    [['key:revoke', '--key', 'lg_live_unknown'], /no such API key/],
+    [['key:create', '--acount', 'x'], /unknown argument/],
+    [['launch:rockets'], /unknown command/],
+    [[], /usage:/],
+  ])('when called with %j, then a clear message on stderr and a non-zero exit', (args, message) => {
+    const result = admin(...args);
+    expect(result.code).not.toBe(0);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(message);
+  }, 30_000);
+});

@@ -1,0 +1,30 @@
+import { createTestAccount, generate, idempotencyKey, startWorld, type TestWorld } from '../../../test/harness';
+
+// A Redis that is not there: port 1 on loopback refuses connections at once.
+describe('when Redis is down', () => {
+  let world: TestWorld;
+  beforeAll(async () => {
+    world = await startWorld({ worker: false, env: { REDIS_URL: 'redis://127.0.0.1:1' } });
+  });
+  afterAll(() => world.close());
+
+  it('when a job is requested, then 503 service_unavailable at once, with no job, no reservation and the key still free', async () => {
+    const account = await createTestAccount(world.db, 1_000);
+    const key = idempotencyKey();
+    const started = Date.now();
+    const res = await generate(world, account, { category: 'dentist', state: 'US', maxResults: 5 }, { 'Idempotency-Key': key });
+    expect(res.status).toBe(503);
+    expect(res.body.code).toBe('service_unavailable');
+    expect(res.get('Retry-After')).toBeDefined();
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(await world.db.job.count({ where: { accountId: account.accountId } })).toBe(0);
+    expect(await world.db.ledgerEntry.count({ where: { accountId: account.accountId, kind: 'reserve' } })).toBe(0);
+    expect(await world.db.idempotencyKey.count({ where: { accountId: account.accountId } })).toBe(0);
+  });
+
+  it('when readiness is asked, then 503 naming redis', async () => {
+    const res = await world.http.get('/readyz');
+    expect(res.status).toBe(503);
+    expect(res.body.checks).toEqual({ postgres: 'ok', redis: 'unavailable' });
+  });
+});

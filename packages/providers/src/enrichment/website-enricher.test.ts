@@ -1,0 +1,291 @@
+import * as zlib from 'zlib';
+import { isForbiddenAddress } from './address-guard';
+import { createEnricherWithPolicy, createWebsiteEnricher, DEFAULT_USER_AGENT, type EnrichmentOptions, type EnrichmentResult } from './website-enricher';
+import { html, loopbackLookup, notFound, redirect, startFakeSite, streamHuge, type FakeSite } from './test-support/fake-site';
+
+const EMPTY: EnrichmentResult = { emails: [], socialProfiles: { facebook: null, instagram: null, linkedin: null } };
+const MiB = 1024 * 1024;
+
+function options(overrides: Partial<EnrichmentOptions> = {}): EnrichmentOptions {
+  return { allowPrivateNetworks: true, timeoutMs: 8000, maxBytes: MiB, concurrency: 4, lookup: loopbackLookup(), ...overrides };
+}
+
+const never = new AbortController().signal;
+
+const BAKERY_HOME = `<html><body>
+  <a href="mailto:info@bakery.example?subject=Order">Mail us</a>
+  <img src="/img/logo@2x.png" alt="">
+  <a href="https://www.facebook.com/sharer/sharer.php?u=https://bakery.example">Share</a>
+  <a href="/blog">Blog</a> <a href="/about-us">About us</a> <a href="/contact#form">Contact</a>
+</body></html>`;
+const BAKERY_CONTACT = `<html><body>
+  <p>Anna: anna [at] bakery [dot] example</p>
+  <p>Errors go to 605a7baede844d278b89dc95ae0a9123@sentry-next.wixpress.com, not you@example.com</p>
+  <a href="https://facebook.com/AcmeBakery/">Facebook</a>
+  <a href="https://www.instagram.com/acme.bakery/?hl=en">Instagram</a>
+  <a href="https://www.linkedin.com/company/acme-bakery/">LinkedIn</a>
+</body></html>`;
+
+describe('createWebsiteEnricher', () => {
+  const sites: FakeSite[] = [];
+  const start = async (...args: Parameters<typeof startFakeSite>): Promise<FakeSite> => {
+    const site = await startFakeSite(...args);
+    sites.push(site);
+    return site;
+  };
+  afterAll(async () => {
+    await Promise.all(sites.map((site) => site.close()));
+  });
+
+  describe('with a well-behaved site', () => {
+    let site: FakeSite;
+    beforeAll(async () => {
+      site = await start((request, response) => {
+        if (request.url === '/') return html(response, BAKERY_HOME);
+        if (request.url === '/contact') return html(response, BAKERY_CONTACT);
+        if (request.url === '/about-us') return html(response, '<p>Jobs: jobs@bakery.example, or our agency hello@agency.example</p>');
+        if (request.url === '/blog') return html(response, '<p>blog@bakery.example</p>');
+        return notFound(response);
+      });
+    });
+
+    it('when the home page links to contact and about pages, then emails and profiles from them are merged, best first, junk removed', async () => {
+      const result = await createWebsiteEnricher(options({ maxPages: 3 })).enrich(`http://bakery.example:${site.port}/`, never);
+      expect(result).toEqual({
+        emails: ['info@bakery.example', 'anna@bakery.example', 'jobs@bakery.example', 'hello@agency.example'],
+        socialProfiles: {
+          facebook: 'https://www.facebook.com/AcmeBakery',
+          instagram: 'https://www.instagram.com/acme.bakery',
+          linkedin: 'https://www.linkedin.com/company/acme-bakery',
+        },
+      });
+      // robots.txt first, then the home page, then the two best candidates; never the blog
+      expect(site.paths()).toEqual(['/robots.txt', '/', '/contact', '/about-us']);
+      for (const seen of site.requests) {
+        expect(seen.headers['user-agent']).toBe(DEFAULT_USER_AGENT);
+        expect(seen.headers.accept).toContain(seen.path === '/robots.txt' ? 'text/plain' : 'text/html');
+      }
+    });
+
+    it('when maxPages is 1, then only the home page is read', async () => {
+      const before = site.requests.length;
+      const result = await createWebsiteEnricher(options({ maxPages: 1 })).enrich(`bakery.example:${site.port}`, never);
+      expect(result.emails).toEqual(['info@bakery.example']);
+      expect(site.paths().slice(before)).toEqual(['/robots.txt', '/']);
+    });
+  });
+
+  describe('robots.txt', () => {
+    it('when robots.txt disallows /contact, then /contact is never requested and other pages still are', async () => {
+      const site = await start((request, response) => {
+        if (request.url === '/robots.txt') return html(response, 'User-agent: *\nDisallow: /contact\n');
+        if (request.url === '/') return html(response, '<a href="/contact">Contact</a><a href="/impressum">Impressum</a>');
+        if (request.url === '/impressum') return html(response, 'Inhaber: office@baeckerei.example');
+        return html(response, 'secret@baeckerei.example');
+      });
+      const enricher = createWebsiteEnricher(options());
+      const result = await enricher.enrich(`http://baeckerei.example:${site.port}/`, never);
+      expect(result.emails).toEqual(['office@baeckerei.example']);
+      expect(site.paths()).toEqual(['/robots.txt', '/', '/impressum']);
+      // cached per enricher: a second visit of the same origin does not fetch it again
+      await enricher.enrich(`http://baeckerei.example:${site.port}/`, never);
+      expect(site.paths().filter((path) => path === '/robots.txt')).toHaveLength(1);
+    });
+
+    it.each([
+      ['disallows our agent', (response: Parameters<typeof html>[0]) => html(response, 'User-agent: LeadgenBot\nDisallow: /\n')],
+      ['answers 503', (response: Parameters<typeof html>[0]) => html(response, 'down', 503)],
+    ])('when robots.txt %s, then no page is fetched', async (_case, robots) => {
+      const site = await start((request, response) => (request.url === '/robots.txt' ? robots(response) : html(response, 'info@shop.example')));
+      expect(await createWebsiteEnricher(options()).enrich(`http://shop.example:${site.port}/`, never)).toEqual(EMPTY);
+      expect(site.paths()).toEqual(['/robots.txt']);
+    });
+  });
+
+  describe('redirects', () => {
+    let site: FakeSite;
+    beforeAll(async () => {
+      site = await start((request, response) => {
+        const host = request.headers.host ?? '';
+        if (request.url === '/robots.txt') return notFound(response);
+        if (request.url === '/') return redirect(response, '/step-1', 301);
+        if (request.url === '/step-1') return redirect(response, '/step-2', 302);
+        if (request.url === '/step-2') return redirect(response, `http://www.chain.example:${site.port}/home`, 307);
+        if (request.url === '/home' && host.startsWith('www.')) return html(response, '<a href="mailto:hi@chain.example">hi</a>');
+        if (request.url === '/loop') return redirect(response, '/loop', 308);
+        return notFound(response);
+      });
+    });
+
+    it('when the home page redirects through a chain to another host, then the final page is read', async () => {
+      const result = await createWebsiteEnricher(options()).enrich(`http://chain.example:${site.port}/`, never);
+      expect(result.emails).toEqual(['hi@chain.example']);
+    });
+
+    it('when the chain is longer than maxRedirects, then the lead simply gets no enrichment', async () => {
+      expect(await createWebsiteEnricher(options({ maxRedirects: 2 })).enrich(`http://chain.example:${site.port}/`, never)).toEqual(EMPTY);
+    });
+
+    it('when redirects loop, then the visit ends after maxRedirects hops', async () => {
+      const before = site.paths().filter((path) => path === '/loop').length;
+      expect(await createWebsiteEnricher(options()).enrich(`http://chain.example:${site.port}/loop`, never)).toEqual(EMPTY);
+      expect(site.paths().filter((path) => path === '/loop').length - before).toBe(6);
+    });
+  });
+
+  describe('limits', () => {
+    it('when the home page is 20 MB, then only maxBytes are read and the visit returns promptly', async () => {
+      const stats = { written: 0, finished: false };
+      const site = await start((request, response) =>
+        request.url === '/' ? streamHuge(response, '<a href="mailto:top@huge.example">m</a>', 20 * MiB, 'tail@huge.example', stats) : notFound(response),
+      );
+      const started = Date.now();
+      const result = await createWebsiteEnricher(options({ maxBytes: 64 * 1024 })).enrich(`http://huge.example:${site.port}/`, never);
+      expect(Date.now() - started).toBeLessThan(10000);
+      expect(result.emails).toEqual(['top@huge.example']);
+      expect(stats.finished).toBe(false);
+      expect(stats.written).toBeLessThan(20 * MiB);
+    });
+
+    it('when a server never finishes its response, then the visit ends at timeoutMs with what had arrived', async () => {
+      const site = await start((request, response) => {
+        if (request.url === '/robots.txt') return notFound(response);
+        response.writeHead(200, { 'Content-Type': 'text/html' });
+        response.write('<a href="mailto:slow@slow.example">m</a><a href="/contact">Contact</a>');
+      });
+      const started = Date.now();
+      // generous: the partial page has to arrive before the deadline even on a loaded machine
+      const result = await createWebsiteEnricher(options({ timeoutMs: 1500 })).enrich(`http://slow.example:${site.port}/`, never);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1400);
+      expect(Date.now() - started).toBeLessThan(10000);
+      expect(result.emails).toEqual(['slow@slow.example']);
+      expect(site.paths()).toEqual(['/robots.txt', '/']);
+    });
+
+    it('when a server never answers at all, then the visit ends at timeoutMs with an empty result', async () => {
+      const site = await start(() => undefined);
+      const started = Date.now();
+      expect(await createWebsiteEnricher(options({ timeoutMs: 300 })).enrich(`http://mute.example:${site.port}/`, never)).toEqual(EMPTY);
+      expect(Date.now() - started).toBeLessThan(10000);
+    });
+
+    it('when the page is sent gzip-compressed, then it is decompressed', async () => {
+      const site = await start((request, response) => {
+        if (request.url !== '/') return notFound(response);
+        response.writeHead(200, { 'Content-Type': 'text/html', 'Content-Encoding': 'gzip' });
+        response.end(zlib.gzipSync('<p>Write to zip&#64;gzip.example</p>'));
+      });
+      const result = await createWebsiteEnricher(options()).enrich(`http://gzip.example:${site.port}/`, never);
+      expect(result.emails).toEqual(['zip@gzip.example']);
+      expect(site.requests[1]?.headers['accept-encoding']).toContain('gzip');
+    });
+
+    it('when two visits of one host run at once, then the host never sees two requests at a time', async () => {
+      const site = await start((request, response) => {
+        // a slow answer opens the window in which an unguarded second request would overlap
+        setTimeout(() => (request.url === '/robots.txt' ? notFound(response) : html(response, '<a href="/contact">Contact</a> x@busy.example')), 30);
+      });
+      const enricher = createWebsiteEnricher(options({ concurrency: 2 }));
+      const results = await Promise.all([
+        enricher.enrich(`http://busy.example:${site.port}/`, never),
+        enricher.enrich(`http://busy.example:${site.port}/branch`, never),
+      ]);
+      expect(results.map((result) => result.emails)).toEqual([['x@busy.example'], ['x@busy.example']]);
+      expect(site.requests.length).toBeGreaterThanOrEqual(4);
+      expect(site.maxInFlight).toBe(1);
+    });
+
+    it('when concurrency is 1, then websites of different hosts are visited one after another', async () => {
+      const site = await start((_request, response) => setTimeout(() => html(response, 'hello'), 30));
+      const enricher = createWebsiteEnricher(options({ concurrency: 1 }));
+      await Promise.all(['a', 'b', 'c'].map((name) => enricher.enrich(`http://${name}.example:${site.port}/`, never)));
+      expect(site.requests).toHaveLength(6);
+      expect(site.maxInFlight).toBe(1);
+    });
+  });
+
+  describe('SSRF protection (allowPrivateNetworks: false)', () => {
+    let site: FakeSite;
+    beforeAll(async () => {
+      site = await start((request, response) => {
+        if (request.url === '/to-internal') return redirect(response, `http://internal.example:${site.port}/`);
+        return html(response, '<a href="mailto:leak@internal.example">x</a>');
+      });
+    });
+
+    it('when the host resolves to 127.0.0.1, then it is refused without any connection', async () => {
+      const lookup = jest.fn(loopbackLookup());
+      const result = await createWebsiteEnricher(options({ allowPrivateNetworks: false, lookup })).enrich(`http://shop.example:${site.port}/`, never);
+      expect(result).toEqual(EMPTY);
+      expect(lookup).toHaveBeenCalledWith('shop.example');
+      expect(site.connections).toBe(0);
+    });
+
+    it.each(['http://127.0.0.1:PORT/', 'http://[::1]:PORT/', 'http://0x7f.1:PORT/', 'http://localhost:PORT/'])(
+      'when the URL is %s, then it is refused without any connection',
+      async (url) => {
+        const result = await createWebsiteEnricher(options({ allowPrivateNetworks: false })).enrich(url.replace('PORT', String(site.port)), never);
+        expect(result).toEqual(EMPTY);
+        expect(site.connections).toBe(0);
+      },
+    );
+
+    it('when a public hop redirects to a host resolving to a private address, then the redirect target is never contacted', async () => {
+      // loopback stands in for a public address here; internal.example also resolves to 10.0.0.8
+      const policy = { isForbiddenAddress: (ip: string) => ip !== '127.0.0.1' && isForbiddenAddress(ip), isAllowedPort: () => true };
+      const lookup = loopbackLookup({ 'internal.example': ['127.0.0.1', '10.0.0.8'] });
+      const enricher = createEnricherWithPolicy(options({ allowPrivateNetworks: false, lookup }), policy);
+      expect(await enricher.enrich(`http://public.example:${site.port}/to-internal`, never)).toEqual(EMPTY);
+      expect(site.requests.map((seen) => seen.host)).not.toContain(`internal.example:${site.port}`);
+      expect(site.paths()).toContain('/to-internal');
+    });
+  });
+
+  describe('failures and cancellation', () => {
+    it.each([
+      ['not a URL', 'http://'],
+      ['an unsupported scheme', 'ftp://shop.example/'],
+      ['an empty string', '  '],
+    ])('when the website is %s, then the result is empty', async (_case, url) => {
+      expect(await createWebsiteEnricher(options()).enrich(url, never)).toEqual(EMPTY);
+    });
+
+    it('when DNS fails or nothing listens, then the result is empty', async () => {
+      const failing = createWebsiteEnricher(options({ lookup: () => Promise.reject(new Error('ENOTFOUND')) }));
+      expect(await failing.enrich('http://gone.example/', never)).toEqual(EMPTY);
+      const closed = await startFakeSite(() => undefined);
+      const port = closed.port;
+      await closed.close();
+      expect(await createWebsiteEnricher(options()).enrich(`http://gone.example:${port}/`, never)).toEqual(EMPTY);
+    });
+
+    it('when the home page is not HTML, then the result is empty', async () => {
+      const site = await start((request, response) => {
+        response.writeHead(200, { 'Content-Type': 'application/pdf' });
+        response.end('%PDF info@pdf.example');
+      });
+      expect(await createWebsiteEnricher(options()).enrich(`http://pdf.example:${site.port}/`, never)).toEqual(EMPTY);
+    });
+
+    it('when the caller aborts during a visit, then enrich rejects with the signal reason', async () => {
+      let arrived: () => void = () => undefined;
+      const requestArrived = new Promise<void>((resolve) => (arrived = resolve));
+      const site = await start(() => arrived());
+      const controller = new AbortController();
+      const visit = createWebsiteEnricher(options()).enrich(`http://stuck.example:${site.port}/`, controller.signal);
+      await requestArrived;
+      const reason = new Error('job cancelled');
+      controller.abort(reason);
+      await expect(visit).rejects.toBe(reason);
+    });
+
+    it('when the signal is already aborted, then enrich rejects with its reason without any request', async () => {
+      const site = await start((_request, response) => html(response, 'x'));
+      const controller = new AbortController();
+      const reason = new Error('deadline');
+      controller.abort(reason);
+      await expect(createWebsiteEnricher(options()).enrich(`http://shop.example:${site.port}/`, controller.signal)).rejects.toBe(reason);
+      expect(site.connections).toBe(0);
+    });
+  });
+});

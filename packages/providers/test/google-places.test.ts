@@ -1,0 +1,167 @@
+import { FIELD_MASK, createGooglePlacesProvider } from '../src/google-places';
+import { UpstreamClient, type WebsiteEnricherLike } from '../src/http';
+import type { ProviderLead } from '../src/provider';
+import { type GooglePlacesFake, makePlaces, startGooglePlacesFake } from './fakes/google-places-fake';
+import { collect, context, FAST_RETRY, failure, request, StubEnricher } from './fakes/support';
+
+let fake: GooglePlacesFake;
+
+beforeAll(async () => {
+  fake = await startGooglePlacesFake('good-key');
+});
+afterAll(() => fake.close());
+beforeEach(() => {
+  fake.reset();
+  fake.places = makePlaces(150);
+});
+
+function provider(enricher: WebsiteEnricherLike | null = null, attemptTimeoutMs = 5_000) {
+  const client = new UpstreamClient({ name: 'google_places', baseUrl: fake.url, headers: { 'x-goog-api-key': 'good-key' }, retry: FAST_RETRY, attemptTimeoutMs });
+  return createGooglePlacesProvider({ client, enrichment: enricher && { enricher, concurrency: 4, deadlineMarginMs: 200 } });
+}
+
+const leadsOf = (pages: Array<{ leads: ProviderLead[] }>) => pages.flatMap((p) => p.leads);
+
+describe('google_places adapter', () => {
+  it('when places are found, then each is mapped onto the lead record from the masked fields only', async () => {
+    fake.places = [
+      {
+        ...makePlaces(1)[0]!,
+        id: 'ChIJabc',
+        displayName: { text: 'Smile Dental', languageCode: 'en' },
+        formattedAddress: '1 Congress Ave, Austin, TX 78701, USA',
+        internationalPhoneNumber: '+1 512-555-0100',
+        websiteUri: 'https://smile.example',
+        rating: 4.7,
+        types: ['dental_clinic', 'health', 'point_of_interest', 'establishment'],
+      },
+      { ...makePlaces(1, 'q')[0]!, internationalPhoneNumber: undefined, rating: undefined, websiteUri: undefined },
+    ];
+    const pages = await collect(provider(), request({ category: 'Dentist', keyword: 'kids' }), context());
+    const [first, second] = leadsOf(pages);
+    expect(first).toEqual({
+      dedupKey: 'ChIJabc',
+      lead: {
+        source: 'google_maps',
+        businessName: 'Smile Dental',
+        email: null,
+        phone: '+1 512-555-0100',
+        address: '1 Congress Ave, Austin, TX 78701, USA',
+        website: 'https://smile.example',
+        reviewScore: 4.7,
+        categories: ['Dentist', 'dental clinic', 'health'],
+        socialProfiles: { facebook: null, instagram: null, linkedin: null },
+      },
+    });
+    expect(second?.lead).toMatchObject({ phone: '(512) 555-1000', reviewScore: null, website: null });
+    const sent = fake.requests[0]!;
+    expect(sent.headers['x-goog-fieldmask']).toBe(FIELD_MASK);
+    expect(FIELD_MASK).not.toContain('priceLevel');
+    expect(sent.body).toMatchObject({ textQuery: 'Dentist kids in Austin, United States', regionCode: 'US', pageSize: 20 });
+  });
+
+  it('when a place is closed permanently or temporarily, then it is skipped', async () => {
+    fake.places = makePlaces(5).map((p, i) => ({ ...p, businessStatus: ['OPERATIONAL', 'CLOSED_PERMANENTLY', 'CLOSED_TEMPORARILY', 'OPERATIONAL', undefined][i] }));
+    const leads = leadsOf(await collect(provider(), request(), context()));
+    expect(leads.map((l) => l.dedupKey).sort()).toEqual(['ChIJp0000', 'ChIJp0003', 'ChIJp0004']);
+  });
+
+  it('when the area has no match, then the answer {} ends the search with no lead after one call', async () => {
+    fake.places = [];
+    const pages = await collect(provider(), request(), context());
+    expect(leadsOf(pages)).toEqual([]);
+    expect(pages.at(-1)?.cursor ?? null).toBeNull();
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it('when the area has fewer places than one query returns, then the other variants are not tried', async () => {
+    fake.places = makePlaces(45);
+    const pages = await collect(provider(), request(), context());
+    expect(leadsOf(pages)).toHaveLength(45);
+    expect(fake.requests).toHaveLength(3);
+    expect(pages.at(-1)?.cursor).toBeNull();
+  });
+
+  it('when 100 are asked for, then query variants reach 100 unique places past the 60 cap, with dedup by place id', async () => {
+    const pages = await collect(provider(), request({ maxResults: 100 }), context(), 100);
+    const keys = leadsOf(pages).map((l) => l.dedupKey);
+    expect(keys.length).toBeGreaterThanOrEqual(100);
+    expect(new Set(keys).size).toBe(keys.length);
+    // Pages of every variant repeat the first call's parameters, token aside, and never exceed 20.
+    const bodies = fake.requests.map((r) => r.body as Record<string, unknown>);
+    expect(bodies.every((b) => (b.pageSize as number) <= 20)).toBe(true);
+    expect(new Set(bodies.map((b) => JSON.stringify({ ...b, pageToken: undefined }))).size).toBeGreaterThan(1);
+    const returned = fake.requests.length * 20;
+    expect(returned).toBeGreaterThan(keys.length); // overlapping variants: duplicates were dropped
+  });
+
+  it('when every variant has run, then the search ends with a null cursor', async () => {
+    fake.places = makePlaces(70);
+    const pages = await collect(provider(), request({ maxResults: 100 }), context());
+    expect(pages.at(-1)?.cursor).toBeNull();
+    expect(new Set(leadsOf(pages).map((l) => l.dedupKey)).size).toBe(70);
+    expect(fake.requests.length).toBeLessThanOrEqual(6 * 3);
+  });
+
+  it('when a replacement worker resumes from a cursor, then it continues with the next page and not from the start', async () => {
+    const req = request({ maxResults: 100 });
+    const firstRun = await collect(provider(), req, context(), 1);
+    const cursor = firstRun[0]!.cursor;
+    expect(cursor).not.toBeNull();
+    fake.reset();
+    const resumed = await collect(provider(), req, context({ cursor }), 1);
+    expect((fake.requests[0]!.body as Record<string, unknown>).pageToken).toEqual(expect.any(String));
+    const before = new Set(firstRun[0]!.leads.map((l) => l.dedupKey));
+    expect(resumed[0]!.leads.some((l) => before.has(l.dedupKey))).toBe(false);
+  });
+
+  it('when the stored page token has expired, then the variant restarts from its first page', async () => {
+    const req = request({ maxResults: 100 });
+    const cursor = (await collect(provider(), req, context(), 1))[0]!.cursor;
+    fake.expireTokens();
+    fake.reset();
+    const resumed = await collect(provider(), req, context({ cursor }), 1);
+    expect(resumed[0]!.leads.length).toBeGreaterThan(0);
+    expect((fake.requests[0]!.body as Record<string, unknown>).pageToken).toBeDefined();
+    expect((fake.requests[1]!.body as Record<string, unknown>).pageToken).toBeUndefined();
+  });
+
+  it('when an attempt gets no complete answer within its own timeout, then it is retried before giving up', async () => {
+    fake.failNext('hang');
+    const pages = await collect(provider(null, 300), request(), context(), 1);
+    expect(pages[0]!.leads.length).toBeGreaterThan(0);
+    expect(fake.requests).toHaveLength(2);
+  });
+
+  it('when websites are enriched, then email and social profiles are filled in and a failing website leaves its lead as it was', async () => {
+    fake.places = makePlaces(3);
+    const enricher = new StubEnricher({
+      'https://business-p0.example': { emails: ['hello@business-p0.example'], instagram: 'https://instagram.com/p0' },
+      'https://business-p1.example': 'throw',
+    });
+    const leads = leadsOf(await collect(provider(enricher), request(), context()));
+    const byKey = Object.fromEntries(leads.map((l) => [l.dedupKey, l.lead]));
+    expect(byKey.ChIJp0000).toMatchObject({ email: 'hello@business-p0.example', socialProfiles: { instagram: 'https://instagram.com/p0', facebook: null } });
+    expect(byKey.ChIJp0001).toMatchObject({ email: null });
+    expect(leads).toHaveLength(3);
+    expect(enricher.asked).toHaveLength(3);
+  });
+
+  it('when enrichment is still running close to the deadline, then the page is handed over un-enriched in time', async () => {
+    fake.places = makePlaces(2);
+    const enricher = new StubEnricher({ 'https://business-p0.example': 'hang' });
+    const started = Date.now();
+    const pages = await collect(provider(enricher), request(), context({ deadline: Date.now() + 700 }));
+    expect(Date.now() - started).toBeLessThan(700);
+    expect(leadsOf(pages)).toHaveLength(2);
+  });
+
+  it('when the job is cancelled during enrichment, then the search ends with the signal reason', async () => {
+    fake.places = makePlaces(2);
+    const controller = new AbortController();
+    const reason = new Error('cancelled');
+    setTimeout(() => controller.abort(reason), 100);
+    const error = await failure(provider(new StubEnricher({ 'https://business-p0.example': 'hang' })), request(), context({ signal: controller.signal }));
+    expect(error).toBe(reason);
+  });
+});

@@ -1,0 +1,133 @@
+import { UpstreamClient } from '../src/http';
+import { createPeopleDataLabsProvider } from '../src/people-data-labs';
+import { makePeople, type PdlFake, startPdlFake } from './fakes/pdl-fake';
+import { collect, context, FAST_RETRY, request } from './fakes/support';
+
+let fake: PdlFake;
+
+beforeAll(async () => {
+  fake = await startPdlFake('good-key');
+});
+afterAll(() => fake.close());
+beforeEach(() => {
+  fake.reset();
+  fake.people = makePeople(40);
+});
+
+function provider() {
+  const client = new UpstreamClient({ name: 'people_data_labs', baseUrl: fake.url, headers: { 'x-api-key': 'good-key' }, retry: FAST_RETRY });
+  return createPeopleDataLabsProvider({ client });
+}
+
+const linkedin = (overrides: Parameters<typeof request>[0] = {}) => request({ source: 'linkedin', category: 'software', city: undefined, ...overrides });
+
+describe('people_data_labs adapter', () => {
+  it('when a person matches, then the record is mapped onto the lead with its person object', async () => {
+    fake.people = makePeople(1, () => ({
+      full_name: 'sean thorne',
+      job_title: 'co-founder and chief executive officer',
+      job_title_levels: ['owner', 'cxo'],
+      linkedin_url: 'linkedin.com/in/Sean-Thorne/',
+      location_name: 'san francisco, california, united states',
+      job_company_name: 'people data labs',
+      job_company_website: 'peopledatalabs.com',
+      industry: 'computer software',
+      work_email: 'sean@peopledatalabs.com',
+      phone_numbers: ['+15555550100'],
+      facebook_url: 'facebook.com/deseanthorne',
+    }));
+    const [page] = await collect(provider(), linkedin(), context());
+    expect(page?.leads).toEqual([
+      {
+        dedupKey: 'https://www.linkedin.com/in/sean-thorne',
+        lead: {
+          source: 'linkedin',
+          businessName: 'People Data Labs',
+          email: 'sean@peopledatalabs.com',
+          phone: '+15555550100',
+          address: 'San Francisco, California, United States',
+          website: 'https://peopledatalabs.com',
+          reviewScore: null,
+          categories: ['computer software'],
+          socialProfiles: { facebook: 'https://facebook.com/deseanthorne', instagram: null, linkedin: 'https://www.linkedin.com/in/sean-thorne' },
+          person: {
+            fullName: 'Sean Thorne',
+            title: 'co-founder and chief executive officer',
+            seniority: 'owner',
+            linkedinUrl: 'https://www.linkedin.com/in/sean-thorne',
+            location: 'San Francisco, California, United States',
+          },
+        },
+      },
+    ]);
+  });
+
+  it('when linkedinParams are given, then they become the Elasticsearch query PDL evaluates', async () => {
+    fake.people = [
+      ...makePeople(3, (i) => ({ id: `match-${i}`, linkedin_url: `linkedin.com/in/match-${i}`, job_title: 'vp of sales', job_title_levels: ['vp'], location_country: 'germany', job_company_size: '11-50', industry: 'retail' })),
+      ...makePeople(3, (i) => ({ id: `other-${i}`, linkedin_url: `linkedin.com/in/other-${i}`, job_title: 'vp of sales', job_title_levels: ['vp'], location_country: 'united states', industry: 'retail' })),
+    ];
+    const req = linkedin({ state: 'US', linkedinParams: { title: ['VP of Sales'], seniority: ['vp', 'c_suite'], industry: ['Retail'], companySize: ['11-50'], country: 'DE' } });
+    const pages = await collect(provider(), req, context());
+    expect(pages.flatMap((p) => p.leads).map((l) => l.dedupKey).sort()).toEqual([0, 1, 2].map((i) => `https://www.linkedin.com/in/match-${i}`));
+    const must = ((fake.requests[0]!.body as { query: { bool: { must: unknown[] } } }).query.bool.must);
+    expect(must).toEqual(expect.arrayContaining([
+      { terms: { job_title_levels: ['vp', 'cxo'] } },
+      { terms: { industry: ['retail'] } },
+      { terms: { job_company_size: ['11-50'] } },
+      { term: { location_country: 'germany' } },
+      { bool: { should: [{ match_phrase: { job_title: 'vp of sales' } }], minimum_should_match: 1 } },
+    ]));
+  });
+
+  it('when no industry is given, then the category stands in for it and the state for the country', async () => {
+    const pages = await collect(provider(), linkedin({ category: 'Computer Software', state: 'US' }), context(), 25);
+    expect(pages[0]!.leads).toHaveLength(25);
+    const must = JSON.stringify((fake.requests[0]!.body as { query: unknown }).query);
+    expect(must).toContain('"location_country":"united states"');
+    expect(must).toContain('{"match_phrase":{"industry":"computer software"}}');
+  });
+
+  it('when more people match than one page holds, then scroll_token pages follow with size capped at maxResults', async () => {
+    const pages = await collect(provider(), linkedin({ maxResults: 15 }), context());
+    const keys = pages.flatMap((p) => p.leads).map((l) => l.dedupKey);
+    expect(keys).toHaveLength(40);
+    expect(new Set(keys).size).toBe(40);
+    const bodies = fake.requests.map((r) => r.body as Record<string, unknown>);
+    expect(bodies.every((b) => b.size === 15)).toBe(true);
+    expect(bodies[0]!.scroll_token).toBeUndefined();
+    expect(bodies[1]!.scroll_token).toEqual(expect.any(String));
+    expect(pages.at(-1)?.cursor).toBeNull();
+  });
+
+  it('when nothing matches, then the 404 ends the search without a lead or an error', async () => {
+    const pages = await collect(provider(), linkedin({ category: 'underwater basket weaving' }), context());
+    expect(pages.flatMap((p) => p.leads)).toEqual([]);
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it('when a replacement worker resumes from a cursor, then the scroll continues where the committed page ended', async () => {
+    const req = linkedin({ maxResults: 10 });
+    const [first] = await collect(provider(), req, context(), 1);
+    fake.reset();
+    const [second] = await collect(provider(), req, context({ cursor: first!.cursor }), 1);
+    expect((fake.requests[0]!.body as Record<string, unknown>).scroll_token).toEqual(expect.any(String));
+    const before = new Set(first!.leads.map((l) => l.dedupKey));
+    expect(second!.leads).toHaveLength(10);
+    expect(second!.leads.some((l) => before.has(l.dedupKey))).toBe(false);
+  });
+
+  it('when the stored scroll token is refused, then the search restarts from the beginning', async () => {
+    const cursor = JSON.stringify({ v: 1, scrollToken: 'expired-token' });
+    const [page] = await collect(provider(), linkedin({ maxResults: 10 }), context({ cursor }), 1);
+    expect(page!.leads).toHaveLength(10);
+    expect(fake.requests).toHaveLength(2);
+    expect((fake.requests[1]!.body as Record<string, unknown>).scroll_token).toBeUndefined();
+  });
+
+  it('when a record has no LinkedIn profile URL, then it is left out', async () => {
+    fake.people = makePeople(3, (i) => ({ linkedin_url: i === 1 ? 'https://example.com/not-linkedin' : `linkedin.com/in/p${i}` }));
+    const pages = await collect(provider(), linkedin(), context());
+    expect(pages.flatMap((p) => p.leads).map((l) => l.dedupKey)).toEqual(['https://www.linkedin.com/in/p0', 'https://www.linkedin.com/in/p2']);
+  });
+});

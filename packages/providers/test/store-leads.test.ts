@@ -1,0 +1,158 @@
+import type { ShopifyLead } from '@leadgen/domain';
+import { UpstreamClient, type WebsiteEnricherLike } from '../src/http';
+import { createCompanyPeopleFinder } from '../src/people-data-labs';
+import { createStoreLeadsProvider } from '../src/store-leads';
+import { makePeople, type PdlFake, startPdlFake } from './fakes/pdl-fake';
+import { makeStores, type StoreLeadsFake, startStoreLeadsFake } from './fakes/storeleads-fake';
+import { collect, context, FAST_RETRY, failure, request, StubEnricher } from './fakes/support';
+
+let stores: StoreLeadsFake;
+let pdl: PdlFake;
+
+beforeAll(async () => {
+  [stores, pdl] = await Promise.all([startStoreLeadsFake('sl-key'), startPdlFake('pdl-key')]);
+});
+afterAll(() => Promise.all([stores.close(), pdl.close()]));
+beforeEach(() => {
+  stores.reset();
+  pdl.reset();
+  stores.stores = makeStores(30);
+  pdl.people = [];
+});
+
+function provider(options: { enricher?: WebsiteEnricherLike; withPdl?: boolean; pdlKey?: string } = {}) {
+  const client = new UpstreamClient({ name: 'storeleads', baseUrl: stores.url, headers: { authorization: 'Bearer sl-key' }, retry: FAST_RETRY });
+  const pdlClient = new UpstreamClient({ name: 'people_data_labs', baseUrl: pdl.url, headers: { 'x-api-key': options.pdlKey ?? 'pdl-key' }, retry: FAST_RETRY });
+  return createStoreLeadsProvider({
+    client,
+    people: options.withPdl === false ? null : createCompanyPeopleFinder(pdlClient),
+    enrichment: options.enricher ? { enricher: options.enricher, concurrency: 4, deadlineMarginMs: 200 } : null,
+  });
+}
+
+const shopify = (overrides: Parameters<typeof request>[0] = {}) => request({ source: 'shopify', category: 'apparel', city: undefined, ...overrides });
+const leadsOf = (pages: Array<{ leads: Array<{ lead: unknown }> }>) => pages.flatMap((p) => p.leads.map((l) => l.lead as ShopifyLead));
+
+describe('storeleads adapter', () => {
+  it('when a store is found, then it is mapped onto one row with its store object and contact_info', async () => {
+    stores.stores = makeStores(1, () => ({
+      name: 'WWW.Allbirds.com',
+      title: 'Allbirds',
+      country_code: 'US',
+      city: 'San Francisco',
+      categories: ['/Apparel/Footwear/', '/Apparel/'],
+      contact_info: [
+        { type: 'email', value: 'help@allbirds.com', source: '/pages/contact' },
+        { type: 'phone', value: '+1 888-963-8944' },
+        { type: 'instagram', value: 'instagram.com/allbirds' },
+        { type: 'linkedin', value: 'https://www.linkedin.com/company/allbirds' },
+        { type: 'email', value: 'help@allbirds.com' },
+      ],
+    }));
+    const [row] = (await collect(provider({ withPdl: false }), shopify(), context()))[0]!.leads;
+    expect(row).toEqual({
+      dedupKey: 'allbirds.com',
+      lead: {
+        source: 'shopify',
+        businessName: 'Allbirds',
+        email: 'help@allbirds.com',
+        phone: '+1 888-963-8944',
+        address: 'San Francisco, US',
+        website: 'https://allbirds.com',
+        reviewScore: null,
+        categories: ['Apparel > Footwear', 'Apparel'],
+        socialProfiles: { facebook: null, instagram: 'https://instagram.com/allbirds', linkedin: 'https://www.linkedin.com/company/allbirds' },
+        store: { domain: 'allbirds.com', country: 'US', platform: 'shopify' },
+        contacts: [
+          { name: null, title: null, email: 'help@allbirds.com', phone: null, linkedinUrl: null },
+          { name: null, title: null, email: null, phone: '+1 888-963-8944', linkedinUrl: null },
+        ],
+      },
+    });
+    const query = stores.requests[0]!.query;
+    expect(Object.fromEntries(query)).toMatchObject({ 'f:p': 'shopify', 'f:cc': 'US', 'f:cat': 'apparel', page: '0', page_size: '25' });
+  });
+
+  it('when the stores span several pages, then page and page_size page through them, one row per domain, handed over in chunks', async () => {
+    stores.stores = [...makeStores(60), makeStores(1)[0]!]; // store0.com twice
+    const pages = await collect(provider({ withPdl: false }), shopify({ maxResults: 30 }), context());
+    const domains = leadsOf(pages).map((l) => l.store.domain);
+    expect(domains).toHaveLength(60);
+    expect(new Set(domains).size).toBe(60);
+    expect(stores.requests.map((r) => [r.query.get('page'), r.query.get('page_size')])).toEqual([['0', '30'], ['1', '30'], ['2', '30']]);
+    expect(pages.every((p) => p.leads.length <= 10)).toBe(true);
+    expect(pages.at(-1)?.cursor).toBeNull();
+  });
+
+  it('when a replacement worker resumes from a cursor, then it continues inside the same Store Leads page', async () => {
+    const req = shopify({ maxResults: 30 });
+    const [first] = await collect(provider({ withPdl: false }), req, context(), 1);
+    expect(JSON.parse(first!.cursor!)).toEqual({ v: 1, page: 0, offset: 10, pageSize: 30 });
+    stores.reset();
+    const [second] = await collect(provider({ withPdl: false }), req, context({ cursor: first!.cursor }), 1);
+    expect(second!.leads.map((l) => l.dedupKey)).toEqual(Array.from({ length: 10 }, (_, i) => `store${10 + i}.com`));
+    expect(stores.requests[0]!.query.get('page')).toBe('0');
+  });
+
+  it('when decisionMakerTitles are given, then one PDL call per page finds the people by company domain', async () => {
+    stores.stores = makeStores(3, (i) => ({ contact_info: i === 0 ? [{ type: 'email', value: 'info@store0.com' }] : [] }));
+    pdl.people = [
+      ...makePeople(2, (i) => ({ id: `a${i}`, job_company_website: 'store0.com', job_title: i === 0 ? 'founder' : 'warehouse clerk', linkedin_url: `linkedin.com/in/a${i}` })),
+      ...makePeople(1, () => ({ id: 'b', job_company_website: 'Store2.com', job_title: 'head of ecommerce', linkedin_url: 'linkedin.com/in/b' })),
+      ...makePeople(1, () => ({ id: 'c', job_company_website: 'elsewhere.com', job_title: 'founder', linkedin_url: 'linkedin.com/in/c' })),
+    ];
+    const leads = leadsOf(await collect(provider(), shopify({ decisionMakerTitles: ['Founder', 'Head of Ecommerce'] }), context()));
+    expect(pdl.requests).toHaveLength(1);
+    const byDomain = Object.fromEntries(leads.map((l) => [l.store.domain, l.contacts]));
+    expect(byDomain['store0.com']).toEqual([
+      { name: null, title: null, email: 'info@store0.com', phone: null, linkedinUrl: null },
+      expect.objectContaining({ title: 'founder', linkedinUrl: 'https://www.linkedin.com/in/a0' }),
+    ]);
+    expect(byDomain['store1.com']).toEqual([]);
+    expect(byDomain['store2.com']).toEqual([expect.objectContaining({ title: 'head of ecommerce', name: 'Person Number0' })]);
+  });
+
+  it('when PDL is not configured, then contacts come only from contact_info', async () => {
+    stores.stores = makeStores(1, () => ({ contact_info: [{ type: 'phone', value: '+1 512 555 0100' }] }));
+    const leads = leadsOf(await collect(provider({ withPdl: false }), shopify({ decisionMakerTitles: ['Founder'] }), context()));
+    expect(leads[0]!.contacts).toEqual([{ name: null, title: null, email: null, phone: '+1 512 555 0100', linkedinUrl: null }]);
+    expect(pdl.requests).toHaveLength(0);
+  });
+
+  it('when the people lookup keeps failing, then the stores are still delivered with their own contact points', async () => {
+    pdl.failAlways({ status: 503 });
+    const leads = leadsOf(await collect(provider(), shopify({ decisionMakerTitles: ['Founder'], maxResults: 10 }), context(), 10));
+    expect(leads).toHaveLength(10);
+    expect(pdl.requests).toHaveLength(FAST_RETRY.maxAttempts);
+  });
+
+  it('when PDL refuses its key, then the job ends with provider_unauthorized', async () => {
+    const error = await failure(provider({ pdlKey: 'wrong' }), shopify({ decisionMakerTitles: ['Founder'] }), context());
+    expect(error).toMatchObject({ reason: 'provider_unauthorized', upstreamStatus: 401 });
+  });
+
+  it('when requiredChannels are given, then only stores with every channel remain, counted after enrichment', async () => {
+    stores.stores = makeStores(4, (i) => ({
+      contact_info: [
+        ...(i === 0 ? [{ type: 'email', value: 'a@store0.com' }, { type: 'phone', value: '+1 1' }] : []),
+        ...(i === 1 ? [{ type: 'phone', value: '+1 2' }] : []),
+        ...(i === 2 ? [{ type: 'email', value: 'c@store2.com' }] : []),
+      ],
+    }));
+    pdl.people = makePeople(1, () => ({ job_company_website: 'store3.com', job_title: 'founder', phone_numbers: ['+1 3'], work_email: 'd@store3.com' }));
+    const enricher = new StubEnricher({ 'https://store1.com': { emails: ['found@store1.com'], linkedin: 'https://www.linkedin.com/company/store1' } });
+    const leads = leadsOf(await collect(provider({ enricher }), shopify({ requiredChannels: ['email', 'phone'], decisionMakerTitles: ['founder'] }), context()));
+    expect(leads.map((l) => l.store.domain)).toEqual(['store0.com', 'store1.com', 'store3.com']);
+    expect(leads[1]).toMatchObject({ email: 'found@store1.com', socialProfiles: { linkedin: 'https://www.linkedin.com/company/store1' } });
+    expect(stores.requests[0]!.query.get('page_size')).toBe('50');
+
+    const withLinkedin = leadsOf(await collect(provider({ enricher }), shopify({ requiredChannels: ['linkedin'], decisionMakerTitles: ['founder'] }), context()));
+    expect(withLinkedin.map((l) => l.store.domain)).toEqual(['store1.com', 'store3.com']);
+  });
+
+  it('when Store Leads has no store for the filters, then the search ends without a lead', async () => {
+    const pages = await collect(provider(), shopify({ state: 'FR' }), context());
+    expect(leadsOf(pages)).toEqual([]);
+    expect(stores.requests).toHaveLength(1);
+  });
+});
