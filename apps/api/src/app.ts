@@ -1,6 +1,7 @@
 import express, { type RequestHandler } from 'express';
 import { errors } from '@leadgen/domain';
 import type { ApiDependencies } from './dependencies';
+import { accessLog } from './http/access-log';
 import { authenticate } from './http/authenticate';
 import { jsonBody } from './http/json-body';
 import { problemMiddleware } from './http/problem';
@@ -30,6 +31,7 @@ export function createApp(deps: ApiDependencies, options: AppOptions = {}): expr
   app.set('etag', false);
   app.set('trust proxy', false);
   app.use(requestId);
+  app.use(accessLog);
 
   app.get('/healthz', healthRoute);
   app.get('/readyz', readyRoute(deps, options.isShuttingDown ?? (() => false)));

@@ -1,7 +1,8 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from '@leadgen/config';
-import { createDatabase } from '@leadgen/db';
+import { createDatabase, purgeExpiredIdempotencyKeys } from '@leadgen/db';
+import { logger } from '@leadgen/logger';
 import { closeRedis, createJobProducer, subscribeJobEvents } from '@leadgen/queue';
 import { Redis } from 'ioredis';
 import { createApp } from './app';
@@ -44,6 +45,11 @@ export async function startApi(config: Config): Promise<RunningApi> {
   // Longer than a load balancer's idle timeout, so it never reuses a socket we are closing.
   server.keepAliveTimeout = 65_000;
   const port = (server.address() as AddressInfo).port;
+  // Expired keys are ignored on read anyway; this only keeps the table small.
+  const housekeeping = setInterval(() => {
+    purgeExpiredIdempotencyKeys(db).catch((error: Error) => logger.warn('idempotency purge failed', { error: error.message }));
+  }, 3600_000);
+  housekeeping.unref();
 
   return {
     server,
@@ -51,6 +57,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
     deps,
     async close() {
       shuttingDown = true;
+      clearInterval(housekeeping);
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       // Waiting requests answer now with their job's current state (a 202), instead of holding shutdown.

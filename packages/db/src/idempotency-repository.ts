@@ -1,4 +1,4 @@
-import type { Tx } from './client';
+import type { Database, Tx } from './client';
 
 export interface IdempotencyRecord {
   key: string;
@@ -23,7 +23,7 @@ export async function bindIdempotencyKey(tx: Tx, accountId: string, record: Idem
 }
 
 /** Housekeeping: drops expired keys; returns how many. */
-export async function purgeExpiredIdempotencyKeys(tx: Tx, now = new Date()): Promise<number> {
+export async function purgeExpiredIdempotencyKeys(tx: Database | Tx, now = new Date()): Promise<number> {
   const deleted = await tx.idempotencyKey.deleteMany({ where: { expiresAt: { lte: now } } });
   return deleted.count;
 }
