@@ -68,7 +68,12 @@ export function createProviders(config: Config, sources: readonly Source[], deps
   let enrichment: EnrichmentStep | null = null;
   const enrichmentStep = (): EnrichmentStep => {
     enrichment ??= {
-      enricher: deps.enricher ?? createWebsiteEnricher({ ...config.enrichment }),
+      // One enricher per process, so the per-host limit and the robots.txt cache are shared by
+      // every job; each job enriches at most ENRICHMENT_CONCURRENCY sites at once (enrichLeads),
+      // and the process as a whole at most that many per job slot.
+      enricher:
+        deps.enricher ??
+        createWebsiteEnricher({ ...config.enrichment, concurrency: config.enrichment.concurrency * config.worker.concurrency }),
       concurrency: config.enrichment.concurrency,
       deadlineMarginMs: 1_000,
     };

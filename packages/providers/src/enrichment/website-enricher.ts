@@ -14,7 +14,7 @@ export interface EnrichmentOptions {
   timeoutMs: number;
   /** per response body; reading stops beyond it */
   maxBytes: number;
-  /** websites enriched at once by this enricher (one enricher per job) */
+  /** websites visited at once by this enricher (the registry shares one per worker process) */
   concurrency: number;
   /** the home page plus at most maxPages - 1 contact/about pages; default 4 */
   maxPages?: number;
