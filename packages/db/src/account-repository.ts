@@ -59,8 +59,10 @@ export async function revokeApiKey(db: Database, apiKey: string): Promise<boolea
 /**
  * Serialises the writes of one account: reservations and idempotency checks run under this lock,
  * so two requests can neither overdraw the account nor both claim one Idempotency-Key.
+ * NO KEY UPDATE, not UPDATE: the foreign-key checks of ledger and job inserts (a settling worker's,
+ * say) take KEY SHARE on the account row, which UPDATE would block and NO KEY UPDATE does not.
  */
 export async function lockAccount(tx: Tx, accountId: string): Promise<boolean> {
-  const rows = await tx.$queryRaw<Array<{ id: string }>>`SELECT id FROM accounts WHERE id = ${accountId} FOR UPDATE`;
+  const rows = await tx.$queryRaw<Array<{ id: string }>>`SELECT id FROM accounts WHERE id = ${accountId} FOR NO KEY UPDATE`;
   return rows.length === 1;
 }
