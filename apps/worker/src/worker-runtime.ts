@@ -5,6 +5,7 @@ import { logger, withLogContext } from '@leadgen/logger';
 import { closeProviders, createProviders, type LeadProvider } from '@leadgen/providers';
 import {
   closeRedis,
+  createJobProducer,
   createLeadConsumer,
   jobEventPublisher,
   producerConnection,
@@ -12,6 +13,9 @@ import {
   type Worker,
 } from '@leadgen/queue';
 import { createLeadJobHandler, finish, type HandlerDependencies } from './process-lead-job';
+import { requeueLostJobs } from './requeue-lost-jobs';
+
+const REQUEUE_PERIOD_MS = 60_000;
 
 export interface RunningWorker {
   sources: Source[];
@@ -64,6 +68,16 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
     },
   });
 
+  // One worker in the fleet per period looks for jobs the queue lost (requeue-lost-jobs.ts).
+  const producer = createJobProducer(config.redis.url, config.redis.queuePrefix);
+  const sweep = setInterval(() => {
+    void (async () => {
+      if (!(await producer.claimPeriodicTask('requeue-lost-jobs', REQUEUE_PERIOD_MS))) return;
+      await requeueLostJobs(db, producer, sources);
+    })().catch((error: Error) => logger.warn('lost-job sweep failed', { error: error.message }));
+  }, REQUEUE_PERIOD_MS);
+  sweep.unref();
+
   for (const consumer of consumers) void consumer.run();
   await Promise.all(consumers.map((c) => c.waitUntilReady()));
   logger.info('worker started', { sources, concurrency: config.worker.concurrency, providers: sources.map((s) => providers.get(s)?.name) });
@@ -75,8 +89,10 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
       const grace = setTimeout(() => {
         for (const consumer of consumers) consumer.cancelAllJobs('shutdown');
       }, config.shutdownGraceMs);
+      clearInterval(sweep);
       await Promise.all(consumers.map((c) => c.close()));
       clearTimeout(grace);
+      await producer.close();
       await subscription.close();
       await closeRedis(publisherConnection);
       await closeProviders(providers);

@@ -9,6 +9,13 @@ export interface JobProducer extends JobEventPublisher {
   enqueue(source: Source, payload: LeadJobPayload): Promise<void>;
   /** removes a job that no worker holds yet; true when it was removed */
   removeWaiting(source: Source, jobId: string): Promise<boolean>;
+  /**
+   * Puts a job back in its queue when its entry is gone (Redis lost it) or finished while the job
+   * is not: returns whether it did. A waiting, delayed or active entry is left alone.
+   */
+  requeueIfLost(source: Source, payload: LeadJobPayload): Promise<boolean>;
+  /** true for the one caller per key and period, fleet-wide (SET NX PX) */
+  claimPeriodicTask(name: string, periodMs: number): Promise<boolean>;
   queues(): Queue[];
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -61,6 +68,17 @@ export function createJobProducer(redisUrl: string, prefix: string): JobProducer
       return job.remove().then(() => true, () => false);
     },
     ...jobEventPublisher(connection, prefix),
+    async requeueIfLost(source, payload) {
+      const queue = queueOf(source);
+      const state = await queue.getJobState(payload.jobId);
+      if (state !== 'unknown' && state !== 'completed' && state !== 'failed') return false;
+      if (state !== 'unknown') await queue.remove(payload.jobId);
+      await queue.add(source, { ...payload, source }, { ...JOB_OPTIONS, jobId: payload.jobId });
+      return true;
+    },
+    async claimPeriodicTask(name, periodMs) {
+      return (await connection.set(`${prefix}:task:${name}`, '1', 'PX', periodMs, 'NX')) === 'OK';
+    },
     queues: () => [...queues.values()],
     async ping() {
       await connection.ping();
