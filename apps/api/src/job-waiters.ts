@@ -37,10 +37,6 @@ export class JobWaiters {
     }
   }
 
-  get size(): number {
-    return this.waiting.size;
-  }
-
   /** Wakes everyone (at shutdown): each request then answers with the job's current state. */
   wakeAll(): void {
     for (const jobId of [...this.waiting.keys()]) this.notify(jobId);

@@ -3,10 +3,16 @@ import { randomBytes } from 'node:crypto';
 // Public identifiers carry a type prefix (as Stripe's do) so a support ticket's id says what it is.
 const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
 
+// Bytes at or above 252 (7 × 36) are skipped, so every character is equally likely.
+const UNBIASED_LIMIT = 252;
+
 function randomToken(length: number): string {
-  const bytes = randomBytes(length);
   let out = '';
-  for (let i = 0; i < length; i++) out += ALPHABET[bytes[i]! % ALPHABET.length];
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < UNBIASED_LIMIT && out.length < length) out += ALPHABET[byte % ALPHABET.length];
+    }
+  }
   return out;
 }
 
@@ -21,5 +27,4 @@ export const newId = {
 
 export const ID_PATTERNS = {
   job: /^job_[0-9a-z]{24}$/,
-  account: /^acc_[0-9a-z]{20}$/,
 };

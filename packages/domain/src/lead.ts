@@ -1,5 +1,3 @@
-import type { Source } from './sources';
-
 export interface SocialProfiles {
   facebook: string | null;
   instagram: string | null;
@@ -45,5 +43,3 @@ export type LinkedinLead = LeadRecord & { source: 'linkedin'; person: PersonDeta
 export type ShopifyLead = LeadRecord & { source: 'shopify'; store: StoreDetails; contacts: StoreContact[] };
 
 export type Lead = GoogleMapsLead | LinkedinLead | ShopifyLead;
-
-export type LeadOf<S extends Source> = Extract<Lead, { source: S }>;

@@ -3,7 +3,3 @@ export const SOURCES = ['google_maps', 'linkedin', 'shopify'] as const;
 export type Source = (typeof SOURCES)[number];
 
 export const DEFAULT_SOURCE: Source = 'google_maps';
-
-export function isSource(value: unknown): value is Source {
-  return typeof value === 'string' && (SOURCES as readonly string[]).includes(value);
-}

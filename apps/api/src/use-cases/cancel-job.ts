@@ -1,5 +1,5 @@
 import { findAccountJob, settleJob } from '@leadgen/db';
-import { errors, isTerminal } from '@leadgen/domain';
+import { errors, isTerminal, type Source } from '@leadgen/domain';
 import { logger } from '@leadgen/logger';
 import type { ApiDependencies } from '../dependencies';
 import { getAccountJob, type JobWithLeads } from './read-job';
@@ -24,7 +24,7 @@ export async function cancelJob(deps: ApiDependencies, accountId: string, jobId:
   return current;
 }
 
-async function tellFleet(deps: ApiDependencies, jobId: string, source: Parameters<ApiDependencies['producer']['removeWaiting']>[0]): Promise<void> {
+async function tellFleet(deps: ApiDependencies, jobId: string, source: Source): Promise<void> {
   const steps = [
     deps.producer.removeWaiting(source, jobId),
     deps.producer.publishCancel(jobId),

@@ -8,17 +8,21 @@ export interface JobWithLeads {
   leads: Lead[] | null;
 }
 
+/** Leads are read only for a terminal job: until then the body carries none. */
+async function withLeads(db: Database, job: JobRecord): Promise<JobWithLeads> {
+  return { job, leads: isTerminal(job.status) ? await listLeads(db, job.id) : null };
+}
+
 export async function readJobWithLeads(db: Database, jobId: string): Promise<JobWithLeads | null> {
   const job = await findJob(db, jobId);
-  if (!job) return null;
-  return { job, leads: isTerminal(job.status) ? await listLeads(db, jobId) : null };
+  return job ? withLeads(db, job) : null;
 }
 
 /** GET /api/v1/leads/jobs/{jobId}: the caller's job, or 404 as if it did not exist. */
 export async function getAccountJob(db: Database, accountId: string, jobId: string): Promise<JobWithLeads> {
   const job = await findAccountJob(db, accountId, jobId);
   if (!job) throw errors.jobNotFound();
-  return { job, leads: isTerminal(job.status) ? await listLeads(db, jobId) : null };
+  return withLeads(db, job);
 }
 
 /** Waits (bounded) until the job is terminal; the answer is then read from PostgreSQL, never from the event. */
