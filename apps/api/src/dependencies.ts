@@ -3,6 +3,7 @@ import type { Config } from '@leadgen/config';
 import type { Database } from '@leadgen/db';
 import type { JobProducer } from '@leadgen/queue';
 import type { JobWaiters } from './job-waiters';
+import type { TerminalBodies } from './terminal-bodies';
 
 /** Everything a route or use case needs, built once in main.ts (or by a test) and passed down. */
 export interface ApiDependencies {
@@ -12,4 +13,5 @@ export interface ApiDependencies {
   /** commands that must fail fast while Redis is down: rate limits, readiness */
   redis: Redis;
   waiters: JobWaiters;
+  terminalBodies: TerminalBodies;
 }

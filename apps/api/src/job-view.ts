@@ -1,4 +1,4 @@
-import { isTerminal, type Lead } from '@leadgen/domain';
+import { isTerminal } from '@leadgen/domain';
 import type { JobRecord } from '@leadgen/db';
 
 export function jobPath(jobId: string): string {
@@ -9,10 +9,14 @@ export function pollUrl(publicBaseUrl: string | null, jobId: string): string {
   return `${publicBaseUrl ?? ''}${jobPath(jobId)}`;
 }
 
-/** The job body of CONTRACT.md section 5; `terminal` and `leads` exactly when the status is terminal. */
-export function jobBody(job: JobRecord, leads: Lead[] | null, publicBaseUrl: string | null) {
+/**
+ * The job body of CONTRACT.md section 5, as JSON text; `terminal` and `leads` exactly when the
+ * status is terminal. `leadsJson` is the leads array as PostgreSQL wrote it: spliced in as it is,
+ * never parsed and serialised again.
+ */
+export function jobBodyJson(job: JobRecord, leadsJson: string | null, publicBaseUrl: string | null): string {
   const terminal = isTerminal(job.status);
-  return {
+  const head = JSON.stringify({
     jobId: job.id,
     resultSetId: job.resultSetId,
     pollUrl: pollUrl(publicBaseUrl, job.id),
@@ -35,10 +39,10 @@ export function jobBody(job: JobRecord, leads: Lead[] | null, publicBaseUrl: str
             resultSetId: job.resultSetId,
             stopReason: job.stopReason,
           },
-          leads: leads ?? [],
         }
       : {}),
-  };
+  });
+  return terminal ? `${head.slice(0, -1)},"leads":${leadsJson ?? '[]'}}` : head;
 }
 
 /** The 202 body of a job still under way. */

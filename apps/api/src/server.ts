@@ -8,6 +8,7 @@ import { Redis } from 'ioredis';
 import { createApp } from './app';
 import type { ApiDependencies } from './dependencies';
 import { JobWaiters } from './job-waiters';
+import { TerminalBodies } from './terminal-bodies';
 import { BOARD_PATH, operatorBoard } from './operator-board';
 
 export interface RunningApi {
@@ -20,12 +21,12 @@ export interface RunningApi {
 
 /** Builds the API's dependencies, subscribes to job events and listens. Used by main.ts and by tests. */
 export async function startApi(config: Config): Promise<RunningApi> {
-  const db = createDatabase(config.database.url);
+  const db = createDatabase(config.database.url, { poolSize: config.database.poolSize });
   const producer = createJobProducer(config.redis.url, config.redis.queuePrefix);
   const redis = new Redis(config.redis.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
   redis.on('error', () => undefined);
   const waiters = new JobWaiters();
-  const deps: ApiDependencies = { config, db, producer, redis, waiters };
+  const deps: ApiDependencies = { config, db, producer, redis, waiters, terminalBodies: new TerminalBodies() };
 
   // While Redis is away the subscription is too; requests then wait out their time and read PostgreSQL.
   const subscription = subscribeJobEvents(config.redis.url, config.redis.queuePrefix, {

@@ -104,7 +104,7 @@ describe('Problem Details and what never reaches a client', () => {
   /** An app on the world's real Redis and config whose database fails with `error`. */
   function appWithFailingDatabase(error: Error) {
     const failing = new Proxy(world.api.deps.db, {
-      get: (target, prop) => (prop === 'apiKey' ? { findUnique: () => Promise.reject(error) } : Reflect.get(target, prop)),
+      get: (target, prop) => (prop === 'sql' ? { query: () => Promise.reject(error) } : Reflect.get(target, prop)),
     }) as Database;
     return supertest(createApp({ ...world.api.deps, db: failing }));
   }

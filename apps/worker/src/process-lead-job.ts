@@ -1,5 +1,5 @@
 import type { Config } from '@leadgen/config';
-import { commitPage, findJob, markRunning, settleJob, type Database, type JobRecord } from '@leadgen/db';
+import { commitPage, findJob, settleJob, startJob, type Database, type JobRecord, type SettlementBasis } from '@leadgen/db';
 import { isTerminal, type JobOutcome, type Source } from '@leadgen/domain';
 import { logger, withLogContext } from '@leadgen/logger';
 import { ProviderError, type LeadProvider } from '@leadgen/providers';
@@ -24,12 +24,19 @@ export class JobInterrupted extends Error {
 const MISSING_ROW_TRIES = 3;
 const ROW_VISIBILITY_WAIT_MS = 2_000;
 
-async function findJobSoon(db: Database, jobId: string): Promise<JobRecord | null> {
+type Start = { kind: 'started'; job: JobRecord } | { kind: 'terminal' } | { kind: 'missing' };
+
+/** One statement in the common case: the row, moved to running. */
+async function start(db: Database, jobId: string, provider: string): Promise<Start> {
   const until = Date.now() + ROW_VISIBILITY_WAIT_MS;
-  for (let pause = 10; ; pause = Math.min(pause * 2, 200)) {
-    const job = await findJob(db, jobId);
-    if (job || Date.now() >= until) return job;
-    await new Promise((resolve) => setTimeout(resolve, pause));
+  for (let pause = 1; ; pause = Math.min(pause * 2, 200)) {
+    const job = await startJob(db, jobId, provider);
+    if (job) return { kind: 'started', job };
+    // Rare: terminal, or not committed yet (then a moment later it is there, queued).
+    const row = await findJob(db, jobId);
+    if (row && isTerminal(row.status)) return { kind: 'terminal' };
+    if (!row && Date.now() >= until) return { kind: 'missing' };
+    if (!row) await new Promise((resolve) => setTimeout(resolve, pause));
   }
 }
 
@@ -47,15 +54,14 @@ async function processLeadJob<S extends Source>(
 ): Promise<void> {
   const { db, config } = deps;
   const jobId = job.data.jobId;
-  const found = await findJobSoon(db, jobId);
-  if (!found) {
+  const started = await start(db, jobId, provider.name);
+  if (started.kind === 'terminal') return;
+  if (started.kind === 'missing') {
     if (job.attemptsMade + 1 < MISSING_ROW_TRIES) throw new Error('job row not visible yet');
     logger.warn('queue entry has no job row: dropped');
     return;
   }
-  if (isTerminal(found.status)) return;
-  const record = await markRunning(db, jobId, provider.name);
-  if (!record) return;
+  const record = started.job;
 
   const deadline = (record.startedAt ?? new Date()).getTime() + config.worker.jobTimeoutMs;
   const controller = new AbortController();
@@ -65,9 +71,11 @@ async function processLeadJob<S extends Source>(
   bullSignal.addEventListener('abort', onBullAbort, { once: true });
   const timer = setTimeout(() => controller.abort(new JobInterrupted('timeout')), Math.max(0, deadline - Date.now()));
 
+  // What the settlement is decided from: the counts as the last commit left them.
+  const basis: SettlementBasis = { source: record.source, requestedCount: record.requestedCount, deliveredCount: record.deliveredCount };
   let outcome: JobOutcome;
   try {
-    outcome = await collectLeads(provider, db, record, controller.signal, deadline);
+    outcome = await collectLeads(provider, db, record, basis, controller.signal, deadline);
   } catch (error) {
     const interruption = controller.signal.aborted ? (controller.signal.reason as JobInterrupted) : null;
     if (interruption?.why === 'cancelled') return; // the API settled it already
@@ -86,7 +94,7 @@ async function processLeadJob<S extends Source>(
     clearTimeout(timer);
     bullSignal.removeEventListener('abort', onBullAbort);
   }
-  if (outcome) await finish(deps, jobId, outcome);
+  if (outcome) await finish(deps, jobId, outcome, basis);
 }
 
 /** Pulls pages from the provider and commits each, until enough leads, the source runs dry, or the job stops. */
@@ -94,6 +102,7 @@ async function collectLeads(
   provider: LeadProvider,
   db: Database,
   record: JobRecord,
+  basis: SettlementBasis,
   signal: AbortSignal,
   deadline: number,
 ): Promise<JobOutcome> {
@@ -105,14 +114,15 @@ async function collectLeads(
     const commit = await commitPage(db, record.id, page.leads, page.cursor);
     // Stopped: cancelled or settled elsewhere; the `for await` exit closes the provider's iterator.
     if (commit.kind === 'stopped') return { kind: 'cancelled' };
+    basis.deliveredCount = commit.deliveredCount;
     if (commit.deliveredCount >= commit.requestedCount) break;
   }
   signal.throwIfAborted();
   return { kind: 'finished' };
 }
 
-export async function finish(deps: HandlerDependencies, jobId: string, outcome: JobOutcome): Promise<void> {
-  const settlement = await settleJob(deps.db, jobId, outcome);
+export async function finish(deps: HandlerDependencies, jobId: string, outcome: JobOutcome, basis?: SettlementBasis): Promise<void> {
+  const settlement = await settleJob(deps.db, jobId, outcome, basis);
   if (!settlement?.settled) return;
   const { job } = settlement;
   logger.info('job finished', {

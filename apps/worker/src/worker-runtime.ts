@@ -33,7 +33,8 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
   const missing = sources.filter((s) => !providers.has(s));
   if (missing.length > 0) throw new Error(`no provider for source(s): ${missing.join(', ')}`);
 
-  const db = createDatabase(config.database.url, { poolSize: config.worker.concurrency * sources.length + 2 });
+  // Bounded whatever the concurrency: a job borrows a connection for a statement, never while it waits on an upstream.
+  const db = createDatabase(config.database.url, { poolSize: config.database.poolSize });
   const publisherConnection = producerConnection(config.redis.url);
   publisherConnection.on('error', () => undefined);
   const deps: HandlerDependencies = { config, db, events: jobEventPublisher(publisherConnection, config.redis.queuePrefix) };

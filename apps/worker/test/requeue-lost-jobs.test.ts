@@ -17,7 +17,7 @@ describe('jobs whose queue entry was lost', () => {
     const { producer } = world.api.deps;
     const queue = producer.queues().find((q) => q.name === 'google_maps')!;
     for (const res of [lost, young]) await queue.remove(res.body.jobId as string);
-    await world.db.job.update({ where: { id: lost.body.jobId }, data: { createdAt: new Date(Date.now() - 5 * 60_000) } });
+    await world.db.job.update({ where: { id: lost.body.jobId }, data: { updatedAt: new Date(Date.now() - 5 * 60_000) } });
 
     // The sweep's clock set 3 minutes back: only jobs older than 4 minutes, i.e. this test's backdated
     // ones, are considered, never the young jobs of test files running alongside.
@@ -30,7 +30,7 @@ describe('jobs whose queue entry was lost', () => {
     // Still waiting in its queue now: a second sweep leaves it alone.
     expect(await sweep(['google_maps'])).toEqual([]);
     // A sweep for other sources does not touch google_maps jobs.
-    await world.db.job.update({ where: { id: young.body.jobId }, data: { createdAt: new Date(Date.now() - 5 * 60_000) } });
+    await world.db.job.update({ where: { id: young.body.jobId }, data: { updatedAt: new Date(Date.now() - 5 * 60_000) } });
     expect(await sweep(['linkedin'])).toEqual([]);
 
     const worker = await startWorker(world.config);

@@ -12,6 +12,8 @@ const VARIABLES = {
   /** absolute base for pollUrl and Location; unset means root-relative paths */
   PUBLIC_BASE_URL: Joi.string().uri({ scheme: ['http', 'https'] }).optional(),
   DATABASE_URL: Joi.string().uri({ scheme: ['postgres', 'postgresql'] }).default('postgresql://postgres@127.0.0.1:5432/leadgen'),
+  /** connections per process, whatever WORKER_CONCURRENCY: a job borrows one for a statement, not for its life */
+  DATABASE_POOL_SIZE: Joi.number().integer().min(1).max(500).default(10),
   REDIS_URL: Joi.string().uri({ scheme: ['redis', 'rediss'] }).default('redis://127.0.0.1:6379'),
   /** BullMQ key prefix, so several deployments (or test runs) can share one Redis */
   QUEUE_PREFIX: Joi.string().pattern(/^[A-Za-z0-9_:-]+$/).default('leadgen'),
@@ -22,7 +24,8 @@ const VARIABLES = {
   SHUTDOWN_GRACE_MS: Joi.number().integer().min(0).default(25_000),
   /** Bull Board at /admin/queues (HTTP Basic, user `operator`); unset: the board is not mounted */
   OPERATOR_PASSWORD: Joi.string().min(12).optional(),
-  WORKER_CONCURRENCY: Joi.number().integer().min(1).max(200).default(5),
+  /** jobs at once per source per worker process; I/O-bound sources can hold thousands (they hold no connection while waiting) */
+  WORKER_CONCURRENCY: Joi.number().integer().min(1).max(10_000).default(5),
   WORKER_SOURCES: Joi.string().default(SOURCES.join(',')),
   JOB_TIMEOUT_MS: Joi.number().integer().min(100).default(300_000),
   /** how long a worker's hold on a job lasts without renewal: a killed worker's jobs move on after it */
@@ -48,7 +51,7 @@ export interface Config {
   env: 'development' | 'production' | 'test';
   log: { level: string };
   http: { port: number; publicBaseUrl: string | null; bodyLimitBytes: number };
-  database: { url: string };
+  database: { url: string; poolSize: number };
   redis: { url: string; queuePrefix: string };
   api: {
     syncWaitMs: number;
@@ -123,7 +126,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
     env: v.NODE_ENV as Config['env'],
     log: { level: String(v.LOG_LEVEL) },
     http: { port: num('PORT'), publicBaseUrl: str('PUBLIC_BASE_URL')?.replace(/\/+$/, '') ?? null, bodyLimitBytes: 16 * 1024 },
-    database: { url: String(v.DATABASE_URL) },
+    database: { url: String(v.DATABASE_URL), poolSize: num('DATABASE_POOL_SIZE') },
     redis: { url: String(v.REDIS_URL), queuePrefix: String(v.QUEUE_PREFIX) },
     api: {
       syncWaitMs: num('SYNC_WAIT_MS'),

@@ -39,11 +39,15 @@ export async function issueApiKey(db: Database | Tx, accountId: string): Promise
   return { keyId, apiKey };
 }
 
-/** The account a live key belongs to; null for unknown or revoked keys. */
+/** The account a live key belongs to, in one statement; null for unknown or revoked keys. */
 export async function accountForApiKey(db: Database, apiKey: string): Promise<AccountRecord | null> {
-  const row = await db.apiKey.findUnique({ where: { keyHash: hashApiKey(apiKey) }, include: { account: true } });
-  if (!row || row.revokedAt) return null;
-  return { id: row.account.id, name: row.account.name, createdAt: row.account.createdAt };
+  const { rows } = await db.sql.query<{ id: string; name: string; created_at: Date }>(
+    `SELECT a.id, a.name, a.created_at FROM api_keys k JOIN accounts a ON a.id = k.account_id
+     WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
+    [hashApiKey(apiKey)],
+  );
+  const row = rows[0];
+  return row ? { id: row.id, name: row.name, createdAt: row.created_at } : null;
 }
 
 /** Revokes a key; false when no such key exists. Revoking twice is fine. */
@@ -54,15 +58,4 @@ export async function revokeApiKey(db: Database, apiKey: string): Promise<boolea
   });
   if (updated.count > 0) return true;
   return (await db.apiKey.count({ where: { keyHash: hashApiKey(apiKey) } })) > 0;
-}
-
-/**
- * Serialises the writes of one account: reservations and idempotency checks run under this lock,
- * so two requests can neither overdraw the account nor both claim one Idempotency-Key.
- * NO KEY UPDATE, not UPDATE: the foreign-key checks of ledger and job inserts (a settling worker's,
- * say) take KEY SHARE on the account row, which UPDATE would block and NO KEY UPDATE does not.
- */
-export async function lockAccount(tx: Tx, accountId: string): Promise<boolean> {
-  const rows = await tx.$queryRaw<Array<{ id: string }>>`SELECT id FROM accounts WHERE id = ${accountId} FOR NO KEY UPDATE`;
-  return rows.length === 1;
 }

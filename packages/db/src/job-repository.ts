@@ -1,8 +1,7 @@
-import type { GenerationRequest, JobStatus, Lead, Source, StopReason, TerminalStatus } from '@leadgen/domain';
-import type { Database, Tx } from './client';
-import type { Job as JobRow } from './generated/prisma/client';
+import type { GenerationRequest, JobStatus, Source, StopReason } from '@leadgen/domain';
+import type { Database } from './client';
 
-/** A job as the rest of the service sees it: a plain object, no Prisma types. */
+/** A job as the rest of the service sees it: a plain object, no Prisma or pg types. */
 export interface JobRecord {
   id: string;
   accountId: string;
@@ -22,102 +21,110 @@ export interface JobRecord {
   finishedAt: Date | null;
 }
 
-export function toJobRecord(row: JobRow): JobRecord {
+const COLUMNS = ['id', 'account_id', 'result_set_id', 'source', 'status', 'request', 'requested_count', 'delivered_count', 'stop_reason',
+  'provider', 'credits_reserved', 'credits_charged', 'cursor', 'created_at', 'started_at', 'finished_at'];
+
+/** The columns a statement that returns a job selects, in the shape `jobFromRow` reads (enums as text). */
+export function jobColumns(table?: string): string {
+  const prefix = table ? `${table}.` : '';
+  return COLUMNS.map((c) => (c === 'source' || c === 'status' ? `${prefix}${c}::text AS ${c}` : `${prefix}${c}`)).join(', ');
+}
+const JOB_COLUMNS = jobColumns();
+
+export interface JobRow {
+  id: string;
+  account_id: string;
+  result_set_id: string;
+  source: string;
+  status: string;
+  request: unknown;
+  requested_count: number;
+  delivered_count: number;
+  stop_reason: string | null;
+  provider: string | null;
+  credits_reserved: number;
+  credits_charged: number | null;
+  cursor: string | null;
+  created_at: Date;
+  started_at: Date | null;
+  finished_at: Date | null;
+}
+
+export function jobFromRow(row: JobRow): JobRecord {
   return {
     id: row.id,
-    accountId: row.accountId,
-    resultSetId: row.resultSetId,
-    source: row.source,
-    status: row.status,
-    request: row.request as unknown as GenerationRequest,
-    requestedCount: row.requestedCount,
-    deliveredCount: row.deliveredCount,
-    stopReason: row.stopReason as StopReason | null,
+    accountId: row.account_id,
+    resultSetId: row.result_set_id,
+    source: row.source as Source,
+    status: row.status as JobStatus,
+    request: row.request as GenerationRequest,
+    requestedCount: row.requested_count,
+    deliveredCount: row.delivered_count,
+    stopReason: row.stop_reason as StopReason | null,
     provider: row.provider,
-    creditsReserved: row.creditsReserved,
-    creditsCharged: row.creditsCharged,
+    creditsReserved: row.credits_reserved,
+    creditsCharged: row.credits_charged,
     cursor: row.cursor,
-    createdAt: row.createdAt,
-    startedAt: row.startedAt,
-    finishedAt: row.finishedAt,
+    createdAt: row.created_at,
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
   };
 }
 
-export interface NewJob {
-  id: string;
-  accountId: string;
-  resultSetId: string;
-  request: GenerationRequest;
-  creditsReserved: number;
-}
-
-export async function insertJob(tx: Tx, job: NewJob): Promise<JobRecord> {
-  const row = await tx.job.create({
-    data: {
-      id: job.id,
-      accountId: job.accountId,
-      resultSetId: job.resultSetId,
-      source: job.request.source,
-      request: job.request as object,
-      requestedCount: job.request.maxResults,
-      creditsReserved: job.creditsReserved,
-    },
-  });
-  return toJobRecord(row);
-}
-
-export async function findJob(db: Database | Tx, id: string): Promise<JobRecord | null> {
-  const row = await db.job.findUnique({ where: { id } });
-  return row ? toJobRecord(row) : null;
+export async function findJob(db: Database, id: string): Promise<JobRecord | null> {
+  const { rows } = await db.sql.query<JobRow>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE id = $1`, [id]);
+  return rows[0] ? jobFromRow(rows[0]) : null;
 }
 
 /** A job of this account, or null: another account's job is indistinguishable from none. */
-export async function findAccountJob(db: Database | Tx, accountId: string, id: string): Promise<JobRecord | null> {
-  const row = await db.job.findFirst({ where: { id, accountId } });
-  return row ? toJobRecord(row) : null;
+export async function findAccountJob(db: Database, accountId: string, id: string): Promise<JobRecord | null> {
+  const { rows } = await db.sql.query<JobRow>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE id = $1 AND account_id = $2`, [id, accountId]);
+  return rows[0] ? jobFromRow(rows[0]) : null;
 }
 
-export async function listLeads(db: Database | Tx, jobId: string): Promise<Lead[]> {
-  const rows = await db.lead.findMany({ where: { jobId }, orderBy: { position: 'asc' }, select: { data: true } });
-  return rows.map((row) => row.data as unknown as Lead);
-}
-
-/**
- * Locks the job's row for the rest of the transaction. Every write that depends on the job's
- * status (a page commit, the terminal write, a cancel) takes this lock first, so they serialise.
- */
-export async function lockJob(tx: Tx, id: string): Promise<JobRecord | null> {
-  const rows = await tx.$queryRaw<Array<{ id: string }>>`SELECT id FROM jobs WHERE id = ${id} FOR UPDATE`;
-  if (rows.length === 0) return null;
-  return findJob(tx, id);
-}
-
-/** queued → running (or running again, after a worker died). Null when the job is already terminal. */
-export async function markRunning(db: Database, id: string, provider: string): Promise<JobRecord | null> {
-  const updated = await db.job.updateMany({
-    where: { id, status: { in: ['queued', 'running'] } },
-    data: { status: 'running', provider },
-  });
-  if (updated.count === 0) return null;
-  // started_at is kept from the first start: the time budget covers the whole job, not one attempt.
-  await db.job.updateMany({ where: { id, startedAt: null }, data: { startedAt: new Date() } });
-  return findJob(db, id);
-}
-
-export interface TerminalWrite {
-  status: TerminalStatus;
-  stopReason: StopReason | null;
-  creditsCharged: number;
+export interface JobView {
+  job: JobRecord;
+  /**
+   * The job's leads as one JSON array text, exactly when the job is terminal: PostgreSQL builds it
+   * and the API splices it into the body as it is, so a 100-lead answer is never parsed and re-serialised.
+   */
+  leadsJson: string | null;
 }
 
 /**
- * The compare-and-set that makes a terminal status final: it only matches a non-terminal row.
- * Returns false when the job had already reached a terminal status.
+ * One statement: the job and, once it is terminal, its leads in delivery order. `accountId` null
+ * reads any account's job (the creating request, which already knows it owns it).
  */
-export async function writeTerminal(tx: Tx, id: string, terminal: TerminalWrite): Promise<boolean> {
-  const updated = await tx.job.updateMany({
-    where: { id, status: { in: ['queued', 'running'] } },
-    data: { ...terminal, finishedAt: new Date() },
-  });
-  return updated.count === 1;
+export async function readJobView(db: Database, id: string, accountId: string | null): Promise<JobView | null> {
+  const { rows } = await db.sql.query<JobRow & { leads_json: string | null }>(
+    `SELECT ${JOB_COLUMNS},
+       CASE WHEN status IN ('COMPLETE', 'PARTIAL', 'EMPTY', 'FAILED', 'CANCELLED') THEN
+         (SELECT COALESCE(json_agg(l.data ORDER BY l.position), '[]')::text FROM leads l WHERE l.job_id = jobs.id)
+       END AS leads_json
+     FROM jobs WHERE id = $1 AND ($2::text IS NULL OR account_id = $2)`,
+    [id, accountId],
+  );
+  const row = rows[0];
+  return row ? { job: jobFromRow(row), leadsJson: row.leads_json } : null;
+}
+
+/** The leads of a result set in delivery order (tests and cold paths; the API reads `readJobView`). */
+export async function listLeads(db: Database, jobId: string): Promise<unknown[]> {
+  const { rows } = await db.sql.query<{ data: unknown }>('SELECT data FROM leads WHERE job_id = $1 ORDER BY position', [jobId]);
+  return rows.map((row) => row.data);
+}
+
+/**
+ * queued → running (or running again, after a worker died), recording the provider, in one
+ * statement that also returns the row. Null when the job is terminal or its row not visible (yet).
+ * started_at keeps the first start: the time budget covers the whole job, not one attempt.
+ */
+export async function startJob(db: Database, id: string, provider: string): Promise<JobRecord | null> {
+  const { rows } = await db.sql.query<JobRow>(
+    `UPDATE jobs SET status = 'running', provider = $2, started_at = COALESCE(started_at, now()), updated_at = now()
+     WHERE id = $1 AND status IN ('queued', 'running')
+     RETURNING ${JOB_COLUMNS}`,
+    [id, provider],
+  );
+  return rows[0] ? jobFromRow(rows[0]) : null;
 }

@@ -9,31 +9,59 @@ export interface CreditSummary {
   available: number;
 }
 
-/** The balance is derived from the append-only ledger, never stored beside it. */
-export async function creditSummary(db: Database | Tx, accountId: string): Promise<CreditSummary> {
+const summary = (balance: unknown, reserved: unknown): CreditSummary => {
+  const b = Number(balance ?? 0);
+  const r = Number(reserved ?? 0);
+  return { balance: b, reserved: r, available: b - r };
+};
+
+/** The account's counters: one row read, whatever the length of its history. */
+export async function creditSummary(db: Database, accountId: string): Promise<CreditSummary> {
+  const { rows } = await db.sql.query<{ balance: string; reserved: string }>('SELECT balance, reserved FROM accounts WHERE id = $1', [accountId]);
+  return summary(rows[0]?.balance, rows[0]?.reserved);
+}
+
+/** The same figures summed from the append-only ledger: the proof the counters are checked against. */
+export async function ledgerCreditSummary(db: Database | Tx, accountId: string): Promise<CreditSummary> {
   const [row] = await db.$queryRaw<Array<{ balance: bigint | null; reserved: bigint | null }>>`
     SELECT
       COALESCE(SUM(amount) FILTER (WHERE kind = 'grant'), 0) - COALESCE(SUM(amount) FILTER (WHERE kind = 'charge'), 0) AS balance,
       COALESCE(SUM(amount) FILTER (WHERE kind = 'reserve'), 0) - COALESCE(SUM(amount) FILTER (WHERE kind = 'release'), 0) AS reserved
     FROM credit_ledger WHERE account_id = ${accountId}`;
-  const balance = Number(row?.balance ?? 0);
-  const reserved = Number(row?.reserved ?? 0);
-  return { balance, reserved, available: balance - reserved };
+  return summary(row?.balance, row?.reserved);
 }
 
+export interface CreditDiscrepancy {
+  accountId: string;
+  counters: { balance: number; reserved: number };
+  ledger: { balance: number; reserved: number };
+}
+
+/** Every account whose counters disagree with its ledger (none, unless something bypassed the code). */
+export async function findCreditDiscrepancies(db: Database): Promise<CreditDiscrepancy[]> {
+  const { rows } = await db.sql.query<{ id: string; balance: string; reserved: string; ledger_balance: string; ledger_reserved: string }>(`
+    SELECT a.id, a.balance, a.reserved, COALESCE(l.balance, 0) AS ledger_balance, COALESCE(l.reserved, 0) AS ledger_reserved
+    FROM accounts a
+    LEFT JOIN (
+      SELECT account_id,
+        COALESCE(SUM(amount) FILTER (WHERE kind = 'grant'), 0) - COALESCE(SUM(amount) FILTER (WHERE kind = 'charge'), 0) AS balance,
+        COALESCE(SUM(amount) FILTER (WHERE kind = 'reserve'), 0) - COALESCE(SUM(amount) FILTER (WHERE kind = 'release'), 0) AS reserved
+      FROM credit_ledger GROUP BY account_id
+    ) l ON l.account_id = a.id
+    WHERE a.balance <> COALESCE(l.balance, 0) OR a.reserved <> COALESCE(l.reserved, 0)
+    ORDER BY a.id`);
+  return rows.map((r) => ({
+    accountId: r.id,
+    counters: { balance: Number(r.balance), reserved: Number(r.reserved) },
+    ledger: { balance: Number(r.ledger_balance), reserved: Number(r.ledger_reserved) },
+  }));
+}
+
+/** A grant row and the balance it adds, in one statement (so they can never disagree). */
 export async function grantCredits(db: Database | Tx, accountId: string, amount: number): Promise<void> {
-  await db.ledgerEntry.create({ data: { accountId, kind: 'grant', amount } });
-}
-
-export async function reserveCredits(tx: Tx, accountId: string, jobId: string, amount: number): Promise<void> {
-  if (amount > 0) await tx.ledgerEntry.create({ data: { accountId, jobId, kind: 'reserve', amount } });
-}
-
-/**
- * Settles a job's reservation: releases all of it and records the charge. The unique
- * (job_id, kind) index makes a second charge or release for one job impossible, whatever code runs.
- */
-export async function settleCredits(tx: Tx, accountId: string, jobId: string, reserved: number, charge: number): Promise<void> {
-  if (reserved > 0) await tx.ledgerEntry.create({ data: { accountId, jobId, kind: 'release', amount: reserved } });
-  if (charge > 0) await tx.ledgerEntry.create({ data: { accountId, jobId, kind: 'charge', amount: charge } });
+  await db.$executeRaw`
+    WITH grant_row AS (
+      INSERT INTO credit_ledger (account_id, kind, amount) VALUES (${accountId}, 'grant', ${amount}) RETURNING account_id
+    )
+    UPDATE accounts SET balance = balance + ${amount} FROM grant_row WHERE accounts.id = grant_row.account_id`;
 }

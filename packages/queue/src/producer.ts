@@ -9,11 +9,10 @@ export interface JobProducer extends JobEventPublisher {
   enqueue(source: Source, payload: LeadJobPayload): Promise<void>;
   /** removes a job that no worker holds yet; true when it was removed */
   removeWaiting(source: Source, jobId: string): Promise<boolean>;
-  /**
-   * Puts a job back in its queue when its entry is gone (Redis lost it) or finished while the job
-   * is not: returns whether it did. A waiting, delayed or active entry is left alone.
-   */
-  requeueIfLost(source: Source, payload: LeadJobPayload): Promise<boolean>;
+  /** true when the job has no waiting, delayed or active entry: Redis lost it, or it ended */
+  hasNoLiveEntry(source: Source, jobId: string): Promise<boolean>;
+  /** puts a job back in its queue, replacing an ended entry of the same id */
+  requeue(source: Source, payload: LeadJobPayload): Promise<void>;
   /** true for the one caller per key and period, fleet-wide (SET NX PX) */
   claimPeriodicTask(name: string, periodMs: number): Promise<boolean>;
   queues(): Queue[];
@@ -68,13 +67,15 @@ export function createJobProducer(redisUrl: string, prefix: string): JobProducer
       return job.remove().then(() => true, () => false);
     },
     ...jobEventPublisher(connection, prefix),
-    async requeueIfLost(source, payload) {
+    async hasNoLiveEntry(source, jobId) {
+      const state = await queueOf(source).getJobState(jobId);
+      return state === 'unknown' || state === 'completed' || state === 'failed';
+    },
+    async requeue(source, payload) {
       const queue = queueOf(source);
-      const state = await queue.getJobState(payload.jobId);
-      if (state !== 'unknown' && state !== 'completed' && state !== 'failed') return false;
-      if (state !== 'unknown') await queue.remove(payload.jobId);
+      // An ended entry keeps its id: BullMQ would ignore an add under it, so it goes first.
+      await queue.remove(payload.jobId);
       await queue.add(source, { ...payload, source }, { ...JOB_OPTIONS, jobId: payload.jobId });
-      return true;
     },
     async claimPeriodicTask(name, periodMs) {
       return (await connection.set(`${prefix}:task:${name}`, '1', 'PX', periodMs, 'NX')) === 'OK';

@@ -6,7 +6,8 @@ import { authenticatedAccount } from './authenticate';
 
 const WINDOW_SECONDS = 60;
 
-// One counter per account, policy and minute, shared by every API process through Redis.
+// One counter per account, policy and minute, shared by every API process through Redis. Sent
+// once per connection and then called by its SHA (ioredis defineCommand: EVALSHA, EVAL on NOSCRIPT).
 const INCREMENT = `
 local count = redis.call('INCR', KEYS[1])
 if count == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
@@ -22,7 +23,15 @@ export interface RateLimitPolicy {
  * (draft-ietf-httpapi-ratelimit-headers) on every answer. When Redis cannot be asked the request
  * goes through: the limit protects the service, and an unreachable Redis is reported elsewhere.
  */
+type RateLimitRedis = Redis & { rateLimitIncrement(key: string, windowSeconds: number): Promise<[number, number]> };
+
+function withIncrement(redis: Redis): RateLimitRedis {
+  if (!('rateLimitIncrement' in redis)) redis.defineCommand('rateLimitIncrement', { numberOfKeys: 1, lua: INCREMENT });
+  return redis as RateLimitRedis;
+}
+
 export function rateLimit(redis: Redis, prefix: string, policy: RateLimitPolicy): RequestHandler {
+  const counters = withIncrement(redis);
   return async (_req, res, next) => {
     const account = authenticatedAccount(res.locals);
     const windowStart = Math.floor(Date.now() / 1000 / WINDOW_SECONDS);
@@ -30,7 +39,7 @@ export function rateLimit(redis: Redis, prefix: string, policy: RateLimitPolicy)
     let count: number;
     let ttl: number;
     try {
-      [count, ttl] = (await redis.eval(INCREMENT, 1, key, WINDOW_SECONDS + 1)) as [number, number];
+      [count, ttl] = await counters.rateLimitIncrement(key, WINDOW_SECONDS + 1);
     } catch (error) {
       logger.warn('rate limit not checked: redis unavailable', { error: (error as Error).message });
       next();

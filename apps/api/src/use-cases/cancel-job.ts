@@ -2,25 +2,25 @@ import { findAccountJob, settleJob } from '@leadgen/db';
 import { errors, isTerminal, type Source } from '@leadgen/domain';
 import { logger } from '@leadgen/logger';
 import type { ApiDependencies } from '../dependencies';
-import { getAccountJob, type JobWithLeads } from './read-job';
+import { getAccountJob, type JobAnswer } from './read-job';
 
 /**
  * DELETE /api/v1/leads/jobs/{jobId}. The cancel takes effect in PostgreSQL before the answer is
  * sent (the job is settled CANCELLED with what it had delivered); the queue and the fleet are
  * told afterwards. If those messages are lost, the page-commit guard still freezes the job.
  */
-export async function cancelJob(deps: ApiDependencies, accountId: string, jobId: string): Promise<JobWithLeads> {
+export async function cancelJob(deps: ApiDependencies, accountId: string, jobId: string): Promise<JobAnswer> {
   const job = await findAccountJob(deps.db, accountId, jobId);
   if (!job) throw errors.jobNotFound();
   if (!isTerminal(job.status)) {
-    const settlement = await settleJob(deps.db, jobId, { kind: 'cancelled' });
+    const settlement = await settleJob(deps.db, jobId, { kind: 'cancelled' }, job);
     if (settlement?.settled) {
       logger.info('job cancelled', { jobId, deliveredCount: settlement.job.deliveredCount });
       await tellFleet(deps, jobId, settlement.job.source);
     }
   }
-  const current = await getAccountJob(deps.db, accountId, jobId);
-  if (current.job.status !== 'CANCELLED') throw errors.jobNotCancellable(current.job.status);
+  const current = await getAccountJob(deps, accountId, jobId);
+  if (current.status !== 'CANCELLED') throw errors.jobNotCancellable(current.status);
   return current;
 }
 

@@ -1,18 +1,9 @@
 import { createHash } from 'node:crypto';
-import {
-  bindIdempotencyKey,
-  creditSummary,
-  findIdempotencyKey,
-  insertJob,
-  lockAccount,
-  reserveCredits,
-  transaction,
-  type JobRecord,
-} from '@leadgen/db';
-import { errors, newId, reservationFor, type GenerationRequest } from '@leadgen/domain';
+import { createJob } from '@leadgen/db';
+import { errors, isTerminal, newId, reservationFor, type GenerationRequest } from '@leadgen/domain';
 import { logger } from '@leadgen/logger';
 import type { ApiDependencies } from '../dependencies';
-import { readJobWithLeads, waitForTerminal, type JobWithLeads } from './read-job';
+import { readJobAnswer, type JobAnswer } from './read-job';
 
 export interface GenerateLeadsInput {
   accountId: string;
@@ -22,7 +13,7 @@ export interface GenerateLeadsInput {
   signal: AbortSignal;
 }
 
-export interface GenerateLeadsResult extends JobWithLeads {
+export interface GenerateLeadsResult extends JobAnswer {
   replayed: boolean;
 }
 
@@ -41,49 +32,69 @@ export function requestFingerprint(request: GenerationRequest): string {
 }
 
 /**
- * POST /api/v1/leads/generate. Under the account's lock: replay the key's job or refuse a reused
- * key, check and reserve credits, record the job, bind the key and enqueue — all or nothing, so a
- * refusal (402) or a Redis outage (503) leaves no job, no reservation and no bound key.
- * Then wait briefly for the terminal status.
+ * POST /api/v1/leads/generate. Binds the key, reserves the worst case, records the job and
+ * enqueues it, all or nothing: a replay, a reused key, a short account (402) or a Redis outage
+ * (503) leaves no job, no reservation and no bound key. Then waits briefly for the terminal status.
  */
 export async function generateLeads(deps: ApiDependencies, input: GenerateLeadsInput): Promise<GenerateLeadsResult> {
-  const { db, producer, config } = deps;
-  const fingerprint = requestFingerprint(input.request);
-  const expiresAt = new Date(Date.now() + config.api.idempotencyTtlHours * 3600_000);
+  const { db, producer, config, waiters } = deps;
+  const jobId = newId.job();
+  // Registered before the enqueue, so no announcement can come before it: no read to close that gap.
+  const waiter = waiters.expect(jobId);
+  try {
+    const creation = await createJob(
+      db,
+      {
+        accountId: input.accountId,
+        idempotencyKey: input.idempotencyKey,
+        fingerprint: requestFingerprint(input.request),
+        idempotencyTtlHours: config.api.idempotencyTtlHours,
+        jobId,
+        resultSetId: newId.resultSet(),
+        request: input.request,
+        creditsReserved: reservationFor(input.request.source, input.request.maxResults),
+      },
+      async (job) => {
+        try {
+          // Inside the transaction on purpose: if Redis refuses, nothing is committed.
+          await producer.enqueue(job.source, { jobId: job.id, accountId: job.accountId });
+        } catch (error) {
+          logger.warn('enqueue failed; job rolled back', { jobId: job.id, error: (error as Error).message });
+          throw errors.serviceUnavailable('The job queue is unavailable; no job was created and no credits were reserved');
+        }
+      },
+    );
 
-  const { jobId, replayed } = await transaction(db, async (tx) => {
-    await lockAccount(tx, input.accountId);
-    const existing = await findIdempotencyKey(tx, input.accountId, input.idempotencyKey);
-    if (existing) {
-      if (existing.fingerprint !== fingerprint) throw errors.idempotencyKeyReused();
-      return { jobId: existing.jobId, replayed: true };
+    if (creation.kind === 'insufficient_credits') {
+      throw errors.insufficientCredits(reservationFor(input.request.source, input.request.maxResults), creation.available);
     }
-    const required = reservationFor(input.request.source, input.request.maxResults);
-    const { available } = await creditSummary(tx, input.accountId);
-    if (available < required) throw errors.insufficientCredits(required, available);
-
-    const job: JobRecord = await insertJob(tx, {
-      id: newId.job(),
-      accountId: input.accountId,
-      resultSetId: newId.resultSet(),
-      request: input.request,
-      creditsReserved: required,
-    });
-    await reserveCredits(tx, input.accountId, job.id, required);
-    await bindIdempotencyKey(tx, input.accountId, { key: input.idempotencyKey, fingerprint, jobId: job.id, expiresAt });
-    try {
-      // Inside the transaction on purpose: if Redis refuses, nothing above is committed.
-      await producer.enqueue(job.source, { jobId: job.id, accountId: input.accountId });
-    } catch (error) {
-      logger.warn('enqueue failed; job rolled back', { jobId: job.id, error: (error as Error).message });
-      throw errors.serviceUnavailable('The job queue is unavailable; no job was created and no credits were reserved');
+    if (creation.kind === 'bound') {
+      if (creation.fingerprint !== requestFingerprint(input.request)) throw errors.idempotencyKeyReused();
+      return { ...(await replay(deps, creation.job.id, input)), replayed: true };
     }
-    return { jobId: job.id, replayed: false };
-  });
+    logger.info('job created', { jobId, source: input.request.source, maxResults: input.request.maxResults });
+    await waiter.until(input.waitMs, input.signal);
+    return { ...(await answer(deps, jobId)), replayed: false };
+  } finally {
+    waiter.dispose();
+  }
+}
 
-  if (!replayed) logger.info('job created', { jobId, source: input.request.source, maxResults: input.request.maxResults });
-  await waitForTerminal(deps, jobId, input.waitMs, input.signal);
-  const current = await readJobWithLeads(db, jobId);
+/** The replayed job's current state, waited for like the first call would be. */
+async function replay(deps: ApiDependencies, jobId: string, input: GenerateLeadsInput): Promise<JobAnswer> {
+  const waiter = deps.waiters.expect(jobId);
+  try {
+    const now = await answer(deps, jobId);
+    if (isTerminal(now.status) || input.waitMs <= 0) return now;
+    await waiter.until(input.waitMs, input.signal);
+    return await answer(deps, jobId);
+  } finally {
+    waiter.dispose();
+  }
+}
+
+async function answer(deps: ApiDependencies, jobId: string): Promise<JobAnswer> {
+  const current = await readJobAnswer(deps, jobId, null);
   if (!current) throw new Error(`job ${jobId} vanished after creation`);
-  return { ...current, replayed };
+  return current;
 }

@@ -1,39 +1,36 @@
-import { findAccountJob, findJob, listLeads, type Database, type JobRecord } from '@leadgen/db';
-import { errors, isTerminal, type Lead } from '@leadgen/domain';
+import { readJobView, type JobRecord } from '@leadgen/db';
+import { errors, isTerminal, type JobStatus } from '@leadgen/domain';
 import type { ApiDependencies } from '../dependencies';
+import { jobBodyJson } from '../job-view';
 
-export interface JobWithLeads {
-  job: JobRecord;
-  /** present exactly when the job is terminal */
-  leads: Lead[] | null;
+/** What the routes answer with: the job body as JSON text, and the record when one was read. */
+export interface JobAnswer {
+  status: JobStatus;
+  terminal: boolean;
+  body: string;
+  /** null when the terminal body came from memory */
+  job: JobRecord | null;
 }
 
-/** Leads are read only for a terminal job: until then the body carries none. */
-async function withLeads(db: Database, job: JobRecord): Promise<JobWithLeads> {
-  return { job, leads: isTerminal(job.status) ? await listLeads(db, job.id) : null };
-}
-
-export async function readJobWithLeads(db: Database, jobId: string): Promise<JobWithLeads | null> {
-  const job = await findJob(db, jobId);
-  return job ? withLeads(db, job) : null;
+/**
+ * The job's answer: a terminal body from memory when this process built it before, else one
+ * statement (job and leads) and, once terminal, the body kept for next time. `accountId` null
+ * reads a job the caller already knows it owns (the request that created it).
+ */
+export async function readJobAnswer(deps: ApiDependencies, jobId: string, accountId: string | null): Promise<JobAnswer | null> {
+  const remembered = deps.terminalBodies.get(jobId, accountId);
+  if (remembered) return { status: remembered.status, terminal: true, body: remembered.body, job: null };
+  const view = await readJobView(deps.db, jobId, accountId);
+  if (!view) return null;
+  const { job, leadsJson } = view;
+  const body = jobBodyJson(job, leadsJson, deps.config.http.publicBaseUrl);
+  if (isTerminal(job.status)) deps.terminalBodies.remember(job.id, { accountId: job.accountId, status: job.status, body });
+  return { status: job.status, terminal: isTerminal(job.status), body, job };
 }
 
 /** GET /api/v1/leads/jobs/{jobId}: the caller's job, or 404 as if it did not exist. */
-export async function getAccountJob(db: Database, accountId: string, jobId: string): Promise<JobWithLeads> {
-  const job = await findAccountJob(db, accountId, jobId);
-  if (!job) throw errors.jobNotFound();
-  return withLeads(db, job);
-}
-
-/** Waits (bounded) until the job is terminal; the answer is then read from PostgreSQL, never from the event. */
-export async function waitForTerminal(deps: ApiDependencies, jobId: string, waitMs: number, signal: AbortSignal): Promise<void> {
-  await deps.waiters.wait(
-    jobId,
-    waitMs,
-    async () => {
-      const job = await findJob(deps.db, jobId);
-      return job === null || isTerminal(job.status);
-    },
-    signal,
-  );
+export async function getAccountJob(deps: ApiDependencies, accountId: string, jobId: string): Promise<JobAnswer> {
+  const answer = await readJobAnswer(deps, jobId, accountId);
+  if (!answer) throw errors.jobNotFound();
+  return answer;
 }

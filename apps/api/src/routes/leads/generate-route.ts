@@ -3,7 +3,7 @@ import { errors } from '@leadgen/domain';
 import type { ApiDependencies } from '../../dependencies';
 import { authenticatedAccount } from '../../http/authenticate';
 import { parsePrefer } from '../../http/prefer';
-import { acceptedBody, jobBody, retryAfterSeconds } from '../../job-view';
+import { acceptedBody, retryAfterSeconds } from '../../job-view';
 import { generateLeads } from '../../use-cases/generate-leads';
 import { parseGenerationRequest } from './generate-schema';
 
@@ -37,7 +37,7 @@ export function generateRoute(deps: ApiDependencies) {
     const request = parseGenerationRequest(req.body);
     const prefer = parsePrefer(req.get('Prefer'), deps.config.api.syncWaitMs);
 
-    const { job, leads, replayed } = await generateLeads(deps, {
+    const { terminal, body, job, replayed } = await generateLeads(deps, {
       accountId: account.id,
       idempotencyKey,
       request,
@@ -48,14 +48,13 @@ export function generateRoute(deps: ApiDependencies) {
     if (replayed) res.setHeader('Idempotent-Replayed', 'true');
     if (prefer.applied) res.setHeader('Preference-Applied', prefer.applied);
     res.setHeader('Cache-Control', 'no-store');
-    const { publicBaseUrl } = deps.config.http;
-    if (leads) {
-      res.status(200).json(jobBody(job, leads, publicBaseUrl));
+    if (terminal || !job) {
+      res.status(200).type('application/json').send(body);
       return;
     }
-    const body = acceptedBody(job, publicBaseUrl);
-    res.setHeader('Location', body.pollUrl);
+    const accepted = acceptedBody(job, deps.config.http.publicBaseUrl);
+    res.setHeader('Location', accepted.pollUrl);
     res.setHeader('Retry-After', String(retryAfterSeconds(job)));
-    res.status(202).json(body);
+    res.status(202).json(accepted);
   };
 }

@@ -1,10 +1,10 @@
 import type { Request, Response } from 'express';
-import { ID_PATTERNS, errors } from '@leadgen/domain';
+import { ID_PATTERNS, errors, isTerminal } from '@leadgen/domain';
 import type { ApiDependencies } from '../../dependencies';
 import { authenticatedAccount } from '../../http/authenticate';
-import { jobBody, retryAfterSeconds } from '../../job-view';
+import { retryAfterSeconds } from '../../job-view';
 import { cancelJob } from '../../use-cases/cancel-job';
-import { getAccountJob, type JobWithLeads } from '../../use-cases/read-job';
+import { getAccountJob, type JobAnswer } from '../../use-cases/read-job';
 
 /** A malformed id cannot name a job: same 404 as an unknown one, without asking the database. */
 function jobIdParam(req: Request): string {
@@ -13,22 +13,22 @@ function jobIdParam(req: Request): string {
   return jobId;
 }
 
-function sendJob(deps: ApiDependencies, res: Response, { job, leads }: JobWithLeads): void {
+function sendJob(res: Response, { job, body }: JobAnswer): void {
   res.setHeader('Cache-Control', 'no-store');
-  if (!leads) res.setHeader('Retry-After', String(retryAfterSeconds(job)));
-  res.status(200).json(jobBody(job, leads, deps.config.http.publicBaseUrl));
+  if (job && !isTerminal(job.status)) res.setHeader('Retry-After', String(retryAfterSeconds(job)));
+  res.status(200).type('application/json').send(body);
 }
 
 export function getJobRoute(deps: ApiDependencies) {
   return async (req: Request, res: Response): Promise<void> => {
     const account = authenticatedAccount(res.locals);
-    sendJob(deps, res, await getAccountJob(deps.db, account.id, jobIdParam(req)));
+    sendJob(res, await getAccountJob(deps, account.id, jobIdParam(req)));
   };
 }
 
 export function cancelJobRoute(deps: ApiDependencies) {
   return async (req: Request, res: Response): Promise<void> => {
     const account = authenticatedAccount(res.locals);
-    sendJob(deps, res, await cancelJob(deps, account.id, jobIdParam(req)));
+    sendJob(res, await cancelJob(deps, account.id, jobIdParam(req)));
   };
 }
