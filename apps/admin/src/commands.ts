@@ -2,6 +2,7 @@ import {
   createAccount,
   creditSummary,
   findAccount,
+  findCreditDiscrepancies,
   grantCredits,
   issueApiKey,
   revokeApiKey,
@@ -16,7 +17,8 @@ export const USAGE = `usage: npm run admin -- <command> [options]
   key:create --account ID                     issue another API key for an account
   key:revoke --key API_KEY                    revoke a key
   credits:grant --account ID --amount C       add credits to an account
-  account:show --account ID                   the account with its credits`;
+  account:show --account ID                   the account with its credits
+  credits:verify [--account ID]               check the accounts' credit counters against the ledger (exit 2 if any differ)`;
 
 type Flags = Map<string, string>;
 
@@ -95,6 +97,14 @@ export async function runCommand(argv: string[], database: () => Database): Prom
       const db = database();
       const account = await existingAccount(db, required(flags, 'account'));
       return { accountId: account.id, name: account.name, createdAt: account.createdAt.toISOString(), credits: await creditSummary(db, account.id) };
+    }
+    case 'credits:verify': {
+      const flags = parseFlags(args, ['account']);
+      const only = flags.get('account');
+      const db = database();
+      if (only) await existingAccount(db, only);
+      const discrepancies = (await findCreditDiscrepancies(db)).filter((d) => !only || d.accountId === only);
+      return { ok: discrepancies.length === 0, discrepancies };
     }
     case undefined:
     case 'help':

@@ -11,7 +11,8 @@ async function main(argv: string[]): Promise<number> {
   try {
     const result = await runCommand(argv, () => (db ??= createDatabase(config.database.url, { poolSize: 2 })));
     process.stdout.write(`${JSON.stringify(result)}\n`);
-    return 0;
+    // A check that found a problem (credits:verify) exits 2, so a cron job or a probe can alert on it.
+    return result.ok === false ? 2 : 0;
   } catch (error) {
     process.stderr.write(`${error instanceof UsageError ? error.message : `admin: ${(error as Error).message}`}\n`);
     return error instanceof UsageError ? 64 : 1;

@@ -46,6 +46,21 @@ describe('npm run admin', () => {
     expect(created.stdout.trim().split('\n')).toHaveLength(1);
   }, 60_000);
 
+  it('when the credit counters are checked against the ledger, then agreement exits 0 and a discrepancy exits 2 naming the account', async () => {
+    const { accountId } = admin('account:create', '--name', 'Audit', '--credits', '300').json() as { accountId: string };
+    const clean = admin('credits:verify', '--account', accountId);
+    expect(clean.code).toBe(0);
+    expect(clean.json()).toEqual({ ok: true, discrepancies: [] });
+    await db.sql.query('UPDATE accounts SET balance = balance + 1 WHERE id = $1', [accountId]);
+    const drifted = admin('credits:verify', '--account', accountId);
+    expect(drifted.code).toBe(2);
+    expect(drifted.json()).toEqual({
+      ok: false,
+      discrepancies: [{ accountId, counters: { balance: 301, reserved: 0 }, ledger: { balance: 300, reserved: 0 } }],
+    });
+    await db.sql.query('UPDATE accounts SET balance = balance - 1 WHERE id = $1', [accountId]);
+  }, 60_000);
+
   it.each([
     [['account:create'], /--name is required/],
     [['account:create', '--name', 'x', '--credits', 'lots'], /--credits must be a whole number/],

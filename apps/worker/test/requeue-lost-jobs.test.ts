@@ -1,3 +1,5 @@
+import { settleJob } from '@leadgen/db';
+import type { JobProducer } from '@leadgen/queue';
 import { createTestAccount, generate, pollUntilTerminal, startWorld, type TestWorld } from '../../../test/harness';
 import { requeueLostJobs } from '../src/requeue-lost-jobs';
 import { startWorker } from '../src/worker-runtime';
@@ -40,5 +42,26 @@ describe('jobs whose queue entry was lost', () => {
     } finally {
       await worker.close();
     }
+  });
+
+  it('when a job finishes between the sweep\'s read and its look at the queue, then it is not enqueued again', async () => {
+    const account = await createTestAccount(world.db, 1_000);
+    const res = await generate(world, account, { category: 'dentist', state: 'US', maxResults: 4 }, { Prefer: 'respond-async' });
+    const jobId = res.body.jobId as string;
+    const { producer } = world.api.deps;
+    const queue = producer.queues().find((q) => q.name === 'google_maps')!;
+    await queue.remove(jobId);
+    await world.db.job.update({ where: { id: jobId }, data: { updatedAt: new Date(Date.now() - 5 * 60_000) } });
+    // A worker settles the job just as the sweep asks the queue about it (its entry has completed by then).
+    const racing: JobProducer = {
+      ...producer,
+      async hasNoLiveEntry(source, id) {
+        if (id === jobId) await settleJob(world.db, jobId, { kind: 'finished' });
+        return producer.hasNoLiveEntry(source, id);
+      },
+    };
+    const requeued = await requeueLostJobs(world.db, racing, ['google_maps'], Date.now() - 3 * 60_000);
+    expect(requeued).not.toContain(jobId);
+    expect(await queue.getJobState(jobId)).toBe('unknown');
   });
 });

@@ -13,15 +13,20 @@ export type PageCommit =
   | { kind: 'stopped' };
 
 // One statement: lock the job's row only while it is not terminal, insert the page's leads that the
-// result set does not have yet (at most what is still missing, numbered from the delivered count),
-// and advance delivered_count and the resume cursor together. No row back means the job is terminal
-// and nothing was written. ON CONFLICT covers the one race the snapshot cannot see: a lead that a
-// second worker holding the same job (after a stall) committed while this statement waited for the lock.
+// result set does not have yet (at most what is still missing, numbered on from the delivered
+// count), and advance delivered_count and the resume cursor together. `open` 0 means the job is
+// terminal and nothing was written.
+// The one race: a second worker holding the same job (after a stall) commits while this statement
+// waits for the row lock. The lock then returns the new row, but the statement's snapshot (which
+// decides what is already stored) predates it; `current` is empty in that case, nothing is written,
+// and the caller runs the statement again with a fresh snapshot.
 const COMMIT_PAGE = `
 WITH job AS (
   SELECT id, requested_count, delivered_count FROM jobs
   WHERE id = $1 AND status IN ('queued', 'running')
   FOR UPDATE
+), current AS (
+  SELECT job.* FROM job JOIN jobs AS snapshot ON snapshot.id = job.id AND snapshot.delivered_count = job.delivered_count
 ), page AS (
   SELECT DISTINCT ON (item->>'k') item->>'k' AS dedup_key, item->'d' AS data, ord
   FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS p(item, ord)
@@ -31,14 +36,17 @@ WITH job AS (
   SELECT dedup_key, data, row_number() OVER (ORDER BY ord) - 1 AS n FROM page
 ), inserted AS (
   INSERT INTO leads (job_id, position, dedup_key, data)
-  SELECT job.id, job.delivered_count + fresh.n, fresh.dedup_key, fresh.data
-  FROM job, fresh WHERE fresh.n < job.requested_count - job.delivered_count
-  ON CONFLICT DO NOTHING
+  SELECT current.id, current.delivered_count + fresh.n, fresh.dedup_key, fresh.data
+  FROM current, fresh WHERE fresh.n < current.requested_count - current.delivered_count
   RETURNING 1
+), updated AS (
+  UPDATE jobs SET delivered_count = current.delivered_count + (SELECT count(*) FROM inserted), cursor = $3, updated_at = now()
+  FROM current WHERE jobs.id = current.id
+  RETURNING jobs.delivered_count, jobs.requested_count
 )
-UPDATE jobs SET delivered_count = job.delivered_count + (SELECT count(*) FROM inserted), cursor = $3, updated_at = now()
-FROM job WHERE jobs.id = job.id
-RETURNING jobs.delivered_count, jobs.requested_count`;
+SELECT (SELECT count(*) FROM job)::int AS open, updated.* FROM (SELECT 1) AS one LEFT JOIN updated ON true`;
+
+const STALE_RETRIES = 5;
 
 /**
  * Commits one page of a job's leads. A worker killed mid-job loses at most the page in flight; a
@@ -47,8 +55,15 @@ RETURNING jobs.delivered_count, jobs.requested_count`;
  */
 export async function commitPage(db: Database, jobId: string, page: PageLead[], cursor: string | null): Promise<PageCommit> {
   const items = JSON.stringify(page.map((p) => ({ k: p.dedupKey, d: p.lead })));
-  const { rows } = await db.sql.query<{ delivered_count: number; requested_count: number }>(COMMIT_PAGE, [jobId, items, cursor]);
-  const row = rows[0];
-  if (!row) return { kind: 'stopped' };
-  return { kind: 'committed', deliveredCount: row.delivered_count, requestedCount: row.requested_count };
+  for (let attempt = 0; attempt < STALE_RETRIES; attempt += 1) {
+    const { rows } = await db.sql.query<{ open: number; delivered_count: number | null; requested_count: number | null }>(COMMIT_PAGE, [
+      jobId,
+      items,
+      cursor,
+    ]);
+    const row = rows[0]!;
+    if (row.open === 0) return { kind: 'stopped' };
+    if (row.delivered_count !== null) return { kind: 'committed', deliveredCount: row.delivered_count, requestedCount: row.requested_count! };
+  }
+  throw new Error(`page of job ${jobId} not committed: another worker kept committing the same job`);
 }
