@@ -1,3 +1,4 @@
+import { creditSummary, ledgerCreditSummary } from '@leadgen/db';
 import { createTestAccount, generate, idempotencyKey, startWorld, type TestWorld } from '../../../test/harness';
 
 // A Redis that is not there: port 1 on loopback refuses connections at once.
@@ -18,7 +19,9 @@ describe('when Redis is down', () => {
     expect(res.get('Retry-After')).toBeDefined();
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(await world.db.job.count({ where: { accountId: account.accountId } })).toBe(0);
-    expect(await world.db.ledgerEntry.count({ where: { accountId: account.accountId, kind: 'reserve' } })).toBe(0);
+    // The reservation was made and released again: the append-only ledger keeps both rows, and nothing is held.
+    expect(await creditSummary(world.db, account.accountId)).toEqual({ balance: 1_000, reserved: 0, available: 1_000 });
+    expect(await ledgerCreditSummary(world.db, account.accountId)).toEqual({ balance: 1_000, reserved: 0, available: 1_000 });
     expect(await world.db.idempotencyKey.count({ where: { accountId: account.accountId } })).toBe(0);
   });
 

@@ -1,6 +1,6 @@
 import type { Config } from '@leadgen/config';
 import { commitPage, findJob, settleJob, startJob, type Database, type JobRecord, type SettlementBasis } from '@leadgen/db';
-import { isTerminal, type JobOutcome, type Source } from '@leadgen/domain';
+import type { JobOutcome, Source } from '@leadgen/domain';
 import { logger, withLogContext } from '@leadgen/logger';
 import { ProviderError, type LeadProvider } from '@leadgen/providers';
 import { WaitingError, type Job, type JobEventPublisher, type LeadJobHandler, type QueuePayloads } from '@leadgen/queue';
@@ -18,26 +18,17 @@ export class JobInterrupted extends Error {
   }
 }
 
-// The API enqueues inside its transaction, so a worker can see the queue entry a moment before the
-// job's row commits. It looks again briefly; a row still missing after the queue's retries means
-// the creation was rolled back.
-const MISSING_ROW_TRIES = 3;
-const ROW_VISIBILITY_WAIT_MS = 2_000;
-
 type Start = { kind: 'started'; job: JobRecord } | { kind: 'terminal' } | { kind: 'missing' };
 
-/** One statement in the common case: the row, moved to running. */
+/**
+ * One statement in the common case: the row, moved to running. The API commits a job before it
+ * enqueues it, so a missing row is one whose creation was withdrawn (its enqueue seemed to fail).
+ */
 async function start(db: Database, jobId: string, provider: string): Promise<Start> {
-  const until = Date.now() + ROW_VISIBILITY_WAIT_MS;
-  for (let pause = 1; ; pause = Math.min(pause * 2, 200)) {
-    const job = await startJob(db, jobId, provider);
-    if (job) return { kind: 'started', job };
-    // Rare: terminal, or not committed yet (then a moment later it is there, queued).
-    const row = await findJob(db, jobId);
-    if (row && isTerminal(row.status)) return { kind: 'terminal' };
-    if (!row && Date.now() >= until) return { kind: 'missing' };
-    if (!row) await new Promise((resolve) => setTimeout(resolve, pause));
-  }
+  const job = await startJob(db, jobId, provider);
+  if (job) return { kind: 'started', job };
+  const row = await findJob(db, jobId);
+  return row ? { kind: 'terminal' } : { kind: 'missing' };
 }
 
 export function createLeadJobHandler<S extends Source>(provider: LeadProvider<S>, deps: HandlerDependencies): LeadJobHandler<S> {
@@ -57,7 +48,6 @@ async function processLeadJob<S extends Source>(
   const started = await start(db, jobId, provider.name);
   if (started.kind === 'terminal') return;
   if (started.kind === 'missing') {
-    if (job.attemptsMade + 1 < MISSING_ROW_TRIES) throw new Error('job row not visible yet');
     logger.warn('queue entry has no job row: dropped');
     return;
   }

@@ -1,6 +1,5 @@
 import type { GenerationRequest } from '@leadgen/domain';
 import type { Database } from './client';
-import { jobColumns, jobFromRow, type JobRecord, type JobRow } from './job-repository';
 
 export interface NewJob {
   accountId: string;
@@ -16,103 +15,63 @@ export interface NewJob {
 }
 
 export type JobCreation =
-  | { kind: 'created'; job: JobRecord }
+  | { kind: 'created'; jobId: string }
   /** the key is bound to a live job already: a replay when `fingerprint` matches, else a reuse */
-  | { kind: 'bound'; fingerprint: string; job: JobRecord }
+  | { kind: 'bound'; jobId: string; fingerprint: string }
   | { kind: 'insufficient_credits'; available: number };
 
-// One statement does the whole creation, and each step only happens if the one before it did:
-// - bind the key through its primary key (a live key conflicts, and a concurrent first call with
-//   the same key waits here for ours to commit or roll back; an expired key is taken over);
-// - reserve through a conditional UPDATE of the account's counters (no read, no long-held lock);
-// - insert the job and the reserve row of the append-only ledger.
-const CREATE_JOB = `
-WITH bound AS (
-  INSERT INTO idempotency_keys (account_id, key, fingerprint, job_id, created_at, expires_at)
-  VALUES ($1, $2, $3, $4, now(), now() + make_interval(hours => $5))
-  ON CONFLICT (account_id, key) DO UPDATE
-    SET fingerprint = EXCLUDED.fingerprint, job_id = EXCLUDED.job_id, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
-    WHERE idempotency_keys.expires_at <= now()
-  RETURNING job_id
-), reservation AS (
-  UPDATE accounts SET reserved = reserved + $6
-  WHERE id = $1 AND balance - reserved >= $6 AND EXISTS (SELECT 1 FROM bound)
-  RETURNING id
-), job AS (
-  INSERT INTO jobs (id, account_id, result_set_id, source, request, requested_count, credits_reserved)
-  SELECT $4, $1, $7, $8::"Source", $9::jsonb, $10, $6 FROM reservation
-  RETURNING ${jobColumns()}
-), ledger AS (
-  INSERT INTO credit_ledger (account_id, job_id, kind, amount) SELECT $1, $4, 'reserve', $6 FROM reservation
+// Undoes a creation whose enqueue failed, in one statement: the job (still queued: no worker has
+// it), its key binding, and its reservation, released through the ledger (which keeps both rows).
+const WITHDRAW_JOB = `
+WITH job AS (
+  DELETE FROM jobs WHERE id = $1 AND status = 'queued' RETURNING account_id, credits_reserved
+), unbound AS (
+  DELETE FROM idempotency_keys k USING job WHERE k.account_id = job.account_id AND k.job_id = $1
+), released AS (
+  INSERT INTO credit_ledger (account_id, job_id, kind, amount) SELECT account_id, $1, 'release', credits_reserved FROM job
+), account AS (
+  UPDATE accounts SET reserved = accounts.reserved - job.credits_reserved FROM job WHERE accounts.id = job.account_id
 )
-SELECT (SELECT count(*) FROM bound)::int AS bound, job.* FROM (SELECT 1) AS one LEFT JOIN job ON true`;
-
-const BOUND_JOB = `
-SELECT k.fingerprint, ${jobColumns('j')}
-FROM idempotency_keys k JOIN jobs j ON j.id = k.job_id
-WHERE k.account_id = $1 AND k.key = $2 AND k.expires_at > now()`;
+SELECT count(*)::int AS withdrawn FROM job`;
 
 /**
- * Creates a job with its reservation and idempotency binding, calls `beforeCommit` (the enqueue)
- * while the transaction is still open, and commits only if it succeeded: a refused enqueue leaves
- * no job, no reservation and no bound key. Three statements on one connection: BEGIN, the
- * creation, COMMIT. A replay, a reused key or a short account is answered after a ROLLBACK.
+ * Creates a job with its reservation and idempotency binding in one statement (the `create_job`
+ * function of the migrations, docs/decisions/011), then hands it to `enqueue`. If the enqueue
+ * fails, the creation is withdrawn before the error goes on: a refused enqueue leaves no job, no
+ * reservation and no bound key. A replay, a reused key or a short account writes nothing.
  */
-export async function createJob(db: Database, job: NewJob, beforeCommit: (created: JobRecord) => Promise<void>): Promise<JobCreation> {
-  const client = await db.sql.connect();
-  let broken: Error | undefined;
-  try {
-    // A key bound by a call that is rolling back, or expiring at this instant, can vanish between
-    // our statements: then the creation is simply tried again.
-    for (let attempt = 0; attempt < 3; attempt += 1) {
-      await client.query('BEGIN');
-      let open = true;
-      try {
-        const { rows } = await client.query<Partial<JobRow> & { bound: number }>(CREATE_JOB, [
-          job.accountId,
-          job.idempotencyKey,
-          job.fingerprint,
-          job.jobId,
-          job.idempotencyTtlHours,
-          job.creditsReserved,
-          job.resultSetId,
-          job.request.source,
-          JSON.stringify(job.request),
-          job.request.maxResults,
-        ]);
-        const row = rows[0]!;
-        if (row.id) {
-          const created = jobFromRow(row as JobRow);
-          await beforeCommit(created);
-          await client.query('COMMIT');
-          open = false;
-          return { kind: 'created', job: created };
-        }
-        await client.query('ROLLBACK');
-        open = false;
-        if (row.bound === 1) {
-          const { rows: account } = await client.query<{ available: string }>('SELECT balance - reserved AS available FROM accounts WHERE id = $1', [
-            job.accountId,
-          ]);
-          return { kind: 'insufficient_credits', available: Number(account[0]?.available ?? 0) };
-        }
-        const { rows: existing } = await client.query<JobRow & { fingerprint: string }>(BOUND_JOB, [job.accountId, job.idempotencyKey]);
-        if (existing[0]) return { kind: 'bound', fingerprint: existing[0].fingerprint, job: jobFromRow(existing[0]) };
-      } finally {
-        if (open) await client.query('ROLLBACK').catch((error: Error) => (broken = error));
-      }
+export async function createJob(db: Database, job: NewJob, enqueue: () => Promise<void>): Promise<JobCreation> {
+  // A key bound to a creation being withdrawn at this instant can vanish between the function's
+  // conflict and its read: then the creation is simply tried again.
+  for (let attempt = 0; attempt < 3; attempt += 1) {
+    const { rows } = await db.sql.query<{ o_outcome: string; o_job_id: string | null; o_fingerprint: string | null; o_available: string | null }>(
+      'SELECT * FROM create_job($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
+      [
+        job.accountId,
+        job.idempotencyKey,
+        job.fingerprint,
+        job.jobId,
+        job.idempotencyTtlHours,
+        job.creditsReserved,
+        job.resultSetId,
+        job.request.source,
+        JSON.stringify(job.request),
+        job.request.maxResults,
+      ],
+    );
+    const row = rows[0];
+    if (!row) continue;
+    if (row.o_outcome === 'insufficient_credits') return { kind: 'insufficient_credits', available: Number(row.o_available ?? 0) };
+    if (row.o_outcome === 'bound') return { kind: 'bound', jobId: row.o_job_id!, fingerprint: row.o_fingerprint! };
+    try {
+      await enqueue();
+    } catch (error) {
+      // If PostgreSQL cannot be reached either, the job stays queued without an entry and the
+      // lost-job sweep enqueues it later; a retry with the same key replays it meanwhile.
+      await db.sql.query(WITHDRAW_JOB, [job.jobId]).catch(() => undefined);
+      throw error;
     }
-    throw new Error(`idempotency key could neither be bound nor read after 3 attempts`);
-  } catch (error) {
-    broken ??= isConnectionLost(error) ? (error as Error) : undefined;
-    throw error;
-  } finally {
-    // A connection whose state is unknown (lost mid-transaction) is destroyed, not reused.
-    client.release(broken);
+    return { kind: 'created', jobId: job.jobId };
   }
-}
-
-function isConnectionLost(error: unknown): boolean {
-  const code = (error as { code?: string }).code ?? '';
-  return code.startsWith('08') || code.startsWith('57P') || /Connection terminated|ECONN/.test(String((error as Error).message));
+  throw new Error('idempotency key could neither be bound nor read after 3 attempts');
 }

@@ -58,10 +58,10 @@ describe('credit counters beside the ledger', () => {
     expect(await creditSummary(db, accountId)).toEqual({ balance: 200, reserved: 150, available: 50 });
 
     if (a.kind !== 'created' || b.kind !== 'created') throw new Error('jobs not created');
-    await startJob(db, a.job.id, 'sandbox');
-    await commitPage(db, a.job.id, page(['p1', 'p2', 'p3']), 'c1');
-    await settleJob(db, a.job.id, { kind: 'finished' }); // PARTIAL 3 leads: 10-credit minimum
-    await settleJob(db, b.job.id, { kind: 'cancelled' }); // nothing delivered: free
+    await startJob(db, a.jobId, 'sandbox');
+    await commitPage(db, a.jobId, page(['p1', 'p2', 'p3']), 'c1');
+    await settleJob(db, a.jobId, { kind: 'finished' }); // PARTIAL 3 leads: 10-credit minimum
+    await settleJob(db, b.jobId, { kind: 'cancelled' }); // nothing delivered: free
     expect(await creditSummary(db, accountId)).toEqual({ balance: 190, reserved: 0, available: 190 });
     expect(await ledgerCreditSummary(db, accountId)).toEqual(await creditSummary(db, accountId));
     expect((await findCreditDiscrepancies(db)).filter((d) => d.accountId === accountId)).toEqual([]);
@@ -94,16 +94,21 @@ describe('idempotency through the key\'s primary key', () => {
   it('when the creation is rolled back by its enqueue, then no job, no reservation and the key stays free', async () => {
     const accountId = await newAccount(100);
     const key = `rollback-${newId.job()}`;
+    const jobId = newId.job();
     const failing = createJob(
       db,
-      { accountId, idempotencyKey: key, fingerprint: 'x', idempotencyTtlHours: 1, jobId: newId.job(), resultSetId: newId.resultSet(), request: request(5), creditsReserved: 10 },
+      { accountId, idempotencyKey: key, fingerprint: 'x', idempotencyTtlHours: 1, jobId, resultSetId: newId.resultSet(), request: request(5), creditsReserved: 10 },
       async () => {
         throw new Error('redis refused');
       },
     );
     await expect(failing).rejects.toThrow('redis refused');
     expect(await creditSummary(db, accountId)).toEqual({ balance: 100, reserved: 0, available: 100 });
+    expect(await ledgerCreditSummary(db, accountId)).toEqual(await creditSummary(db, accountId));
     expect((await db.sql.query('SELECT 1 FROM jobs WHERE account_id = $1', [accountId])).rowCount).toBe(0);
+    // The ledger keeps the reservation and its release: nothing is ever erased from it.
+    const { rows } = await db.sql.query('SELECT kind::text, amount FROM credit_ledger WHERE job_id = $1 ORDER BY id', [jobId]);
+    expect(rows).toEqual([{ kind: 'reserve', amount: 10 }, { kind: 'release', amount: 10 }]);
     expect((await create(accountId, 5, key)).kind).toBe('created');
   });
 
@@ -113,8 +118,8 @@ describe('idempotency through the key\'s primary key', () => {
     const results = await Promise.all(Array.from({ length: 20 }, () => create(accountId, 5, key)));
     const created = results.filter((r) => r.kind === 'created');
     expect(created).toHaveLength(1);
-    const jobId = created[0]!.kind === 'created' ? created[0]!.job.id : '';
-    for (const r of results) if (r.kind === 'bound') expect(r.job.id).toBe(jobId);
+    const jobId = created[0]!.kind === 'created' ? created[0]!.jobId : '';
+    for (const r of results) if (r.kind === 'bound') expect(r.jobId).toBe(jobId);
     expect(results.filter((r) => r.kind === 'bound')).toHaveLength(19);
     expect(await creditSummary(db, accountId)).toMatchObject({ reserved: 10 });
   });
@@ -128,7 +133,7 @@ describe('page commits', () => {
     for (let round = 0; round < 15; round += 1) {
       const created = await create(accountId, 12);
       if (created.kind !== 'created') throw new Error('not created');
-      const id = created.job.id;
+      const id = created.jobId;
       await startJob(db, id, 'sandbox');
       await Promise.all([
         commitPage(db, id, page(keys.slice(0, 8)), 'a'),
@@ -147,16 +152,16 @@ describe('page commits', () => {
     const accountId = await newAccount(1_000);
     const created = await create(accountId, 5);
     if (created.kind !== 'created') throw new Error('not created');
-    await settleJob(db, created.job.id, { kind: 'cancelled' });
-    expect(await commitPage(db, created.job.id, page(['late']), 'x')).toEqual({ kind: 'stopped' });
-    expect(await listLeads(db, created.job.id)).toEqual([]);
+    await settleJob(db, created.jobId, { kind: 'cancelled' });
+    expect(await commitPage(db, created.jobId, page(['late']), 'x')).toEqual({ kind: 'stopped' });
+    expect(await listLeads(db, created.jobId)).toEqual([]);
   });
 
   it('when a settlement was decided from a stale count, then it is decided again from the committed one', async () => {
     const accountId = await newAccount(1_000);
     const created = await create(accountId, 10);
     if (created.kind !== 'created') throw new Error('not created');
-    const id = created.job.id;
+    const id = created.jobId;
     await commitPage(db, id, page(['a', 'b', 'c']), 'x');
     const settled = await settleJob(db, id, { kind: 'finished' }, { source: 'google_maps', requestedCount: 10, deliveredCount: 1 });
     expect(settled?.settled).toBe(true);

@@ -32,9 +32,10 @@ export function requestFingerprint(request: GenerationRequest): string {
 }
 
 /**
- * POST /api/v1/leads/generate. Binds the key, reserves the worst case, records the job and
- * enqueues it, all or nothing: a replay, a reused key, a short account (402) or a Redis outage
- * (503) leaves no job, no reservation and no bound key. Then waits briefly for the terminal status.
+ * POST /api/v1/leads/generate. Binds the key, reserves the worst case and records the job in one
+ * statement, then enqueues it: a replay, a reused key or a short account (402) writes nothing, and
+ * a Redis outage (503) withdraws the job, its reservation and its key. Then waits briefly for the
+ * terminal status.
  */
 export async function generateLeads(deps: ApiDependencies, input: GenerateLeadsInput): Promise<GenerateLeadsResult> {
   const { db, producer, config, waiters } = deps;
@@ -54,12 +55,11 @@ export async function generateLeads(deps: ApiDependencies, input: GenerateLeadsI
         request: input.request,
         creditsReserved: reservationFor(input.request.source, input.request.maxResults),
       },
-      async (job) => {
+      async () => {
         try {
-          // Inside the transaction on purpose: if Redis refuses, nothing is committed.
-          await producer.enqueue(job.source, { jobId: job.id, accountId: job.accountId });
+          await producer.enqueue(input.request.source, { jobId, accountId: input.accountId });
         } catch (error) {
-          logger.warn('enqueue failed; job rolled back', { jobId: job.id, error: (error as Error).message });
+          logger.warn('enqueue failed; job withdrawn', { jobId, error: (error as Error).message });
           throw errors.serviceUnavailable('The job queue is unavailable; no job was created and no credits were reserved');
         }
       },
@@ -70,7 +70,7 @@ export async function generateLeads(deps: ApiDependencies, input: GenerateLeadsI
     }
     if (creation.kind === 'bound') {
       if (creation.fingerprint !== requestFingerprint(input.request)) throw errors.idempotencyKeyReused();
-      return { ...(await replay(deps, creation.job.id, input)), replayed: true };
+      return { ...(await replay(deps, creation.jobId, input)), replayed: true };
     }
     logger.info('job created', { jobId, source: input.request.source, maxResults: input.request.maxResults });
     await waiter.until(input.waitMs, input.signal);

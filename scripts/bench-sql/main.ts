@@ -1,0 +1,95 @@
+// `npm run bench:sql`: the hot path's statements sent through Prisma ($queryRawUnsafe, the path
+// TypedSQL's $queryRawTyped takes too) and through the pg pool Prisma's adapter holds, alternating
+// in one run, on a database of its own. Prints CPU per statement in this process and wall time;
+// it asserts nothing. The choice it informs is docs/decisions/011-hot-path-sql.md.
+import { randomBytes } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { Client } from 'pg';
+import { loadConfig } from '@leadgen/config';
+import { createAccount, createDatabase, createJob, grantCredits, migrate, readJobView, type Database } from '@leadgen/db';
+import { newId } from '@leadgen/domain';
+
+const { values: flags } = parseArgs({ options: { statements: { type: 'string', default: '2000' }, rounds: { type: 'string', default: '3' } } });
+const N = Number(flags.statements);
+const ROUNDS = Number(flags.rounds);
+
+type Runner = (sql: string, params: unknown[]) => Promise<unknown>;
+
+async function measure(name: string, run: Runner, sql: string, params: (i: number) => unknown[], concurrency = 4) {
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < N) await run(sql, params(next++));
+    }),
+  );
+  const wall = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  return { name, perStatementCpuUs: (cpu.user + cpu.system) / N, perSecond: (N / wall) * 1000 };
+}
+
+async function main(): Promise<void> {
+  const base = new URL(loadConfig(process.env).database.url);
+  const name = `leadgen_sqlbench_${randomBytes(4).toString('hex')}`;
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  await migrate(url.toString());
+  const db: Database = createDatabase(url.toString(), { poolSize: 4 });
+  try {
+    const account = await createAccount(db, 'sql-bench');
+    await grantCredits(db, account.id, 1_000_000_000);
+    const jobIds: string[] = [];
+    for (let i = 0; i < 20; i += 1) {
+      const created = await createJob(
+        db,
+        {
+          accountId: account.id,
+          idempotencyKey: `k${i}`,
+          fingerprint: 'f',
+          idempotencyTtlHours: 1,
+          jobId: newId.job(),
+          resultSetId: newId.resultSet(),
+          request: { source: 'google_maps', category: 'dentist', state: 'US', maxResults: 100 },
+          creditsReserved: 200,
+        },
+        async () => undefined,
+      );
+      if (created.kind === 'created') jobIds.push(created.jobId);
+    }
+    // A read of the job row (the auth and poll shape), and an UPDATE ... RETURNING (the start/settle shape).
+    const read = `SELECT id, status::text AS status, request, delivered_count, created_at FROM jobs WHERE id = $1`;
+    const write = `UPDATE jobs SET updated_at = now() WHERE id = $1 RETURNING id, status::text AS status, request, delivered_count, created_at`;
+    const params = (i: number) => [jobIds[i % jobIds.length]];
+    const pool: Runner = (sql, p) => db.sql.query(sql, p);
+    const prisma: Runner = (sql, p) => db.$queryRawUnsafe(sql, ...p);
+    const rows: Array<Awaited<ReturnType<typeof measure>>> = [];
+    for (let round = 0; round < ROUNDS; round += 1) {
+      rows.push(await measure('read   via pg pool', pool, read, params));
+      rows.push(await measure('read   via Prisma ', prisma, read, params));
+      rows.push(await measure('read   via Prisma model API (findUnique)', (_sql, p) => db.job.findUnique({ where: { id: p[0] as string } }), read, params));
+      rows.push(await measure('update via pg pool', pool, write, params));
+      rows.push(await measure('update via Prisma ', prisma, write, params));
+    }
+    await readJobView(db, jobIds[0]!, null);
+    console.log(`\n${N} statements per figure, 4 in flight, ${ROUNDS} rounds (this process's CPU only; PostgreSQL's work is the same for both)`);
+    const names = [...new Set(rows.map((r) => r.name))];
+    for (const n of names) {
+      const mine = rows.filter((r) => r.name === n);
+      const cpu = mine.map((r) => r.perStatementCpuUs).sort((a, b) => a - b)[Math.floor(mine.length / 2)]!;
+      const rate = mine.map((r) => r.perSecond).sort((a, b) => a - b)[Math.floor(mine.length / 2)]!;
+      console.log(`${n.padEnd(40)} CPU ${cpu.toFixed(0).padStart(5)} µs/statement   ${rate.toFixed(0).padStart(6)} statements/s (median of rounds)`);
+    }
+  } finally {
+    await db.$disconnect();
+    const admin = new Client({ connectionString: Object.assign(new URL(base), { pathname: '/postgres' }).toString() });
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await admin.end();
+  }
+}
+
+main().catch((error: Error) => {
+  console.error(`bench:sql failed: ${error.stack ?? error.message}`);
+  process.exit(1);
+});
