@@ -3,3 +3,6 @@ process.env.NODE_ENV = 'test';
 process.env.LOG_LEVEL = process.env.TEST_LOG_LEVEL ?? 'silent';
 process.env.DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/leadgen_test';
 process.env.QUEUE_PREFIX = process.env.QUEUE_PREFIX ?? 'leadgen-test';
+// Test files share one database under their own queue prefixes: a worker's automatic lost-job sweep
+// would take another file's open jobs for lost ones. Tests of the sweep set their own timing.
+process.env.LOST_JOB_AFTER_MS = process.env.LOST_JOB_AFTER_MS ?? '600000';

@@ -79,12 +79,26 @@ async function processLeadJob<S extends Source>(
     else if (error instanceof ProviderError) {
       logger.warn('provider failed', { reason: error.reason, upstreamStatus: error.upstreamStatus, message: error.message });
       outcome = { kind: 'error', reason: error.reason };
+    } else if (isLastAttempt(job)) {
+      // The job's own code failed on every attempt: a poison job. It is settled here, by the worker
+      // that holds it, so the decision is in PostgreSQL before the attempt ends; were this process to
+      // die first, the job stalls and the next worker comes back here.
+      logger.error('job failed on its last attempt', { attempt: job.attemptsMade + 1, error });
+      outcome = { kind: 'error', reason: 'internal_error' };
     } else throw error; // infrastructure or a bug: BullMQ retries, the committed pages stay
   } finally {
     clearTimeout(timer);
     bullSignal.removeEventListener('abort', onBullAbort);
   }
   if (outcome) await finish(deps, jobId, outcome, basis);
+}
+
+/**
+ * Attempts count failures of the job's own code only. A worker that dies does not fail an attempt:
+ * BullMQ sees its lock lapse and hands the job to another (a stall), which resumes it.
+ */
+function isLastAttempt(job: Job): boolean {
+  return job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
 }
 
 /** Pulls pages from the provider and commits each, until enough leads, the source runs dry, or the job stops. */

@@ -3,10 +3,10 @@ import type { Source } from '@leadgen/domain';
 import { logger } from '@leadgen/logger';
 import type { JobProducer } from '@leadgen/queue';
 
-// A job that moved (created, started, committed a page) more recently than this is not lost: it is
-// on its way from the API's transaction into the queue, or a worker is at it.
-export const STILL_FOR_MS = 60_000;
 const BATCH = 500;
+// Every process looks this often whether the fleet's period has come round: the sweep's cadence is
+// the fleet's, not tied to any one process living a whole period.
+const TICK_MS = 5_000;
 
 /**
  * PostgreSQL is the source of truth, so a job that is queued or running there must have an entry
@@ -14,16 +14,23 @@ const BATCH = 500;
  * while the job did not, the job is enqueued again: its worker then finishes it, or ends it by
  * timeout, and the page-commit guard and the terminal compare-and-set keep it from counting twice.
  *
- * Only jobs still for STILL_FOR_MS are looked at, and a job whose entry is gone is read again
+ * Only jobs that have not moved (created, started, a page committed) for `stillForMs` are looked
+ * at (a younger one may be on its way from the API into the queue), and a job whose entry is gone is read again
  * *after* its queue was asked: a worker settles a job in PostgreSQL before its entry completes, so a
  * job that finished meanwhile shows terminal here and is left alone.
  */
-export async function requeueLostJobs(db: Database, producer: JobProducer, sources: readonly Source[], now = Date.now()): Promise<string[]> {
+export async function requeueLostJobs(
+  db: Database,
+  producer: JobProducer,
+  sources: readonly Source[],
+  now = Date.now(),
+  stillForMs = 60_000,
+): Promise<string[]> {
   const { rows: still } = await db.sql.query<{ id: string; account_id: string; source: Source }>(
     `SELECT id, account_id, source::text AS source FROM jobs
      WHERE status IN ('queued', 'running') AND updated_at < $1 AND source::text = ANY($2)
      ORDER BY updated_at LIMIT ${BATCH}`,
-    [new Date(now - STILL_FOR_MS), sources],
+    [new Date(now - stillForMs), sources],
   );
   if (still.length === 0) return [];
   const lost = [];
@@ -41,4 +48,43 @@ export async function requeueLostJobs(db: Database, producer: JobProducer, sourc
   }
   if (requeued.length > 0) logger.warn('requeued jobs whose queue entry was lost', { count: requeued.length, jobIds: requeued.slice(0, 20) });
   return requeued;
+}
+
+export interface LostJobSweep {
+  stop(): void;
+}
+
+/**
+ * Runs `requeueLostJobs` once per `periodMs` for each source, fleet-wide: every worker process
+ * serving a source checks each tick (and at start) whether the period's claim for that source is
+ * free (SET NX PX), and the one that takes it sweeps. A job whose entry Redis lost is therefore
+ * enqueued again at most `stillForMs + periodMs + 5 s` after it last moved, as long as one worker
+ * for its source runs, however briefly each lives.
+ */
+export function startLostJobSweep(
+  db: Database,
+  producer: JobProducer,
+  sources: readonly Source[],
+  timing: { stillForMs: number; periodMs: number },
+): LostJobSweep {
+  let running = false;
+  const tick = async () => {
+    if (running) return;
+    running = true;
+    try {
+      for (const source of sources) {
+        if (await producer.claimPeriodicTask(`requeue-lost-jobs:${source}`, timing.periodMs)) {
+          await requeueLostJobs(db, producer, [source], Date.now(), timing.stillForMs);
+        }
+      }
+    } catch (error) {
+      logger.warn('lost-job sweep failed', { error: (error as Error).message });
+    } finally {
+      running = false;
+    }
+  };
+  void tick();
+  const timer = setInterval(() => void tick(), Math.min(TICK_MS, timing.periodMs));
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
 }

@@ -12,10 +12,8 @@ import {
   subscribeJobEvents,
   type Worker,
 } from '@leadgen/queue';
-import { createLeadJobHandler, finish, type HandlerDependencies } from './process-lead-job';
-import { requeueLostJobs } from './requeue-lost-jobs';
-
-const REQUEUE_PERIOD_MS = 60_000;
+import { createLeadJobHandler, type HandlerDependencies } from './process-lead-job';
+import { startLostJobSweep } from './requeue-lost-jobs';
 
 export interface RunningWorker {
   sources: Source[];
@@ -49,14 +47,12 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
       stalledCheckMs: config.worker.stalledCheckMs,
     });
     consumer.on('error', (error) => logger.warn('worker connection error', { source, error: error.message }));
+    // Only a report: a job's last attempt settles the job itself (process-lead-job.ts), and one whose
+    // attempts ended without a settlement (PostgreSQL away) is found again by the lost-job sweep.
     consumer.on('failed', (job, error) => {
       if (!job) return;
-      const attempts = job.opts.attempts ?? 1;
-      const exhausted = job.attemptsMade >= attempts || /stalled more than allowable limit/.test(error.message);
       withLogContext({ jobId: job.data.jobId, source }, () => {
-        logger.error('job attempt failed', { attempt: job.attemptsMade, attempts, error });
-        // Retries used up: the job ends FAILED (or PARTIAL with what it had) instead of hanging.
-        if (exhausted) void finish(deps, job.data.jobId, { kind: 'error', reason: 'internal_error' }).catch(() => undefined);
+        logger.warn('job attempt failed', { attempt: job.attemptsMade, attempts: job.opts.attempts ?? 1, error: error.message });
       });
     });
     return consumer;
@@ -69,15 +65,9 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
     },
   });
 
-  // One worker in the fleet per period looks for jobs the queue lost (requeue-lost-jobs.ts).
+  // One worker in the fleet per source and period looks for jobs the queue lost (requeue-lost-jobs.ts).
   const producer = createJobProducer(config.redis.url, config.redis.queuePrefix);
-  const sweep = setInterval(() => {
-    void (async () => {
-      if (!(await producer.claimPeriodicTask('requeue-lost-jobs', REQUEUE_PERIOD_MS))) return;
-      await requeueLostJobs(db, producer, sources);
-    })().catch((error: Error) => logger.warn('lost-job sweep failed', { error: error.message }));
-  }, REQUEUE_PERIOD_MS);
-  sweep.unref();
+  const sweep = startLostJobSweep(db, producer, sources, { stillForMs: config.worker.lostJobAfterMs, periodMs: config.worker.lostJobSweepMs });
 
   for (const consumer of consumers) void consumer.run();
   await Promise.all(consumers.map((c) => c.waitUntilReady()));
@@ -90,7 +80,7 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
       const grace = setTimeout(() => {
         for (const consumer of consumers) consumer.cancelAllJobs('shutdown');
       }, config.shutdownGraceMs);
-      clearInterval(sweep);
+      sweep.stop();
       await Promise.all(consumers.map((c) => c.close()));
       clearTimeout(grace);
       await producer.close();

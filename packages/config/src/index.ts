@@ -31,6 +31,10 @@ const VARIABLES = {
   /** how long a worker's hold on a job lasts without renewal: a killed worker's jobs move on after it */
   WORKER_LOCK_MS: Joi.number().integer().min(500).default(30_000),
   WORKER_STALLED_CHECK_MS: Joi.number().integer().min(500).default(30_000),
+  /** an open job that has not moved for this long and has no queue entry is enqueued again */
+  LOST_JOB_AFTER_MS: Joi.number().integer().min(1_000).default(30_000),
+  /** how often the fleet (one worker per source and period) looks for such jobs */
+  LOST_JOB_SWEEP_MS: Joi.number().integer().min(1_000).default(15_000),
   SANDBOX_PAGE_DELAY_MS: Joi.number().integer().min(0).max(60_000).default(50),
   GOOGLE_PLACES_API_KEY: Joi.string().optional(),
   GOOGLE_PLACES_BASE_URL: Joi.string().uri({ scheme: ['http', 'https'] }).default('https://places.googleapis.com'),
@@ -66,6 +70,8 @@ export interface Config {
     jobTimeoutMs: number;
     lockMs: number;
     stalledCheckMs: number;
+    lostJobAfterMs: number;
+    lostJobSweepMs: number;
   };
   sandbox: { pageDelayMs: number };
   providers: {
@@ -141,6 +147,8 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
       jobTimeoutMs: num('JOB_TIMEOUT_MS'),
       lockMs: num('WORKER_LOCK_MS'),
       stalledCheckMs: num('WORKER_STALLED_CHECK_MS'),
+      lostJobAfterMs: num('LOST_JOB_AFTER_MS'),
+      lostJobSweepMs: num('LOST_JOB_SWEEP_MS'),
     },
     sandbox: { pageDelayMs: num('SANDBOX_PAGE_DELAY_MS') },
     providers: {
