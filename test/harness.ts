@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
 import supertest from 'supertest';
 import { loadConfig, type Config } from '@leadgen/config';
 import { createAccount, createDatabase, grantCredits, issueApiKey, type Database } from '@leadgen/db';
@@ -91,4 +92,13 @@ export async function pollUntilTerminal(world: TestWorld, account: TestAccount, 
     if (Date.now() > until) throw new Error(`job ${jobId} not terminal after ${timeoutMs} ms (status ${res.body.status})`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** A TCP port nobody listens on right now, for a server a test starts itself. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }

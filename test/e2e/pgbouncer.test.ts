@@ -1,24 +1,16 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { findCreditDiscrepancies } from '@leadgen/db';
-import { createTestAccount, generate, idempotencyKey, pollUntilTerminal, startWorld, type TestWorld } from '../harness';
+import { createTestAccount, freePort, generate, idempotencyKey, pollUntilTerminal, startWorld, type TestWorld } from '../harness';
 
 // The whole service behind a real PgBouncer in transaction mode, with fewer server connections than
 // the processes' pools: any session state or named prepared statement would break here.
 const binary = spawnSync('sh', ['-c', 'command -v pgbouncer || ls /usr/sbin/pgbouncer'], { encoding: 'utf8' }).stdout.trim().split('\n')[0];
 // Skipped only on a developer machine without Debian's pgbouncer package; CI installs it and runs this.
 const describeWithBouncer = binary || process.env.CI ? describe : describe.skip;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 async function startBouncer(port: number, dir: string): Promise<ChildProcess> {
   const target = new URL(process.env.DATABASE_URL!);

@@ -1,8 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import { migrate } from '@leadgen/db';
+import { freePort } from '../harness';
 
 export const ROOT = path.resolve(__dirname, '../..');
 
@@ -49,3 +52,65 @@ export function startWorkerProcess(env: Record<string, string>): WorkerProcess {
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Runs a command as the `postgres` user when we are root (PostgreSQL refuses to run as root). */
+function asPostgres(command: string, args: string[]): [string, string[]] {
+  return process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
+}
+
+function run(command: string, args: string[]): void {
+  const [cmd, argv] = asPostgres(command, args);
+  const result = spawnSync(cmd, argv, { encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed: ${result.stderr || result.stdout}`);
+}
+
+const PG_BIN = (() => {
+  const versions = existsSync('/usr/lib/postgresql') ? readdirSync('/usr/lib/postgresql').sort() : [];
+  const newest = versions[versions.length - 1];
+  return newest ? `/usr/lib/postgresql/${newest}/bin` : '';
+})();
+
+/** A PostgreSQL cluster of the test's own on a free port (never the shared one), so it can be restarted. */
+export async function ownPostgres(): Promise<{ url: string; restart(): Promise<void>; stop(): void }> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'leadgen-fault-pg-'));
+  chmodSync(dir, 0o777);
+  const data = path.join(dir, 'data');
+  const port = await freePort();
+  run(`${PG_BIN}/initdb`, ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync']);
+  const ctl = (...args: string[]) => run(`${PG_BIN}/pg_ctl`, ['-D', data, '-w', '-l', path.join(dir, 'log'), ...args]);
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`;
+  ctl('-o', options, 'start');
+  return {
+    url: `postgresql://postgres@127.0.0.1:${port}/leadgen`,
+    // Asynchronous, so the test's own process (which may host the API) keeps answering meanwhile.
+    restart: () =>
+      new Promise<void>((resolve, reject) => {
+        const [cmd, argv] = asPostgres(`${PG_BIN}/pg_ctl`, ['-D', data, '-w', '-l', path.join(dir, 'log'), '-m', 'fast', '-o', options, 'restart']);
+        spawn(cmd, argv, { stdio: 'ignore' }).once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`pg_ctl restart exited ${code}`))));
+      }),
+    stop() {
+      ctl('-m', 'immediate', 'stop');
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A Redis of the test's own on a free port, without persistence: stopping it wipes it. */
+export async function ownRedis(): Promise<{ url: string; start(): Promise<void>; stop(): Promise<void> }> {
+  const port = await freePort();
+  let server: ChildProcess | null = null;
+  const redis = {
+    url: `redis://127.0.0.1:${port}`,
+    async start() {
+      server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+      for (let i = 0; i < 100 && spawnSync('redis-cli', ['-p', String(port), 'ping']).stdout?.toString().trim() !== 'PONG'; i += 1) await sleep(50);
+    },
+    async stop() {
+      const exited = new Promise((resolve) => server?.once('exit', resolve));
+      server?.kill('SIGKILL');
+      await exited;
+    },
+  };
+  await redis.start();
+  return redis;
+}

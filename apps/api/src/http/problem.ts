@@ -26,6 +26,9 @@ function isInfrastructureFailure(error: unknown): boolean {
   const e = error as { code?: string; name?: string; message?: string; cause?: unknown };
   const code = e?.code ?? '';
   if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'P1001', 'P1002', 'P1017', 'P2024'].includes(code)) return true;
+  // SQLSTATE classes 08 (connection exception) and 57P (admin shutdown, crash shutdown, cannot connect now).
+  if (/^(08|57P)/.test(code)) return true;
+  if (/Connection terminated|timeout exceeded when trying to connect/i.test(String(e?.message))) return true;
   if (e?.name === 'DriverAdapterError' && /connect|terminat|timeout/i.test(String(e.message))) return true;
   return e?.cause !== undefined && e.cause !== error && isInfrastructureFailure(e.cause);
 }
