@@ -14,7 +14,7 @@ export class UsageError extends Error {}
 
 export const USAGE = `usage: npm run admin -- <command> [options]
   account:create --name NAME [--credits C]   create an account (and its first API key)
-  key:create --account ID                     issue another API key for an account
+  key:create --account ID [--expires-in 90d]  issue another API key for an account (expiring after N days or hours: 90d, 12h)
   key:revoke --key API_KEY                    revoke a key
   credits:grant --account ID --amount C       add credits to an account
   account:show --account ID                   the account with its credits
@@ -49,6 +49,14 @@ function credits(flags: Flags, name: string, fallback?: number): number {
   return Number(raw);
 }
 
+/** "90d" or "12h": a key's lifetime in milliseconds, at most ten years. */
+function duration(raw: string, name: string): number {
+  const match = /^(\d{1,5})([dh])$/.exec(raw.trim());
+  const ms = match ? Number(match[1]) * (match[2] === 'd' ? 86_400_000 : 3_600_000) : 0;
+  if (ms <= 0 || ms > 3650 * 86_400_000) throw new UsageError(`--${name} must be a number of days or hours, such as 90d or 12h`);
+  return ms;
+}
+
 async function existingAccount(db: Database, id: string) {
   const account = await findAccount(db, id);
   if (!account) throw new UsageError(`no account ${id}`);
@@ -72,10 +80,12 @@ export async function runCommand(argv: string[], database: () => Database): Prom
       });
     }
     case 'key:create': {
-      const flags = parseFlags(args, ['account']);
+      const flags = parseFlags(args, ['account', 'expires-in']);
+      const expiresIn = flags.get('expires-in');
+      const expiresAt = expiresIn === undefined ? undefined : new Date(Date.now() + duration(expiresIn, 'expires-in'));
       const db = database();
       const account = await existingAccount(db, required(flags, 'account'));
-      return { ...(await issueApiKey(db, account.id)) };
+      return { ...(await issueApiKey(db, account.id, { expiresAt })) };
     }
     case 'key:revoke': {
       const flags = parseFlags(args, ['key']);

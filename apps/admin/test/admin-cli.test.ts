@@ -37,6 +37,9 @@ describe('npm run admin', () => {
     expect(keyId).toMatch(/^key_/);
     expect(second).not.toBe(apiKey);
 
+    const expiring = admin('key:create', '--account', accountId, '--expires-in', '30d').json() as { expiresAt: string };
+    expect(Date.parse(expiring.expiresAt) - Date.now()).toBeGreaterThan(29 * 86_400_000);
+
     expect(admin('key:revoke', '--key', second).json()).toEqual({ revoked: true });
     expect(await accountForApiKey(db, second)).toBeNull();
     expect((await accountForApiKey(db, apiKey))?.id).toBe(accountId);
@@ -67,6 +70,7 @@ describe('npm run admin', () => {
     [['credits:grant', '--account', 'acc_nope', '--amount', '5'], /no account acc_nope/],
     [['key:revoke', '--key', 'lg_live_unknown'], /no such API key/],
     [['key:create', '--acount', 'x'], /unknown argument/],
+    [['key:create', '--account', 'acc_x', '--expires-in', 'forever'], /--expires-in must be a number of days or hours/],
     [['launch:rockets'], /unknown command/],
     [[], /usage:/],
   ])('when called with %j, then a clear message on stderr and a non-zero exit', (args, message) => {

@@ -12,6 +12,8 @@ export interface IssuedKey {
   keyId: string;
   /** the secret: shown once, never stored */
   apiKey: string;
+  /** when the key stops working, if it does */
+  expiresAt?: string;
 }
 
 export function hashApiKey(apiKey: string): string {
@@ -32,20 +34,28 @@ export async function countAccounts(db: Database): Promise<number> {
   return db.account.count();
 }
 
-export async function issueApiKey(db: Database | Tx, accountId: string): Promise<IssuedKey> {
+export async function issueApiKey(db: Database | Tx, accountId: string, options: { expiresAt?: Date } = {}): Promise<IssuedKey> {
   const apiKey = newId.apiKeySecret();
   const keyId = newId.apiKeyId();
-  await db.apiKey.create({ data: { id: keyId, accountId, keyHash: hashApiKey(apiKey), prefix: apiKey.slice(0, 12) } });
-  return { keyId, apiKey };
+  await db.apiKey.create({ data: { id: keyId, accountId, keyHash: hashApiKey(apiKey), prefix: apiKey.slice(0, 12), expiresAt: options.expiresAt ?? null } });
+  return { keyId, apiKey, ...(options.expiresAt ? { expiresAt: options.expiresAt.toISOString() } : {}) };
 }
 
-/** The account a live key belongs to, in one statement; null for unknown or revoked keys. */
+// One statement per request: the live key's account, and the key's last use recorded only when the
+// recorded one is an hour old, so authentication stays a read nearly always.
+const AUTHENTICATE = `
+WITH key AS (
+  SELECT id, account_id, last_used_at FROM api_keys
+  WHERE key_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())
+), used AS (
+  UPDATE api_keys SET last_used_at = now() FROM key
+  WHERE api_keys.id = key.id AND (key.last_used_at IS NULL OR key.last_used_at < now() - interval '1 hour')
+)
+SELECT a.id, a.name, a.created_at FROM key JOIN accounts a ON a.id = key.account_id`;
+
+/** The account a live key belongs to; null for unknown, revoked or expired keys. */
 export async function accountForApiKey(db: Database, apiKey: string): Promise<AccountRecord | null> {
-  const { rows } = await db.sql.query<{ id: string; name: string; created_at: Date }>(
-    `SELECT a.id, a.name, a.created_at FROM api_keys k JOIN accounts a ON a.id = k.account_id
-     WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
-    [hashApiKey(apiKey)],
-  );
+  const { rows } = await db.sql.query<{ id: string; name: string; created_at: Date }>(AUTHENTICATE, [hashApiKey(apiKey)]);
   const row = rows[0];
   return row ? { id: row.id, name: row.name, createdAt: row.created_at } : null;
 }

@@ -27,6 +27,10 @@ UPDATE "jobs" SET "updated_at" = COALESCE("finished_at", "started_at", "created_
 DROP INDEX "jobs_status_idx";
 CREATE INDEX "jobs_status_updated_at_idx" ON "jobs"("status", "updated_at");
 
+-- API keys may expire, and say when they were last used (to the hour: a write per hour per key at
+-- most, never one per request).
+ALTER TABLE "api_keys" ADD COLUMN "expires_at" TIMESTAMPTZ(3), ADD COLUMN "last_used_at" TIMESTAMPTZ(3);
+
 -- A job's creation in one round trip and one transaction (docs/decisions/011-hot-path-sql.md).
 -- Each step runs only if the one before it succeeded, and each statement in here sees what
 -- committed before it ran (a fresh snapshot per statement), which a single CTE could not:

@@ -1,0 +1,37 @@
+import { issueApiKey } from '@leadgen/db';
+import { createTestAccount, startWorld, type TestWorld } from '../../../test/harness';
+
+describe('API keys that expire and say when they were used', () => {
+  let world: TestWorld;
+  beforeAll(async () => {
+    world = await startWorld({ worker: false });
+  });
+  afterAll(() => world.close());
+
+  it('when a key has expired, then 401 unauthorized like an unknown key; before that it works', async () => {
+    const account = await createTestAccount(world.db, 0);
+    const soon = await issueApiKey(world.db, account.accountId, { expiresAt: new Date(Date.now() + 60_000) });
+    expect((await world.http.get('/api/v1/account').set('Authorization', `Bearer ${soon.apiKey}`)).status).toBe(200);
+    await world.db.apiKey.update({ where: { id: soon.keyId }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    const refused = await world.http.get('/api/v1/account').set('Authorization', `Bearer ${soon.apiKey}`);
+    expect(refused.status).toBe(401);
+    expect(refused.body.code).toBe('unauthorized');
+    expect(refused.get('WWW-Authenticate')).toMatch(/^Bearer/);
+  });
+
+  it('when a key is used, then its last use is recorded, at most once an hour', async () => {
+    const account = await createTestAccount(world.db, 0);
+    const { id: keyId } = (await world.db.apiKey.findFirst({ where: { accountId: account.accountId } }))!;
+    expect((await world.db.apiKey.findUnique({ where: { id: keyId } }))?.lastUsedAt).toBeNull();
+    await world.http.get('/api/v1/account').set(account.auth);
+    const first = (await world.db.apiKey.findUnique({ where: { id: keyId } }))!.lastUsedAt!;
+    expect(Date.now() - first.getTime()).toBeLessThan(10_000);
+    await world.http.get('/api/v1/account').set(account.auth);
+    expect((await world.db.apiKey.findUnique({ where: { id: keyId } }))!.lastUsedAt).toEqual(first);
+    // An hour later the next request records it again.
+    const anHourAgo = new Date(Date.now() - 3_600_001);
+    await world.db.apiKey.update({ where: { id: keyId }, data: { lastUsedAt: anHourAgo } });
+    await world.http.get('/api/v1/account').set(account.auth);
+    expect((await world.db.apiKey.findUnique({ where: { id: keyId } }))!.lastUsedAt!.getTime()).toBeGreaterThan(anHourAgo.getTime());
+  });
+});
