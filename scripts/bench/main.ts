@@ -16,7 +16,7 @@ import { correctnessChecks, createBenchAccount, createBenchDatabase, waitAllTerm
 import { HttpClient, closedLoop, type Task } from './load';
 import { measure, type Environment, type Kind, type Measured } from './measure';
 import { BenchProcess, freePort, startProcess, waitForHttp } from './processes';
-import { PostgresCpu, findPostmaster, findRedisServer, readRss } from './proc-stats';
+import { PostgresCpu, findPostmaster, findRedisServer, localTcpPorts, readRss } from './proc-stats';
 import { costTable, fmt, rate, sideBySide, summarize, targetTable, type Scenario, type Target } from './report';
 
 const { values: flags } = parseArgs({
@@ -70,6 +70,16 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const log = (line: string) => console.log(line);
 
 class HarnessError extends Error {}
+
+interface Held {
+  refused?: string;
+  running: number;
+  rss: number;
+  /** the held worker's own connections (pg_stat_activity rows from its sockets) */
+  pgConns: number;
+  /** every connection to the bench database (the API's included) */
+  allConns: number;
+}
 
 /** The service's environment: our database, queue prefix and port, sandbox only, limits raised. */
 function serviceEnv(databaseUrl: string, extra: Record<string, string>): NodeJS.ProcessEnv {
@@ -331,27 +341,18 @@ async function main(): Promise<number> {
     }
 
     // Held jobs: N jobs waiting on a slow sandbox in ONE worker process with WORKER_CONCURRENCY=N.
-    let held: { refused?: string; running: number; rss: number; pgConns: number; pgConnsProc: number | null } | null = null;
+    let held: Held | null = null;
     if (ONLY.has('held')) held = await heldJobs(env, db, redis, svc, track, workers);
 
     const elapsed = (Date.now() - started) / 1000;
-    log('');
-    log(sideBySide(scenarios));
-    log('');
-    log('Per successful request. CPU in ms from /proc: api, worker = all processes of that kind; pg = backends of the bench');
-    log('database + PostgreSQL auxiliary processes; svc total = api + worker + pg + redis; pg cluster = every process of the');
-    log('cluster incl. exited backends (other users count). SQL = statements sent through pg by API + worker (of them');
-    log('BEGIN/COMMIT/ROLLBACK/SAVEPOINT). redis sent = commands the measured processes sent (>= round trips); redis exec =');
-    log('INFO total_commands_processed delta of the whole instance (counts each redis.call inside Lua scripts, and other');
-    log('users). RSS = peak of the largest process of that kind; pg conns = peak connections to the bench database.');
-    log(costTable(scenarios));
+    if (scenarios.length) printTables(scenarios);
     log('');
     log(targetTable(targets(scenarios, fleet, held)));
     if (held) {
       log('');
       log(held.refused
         ? `held jobs: the worker refused WORKER_CONCURRENCY=${HELD}: ${held.refused}`
-        : `held jobs: ${held.running}/${HELD} running in one worker (sandbox:delay=${HELD_DELAY_MS}): worker RSS ${fmt.mb(held.rss)}, PostgreSQL connections ${held.pgConns} (pg_stat_activity, bench database; ${held.pgConnsProc ?? '-'} by /proc)`);
+        : `held jobs: ${held.running}/${HELD} running in one worker (sandbox:delay=${HELD_DELAY_MS} per page): worker RSS ${fmt.mb(held.rss)}, its PostgreSQL connections ${held.pgConns} (pg_stat_activity by client port; ${held.allConns} to the bench database with the API's)`);
     }
     if (checks.length) {
       log('');
@@ -376,7 +377,7 @@ async function heldJobs(
   svc: HttpClient,
   track: (p: BenchProcess) => BenchProcess,
   workers: BenchProcess[],
-): Promise<{ refused?: string; running: number; rss: number; pgConns: number; pgConnsProc: number | null }> {
+): Promise<Held> {
   // The other workers go first: every held job must be in the one worker under test.
   await Promise.all(workers.map((w) => w.stop()));
   const account = await createBenchAccount(db.url, 'bench-held');
@@ -384,7 +385,7 @@ async function heldJobs(
     startProcess('held worker', 'apps/worker/src/main.ts', serviceEnv(db.url, { WORKER_CONCURRENCY: String(HELD), WORKER_SOURCES: 'google_maps' }), ['pg', 'ioredis']),
   );
   const ready = await Promise.race([waitForWorkers(redis, ['google_maps'], 1, []).then(() => 'ready'), worker.whenExited().then(() => 'exited')]);
-  if (ready === 'exited' || !worker.alive) return { refused: `exit code ${worker.exitCode}: ${worker.tail() || '(no message)'}`, running: 0, rss: 0, pgConns: 0, pgConnsProc: null };
+  if (ready === 'exited' || !worker.alive) return { refused: `exit code ${worker.exitCode}: ${worker.tail() || '(no message)'}`, running: 0, rss: 0, pgConns: 0, allConns: 0 };
 
   const headers = { authorization: `Bearer ${account.apiKey}`, 'content-type': 'application/json', prefer: 'respond-async' };
   // A long per-page delay: each job sits on its first page for HELD_DELAY_MS, holding nothing but a slot.
@@ -412,19 +413,38 @@ async function heldJobs(
   // Then a few samples while all are held: the highest of each.
   let rss = 0;
   let pgConns = 0;
-  let pgConnsProc: number | null = null;
+  let allConns = 0;
   for (let i = 0; i < 10 && worker.alive; i += 1) {
     rss = Math.max(rss, readRss(worker.pid) ?? 0);
-    const n = (await db.probe.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()')).rows[0]!.n;
-    pgConns = Math.max(pgConns, n);
-    if (env.pg) pgConnsProc = Math.max(pgConnsProc ?? 0, env.pg.connections());
+    // The worker's own connections: pg_stat_activity rows whose client port is one of its sockets
+    // (the API's connections to the same database are not the worker's).
+    const ports = [...localTcpPorts(worker.pid)];
+    const { rows } = await db.probe.query<{ all: number; mine: number }>(
+      'SELECT count(*)::int AS all, count(*) FILTER (WHERE client_port = ANY($1::int[]))::int AS mine FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+      [ports],
+    );
+    pgConns = Math.max(pgConns, rows[0]!.mine);
+    allConns = Math.max(allConns, rows[0]!.all);
     await sleep(200);
   }
-  if (!worker.alive) return { refused: `worker exited while holding jobs (code ${worker.exitCode}): ${worker.tail()}`, running, rss, pgConns, pgConnsProc };
-  return { running, rss, pgConns, pgConnsProc };
+  if (!worker.alive) return { refused: `worker exited while holding jobs (code ${worker.exitCode}): ${worker.tail()}`, running, rss, pgConns, allConns };
+  return { running, rss, pgConns, allConns };
 }
 
-function targets(scenarios: Scenario[], fleet: Measured | null, held: { refused?: string; running: number; rss: number; pgConns: number } | null): Target[] {
+function printTables(scenarios: Scenario[]): void {
+  log('');
+  log(sideBySide(scenarios));
+  log('');
+  log('Per successful request. CPU in ms from /proc: api, worker = all processes of that kind; pg = backends of the bench');
+  log('database + PostgreSQL auxiliary processes; svc total = api + worker + pg + redis; pg cluster = every process of the');
+  log('cluster incl. exited backends (other users count). SQL = statements sent through pg by API + worker (of them');
+  log('BEGIN/COMMIT/ROLLBACK/SAVEPOINT). redis sent = commands the measured processes sent (>= round trips); redis exec =');
+  log('INFO total_commands_processed delta of the whole instance (counts each redis.call inside Lua scripts, and other');
+  log('users). RSS = peak of the largest process of that kind; pg conns = peak connections to the bench database.');
+  log(costTable(scenarios));
+}
+
+function targets(scenarios: Scenario[], fleet: Measured | null, held: Held | null): Target[] {
   const find = (k: string) => scenarios.find((s) => s.key === k);
   const s1 = find('sync1');
   const s50 = find('sync50');

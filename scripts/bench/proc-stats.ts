@@ -1,7 +1,7 @@
 // Everything read from /proc: CPU (utime+stime) and RSS of the processes a scenario involves,
 // including the PostgreSQL and Redis servers, which are not our children. Read from the kernel
 // rather than asked of the processes, so a service rewrite cannot change what is measured.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 
 /** USER_HZ: utime/stime are in clock ticks (100 per second on Linux almost everywhere; asked once). */
@@ -132,4 +132,36 @@ export class PostgresCpu {
     const excluded = new Set(this.excludePids());
     return postgresChildren(this.postmaster).filter((p) => !excluded.has(p.pid) && backendOfDatabase(p.title, this.database)).length;
   }
+}
+
+/**
+ * The local TCP ports of a process's sockets: its fds name socket inodes, /proc/net/tcp{,6} maps
+ * inodes to local addresses. Matched against pg_stat_activity.client_port, this says which
+ * connections to PostgreSQL belong to that process, without asking the process.
+ */
+export function localTcpPorts(pid: number): Set<number> {
+  const inodes = new Set<string>();
+  let fds: string[];
+  try {
+    fds = readdirSync(`/proc/${pid}/fd`);
+  } catch {
+    return new Set();
+  }
+  for (const fd of fds) {
+    try {
+      const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+      if (m) inodes.add(m[1]!);
+    } catch {
+      // closed meanwhile
+    }
+  }
+  const ports = new Set<number>();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const line of (readText(table) ?? '').split('\n').slice(1)) {
+      const cols = line.trim().split(/\s+/);
+      // cols: sl local_address rem_address st tx:rx tr:tm retrnsmt uid timeout inode
+      if (cols.length > 9 && inodes.has(cols[9]!)) ports.add(parseInt(cols[1]!.split(':')[1]!, 16));
+    }
+  }
+  return ports;
 }
