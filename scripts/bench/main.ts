@@ -71,6 +71,9 @@ const log = (line: string) => console.log(line);
 
 class HarnessError extends Error {}
 
+/** Set when the client-side counters saw nothing in a service process (see the warm-up). */
+const counterBlind = { sql: false, redis: false };
+
 interface Held {
   refused?: string;
   running: number;
@@ -233,6 +236,14 @@ async function main(): Promise<number> {
     // proves a worker answers before anything is measured.
     const warm = await closedLoop(svc, 4, WARM_MS, syncGenerate);
     if (warm.okTotal === 0) throw new HarnessError(`no sync generate succeeded during warm-up: ${warm.firstError ?? 'no answer'}`);
+    // The counters patch pg's Client and ioredis: if the service stopped using either, its figures
+    // would read 0 and look like a triumph. Say so instead.
+    const [apiCounts, workerCounts] = await Promise.all([api.counts(), workers[0]!.counts()]);
+    counterBlind.sql = apiCounts.sql === 0 || workerCounts.sql === 0;
+    counterBlind.redis = apiCounts.redis === 0 || workerCounts.redis === 0;
+    log(`counters after warm-up (${warm.okTotal} sync jobs): api ${apiCounts.sql} SQL / ${apiCounts.redis} Redis, worker ${workerCounts.sql} SQL / ${workerCounts.redis} Redis`);
+    if (counterBlind.sql) log('  ! count-sql.cjs saw no SQL in the API or the worker: is pg still the driver? SQL figures below are not measured');
+    if (counterBlind.redis) log('  ! count-sql.cjs saw no Redis command in the API or the worker: is ioredis still the client? Redis "sent" figures are not measured');
 
     const serviceProcs = () => [{ kind: 'api' as const, proc: api }, ...workers.map((proc) => ({ kind: 'worker' as const, proc }))];
     const scenarios: Scenario[] = [];
@@ -459,11 +470,12 @@ function targets(scenarios: Scenario[], fleet: Measured | null, held: Held | nul
   const svc50 = s50 && summarize(s50.service.runs);
   const cpu = svc50?.cpu.serviceTotal ?? null;
   out.push({ what: '<= 10 ms CPU per sync job, all processes', measured: cpu === null ? '-' : `${fmt.ms(cpu)} (sync c=50; api+worker+pg+redis)`, met: cpu === null ? null : cpu <= 10 });
-  out.push({ what: '<= 15 SQL statements per job', measured: svc50 ? `${fmt.n(svc50.sql)} (sync c=50)` : '-', met: svc50 ? svc50.sql <= 15 : null });
+  const sqlOk = svc50 && !counterBlind.sql;
+  out.push({ what: '<= 15 SQL statements per job', measured: sqlOk ? `${fmt.n(svc50.sql)} (sync c=50: api ${fmt.n(svc50.sqlApi)}, worker ${fmt.n(svc50.sql - svc50.sqlApi)})` : counterBlind.sql ? 'counter saw no SQL' : '-', met: sqlOk ? svc50.sql <= 15 : null });
   out.push({
     what: '<= 6 Redis round trips per job',
-    measured: svc50 ? `${fmt.n(svc50.redisClient)} commands sent by api+worker (instance INFO ${fmt.n(svc50.redisInfo)})` : '-',
-    met: svc50 ? svc50.redisClient <= 6 : null,
+    measured: svc50 && !counterBlind.redis ? `${fmt.n(svc50.redisClient)} commands sent by api+worker (sync c=50; instance INFO ${fmt.n(svc50.redisInfo)})` : '-',
+    met: svc50 && !counterBlind.redis ? svc50.redisClient <= 6 : null,
   });
   const ratio = (sc: Scenario | undefined) => (sc && sc.baseline ? summarize(sc.service.runs).reqPerS / summarize(sc.baseline.runs).reqPerS : null);
   const ra = ratio(asy);

@@ -36,7 +36,7 @@ async function commandsProcessed(redis: Redis): Promise<number> {
 }
 
 /**
- * Runs `load` while watching `procs`. A sampler every 100 ms keeps each process's last CPU
+ * Runs `load` while watching `procs`. A sampler every 250 ms keeps each process's last CPU
  * reading (so one that exits mid-way still counts up to then), peak RSS and peak connections.
  */
 export async function measure(
@@ -74,7 +74,7 @@ export async function measure(
       pgPeak = Math.max(pgPeak ?? 0, env.pg.connections());
     }
   };
-  const sampler = setInterval(sample, 100);
+  const sampler = setInterval(sample, 250);
   let result: LoadResult;
   try {
     result = await load();
