@@ -19,21 +19,50 @@ import { BenchProcess, freePort, startProcess, waitForHttp } from './processes';
 import { PostgresCpu, findPostmaster, findRedisServer, localTcpPorts, readRss } from './proc-stats';
 import { costTable, fmt, rate, sideBySide, summarize, targetTable, type Scenario, type Target } from './report';
 
-const { values: flags } = parseArgs({
-  options: {
-    quick: { type: 'boolean', default: false },
-    duration: { type: 'string' },
-    rounds: { type: 'string' },
-    workers: { type: 'string', default: '2' },
-    concurrency: { type: 'string', default: '50' },
-    'fleet-clients': { type: 'string', default: '64' },
-    'fleet-duration': { type: 'string' },
-    held: { type: 'string', default: '0' },
-    'held-delay': { type: 'string', default: '30000' },
-    'page-delay': { type: 'string', default: '0' },
-    only: { type: 'string' },
-  },
-});
+const USAGE = `npm run bench [-- options]
+  --quick             a smoke run: 1.5 s per side, 1 round, 3 s end to end (under a minute)
+  --duration S        seconds of load per side per round (default 5)
+  --rounds N          baseline/service alternations (default 2)
+  --workers N         worker processes in the end-to-end run (default 2)
+  --concurrency N     WORKER_CONCURRENCY of the service's workers, and the baseline worker's (default 50)
+  --fleet-clients N   clients of the end-to-end closed loop (default 64)
+  --fleet-duration S  seconds of the end-to-end run (default 12)
+  --held N            also hold N jobs on a slow sandbox in one worker with WORKER_CONCURRENCY=N
+  --held-delay MS     sandbox delay per page of the held jobs (default 30000)
+  --page-delay MS     SANDBOX_PAGE_DELAY_MS of the other jobs (default 0)
+  --only a,b          scenarios among sync1, sync50, async, get, fleet, held`;
+
+function usage(problem: string): never {
+  console.error(`${problem}\n${USAGE}`);
+  process.exit(2);
+}
+
+const { values: flags } = (() => {
+  try {
+    return parseArgs({
+      options: {
+        help: { type: 'boolean', default: false },
+        quick: { type: 'boolean', default: false },
+        duration: { type: 'string' },
+        rounds: { type: 'string' },
+        workers: { type: 'string', default: '2' },
+        concurrency: { type: 'string', default: '50' },
+        'fleet-clients': { type: 'string', default: '64' },
+        'fleet-duration': { type: 'string' },
+        held: { type: 'string', default: '0' },
+        'held-delay': { type: 'string', default: '30000' },
+        'page-delay': { type: 'string', default: '0' },
+        only: { type: 'string' },
+      },
+    });
+  } catch (error) {
+    return usage((error as Error).message);
+  }
+})();
+if (flags.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
 
 const QUICK = flags.quick!;
 const DURATION_MS = Number(flags.duration ?? (QUICK ? 1.5 : 5)) * 1000;
@@ -49,7 +78,9 @@ const ALL = ['sync1', 'sync50', 'async', 'get', 'fleet', 'held'] as const;
 type Key = (typeof ALL)[number];
 const ONLY = new Set<Key>(flags.only ? (flags.only.split(',').map((s) => s.trim()) as Key[]) : ALL.filter((k) => k !== 'held' || HELD > 0));
 if (HELD > 0) ONLY.add('held');
-for (const k of ONLY) if (!ALL.includes(k)) throw new Error(`--only: unknown scenario "${k}" (known: ${ALL.join(', ')})`);
+for (const k of ONLY) if (!ALL.includes(k)) usage(`--only: unknown scenario "${k}"`);
+for (const [name, v] of Object.entries({ duration: DURATION_MS, rounds: ROUNDS, workers: FLEET_WORKERS, concurrency: WORKER_CONCURRENCY, 'fleet-clients': FLEET_CLIENTS, 'fleet-duration': FLEET_MS, held: HELD, 'held-delay': HELD_DELAY_MS }))
+  if (!Number.isFinite(v) || v < 0) usage(`--${name}: not a number`);
 
 const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
 const DATABASE_URL = process.env.DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/leadgen';
