@@ -505,7 +505,7 @@ function targets(scenarios: Scenario[], fleet: Measured | null, held: Held | nul
   out.push({ what: '<= 15 SQL statements per job', measured: sqlOk ? `${fmt.n(svc50.sql)} (sync c=50: api ${fmt.n(svc50.sqlApi)}, worker ${fmt.n(svc50.sql - svc50.sqlApi)})` : counterBlind.sql ? 'counter saw no SQL' : '-', met: sqlOk ? svc50.sql <= 15 : null });
   out.push({
     what: '<= 6 Redis round trips per job',
-    measured: svc50 && !counterBlind.redis ? `${fmt.n(svc50.redisClient)} commands sent by api+worker (sync c=50; instance INFO ${fmt.n(svc50.redisInfo)})` : '-',
+    measured: svc50 && !counterBlind.redis ? `${fmt.n(svc50.redisClient, 2)} commands sent by api+worker (sync c=50; instance INFO ${fmt.n(svc50.redisInfo)})` : '-',
     met: svc50 && !counterBlind.redis ? svc50.redisClient <= 6 : null,
   });
   const ratio = (sc: Scenario | undefined) => (sc && sc.baseline ? summarize(sc.service.runs).reqPerS / summarize(sc.baseline.runs).reqPerS : null);
