@@ -113,6 +113,10 @@ interface Held {
   pgConns: number;
   /** every connection to the bench database (the API's included) */
   allConns: number;
+  /** peaks over the following stretch, through the end of the first page's delay (its commits) */
+  afterRss: number;
+  afterConns: number;
+  afterMs: number;
 }
 
 /** The service's environment: our database, queue prefix and port, sandbox only, limits raised. */
@@ -394,7 +398,7 @@ async function main(): Promise<number> {
       log('');
       log(held.refused
         ? `held jobs: the worker refused WORKER_CONCURRENCY=${HELD}: ${held.refused}`
-        : `held jobs: ${held.running}/${HELD} running in one worker (sandbox:delay=${HELD_DELAY_MS} per page): worker RSS ${fmt.mb(held.rss)}, its PostgreSQL connections ${held.pgConns} (pg_stat_activity by client port; ${held.allConns} to the bench database with the API's)`);
+        : `held jobs: ${held.running}/${HELD} running in one worker (sandbox:delay=${HELD_DELAY_MS} per page): worker RSS ${fmt.mb(held.rss)}, its PostgreSQL connections ${held.pgConns} (pg_stat_activity by client port; ${held.allConns} to the bench database with the API's);\n  then over ${(held.afterMs / 1000).toFixed(0)} s through the first pages' commits: peak RSS ${fmt.mb(held.afterRss)}, peak connections ${held.afterConns}`);
     }
     if (checks.length) {
       log('');
@@ -427,7 +431,9 @@ async function heldJobs(
     startProcess('held worker', 'apps/worker/src/main.ts', serviceEnv(db.url, { WORKER_CONCURRENCY: String(HELD), WORKER_SOURCES: 'google_maps' }), ['pg', 'ioredis']),
   );
   const ready = await Promise.race([waitForWorkers(redis, ['google_maps'], 1, []).then(() => 'ready'), worker.whenExited().then(() => 'exited')]);
-  if (ready === 'exited' || !worker.alive) return { refused: `exit code ${worker.exitCode}: ${worker.tail() || '(no message)'}`, running: 0, rss: 0, pgConns: 0, allConns: 0 };
+  if (ready === 'exited' || !worker.alive) {
+    return { refused: `exit code ${worker.exitCode}: ${worker.tail() || '(no message)'}`, running: 0, rss: 0, pgConns: 0, allConns: 0, afterRss: 0, afterConns: 0, afterMs: 0 };
+  }
 
   const headers = { authorization: `Bearer ${account.apiKey}`, 'content-type': 'application/json', prefer: 'respond-async' };
   // A long per-page delay: each job sits on its first page for HELD_DELAY_MS, holding nothing but a slot.
@@ -444,6 +450,7 @@ async function heldJobs(
     }),
   );
   if (refusedPost) log(`  ! ${refusedPost}`);
+  const postedAt = Date.now();
   // Wait until the worker has taken every job (running), within the delay they are held for.
   const until = Date.now() + Math.min(HELD_DELAY_MS, 120_000);
   let running = 0;
@@ -452,12 +459,11 @@ async function heldJobs(
     if (running >= HELD) break;
     await sleep(250);
   }
-  // Then a few samples while all are held: the highest of each.
-  let rss = 0;
-  let pgConns = 0;
-  let allConns = 0;
-  for (let i = 0; i < 10 && worker.alive; i += 1) {
-    rss = Math.max(rss, readRss(worker.pid) ?? 0);
+  // Then samples while all are held (2 s), and on until the first pages' delay has passed, so the
+  // burst of page commits that ends the wait is seen too: a pool bounded only while nothing
+  // happens would not be bounded.
+  const sampleOnce = async () => {
+    const rss = readRss(worker.pid) ?? 0;
     // The worker's own connections: pg_stat_activity rows whose client port is one of its sockets
     // (the API's connections to the same database are not the worker's).
     const ports = [...localTcpPorts(worker.pid)];
@@ -465,12 +471,28 @@ async function heldJobs(
       'SELECT count(*)::int AS all, count(*) FILTER (WHERE client_port = ANY($1::int[]))::int AS mine FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
       [ports],
     );
-    pgConns = Math.max(pgConns, rows[0]!.mine);
-    allConns = Math.max(allConns, rows[0]!.all);
+    return { rss, mine: rows[0]!.mine, all: rows[0]!.all };
+  };
+  const held: Held = { running, rss: 0, pgConns: 0, allConns: 0, afterRss: 0, afterConns: 0, afterMs: 0 };
+  const heldUntil = Date.now() + 2_000;
+  while (Date.now() < heldUntil && worker.alive) {
+    const s = await sampleOnce();
+    held.rss = Math.max(held.rss, s.rss);
+    held.pgConns = Math.max(held.pgConns, s.mine);
+    held.allConns = Math.max(held.allConns, s.all);
     await sleep(200);
   }
-  if (!worker.alive) return { refused: `worker exited while holding jobs (code ${worker.exitCode}): ${worker.tail()}`, running, rss, pgConns, allConns };
-  return { running, rss, pgConns, allConns };
+  const afterStart = Date.now();
+  const afterUntil = postedAt + HELD_DELAY_MS + 3_000;
+  while (Date.now() < afterUntil && worker.alive) {
+    const s = await sampleOnce();
+    held.afterRss = Math.max(held.afterRss, s.rss);
+    held.afterConns = Math.max(held.afterConns, s.mine);
+    await sleep(250);
+  }
+  held.afterMs = Date.now() - afterStart;
+  if (!worker.alive) return { ...held, refused: `worker exited while holding jobs (code ${worker.exitCode}): ${worker.tail()}` };
+  return held;
 }
 
 function printTables(scenarios: Scenario[]): void {
@@ -515,8 +537,17 @@ function targets(scenarios: Scenario[], fleet: Measured | null, held: Held | nul
   out.push({ what: 'terminal GET >= 0.3x baseline', measured: rg === null ? '-' : `${fmt.ratio(rg)}x`, met: rg === null ? null : rg >= 0.3 });
   out.push({
     what: '1,000 held jobs, one worker: < 250 MB RSS, <= 20 PG conns',
-    measured: !held ? '-' : held.refused ? `${HELD} refused: ${held.refused.slice(0, 120)}` : `${held.running} held: ${fmt.mb(held.rss)}, ${held.pgConns} conns`,
-    met: !held ? null : held.refused ? false : HELD >= 1000 && held.running >= 1000 && held.rss < 250 * 1024 * 1024 && held.pgConns <= 20,
+    // Judged on the worse of "while held" and "through the first pages' commits".
+    measured: !held
+      ? '-'
+      : held.refused
+        ? `${HELD} refused: ${held.refused.slice(0, 120)}`
+        : `${held.running} held: ${fmt.mb(Math.max(held.rss, held.afterRss))}, ${Math.max(held.pgConns, held.afterConns)} conns (worker's, peak)`,
+    met: !held
+      ? null
+      : held.refused
+        ? false
+        : HELD >= 1000 && held.running >= 1000 && Math.max(held.rss, held.afterRss) < 250 * 1024 * 1024 && Math.max(held.pgConns, held.afterConns) <= 20,
   });
   return out;
 }
