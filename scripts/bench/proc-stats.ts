@@ -18,6 +18,8 @@ export interface ProcCpu {
   own: number;
   /** user+system time of reaped children, ms (for the postmaster: backends that exited) */
   children: number;
+  /** start time in ticks since boot: with the pid, names one process even if the pid is reused */
+  startTicks: number;
 }
 
 function readText(file: string): string | null {
@@ -35,7 +37,7 @@ export function readCpu(pid: number): ProcCpu | null {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const tick = (i: number) => Number(fields[i - 3]);
   const ms = (ticks: number) => (ticks * 1000) / TICKS_PER_S;
-  return { own: ms(tick(14) + tick(15)), children: ms(tick(16) + tick(17)) };
+  return { own: ms(tick(14) + tick(15)), children: ms(tick(16) + tick(17)), startTicks: tick(22) };
 }
 
 /** Resident set size now, bytes. */
@@ -100,7 +102,8 @@ export function backendOfDatabase(title: string, database: string): boolean {
  * wake; a backend that exits mid-scenario keeps the last value the sampler read.
  */
 export class PostgresCpu {
-  private lastSeen = new Map<number, number>();
+  /** keyed by pid and start time: a pid the kernel reuses for a new backend is another process */
+  private lastSeen = new Map<string, number>();
 
   constructor(
     private readonly postmaster: number,
@@ -122,7 +125,7 @@ export class PostgresCpu {
       if (excluded.has(pid)) continue;
       if (isClientBackend(title) && !backendOfDatabase(title, this.database)) continue;
       const cpu = readCpu(pid);
-      if (cpu) this.lastSeen.set(pid, cpu.own);
+      if (cpu) this.lastSeen.set(`${pid}@${cpu.startTicks}`, cpu.own);
     }
     let total = 0;
     for (const v of this.lastSeen.values()) total += v;
