@@ -1,0 +1,561 @@
+// `npm run bench [-- --quick] [--duration S] [--rounds N] [--workers N] [--held N] [--only a,b]`
+//
+// The service against bare Express 5 + BullMQ 6 baselines, alternating in one run so the ratios
+// hold on a noisy machine even when the absolute figures do not. The service is reached only
+// through its public surfaces: its process entry points, environment variables, HTTP, and the
+// admin functions of @leadgen/db; so the same bench measures it before and after a rewrite.
+//
+// Prints figures and never fails on them. Exit code: 0 when the run completed (whatever the
+// figures), 1 when a correctness check failed, 2 when the harness itself broke (a process would
+// not start, the database could not be made...). A held-jobs run the service's configuration
+// refuses is a figure ("refused"), not a harness failure.
+import { randomBytes } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { Redis } from 'ioredis';
+import { correctnessChecks, createBenchAccount, createBenchDatabase, waitAllTerminal, type BenchDatabase, type CheckLine } from './database';
+import { HttpClient, closedLoop, type Task } from './load';
+import { measure, type Environment, type Kind, type Measured } from './measure';
+import { BenchProcess, freePort, startProcess, waitForHttp } from './processes';
+import { PostgresCpu, findPostmaster, findRedisServer, localTcpPorts, readRss } from './proc-stats';
+import { costTable, fmt, rate, sideBySide, summarize, targetTable, type Scenario, type Target } from './report';
+
+const USAGE = `npm run bench [-- options]
+  --quick             a smoke run: 1.5 s per side, 1 round, 3 s end to end (under a minute)
+  --duration S        seconds of load per side per round (default 5)
+  --rounds N          baseline/service alternations (default 2)
+  --workers N         worker processes in the end-to-end run (default 2)
+  --concurrency N     WORKER_CONCURRENCY of the service's workers, and the baseline worker's (default 50)
+  --fleet-clients N   clients of the end-to-end closed loop (default 64)
+  --fleet-duration S  seconds of the end-to-end run (default 12)
+  --held N            also hold N jobs on a slow sandbox in one worker with WORKER_CONCURRENCY=N
+  --held-delay MS     sandbox delay per page of the held jobs (default 30000)
+  --page-delay MS     SANDBOX_PAGE_DELAY_MS of the other jobs (default 0)
+  --only a,b          scenarios among sync1, sync50, async, get, fleet, held`;
+
+function usage(problem: string): never {
+  console.error(`${problem}\n${USAGE}`);
+  process.exit(2);
+}
+
+const { values: flags } = (() => {
+  try {
+    return parseArgs({
+      options: {
+        help: { type: 'boolean', default: false },
+        quick: { type: 'boolean', default: false },
+        duration: { type: 'string' },
+        rounds: { type: 'string' },
+        workers: { type: 'string', default: '2' },
+        concurrency: { type: 'string', default: '50' },
+        'fleet-clients': { type: 'string', default: '64' },
+        'fleet-duration': { type: 'string' },
+        held: { type: 'string', default: '0' },
+        'held-delay': { type: 'string', default: '30000' },
+        'page-delay': { type: 'string', default: '0' },
+        only: { type: 'string' },
+      },
+    });
+  } catch (error) {
+    return usage((error as Error).message);
+  }
+})();
+if (flags.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+
+const QUICK = flags.quick!;
+const DURATION_MS = Number(flags.duration ?? (QUICK ? 1.5 : 5)) * 1000;
+const ROUNDS = Number(flags.rounds ?? (QUICK ? 1 : 2));
+const FLEET_WORKERS = Math.max(1, Number(flags.workers));
+const WORKER_CONCURRENCY = Number(flags.concurrency);
+const FLEET_CLIENTS = Number(flags['fleet-clients']);
+const FLEET_MS = Number(flags['fleet-duration'] ?? (QUICK ? 3 : 12)) * 1000;
+const HELD = Number(flags.held);
+const HELD_DELAY_MS = Number(flags['held-delay']);
+const WARM_MS = QUICK ? 300 : 1_500;
+const ALL = ['sync1', 'sync50', 'async', 'get', 'fleet', 'held'] as const;
+type Key = (typeof ALL)[number];
+const ONLY = new Set<Key>(flags.only ? (flags.only.split(',').map((s) => s.trim()) as Key[]) : ALL.filter((k) => k !== 'held' || HELD > 0));
+if (HELD > 0) ONLY.add('held');
+for (const k of ONLY) if (!ALL.includes(k)) usage(`--only: unknown scenario "${k}"`);
+for (const [name, v] of Object.entries({ duration: DURATION_MS, rounds: ROUNDS, workers: FLEET_WORKERS, concurrency: WORKER_CONCURRENCY, 'fleet-clients': FLEET_CLIENTS, 'fleet-duration': FLEET_MS, held: HELD, 'held-delay': HELD_DELAY_MS }))
+  if (!Number.isFinite(v) || v < 0) usage(`--${name}: not a number`);
+
+const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
+const DATABASE_URL = process.env.DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/leadgen';
+const RUN = randomBytes(4).toString('hex');
+const PREFIX = `lgbench-${RUN}`;
+const BASE_PREFIX = `lgbench-${RUN}-base`;
+// Sync jobs alternate two sources the workers serve; async jobs go to shopify, which no worker
+// in this run serves: the async scenario then measures job creation alone, as its baseline
+// (enqueue, no worker) does, instead of sharing two cores with workers processing the backlog.
+const SERVED = ['google_maps', 'linkedin'];
+const SYNC_BODIES = [
+  JSON.stringify({ source: 'google_maps', category: 'dentist', state: 'US', city: 'Austin', maxResults: 25 }),
+  JSON.stringify({ source: 'linkedin', category: 'software engineer', state: 'US', maxResults: 25 }),
+];
+const ASYNC_BODY = JSON.stringify({ source: 'shopify', category: 'coffee', state: 'US', maxResults: 25 });
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const log = (line: string) => console.log(line);
+
+class HarnessError extends Error {}
+
+/** Set when the client-side counters saw nothing in a service process (see the warm-up). */
+const counterBlind = { sql: false, redis: false };
+
+interface Held {
+  refused?: string;
+  running: number;
+  rss: number;
+  /** the held worker's own connections (pg_stat_activity rows from its sockets) */
+  pgConns: number;
+  /** every connection to the bench database (the API's included) */
+  allConns: number;
+  /** peaks over the following stretch, through the end of the first page's delay (its commits) */
+  afterRss: number;
+  afterConns: number;
+  afterMs: number;
+}
+
+/** The service's environment: our database, queue prefix and port, sandbox only, limits raised. */
+function serviceEnv(databaseUrl: string, extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  // A benchmark must never reach (or spend credits at) a real provider: blank every upstream's
+  // key and base URL, known today or added later, so each source is served by its sandbox.
+  for (const name of Object.keys(env)) if (/_(API_KEY|BASE_URL)$/.test(name)) env[name] = '';
+  for (const p of ['GOOGLE_PLACES', 'PDL', 'STORELEADS']) env[`${p}_API_KEY`] = env[`${p}_BASE_URL`] = '';
+  return {
+    ...env,
+    DATABASE_URL: databaseUrl,
+    REDIS_URL,
+    QUEUE_PREFIX: PREFIX,
+    // Per-request log lines would cost CPU in the very processes measured.
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
+    SANDBOX_PAGE_DELAY_MS: String(flags['page-delay']),
+    // One account sending thousands of requests a minute: otherwise the rate limiter is the figure.
+    RATE_LIMIT_GENERATE_PER_MIN: '100000000',
+    RATE_LIMIT_READ_PER_MIN: '100000000',
+    WORKER_CONCURRENCY: String(WORKER_CONCURRENCY),
+    WORKER_SOURCES: SERVED.join(','),
+    // A stopping worker hands its jobs back after this instead of the 25 s default.
+    SHUTDOWN_GRACE_MS: '2000',
+    OPERATOR_PASSWORD: '',
+    ...extra,
+  };
+}
+
+/** Worker processes connected to every served queue: BullMQ names a worker's connection `<prefix>:<base64(queue)>`. */
+async function waitForWorkers(redis: Redis, sources: string[], expected: number, procs: BenchProcess[], timeoutMs = 120_000): Promise<boolean> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const dead = procs.find((p) => !p.alive);
+    if (dead) throw new HarnessError(`${dead.name} exited (code ${dead.exitCode}) while starting${dead.tail() ? `: ${dead.tail()}` : ''}`);
+    const names = ((await redis.client('LIST')) as string).split('\n').map((l) => /(?:^| )name=(\S*)/.exec(l)?.[1] ?? '');
+    const counts = sources.map((s) => {
+      const base = `${PREFIX}:${Buffer.from(s).toString('base64')}`;
+      return names.filter((n) => n === base || n.startsWith(`${base}:w:`)).length;
+    });
+    if (Math.min(...counts) >= expected) return true;
+    if (Date.now() > until) {
+      // Queue naming is BullMQ's and the service's business: if it changed, say so and go on
+      // (the warm-up jobs below still wait for a worker to answer).
+      log(`  ! could not see ${expected} worker connection(s) per queue in CLIENT LIST (saw ${counts.join(', ')}); going on`);
+      return false;
+    }
+    await sleep(250);
+  }
+}
+
+interface Side {
+  label: string;
+  client: HttpClient;
+  procs: Array<{ kind: Kind; proc: BenchProcess }>;
+  task: Task;
+}
+
+async function main(): Promise<number> {
+  const started = Date.now();
+  log(`leadgen bench ${RUN}: ${QUICK ? 'quick, ' : ''}${DURATION_MS / 1000} s per side x ${ROUNDS} round(s), scenarios ${[...ONLY].join(', ')}`);
+  log(`machine: ${(await import('node:os')).cpus().length} cores, load average ${(await import('node:os')).loadavg().map((v) => v.toFixed(2)).join(' ')} at start`);
+
+  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 3 });
+  const processes: BenchProcess[] = [];
+  let db: BenchDatabase | null = null;
+  let exitCode = 0;
+  const clients: HttpClient[] = [];
+
+  const cleanup = async () => {
+    await Promise.all(processes.map((p) => p.stop(8_000)));
+    await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+    // Our keys alone (unique prefixes): leaving them would litter a shared Redis.
+    for (const prefix of [PREFIX, BASE_PREFIX]) {
+      for await (const keys of redis.scanStream({ match: `${prefix}:*`, count: 1000 })) if ((keys as string[]).length) await redis.unlink(...(keys as string[]));
+    }
+    await redis.quit();
+    if (db) await db.drop();
+  };
+  let interrupted = false;
+  const onSignal = () => {
+    if (interrupted) return;
+    interrupted = true;
+    log('interrupted: stopping processes and dropping the database');
+    void cleanup().finally(() => process.exit(130));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  try {
+    db = await createBenchDatabase(DATABASE_URL);
+    const redisPort = Number(new URL(REDIS_URL).port || 6379);
+    const postmaster = findPostmaster();
+    const redisPid = findRedisServer(redisPort);
+    const env: Environment = {
+      redis,
+      redisPid,
+      pg: postmaster ? new PostgresCpu(postmaster, db.name, () => [db!.probePid]) : null,
+    };
+    log(`database ${db.name}, queue prefix ${PREFIX}; PostgreSQL postmaster pid ${postmaster ?? 'not found'}, redis-server pid ${redisPid ?? 'not found'}`);
+    const svcAccount = await createBenchAccount(db.url, 'bench');
+    const asyncAccount = await createBenchAccount(db.url, 'bench-async');
+
+    // Every process starts at once: tsx compiles each, seconds apiece on two busy cores.
+    const apiPort = await freePort();
+    const baseEnv = { ...process.env, REDIS_URL, QUEUE_PREFIX: BASE_PREFIX, BASELINE_CONCURRENCY: String(WORKER_CONCURRENCY) };
+    const track = (p: BenchProcess) => (processes.push(p), p);
+    const api = track(startProcess('service api', 'apps/api/src/main.ts', serviceEnv(db.url, { PORT: String(apiPort) }), ['pg', 'ioredis']));
+    const workers = [track(startProcess('service worker 1', 'apps/worker/src/main.ts', serviceEnv(db.url, {}), ['pg', 'ioredis']))];
+    const ports = { hello: await freePort(), enqueue: await freePort(), roundtrip: await freePort() };
+    const hello = track(startProcess('baseline hello', 'scripts/bench/baselines/hello.ts', { ...baseEnv, PORT: String(ports.hello) }, []));
+    const enqueue = track(startProcess('baseline enqueue', 'scripts/bench/baselines/enqueue.ts', { ...baseEnv, PORT: String(ports.enqueue) }, ['ioredis']));
+    const rtApi = track(startProcess('baseline roundtrip api', 'scripts/bench/baselines/roundtrip.ts', { ...baseEnv, PORT: String(ports.roundtrip), BASELINE_ROLE: 'api' }, ['ioredis']));
+    const rtWorker = track(startProcess('baseline roundtrip worker', 'scripts/bench/baselines/roundtrip.ts', { ...baseEnv, BASELINE_ROLE: 'worker' }, ['ioredis']));
+
+    const origin = (port: number) => `http://127.0.0.1:${port}`;
+    await Promise.all([
+      waitForHttp(`${origin(apiPort)}/healthz`, api),
+      waitForHttp(`${origin(ports.hello)}/ready`, hello),
+      waitForHttp(`${origin(ports.enqueue)}/ready`, enqueue),
+      waitForHttp(`${origin(ports.roundtrip)}/ready`, rtApi),
+      waitForWorkers(redis, SERVED, 1, workers),
+    ]);
+    log(`processes up after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+
+    const maxC = Math.max(50, FLEET_CLIENTS) + 8;
+    const svc = new HttpClient(origin(apiPort), maxC);
+    const base = { hello: new HttpClient(origin(ports.hello), 60), enqueue: new HttpClient(origin(ports.enqueue), 60), roundtrip: new HttpClient(origin(ports.roundtrip), 60) };
+    clients.push(svc, base.hello, base.enqueue, base.roundtrip);
+
+    const auth = (apiKey: string) => ({ authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' });
+    let keySeq = 0;
+    const key = () => `${RUN}-${keySeq++}`;
+    const svcHeaders = auth(svcAccount.apiKey);
+    const asyncHeaders = { ...auth(asyncAccount.apiKey), prefer: 'respond-async' };
+    const json = { 'content-type': 'application/json' };
+
+    const syncGenerate: Task = async (c, i) => {
+      const res = await c.request('POST', '/api/v1/leads/generate', { ...svcHeaders, 'idempotency-key': key() }, SYNC_BODIES[i % SYNC_BODIES.length]);
+      return res.status === 200 ? { ok: true } : { ok: false, error: `sync generate answered ${res.status}: ${res.body.slice(0, 200)}` };
+    };
+    const asyncGenerate: Task = async (c) => {
+      const res = await c.request('POST', '/api/v1/leads/generate', { ...asyncHeaders, 'idempotency-key': key() }, ASYNC_BODY);
+      return res.status === 202 ? { ok: true } : { ok: false, error: `async generate answered ${res.status}: ${res.body.slice(0, 200)}` };
+    };
+    const expect = (method: 'GET' | 'POST', path: string, status: number, body?: string): Task => async (c) => {
+      const res = await c.request(method, path, body ? json : {}, body);
+      return res.status === status ? { ok: true } : { ok: false, error: `${method} ${path} answered ${res.status}: ${res.body.slice(0, 200)}` };
+    };
+
+    // Warm-up: the first requests of a tsx-compiled process pay for lazy imports and JIT; also
+    // proves a worker answers before anything is measured.
+    const warm = await closedLoop(svc, 4, WARM_MS, syncGenerate);
+    if (warm.okTotal === 0) throw new HarnessError(`no sync generate succeeded during warm-up: ${warm.firstError ?? 'no answer'}`);
+    // The counters patch pg's Client and ioredis: if the service stopped using either, its figures
+    // would read 0 and look like a triumph. Say so instead.
+    const [apiCounts, workerCounts] = await Promise.all([api.counts(), workers[0]!.counts()]);
+    counterBlind.sql = apiCounts.sql === 0 || workerCounts.sql === 0;
+    counterBlind.redis = apiCounts.redis === 0 || workerCounts.redis === 0;
+    log(`counters after warm-up (${warm.okTotal} sync jobs): api ${apiCounts.sql} SQL / ${apiCounts.redis} Redis, worker ${workerCounts.sql} SQL / ${workerCounts.redis} Redis`);
+    if (counterBlind.sql) log('  ! count-sql.cjs saw no SQL in the API or the worker: is pg still the driver? SQL figures below are not measured');
+    if (counterBlind.redis) log('  ! count-sql.cjs saw no Redis command in the API or the worker: is ioredis still the client? Redis "sent" figures are not measured');
+
+    const serviceProcs = () => [{ kind: 'api' as const, proc: api }, ...workers.map((proc) => ({ kind: 'worker' as const, proc }))];
+    const scenarios: Scenario[] = [];
+
+    // The terminal job the GET scenario reads: 100 leads, as the issue's figure.
+    let terminalJobId = '';
+    if (ONLY.has('get')) {
+      const res = await svc.request('POST', '/api/v1/leads/generate', { ...svcHeaders, 'idempotency-key': key(), prefer: 'wait=60' }, JSON.stringify({ source: 'google_maps', category: 'dentist', state: 'US', city: 'Austin', maxResults: 100 }));
+      const body = JSON.parse(res.body) as { jobId: string; leads?: unknown[] };
+      if (res.status !== 200) throw new HarnessError(`the 100-lead job did not finish within 60 s (${res.status})`);
+      terminalJobId = body.jobId;
+      log(`terminal job for GET: ${terminalJobId} with ${body.leads?.length ?? 0} leads (${res.body.length} bytes)`);
+    }
+
+    const allDefs: Array<{ key: Key; title: string; baseline: Side; service: Side; concurrency: number }> = [
+      {
+        key: 'sync1',
+        title: 'sync generate c=1',
+        concurrency: 1,
+        baseline: { label: 'POST→add→worker→event', client: base.roundtrip, procs: [{ kind: 'api', proc: rtApi }, { kind: 'worker', proc: rtWorker }], task: expect('POST', '/jobs', 200, SYNC_BODIES[0]) },
+        service: { label: 'sync generate', client: svc, procs: serviceProcs(), task: syncGenerate },
+      },
+      {
+        key: 'sync50',
+        title: 'sync generate c=50',
+        concurrency: 50,
+        baseline: { label: 'POST→add→worker→event', client: base.roundtrip, procs: [{ kind: 'api', proc: rtApi }, { kind: 'worker', proc: rtWorker }], task: expect('POST', '/jobs', 200, SYNC_BODIES[0]) },
+        service: { label: 'sync generate', client: svc, procs: serviceProcs(), task: syncGenerate },
+      },
+      {
+        key: 'async',
+        title: 'respond-async POST c=50',
+        concurrency: 50,
+        baseline: { label: 'POST→add→202', client: base.enqueue, procs: [{ kind: 'api', proc: enqueue }], task: expect('POST', '/jobs', 202, ASYNC_BODY) },
+        service: { label: 'async generate', client: svc, procs: serviceProcs(), task: asyncGenerate },
+      },
+      {
+        key: 'get',
+        title: 'GET terminal 100-lead job c=50',
+        concurrency: 50,
+        baseline: { label: 'Express hello', client: base.hello, procs: [{ kind: 'api', proc: hello }], task: expect('GET', '/hello', 200) },
+        service: {
+          label: 'GET job',
+          client: svc,
+          procs: serviceProcs(),
+          task: async (c) => {
+            const res = await c.request('GET', `/api/v1/leads/jobs/${terminalJobId}`, svcHeaders);
+            return res.status === 200 ? { ok: true } : { ok: false, error: `GET job answered ${res.status}` };
+          },
+        },
+      },
+    ];
+    const defs = allDefs.filter((d) => ONLY.has(d.key));
+
+    for (const d of defs) scenarios.push({ key: d.key, title: d.title, baseline: { label: d.baseline.label, runs: [] }, service: { label: d.service.label, runs: [] } });
+    for (let round = 1; round <= ROUNDS; round += 1) {
+      for (const [i, d] of defs.entries()) {
+        const sc = scenarios[i]!;
+        // Alternate which side goes first, so a drift in the machine's load favours neither.
+        const order = round % 2 === 1 ? (['baseline', 'service'] as const) : (['service', 'baseline'] as const);
+        for (const which of order) {
+          const side = d[which];
+          if (round === 1) await closedLoop(side.client, d.concurrency, WARM_MS / 2, side.task);
+          const m = await measure(env, side.procs, () => closedLoop(side.client, d.concurrency, DURATION_MS, side.task), { usesPostgres: which === 'service' });
+          sc[which]!.runs.push(m);
+          log(`  round ${round} ${d.key.padEnd(6)} ${which.padEnd(8)} ${fmt.rate(rate(m.load)).padStart(6)} req/s${m.load.errors ? `, ${m.load.errors} errors (${m.load.firstError})` : ''}`);
+        }
+      }
+    }
+
+    // The worker fleet end to end: a closed loop of sync generates (202 past SYNC_WAIT_MS: poll),
+    // each client holding its slot until its job is terminal, as a real caller would.
+    const seen = new Map<string, { delivered: number; leads: number }>();
+    let checks: CheckLine[] = [];
+    let fleet: Measured | null = null;
+    if (ONLY.has('fleet')) {
+      for (let n = workers.length + 1; n <= FLEET_WORKERS; n += 1) workers.push(track(startProcess(`service worker ${n}`, 'apps/worker/src/main.ts', serviceEnv(db.url, {}), ['pg', 'ioredis'])));
+      await waitForWorkers(redis, SERVED, workers.length, workers);
+      if (workers.length > 1) await closedLoop(svc, 8, WARM_MS, syncGenerate); // warm the new ones
+      const fleetTask: Task = async (c, i) => {
+        const t0 = performance.now();
+        let res = await c.request('POST', '/api/v1/leads/generate', { ...svcHeaders, 'idempotency-key': key() }, SYNC_BODIES[i % SYNC_BODIES.length]);
+        let body = JSON.parse(res.body) as { jobId?: string; terminal?: { deliveredCount: number }; leads?: unknown[] };
+        if (res.status !== 200 && res.status !== 202) return { ok: false, error: `generate answered ${res.status}: ${res.body.slice(0, 200)}` };
+        while (!body.terminal) {
+          if (performance.now() - t0 > 120_000) return { ok: false, error: `job ${body.jobId} not terminal after 120 s` };
+          await sleep(50);
+          res = await c.request('GET', `/api/v1/leads/jobs/${body.jobId}`, svcHeaders);
+          if (res.status !== 200) return { ok: false, error: `poll answered ${res.status}` };
+          body = JSON.parse(res.body) as typeof body;
+        }
+        seen.set(body.jobId!, { delivered: body.terminal.deliveredCount, leads: body.leads?.length ?? 0 });
+        return { ok: true };
+      };
+      fleet = await measure(env, serviceProcs(), () => closedLoop(svc, FLEET_CLIENTS, FLEET_MS, fleetTask), { usesPostgres: true });
+      scenarios.push({ key: 'fleet', title: `worker fleet e2e, ${workers.length} worker process(es), c=${FLEET_CLIENTS}, jobs/s`, service: { label: 'fleet', runs: [fleet] } });
+      log(`  fleet: ${fmt.rate(rate(fleet.load))} jobs/s with ${workers.length} worker process(es)${fleet.load.errors ? `, ${fleet.load.errors} errors (${fleet.load.firstError})` : ''}`);
+    }
+
+    // Correctness over every job of the service account (sync scenarios, the GET job and the fleet).
+    if (ONLY.has('fleet') || ONLY.has('sync1') || ONLY.has('sync50')) {
+      await waitAllTerminal(db.probe, svcAccount.accountId, 60_000);
+      const account = await svc.request('GET', '/api/v1/account', svcHeaders);
+      const credits = (JSON.parse(account.body) as { credits: { balance: number; reserved: number } }).credits;
+      checks = await correctnessChecks(db.probe, { accountId: svcAccount.accountId, credits, seen });
+    }
+
+    // Held jobs: N jobs waiting on a slow sandbox in ONE worker process with WORKER_CONCURRENCY=N.
+    let held: Held | null = null;
+    if (ONLY.has('held')) held = await heldJobs(env, db, redis, svc, track, workers);
+
+    const elapsed = (Date.now() - started) / 1000;
+    if (scenarios.length) printTables(scenarios);
+    log('');
+    log(targetTable(targets(scenarios, fleet, held)));
+    if (held) {
+      log('');
+      log(held.refused
+        ? `held jobs: the worker refused WORKER_CONCURRENCY=${HELD}: ${held.refused}`
+        : `held jobs: ${held.running}/${HELD} running in one worker (sandbox:delay=${HELD_DELAY_MS} per page): worker RSS ${fmt.mb(held.rss)}, its PostgreSQL connections ${held.pgConns} (pg_stat_activity by client port; ${held.allConns} to the bench database with the API's);\n  then over ${(held.afterMs / 1000).toFixed(0)} s through the first pages' commits: peak RSS ${fmt.mb(held.afterRss)}, peak connections ${held.afterConns}`);
+    }
+    if (checks.length) {
+      log('');
+      log('correctness (service account, after the end-to-end scenario):');
+      for (const c of checks) log(`  ${c.ok ? 'OK    ' : 'FAILED'} ${c.what}`);
+      if (checks.some((c) => !c.ok)) exitCode = 1;
+    }
+    log('');
+    log(`run took ${elapsed.toFixed(0)} s; load average at end ${(await import('node:os')).loadavg().map((v) => v.toFixed(2)).join(' ')} (other users of this machine count in it)`);
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    if (!interrupted) await cleanup();
+  }
+  return exitCode;
+}
+
+async function heldJobs(
+  env: Environment,
+  db: BenchDatabase,
+  redis: Redis,
+  svc: HttpClient,
+  track: (p: BenchProcess) => BenchProcess,
+  workers: BenchProcess[],
+): Promise<Held> {
+  // The other workers go first: every held job must be in the one worker under test.
+  await Promise.all(workers.map((w) => w.stop()));
+  const account = await createBenchAccount(db.url, 'bench-held');
+  const worker = track(
+    startProcess('held worker', 'apps/worker/src/main.ts', serviceEnv(db.url, { WORKER_CONCURRENCY: String(HELD), WORKER_SOURCES: 'google_maps' }), ['pg', 'ioredis']),
+  );
+  const ready = await Promise.race([waitForWorkers(redis, ['google_maps'], 1, []).then(() => 'ready'), worker.whenExited().then(() => 'exited')]);
+  if (ready === 'exited' || !worker.alive) {
+    return { refused: `exit code ${worker.exitCode}: ${worker.tail() || '(no message)'}`, running: 0, rss: 0, pgConns: 0, allConns: 0, afterRss: 0, afterConns: 0, afterMs: 0 };
+  }
+
+  const headers = { authorization: `Bearer ${account.apiKey}`, 'content-type': 'application/json', prefer: 'respond-async' };
+  // A long per-page delay: each job sits on its first page for HELD_DELAY_MS, holding nothing but a slot.
+  const body = JSON.stringify({ source: 'google_maps', category: 'dentist', state: 'US', keyword: `sandbox:delay=${HELD_DELAY_MS}`, maxResults: 25 });
+  let posted = 0;
+  let refusedPost: string | undefined;
+  await Promise.all(
+    Array.from({ length: 50 }, async () => {
+      while (posted < HELD && !refusedPost) {
+        posted += 1;
+        const res = await svc.request('POST', '/api/v1/leads/generate', { ...headers, 'idempotency-key': `${RUN}-held-${posted}` }, body);
+        if (res.status !== 202) refusedPost = `held generate answered ${res.status}: ${res.body.slice(0, 200)}`;
+      }
+    }),
+  );
+  if (refusedPost) log(`  ! ${refusedPost}`);
+  const postedAt = Date.now();
+  // Wait until the worker has taken every job (running), within the delay they are held for.
+  const until = Date.now() + Math.min(HELD_DELAY_MS, 120_000);
+  let running = 0;
+  while (Date.now() < until && worker.alive) {
+    running = (await db.probe.query<{ n: number }>("SELECT count(*)::int AS n FROM jobs WHERE account_id = $1 AND status::text = 'running'", [account.accountId])).rows[0]!.n;
+    if (running >= HELD) break;
+    await sleep(250);
+  }
+  // Then samples while all are held (2 s), and on until the first pages' delay has passed, so the
+  // burst of page commits that ends the wait is seen too: a pool bounded only while nothing
+  // happens would not be bounded.
+  const sampleOnce = async () => {
+    const rss = readRss(worker.pid) ?? 0;
+    // The worker's own connections: pg_stat_activity rows whose client port is one of its sockets
+    // (the API's connections to the same database are not the worker's).
+    const ports = [...localTcpPorts(worker.pid)];
+    const { rows } = await db.probe.query<{ all: number; mine: number }>(
+      'SELECT count(*)::int AS all, count(*) FILTER (WHERE client_port = ANY($1::int[]))::int AS mine FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+      [ports],
+    );
+    return { rss, mine: rows[0]!.mine, all: rows[0]!.all };
+  };
+  const held: Held = { running, rss: 0, pgConns: 0, allConns: 0, afterRss: 0, afterConns: 0, afterMs: 0 };
+  const heldUntil = Date.now() + 2_000;
+  while (Date.now() < heldUntil && worker.alive) {
+    const s = await sampleOnce();
+    held.rss = Math.max(held.rss, s.rss);
+    held.pgConns = Math.max(held.pgConns, s.mine);
+    held.allConns = Math.max(held.allConns, s.all);
+    await sleep(200);
+  }
+  const afterStart = Date.now();
+  const afterUntil = postedAt + HELD_DELAY_MS + 3_000;
+  while (Date.now() < afterUntil && worker.alive) {
+    const s = await sampleOnce();
+    held.afterRss = Math.max(held.afterRss, s.rss);
+    held.afterConns = Math.max(held.afterConns, s.mine);
+    await sleep(250);
+  }
+  held.afterMs = Date.now() - afterStart;
+  if (!worker.alive) return { ...held, refused: `worker exited while holding jobs (code ${worker.exitCode}): ${worker.tail()}` };
+  return held;
+}
+
+function printTables(scenarios: Scenario[]): void {
+  log('');
+  log(sideBySide(scenarios));
+  log('');
+  log('Per successful request. CPU in ms from /proc: api, worker = all processes of that kind; pg = backends of the bench');
+  log('database + PostgreSQL auxiliary processes; svc total = api + worker + pg + redis; pg cluster = every process of the');
+  log('cluster incl. exited backends (other users count). SQL = statements sent through pg by API + worker (of them');
+  log('BEGIN/COMMIT/ROLLBACK/SAVEPOINT). redis sent = commands the measured processes sent (>= round trips); redis exec =');
+  log('INFO total_commands_processed delta of the whole instance (counts each redis.call inside Lua scripts, and other');
+  log('users). RSS = peak of the largest process of that kind; pg conns = peak connections to the bench database.');
+  log(costTable(scenarios));
+}
+
+function targets(scenarios: Scenario[], fleet: Measured | null, held: Held | null): Target[] {
+  const find = (k: string) => scenarios.find((s) => s.key === k);
+  const s1 = find('sync1');
+  const s50 = find('sync50');
+  const asy = find('async');
+  const get = find('get');
+  const out: Target[] = [];
+  const svc1 = s1 && summarize(s1.service.runs);
+  out.push({ what: 'sync c=1 p50 <= 10 ms', measured: svc1 ? fmt.ms(svc1.p50) : '-', met: svc1 ? (svc1.p50 ?? Infinity) <= 10 : null });
+  const fleetRate = fleet ? rate(fleet.load) : null;
+  out.push({ what: '>= 150 jobs/s of 25 leads end to end', measured: fleetRate === null ? '-' : `${fmt.rate(fleetRate)} jobs/s`, met: fleetRate === null ? null : fleetRate >= 150 });
+  // Per sync job at c=50: the steady state, where idle overheads spread thinnest.
+  const svc50 = s50 && summarize(s50.service.runs);
+  const cpu = svc50?.cpu.serviceTotal ?? null;
+  out.push({ what: '<= 10 ms CPU per sync job, all processes', measured: cpu === null ? '-' : `${fmt.ms(cpu)} (sync c=50; api+worker+pg+redis)`, met: cpu === null ? null : cpu <= 10 });
+  const sqlOk = svc50 && !counterBlind.sql;
+  out.push({ what: '<= 15 SQL statements per job', measured: sqlOk ? `${fmt.n(svc50.sql)} (sync c=50: api ${fmt.n(svc50.sqlApi)}, worker ${fmt.n(svc50.sql - svc50.sqlApi)})` : counterBlind.sql ? 'counter saw no SQL' : '-', met: sqlOk ? svc50.sql <= 15 : null });
+  out.push({
+    what: '<= 6 Redis round trips per job',
+    measured: svc50 && !counterBlind.redis ? `${fmt.n(svc50.redisClient, 2)} commands sent by api+worker (sync c=50; instance INFO ${fmt.n(svc50.redisInfo)})` : '-',
+    met: svc50 && !counterBlind.redis ? svc50.redisClient <= 6 : null,
+  });
+  const ratio = (sc: Scenario | undefined) => (sc && sc.baseline ? summarize(sc.service.runs).reqPerS / summarize(sc.baseline.runs).reqPerS : null);
+  const ra = ratio(asy);
+  out.push({ what: 'async POST >= 0.3x baseline', measured: ra === null ? '-' : `${fmt.ratio(ra)}x`, met: ra === null ? null : ra >= 0.3 });
+  const rg = ratio(get);
+  out.push({ what: 'terminal GET >= 0.3x baseline', measured: rg === null ? '-' : `${fmt.ratio(rg)}x`, met: rg === null ? null : rg >= 0.3 });
+  out.push({
+    what: '1,000 held jobs, one worker: < 250 MB RSS, <= 20 PG conns',
+    // Judged on the worse of "while held" and "through the first pages' commits".
+    measured: !held
+      ? '-'
+      : held.refused
+        ? `${HELD} refused: ${held.refused.slice(0, 120)}`
+        : `${held.running} held: ${fmt.mb(Math.max(held.rss, held.afterRss))}, ${Math.max(held.pgConns, held.afterConns)} conns (worker's, peak)`,
+    met: !held
+      ? null
+      : held.refused
+        ? false
+        : HELD >= 1000 && held.running >= 1000 && Math.max(held.rss, held.afterRss) < 250 * 1024 * 1024 && Math.max(held.pgConns, held.afterConns) <= 20,
+  });
+  return out;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: Error) => {
+    console.error(`bench failed${error instanceof HarnessError ? '' : ' (harness error)'}: ${error.stack ?? error.message}`);
+    process.exit(2);
+  },
+);
