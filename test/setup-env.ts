@@ -3,3 +3,5 @@ process.env.NODE_ENV = 'test';
 process.env.LOG_LEVEL = process.env.TEST_LOG_LEVEL ?? 'silent';
 process.env.DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/leadgen_test';
 process.env.QUEUE_PREFIX = process.env.QUEUE_PREFIX ?? 'leadgen-test';
+// Worker processes that tests start must not compete for the operations port (9465).
+process.env.OPS_PORT = process.env.OPS_PORT ?? '0';
