@@ -25,7 +25,10 @@ async function probe(port: number, pathName: string): Promise<{ status: number; 
 async function until<T>(what: string, attempt: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
-    const value = await attempt().catch(() => undefined);
+    const value = await attempt().catch((error: Error) => {
+      if (error.message.startsWith('worker exited')) throw error;
+      return undefined;
+    });
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
@@ -68,10 +71,12 @@ describe('worker operations port', () => {
     worker.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => worker.once('exit', (code) => resolve(code)));
 
+    // Generous: tsx compiles the worker at start, and CI machines are shared.
     const ready = await until('the worker to be ready', async () => {
+      if (worker.exitCode !== null) throw new Error(`worker exited (${worker.exitCode})`);
       const res = await probe(port, '/readyz');
       return res.status === 200 ? res : undefined;
-    }).catch((error: Error) => {
+    }, 60_000).catch((error: Error) => {
       throw new Error(`${error.message}; worker output: ${output.slice(-2000)}`);
     });
     expect(ready.body).toEqual({ status: 'ready', checks: { postgres: 'ok', redis: 'ok', consumers: 'ok' } });
@@ -93,5 +98,5 @@ describe('worker operations port', () => {
     const done = await pollUntilTerminal(world, account, jobId, 5_000);
     expect(done.status).toBe('COMPLETE');
     await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
-  }, 60_000);
+  }, 120_000);
 });
