@@ -61,6 +61,8 @@ async function main(): Promise<void> {
     DATABASE_URL: dbUrl.toString(),
     QUEUE_PREFIX: prefix,
     PORT: '0',
+    // Several workers on one host: none of them takes the operations port (9465).
+    OPS_PORT: '0',
     LOG_LEVEL: logLevel,
     SANDBOX_PAGE_DELAY_MS: String(flags['page-delay']),
     WORKER_CONCURRENCY: String(flags.concurrency),
