@@ -88,6 +88,10 @@ for name in api worker; do
   say "$name after migrating: /readyz $answer"
 done
 wait_for "http://127.0.0.1:$api_port/readyz" 200 >/dev/null || { logs; fail "the API's public /readyz"; }
+# The image's HEALTHCHECK command, as Docker runs it in each container.
+OPS_PORT="$api_ops" node "$app/docker/healthcheck.js" >/dev/null || fail "docker/healthcheck.js against the API"
+OPS_PORT="$worker_ops" node "$app/docker/healthcheck.js" >/dev/null || fail "docker/healthcheck.js against the worker"
+say "docker/healthcheck.js: API and worker healthy"
 
 account="$("$app/docker/entrypoint.sh" admin account:create --name runtime-check --credits 1000)" || fail "admin account:create"
 api_key="$(node -p 'JSON.parse(process.argv[1]).apiKey' "$account")"
