@@ -1,6 +1,7 @@
-// `npm start`: everything on one machine for trying the service. Applies migrations (creating the
-// database if needed), creates a sandbox account on an empty non-production database and prints
-// its key, then runs the API and one worker for every source as two child processes.
+// `npm start` (and `npm run dev`): everything on one machine for trying the service. Applies
+// migrations (creating the database if needed), creates a sandbox account on an empty
+// non-production database and prints its key, then runs the API and one worker for every source as
+// two child processes.
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { loadConfigOrExit } from '@leadgen/config';
@@ -40,10 +41,14 @@ async function main(): Promise<void> {
   if (result.applied.length > 0) console.log(`Applied migrations: ${result.applied.join(', ')}`);
   if (config.env !== 'production') await bootstrapAccount(config.database.url, config.http.port);
 
-  const root = path.resolve(__dirname, '..');
-  const run = (entry: string): ChildProcess =>
-    spawn(process.execPath, ['--import', 'tsx', path.join(root, entry)], { stdio: 'inherit', env: process.env });
-  const children = [run('apps/api/src/main.ts'), run('apps/worker/src/main.ts')];
+  // Built (`npm start`, dist/start.js) it runs the built api and worker beside it with plain node;
+  // through tsx (`npm run dev`) it runs their sources.
+  const built = !__filename.endsWith('.ts');
+  const run = (name: 'api' | 'worker'): ChildProcess =>
+    built
+      ? spawn(process.execPath, [...process.execArgv, path.join(__dirname, `${name}.js`)], { stdio: 'inherit', env: process.env })
+      : spawn(process.execPath, ['--import', 'tsx', path.resolve(__dirname, `../apps/${name}/src/main.ts`)], { stdio: 'inherit', env: process.env });
+  const children = [run('api'), run('worker')];
 
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {

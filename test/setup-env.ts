@@ -6,3 +6,5 @@ process.env.QUEUE_PREFIX = process.env.QUEUE_PREFIX ?? 'leadgen-test';
 // Test files share one database under their own queue prefixes: a worker's automatic lost-job sweep
 // would take another file's open jobs for lost ones. Tests of the sweep set their own timing.
 process.env.LOST_JOB_AFTER_MS = process.env.LOST_JOB_AFTER_MS ?? '600000';
+// Worker processes that tests start must not compete for the operations port (9465).
+process.env.OPS_PORT = process.env.OPS_PORT ?? '0';

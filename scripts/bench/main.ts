@@ -142,6 +142,8 @@ function serviceEnv(databaseUrl: string, extra: Record<string, string>): NodeJS.
     // A stopping worker hands its jobs back after this instead of the 25 s default.
     SHUTDOWN_GRACE_MS: '2000',
     OPERATOR_PASSWORD: '',
+    // Several API and worker processes on one machine: none may hold an operations port.
+    OPS_PORT: '0',
     ...extra,
   };
 }

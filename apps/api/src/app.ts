@@ -8,6 +8,7 @@ import { problemMiddleware } from './http/problem';
 import { rateLimit } from './http/rate-limit';
 import { requestId } from './http/request-id';
 import { accountRoute } from './routes/account-route';
+import { apiReadiness } from './readiness';
 import { healthRoute, readyRoute } from './routes/health-route';
 import { generateRoute } from './routes/leads/generate-route';
 import { cancelJobRoute, getJobRoute } from './routes/leads/jobs-route';
@@ -34,7 +35,7 @@ export function createApp(deps: ApiDependencies, options: AppOptions = {}): expr
   app.use(accessLog);
 
   app.get('/healthz', healthRoute);
-  app.get('/readyz', readyRoute(deps, options.isShuttingDown ?? (() => false)));
+  app.get('/readyz', readyRoute(apiReadiness(deps, options.isShuttingDown ?? (() => false))));
 
   const { redis, config, db } = deps;
   const prefix = config.redis.queuePrefix;

@@ -1,19 +1,34 @@
-import { loadConfigOrExit } from '@leadgen/config';
+import { loadConfigOrExit, opsPort } from '@leadgen/config';
 import { logger, setProcessName } from '@leadgen/logger';
-import { startApi } from './server';
+import { startOpsServer, startingReport } from '@leadgen/ops';
+import { startApi, type RunningApi } from './server';
 
 async function main(): Promise<void> {
   setProcessName('api');
   const config = loadConfigOrExit();
-  const api = await startApi(config);
-  logger.info('api listening', { port: api.port, syncWaitMs: config.api.syncWaitMs, operatorBoard: Boolean(config.operatorPassword) });
+  // The operations port first, so liveness answers while the API is still connecting.
+  let api: RunningApi | null = null;
+  const ops = await startOpsServer({
+    host: config.ops.host,
+    port: opsPort(config, 'api'),
+    readiness: () => (api ? api.readiness() : Promise.resolve(startingReport())),
+  });
+  api = await startApi(config);
+  logger.info('api listening', {
+    port: api.port,
+    opsPort: ops?.port ?? null,
+    syncWaitMs: config.api.syncWaitMs,
+    operatorBoard: Boolean(config.operatorPassword),
+  });
 
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info('api stopping', { signal });
-    await api.close();
+    // /readyz answers 503 on both ports while the API drains, until the very end.
+    await api?.close();
+    await ops?.close();
     logger.info('api stopped');
     process.exit(0);
   };

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Config } from '@leadgen/config';
 import { createDatabase, purgeExpiredIdempotencyKeys } from '@leadgen/db';
 import { logger } from '@leadgen/logger';
+import type { ReadinessReport } from '@leadgen/ops';
 import { closeRedis, createJobProducer, subscribeJobEvents } from '@leadgen/queue';
 import { Redis } from 'ioredis';
 import { createApp } from './app';
@@ -10,11 +11,14 @@ import type { ApiDependencies } from './dependencies';
 import { JobWaiters } from './job-waiters';
 import { TerminalBodies } from './terminal-bodies';
 import { BOARD_PATH, operatorBoard } from './operator-board';
+import { apiReadiness } from './readiness';
 
 export interface RunningApi {
   server: Server;
   port: number;
   deps: ApiDependencies;
+  /** what /readyz answers, for the operations port too */
+  readiness: () => Promise<ReadinessReport>;
   /** stop accepting, drain in-flight requests, close connections */
   close(): Promise<void>;
 }
@@ -56,6 +60,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
     server,
     port,
     deps,
+    readiness: apiReadiness(deps, () => shuttingDown),
     async close() {
       shuttingDown = true;
       clearInterval(housekeeping);

@@ -1,18 +1,29 @@
-import { loadConfigOrExit } from '@leadgen/config';
+import { loadConfigOrExit, opsPort } from '@leadgen/config';
 import { logger, setProcessName } from '@leadgen/logger';
-import { startWorker } from './worker-runtime';
+import { startOpsServer, startingReport } from '@leadgen/ops';
+import { startWorker, type RunningWorker } from './worker-runtime';
 
 async function main(): Promise<void> {
   setProcessName('worker');
   const config = loadConfigOrExit();
-  const worker = await startWorker(config);
+  // The operations port first, so liveness answers while the consumers connect.
+  let worker: RunningWorker | null = null;
+  const ops = await startOpsServer({
+    host: config.ops.host,
+    port: opsPort(config, 'worker'),
+    readiness: () => (worker ? worker.readiness() : Promise.resolve(startingReport())),
+  });
+  if (ops) logger.info('operations port listening', { opsPort: ops.port });
+  worker = await startWorker(config);
 
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info('worker stopping', { signal });
-    await worker.close();
+    // /readyz answers 503 while the jobs held are finished or handed back.
+    await worker?.close();
+    await ops?.close();
     logger.info('worker stopped');
     process.exit(0);
   };

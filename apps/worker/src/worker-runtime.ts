@@ -2,6 +2,7 @@ import type { Config } from '@leadgen/config';
 import { createDatabase } from '@leadgen/db';
 import type { Source } from '@leadgen/domain';
 import { logger, withLogContext } from '@leadgen/logger';
+import type { ReadinessReport } from '@leadgen/ops';
 import { closeProviders, createProviders, type LeadProvider } from '@leadgen/providers';
 import {
   closeRedis,
@@ -14,9 +15,12 @@ import {
 } from '@leadgen/queue';
 import { createLeadJobHandler, type HandlerDependencies } from './process-lead-job';
 import { startLostJobSweep } from './requeue-lost-jobs';
+import { workerReadiness } from './worker-readiness';
 
 export interface RunningWorker {
   sources: Source[];
+  /** what the operations port's /readyz answers */
+  readiness: () => Promise<ReadinessReport>;
   /** stop taking jobs; finish or hand back the ones held; close connections */
   close(): Promise<void>;
 }
@@ -73,9 +77,12 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
   await Promise.all(consumers.map((c) => c.waitUntilReady()));
   logger.info('worker started', { sources, concurrency: config.worker.concurrency, providers: sources.map((s) => providers.get(s)?.name) });
 
+  let draining = false;
   return {
     sources,
+    readiness: workerReadiness({ db, redis: publisherConnection, consumers, isDraining: () => draining }),
     async close() {
+      draining = true;
       // Jobs get the grace period to finish; then they are interrupted and handed back to the queue.
       const grace = setTimeout(() => {
         for (const consumer of consumers) consumer.cancelAllJobs('shutdown');

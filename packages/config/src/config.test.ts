@@ -1,4 +1,6 @@
-import { ConfigError, loadConfig } from './index';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { CONFIG_VARIABLES, ConfigError, DEFAULT_OPS_PORTS, loadConfig, opsPort } from './index';
 
 describe('loadConfig', () => {
   it('when nothing is set, then the documented defaults', () => {
@@ -36,5 +38,27 @@ describe('loadConfig', () => {
     } catch (error) {
       expect((error as Error).message).not.toContain('AIzaSECRET');
     }
+  });
+
+  it('when OPS_PORT is unset, then each process its own port on loopback; 0 turns the listener off', () => {
+    const config = loadConfig({});
+    expect(config.ops).toEqual({ host: '127.0.0.1', port: null });
+    expect(opsPort(config, 'api')).toBe(DEFAULT_OPS_PORTS.api);
+    expect(opsPort(config, 'worker')).toBe(DEFAULT_OPS_PORTS.worker);
+    expect(opsPort(loadConfig({ OPS_PORT: '0' }), 'worker')).toBe(0);
+    expect(loadConfig({ OPS_PORT: '9100', OPS_HOST: '0.0.0.0' }).ops).toEqual({ host: '0.0.0.0', port: 9100 });
+    expect(loadConfig({ OPS_HOST: '::' }).ops.host).toBe('::');
+  });
+
+  it('when OPS_PORT or OPS_HOST is bad, then the error names it', () => {
+    expect(() => loadConfig({ OPS_PORT: '70000' })).toThrow(/OPS_PORT/);
+    expect(() => loadConfig({ OPS_HOST: 'not a host' })).toThrow(/OPS_HOST/);
+  });
+
+  it('when the README is read, then its configuration table documents every variable', () => {
+    const readme = readFileSync(path.resolve(__dirname, '../../../README.md'), 'utf8');
+    const table = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('\n## ', readme.indexOf('## Configuration') + 1));
+    const undocumented = CONFIG_VARIABLES.filter((name) => !table.includes(`\`${name}\``));
+    expect(undocumented).toEqual([]);
   });
 });

@@ -22,6 +22,10 @@ const VARIABLES = {
   RATE_LIMIT_GENERATE_PER_MIN: Joi.number().integer().min(1).default(120),
   RATE_LIMIT_READ_PER_MIN: Joi.number().integer().min(1).default(1200),
   SHUTDOWN_GRACE_MS: Joi.number().integer().min(0).default(25_000),
+  /** operations port (/healthz, /readyz): unset = the process's own default (DEFAULT_OPS_PORTS), 0 = no listener */
+  OPS_PORT: Joi.number().integer().min(0).max(65535).optional(),
+  /** address the operations port listens on; the image sets 0.0.0.0 so probes from outside the container reach it */
+  OPS_HOST: Joi.string().hostname().default('127.0.0.1'),
   /** Bull Board at /admin/queues (HTTP Basic, user `operator`); unset: the board is not mounted */
   OPERATOR_PASSWORD: Joi.string().min(12).optional(),
   /** jobs at once per source per worker process; I/O-bound sources can hold thousands (they hold no connection while waiting) */
@@ -51,6 +55,17 @@ const VARIABLES = {
   ENRICHMENT_CONCURRENCY: Joi.number().integer().min(1).max(50).default(4),
 };
 
+/** Names of every variable the service reads (for checks of manifests and docs against this schema). */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(VARIABLES);
+
+/** Each long-running process's operations port when OPS_PORT is unset: distinct, so both fit on one host. */
+export const DEFAULT_OPS_PORTS = { api: 9464, worker: 9465 } as const;
+
+/** The operations port a process listens on (0: none). */
+export function opsPort(config: Config, process: keyof typeof DEFAULT_OPS_PORTS): number {
+  return config.ops.port ?? DEFAULT_OPS_PORTS[process];
+}
+
 export interface Config {
   env: 'development' | 'production' | 'test';
   log: { level: string };
@@ -63,6 +78,8 @@ export interface Config {
     rateLimit: { generatePerMin: number; readPerMin: number };
   };
   shutdownGraceMs: number;
+  /** port null: the process uses its own default (DEFAULT_OPS_PORTS); 0: no operations listener */
+  ops: { host: string; port: number | null };
   operatorPassword: string | null;
   worker: {
     concurrency: number;
@@ -140,6 +157,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
       rateLimit: { generatePerMin: num('RATE_LIMIT_GENERATE_PER_MIN'), readPerMin: num('RATE_LIMIT_READ_PER_MIN') },
     },
     shutdownGraceMs: num('SHUTDOWN_GRACE_MS'),
+    ops: { host: String(v.OPS_HOST), port: v.OPS_PORT === undefined ? null : num('OPS_PORT') },
     operatorPassword: str('OPERATOR_PASSWORD'),
     worker: {
       concurrency: num('WORKER_CONCURRENCY'),

@@ -7,3 +7,4 @@ export * from './idempotency-keys';
 export * from './job-settlement';
 export * from './page-commit';
 export { migrate, ensureDatabase, readMigrations, MIGRATIONS_DIR } from './migrator';
+export * from './schema-status';

@@ -9,7 +9,14 @@ import { Client } from 'pg';
  * Prisma's own `_prisma_migrations` bookkeeping (same table, same sha256 checksums), so
  * `prisma migrate deploy` on a machine that has the engine sees the same migrations as applied.
  */
-export const MIGRATIONS_DIR = path.resolve(__dirname, '../../../prisma/migrations');
+export const MIGRATIONS_DIR = findMigrationsDir([
+  path.resolve(__dirname, '../../../prisma/migrations'), // sources: packages/db/src
+  path.resolve(__dirname, '../prisma/migrations'), // the build: dist/, beside prisma/ (also in the image)
+]);
+
+function findMigrationsDir(candidates: string[]): string {
+  return candidates.find((dir) => existsSync(dir)) ?? candidates[0]!;
+}
 
 // The lock id Prisma's schema engine takes too, so our migrator and Prisma's never run at once.
 const ADVISORY_LOCK_ID = 72707369;

@@ -1,0 +1,60 @@
+import { Client } from 'pg';
+import { createDatabase, ensureDatabase, migrate, schemaStatus, shippedMigrations } from '@leadgen/db';
+import { startWorld, type TestWorld } from '../../../test/harness';
+
+// A database of this file's own, next to the suite's test database, that starts with no tables.
+const base = new URL(process.env.DATABASE_URL!);
+const name = `${base.pathname.slice(1)}_unmigrated`;
+const url = Object.assign(new URL(base), { pathname: `/${name}` }).toString();
+
+async function dropDatabase(): Promise<void> {
+  const admin = new Client({ connectionString: Object.assign(new URL(base), { pathname: '/postgres' }).toString() });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  await admin.end();
+}
+
+describe('readiness against the database schema', () => {
+  let world: TestWorld;
+
+  beforeAll(async () => {
+    await dropDatabase();
+    await ensureDatabase(url);
+    world = await startWorld({ worker: false, env: { DATABASE_URL: url } });
+  });
+  afterAll(async () => {
+    await world.close();
+    await dropDatabase();
+  });
+
+  it('when the database has no tables, then /readyz answers 503 saying the migrations are not applied', async () => {
+    const res = await world.http.get('/readyz');
+    expect(res.status).toBe(503);
+    expect(res.body.checks.postgres).toBe('schema_behind');
+    expect(res.body.detail).toContain('database schema is behind');
+    expect(res.body.detail).toContain(shippedMigrations()[0]);
+    expect((await world.api.readiness()).ready).toBe(false);
+  });
+
+  it('when the migrations are applied, then ready', async () => {
+    await migrate(url);
+    const res = await world.http.get('/readyz');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'ready', checks: { postgres: 'ok', redis: 'ok' } });
+  });
+
+  it('when the code expects a migration the database lacks, then behind; one it does not know, then current', async () => {
+    const db = createDatabase(url, { poolSize: 1 });
+    try {
+      const shipped = shippedMigrations();
+      expect(await schemaStatus(db, [...shipped, '29990101000000_future'])).toMatchObject({
+        current: false,
+        missing: ['29990101000000_future'],
+      });
+      // A newer release migrated first (rolling deploy): this one still runs on the schema it knows.
+      expect(await schemaStatus(db, shipped.slice(0, -1))).toEqual({ current: true });
+    } finally {
+      await db.$disconnect();
+    }
+  });
+});

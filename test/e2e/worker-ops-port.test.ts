@@ -1,0 +1,102 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { createTestAccount, generate, pollUntilTerminal, startWorld, type TestAccount, type TestWorld } from '../harness';
+
+// A real worker process, probed on its operations port as a kubelet or Docker would probe it.
+const ROOT = path.resolve(__dirname, '../..');
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+async function probe(port: number, pathName: string): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await fetch(`http://127.0.0.1:${port}${pathName}`);
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+async function until<T>(what: string, attempt: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await attempt().catch((error: Error) => {
+      if (error.message.startsWith('worker exited')) throw error;
+      return undefined;
+    });
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('worker operations port', () => {
+  let world: TestWorld;
+  let account: TestAccount;
+  let worker: ChildProcess;
+  let output = '';
+
+  beforeAll(async () => {
+    world = await startWorld({ worker: false });
+    account = await createTestAccount(world.db, 10_000);
+  });
+  afterAll(async () => {
+    if (worker && worker.exitCode === null && worker.signalCode === null) worker.kill('SIGKILL');
+    await world.close();
+  });
+
+  it('when a worker runs, then it is live and ready; on SIGTERM it reports draining until it has finished its job', async () => {
+    const port = await freePort();
+    worker = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'apps/worker/src/main.ts')], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        LOG_LEVEL: 'info',
+        DATABASE_URL: world.config.database.url,
+        REDIS_URL: world.config.redis.url,
+        QUEUE_PREFIX: world.config.redis.queuePrefix,
+        WORKER_SOURCES: 'google_maps',
+        OPS_PORT: String(port),
+        OPS_HOST: '127.0.0.1',
+        SHUTDOWN_GRACE_MS: '15000',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    worker.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    worker.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => worker.once('exit', (code) => resolve(code)));
+
+    // Generous: tsx compiles the worker at start, and CI machines are shared.
+    const ready = await until('the worker to be ready', async () => {
+      if (worker.exitCode !== null) throw new Error(`worker exited (${worker.exitCode})`);
+      const res = await probe(port, '/readyz');
+      return res.status === 200 ? res : undefined;
+    }, 60_000).catch((error: Error) => {
+      throw new Error(`${error.message}; worker output: ${output.slice(-2000)}`);
+    });
+    expect(ready.body).toEqual({ status: 'ready', checks: { postgres: 'ok', redis: 'ok', consumers: 'ok' } });
+    expect(await probe(port, '/healthz')).toEqual({ status: 200, body: { status: 'ok' } });
+
+    // A job the worker holds when SIGTERM comes: it keeps running it, and says it is draining meanwhile.
+    const created = await generate(world, account, { category: 'dentist', state: 'US', maxResults: 30, keyword: 'sandbox:delay=300' }, { Prefer: 'respond-async' });
+    const jobId = created.body.jobId as string;
+    await until('the job to start', async () => ((await world.db.job.findUniqueOrThrow({ where: { id: jobId } })).deliveredCount > 0 ? true : undefined));
+    worker.kill('SIGTERM');
+    const draining = await until('readiness to drop', async () => {
+      const res = await probe(port, '/readyz');
+      return res.status === 503 ? res : undefined;
+    });
+    expect(draining.body).toMatchObject({ status: 'shutting_down' });
+    expect((await probe(port, '/healthz')).status).toBe(200);
+
+    expect(await exited).toBe(0);
+    const done = await pollUntilTerminal(world, account, jobId, 5_000);
+    expect(done.status).toBe('COMPLETE');
+    await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
+  }, 120_000);
+});
