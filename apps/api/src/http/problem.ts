@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, Response } from 'express';
 import { AppError, errors } from '@leadgen/domain';
 import { logger } from '@leadgen/logger';
+import { isInfrastructureFailure } from './infrastructure-errors';
 
 /** RFC 9457 Problem Details. `type` is a stable URN per code; docs/errors.md explains each. */
 export function sendProblem(res: Response, error: AppError): void {
@@ -21,15 +22,6 @@ export function sendProblem(res: Response, error: AppError): void {
     );
 }
 
-// Failures of PostgreSQL or Redis reaching us: the client may retry, so 503 rather than 500.
-function isInfrastructureFailure(error: unknown): boolean {
-  const e = error as { code?: string; name?: string; message?: string; cause?: unknown };
-  const code = e?.code ?? '';
-  if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'P1001', 'P1002', 'P1017', 'P2024'].includes(code)) return true;
-  if (e?.name === 'DriverAdapterError' && /connect|terminat|timeout/i.test(String(e.message))) return true;
-  return e?.cause !== undefined && e.cause !== error && isInfrastructureFailure(e.cause);
-}
-
 /** Body-parser's failures, which carry a `type`, map onto our vocabulary. */
 function fromBodyParser(error: { type?: string; limit?: number }): AppError | null {
   switch (error.type) {
@@ -48,18 +40,27 @@ function fromBodyParser(error: { type?: string; limit?: number }): AppError | nu
   }
 }
 
+/** Errors Express and its router raise with a 4xx `status` of their own, e.g. a param that is not UTF-8. */
+function fromFramework(error: { status?: unknown; statusCode?: unknown }): AppError | null {
+  const status = Number(error.status ?? error.statusCode);
+  if (error instanceof URIError) return errors.malformedPath();
+  if (status === 400) return errors.malformedRequest();
+  return null;
+}
+
 export const problemMiddleware: ErrorRequestHandler = (error, _req, res, _next) => {
   if (res.headersSent) {
     res.destroy();
     return;
   }
-  const known = error instanceof AppError ? error : fromBodyParser(error as { type?: string });
+  const known =
+    error instanceof AppError ? error : (fromBodyParser(error as { type?: string }) ?? fromFramework(error as { status?: unknown }));
   if (known) {
     sendProblem(res, known);
     return;
   }
   if (isInfrastructureFailure(error)) {
-    logger.warn('infrastructure unavailable', { error });
+    logger.warn('infrastructure unavailable', { error: (error as Error).message });
     sendProblem(res, errors.serviceUnavailable('A backing service is unavailable; retry shortly'));
     return;
   }
