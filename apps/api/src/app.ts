@@ -7,6 +7,7 @@ import { jsonBody } from './http/json-body';
 import { problemMiddleware } from './http/problem';
 import { rateLimit } from './http/rate-limit';
 import { requestId } from './http/request-id';
+import { securityHeaders } from './http/security-headers';
 import { accountRoute } from './routes/account-route';
 import { healthRoute, readyRoute } from './routes/health-route';
 import { generateRoute } from './routes/leads/generate-route';
@@ -31,6 +32,7 @@ export function createApp(deps: ApiDependencies, options: AppOptions = {}): expr
   app.set('etag', false);
   app.set('trust proxy', false);
   app.use(requestId);
+  app.use(securityHeaders);
   app.use(accessLog);
 
   app.get('/healthz', healthRoute);

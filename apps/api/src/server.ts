@@ -6,6 +6,7 @@ import { logger } from '@leadgen/logger';
 import { closeRedis, createJobProducer, subscribeJobEvents } from '@leadgen/queue';
 import { Redis } from 'ioredis';
 import { createApp } from './app';
+import { answerClientError } from './http/client-error';
 import type { ApiDependencies } from './dependencies';
 import { JobWaiters } from './job-waiters';
 import { BOARD_PATH, operatorBoard } from './operator-board';
@@ -34,10 +35,12 @@ export async function startApi(config: Config): Promise<RunningApi> {
 
   let shuttingDown = false;
   const extraRouters = config.operatorPassword
-    ? [{ path: BOARD_PATH, handler: operatorBoard(producer.queues(), config.operatorPassword) }]
+    ? [{ path: BOARD_PATH, handler: operatorBoard(producer.queues(), config.operatorPassword, { redis, prefix: config.redis.queuePrefix }) }]
     : [];
   const app = createApp(deps, { isShuttingDown: () => shuttingDown, extraRouters });
   const server = app.listen(config.http.port);
+  // Malformed HTTP never reaches Express: answer it as Problem Details where the socket allows.
+  server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
