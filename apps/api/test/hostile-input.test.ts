@@ -64,6 +64,14 @@ describe('strings PostgreSQL cannot store', () => {
     expect(res.status).toBe(202);
   });
 
+  it('when thousands of levels deep hold many NUL strings, then 400 validation_failed in well under a second, naming at most 50', async () => {
+    const depth = 2_000;
+    const res = await post(`{"category":"x","state":"US","city":${'['.repeat(depth)}${'"\\u0000",'.repeat(80)}"x"${']'.repeat(depth)}}`);
+    expectProblem(res, 400, 'validation_failed');
+    expect(res.ms).toBeLessThan(1_000);
+    expect(pointers(res).filter((p) => p.startsWith('#/city/0/0/')).length).toBe(50);
+  });
+
   it('when a field name holds a NUL character, then 400 validation_failed with an escaped pointer', async () => {
     const res = await post('{"category":"dentist","state":"US","x\\u0000":1}');
     expectProblem(res, 400, 'validation_failed');

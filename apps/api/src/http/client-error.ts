@@ -31,7 +31,7 @@ interface InFlight {
   locals?: { requestId?: unknown };
 }
 
-export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+export function answerClientError(error: Error & { code?: string; rawPacket?: unknown }, socket: Socket): void {
   // The response being written on this socket, if any (Node keeps it there): once its headers are
   // out, another status line would corrupt the stream for the peer.
   const inFlight = (socket as Socket & { _httpMessage?: InFlight })._httpMessage;
@@ -57,10 +57,13 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
     `Content-Length: ${Buffer.byteLength(body)}`,
     `X-Request-Id: ${requestId}`,
     'X-Content-Type-Options: nosniff',
+    "Content-Security-Policy: default-src 'none'; frame-ancestors 'none'",
     'Cache-Control: no-store',
     'Connection: close',
   ];
-  socket.end(`${head.join('\r\n')}\r\n\r\n${body}`, () => socket.destroy());
+  // An answer to HEAD has no body. Best effort: the packet that failed usually holds the request line.
+  const isHead = error.rawPacket instanceof Buffer && error.rawPacket.subarray(0, 5).toString('latin1') === 'HEAD ';
+  socket.end(`${head.join('\r\n')}\r\n\r\n${isHead ? '' : body}`, () => socket.destroy());
   // A peer that never reads must not hold the socket open.
   setTimeout(() => socket.destroy(), 2_000).unref();
 }
