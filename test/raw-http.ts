@@ -68,15 +68,17 @@ export function rawSocket(port: number, bytes: Buffer | string, timeoutMs = 3_00
       clearTimeout(timer);
       socket.destroy();
       const raw = Buffer.concat(chunks).toString('latin1');
-      const [head = '', ...rest] = raw.split('\r\n\r\n');
-      const [statusLine = '', ...headerLines] = head.split('\r\n');
+      const end = raw.indexOf('\r\n\r\n');
+      const [statusLine = '', ...headerLines] = (end < 0 ? raw : raw.slice(0, end)).split('\r\n');
       const headers: Record<string, string> = {};
       for (const line of headerLines) {
         const colon = line.indexOf(':');
         if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
       }
       const status = /^HTTP\/1\.[01] (\d{3})/.exec(statusLine);
-      resolve({ raw, status: status ? Number(status[1]) : null, headers, body: parsed(rest.join('\r\n\r\n')), closed, ms: Date.now() - started });
+      // Only the first response: a pipelined second one may follow it.
+      const bodyText = end < 0 ? '' : raw.slice(end + 4, end + 4 + Number(headers['content-length'] ?? raw.length));
+      resolve({ raw, status: status ? Number(status[1]) : null, headers, body: parsed(Buffer.from(bodyText, 'latin1').toString('utf8')), closed, ms: Date.now() - started });
     };
     const timer = setTimeout(finish, timeoutMs);
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));
