@@ -73,11 +73,36 @@ describe('PostgreSQL connection failures', () => {
     }
   });
 
+  it('when the database does not accept connections (maintenance), then 503 service_unavailable, and once it does the outage is over', async () => {
+    const closed = new URL(TEST_DB);
+    closed.pathname = `${closed.pathname}_closed`;
+    const name = closed.pathname.slice(1);
+    const admin = new Client({ connectionString: TEST_DB });
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE "${name}" WITH ALLOW_CONNECTIONS false`);
+    const world = await startWorld({ worker: false, env: { DATABASE_URL: closed.toString() } });
+    try {
+      const res = await world.http.get('/api/v1/meta/tariffs');
+      expect(res.status).toBe(200);
+      const account = await world.http.get('/api/v1/account').set('Authorization', 'Bearer lg_live_nothing');
+      expect({ status: account.status, code: account.body.code }).toEqual({ status: 503, code: 'service_unavailable' });
+      await admin.query(`ALTER DATABASE "${name}" WITH ALLOW_CONNECTIONS true`);
+      // Open again but empty (no tables): the lookup now fails as a bug would, which is not an outage.
+      expect((await world.http.get('/api/v1/account').set('Authorization', 'Bearer lg_live_nothing')).status).toBe(500);
+    } finally {
+      await world.close();
+      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await admin.end();
+    }
+  });
+
   it.each([
     ['57P01 admin shutdown', { code: '57P01', severity: 'FATAL', message: 'terminating connection due to administrator command' }],
     ['57P02 crash shutdown', { code: '57P02', message: 'terminating connection because of crash of another server process' }],
     ['57P03 cannot connect now', { code: '57P03', message: 'the database system is starting up' }],
     ['08006 connection failure', { code: '08006', message: 'connection failure' }],
+    ['55000 not accepting connections, as adapter-pg reports it', { name: 'DriverAdapterError', cause: { kind: 'postgres', code: '55000', message: 'database "leadgen" is not currently accepting connections' } }],
     ['adapter ConnectionClosed', { name: 'DriverAdapterError', message: 'ConnectionClosed', cause: { kind: 'ConnectionClosed' } }],
     ['adapter 57P03 wrapped in Prisma', { name: 'PrismaClientKnownRequestError', code: 'P2010', meta: { driverAdapterError: { name: 'DriverAdapterError', cause: { kind: 'postgres', code: '57P03' } } } }],
     ['Prisma pool timeout', { name: 'PrismaClientKnownRequestError', code: 'P2024', message: 'Timed out fetching a new connection' }],
@@ -91,6 +116,8 @@ describe('PostgreSQL connection failures', () => {
   it.each([
     ['a unique violation', { name: 'PrismaClientKnownRequestError', code: 'P2002', meta: { driverAdapterError: { cause: { kind: 'UniqueConstraintViolation' } } } }],
     ['a syntax error', { code: '42601', message: 'syntax error at or near "x"' }],
+    ['another 55000', { code: '55000', message: 'currval of sequence "x" is not yet defined in this session' }],
+    ['a database that does not exist (misconfiguration)', { cause: { kind: 'DatabaseDoesNotExist', db: 'x' } }],
     ['a plain bug', new TypeError("Cannot read properties of undefined (reading 'id')")],
     ['null', null],
   ])('when the error is %s, then it is not (and stays a 500)', (_what, error) => {

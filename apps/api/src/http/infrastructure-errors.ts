@@ -51,6 +51,10 @@ export function isInfrastructureFailure(error: unknown, depth = 0): boolean {
   const e = error as Inspectable;
   const code = typeof e.code === 'string' ? e.code : '';
   if (SOCKET_CODES.has(code) || PRISMA_CODES.has(code) || isConnectionSqlState(code)) return true;
+  // 55000 is a broad class; only its "database is not currently accepting connections" (ALLOW_CONNECTIONS
+  // false, as during maintenance) is an outage. A missing database (3D000) or a refused login (28P01) is a
+  // misconfiguration, and stays a logged 500.
+  if (code === '55000' && typeof e.message === 'string' && /not currently accepting connections/i.test(e.message)) return true;
   if (typeof e.kind === 'string' && ADAPTER_KINDS.has(e.kind)) return true;
   if (e.name === 'MaxRetriesPerRequestError') return true;
   if (typeof e.message === 'string' && MESSAGES.some((pattern) => pattern.test(e.message as string))) return true;
