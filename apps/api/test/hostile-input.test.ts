@@ -144,6 +144,13 @@ describe('malformed HTTP', () => {
     expect(res.closed).toBe(true);
   });
 
+  it('when a HEAD request has headers over the limit, then 431 with no body, as HEAD answers have none', async () => {
+    const res = await rawSocket(world.api.port, `HEAD /api/v1/leads/jobs/job_${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    expect(res.status).toBe(431);
+    expect(res.raw.endsWith('\r\n\r\n')).toBe(true);
+    expect(res.closed).toBe(true);
+  });
+
   it('when the client sends garbage and hangs up at once, then the server stays up', async () => {
     await rawSocket(world.api.port, '\u0016\u0003\u0001\u0002\u0000\u0001\u0000', 200);
     expect((await rawRequest(world.api.port, { method: 'GET', path: '/healthz' })).status).toBe(200);
