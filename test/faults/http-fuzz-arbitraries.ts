@@ -209,6 +209,8 @@ export const malformedMessage: fc.Arbitrary<Buffer> = fc
       .map(([m, p, v]) => `${m} /${p} ${v}\r\nHost: x\r\nConnection: close\r\n\r\n`),
     fc.constant(`${head}Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\nX-Trailer: a\u0001\r\n\r\n`),
     fc.constant(`${head} folded: continuation\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`),
+    fc.constantFrom('GET /healthz HTTP/1.1\r\n\r\n', 'POST /api/v1/leads/generate HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}'),
+    fc.constantFrom('foo', '100-continue-not', '', '200-ok').map((e) => `${head}Expect: ${e}\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`),
     fc.constant('POST /api/v1/leads/generate HTTP/1.1\nHost: x\nContent-Length: 0\n\n'),
     fc.constant(`${head}Transfer-Encoding: chunked\r\n\r\n${'f'.repeat(20)}\r\n`),
     fc.constant(`${head}Transfer-Encoding: chunked\r\n\r\n2;${'e'.repeat(20_000)}\r\n{}\r\n0\r\n\r\n`),

@@ -4,6 +4,7 @@ import type { ApiDependencies } from './dependencies';
 import { accessLog } from './http/access-log';
 import { authenticate } from './http/authenticate';
 import { jsonBody } from './http/json-body';
+import { protocolChecks } from './http/protocol-checks';
 import { problemMiddleware } from './http/problem';
 import { rateLimit } from './http/rate-limit';
 import { requestId } from './http/request-id';
@@ -33,6 +34,7 @@ export function createApp(deps: ApiDependencies, options: AppOptions = {}): expr
   app.set('trust proxy', false);
   app.use(requestId);
   app.use(securityHeaders);
+  app.use(protocolChecks);
   app.use(accessLog);
 
   app.get('/healthz', healthRoute);

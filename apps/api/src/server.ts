@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from '@leadgen/config';
 import { createDatabase, purgeExpiredIdempotencyKeys } from '@leadgen/db';
@@ -38,9 +38,12 @@ export async function startApi(config: Config): Promise<RunningApi> {
     ? [{ path: BOARD_PATH, handler: operatorBoard(producer.queues(), config.operatorPassword, { redis, prefix: config.redis.queuePrefix }) }]
     : [];
   const app = createApp(deps, { isShuttingDown: () => shuttingDown, extraRouters });
-  const server = app.listen(config.http.port);
+  // requireHostHeader off: Node would refuse a missing Host with a bare 400; http/protocol-checks.ts answers it.
+  const server = createServer({ requireHostHeader: false }, app).listen(config.http.port);
   // Malformed HTTP never reaches Express: answer it as Problem Details where the socket allows.
   server.on('clientError', answerClientError);
+  // An Expect Node cannot meet goes to the app too, instead of Node's bare 417.
+  server.on('checkExpectation', app);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);

@@ -144,6 +144,29 @@ describe('malformed HTTP', () => {
     expect(res.closed).toBe(true);
   });
 
+  it('when an HTTP/1.1 request has no Host, then 400 malformed_request as Problem Details, and the connection closes', async () => {
+    const res = await rawSocket(world.api.port, 'GET /healthz HTTP/1.1\r\n\r\n');
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ code: 'malformed_request', requestId: res.headers['x-request-id'] });
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.closed).toBe(true);
+  });
+
+  it('when an HTTP/1.0 request has no Host, then it is served (Host is HTTP/1.1\'s rule)', async () => {
+    expect((await rawSocket(world.api.port, 'GET /healthz HTTP/1.0\r\n\r\n')).status).toBe(200);
+  });
+
+  it('when a request carries an Expect the server cannot meet, then 417 expectation_failed as Problem Details', async () => {
+    const res = await rawSocket(world.api.port, `POST ${GENERATE} HTTP/1.1\r\nHost: x\r\nExpect: foo\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`);
+    expect(res.status).toBe(417);
+    expect(res.body).toMatchObject({ code: 'expectation_failed', requestId: res.headers['x-request-id'] });
+  });
+
+  it('when a request expects 100-continue, then it gets the interim 100 and its answer', async () => {
+    const res = await rawSocket(world.api.port, `GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`);
+    expect(res.raw).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 OK/);
+  });
+
   it('when a HEAD request has headers over the limit, then 431 with no body, as HEAD answers have none', async () => {
     const res = await rawSocket(world.api.port, `HEAD /api/v1/leads/jobs/job_${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
     expect(res.status).toBe(431);

@@ -41,6 +41,8 @@ export const errors = {
   headersTooLarge: () =>
     new AppError(431, 'headers_too_large', 'Request header fields too large', 'The request headers are larger than the server accepts'),
   requestTimeout: () => new AppError(408, 'request_timeout', 'Request timeout', 'The request was not received in time'),
+  expectationFailed: () =>
+    new AppError(417, 'expectation_failed', 'Expectation failed', 'The only Expect the server meets is 100-continue'),
   unsupportedMediaType: () =>
     new AppError(415, 'unsupported_media_type', 'Unsupported media type', 'Send the body as application/json'),
   // RFC 9110 15.5.16: a 415 for a content coding names the codings accepted, in Accept-Encoding.
