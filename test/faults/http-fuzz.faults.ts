@@ -130,6 +130,7 @@ function checkSocketAnswer(bytes: Buffer, res: SocketAnswer, expectClose: boolea
     if (!String(res.headers['content-type']).startsWith('application/problem+json')) problems.push(`content-type ${res.headers['content-type']}`);
     if (!res.headers['x-request-id'] || res.body?.requestId !== res.headers['x-request-id']) problems.push('requestId missing or not the header');
     if (typeof res.body?.code !== 'string') problems.push('no code');
+    if (res.headers['x-content-type-options'] !== 'nosniff') problems.push('no X-Content-Type-Options: nosniff');
   }
   if (expectClose && !res.closed) problems.push(`connection still open after ${res.ms} ms`);
   if (problems.length > 0) throw new Error(`${problems.join('; ')}\nsent ${JSON.stringify(bytes.toString('latin1').slice(0, 300))}\ngot ${JSON.stringify(res.raw.slice(0, 400))}`);

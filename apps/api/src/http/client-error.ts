@@ -3,6 +3,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { errors, type AppError } from '@leadgen/domain';
 import { logger } from '@leadgen/logger';
+import { problemDocument } from './problem';
 
 /**
  * Node's HTTP parser refuses a malformed message (bad chunking, Content-Length with
@@ -43,14 +44,7 @@ export function answerClientError(error: Error & { code?: string; rawPacket?: un
   const given = inFlight?.locals?.requestId;
   const requestId = typeof given === 'string' ? given : `req_${randomUUID().replace(/-/g, '')}`;
   logger.info('malformed request refused', { requestId, code: error.code, status: problem.status });
-  const body = JSON.stringify({
-    type: `urn:leadgen:problem:${problem.code}`,
-    title: problem.title,
-    status: problem.status,
-    detail: problem.message,
-    code: problem.code,
-    requestId,
-  });
+  const body = problemDocument(problem, requestId);
   const head = [
     `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status] ?? ''}`,
     'Content-Type: application/problem+json',

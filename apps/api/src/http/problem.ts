@@ -4,22 +4,24 @@ import { logger } from '@leadgen/logger';
 import { isInfrastructureFailure } from './infrastructure-errors';
 
 /** RFC 9457 Problem Details. `type` is a stable URN per code; docs/errors.md explains each. */
+export function problemDocument(error: AppError, requestId: string | undefined): string {
+  return JSON.stringify({
+    type: `urn:leadgen:problem:${error.code}`,
+    title: error.title,
+    status: error.status,
+    detail: error.message,
+    code: error.code,
+    requestId,
+    ...error.extra,
+  });
+}
+
 export function sendProblem(res: Response, error: AppError): void {
   for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
   res
     .status(error.status)
     .type('application/problem+json')
-    .send(
-      JSON.stringify({
-        type: `urn:leadgen:problem:${error.code}`,
-        title: error.title,
-        status: error.status,
-        detail: error.message,
-        code: error.code,
-        requestId: res.locals.requestId as string | undefined,
-        ...error.extra,
-      }),
-    );
+    .send(problemDocument(error, res.locals.requestId as string | undefined));
 }
 
 /** Body-parser's failures, which carry a `type`, map onto our vocabulary. */
