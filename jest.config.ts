@@ -7,8 +7,6 @@ const config: Config = {
   maxWorkers: 2,
   roots: ['<rootDir>/apps', '<rootDir>/packages', '<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
-  // The fault suite runs on its own: `npm run test:faults` (jest.faults.config.ts).
-  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/faults/'],
   transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }] },
   // Prisma's generated client imports its TypeScript siblings with .js suffixes.
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },

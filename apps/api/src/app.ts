@@ -4,9 +4,11 @@ import type { ApiDependencies } from './dependencies';
 import { accessLog } from './http/access-log';
 import { authenticate } from './http/authenticate';
 import { jsonBody } from './http/json-body';
+import { protocolChecks } from './http/protocol-checks';
 import { problemMiddleware } from './http/problem';
 import { rateLimit } from './http/rate-limit';
 import { requestId } from './http/request-id';
+import { securityHeaders } from './http/security-headers';
 import { accountRoute } from './routes/account-route';
 import { apiReadiness } from './readiness';
 import { healthRoute, readyRoute } from './routes/health-route';
@@ -32,6 +34,8 @@ export function createApp(deps: ApiDependencies, options: AppOptions = {}): expr
   app.set('etag', false);
   app.set('trust proxy', false);
   app.use(requestId);
+  app.use(securityHeaders);
+  app.use(protocolChecks);
   app.use(accessLog);
 
   app.get('/healthz', healthRoute);

@@ -1,11 +1,17 @@
 import { timingSafeEqual } from 'node:crypto';
-import type { RequestHandler } from 'express';
+import express, { type RequestHandler } from 'express';
+import type { Redis } from 'ioredis';
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
+import { errors } from '@leadgen/domain';
+import { logger } from '@leadgen/logger';
 import type { Queue } from '@leadgen/queue';
+import { DEFAULT_LOGIN_LIMITS, loginThrottle, type LoginLimits } from './http/login-throttle';
+import { boardContentSecurityPolicy } from './http/security-headers';
 
 export const BOARD_PATH = '/admin/queues';
+const OPERATOR = 'operator';
 
 function sameSecret(a: string, b: string): boolean {
   const left = Buffer.from(a);
@@ -13,21 +19,60 @@ function sameSecret(a: string, b: string): boolean {
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
-/** Bull Board for operators, behind HTTP Basic auth (user `operator`, password OPERATOR_PASSWORD). */
-export function operatorBoard(queues: Queue[], password: string): RequestHandler {
+function basicCredentials(header: string): { user: string; password: string } | null {
+  const [scheme, encoded] = header.split(' ');
+  if (scheme?.toLowerCase() !== 'basic' || !encoded) return null;
+  const [user, ...rest] = Buffer.from(encoded, 'base64').toString('utf8').split(':');
+  return { user: user ?? '', password: rest.join(':') };
+}
+
+export interface BoardOptions {
+  redis: Redis;
+  prefix: string;
+  limits?: LoginLimits;
+}
+
+/**
+ * Bull Board for operators, behind HTTP Basic auth (user `operator`, password OPERATOR_PASSWORD).
+ * Failed logins are throttled per client address and per user name (429 with Retry-After), and each
+ * one is logged, without the password. With Redis away the board is closed (503): it could not show
+ * the queues anyway, and an unthrottled login is what the limit exists to prevent.
+ */
+export function operatorBoard(queues: Queue[], password: string, options: BoardOptions): RequestHandler {
   const serverAdapter = new ExpressAdapter();
   serverAdapter.setBasePath(BOARD_PATH);
   createBullBoard({ queues: queues.map((q) => new BullMQAdapter(q, { readOnlyMode: false })), serverAdapter });
-  const board = serverAdapter.getRouter() as RequestHandler;
-  return (req, res, next) => {
-    const header = req.get('Authorization') ?? '';
-    const [scheme, encoded] = header.split(' ');
-    const [user, ...rest] = Buffer.from(encoded ?? '', 'base64').toString('utf8').split(':');
-    if (scheme?.toLowerCase() !== 'basic' || user !== 'operator' || !sameSecret(rest.join(':'), password)) {
-      res.setHeader('WWW-Authenticate', 'Basic realm="leadgen operators"');
-      res.status(401).type('text/plain').send('operator login required');
+  const board = serverAdapter.getRouter() as express.Express;
+  // The board is an Express app of its own, which would otherwise announce itself on every response.
+  board.disable('x-powered-by');
+  // Parsed here, before the board's own parser: bodies are capped and never inflated, and a malformed
+  // one becomes a Problem Details 400 from our error middleware rather than the board's error page.
+  const parseBody = express.json({ limit: '16kb', inflate: false });
+  const throttle = loginThrottle(options.redis, options.prefix, options.limits ?? DEFAULT_LOGIN_LIMITS);
+
+  const challenge: RequestHandler = (_req, res) => {
+    res.setHeader('WWW-Authenticate', 'Basic realm="leadgen operators"');
+    res.status(401).type('text/plain').send('operator login required');
+  };
+
+  return async (req, res, next) => {
+    const credentials = basicCredentials(req.get('Authorization') ?? '');
+    if (!credentials) {
+      challenge(req, res, next);
       return;
     }
-    board(req, res, next);
+    const client = req.socket.remoteAddress ?? 'unknown';
+    // Checked before the password, so an attacker over the limit learns nothing from the answer.
+    const retryAfter = await throttle.retryAfter(client, credentials.user).catch(() => null);
+    if (retryAfter === null) throw errors.serviceUnavailable('The operator board is unavailable; retry shortly');
+    if (retryAfter > 0) throw errors.rateLimited(retryAfter);
+    if (credentials.user !== OPERATOR || !sameSecret(credentials.password, password)) {
+      const failures = await throttle.recordFailure(client, credentials.user).catch(() => null);
+      logger.warn('operator login failed', { client, user: credentials.user.slice(0, 64), failures });
+      challenge(req, res, next);
+      return;
+    }
+    if ((req.get('Content-Encoding') ?? 'identity').trim().toLowerCase() !== 'identity') throw errors.unsupportedContentEncoding();
+    boardContentSecurityPolicy(req, res, () => parseBody(req, res, (error?: unknown) => (error ? next(error) : board(req, res, next))));
   };
 }

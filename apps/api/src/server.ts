@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from '@leadgen/config';
 import { createDatabase, purgeExpiredIdempotencyKeys } from '@leadgen/db';
@@ -7,6 +7,7 @@ import type { ReadinessReport } from '@leadgen/ops';
 import { closeRedis, createJobProducer, subscribeJobEvents } from '@leadgen/queue';
 import { Redis } from 'ioredis';
 import { createApp } from './app';
+import { answerClientError } from './http/client-error';
 import type { ApiDependencies } from './dependencies';
 import { JobWaiters } from './job-waiters';
 import { TerminalBodies } from './terminal-bodies';
@@ -39,10 +40,15 @@ export async function startApi(config: Config): Promise<RunningApi> {
 
   let shuttingDown = false;
   const extraRouters = config.operatorPassword
-    ? [{ path: BOARD_PATH, handler: operatorBoard(producer.queues(), config.operatorPassword) }]
+    ? [{ path: BOARD_PATH, handler: operatorBoard(producer.queues(), config.operatorPassword, { redis, prefix: config.redis.queuePrefix }) }]
     : [];
   const app = createApp(deps, { isShuttingDown: () => shuttingDown, extraRouters });
-  const server = app.listen(config.http.port);
+  // requireHostHeader off: Node would refuse a missing Host with a bare 400; http/protocol-checks.ts answers it.
+  const server = createServer({ requireHostHeader: false }, app).listen(config.http.port);
+  // Malformed HTTP never reaches Express: answer it as Problem Details where the socket allows.
+  server.on('clientError', answerClientError);
+  // An Expect Node cannot meet goes to the app too, instead of Node's bare 417.
+  server.on('checkExpectation', app);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);

@@ -34,8 +34,22 @@ export const errors = {
       errors: problems,
     }),
   malformedJson: () => new AppError(400, 'malformed_json', 'Malformed JSON', 'The request body is not valid JSON'),
+  malformedPath: () =>
+    new AppError(400, 'malformed_path', 'Malformed path', 'The path holds a percent-escape that does not decode to UTF-8'),
+  /** The HTTP message itself is broken (framing, header syntax); answered by the server's clientError handler. */
+  malformedRequest: () => new AppError(400, 'malformed_request', 'Malformed request', 'The HTTP request is malformed'),
+  headersTooLarge: () =>
+    new AppError(431, 'headers_too_large', 'Request header fields too large', 'The request headers are larger than the server accepts'),
+  requestTimeout: () => new AppError(408, 'request_timeout', 'Request timeout', 'The request was not received in time'),
+  expectationFailed: () =>
+    new AppError(417, 'expectation_failed', 'Expectation failed', 'The only Expect the server meets is 100-continue'),
   unsupportedMediaType: () =>
     new AppError(415, 'unsupported_media_type', 'Unsupported media type', 'Send the body as application/json'),
+  // RFC 9110 15.5.16: a 415 for a content coding names the codings accepted, in Accept-Encoding.
+  unsupportedContentEncoding: () =>
+    new AppError(415, 'unsupported_content_encoding', 'Unsupported content encoding', 'Send the body uncompressed (Content-Encoding: identity)', {}, {
+      'Accept-Encoding': 'identity',
+    }),
   payloadTooLarge: (limit: string) =>
     new AppError(413, 'payload_too_large', 'Payload too large', `The request body is larger than ${limit}`),
   unauthorized: (detail: string) =>
@@ -43,7 +57,7 @@ export const errors = {
   idempotencyKeyMissing: () =>
     new AppError(400, 'idempotency_key_missing', 'Idempotency-Key header missing', 'POST /api/v1/leads/generate needs an Idempotency-Key header'),
   idempotencyKeyInvalid: () =>
-    new AppError(400, 'idempotency_key_invalid', 'Idempotency-Key header invalid', 'The Idempotency-Key must be 1 to 255 characters'),
+    new AppError(400, 'idempotency_key_invalid', 'Idempotency-Key header invalid', 'The Idempotency-Key must be 1 to 255 printable ASCII characters'),
   idempotencyKeyReused: () =>
     new AppError(422, 'idempotency_key_reused', 'Idempotency-Key reused', 'This Idempotency-Key was already used with a different request body'),
   idempotencyInProgress: () =>

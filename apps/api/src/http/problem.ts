@@ -1,36 +1,27 @@
 import type { ErrorRequestHandler, Response } from 'express';
 import { AppError, errors } from '@leadgen/domain';
 import { logger } from '@leadgen/logger';
+import { isInfrastructureFailure } from './infrastructure-errors';
 
 /** RFC 9457 Problem Details. `type` is a stable URN per code; docs/errors.md explains each. */
+export function problemDocument(error: AppError, requestId: string | undefined): string {
+  return JSON.stringify({
+    type: `urn:leadgen:problem:${error.code}`,
+    title: error.title,
+    status: error.status,
+    detail: error.message,
+    code: error.code,
+    requestId,
+    ...error.extra,
+  });
+}
+
 export function sendProblem(res: Response, error: AppError): void {
   for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
   res
     .status(error.status)
     .type('application/problem+json')
-    .send(
-      JSON.stringify({
-        type: `urn:leadgen:problem:${error.code}`,
-        title: error.title,
-        status: error.status,
-        detail: error.message,
-        code: error.code,
-        requestId: res.locals.requestId as string | undefined,
-        ...error.extra,
-      }),
-    );
-}
-
-// Failures of PostgreSQL or Redis reaching us: the client may retry, so 503 rather than 500.
-function isInfrastructureFailure(error: unknown): boolean {
-  const e = error as { code?: string; name?: string; message?: string; cause?: unknown };
-  const code = e?.code ?? '';
-  if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'P1001', 'P1002', 'P1017', 'P2024'].includes(code)) return true;
-  // SQLSTATE classes 08 (connection exception) and 57P (admin shutdown, crash shutdown, cannot connect now).
-  if (/^(08|57P)/.test(code)) return true;
-  if (/Connection terminated|timeout exceeded when trying to connect/i.test(String(e?.message))) return true;
-  if (e?.name === 'DriverAdapterError' && /connect|terminat|timeout/i.test(String(e.message))) return true;
-  return e?.cause !== undefined && e.cause !== error && isInfrastructureFailure(e.cause);
+    .send(problemDocument(error, res.locals.requestId as string | undefined));
 }
 
 /** Body-parser's failures, which carry a `type`, map onto our vocabulary. */
@@ -51,18 +42,27 @@ function fromBodyParser(error: { type?: string; limit?: number }): AppError | nu
   }
 }
 
+/** Errors Express and its router raise with a 4xx `status` of their own, e.g. a param that is not UTF-8. */
+function fromFramework(error: { status?: unknown; statusCode?: unknown }): AppError | null {
+  const status = Number(error.status ?? error.statusCode);
+  if (error instanceof URIError) return errors.malformedPath();
+  if (status === 400) return errors.malformedRequest();
+  return null;
+}
+
 export const problemMiddleware: ErrorRequestHandler = (error, _req, res, _next) => {
   if (res.headersSent) {
     res.destroy();
     return;
   }
-  const known = error instanceof AppError ? error : fromBodyParser(error as { type?: string });
+  const known =
+    error instanceof AppError ? error : (fromBodyParser(error as { type?: string }) ?? fromFramework(error as { status?: unknown }));
   if (known) {
     sendProblem(res, known);
     return;
   }
   if (isInfrastructureFailure(error)) {
-    logger.warn('infrastructure unavailable', { error });
+    logger.warn('infrastructure unavailable', { error: (error as Error).message });
     sendProblem(res, errors.serviceUnavailable('A backing service is unavailable; retry shortly'));
     return;
   }

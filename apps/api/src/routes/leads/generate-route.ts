@@ -8,6 +8,8 @@ import { generateLeads } from '../../use-cases/generate-leads';
 import { parseGenerationRequest } from './generate-schema';
 
 const MAX_KEY_LENGTH = 255;
+// A structured-field string holds printable ASCII only; anything else (bytes >= 0x80 arrive as Latin-1) is refused.
+const PRINTABLE_ASCII = /^[\x20-\x7e]+$/;
 
 /**
  * The IETF Idempotency-Key draft writes the value as a structured-field string ("abc");
@@ -17,7 +19,7 @@ export function parseIdempotencyKey(header: string | undefined): string {
   if (header === undefined) throw errors.idempotencyKeyMissing();
   let key = header.trim();
   if (key.length >= 2 && key.startsWith('"') && key.endsWith('"')) key = key.slice(1, -1);
-  if (key.length === 0 || key.length > MAX_KEY_LENGTH) throw errors.idempotencyKeyInvalid();
+  if (key.length === 0 || key.length > MAX_KEY_LENGTH || !PRINTABLE_ASCII.test(key)) throw errors.idempotencyKeyInvalid();
   return key;
 }
 

@@ -16,6 +16,7 @@ import {
   type FieldProblem,
   type GenerationRequest,
 } from '@leadgen/domain';
+import { jsonPointer, unsafeContentProblems } from '../../http/body-guard';
 
 const isoCountry = Joi.string()
   .trim()
@@ -80,18 +81,17 @@ export const generateRequestSchema = Joi.object({
   .required()
   .messages({ 'object.unknown': '{{#label}} is not a field of the generation request', 'object.base': 'the body must be a JSON object' });
 
-function pointer(path: ReadonlyArray<string | number>): string {
-  return `#/${path.map((p) => String(p).replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`.replace(/\/$/, '');
-}
-
 const arrayOf = (value: string | string[] | undefined) => (value === undefined ? undefined : Array.isArray(value) ? value : [value]);
 
 /** Validates and normalises a generation request, reporting every problem at once (400 validation_failed). */
 export function parseGenerationRequest(body: unknown): GenerationRequest {
+  const unsafe = unsafeContentProblems(body);
   const { value, error } = generateRequestSchema.validate(body, { abortEarly: false, errors: { wrap: { label: false } } });
-  if (error) {
-    const problems: FieldProblem[] = error.details.map((d) => ({ pointer: pointer(d.path), detail: d.message }));
-    throw errors.validation(problems);
+  if (error || unsafe.length > 0) {
+    const problems: FieldProblem[] = (error?.details ?? []).map((d) => ({ pointer: jsonPointer(d.path), detail: d.message }));
+    // A field both reports would say the same thing twice; the content problem is the precise one.
+    const flagged = new Set(unsafe.map((p) => p.pointer));
+    throw errors.validation([...unsafe, ...problems.filter((p) => !flagged.has(p.pointer))]);
   }
   const request = value as GenerationRequest & { linkedinParams?: { title?: string | string[]; industry?: string | string[] } };
   if (request.linkedinParams) {

@@ -1,0 +1,77 @@
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+
+/**
+ * Failed logins counted per client address and per user name, in Redis so every API process
+ * shares them. Fixed windows: the first failure starts a window of `windowSeconds`. The address
+ * limit stops one client guessing; the user-name limit stops a guesser that spreads over addresses,
+ * at the price that such an attack also locks the real operator out until the window ends.
+ */
+export interface LoginLimits {
+  perClient: number;
+  perUser: number;
+  windowSeconds: number;
+}
+
+export const DEFAULT_LOGIN_LIMITS: LoginLimits = { perClient: 10, perUser: 30, windowSeconds: 900 };
+
+// One round trip each. CHECK: seconds until the client may try again (0 = allowed).
+const CHECK = `
+local wait = 0
+for i, key in ipairs(KEYS) do
+  local count = tonumber(redis.call('GET', key) or '0')
+  if count >= tonumber(ARGV[i]) then
+    local ttl = redis.call('TTL', key)
+    if ttl < 1 then ttl = 1 end
+    if ttl > wait then wait = ttl end
+  end
+end
+return wait`;
+
+const RECORD = `
+local counts = {}
+for i, key in ipairs(KEYS) do
+  counts[i] = redis.call('INCR', key)
+  if counts[i] == 1 then redis.call('EXPIRE', key, ARGV[1]) end
+end
+return counts`;
+
+export interface LoginThrottle {
+  /** seconds to wait before another attempt is looked at; 0 when the attempt may proceed */
+  retryAfter(client: string, user: string): Promise<number>;
+  /** counts a failed attempt; returns the failures in the window so far, per client and per user */
+  recordFailure(client: string, user: string): Promise<{ client: number; user: number }>;
+}
+
+// The API's Redis client has no offline queue, so a command sent while it is still connecting (just
+// after start-up, or a reconnect) fails at once: give the connection a moment before calling it down.
+async function whenReady(redis: Redis, timeoutMs = 1_000): Promise<void> {
+  if (redis.status === 'ready' || redis.status === 'end') return;
+  await new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      redis.off('ready', done);
+      resolve();
+    };
+    const timer = setTimeout(done, timeoutMs);
+    redis.once('ready', done);
+  });
+}
+
+export function loginThrottle(redis: Redis, prefix: string, limits: LoginLimits = DEFAULT_LOGIN_LIMITS): LoginThrottle {
+  // Hashed: the user name is whatever a client typed, and must not shape our key space.
+  const keys = (client: string, user: string) => [
+    `${prefix}:login-failures:client:${client}`,
+    `${prefix}:login-failures:user:${createHash('sha256').update(user).digest('hex').slice(0, 32)}`,
+  ];
+  return {
+    async retryAfter(client, user) {
+      await whenReady(redis);
+      return (await redis.eval(CHECK, 2, ...keys(client, user), limits.perClient, limits.perUser)) as number;
+    },
+    async recordFailure(client, user) {
+      const [byClient, byUser] = (await redis.eval(RECORD, 2, ...keys(client, user), limits.windowSeconds)) as [number, number];
+      return { client: byClient, user: byUser };
+    },
+  };
+}

@@ -1,0 +1,90 @@
+import { logger } from '@leadgen/logger';
+import { startWorld, type TestWorld } from '../../../test/harness';
+import { rawRequest } from '../../../test/raw-http';
+
+// Defaults of login-throttle.ts: 10 failures per client address, 30 per user name, in 15 minutes.
+const PER_CLIENT = 10;
+const PASSWORD = 'correct horse battery';
+const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+
+describe('Bull Board login throttling', () => {
+  let world: TestWorld;
+  beforeEach(async () => {
+    // A world per test: a fresh queue prefix is a fresh set of counters.
+    world = await startWorld({ worker: false, env: { OPERATOR_PASSWORD: PASSWORD } });
+  });
+  afterEach(() => world.close());
+
+  /** GET /admin/queues from a loopback address of its own, so a test can be several clients. */
+  const login = (from: string, user: string, password: string) =>
+    rawRequest(world.api.port, { method: 'GET', path: '/admin/queues', headers: { Authorization: basic(user, password) }, localAddress: from });
+
+  it('when one client fails too often, then 429 with Retry-After even for the right password, while other clients still log in', async () => {
+    for (let i = 0; i < PER_CLIENT; i += 1) expect((await login('127.0.0.1', 'operator', `guess-${i}`)).status).toBe(401);
+    const blocked = await login('127.0.0.1', 'operator', PASSWORD);
+    expect(blocked.status).toBe(429);
+    expect(blocked.body).toMatchObject({ code: 'rate_limited', requestId: blocked.headers['x-request-id'] });
+    expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(800);
+    expect((await login('127.0.0.2', 'operator', PASSWORD)).status).toBe(200);
+  });
+
+  it('when a guesser spreads one user name over many clients, then that user name is throttled for every client', async () => {
+    // 4 clients x 8 failures: each under the per-client limit, together over the per-user 30.
+    for (let client = 3; client < 7; client += 1) {
+      for (let i = 0; i < 8; i += 1) await login(`127.0.0.${client}`, 'operator', `guess-${i}`);
+    }
+    expect((await login('127.0.0.9', 'operator', PASSWORD)).status).toBe(429);
+    // Another user name is counted apart (and still is not the operator).
+    expect((await login('127.0.0.9', 'admin', 'x')).status).toBe(401);
+  });
+
+  it('when a login fails, then it is logged with the client and user name, never the password', async () => {
+    const warn = jest.spyOn(logger, 'warn');
+    try {
+      await login('127.0.0.1', 'mallory', 'hunter2-secret');
+      const calls = warn.mock.calls as unknown as Array<[string, Record<string, unknown>]>;
+      const call = calls.find(([message]) => message === 'operator login failed');
+      expect(call?.[1]).toMatchObject({ client: expect.stringContaining('127.0.0.1'), user: 'mallory', failures: { client: 1, user: 1 } });
+      expect(JSON.stringify(warn.mock.calls)).not.toContain('hunter2');
+    } finally {
+      warn.mockRestore();
+    }
+  });
+
+  it('when a request carries no credentials, then it is challenged and not counted', async () => {
+    for (let i = 0; i < PER_CLIENT + 2; i += 1) {
+      const res = await rawRequest(world.api.port, { method: 'GET', path: '/admin/queues' });
+      expect(res.status).toBe(401);
+    }
+    expect((await login('127.0.0.1', 'operator', PASSWORD)).status).toBe(200);
+  });
+});
+
+describe('Bull Board security headers', () => {
+  let world: TestWorld;
+  beforeAll(async () => {
+    world = await startWorld({ worker: false, env: { OPERATOR_PASSWORD: PASSWORD } });
+  });
+  afterAll(() => world.close());
+
+  it.each(['/admin/queues', '/admin/queues/api/queues', '/admin/queues/static/favicon-32x32.png'])(
+    'when the operator loads %s, then nosniff, a same-origin CSP without framing, and no X-Powered-By',
+    async (path) => {
+      const res = await rawRequest(world.api.port, { method: 'GET', path, headers: { Authorization: basic('operator', PASSWORD) } });
+      expect(res.status).toBe(200);
+      expect(res.headers['x-powered-by']).toBeUndefined();
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+      expect(res.headers['x-frame-options']).toBe('DENY');
+      expect(res.headers['content-security-policy']).toContain("script-src 'self'");
+      expect(res.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    },
+  );
+
+  it('when the board API gets a compressed or malformed body, then Problem Details, never the board error page', async () => {
+    const auth = { Authorization: basic('operator', PASSWORD), 'Content-Type': 'application/json' };
+    const gz = await rawRequest(world.api.port, { method: 'PUT', path: '/admin/queues/api/queues/google_maps/pause', headers: { ...auth, 'Content-Encoding': 'gzip' }, body: 'xx' });
+    expect({ status: gz.status, code: gz.body?.code }).toEqual({ status: 415, code: 'unsupported_content_encoding' });
+    const bad = await rawRequest(world.api.port, { method: 'PUT', path: '/admin/queues/api/queues/google_maps/pause', headers: auth, body: '{"x":' });
+    expect({ status: bad.status, code: bad.body?.code }).toEqual({ status: 400, code: 'malformed_json' });
+  });
+});

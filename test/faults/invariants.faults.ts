@@ -1,0 +1,59 @@
+import { Client } from 'pg';
+import { createTestAccount, generate, pollUntilTerminal, startWorld, type TestWorld } from '../harness';
+import { checkInvariants } from './invariants';
+
+// The checker is only worth something if it fails when a guarantee is broken: break each on purpose.
+let world: TestWorld;
+let sql: Client;
+beforeAll(async () => {
+  world = await startWorld({ env: { SANDBOX_PAGE_DELAY_MS: '1' } });
+  sql = new Client({ connectionString: world.config.database.url });
+  await sql.connect();
+});
+afterAll(async () => {
+  await sql.end();
+  await world.close();
+});
+
+/** An account of its own with one finished job of 5 leads, so tampering touches nothing else. */
+async function finishedJob(): Promise<{ accountId: string; jobId: string }> {
+  const account = await createTestAccount(world.db, 1_000);
+  const res = await generate(world, account, { category: 'dentist', state: 'US', maxResults: 5 }, { Prefer: 'respond-async' });
+  const job = await pollUntilTerminal(world, account, res.body.jobId as string);
+  expect(job.status).toBe('COMPLETE');
+  return { accountId: account.accountId, jobId: job.jobId as string };
+}
+
+it('when nothing was tampered with, then no invariant is broken', async () => {
+  const { accountId } = await finishedJob();
+  expect(await checkInvariants(world.config.database.url, { accountIds: [accountId] })).toEqual([]);
+});
+
+const q = (text: string) => (jobId: string, accountId: string) => [text, text.includes('$2') ? [jobId, accountId] : [jobId]] as const;
+
+it.each([
+  ['a lead is lost', q('DELETE FROM leads WHERE job_id = $1 AND position = 4'), ['delivered_count_matches_leads']],
+  ['the job records another charge than the ledger', q('UPDATE jobs SET credits_charged = credits_charged + 2 WHERE id = $1'), ['terminal_job_settled']],
+  ['a reservation is open with no job', q("INSERT INTO credit_ledger (account_id, job_id, kind, amount) SELECT $2, NULL, 'reserve', 5 WHERE $1::text IS NOT NULL"), ['ledger_adds_up']],
+  ['a terminal job is reopened', q("UPDATE jobs SET status = 'running' WHERE id = $1"), ['open_job_unsettled', 'ledger_adds_up']],
+  ['a complete job is short', q('UPDATE jobs SET delivered_count = 4 WHERE id = $1'), ['delivered_count_matches_leads', 'status_matches_delivered_count']],
+  ['the reservation disagrees with the job', q('UPDATE jobs SET credits_reserved = credits_reserved + 1 WHERE id = $1'), ['reservation_matches_job', 'terminal_job_settled']],
+])('when %s, then the checker names it', async (_what, tamper, expected) => {
+  const { accountId, jobId } = await finishedJob();
+  const [text, params] = tamper(jobId, accountId);
+  await sql.query(text, [...params]);
+  const violations = await checkInvariants(world.config.database.url, { accountIds: [accountId] });
+  expect(violations.map((v) => v.invariant).sort()).toEqual([...expected].sort());
+  // Scoped: another account's clean data is not reported.
+  expect(await checkInvariants(world.config.database.url, { accountIds: [(await finishedJob()).accountId] })).toEqual([]);
+});
+
+it('when an invariant needs a column the schema does not have yet, then it is skipped, and run once the column exists', async () => {
+  const { accountId } = await finishedJob();
+  const always = (requires: string[]) => ({ name: requires.join(','), rule: 'always broken', requires, sql: 'SELECT 1 AS broken WHERE $1::text[] IS NOT NULL' });
+  const violations = await checkInvariants(world.config.database.url, {
+    accountIds: [accountId],
+    invariants: [always(['accounts.no_such_column']), always(['accounts.name'])],
+  });
+  expect(violations.map((v) => v.invariant)).toEqual(['accounts.name']);
+});
