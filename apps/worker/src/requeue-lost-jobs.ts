@@ -51,7 +51,8 @@ export async function requeueLostJobs(
 }
 
 export interface LostJobSweep {
-  stop(): void;
+  /** no more sweeps; resolves once a sweep under way has ended */
+  stop(): Promise<void>;
 }
 
 /**
@@ -67,10 +68,8 @@ export function startLostJobSweep(
   sources: readonly Source[],
   timing: { stillForMs: number; periodMs: number },
 ): LostJobSweep {
-  let running = false;
-  const tick = async () => {
-    if (running) return;
-    running = true;
+  let running: Promise<void> | null = null;
+  const sweep = async () => {
     try {
       for (const source of sources) {
         if (await producer.claimPeriodicTask(`requeue-lost-jobs:${source}`, timing.periodMs)) {
@@ -79,12 +78,18 @@ export function startLostJobSweep(
       }
     } catch (error) {
       logger.warn('lost-job sweep failed', { error: (error as Error).message });
-    } finally {
-      running = false;
     }
   };
-  void tick();
-  const timer = setInterval(() => void tick(), Math.min(TICK_MS, timing.periodMs));
+  const tick = () => {
+    running ??= sweep().finally(() => (running = null));
+  };
+  tick();
+  const timer = setInterval(tick, Math.min(TICK_MS, timing.periodMs));
   timer.unref();
-  return { stop: () => clearInterval(timer) };
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
 }

@@ -87,7 +87,7 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
       const grace = setTimeout(() => {
         for (const consumer of consumers) consumer.cancelAllJobs('shutdown');
       }, config.shutdownGraceMs);
-      sweep.stop();
+      await sweep.stop();
       await Promise.all(consumers.map((c) => c.close()));
       clearTimeout(grace);
       await producer.close();
