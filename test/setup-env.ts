@@ -8,3 +8,5 @@ process.env.QUEUE_PREFIX = process.env.QUEUE_PREFIX ?? 'leadgen-test';
 process.env.LOST_JOB_AFTER_MS = process.env.LOST_JOB_AFTER_MS ?? '600000';
 // Worker processes that tests start must not compete for the operations port (9465).
 process.env.OPS_PORT = process.env.OPS_PORT ?? '0';
+// Tests revoke and expire keys and expect the very next request to be refused; the cache's own test turns it on.
+process.env.AUTH_CACHE_MS = process.env.AUTH_CACHE_MS ?? '0';

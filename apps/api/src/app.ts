@@ -43,7 +43,7 @@ export function createApp(deps: ApiDependencies, options: AppOptions = {}): expr
 
   const { redis, config, db } = deps;
   const prefix = config.redis.queuePrefix;
-  const auth = authenticate(db);
+  const auth = authenticate(db, { cacheMs: config.api.authCacheMs });
   const generateLimit = rateLimit(redis, prefix, { name: 'generate', perMinute: config.api.rateLimit.generatePerMin });
   const readLimit = rateLimit(redis, prefix, { name: 'read', perMinute: config.api.rateLimit.readPerMin });
 

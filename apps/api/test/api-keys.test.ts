@@ -1,4 +1,4 @@
-import { issueApiKey } from '@leadgen/db';
+import { issueApiKey, revokeApiKey } from '@leadgen/db';
 import { createTestAccount, startWorld, type TestWorld } from '../../../test/harness';
 
 describe('API keys that expire and say when they were used', () => {
@@ -33,5 +33,43 @@ describe('API keys that expire and say when they were used', () => {
     await world.db.apiKey.update({ where: { id: keyId }, data: { lastUsedAt: anHourAgo } });
     await world.http.get('/api/v1/account').set(account.auth);
     expect((await world.db.apiKey.findUnique({ where: { id: keyId } }))!.lastUsedAt!.getTime()).toBeGreaterThan(anHourAgo.getTime());
+  });
+
+});
+
+describe('live keys kept in memory for AUTH_CACHE_MS', () => {
+  let world: TestWorld;
+  beforeAll(async () => {
+    world = await startWorld({ worker: false, env: { AUTH_CACHE_MS: '400' } });
+  });
+  afterAll(() => world.close());
+
+  it('when a key is revoked, then it still works at most AUTH_CACHE_MS on a process that knew it, then 401', async () => {
+    const account = await createTestAccount(world.db, 0);
+    expect((await world.http.get('/api/v1/account').set(account.auth)).status).toBe(200);
+    await revokeApiKey(world.db, account.apiKey);
+    await new Promise((resolve) => setTimeout(resolve, 450));
+    expect((await world.http.get('/api/v1/account').set(account.auth)).status).toBe(401);
+  });
+
+  it('when a cached key reaches its expiry, then it is refused at once, cache or not', async () => {
+    const account = await createTestAccount(world.db, 0);
+    const key = await issueApiKey(world.db, account.accountId, { expiresAt: new Date(Date.now() + 300) });
+    expect((await world.http.get('/api/v1/account').set('Authorization', `Bearer ${key.apiKey}`)).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 320));
+    expect((await world.http.get('/api/v1/account').set('Authorization', `Bearer ${key.apiKey}`)).status).toBe(401);
+  });
+
+  it('when a known key is used again within AUTH_CACHE_MS, then no query is made for it', async () => {
+    const account = await createTestAccount(world.db, 0);
+    expect((await world.http.get('/api/v1/account').set(account.auth)).status).toBe(200);
+    const query = jest.spyOn(world.api.deps.db.sql, 'query');
+    try {
+      expect((await world.http.get('/api/v1/account').set(account.auth)).status).toBe(200);
+      const calls = query.mock.calls.map((call) => String(call[0]));
+      expect(calls.filter((text) => text.includes('authenticate('))).toEqual([]);
+    } finally {
+      query.mockRestore();
+    }
   });
 });

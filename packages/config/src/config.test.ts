@@ -8,7 +8,7 @@ describe('loadConfig', () => {
     expect(config.http.port).toBe(3000);
     expect(config.database.url).toBe('postgresql://postgres@127.0.0.1:5432/leadgen');
     expect(config.redis.url).toBe('redis://127.0.0.1:6379');
-    expect(config.api).toEqual({ syncWaitMs: 10_000, idempotencyTtlHours: 24, rateLimit: { generatePerMin: 120, readPerMin: 1200 } });
+    expect(config.api).toEqual({ syncWaitMs: 10_000, idempotencyTtlHours: 24, authCacheMs: 5_000, rateLimit: { generatePerMin: 120, readPerMin: 1200 } });
     expect(config.worker.sources).toEqual(['google_maps', 'linkedin', 'shopify']);
     expect(config.sandbox.pageDelayMs).toBe(50);
     expect(config.providers.googlePlaces.apiKey).toBeNull();

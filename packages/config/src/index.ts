@@ -18,6 +18,8 @@ const VARIABLES = {
   /** BullMQ key prefix, so several deployments (or test runs) can share one Redis */
   QUEUE_PREFIX: Joi.string().pattern(/^[A-Za-z0-9_:-]+$/).default('leadgen'),
   SYNC_WAIT_MS: Joi.number().integer().min(0).max(60_000).default(10_000),
+  /** how long an API process keeps a live key's account in memory: a revoked key stops working within this */
+  AUTH_CACHE_MS: Joi.number().integer().min(0).max(60_000).default(5_000),
   IDEMPOTENCY_TTL_HOURS: Joi.number().integer().min(1).max(24 * 30).default(24),
   RATE_LIMIT_GENERATE_PER_MIN: Joi.number().integer().min(1).default(120),
   RATE_LIMIT_READ_PER_MIN: Joi.number().integer().min(1).default(1200),
@@ -75,6 +77,7 @@ export interface Config {
   api: {
     syncWaitMs: number;
     idempotencyTtlHours: number;
+    authCacheMs: number;
     rateLimit: { generatePerMin: number; readPerMin: number };
   };
   shutdownGraceMs: number;
@@ -154,6 +157,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
     api: {
       syncWaitMs: num('SYNC_WAIT_MS'),
       idempotencyTtlHours: num('IDEMPOTENCY_TTL_HOURS'),
+      authCacheMs: num('AUTH_CACHE_MS'),
       rateLimit: { generatePerMin: num('RATE_LIMIT_GENERATE_PER_MIN'), readPerMin: num('RATE_LIMIT_READ_PER_MIN') },
     },
     shutdownGraceMs: num('SHUTDOWN_GRACE_MS'),

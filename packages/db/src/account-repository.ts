@@ -41,23 +41,27 @@ export async function issueApiKey(db: Database | Tx, accountId: string, options:
   return { keyId, apiKey, ...(options.expiresAt ? { expiresAt: options.expiresAt.toISOString() } : {}) };
 }
 
-// One statement per request: the live key's account, and the key's last use recorded only when the
-// recorded one is an hour old, so authentication stays a read nearly always.
-const AUTHENTICATE = `
-WITH key AS (
-  SELECT id, account_id, last_used_at FROM api_keys
-  WHERE key_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())
-), used AS (
-  UPDATE api_keys SET last_used_at = now() FROM key
-  WHERE api_keys.id = key.id AND (key.last_used_at IS NULL OR key.last_used_at < now() - interval '1 hour')
-)
-SELECT a.id, a.name, a.created_at FROM key JOIN accounts a ON a.id = key.account_id`;
+export interface KeyAuthentication {
+  account: AccountRecord;
+  /** when the key stops working, if it does */
+  keyExpiresAt: Date | null;
+}
+
+/** The account a live key belongs to, and when the key expires; null for unknown, revoked or expired keys. */
+export async function authenticateApiKey(db: Database, keyHash: string): Promise<KeyAuthentication | null> {
+  // One statement per request (the `authenticate` function of the migrations): the account, and the
+  // key's last use recorded only when the recorded one is an hour old, so it stays a read nearly always.
+  const { rows } = await db.sql.query<{ o_id: string; o_name: string; o_created_at: Date; o_key_expires_at: Date | null }>(
+    'SELECT * FROM authenticate($1)',
+    [keyHash],
+  );
+  const row = rows[0];
+  return row ? { account: { id: row.o_id, name: row.o_name, createdAt: row.o_created_at }, keyExpiresAt: row.o_key_expires_at } : null;
+}
 
 /** The account a live key belongs to; null for unknown, revoked or expired keys. */
 export async function accountForApiKey(db: Database, apiKey: string): Promise<AccountRecord | null> {
-  const { rows } = await db.sql.query<{ id: string; name: string; created_at: Date }>(AUTHENTICATE, [hashApiKey(apiKey)]);
-  const row = rows[0];
-  return row ? { id: row.id, name: row.name, createdAt: row.created_at } : null;
+  return (await authenticateApiKey(db, hashApiKey(apiKey)))?.account ?? null;
 }
 
 /** Revokes a key; false when no such key exists. Revoking twice is fine. */

@@ -92,18 +92,14 @@ export interface JobView {
 }
 
 /**
- * One statement: the job and, once it is terminal, its leads in delivery order. `accountId` null
+ * One statement (the `read_job` function): the job and, once it is terminal, its leads in delivery order. `accountId` null
  * reads any account's job (the creating request, which already knows it owns it).
  */
 export async function readJobView(db: Database, id: string, accountId: string | null): Promise<JobView | null> {
-  const { rows } = await db.sql.query<JobRow & { leads_json: string | null }>(
-    `SELECT ${JOB_COLUMNS},
-       CASE WHEN status IN ('COMPLETE', 'PARTIAL', 'EMPTY', 'FAILED', 'CANCELLED') THEN
-         (SELECT COALESCE(json_agg(l.data ORDER BY l.position), '[]')::text FROM leads l WHERE l.job_id = jobs.id)
-       END AS leads_json
-     FROM jobs WHERE id = $1 AND ($2::text IS NULL OR account_id = $2)`,
-    [id, accountId],
-  );
+  const { rows } = await db.sql.query<JobRow & { leads_json: string | null }>(`SELECT ${jobColumns('(job)')}, leads_json FROM read_job($1, $2)`, [
+    id,
+    accountId,
+  ]);
   const row = rows[0];
   return row ? { job: jobFromRow(row), leadsJson: row.leads_json } : null;
 }
@@ -116,15 +112,10 @@ export async function listLeads(db: Database, jobId: string): Promise<unknown[]>
 
 /**
  * queued → running (or running again, after a worker died), recording the provider, in one
- * statement that also returns the row. Null when the job is terminal or its row not visible (yet).
+ * statement (the `start_job` function) that also returns the row. Null when the job is terminal or its row not visible (yet).
  * started_at keeps the first start: the time budget covers the whole job, not one attempt.
  */
 export async function startJob(db: Database, id: string, provider: string): Promise<JobRecord | null> {
-  const { rows } = await db.sql.query<JobRow>(
-    `UPDATE jobs SET status = 'running', provider = $2, started_at = COALESCE(started_at, now()), updated_at = now()
-     WHERE id = $1 AND status IN ('queued', 'running')
-     RETURNING ${JOB_COLUMNS}`,
-    [id, provider],
-  );
+  const { rows } = await db.sql.query<JobRow>(`SELECT ${JOB_COLUMNS} FROM start_job($1, $2)`, [id, provider]);
   return rows[0] ? jobFromRow(rows[0]) : null;
 }

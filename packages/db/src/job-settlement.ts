@@ -15,25 +15,11 @@ export interface SettlementBasis {
   deliveredCount: number;
 }
 
-// One statement: the compare-and-set that makes a terminal status final (it matches only a job that
-// is not terminal and still has the delivered count the decision was made from), the ledger's
-// release and charge rows (unique per job and kind: a second settlement is impossible whatever code
-// runs), and the account's counters, all or nothing.
-const SETTLE = `
-WITH job AS (
-  UPDATE jobs SET status = $2::"JobStatus", stop_reason = $3, credits_charged = $4, finished_at = now(), updated_at = now()
-  WHERE id = $1 AND status IN ('queued', 'running') AND delivered_count = $5
-  RETURNING ${jobColumns()}
-), ledger AS (
-  INSERT INTO credit_ledger (account_id, job_id, kind, amount)
-  SELECT job.account_id, job.id, entry.kind, entry.amount
-  FROM job CROSS JOIN LATERAL (VALUES ('release'::"LedgerKind", job.credits_reserved), ('charge'::"LedgerKind", $4::int)) AS entry(kind, amount)
-  WHERE entry.amount > 0
-), account AS (
-  UPDATE accounts SET balance = accounts.balance - $4, reserved = accounts.reserved - job.credits_reserved
-  FROM job WHERE accounts.id = job.account_id
-)
-SELECT * FROM job`;
+// One statement (the `settle_job` function of the migrations): the compare-and-set that makes a
+// terminal status final (it matches only a job that is not terminal and still has the delivered
+// count the decision was made from), the ledger's release and charge rows (unique per job and kind:
+// a second settlement is impossible whatever code runs), and the account's counters.
+const SETTLE = `SELECT ${jobColumns()} FROM settle_job($1, $2, $3, $4, $5)`;
 
 /**
  * Brings a job to its terminal status and settles its credits: the status from the committed
