@@ -71,10 +71,12 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
 
   // One worker in the fleet per source and period looks for jobs the queue lost (requeue-lost-jobs.ts).
   const producer = createJobProducer(config.redis.url, config.redis.queuePrefix);
-  const sweep = startLostJobSweep(db, producer, sources, { stillForMs: config.worker.lostJobAfterMs, periodMs: config.worker.lostJobSweepMs });
 
   for (const consumer of consumers) void consumer.run();
   await Promise.all(consumers.map((c) => c.waitUntilReady()));
+  // Its connection fails fast rather than queueing commands: the first sweep waits for it.
+  await producer.waitUntilReady(5_000);
+  const sweep = startLostJobSweep(db, producer, sources, { stillForMs: config.worker.lostJobAfterMs, periodMs: config.worker.lostJobSweepMs });
   logger.info('worker started', { sources, concurrency: config.worker.concurrency, providers: sources.map((s) => providers.get(s)?.name) });
 
   let draining = false;

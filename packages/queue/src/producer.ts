@@ -17,6 +17,8 @@ export interface JobProducer extends JobEventPublisher {
   claimPeriodicTask(name: string, periodMs: number): Promise<boolean>;
   queues(): Queue[];
   ping(): Promise<void>;
+  /** resolves once the connection is up, or after `ms` (the connection fails fast, it never queues) */
+  waitUntilReady(ms: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -83,6 +85,16 @@ export function createJobProducer(redisUrl: string, prefix: string): JobProducer
     queues: () => [...queues.values()],
     async ping() {
       await connection.ping();
+    },
+    async waitUntilReady(ms) {
+      if (connection.status === 'ready') return;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, ms);
+        connection.once('ready', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
     },
     async close() {
       // Queues share this connection; once it is gone they have nothing left to close.
