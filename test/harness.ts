@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import supertest from 'supertest';
 import { loadConfig, type Config } from '@leadgen/config';
 import { createAccount, createDatabase, grantCredits, issueApiKey, type Database } from '@leadgen/db';
@@ -94,11 +93,4 @@ export async function pollUntilTerminal(world: TestWorld, account: TestAccount, 
   }
 }
 
-/** A TCP port nobody listens on right now, for a server a test starts itself. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+export { freePort, startWorkerProcess, type WorkerProcess } from './processes';

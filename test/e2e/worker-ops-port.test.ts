@@ -1,21 +1,16 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
-import path from 'node:path';
-import { createTestAccount, generate, pollUntilTerminal, startWorld, type TestAccount, type TestWorld } from '../harness';
+import {
+  createTestAccount,
+  freePort,
+  generate,
+  pollUntilTerminal,
+  startWorkerProcess,
+  startWorld,
+  type TestAccount,
+  type TestWorld,
+  type WorkerProcess,
+} from '../harness';
 
 // A real worker process, probed on its operations port as a kubelet or Docker would probe it.
-const ROOT = path.resolve(__dirname, '../..');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 async function probe(port: number, pathName: string): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await fetch(`http://127.0.0.1:${port}${pathName}`);
@@ -38,8 +33,7 @@ async function until<T>(what: string, attempt: () => Promise<T | undefined>, ms 
 describe('worker operations port', () => {
   let world: TestWorld;
   let account: TestAccount;
-  let worker: ChildProcess;
-  let output = '';
+  let worker: WorkerProcess;
 
   beforeAll(async () => {
     world = await startWorld({ worker: false });
@@ -52,23 +46,15 @@ describe('worker operations port', () => {
 
   it('when a worker runs, then it is live and ready; on SIGTERM it reports draining until it has finished its job', async () => {
     const port = await freePort();
-    worker = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'apps/worker/src/main.ts')], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        LOG_LEVEL: 'info',
-        DATABASE_URL: world.config.database.url,
-        REDIS_URL: world.config.redis.url,
-        QUEUE_PREFIX: world.config.redis.queuePrefix,
-        WORKER_SOURCES: 'google_maps',
-        OPS_PORT: String(port),
-        OPS_HOST: '127.0.0.1',
-        SHUTDOWN_GRACE_MS: '15000',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    worker = startWorkerProcess({
+      DATABASE_URL: world.config.database.url,
+      REDIS_URL: world.config.redis.url,
+      QUEUE_PREFIX: world.config.redis.queuePrefix,
+      WORKER_SOURCES: 'google_maps',
+      OPS_PORT: String(port),
+      OPS_HOST: '127.0.0.1',
+      SHUTDOWN_GRACE_MS: '15000',
     });
-    worker.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    worker.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => worker.once('exit', (code) => resolve(code)));
 
     // Generous: tsx compiles the worker at start, and CI machines are shared.
@@ -77,7 +63,7 @@ describe('worker operations port', () => {
       const res = await probe(port, '/readyz');
       return res.status === 200 ? res : undefined;
     }, 60_000).catch((error: Error) => {
-      throw new Error(`${error.message}; worker output: ${output.slice(-2000)}`);
+      throw new Error(`${error.message}; worker output: ${worker.output().slice(-2000)}`);
     });
     expect(ready.body).toEqual({ status: 'ready', checks: { postgres: 'ok', redis: 'ok', consumers: 'ok' } });
     expect(await probe(port, '/healthz')).toEqual({ status: 200, body: { status: 'ok' } });

@@ -1,38 +1,20 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
-import { createTestAccount, generate, pollUntilTerminal, startWorld, type TestAccount, type TestWorld } from '../harness';
+import type { ChildProcess } from 'node:child_process';
+import { createTestAccount, generate, pollUntilTerminal, startWorkerProcess, startWorld, type TestAccount, type TestWorld, type WorkerProcess } from '../harness';
 
 // Real worker processes, started as an operator would start them, killed as a machine would kill them.
-const ROOT = path.resolve(__dirname, '../..');
 
-function startWorkerProcess(world: TestWorld, env: Record<string, string> = {}): ChildProcess & { ready: Promise<void> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'apps/worker/src/main.ts')], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      LOG_LEVEL: 'info',
-      DATABASE_URL: world.config.database.url,
-      REDIS_URL: world.config.redis.url,
-      QUEUE_PREFIX: world.config.redis.queuePrefix,
-      WORKER_SOURCES: 'google_maps',
-      WORKER_LOCK_MS: '1500',
-      WORKER_STALLED_CHECK_MS: '500',
-      SANDBOX_PAGE_DELAY_MS: '5',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  }) as ChildProcess & { ready: Promise<void> };
-  let output = '';
-  child.ready = new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('worker started')) resolve();
-    });
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    if (process.env.DEBUG_WORKERS) child.stdout!.pipe(process.stderr);
-    child.on('exit', (code) => reject(new Error(`worker exited (${code}) before it started: ${output.slice(-2000)}`)));
+// Short lock and stalled-check settings, so a killed worker's job moves on within seconds.
+function startWorker(world: TestWorld, env: Record<string, string> = {}): WorkerProcess {
+  return startWorkerProcess({
+    DATABASE_URL: world.config.database.url,
+    REDIS_URL: world.config.redis.url,
+    QUEUE_PREFIX: world.config.redis.queuePrefix,
+    WORKER_SOURCES: 'google_maps',
+    WORKER_LOCK_MS: '1500',
+    WORKER_STALLED_CHECK_MS: '500',
+    SANDBOX_PAGE_DELAY_MS: '5',
+    ...env,
   });
-  return child;
 }
 
 function exited(child: ChildProcess): Promise<number | null> {
@@ -85,7 +67,7 @@ describe('worker processes', () => {
   afterAll(() => world.close());
 
   it('when a worker is killed with SIGKILL mid-job, then another resumes it and the job finishes whole, billed once', async () => {
-    const first = startWorkerProcess(world);
+    const first = startWorker(world);
     children.push(first);
     await first.ready;
     const created = await generate(world, account, { category: 'dentist', state: 'US', maxResults: 60, keyword: 'sandbox:delay=150' }, { Prefer: 'respond-async' });
@@ -96,14 +78,14 @@ describe('worker processes', () => {
     const frozen = await deliveredCount(world, jobId);
     expect(frozen).toBeLessThan(60);
 
-    const second = startWorkerProcess(world);
+    const second = startWorker(world);
     children.push(second);
     await second.ready;
     await expectWholeAndBilledOnce(world, account, jobId);
   }, 60_000);
 
   it('when a worker gets SIGTERM mid-job, then it hands the job back, exits 0, and the next worker finishes it', async () => {
-    const first = startWorkerProcess(world, { SHUTDOWN_GRACE_MS: '200' });
+    const first = startWorker(world, { SHUTDOWN_GRACE_MS: '200' });
     children.push(first);
     await first.ready;
     const created = await generate(world, account, { category: 'dentist', state: 'CA', maxResults: 60, keyword: 'sandbox:delay=150' }, { Prefer: 'respond-async' });
@@ -114,7 +96,7 @@ describe('worker processes', () => {
     const queue = world.api.deps.producer.queues().find((q) => q.name === 'google_maps')!;
     expect(await (await queue.getJob(jobId))?.getState()).toBe('waiting');
 
-    const second = startWorkerProcess(world);
+    const second = startWorker(world);
     children.push(second);
     await second.ready;
     await expectWholeAndBilledOnce(world, account, jobId);

@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import { migrate } from '@leadgen/db';
-import { freePort } from '../harness';
+import { freePort } from '../processes';
 
-export const ROOT = path.resolve(__dirname, '../..');
+export { startWorkerProcess, type WorkerProcess } from '../processes';
 
 /** How hard the fault suite pushes: small in CI (FAULT_SCALE=ci), larger by hand (FAULT_SCALE=full). */
 export const SCALE = process.env.FAULT_SCALE === 'full' ? { jobs: 120, seconds: 90 } : { jobs: 30, seconds: 25 };
@@ -26,29 +26,6 @@ export async function ownDatabase(base = process.env.DATABASE_URL!): Promise<{ u
       await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).finally(() => admin.end());
     },
   };
-}
-
-export type WorkerProcess = ChildProcess & { ready: Promise<void>; output: () => string };
-
-/** A worker process as an operator starts it; `ready` resolves once it has said it started. */
-export function startWorkerProcess(env: Record<string, string>): WorkerProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'apps/worker/src/main.ts')], {
-    cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  }) as WorkerProcess;
-  let output = '';
-  child.output = () => output;
-  child.ready = new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('worker started')) resolve();
-    });
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('exit', (code, signal) => reject(new Error(`worker exited (${code ?? signal}) before it started: ${output.slice(-1500)}`)));
-  });
-  child.ready.catch(() => undefined);
-  return child;
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

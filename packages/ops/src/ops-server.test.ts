@@ -1,17 +1,7 @@
-import { createServer } from 'node:net';
 import { startOpsServer, type OpsServer } from './ops-server';
 import { checkReadiness, type ReadinessReport } from './readiness';
+import { freePort } from '../../../test/processes';
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 describe('operations server', () => {
   let report: ReadinessReport;
