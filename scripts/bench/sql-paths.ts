@@ -6,7 +6,8 @@ import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { Client } from 'pg';
 import { loadConfig } from '@leadgen/config';
-import { createAccount, createDatabase, createJob, grantCredits, migrate, readJobView, type Database } from '@leadgen/db';
+import { commitPage, createAccount, createDatabase, createJob, grantCredits, migrate, readJobView, type Database } from '@leadgen/db';
+import type { GenerationRequest, Lead } from '@leadgen/domain';
 import { newId } from '@leadgen/domain';
 
 const { values: flags } = parseArgs({ options: { statements: { type: 'string', default: '2000' }, rounds: { type: 'string', default: '3' } } });
@@ -39,6 +40,15 @@ async function main(): Promise<void> {
   try {
     const account = await createAccount(db, 'sql-bench');
     await grantCredits(db, account.id, 1_000_000_000);
+    const newJob = async (key: string, request: GenerationRequest) => {
+      const created = await createJob(
+        db,
+        { accountId: account.id, idempotencyKey: key, fingerprint: 'f', idempotencyTtlHours: 1, jobId: newId.job(), resultSetId: newId.resultSet(), request, creditsReserved: 200 },
+        async () => undefined,
+      );
+      if (created.kind !== 'created') throw new Error('job not created');
+      return created.jobId;
+    };
     const jobIds: string[] = [];
     for (let i = 0; i < 20; i += 1) {
       const created = await createJob(
@@ -72,6 +82,32 @@ async function main(): Promise<void> {
       rows.push(await measure('update via Prisma ', prisma, write, params));
     }
     await readJobView(db, jobIds[0]!, null);
+
+    // What excludeDelivered costs per page: 20 jobs over one area commit 10-lead pages one after
+    // another (wall time per commit, mostly PostgreSQL's work); after the first job, the account
+    // already has every lead, which an excluding job must check and skip one by one.
+    const page = (round: number, n: number) =>
+      Array.from({ length: 10 }, (_, i) => ({ dedupKey: `place-${round}-${n * 10 + i}`, lead: { businessName: `B ${n * 10 + i}` } as unknown as Lead }));
+    const pageCost = async (exclude: boolean, round: number) => {
+      let spent = 0;
+      let pages = 0;
+      for (let job = 0; job < 20; job += 1) {
+        const request: GenerationRequest = { source: 'google_maps', category: 'dentist', state: 'US', maxResults: 100, ...(exclude ? { excludeDelivered: true as const } : {}) };
+        const id = await newJob(`page-${exclude}-${round}-${job}`, request);
+        for (let n = 0; n < 10; n += 1) {
+          const t0 = performance.now();
+          await commitPage(db, id, page(round, n), String(n));
+          spent += performance.now() - t0;
+          pages += 1;
+        }
+      }
+      return spent / pages;
+    };
+    const pageRows: Array<[string, number]> = [];
+    for (let round = 0; round < ROUNDS; round += 1) {
+      pageRows.push(['page commit, plain', await pageCost(false, round)]);
+      pageRows.push(['page commit, excludeDelivered', await pageCost(true, round)]);
+    }
     console.log(`\n${N} statements per figure, 4 in flight, ${ROUNDS} rounds (this process's CPU only; PostgreSQL's work is the same for both)`);
     const names = [...new Set(rows.map((r) => r.name))];
     for (const n of names) {
@@ -79,6 +115,11 @@ async function main(): Promise<void> {
       const cpu = mine.map((r) => r.perStatementCpuUs).sort((a, b) => a - b)[Math.floor(mine.length / 2)]!;
       const rate = mine.map((r) => r.perSecond).sort((a, b) => a - b)[Math.floor(mine.length / 2)]!;
       console.log(`${n.padEnd(40)} CPU ${cpu.toFixed(0).padStart(5)} µs/statement   ${rate.toFixed(0).padStart(6)} statements/s (median of rounds)`);
+    }
+    console.log('\n10-lead pages of 20 jobs over one area, one commit at a time (wall time, median of rounds)');
+    for (const n of [...new Set(pageRows.map(([name]) => name))]) {
+      const times = pageRows.filter(([name]) => name === n).map(([, ms]) => ms).sort((a, b) => a - b);
+      console.log(`${n.padEnd(40)} ${times[Math.floor(times.length / 2)]!.toFixed(2)} ms per page`);
     }
   } finally {
     await db.$disconnect();

@@ -101,4 +101,28 @@ describe('worker processes', () => {
     await second.ready;
     await expectWholeAndBilledOnce(world, account, jobId);
   }, 60_000);
+
+  it('when the worker of an excluding job is killed mid-job, then the resumed job still delivers only leads the account did not have, each once', async () => {
+    const first = startWorker(world);
+    children.push(first);
+    await first.ready;
+    const area = { category: 'plumber', state: 'US', city: 'Denver', keyword: 'sandbox:only=90;delay=150' };
+    const earlier = await generate(world, account, { ...area, maxResults: 20 }, { Prefer: 'wait=30' });
+    expect(earlier.body.terminal).toMatchObject({ status: 'COMPLETE', deliveredCount: 20 });
+    const created = await generate(world, account, { ...area, maxResults: 60, excludeDelivered: true }, { Prefer: 'respond-async' });
+    const jobId = created.body.jobId as string;
+    await waitForDelivered(world, jobId, 20);
+    first.kill('SIGKILL');
+    await exited(first);
+
+    const second = startWorker(world);
+    children.push(second);
+    await second.ready;
+    const done = await pollUntilTerminal(world, account, jobId, 30_000);
+    expect(done.terminal).toMatchObject({ status: 'COMPLETE', deliveredCount: 60 });
+    expect(done.skipped).toEqual({ alreadyDelivered: 20 });
+    const keys = (body: { leads: Array<{ businessName: string; address: string }> }) => body.leads.map((l) => `${l.businessName}|${l.address}`);
+    expect(new Set(keys(done)).size).toBe(60);
+    expect(keys(done).filter((key) => keys(earlier.body).includes(key))).toEqual([]);
+  }, 60_000);
 });

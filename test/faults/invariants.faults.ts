@@ -19,6 +19,7 @@ afterAll(async () => {
 async function finishedJob(): Promise<{ accountId: string; jobId: string }> {
   const account = await createTestAccount(world.db, 1_000);
   const res = await generate(world, account, { category: 'dentist', state: 'US', maxResults: 5 }, { Prefer: 'respond-async' });
+  expect(res.status).toBe(202);
   const job = await pollUntilTerminal(world, account, res.body.jobId as string);
   expect(job.status).toBe('COMPLETE');
   return { accountId: account.accountId, jobId: job.jobId as string };

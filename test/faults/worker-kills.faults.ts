@@ -65,7 +65,7 @@ describe('worker processes killed at random while jobs run', () => {
       }
       spawnWorker();
     }
-    const until = Date.now() + 90_000;
+    const until = Date.now() + SCALE.settleSeconds * 1000;
     while ((await open()) > 0 && Date.now() < until) await sleep(250);
 
     const { rows } = await world.db.sql.query<{ status: string; stop_reason: string | null; delivered_count: number; credits_charged: number }>(
@@ -76,5 +76,5 @@ describe('worker processes killed at random while jobs run', () => {
     expect(rows.filter((r) => r.status !== 'COMPLETE')).toEqual([]);
     expect(rows.every((r) => r.delivered_count === 100)).toBe(true);
     expect(describeViolations(await checkInvariants(world.config.database.url))).toBe('');
-  }, 240_000);
+  }, (SCALE.seconds + SCALE.settleSeconds + 60) * 1000);
 });

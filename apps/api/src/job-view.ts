@@ -25,6 +25,8 @@ export function jobBodyJson(job: JobRecord, leadsJson: string | null, publicBase
     status: job.status,
     request: job.request,
     progress: { requestedCount: job.requestedCount, deliveredCount: job.deliveredCount },
+    // Only for requests that asked: what the job passed over because the account already had it.
+    ...(job.request.excludeDelivered ? { skipped: { alreadyDelivered: job.skippedAlreadyDelivered } } : {}),
     createdAt: job.createdAt.toISOString(),
     startedAt: job.startedAt?.toISOString() ?? null,
     finishedAt: job.finishedAt?.toISOString() ?? null,

@@ -37,4 +37,6 @@ export interface GenerationRequest {
   linkedinParams?: LinkedinParams;
   decisionMakerTitles?: string[];
   requiredChannels?: ContactChannel[];
+  /** skip (neither deliver nor bill) leads this account received in any earlier job; absent means false */
+  excludeDelivered?: true;
 }

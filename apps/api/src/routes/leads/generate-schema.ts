@@ -52,6 +52,8 @@ export const generateRequestSchema = Joi.object({
   }),
   /** how many leads at most: an integer 1..100, never clamped */
   maxResults: Joi.number().strict().integer().min(1).max(MAX_RESULTS_LIMIT).default(MAX_RESULTS_DEFAULT),
+  /** skip leads this account received in any earlier job (neither delivered nor billed); default false */
+  excludeDelivered: Joi.boolean().strict(),
   /** structured LinkedIn filters (source linkedin only) */
   linkedinParams: Joi.when('source', {
     ...onlyFor('linkedin'),
@@ -93,7 +95,12 @@ export function parseGenerationRequest(body: unknown): GenerationRequest {
     const flagged = new Set(unsafe.map((p) => p.pointer));
     throw errors.validation([...unsafe, ...problems.filter((p) => !flagged.has(p.pointer))]);
   }
-  const request = value as GenerationRequest & { linkedinParams?: { title?: string | string[]; industry?: string | string[] } };
+  const request = value as Omit<GenerationRequest, 'excludeDelivered'> & {
+    excludeDelivered?: boolean;
+    linkedinParams?: { title?: string | string[]; industry?: string | string[] };
+  };
+  // false is the default: left out, so `false` and no field are one request (one idempotency fingerprint).
+  if (request.excludeDelivered === false) delete request.excludeDelivered;
   if (request.linkedinParams) {
     request.linkedinParams = {
       ...request.linkedinParams,
@@ -102,5 +109,5 @@ export function parseGenerationRequest(body: unknown): GenerationRequest {
     };
     for (const key of ['title', 'industry'] as const) if (request.linkedinParams[key] === undefined) delete request.linkedinParams[key];
   }
-  return request;
+  return request as GenerationRequest;
 }
