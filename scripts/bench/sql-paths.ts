@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { Client } from 'pg';
 import { loadConfig } from '@leadgen/config';
-import { commitPage, createAccount, createDatabase, createJob, grantCredits, migrate, readJobView, type Database } from '@leadgen/db';
+import { addSuppressions, commitPage, createAccount, createDatabase, createJob, grantCredits, migrate, readJobView, type Database } from '@leadgen/db';
 import type { GenerationRequest, Lead } from '@leadgen/domain';
 import { newId } from '@leadgen/domain';
 
@@ -87,7 +87,16 @@ async function main(): Promise<void> {
     // another (wall time per commit, mostly PostgreSQL's work); after the first job, the account
     // already has every lead, which an excluding job must check and skip one by one.
     const page = (round: number, n: number) =>
-      Array.from({ length: 10 }, (_, i) => ({ dedupKey: `place-${round}-${n * 10 + i}`, lead: { businessName: `B ${n * 10 + i}` } as unknown as Lead }));
+      Array.from({ length: 10 }, (_, i) => ({
+        dedupKey: `place-${round}-${n * 10 + i}`,
+        lead: { businessName: `B ${n * 10 + i}` } as unknown as Lead,
+        // What a lead offers the suppression list: its domain, email and phone (none on the list here).
+        matches: [
+          { kind: 'domain' as const, value: `b${n * 10 + i}.example` },
+          { kind: 'email' as const, value: `office@b${n * 10 + i}.example` },
+          { kind: 'phone' as const, value: `+1512555${String(n * 10 + i).padStart(4, '0')}` },
+        ],
+      }));
     const pageCost = async (exclude: boolean, round: number) => {
       let spent = 0;
       let pages = 0;
@@ -107,6 +116,11 @@ async function main(): Promise<void> {
     for (let round = 0; round < ROUNDS; round += 1) {
       pageRows.push(['page commit, plain', await pageCost(false, round)]);
       pageRows.push(['page commit, excludeDelivered', await pageCost(true, round)]);
+    }
+    // The same pages for an account whose suppression list holds 100,000 entries.
+    await addSuppressions(db, account.id, Array.from({ length: 100_000 }, (_, i) => ({ kind: 'email' as const, value: `person${i}@list.example` })));
+    for (let round = 0; round < ROUNDS; round += 1) {
+      pageRows.push(['page commit, 100,000 suppressions', await pageCost(false, ROUNDS + round)]);
     }
     console.log(`\n${N} statements per figure, 4 in flight, ${ROUNDS} rounds (this process's CPU only; PostgreSQL's work is the same for both)`);
     const names = [...new Set(rows.map((r) => r.name))];

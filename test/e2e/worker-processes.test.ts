@@ -120,7 +120,7 @@ describe('worker processes', () => {
     await second.ready;
     const done = await pollUntilTerminal(world, account, jobId, 30_000);
     expect(done.terminal).toMatchObject({ status: 'COMPLETE', deliveredCount: 60 });
-    expect(done.skipped).toEqual({ alreadyDelivered: 20 });
+    expect(done.skipped).toEqual({ alreadyDelivered: 20, suppressed: 0 });
     const keys = (body: { leads: Array<{ businessName: string; address: string }> }) => body.leads.map((l) => `${l.businessName}|${l.address}`);
     expect(new Set(keys(done)).size).toBe(60);
     expect(keys(done).filter((key) => keys(earlier.body).includes(key))).toEqual([]);

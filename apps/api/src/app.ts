@@ -13,8 +13,11 @@ import { accountRoute } from './routes/account-route';
 import { apiReadiness } from './readiness';
 import { healthRoute, readyRoute } from './routes/health-route';
 import { generateRoute } from './routes/leads/generate-route';
+import { deleteSuppressionsRoute, getSuppressionsRoute, putSuppressionsRoute } from './routes/suppressions/suppressions-route';
 import { cancelJobRoute, getJobRoute } from './routes/leads/jobs-route';
 import { linkedinCountriesRoute, tariffsRoute } from './routes/meta-route';
+
+const SUPPRESSIONS_BODY_LIMIT_BYTES = 8 * 1024 * 1024;
 
 export interface AppOptions {
   isShuttingDown?: () => boolean;
@@ -55,6 +58,12 @@ export function createApp(deps: ApiDependencies, options: AppOptions = {}): expr
   v1.all('/leads/jobs/:jobId', methodNotAllowed('GET', 'DELETE'));
   v1.get('/account', auth, readLimit, accountRoute(deps));
   v1.all('/account', methodNotAllowed('GET'));
+  // An upload of 100,000 entries is a few MiB: these routes alone take bodies that large.
+  const suppressionsBody = jsonBody(SUPPRESSIONS_BODY_LIMIT_BYTES);
+  v1.get('/suppressions', auth, readLimit, getSuppressionsRoute(deps));
+  v1.put('/suppressions', auth, readLimit, suppressionsBody, putSuppressionsRoute(deps));
+  v1.delete('/suppressions', auth, readLimit, suppressionsBody, deleteSuppressionsRoute(deps));
+  v1.all('/suppressions', methodNotAllowed('GET', 'PUT', 'DELETE'));
   v1.get('/meta/linkedin-countries', linkedinCountriesRoute);
   v1.get('/meta/tariffs', tariffsRoute);
   app.use('/api/v1', v1);

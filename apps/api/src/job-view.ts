@@ -25,8 +25,9 @@ export function jobBodyJson(job: JobRecord, leadsJson: string | null, publicBase
     status: job.status,
     request: job.request,
     progress: { requestedCount: job.requestedCount, deliveredCount: job.deliveredCount },
-    // Only for requests that asked: what the job passed over because the account already had it.
-    ...(job.request.excludeDelivered ? { skipped: { alreadyDelivered: job.skippedAlreadyDelivered } } : {}),
+    // What the job passed over and did not bill: leads the account already had (only counted for
+    // requests with excludeDelivered) and leads on its suppression list.
+    skipped: { alreadyDelivered: job.skippedAlreadyDelivered, suppressed: job.skippedSuppressed },
     createdAt: job.createdAt.toISOString(),
     startedAt: job.startedAt?.toISOString() ?? null,
     finishedAt: job.finishedAt?.toISOString() ?? null,

@@ -1,6 +1,6 @@
 import type { Config } from '@leadgen/config';
 import { commitPage, findJob, settleJob, startJob, type Database, type JobRecord, type SettlementBasis } from '@leadgen/db';
-import type { JobOutcome, Source } from '@leadgen/domain';
+import { suppressionKeysOf, type JobOutcome, type Source } from '@leadgen/domain';
 import { logger, withLogContext } from '@leadgen/logger';
 import { ProviderError, type LeadProvider } from '@leadgen/providers';
 import { WaitingError, type Job, type JobEventPublisher, type LeadJobHandler, type QueuePayloads } from '@leadgen/queue';
@@ -115,7 +115,8 @@ async function collectLeads(
   const pages = provider.search(record.request, { signal, cursor: record.cursor, deadline });
   for await (const page of pages) {
     signal.throwIfAborted();
-    const commit = await commitPage(db, record.id, page.leads, page.cursor);
+    const leads = page.leads.map((item) => ({ ...item, matches: suppressionKeysOf(item.lead, record.request.state) }));
+    const commit = await commitPage(db, record.id, leads, page.cursor);
     // Stopped: cancelled or settled elsewhere; the `for await` exit closes the provider's iterator.
     if (commit.kind === 'stopped') return { kind: 'cancelled' };
     basis.deliveredCount = commit.deliveredCount;

@@ -18,13 +18,15 @@ export interface JobRecord {
   cursor: string | null;
   /** leads passed over because the account already had them (excludeDelivered) */
   skippedAlreadyDelivered: number;
+  /** leads passed over because they match the account's suppression list */
+  skippedSuppressed: number;
   createdAt: Date;
   startedAt: Date | null;
   finishedAt: Date | null;
 }
 
 const COLUMNS = ['id', 'account_id', 'result_set_id', 'source', 'status', 'request', 'requested_count', 'delivered_count', 'stop_reason',
-  'provider', 'credits_reserved', 'credits_charged', 'cursor', 'skipped_already_delivered', 'created_at', 'started_at', 'finished_at'];
+  'provider', 'credits_reserved', 'credits_charged', 'cursor', 'skipped_already_delivered', 'skipped_suppressed', 'created_at', 'started_at', 'finished_at'];
 
 /** The columns a statement that returns a job selects, in the shape `jobFromRow` reads (enums as text). */
 export function jobColumns(table?: string): string {
@@ -48,6 +50,7 @@ export interface JobRow {
   credits_charged: number | null;
   cursor: string | null;
   skipped_already_delivered: number;
+  skipped_suppressed: number;
   created_at: Date;
   started_at: Date | null;
   finished_at: Date | null;
@@ -69,6 +72,7 @@ export function jobFromRow(row: JobRow): JobRecord {
     creditsCharged: row.credits_charged,
     cursor: row.cursor,
     skippedAlreadyDelivered: row.skipped_already_delivered,
+    skippedSuppressed: row.skipped_suppressed,
     createdAt: row.created_at,
     startedAt: row.started_at,
     finishedAt: row.finished_at,

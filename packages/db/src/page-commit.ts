@@ -1,10 +1,12 @@
-import type { Lead } from '@leadgen/domain';
+import type { Lead, SuppressionEntry } from '@leadgen/domain';
 import type { Database } from './client';
 
 export interface PageLead {
   /** place id, profile URL or store domain: one lead per key per result set */
   dedupKey: string;
   lead: Lead;
+  /** what of the lead a suppression entry can match (suppressionKeysOf) */
+  matches?: SuppressionEntry[];
 }
 
 export type PageCommit =
@@ -20,7 +22,7 @@ export type PageCommit =
 export async function commitPage(db: Database, jobId: string, page: PageLead[], cursor: string | null): Promise<PageCommit> {
   // One statement (the `commit_page` function of the migrations): lock the job while it is not
   // terminal, insert the page's new leads, advance count and cursor; no row back means terminal.
-  const items = JSON.stringify(page.map((p) => ({ k: p.dedupKey, d: p.lead })));
+  const items = JSON.stringify(page.map((p) => ({ k: p.dedupKey, d: p.lead, m: p.matches?.map((entry) => ({ t: entry.kind, v: entry.value })) ?? [] })));
   const { rows } = await db.sql.query<{ o_delivered_count: number; o_requested_count: number }>('SELECT * FROM commit_page($1, $2, $3)', [
     jobId,
     items,

@@ -7,3 +7,4 @@ export * from './errors';
 export * from './ids';
 export * from './countries';
 export * from './sandbox-directives';
+export * from './suppressions';

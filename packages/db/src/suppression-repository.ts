@@ -1,0 +1,59 @@
+import { SUPPRESSION_KINDS, type SuppressionEntry, type SuppressionKind } from '@leadgen/domain';
+import type { Database } from './client';
+
+export type SuppressionCounts = Record<SuppressionKind, number>;
+
+export interface StoredSuppression extends SuppressionEntry {
+  createdAt: Date;
+}
+
+const columns = (entries: SuppressionEntry[]) => [entries.map((e) => e.kind), entries.map((e) => e.value)];
+
+/** Adds entries (already in their normal forms) in one statement; returns how many were new. */
+export async function addSuppressions(db: Database, accountId: string, entries: SuppressionEntry[]): Promise<number> {
+  if (entries.length === 0) return 0;
+  const result = await db.sql.query(
+    `INSERT INTO suppressions (account_id, kind, value)
+     SELECT $1, e.kind, e.value FROM unnest($2::"SuppressionKind"[], $3::text[]) AS e(kind, value)
+     ON CONFLICT DO NOTHING`,
+    [accountId, ...columns(entries)],
+  );
+  return result.rowCount ?? 0;
+}
+
+/** Removes entries in one statement; returns how many there were. */
+export async function removeSuppressions(db: Database, accountId: string, entries: SuppressionEntry[]): Promise<number> {
+  if (entries.length === 0) return 0;
+  const result = await db.sql.query(
+    `DELETE FROM suppressions s USING unnest($2::"SuppressionKind"[], $3::text[]) AS e(kind, value)
+     WHERE s.account_id = $1 AND s.kind = e.kind AND s.value = e.value`,
+    [accountId, ...columns(entries)],
+  );
+  return result.rowCount ?? 0;
+}
+
+export async function countSuppressions(db: Database, accountId: string): Promise<SuppressionCounts> {
+  const { rows } = await db.sql.query<{ kind: SuppressionKind; n: number }>(
+    'SELECT kind::text AS kind, count(*)::int AS n FROM suppressions WHERE account_id = $1 GROUP BY kind',
+    [accountId],
+  );
+  const counts = Object.fromEntries(SUPPRESSION_KINDS.map((kind) => [kind, 0])) as SuppressionCounts;
+  for (const row of rows) counts[row.kind] = row.n;
+  return counts;
+}
+
+/** A page of entries in (kind, value) order, after `after` (keyset: stable while entries change). */
+export async function listSuppressions(
+  db: Database,
+  accountId: string,
+  options: { kind?: SuppressionKind; after?: SuppressionEntry; limit: number },
+): Promise<StoredSuppression[]> {
+  const { rows } = await db.sql.query<{ kind: SuppressionKind; value: string; created_at: Date }>(
+    `SELECT kind::text AS kind, value, created_at FROM suppressions
+     WHERE account_id = $1 AND ($2::"SuppressionKind" IS NULL OR kind = $2)
+       AND ($3::"SuppressionKind" IS NULL OR (kind, value) > ($3::"SuppressionKind", $4::text))
+     ORDER BY kind, value LIMIT $5`,
+    [accountId, options.kind ?? null, options.after?.kind ?? null, options.after?.value ?? null, options.limit],
+  );
+  return rows.map((row) => ({ kind: row.kind, value: row.value, createdAt: row.created_at }));
+}
