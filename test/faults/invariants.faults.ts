@@ -34,6 +34,7 @@ const q = (text: string) => (jobId: string, accountId: string) => [text, text.in
 
 it.each([
   ['a lead is lost', q('DELETE FROM leads WHERE job_id = $1 AND position = 4'), ['delivered_count_matches_leads']],
+  ['a delivered lead is forgotten by the account', q('DELETE FROM account_deliveries WHERE job_id = $1'), ['delivered_leads_remembered']],
   ['the job records another charge than the ledger', q('UPDATE jobs SET credits_charged = credits_charged + 2 WHERE id = $1'), ['terminal_job_settled']],
   // Written behind the account's counters' back, so they disagree with the ledger too.
   ['a reservation is open with no job', q("INSERT INTO credit_ledger (account_id, job_id, kind, amount) SELECT $2, NULL, 'reserve', 5 WHERE $1::text IS NOT NULL"), ['ledger_adds_up', 'account_counters_match_ledger']],

@@ -111,6 +111,15 @@ export const INVARIANTS: Invariant[] = [
           WHERE ${scoped('a.id')} AND (a.balance <> coalesce(l.balance, 0) OR a.reserved <> coalesce(l.reserved, 0))`,
   },
   {
+    name: 'delivered_leads_remembered',
+    rule: "every delivered lead's key is in account_deliveries, and an excludeDelivered job's leads were claimed by that job",
+    requires: ['account_deliveries.dedup_key'],
+    sql: `SELECT j.id, l.dedup_key, d.job_id AS claimed_by FROM leads l JOIN jobs j ON j.id = l.job_id
+          LEFT JOIN account_deliveries d ON d.account_id = j.account_id AND d.source = j.source AND d.dedup_key = l.dedup_key
+          WHERE ${scoped('j.account_id')}
+            AND (d.job_id IS NULL OR (COALESCE((j.request->>'excludeDelivered')::boolean, false) AND d.job_id <> j.id))`,
+  },
+  {
     name: 'idempotency_key_names_own_job',
     rule: "an Idempotency-Key points at a job of the same account",
     sql: `SELECT k.account_id, k.key, k.job_id, j.account_id AS job_account FROM idempotency_keys k
