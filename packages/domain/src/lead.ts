@@ -28,6 +28,8 @@ export interface StoreDetails {
   domain: string;
   country: string | null;
   platform: string;
+  /** the Store Leads category path the request's category was mapped to (null: none matched, searched as text); absent in the sandbox */
+  categoryPath?: string | null;
 }
 
 export interface StoreContact {
