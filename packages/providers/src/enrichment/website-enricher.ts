@@ -3,7 +3,7 @@ import { isForbiddenAddress } from './address-guard';
 import { type EmailBasis, type EmailSighting, rankSightings, sightEmails } from './extract-emails';
 import { extractSocialProfiles, type SocialProfiles } from './extract-social';
 import { findContactPages, isSameSite, type PageKind, parsePage } from './html';
-import { KeyedLimiter, Semaphore } from './limits';
+import { abortableLimit, type AbortableLimit, KeyedLimiter } from './limits';
 import { allowAll, disallowAll, parseRobots, type RobotsRules } from './robots';
 import { FetchError, safeFetch, type FetchedResponse, type LookupFn, type NetworkPolicy, type SafeFetchOptions } from './safe-fetch';
 
@@ -111,7 +111,7 @@ interface Settings {
 }
 
 class Enricher implements WebsiteEnricher {
-  private readonly sites: Semaphore;
+  private readonly sites: AbortableLimit;
   // one request at a time per hostname, across every website this enricher visits
   private readonly hosts = new KeyedLimiter(1);
   // per origin; null marks a fetch cut short by its visit's signal, which must not decide for others
@@ -122,26 +122,26 @@ class Enricher implements WebsiteEnricher {
     private readonly policy: NetworkPolicy,
     concurrency: number,
   ) {
-    this.sites = new Semaphore(concurrency);
+    this.sites = abortableLimit(concurrency);
   }
 
   async enrich(websiteUrl: string, signal: AbortSignal, hints: EnrichmentHints = {}): Promise<EnrichmentResult> {
-    const release = await this.sites.acquire(signal);
-    // the per-website clock starts once a slot is free: waiting is bounded by the caller's signal
-    const visit = new AbortController();
-    const timer = setTimeout(() => visit.abort(new Error('website visit timed out')), this.settings.timeoutMs);
-    const onAbort = (): void => visit.abort(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
     const found = new Findings(hints.businessName ?? null);
-    try {
-      await this.crawl(websiteUrl, visit.signal, found);
-    } catch {
-      // an enrichment failure never fails the lead: keep whatever the earlier pages gave
-    } finally {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
-      release();
-    }
+    await this.sites(signal, async () => {
+      // the per-website clock starts once a slot is free: waiting is bounded by the caller's signal
+      const visit = new AbortController();
+      const timer = setTimeout(() => visit.abort(new Error('website visit timed out')), this.settings.timeoutMs);
+      const onAbort = (): void => visit.abort(signal.reason);
+      signal.addEventListener('abort', onAbort, { once: true });
+      try {
+        await this.crawl(websiteUrl, visit.signal, found);
+      } catch {
+        // an enrichment failure never fails the lead: keep whatever the earlier pages gave
+      } finally {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+      }
+    });
     if (signal.aborted) throw signal.reason;
     return found.result();
   }
