@@ -104,6 +104,15 @@ describe('addresses ranked by who they belong to', () => {
     ]);
   });
 
+  it('when the business address and the credit share one footer line, then only what follows the credit is dropped', () => {
+    const html = '<footer><p>© 2026 Café Rosa · cafe.rosa@gmail.com · Website by Pixel Studio, hello@pixelstudio.example</p></footer>';
+    expect(extractEmails(html, 'cafe-rosa.example')).toEqual(['cafe.rosa@gmail.com']);
+  });
+
+  it('when a contact block says the shop makes things by hand, then its address is not taken for a credit', () => {
+    expect(extractEmails('<div class="contact"><p>Made by hand in Lyon. Orders: anna.bakes@gmail.com</p></div>', 'bakery.example')).toEqual(['anna.bakes@gmail.com']);
+  });
+
   it('when an address is split by inline tags, then it is read whole', () => {
     expect(extractEmails('<p>in<b>fo</b>@bak<span>ery</span>.example</p>', 'bakery.example')).toEqual(['info@bakery.example']);
   });

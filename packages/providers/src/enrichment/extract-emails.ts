@@ -1,4 +1,4 @@
-import { foldWords, type PageDocument, parsePage, stripWww, unescapeScriptText } from './html';
+import { creditIndex, foldWords, type PageDocument, parsePage, stripWww, unescapeScriptText } from './html';
 
 // The lookbehind stops a match from starting inside a longer token (`%20info@...`, `a.b@...`).
 const EMAIL = /(?<![a-z0-9._%+-])([a-z0-9](?:[a-z0-9._+-]{0,62}[a-z0-9_+-])?)@((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,24})(?![a-z0-9-])/gi;
@@ -62,14 +62,19 @@ export function sightEmails(page: PageDocument, html: string, context: PageConte
   for (const anchor of page.anchors) {
     if (!/^mailto:/i.test(anchor.href)) continue;
     const block = page.blocks[anchor.block];
-    const credit = block?.credit ?? false;
+    // the link is in the credit when its own text sits at or after where the credit begins
+    const credit = block !== undefined && block.creditAt >= 0 && block.text.lastIndexOf(anchor.text) >= block.creditAt;
     const nearName = name !== '' && block !== undefined && foldWords(block.text).includes(name);
     const basis = block?.contact ? 'contact block' : nearName ? 'mailto near business name' : plain;
     for (const email of fromMailto(anchor.href)) sightings.push({ email, basis, credit });
   }
   for (const block of page.blocks) {
     const text = block.text.replace(OBFUSCATED_AT, '@').replace(OBFUSCATED_DOT, '.');
-    for (const email of addressesIn(text)) sightings.push({ email, basis: block.contact ? 'contact block' : plain, credit: block.credit });
+    const creditAt = block.creditAt === 0 ? 0 : block.creditAt > 0 ? creditIndex(text) : -1;
+    for (const match of text.matchAll(EMAIL)) {
+      const credit = creditAt >= 0 && (match.index ?? 0) >= creditAt;
+      sightings.push({ email: match[0], basis: block.contact ? 'contact block' : plain, credit });
+    }
   }
   return sightings;
 }

@@ -23,8 +23,17 @@ export interface TextBlock {
   text: string;
   /** inside <address>, a contact/imprint/vcard element or schema.org Organization markup */
   contact: boolean;
-  /** a designer's or agency's credit line ("Website by ...", class="credits") */
-  credit: boolean;
+  /**
+   * Where a designer's or agency's credit begins in `text` ("Website by ..."): 0 when the markup says
+   * so (class="credits"), -1 when there is none. What comes before it ("© Café Rosa, rosa@...") is not
+   * the credit. A contact block is never a credit.
+   */
+  creditAt: number;
+}
+
+/** Where the credit phrase starts in a line of text, or -1. */
+export function creditIndex(text: string): number {
+  return text.length <= 300 ? `${text} `.search(CREDIT_TEXT) : -1;
 }
 
 export interface Anchor {
@@ -73,7 +82,7 @@ export function parsePage(html: string): PageDocument {
 
   const flush = (): void => {
     const text = buffer.replace(/\s+/g, ' ').trim();
-    if (text !== '') blocks.push({ text, contact, credit: credit || CREDIT_TEXT.test(`${text} `) });
+    if (text !== '') blocks.push({ text, contact, creditAt: contact ? -1 : credit ? 0 : creditIndex(text) });
     buffer = '';
     contact = false;
     credit = false;
