@@ -131,6 +131,14 @@ describe('google_maps through Google Places (New)', () => {
         instagram: 'https://www.instagram.com/smile.dental.austin',
         linkedin: 'https://www.linkedin.com/company/smile-dental-austin',
       },
+      // where the website's values came from: the fake site is served from a loopback host, so the
+      // address is not on the site's domain and counts as a role address
+      enrichment: {
+        emailSource: 'home page',
+        emailBasis: 'role address',
+        profileSources: { facebook: 'home page', instagram: 'home page', linkedin: 'home page' },
+        pagesVisited: 1,
+      },
     });
     expect(byName.get('Plain Dental')).toMatchObject({
       email: null,
@@ -177,7 +185,7 @@ describe('google_maps through Google Places (New)', () => {
     expect(await creditSummary(world.db, account.accountId)).toEqual({ balance: 990, reserved: 0, available: 990 });
   });
 
-  it('when Google refuses the configured key (403 PERMISSION_DENIED), then FAILED provider_unauthorized after one call, nothing charged', async () => {
+  it('when Google refuses the configured key (400 INVALID_ARGUMENT, reason API_KEY_INVALID), then FAILED provider_unauthorized after one call, nothing charged', async () => {
     google.places = austinDentists();
     const wrongKey = await startWorld({
       env: { WORKER_SOURCES: 'google_maps', GOOGLE_PLACES_API_KEY: 'revoked-key', GOOGLE_PLACES_BASE_URL: google.url },
@@ -345,7 +353,8 @@ describe('shopify through Store Leads, with decision makers from People Data Lab
     const slug = domain.split('.')[0]!.toLowerCase();
     return makeStores(1, () => ({
       name: domain,
-      title: `${slug[0]!.toUpperCase()}${slug.slice(1)} Apparel`,
+      merchant_name: `${slug[0]!.toUpperCase()}${slug.slice(1)} Apparel`,
+      title: `${slug[0]!.toUpperCase()}${slug.slice(1)} Apparel | Free shipping over $75`,
       contact_info: [
         { type: 'email', value: `hello@${domain.toLowerCase().replace(/^www\./, '')}` },
         ...(phone === null ? [] : [{ type: 'phone', value: phone }]),
@@ -399,7 +408,7 @@ describe('shopify through Store Leads, with decision makers from People Data Lab
       businessName: 'Shop0 Apparel',
       email: 'hello@shop0.example',
       phone: '+1 512-555-0100',
-      address: 'Austin, US',
+      address: 'Austin, TX, US',
       website: 'https://shop0.example',
       reviewScore: null,
       categories: ['Apparel > Footwear'],
@@ -408,7 +417,7 @@ describe('shopify through Store Leads, with decision makers from People Data Lab
         instagram: 'https://www.instagram.com/shop0',
         linkedin: 'https://www.linkedin.com/company/shop0',
       },
-      store: { domain: 'shop0.example', country: 'US', platform: 'shopify' },
+      store: { domain: 'shop0.example', country: 'US', platform: 'shopify', categoryPath: '/Apparel' },
       contacts: [
         { name: null, title: null, email: 'hello@shop0.example', phone: null, linkedinUrl: null },
         { name: null, title: null, email: null, phone: '+1 512-555-0100', linkedinUrl: null },
@@ -427,7 +436,7 @@ describe('shopify through Store Leads, with decision makers from People Data Lab
     // Store Leads filtered by platform, country and category; one PDL call for the whole page.
     expect(stores.requests).toHaveLength(1);
     expect(stores.requests[0]!.headers.authorization).toBe(`Bearer ${STORELEADS_KEY}`);
-    expect(Object.fromEntries(stores.requests[0]!.query)).toMatchObject({ 'f:p': 'shopify', 'f:cc': 'US', 'f:cat': 'apparel', page: '0', page_size: '10' });
+    expect(Object.fromEntries(stores.requests[0]!.query)).toMatchObject({ 'f:p': 'shopify', 'f:cc': 'US', 'f:cat': '/Apparel', page: '0', page_size: '10' });
     expect(pdl.requests).toHaveLength(1);
     expect(pdl.requests[0]!.headers['x-api-key']).toBe(PDL_KEY);
 

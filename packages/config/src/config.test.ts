@@ -15,6 +15,13 @@ describe('loadConfig', () => {
     expect(config.enrichment.allowPrivateNetworks).toBe(false);
   });
 
+  it('when ENRICHMENT_USER_AGENT is unset, then the crawler names itself and the deployment\'s public address; when set, it is used as given', () => {
+    expect(loadConfig({}).enrichment.userAgent).toBe('LeadgenBot/1.0 (self-hosted lead generation service; reads public contact pages; honours robots.txt)');
+    expect(loadConfig({ PUBLIC_BASE_URL: 'https://leads.acme.example/' }).enrichment.userAgent).toBe('LeadgenBot/1.0 (+https://leads.acme.example; reads public contact pages; honours robots.txt)');
+    expect(loadConfig({ ENRICHMENT_USER_AGENT: 'AcmeLeads/2 (+https://acme.example/bot)' }).enrichment.userAgent).toBe('AcmeLeads/2 (+https://acme.example/bot)');
+    expect(() => loadConfig({ ENRICHMENT_USER_AGENT: 'bad\nagent' })).toThrow(ConfigError);
+  });
+
   it('when WORKER_SOURCES names one source, then only that one', () => {
     expect(loadConfig({ WORKER_SOURCES: ' shopify ' }).worker.sources).toEqual(['shopify']);
   });

@@ -55,7 +55,18 @@ const VARIABLES = {
   ENRICHMENT_TIMEOUT_MS: Joi.number().integer().min(100).default(8_000),
   ENRICHMENT_MAX_BYTES: Joi.number().integer().min(1024).default(1_048_576),
   ENRICHMENT_CONCURRENCY: Joi.number().integer().min(1).max(50).default(4),
+  /** the crawler's User-Agent; printable ASCII, as a header value must be */
+  ENRICHMENT_USER_AGENT: Joi.string().trim().min(1).max(300).pattern(/^[\x20-\x7e]+$/).optional(),
 };
+
+/**
+ * The crawler names itself and, when the deployment has a public address, where a site owner can
+ * find who runs it. `LeadgenBot` is the product token robots.txt rules match.
+ */
+export function defaultEnrichmentUserAgent(publicBaseUrl: string | null): string {
+  const where = publicBaseUrl === null ? 'self-hosted lead generation service' : `+${publicBaseUrl.replace(/\/+$/, '')}`;
+  return `LeadgenBot/1.0 (${where}; reads public contact pages; honours robots.txt)`;
+}
 
 /** Names of every variable the service reads (for checks of manifests and docs against this schema). */
 export const CONFIG_VARIABLES: readonly string[] = Object.keys(VARIABLES);
@@ -99,7 +110,7 @@ export interface Config {
     peopleDataLabs: { apiKey: string | null; baseUrl: string; ratePerMin: number };
     storeLeads: { apiKey: string | null; baseUrl: string; ratePerMin: number };
   };
-  enrichment: { allowPrivateNetworks: boolean; timeoutMs: number; maxBytes: number; concurrency: number };
+  enrichment: { allowPrivateNetworks: boolean; timeoutMs: number; maxBytes: number; concurrency: number; userAgent: string };
 }
 
 export class ConfigError extends Error {
@@ -183,6 +194,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
       timeoutMs: num('ENRICHMENT_TIMEOUT_MS'),
       maxBytes: num('ENRICHMENT_MAX_BYTES'),
       concurrency: num('ENRICHMENT_CONCURRENCY'),
+      userAgent: str('ENRICHMENT_USER_AGENT') ?? defaultEnrichmentUserAgent(str('PUBLIC_BASE_URL')),
     },
   };
 }

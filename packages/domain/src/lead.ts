@@ -4,6 +4,18 @@ export interface SocialProfiles {
   linkedin: string | null;
 }
 
+/** Where a lead's email and profiles came from, when its website was visited, so a buyer can judge them. */
+export interface LeadEnrichment {
+  /** "upstream" (the source's API), the website page it was read from ("contact page", "home page", ...), or null */
+  emailSource: string | null;
+  /** why a website address is taken as the business's: "site domain", "structured data", "contact block", "mailto near business name", "contact page", "role address", "page text" */
+  emailBasis: string | null;
+  /** the same as emailSource, per profile */
+  profileSources: { facebook: string | null; instagram: string | null; linkedin: string | null };
+  /** website pages read for this lead */
+  pagesVisited: number;
+}
+
 /** The record of the seed's 2.3: every source returns it, so a client can treat all leads alike. */
 export interface LeadRecord {
   businessName: string;
@@ -14,6 +26,8 @@ export interface LeadRecord {
   reviewScore: number | null;
   categories: string[];
   socialProfiles: SocialProfiles;
+  /** present on leads whose website was visited to fill gaps (google_maps, shopify) */
+  enrichment?: LeadEnrichment;
 }
 
 export interface PersonDetails {
@@ -28,6 +42,8 @@ export interface StoreDetails {
   domain: string;
   country: string | null;
   platform: string;
+  /** the Store Leads category path the request's category was mapped to (null: none matched, searched as text); absent in the sandbox */
+  categoryPath?: string | null;
 }
 
 export interface StoreContact {

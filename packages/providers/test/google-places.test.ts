@@ -12,11 +12,12 @@ beforeAll(async () => {
 afterAll(() => fake.close());
 beforeEach(() => {
   fake.reset();
+  fake.apiDisabled = false;
   fake.places = makePlaces(150);
 });
 
-function provider(enricher: WebsiteEnricherLike | null = null, attemptTimeoutMs = 5_000) {
-  const client = new UpstreamClient({ name: 'google_places', baseUrl: fake.url, headers: { 'x-goog-api-key': 'good-key' }, retry: FAST_RETRY, attemptTimeoutMs });
+function provider(enricher: WebsiteEnricherLike | null = null, attemptTimeoutMs = 5_000, key = 'good-key') {
+  const client = new UpstreamClient({ name: 'google_places', baseUrl: fake.url, headers: { 'x-goog-api-key': key }, retry: FAST_RETRY, attemptTimeoutMs });
   return createGooglePlacesProvider({ client, enrichment: enricher && { enricher, concurrency: 4, deadlineMarginMs: 200 } });
 }
 
@@ -163,5 +164,47 @@ describe('google_places adapter', () => {
     setTimeout(() => controller.abort(reason), 100);
     const error = await failure(provider(new StubEnricher({ 'https://business-p0.example': 'hang' })), request(), context({ signal: controller.signal }));
     expect(error).toBe(reason);
+  });
+
+  describe('errors as Google documents them (UPSTREAM.md)', () => {
+    it('when the key is wrong or expired (400 INVALID_ARGUMENT, reason API_KEY_INVALID), then the job ends provider_unauthorized without a retry', async () => {
+      const error = await failure(provider(null, 5_000, 'expired-key'), request(), context());
+      expect(error).toMatchObject({ reason: 'provider_unauthorized', upstreamStatus: 400 });
+      expect((error as Error).message).toContain('API_KEY_INVALID');
+      expect(fake.requests).toHaveLength(1);
+    });
+
+    it('when a resumed job meets a wrong key, then it is not mistaken for an expired page token', async () => {
+      const cursor = JSON.stringify({ v: 1, variant: 0, pageToken: 'stale', area: null });
+      const error = await failure(provider(null, 5_000, 'expired-key'), request(), context({ cursor }));
+      expect(error).toMatchObject({ reason: 'provider_unauthorized' });
+      expect(fake.requests).toHaveLength(1);
+    });
+
+    it('when the API is disabled for the key (403 PERMISSION_DENIED), then the job ends provider_unauthorized', async () => {
+      fake.apiDisabled = true;
+      const error = await failure(provider(), request(), context());
+      expect(error).toMatchObject({ reason: 'provider_unauthorized', upstreamStatus: 403 });
+      expect((error as Error).message).toContain('PERMISSION_DENIED');
+    });
+
+    it('when a request is malformed (400 INVALID_ARGUMENT without a key reason), then it is provider_error, not a refused key', async () => {
+      fake.failNext({ status: 400 });
+      expect(await failure(provider(), request(), context())).toMatchObject({ reason: 'provider_error', upstreamStatus: 400 });
+    });
+
+    it('when quota runs out (429 RESOURCE_EXHAUSTED without Retry-After), then it is retried with backoff and the page still arrives', async () => {
+      fake.failNext({ status: 429 }, { status: 429 });
+      const pages = await collect(provider(), request(), context(), 1);
+      expect(pages[0]!.leads.length).toBeGreaterThan(0);
+      expect(fake.requests).toHaveLength(3);
+    });
+
+    it('when quota stays exhausted, then the job ends provider_error with the upstream status in the message', async () => {
+      fake.failAlways({ status: 429 });
+      const error = await failure(provider(), request(), context());
+      expect(error).toMatchObject({ reason: 'provider_error', upstreamStatus: 429 });
+      expect((error as Error).message).toContain('RESOURCE_EXHAUSTED');
+    });
   });
 });

@@ -85,7 +85,7 @@ describe('people_data_labs adapter', () => {
     expect(pages[0]!.leads).toHaveLength(25);
     const must = JSON.stringify((fake.requests[0]!.body as { query: unknown }).query);
     expect(must).toContain('"location_country":"united states"');
-    expect(must).toContain('{"match_phrase":{"industry":"computer software"}}');
+    expect(must).toContain('{"term":{"industry":"computer software"}}');
   });
 
   it('when more people match than one page holds, then scroll_token pages follow with size capped at maxResults', async () => {
@@ -129,5 +129,45 @@ describe('people_data_labs adapter', () => {
     fake.people = makePeople(3, (i) => ({ linkedin_url: i === 1 ? 'https://example.com/not-linkedin' : `linkedin.com/in/p${i}` }));
     const pages = await collect(provider(), linkedin(), context());
     expect(pages.flatMap((p) => p.leads).map((l) => l.dedupKey)).toEqual(['https://www.linkedin.com/in/p0', 'https://www.linkedin.com/in/p2']);
+  });
+
+  describe('as PDL documents it (UPSTREAM.md)', () => {
+    it('when the category is free text ("SaaS", "dentist"), then it is mapped to the canonical industry and finds people', async () => {
+      fake.people = [
+        ...makePeople(2, (i) => ({ linkedin_url: `linkedin.com/in/soft-${i}`, industry: 'computer software' })),
+        ...makePeople(2, (i) => ({ linkedin_url: `linkedin.com/in/dent-${i}`, industry: 'medical practice' })),
+      ];
+      const software = await collect(provider(), linkedin({ category: 'SaaS' }), context());
+      expect(software.flatMap((p) => p.leads).map((l) => l.dedupKey)).toEqual(['https://www.linkedin.com/in/soft-0', 'https://www.linkedin.com/in/soft-1']);
+      const dentists = await collect(provider(), linkedin({ category: 'Dentists' }), context());
+      expect(dentists.flatMap((p) => p.leads)).toHaveLength(2);
+      expect(JSON.stringify((fake.requests.at(-1)!.body as { query: unknown }).query)).toContain('{"term":{"industry":"medical practice"}}');
+    });
+
+    it('when linkedinParams.industry is free text, then each value is sent as its canonical industry', async () => {
+      fake.people = makePeople(2, (i) => ({ linkedin_url: `linkedin.com/in/law-${i}`, industry: 'law practice' }));
+      const pages = await collect(provider(), linkedin({ linkedinParams: { industry: ['Lawyers', 'Accountants'] } }), context());
+      expect(pages.flatMap((p) => p.leads)).toHaveLength(2);
+      expect(JSON.stringify((fake.requests[0]!.body as { query: unknown }).query)).toContain('{"terms":{"industry":["law practice","accounting"]}}');
+    });
+
+    it('when a keyword is given, then it narrows the search to people whose title, company, skills or summary say it', async () => {
+      fake.people = makePeople(4, (i) => ({ linkedin_url: `linkedin.com/in/k-${i}`, skills: i === 2 ? ['kubernetes', 'go'] : ['excel'], job_title: i === 3 ? 'kubernetes engineer' : 'manager' }));
+      const pages = await collect(provider(), linkedin({ keyword: 'Kubernetes' }), context());
+      expect(pages.flatMap((p) => p.leads).map((l) => l.dedupKey)).toEqual(['https://www.linkedin.com/in/k-2', 'https://www.linkedin.com/in/k-3']);
+    });
+
+    it('when the account is out of credits (402 payment_required), then the job ends provider_error with PDL\'s words', async () => {
+      fake.failNext({ status: 402 });
+      const client = new UpstreamClient({ name: 'people_data_labs', baseUrl: fake.url, headers: { 'x-api-key': 'good-key' }, retry: FAST_RETRY });
+      let error: unknown;
+      try {
+        await collect(createPeopleDataLabsProvider({ client }), linkedin(), context());
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toMatchObject({ reason: 'provider_error', upstreamStatus: 402 });
+      expect((error as Error).message).toContain('payment_required');
+    });
   });
 });

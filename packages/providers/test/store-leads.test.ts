@@ -37,9 +37,13 @@ describe('storeleads adapter', () => {
   it('when a store is found, then it is mapped onto one row with its store object and contact_info', async () => {
     stores.stores = makeStores(1, () => ({
       name: 'WWW.Allbirds.com',
-      title: 'Allbirds',
+      merchant_name: 'Allbirds',
+      title: 'Allbirds | Free shipping over $75',
       country_code: 'US',
+      street_address: '730 Montgomery St',
       city: 'San Francisco',
+      state: 'CA',
+      postal_code: '94111',
       categories: ['/Apparel/Footwear/', '/Apparel/'],
       contact_info: [
         { type: 'email', value: 'help@allbirds.com', source: '/pages/contact' },
@@ -57,12 +61,12 @@ describe('storeleads adapter', () => {
         businessName: 'Allbirds',
         email: 'help@allbirds.com',
         phone: '+1 888-963-8944',
-        address: 'San Francisco, US',
+        address: '730 Montgomery St, San Francisco, CA, 94111, US',
         website: 'https://allbirds.com',
         reviewScore: null,
         categories: ['Apparel > Footwear', 'Apparel'],
         socialProfiles: { facebook: null, instagram: 'https://instagram.com/allbirds', linkedin: 'https://www.linkedin.com/company/allbirds' },
-        store: { domain: 'allbirds.com', country: 'US', platform: 'shopify' },
+        store: { domain: 'allbirds.com', country: 'US', platform: 'shopify', categoryPath: '/Apparel' },
         contacts: [
           { name: null, title: null, email: 'help@allbirds.com', phone: null, linkedinUrl: null },
           { name: null, title: null, email: null, phone: '+1 888-963-8944', linkedinUrl: null },
@@ -70,7 +74,7 @@ describe('storeleads adapter', () => {
       },
     });
     const query = stores.requests[0]!.query;
-    expect(Object.fromEntries(query)).toMatchObject({ 'f:p': 'shopify', 'f:cc': 'US', 'f:cat': 'apparel', page: '0', page_size: '25' });
+    expect(Object.fromEntries(query)).toMatchObject({ 'f:p': 'shopify', 'f:cc': 'US', 'f:cat': '/Apparel', page: '0', page_size: '25' });
   });
 
   it('when the stores span several pages, then page and page_size page through them, one row per domain, handed over in chunks', async () => {
@@ -154,5 +158,48 @@ describe('storeleads adapter', () => {
     const pages = await collect(provider(), shopify({ state: 'FR' }), context());
     expect(leadsOf(pages)).toEqual([]);
     expect(stores.requests).toHaveLength(1);
+  });
+
+  describe('as Store Leads documents it (UPSTREAM.md)', () => {
+    it('when a free-text category is asked, then it is sent as the Store Leads path it names, and each row says which path', async () => {
+      stores.stores = [
+        ...makeStores(2, (i) => ({ name: `shoes${i}.com`, categories: ['/Apparel/Footwear/'] })),
+        ...makeStores(2, (i) => ({ name: `tees${i}.com`, categories: ["/Apparel/Men's Clothing/"] })),
+      ];
+      const leads = leadsOf(await collect(provider({ withPdl: false }), shopify({ category: 'Running shoes' }), context()));
+      expect(stores.requests[0]!.query.get('f:cat')).toBe('/Apparel/Footwear');
+      expect(stores.requests[0]!.query.get('q')).toBeNull();
+      expect(leads.map((l) => [l.store.domain, l.store.categoryPath])).toEqual([['shoes0.com', '/Apparel/Footwear'], ['shoes1.com', '/Apparel/Footwear']]);
+    });
+
+    it('when the category names no Store Leads path, then it is searched as text (never sent as a filter the API ignores) and the rows say no path was used', async () => {
+      stores.stores = makeStores(3, (i) => ({ merchant_name: i === 1 ? 'Zorbing Gear Co' : `Store ${i}` }));
+      const leads = leadsOf(await collect(provider({ withPdl: false }), shopify({ category: 'zorbing' }), context()));
+      expect(stores.requests[0]!.query.has('f:cat')).toBe(false);
+      expect(stores.requests[0]!.query.get('q')).toBe('zorbing');
+      expect(leads.map((l) => [l.businessName, l.store.categoryPath])).toEqual([['Zorbing Gear Co', null]]);
+    });
+
+    it("when the home page's title is a slogan, then the business name is merchant_name, and the domain without one", async () => {
+      stores.stores = makeStores(2, (i) => ({ merchant_name: i === 0 ? 'Dune Apparel' : undefined, title: 'Dune Apparel | Free shipping over $75' }));
+      const leads = leadsOf(await collect(provider({ withPdl: false }), shopify(), context()));
+      expect(leads.map((l) => l.businessName)).toEqual(['Dune Apparel', 'store1.com']);
+      expect(stores.requests[0]!.query.get('fields')).toContain('merchant_name');
+      expect(stores.requests[0]!.query.get('fields')).not.toContain('title');
+    });
+
+    it('when a city is asked, then only stores in that city are delivered (Store Leads has no city filter to trust)', async () => {
+      stores.stores = makeStores(4, (i) => ({ city: i % 2 === 0 ? 'Austin' : 'Dallas' }));
+      const leads = leadsOf(await collect(provider({ withPdl: false }), shopify({ city: 'austin' }), context()));
+      expect(leads.map((l) => l.store.domain)).toEqual(['store0.com', 'store2.com']);
+      expect(stores.requests[0]!.query.get('page_size')).toBe('50');
+    });
+
+    it('when the key is refused, then the job ends provider_unauthorized, reading the error body', async () => {
+      const client = new UpstreamClient({ name: 'storeleads', baseUrl: stores.url, headers: { authorization: 'Bearer wrong' }, retry: FAST_RETRY });
+      const error = await failure(createStoreLeadsProvider({ client, people: null, enrichment: null }), shopify(), context());
+      expect(error).toMatchObject({ reason: 'provider_unauthorized', upstreamStatus: 401 });
+      expect((error as Error).message).toContain('Invalid API key');
+    });
   });
 });

@@ -33,7 +33,7 @@ const harnesses: Record<string, () => Promise<Harness>> = {
     fake.places = makePlaces(30);
     return {
       fake,
-      refusedStatus: 403,
+      refusedStatus: 400,
       request: request(),
       provider: (o = {}) => createGooglePlacesProvider({ client: client('google_places', fake, { 'x-goog-api-key': o.key ?? 'good-key' }, o), enrichment: null }),
     };

@@ -33,6 +33,8 @@ describe('isForbiddenAddress', () => {
   );
 
   it.each([
+    ['2001:db8::1', 'documentation 2001:db8::/32 (ipaddr.js: reserved)'],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'Teredo, whose IPv4 target is hidden'],
     ['::', 'unspecified'],
     ['::1', 'loopback'],
     ['0:0:0:0:0:0:0:1', 'loopback, uncompressed'],

@@ -71,6 +71,53 @@ describe('extractEmails', () => {
   });
 });
 
+describe('addresses ranked by who they belong to', () => {
+  const footer = '<footer><p>© Bäckerei Anna</p><p class="small">Website by Pixel Studio – <a href="mailto:hello@pixelstudio.example">hello@pixelstudio.example</a></p></footer>';
+
+  it("when a web designer's address is in the footer credit line, then it is never returned, and the business's free-mail address is", () => {
+    const html = `<div class="contact"><p>Schreiben Sie uns: baeckerei.anna@gmail.com</p></div>${footer}`;
+    expect(extractEmails(html, 'baeckerei-anna.example')).toEqual(['baeckerei.anna@gmail.com']);
+  });
+
+  it.each([
+    ['Webdesign: Studio Nord, mail@studionord.example'],
+    ['Réalisé par Agence Web – contact@agence.example'],
+    ['Diseño web por Estudio – hola@estudio.example'],
+    ['<span class="credits">studio@agency.example</span>'],
+  ])('when a credit line reads %s, then its address is left out', (credit) => {
+    expect(extractEmails(`<p>${credit}</p><p>anna@gmail.com</p>`, 'bakery.example')).toEqual(['anna@gmail.com']);
+  });
+
+  it('when an address is on the site domain, in JSON-LD, in a contact block, by the business name or in plain text, then that is the order', () => {
+    const html = `
+      <p>Partner: partner@other.example</p>
+      <p>Write to <a href="mailto:anna.baker@gmail.com">us</a> at Bakery Anna</p>
+      <address>orders@bakery-orders.example</address>
+      <script type="application/ld+json">{"@type":"Bakery","email":"ld@bakery-mail.example"}</script>
+      <p>hello@bakery.example</p>`;
+    expect(extractEmails(html, 'www.bakery.example', { businessName: 'Bakery Anna' })).toEqual([
+      'hello@bakery.example',
+      'ld@bakery-mail.example',
+      'orders@bakery-orders.example',
+      'anna.baker@gmail.com',
+      'partner@other.example',
+    ]);
+  });
+
+  it('when the business address and the credit share one footer line, then only what follows the credit is dropped', () => {
+    const html = '<footer><p>© 2026 Café Rosa · cafe.rosa@gmail.com · Website by Pixel Studio, hello@pixelstudio.example</p></footer>';
+    expect(extractEmails(html, 'cafe-rosa.example')).toEqual(['cafe.rosa@gmail.com']);
+  });
+
+  it('when a contact block says the shop makes things by hand, then its address is not taken for a credit', () => {
+    expect(extractEmails('<div class="contact"><p>Made by hand in Lyon. Orders: anna.bakes@gmail.com</p></div>', 'bakery.example')).toEqual(['anna.bakes@gmail.com']);
+  });
+
+  it('when an address is split by inline tags, then it is read whole', () => {
+    expect(extractEmails('<p>in<b>fo</b>@bak<span>ery</span>.example</p>', 'bakery.example')).toEqual(['info@bakery.example']);
+  });
+});
+
 describe('rankEmails and isJunkEmail', () => {
   it('when candidates are malformed, then they are dropped', () => {
     expect(rankEmails(['a..b@shop.example', '@shop.example', 'a@b', 'ok@shop.example'], 'shop.example')).toEqual(['ok@shop.example']);

@@ -1,4 +1,4 @@
-import { decodeEntities, htmlToText, stripWww, unescapeScriptText } from './html';
+import { creditIndex, foldWords, type PageDocument, parsePage, stripWww, unescapeScriptText } from './html';
 
 // The lookbehind stops a match from starting inside a longer token (`%20info@...`, `a.b@...`).
 const EMAIL = /(?<![a-z0-9._%+-])([a-z0-9](?:[a-z0-9._+-]{0,62}[a-z0-9_+-])?)@((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,24})(?![a-z0-9-])/gi;
@@ -20,35 +20,99 @@ const TRACKING_DOMAINS = /(?:^|\.)(?:sentry\.io|sentry-next\.wixpress\.com|wixpr
 
 const ROLE_LOCALS = new Set(['info', 'contact', 'hello', 'hallo', 'hi', 'office', 'kontakt', 'mail', 'email', 'enquiries', 'enquiry', 'inquiries', 'inquiry', 'sales', 'service', 'support', 'team', 'booking', 'bookings', 'reservations', 'orders', 'shop', 'store', 'bonjour', 'ciao', 'hola']);
 
+/** Why an address is believed to be the business's; the order is the ranking. */
+export type EmailBasis = 'site domain' | 'structured data' | 'contact block' | 'mailto near business name' | 'contact page' | 'role address' | 'page text';
+const BASIS_ORDER: readonly EmailBasis[] = ['site domain', 'structured data', 'contact block', 'mailto near business name', 'contact page', 'role address', 'page text'];
+
+/** One sighting of an address on a page. */
+export interface EmailSighting {
+  email: string;
+  /** presented as the business's (not counting the domain, which ranking checks) */
+  basis: 'structured data' | 'contact block' | 'mailto near business name' | 'contact page' | 'page text';
+  /** in a designer's or agency's credit line */
+  credit: boolean;
+}
+
+export interface PageContext {
+  /** the page is the site's contact or legal-notice page: what it lists is presented as the business's */
+  contactPage?: boolean;
+  /** the business's name as the upstream gave it */
+  businessName?: string | null;
+}
+
 /**
- * Addresses published on a page, lower-cased, deduplicated, junk removed, best first: on the
- * site's own domain, then role addresses like info@, then the rest.
+ * Addresses published on a page, lower-cased, deduplicated, junk removed, best first (see
+ * rankSightings): the site's own domain, then what the page presents as the business's, then
+ * role addresses like info@, then the rest; never a designer's credit-line address.
  */
-export function extractEmails(html: string, pageHost: string): string[] {
-  const source = unescapeScriptText(html);
-  const decoded = decodeEntities(source);
-  const found: string[] = [...fromCloudflare(source), ...fromMailto(decoded)];
-  for (const match of decoded.matchAll(EMAIL)) found.push(match[0]);
-  const text = htmlToText(source).replace(OBFUSCATED_AT, '@').replace(OBFUSCATED_DOT, '.');
-  for (const match of text.matchAll(EMAIL)) found.push(match[0]);
-  return rankEmails(found, pageHost);
+export function extractEmails(html: string, pageHost: string, context: PageContext = {}): string[] {
+  return rankSightings(sightEmails(parsePage(html), html, context), pageHost).map((r) => r.email);
+}
+
+/** Every address on a parsed page, with where it was seen. */
+export function sightEmails(page: PageDocument, html: string, context: PageContext = {}): EmailSighting[] {
+  const sightings: EmailSighting[] = [];
+  const plain = context.contactPage ? 'contact page' : 'page text';
+  const name = context.businessName ? foldWords(context.businessName) : '';
+  for (const email of fromCloudflare(html)) sightings.push({ email, basis: plain, credit: false });
+  for (const text of page.jsonLd) {
+    for (const email of addressesIn(unescapeScriptText(text))) sightings.push({ email, basis: 'structured data', credit: false });
+  }
+  for (const text of page.scripts) for (const email of addressesIn(unescapeScriptText(text))) sightings.push({ email, basis: plain, credit: false });
+  for (const anchor of page.anchors) {
+    if (!/^mailto:/i.test(anchor.href)) continue;
+    const block = page.blocks[anchor.block];
+    // the link is in the credit when its own text sits at or after where the credit begins
+    const credit = block !== undefined && block.creditAt >= 0 && block.text.lastIndexOf(anchor.text) >= block.creditAt;
+    const nearName = name !== '' && block !== undefined && foldWords(block.text).includes(name);
+    const basis = block?.contact ? 'contact block' : nearName ? 'mailto near business name' : plain;
+    for (const email of fromMailto(anchor.href)) sightings.push({ email, basis, credit });
+  }
+  for (const block of page.blocks) {
+    const text = block.text.replace(OBFUSCATED_AT, '@').replace(OBFUSCATED_DOT, '.');
+    const creditAt = block.creditAt === 0 ? 0 : block.creditAt > 0 ? creditIndex(text) : -1;
+    for (const match of text.matchAll(EMAIL)) {
+      const credit = creditAt >= 0 && (match.index ?? 0) >= creditAt;
+      sightings.push({ email: match[0], basis: block.contact ? 'contact block' : plain, credit });
+    }
+  }
+  return sightings;
+}
+
+function addressesIn(text: string): string[] {
+  return [...text.matchAll(EMAIL)].map((m) => m[0]);
 }
 
 /** Deduplicates, drops junk and orders by how likely an address reaches the business at siteHost. */
 export function rankEmails(candidates: Iterable<string>, siteHost: string): string[] {
+  return rankSightings([...candidates].map((email) => ({ email, basis: 'page text' as const, credit: false })), siteHost).map((r) => r.email);
+}
+
+/**
+ * Ranks addresses by who they belong to. An address seen in a credit line ("Website by Studio X,
+ * hello@studio.x") is the designer's: it is dropped wherever else it appears, unless it is on the
+ * site's own domain. Within a rank, the order of appearance is kept.
+ */
+export function rankSightings(sightings: readonly EmailSighting[], siteHost: string): Array<{ email: string; basis: EmailBasis }> {
   const site = stripWww(siteHost.replace(/:\d+$/, '').replace(/\.$/, ''));
-  const unique = new Set<string>();
-  for (const candidate of candidates) {
-    const email = candidate.trim().toLowerCase();
-    if (isValidShape(email) && !isJunkEmail(email)) unique.add(email);
-  }
-  const tier = (email: string): number => {
+  const best = new Map<string, EmailBasis>();
+  const credited = new Set<string>();
+  for (const sighting of sightings) {
+    const email = sighting.email.trim().toLowerCase();
+    if (!isValidShape(email) || isJunkEmail(email)) continue;
     const [local = '', domain = ''] = email.split('@');
-    if (site && (domain === site || domain.endsWith(`.${site}`) || site.endsWith(`.${domain}`))) return 0;
-    return ROLE_LOCALS.has(local) ? 1 : 2;
-  };
-  // Array.prototype.sort is stable, so each tier keeps the order of appearance
-  return [...unique].sort((a, b) => tier(a) - tier(b));
+    const own = site !== '' && (domain === site || domain.endsWith(`.${site}`) || site.endsWith(`.${domain}`));
+    if (sighting.credit && !own) credited.add(email);
+    let basis: EmailBasis = own ? 'site domain' : sighting.basis;
+    if (basis === 'page text' && ROLE_LOCALS.has(local)) basis = 'role address';
+    const previous = best.get(email);
+    if (previous === undefined || BASIS_ORDER.indexOf(basis) < BASIS_ORDER.indexOf(previous)) best.set(email, basis);
+  }
+  // Array.prototype.sort is stable, so each rank keeps the order of appearance
+  return [...best]
+    .filter(([email]) => !credited.has(email))
+    .map(([email, basis]) => ({ email, basis }))
+    .sort((a, b) => BASIS_ORDER.indexOf(a.basis) - BASIS_ORDER.indexOf(b.basis));
 }
 
 export function isJunkEmail(email: string): boolean {
@@ -70,9 +134,9 @@ function isValidShape(email: string): boolean {
   return email.length <= 254 && local.length <= 64 && !local.includes('..') && !domain.includes('..') && EMAIL_EXACT.test(email);
 }
 
-function fromMailto(html: string): string[] {
+function fromMailto(href: string): string[] {
   const emails: string[] = [];
-  for (const match of html.matchAll(/mailto:([^"'<>\s]+)/gi)) {
+  for (const match of href.matchAll(/mailto:([^"'<>\s]+)/gi)) {
     const target = (match[1] ?? '').split('?')[0] ?? '';
     let decoded = target;
     try {

@@ -1,4 +1,4 @@
-import { decodeEntities, extractAnchors, findContactLinks } from './html';
+import { decodeEntities, extractAnchors, findContactLinks, htmlToText, parsePage } from './html';
 
 const HOME = new URL('https://www.shop.example/');
 
@@ -34,6 +34,28 @@ describe('findContactLinks', () => {
   });
 });
 
+describe('contact pages found by link text, in the languages served', () => {
+  it.each([
+    ['Kontakt', 'contact'], ['Contactez-nous', 'contact'], ['Contacto', 'contact'], ['Contatti', 'contact'], ['Get in touch', 'contact'],
+    ['Impressum', 'imprint'], ['Mentions légales', 'imprint'], ['Aviso legal', 'imprint'],
+    ['Über uns', 'about'], ['Chi siamo', 'about'], ['Quiénes somos', 'about'], ['Qui sommes-nous ?', 'about'], ['Over ons', 'about'],
+    ['Unser Team', 'team'], ['Équipe', 'team'],
+  ])('when a link with an opaque path says "%s", then it is opened as a %s page', (text) => {
+    const html = `<a href="/p/4711">${text}</a><a href="/p/1">Produkte</a>`;
+    expect(findContactLinks(html, HOME, 5).map((url) => url.pathname)).toEqual(['/p/4711']);
+  });
+
+  it('when pages of every kind are linked by text only, then contact comes before the legal notice, about and team', () => {
+    const html = '<a href="/x1">Équipe</a><a href="/x2">Chi siamo</a><a href="/x3">Mentions l&eacute;gales</a><a href="/x4"><span>Nous</span> <b>contacter</b></a>';
+    expect(findContactLinks(html, HOME, 5).map((url) => url.pathname)).toEqual(['/x4', '/x3', '/x2', '/x1']);
+  });
+
+  it('when paths are in another language, then they are recognised with accents and separators folded', () => {
+    const html = '<a href="/mentions_legales">ML</a><a href="/qui-sommes-nous/">QSN</a><a href="/kontaktformular">Form</a>';
+    expect(findContactLinks(html, HOME, 5).map((url) => url.pathname)).toEqual(['/kontaktformular', '/mentions_legales', '/qui-sommes-nous/']);
+  });
+});
+
 describe('extractAnchors and decodeEntities', () => {
   it('when anchors use any quoting and nested markup, then href and text are extracted', () => {
     expect(extractAnchors(`<a class=x href=/a>A</a><A HREF='/b'><span>B &amp; C</span></A><a href="/c?x=1&amp;y=2">C</a>`)).toEqual([
@@ -43,7 +65,18 @@ describe('extractAnchors and decodeEntities', () => {
     ]);
   });
 
-  it('when entities are unknown or out of range, then they are left alone', () => {
-    expect(decodeEntities('&copy; &#0; &#x110000; &amp;')).toBe('&copy; &#0; &#x110000; &');
+  it('when named entities of the full HTML table are used, then they decode (&eacute;, &uuml;, &ndash;, &commat;)', () => {
+    expect(decodeEntities('Caf&eacute; M&uuml;ller &ndash; anna&commat;bistro&period;example')).toBe('Café Müller – anna@bistro.example');
+    expect(htmlToText('<h1>Cr&egrave;me &amp; Caf&eacute;</h1><p>Stra&szlig;e&nbsp;5</p>')).toBe('Crème & Café\nStraße 5');
+  });
+
+  it('when text is split across inline tags, then it reads as one word, and block elements still separate', () => {
+    expect(htmlToText('<p>Call <b>Sm</b>ile<span>Dent</span>al</p><div>Mon</div><div>Tue</div>')).toBe('Call SmileDental\nMon\nTue');
+  });
+
+  it('when scripts and styles are on the page, then their text is not page text, and JSON-LD is kept aside', () => {
+    const page = parsePage('<style>.a{}</style><script>var x = "a@b.example"</script><script type="application/ld+json">{"email":"x@y.example"}</script><p>Hi</p>');
+    expect(page.blocks.map((b) => b.text)).toEqual(['Hi']);
+    expect(page.jsonLd).toEqual(['{"email":"x@y.example"}']);
   });
 });

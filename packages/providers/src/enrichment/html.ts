@@ -1,34 +1,13 @@
-/** Just enough HTML handling for contact extraction; pages are never rendered or executed. */
-
-const NAMED_ENTITIES: Record<string, string> = {
-  amp: '&',
-  lt: '<',
-  gt: '>',
-  quot: '"',
-  apos: "'",
-  nbsp: ' ',
-  commat: '@',
-  period: '.',
-  sol: '/',
-  colon: ':',
-  lpar: '(',
-  rpar: ')',
-  lsqb: '[',
-  rsqb: ']',
-  lbrack: '[',
-  rbrack: ']',
-  lcub: '{',
-  rcub: '}',
-};
+/**
+ * HTML read as a browser reads it, with htmlparser2 (and its `entities` tables): text split across
+ * inline tags joins up ("in<b>fo</b>@shop" is "info@shop"), block elements separate, every named
+ * entity decodes. Pages are never rendered or executed; scripts are kept aside as data.
+ */
+import { decodeHTML } from 'entities';
+import { Parser } from 'htmlparser2';
 
 export function decodeEntities(text: string): string {
-  return text.replace(/&(#x[0-9a-f]{1,6}|#\d{1,7}|[a-z]{2,8});?/gi, (entity, name: string) => {
-    if (name.startsWith('#')) {
-      const code = name[1] === 'x' || name[1] === 'X' ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
-      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : entity;
-    }
-    return NAMED_ENTITIES[name.toLowerCase()] ?? entity;
-  });
+  return decodeHTML(text);
 }
 
 /** Undoes the escapes of URLs and text embedded in inline JSON (`https:\/\/`, `\u0040`, `\n`). */
@@ -39,44 +18,161 @@ export function unescapeScriptText(html: string): string {
     .replace(/\\[nrt]/g, ' ');
 }
 
-/**
- * Tags become spaces so text from neighbouring cells never glues together into one address;
- * whitespace runs collapse so later patterns that allow spaces stay linear.
- */
-export function htmlToText(html: string): string {
-  return decodeEntities(html.replace(/<[^<>]*>/g, ' ')).replace(/\s+/g, ' ');
+/** What a block of text is presented as, from its markup and its words. */
+export interface TextBlock {
+  text: string;
+  /** inside <address>, a contact/imprint/vcard element or schema.org Organization markup */
+  contact: boolean;
+  /**
+   * Where a designer's or agency's credit begins in `text` ("Website by ..."): 0 when the markup says
+   * so (class="credits"), -1 when there is none. What comes before it ("© Café Rosa, rosa@...") is not
+   * the credit. A contact block is never a credit.
+   */
+  creditAt: number;
+}
+
+/** Where the credit phrase starts in a line of text, or -1. */
+export function creditIndex(text: string): number {
+  return text.length <= 300 ? `${text} `.search(CREDIT_TEXT) : -1;
 }
 
 export interface Anchor {
   href: string;
   text: string;
+  /** index in `blocks` of the block the link sits in */
+  block: number;
 }
 
-export function extractAnchors(html: string): Anchor[] {
-  const anchors: Anchor[] = [];
-  for (const match of html.matchAll(/<a\b([^<>]*)>/gi)) {
-    const href = /\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))/i.exec(match[1] ?? '');
-    if (!href) continue;
-    // Bounded look-ahead for the text: unclosed anchors must not make this quadratic in the page size.
-    const start = (match.index ?? 0) + match[0].length;
-    const following = html.slice(start, start + 300);
-    const end = following.search(/<\/a\s*>|<a\b/i);
-    anchors.push({
-      href: decodeEntities((href[1] ?? href[2] ?? href[3] ?? '').trim()),
-      text: htmlToText(end < 0 ? following : following.slice(0, end)).trim(),
-    });
-  }
-  return anchors;
+export interface PageDocument {
+  blocks: TextBlock[];
+  anchors: Anchor[];
+  /** the text of `<script type="application/ld+json">` elements */
+  jsonLd: string[];
+  /** the text of other inline scripts (escaped JSON often carries addresses and profile links) */
+  scripts: string[];
 }
+
+// Elements that a browser lays out as their own line: text never runs across their edges.
+const BLOCK_TAGS = new Set([
+  'address', 'article', 'aside', 'blockquote', 'body', 'br', 'button', 'caption', 'dd', 'details', 'div', 'dl', 'dt',
+  'fieldset', 'figcaption', 'figure', 'footer', 'form', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'head', 'header', 'hr',
+  'html', 'iframe', 'img', 'input', 'label', 'legend', 'li', 'main', 'nav', 'ol', 'option', 'p', 'pre', 'section',
+  'select', 'summary', 'table', 'tbody', 'td', 'textarea', 'tfoot', 'th', 'thead', 'title', 'tr', 'ul',
+]);
+const SKIPPED_TAGS = new Set(['style', 'template', 'svg']);
+const CONTACT_MARKUP = /contact|kontakt|contacto|contatti|impressum|imprint|vcard|h-card|business-info|store-info|company-info|anschrift|adresse|address/i;
+const CREDIT_MARKUP = /credit|designed-?by|made-?by|powered-?by|agency|webdesign|site-?by/i;
+const ORGANIZATION_TYPE = /schema\.org\/(?:Organization|LocalBusiness|Corporation|Store|[A-Za-z]*(?:Business|Store|Restaurant|Office|Practice|Clinic|Dentist|Shop))/i;
+// "Website by Acme", "Webdesign: Acme", "Réalisé par", "Erstellt von", "Diseño web por", "Realizzato da" ...
+const CREDIT_TEXT = /\b(?:(?:web)?site|web ?design(?:ed)?|webdesign|design(?:ed)?|developed|built|made|created|powered|theme|realis[eé]e?|r[eé]alis[eé]e?|con[cç]eption|erstellt|umgesetzt|gestaltet|entwickelt|dise[nñ]o(?: web)?|desarrollad[oa]|realizzato|sviluppato|progettato|criado|desenvolvido)\s*(?:and \w+\s*)?(?:by|von|durch|par|por|da|di|:)\s/i;
+
+/** One pass of htmlparser2 over the page: its text blocks, links, and scripts. */
+export function parsePage(html: string): PageDocument {
+  const blocks: TextBlock[] = [];
+  const anchors: Anchor[] = [];
+  const jsonLd: string[] = [];
+  const scripts: string[] = [];
+  const stack: Array<{ name: string; contact: boolean; credit: boolean }> = [];
+  let buffer = '';
+  let contact = false;
+  let credit = false;
+  let skipping = 0;
+  let script: { jsonLd: boolean; text: string } | null = null;
+  const openAnchors: Array<{ href: string; text: string }> = [];
+
+  const flush = (): void => {
+    const text = buffer.replace(/\s+/g, ' ').trim();
+    if (text !== '') blocks.push({ text, contact, creditAt: contact ? -1 : credit ? 0 : creditIndex(text) });
+    buffer = '';
+    contact = false;
+    credit = false;
+  };
+  const parser = new Parser(
+    {
+      onopentag(name, attributes) {
+        if (name === 'script') {
+          script = { jsonLd: /ld\+json/i.test(attributes.type ?? ''), text: '' };
+          return;
+        }
+        if (SKIPPED_TAGS.has(name)) skipping++;
+        if (BLOCK_TAGS.has(name)) flush();
+        const marks = `${attributes.class ?? ''} ${attributes.id ?? ''} ${attributes.itemprop ?? ''}`;
+        stack.push({
+          name,
+          contact: name === 'address' || CONTACT_MARKUP.test(marks) || ORGANIZATION_TYPE.test(attributes.itemtype ?? ''),
+          credit: CREDIT_MARKUP.test(marks),
+        });
+        if (name === 'a') openAnchors.push({ href: (attributes.href ?? '').trim(), text: '' });
+      },
+      ontext(data) {
+        if (script) {
+          script.text += data;
+          return;
+        }
+        if (skipping > 0) return;
+        buffer += data;
+        for (const anchor of openAnchors) anchor.text += data;
+        if (data.trim() !== '') {
+          contact ||= stack.some((e) => e.contact);
+          credit ||= stack.some((e) => e.credit);
+        }
+      },
+      onclosetag(name) {
+        if (name === 'script') {
+          if (script) (script.jsonLd ? jsonLd : scripts).push(script.text);
+          script = null;
+          return;
+        }
+        const index = stack.map((e) => e.name).lastIndexOf(name);
+        if (index >= 0) stack.length = index;
+        if (SKIPPED_TAGS.has(name)) skipping = Math.max(0, skipping - 1);
+        if (name === 'a') {
+          const anchor = openAnchors.pop();
+          if (anchor) anchors.push({ href: anchor.href, text: anchor.text.replace(/\s+/g, ' ').trim(), block: blocks.length });
+        }
+        if (BLOCK_TAGS.has(name)) flush();
+      },
+    },
+    { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
+  );
+  parser.write(html);
+  parser.end();
+  flush();
+  return { blocks, anchors, jsonLd, scripts };
+}
+
+/** The page's visible text, one line per block. */
+export function htmlToText(html: string): string {
+  return parsePage(html).blocks.map((b) => b.text).join('\n');
+}
+
+export function extractAnchors(html: string): Array<{ href: string; text: string }> {
+  return parsePage(html).anchors.map(({ href, text }) => ({ href, text }));
+}
+
+export type PageKind = 'contact' | 'imprint' | 'about' | 'team';
 
 // Most likely to carry an address first: a contact page, then the legal notice (which must name one
-// in much of Europe), then about and team pages.
-const PAGE_KINDS: Array<[RegExp, number]> = [
-  [/contact|kontakt|contacto|contatto|contatti|contato|get-in-touch|reach-us/i, 100],
-  [/impressum|imprint|legal-notice|mentions-legales|aviso-legal|colophon/i, 90],
-  [/about|ueber-uns|uber-uns|über-uns|a-propos|chi-siamo|quienes-somos|sobre-nos|who-we-are|our-story|unternehmen/i, 60],
-  [/team|staff|our-people/i, 40],
+// in much of Europe), then about and team pages. Words of the served countries' languages, matched
+// on link text and path alike after folding accents, case and separators ("Mentions légales",
+// /mentions-legales/ and /Mentions_Legales all read "mentions legales").
+const PAGE_KINDS: Array<[PageKind, RegExp, number]> = [
+  ['contact', /\b(?:contact(?:s|o|ez|ar|a|e|ato|at)?|kontakt(?:e|ieren|iere|formular)?|contatt[io]|contato|get in touch|reach us|write to us|nous contacter|fale conosco|neem contact|yhteystiedot|kapcsolat|contactanos|contactenos|contattaci|kontaktujte|kontakty)\b/, 100],
+  ['imprint', /\b(?:impressum|imprint|legal notice|legal|mentions legales|aviso legal|nota legal|note legali|colofon|colophon|anbieterkennzeichnung)\b/, 90],
+  ['about', /\b(?:about(?: us)?|ueber uns|uber uns|a propos|qui sommes nous|chi siamo|quienes somos|sobre nos(?:otros)?|over ons|om oss|o nas|who we are|our story|unternehmen|nosotros|azienda|l entreprise)\b/, 60],
+  ['team', /\b(?:team|our people|staff|equipe|equipo|unser team|das team|la squadra|il team|mitarbeiter)\b/, 40],
 ];
+
+/** "Mentions légales" and "/mentions_legales/" both → "mentions legales". */
+export function foldWords(text: string): string {
+  return text.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().replace(/ß/g, 'ss').replace(/[^a-z0-9]+/g, ' ').trim();
+}
+
+function kindOf(path: string, text: string): { kind: PageKind; score: number } | null {
+  const words = [foldWords(path), foldWords(text)];
+  for (const [kind, pattern, score] of PAGE_KINDS) if (words.some((w) => pattern.test(w))) return { kind, score };
+  return null;
+}
 
 const NOT_A_PAGE = /\.(?:pdf|jpe?g|png|gif|svg|webp|zip|docx?|xlsx?|pptx?|mp[34]|mov|avi|ics|vcf|css|js|xml|json)$/i;
 
@@ -91,9 +187,14 @@ export function stripWww(hostname: string): string {
 
 /** Links of the home page that look like contact/about pages, most promising first. */
 export function findContactLinks(html: string, pageUrl: URL, limit: number): URL[] {
-  const scored: Array<{ url: URL; score: number; order: number }> = [];
+  return findContactPages(parsePage(html), pageUrl, limit).map((page) => page.url);
+}
+
+/** The same, from a parsed page, with what each link looks like it leads to. */
+export function findContactPages(page: PageDocument, pageUrl: URL, limit: number): Array<{ url: URL; kind: PageKind }> {
+  const scored: Array<{ url: URL; kind: PageKind; score: number; order: number }> = [];
   const seen = new Set<string>([withoutHash(pageUrl)]);
-  for (const anchor of extractAnchors(html)) {
+  for (const anchor of page.anchors) {
     let url: URL;
     try {
       url = new URL(anchor.href, pageUrl);
@@ -110,16 +211,16 @@ export function findContactLinks(html: string, pageUrl: URL, limit: number): URL
     } catch {
       // keep the encoded path
     }
-    const score = Math.max(...PAGE_KINDS.map(([kind, value]) => (kind.test(path) || kind.test(anchor.text) ? value : 0)));
-    if (score === 0) continue;
+    const found = kindOf(path, anchor.text);
+    if (found === null) continue;
     seen.add(key);
     url.hash = '';
-    scored.push({ url, score, order: scored.length });
+    scored.push({ url, kind: found.kind, score: found.score, order: scored.length });
   }
   return scored
     .sort((a, b) => b.score - a.score || a.order - b.order)
     .slice(0, limit)
-    .map((entry) => entry.url);
+    .map(({ url, kind }) => ({ url, kind }));
 }
 
 function withoutHash(url: URL): string {

@@ -1,44 +1,45 @@
-import { KeyedLimiter, Semaphore } from './limits';
+import { abortableLimit, KeyedLimiter } from './limits';
 
 const never = new AbortController().signal;
+const tick = () => new Promise((resolve) => setImmediate(resolve));
 
-describe('Semaphore', () => {
-  it('when the limit is reached, then the next acquire waits for a release and slots pass on in order', async () => {
-    const semaphore = new Semaphore(1);
+describe('abortableLimit (p-limit)', () => {
+  it('when the limit is reached, then the next task waits for a slot and tasks start in order', async () => {
+    const limit = abortableLimit(1);
     const order: string[] = [];
-    const releaseFirst = await semaphore.acquire(never);
-    const second = semaphore.acquire(never).then((release) => {
-      order.push('second');
-      return release;
-    });
-    const third = semaphore.acquire(never).then((release) => {
-      order.push('third');
-      release();
-    });
+    let finishFirst: () => void = () => undefined;
+    const first = limit(never, () => new Promise<void>((resolve) => (finishFirst = resolve)));
+    const second = limit(never, async () => void order.push('second'));
+    const third = limit(never, async () => void order.push('third'));
+    await tick();
     expect(order).toEqual([]);
-    releaseFirst();
-    releaseFirst(); // a second call must not free a second slot
-    (await second)();
-    await third;
+    finishFirst();
+    await Promise.all([first, second, third]);
     expect(order).toEqual(['second', 'third']);
-    expect(semaphore.idle).toBe(true);
+    await tick();
+    expect(limit.idle).toBe(true);
   });
 
-  it('when the signal aborts while waiting, then acquire rejects with its reason and leaves the queue', async () => {
-    const semaphore = new Semaphore(1);
-    const release = await semaphore.acquire(never);
+  it('when the signal aborts while waiting, then the task rejects with its reason and never runs', async () => {
+    const limit = abortableLimit(1);
+    let finishFirst: () => void = () => undefined;
+    const first = limit(never, () => new Promise<void>((resolve) => (finishFirst = resolve)));
     const controller = new AbortController();
-    const waiting = semaphore.acquire(controller.signal);
+    let ran = false;
+    const waiting = limit(controller.signal, async () => void (ran = true));
     const reason = new Error('cancelled');
     controller.abort(reason);
     await expect(waiting).rejects.toBe(reason);
-    release();
-    expect(semaphore.idle).toBe(true);
+    finishFirst();
+    await first;
+    await tick();
+    expect(ran).toBe(false);
+    expect(limit.idle).toBe(true);
   });
 });
 
 describe('KeyedLimiter', () => {
-  it('when tasks share a key, then they run one at a time, and different keys run together', async () => {
+  it('when tasks share a key, then they run one at a time, different keys run together, and idle keys are dropped', async () => {
     const limiter = new KeyedLimiter(1);
     let running = 0;
     let most = 0;
@@ -52,10 +53,12 @@ describe('KeyedLimiter', () => {
     };
     const same = [limiter.run('a', never, task), limiter.run('a', never, task)];
     const other = limiter.run('b', never, task);
-    await new Promise((resolve) => setImmediate(resolve));
+    await tick();
     expect(running).toBe(2);
     unblock();
     await Promise.all([...same, other]);
     expect(most).toBe(2);
+    await tick();
+    expect(limiter.size).toBe(0);
   });
 });

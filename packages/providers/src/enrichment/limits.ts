@@ -1,71 +1,62 @@
-/** A counting semaphore whose waits end with the signal's reason when the signal aborts. */
-export class Semaphore {
-  private active = 0;
-  private readonly waiters: Array<() => void> = [];
+import pLimit from 'p-limit';
 
-  constructor(private readonly limit: number) {}
-
-  /** Resolves to a release function (safe to call twice). */
-  async acquire(signal: AbortSignal): Promise<() => void> {
-    if (signal.aborted) throw signal.reason;
-    if (this.active < this.limit) {
-      this.active++;
-      return this.releaser();
-    }
-    await new Promise<void>((resolve, reject) => {
-      const onAbort = (): void => {
-        const index = this.waiters.indexOf(wake);
-        if (index >= 0) this.waiters.splice(index, 1);
-        reject(signal.reason);
-      };
-      const wake = (): void => {
-        signal.removeEventListener('abort', onAbort);
-        resolve();
-      };
-      this.waiters.push(wake);
-      signal.addEventListener('abort', onAbort, { once: true });
-    });
-    return this.releaser();
-  }
-
-  get idle(): boolean {
-    return this.active === 0 && this.waiters.length === 0;
-  }
-
-  private releaser(): () => void {
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      // the slot passes straight to the next waiter, so a newcomer cannot overtake the queue
-      const next = this.waiters.shift();
-      if (next) next();
-      else this.active--;
-    };
-  }
+/**
+ * The kept `p-limit`, with what this service adds: a wait that ends with the signal's reason when
+ * the signal aborts. A task whose signal aborted while it was queued never runs; once it runs it
+ * keeps its slot until it ends (it gets the signal itself).
+ */
+export interface AbortableLimit {
+  <T>(signal: AbortSignal, task: () => Promise<T>): Promise<T>;
+  /** nothing running and nothing waiting */
+  readonly idle: boolean;
 }
 
-/** One semaphore per key (a hostname), dropped again when nobody uses it so the map does not grow. */
+export function abortableLimit(concurrency: number): AbortableLimit {
+  const limit = pLimit(concurrency);
+  const run = <T>(signal: AbortSignal, task: () => Promise<T>): Promise<T> => {
+    if (signal.aborted) return Promise.reject(signal.reason);
+    return new Promise<T>((resolve, reject) => {
+      const onAbort = (): void => reject(signal.reason);
+      signal.addEventListener('abort', onAbort, { once: true });
+      limit(async () => {
+        signal.removeEventListener('abort', onAbort);
+        // rejected while it waited: give the slot straight back
+        if (signal.aborted) return;
+        try {
+          resolve(await task());
+        } catch (error) {
+          reject(error);
+        }
+      }).catch(reject);
+    });
+  };
+  return Object.defineProperty(run, 'idle', { get: () => limit.activeCount === 0 && limit.pendingCount === 0 }) as AbortableLimit;
+}
+
+/** One limit per key (a hostname), dropped again when nobody uses it so the map does not grow. */
 export class KeyedLimiter {
-  private readonly semaphores = new Map<string, Semaphore>();
+  private readonly limits = new Map<string, AbortableLimit>();
 
   constructor(private readonly perKey: number) {}
 
   async run<T>(key: string, signal: AbortSignal, task: () => Promise<T>): Promise<T> {
-    let semaphore = this.semaphores.get(key);
-    if (!semaphore) {
-      semaphore = new Semaphore(this.perKey);
-      this.semaphores.set(key, semaphore);
+    let limit = this.limits.get(key);
+    if (!limit) {
+      limit = abortableLimit(this.perKey);
+      this.limits.set(key, limit);
     }
     try {
-      const release = await semaphore.acquire(signal);
-      try {
-        return await task();
-      } finally {
-        release();
-      }
+      return await limit(signal, task);
     } finally {
-      if (semaphore.idle && this.semaphores.get(key) === semaphore) this.semaphores.delete(key);
+      // p-limit counts a finished task out a few microtasks after its promise settles
+      const used = limit;
+      setImmediate(() => {
+        if (used.idle && this.limits.get(key) === used) this.limits.delete(key);
+      });
     }
+  }
+
+  get size(): number {
+    return this.limits.size;
   }
 }

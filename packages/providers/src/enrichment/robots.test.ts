@@ -71,6 +71,13 @@ describe('parseRobots', () => {
     expect(robots.isAllowed('/%C3%BCber-uns', UA)).toBe(false);
   });
 
+  it('when a hostile pattern is full of wildcards, then matching stays fast', () => {
+    const robots = parseRobots(`User-agent: *\nDisallow: /${'*a'.repeat(40)}b\n`);
+    const started = Date.now();
+    expect(robots.isAllowed(`/${'a'.repeat(5_000)}`, UA)).toBe(true);
+    expect(Date.now() - started).toBeLessThan(1_000);
+  });
+
   it('when the text is empty or not robots.txt at all, then everything is allowed', () => {
     expect(parseRobots('').isAllowed('/contact', UA)).toBe(true);
     expect(parseRobots('<html><body>Not found</body></html>').isAllowed('/contact', UA)).toBe(true);

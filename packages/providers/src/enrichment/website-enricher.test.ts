@@ -1,9 +1,9 @@
 import * as zlib from 'zlib';
 import { isForbiddenAddress } from './address-guard';
-import { createEnricherWithPolicy, createWebsiteEnricher, DEFAULT_USER_AGENT, type EnrichmentOptions, type EnrichmentResult } from './website-enricher';
+import { createEnricherWithPolicy, createWebsiteEnricher, DEFAULT_USER_AGENT, type EnrichmentOptions } from './website-enricher';
 import { html, loopbackLookup, notFound, redirect, startFakeSite, streamHuge, type FakeSite } from './test-support/fake-site';
 
-const EMPTY: EnrichmentResult = { emails: [], socialProfiles: { facebook: null, instagram: null, linkedin: null } };
+const EMPTY = { emails: [], socialProfiles: { facebook: null, instagram: null, linkedin: null }, provenance: expect.objectContaining({ emailSource: null, emailBasis: null }) as unknown };
 const MiB = 1024 * 1024;
 
 function options(overrides: Partial<EnrichmentOptions> = {}): EnrichmentOptions {
@@ -58,6 +58,12 @@ describe('createWebsiteEnricher', () => {
           instagram: 'https://www.instagram.com/acme.bakery',
           linkedin: 'https://www.linkedin.com/company/acme-bakery',
         },
+        provenance: {
+          emailSource: 'home page',
+          emailBasis: 'site domain',
+          profileSources: { facebook: 'contact page', instagram: 'contact page', linkedin: 'contact page' },
+          pagesVisited: 3,
+        },
       });
       // robots.txt first, then the home page, then the two best candidates; never the blog
       expect(site.paths()).toEqual(['/robots.txt', '/', '/contact', '/about-us']);
@@ -72,6 +78,27 @@ describe('createWebsiteEnricher', () => {
       const result = await createWebsiteEnricher(options({ maxPages: 1 })).enrich(`bakery.example:${site.port}`, never);
       expect(result.emails).toEqual(['info@bakery.example']);
       expect(site.paths().slice(before)).toEqual(['/robots.txt', '/']);
+    });
+  });
+
+  describe('a site as a person reads it', () => {
+    const FOOTER = '<footer><p>Webdesign von <a href="mailto:hallo@pixelwerk.example">Pixelwerk</a> · hallo@pixelwerk.example</p></footer>';
+    it.each([
+      ['German', 'Kontakt', 'Schreiben Sie uns'],
+      ['French', 'Nous contacter', 'Écrivez-nous'],
+      ['Spanish', 'Contacto', 'Escríbanos'],
+      ['Italian', 'Contatti', 'Scriveteci'],
+    ])('when a %s site links its contact page only by text, then it is opened and the business free-mail outranks the designer', async (_language, linkText, prompt) => {
+      const site = await start((request, response) => {
+        if (request.url === '/robots.txt') return notFound(response);
+        if (request.url === '/') return html(response, `<nav><a href="/seite-7">${linkText}</a><a href="/p/2">Shop</a></nav>${FOOTER}`);
+        if (request.url === '/seite-7') return html(response, `<div class="kontakt"><p>Caf&eacute; Rosa – ${prompt}: cafe.<b>rosa</b>@gmail.com</p></div>${FOOTER}`);
+        return notFound(response);
+      });
+      const result = await createWebsiteEnricher(options()).enrich(`http://cafe-rosa.example:${site.port}/`, never, { businessName: 'Café Rosa' });
+      expect(result.emails).toEqual(['cafe.rosa@gmail.com']);
+      expect(result.provenance).toEqual(expect.objectContaining({ emailSource: 'contact page', emailBasis: 'contact block', pagesVisited: 2 }));
+      expect(site.paths()).toEqual(['/robots.txt', '/', '/seite-7']);
     });
   });
 

@@ -1,9 +1,9 @@
 import { promises as dns } from 'dns';
 import { isForbiddenAddress } from './address-guard';
-import { extractEmails, rankEmails } from './extract-emails';
+import { type EmailBasis, type EmailSighting, rankSightings, sightEmails } from './extract-emails';
 import { extractSocialProfiles, type SocialProfiles } from './extract-social';
-import { findContactLinks, isSameSite } from './html';
-import { KeyedLimiter, Semaphore } from './limits';
+import { findContactPages, isSameSite, type PageKind, parsePage } from './html';
+import { abortableLimit, type AbortableLimit, KeyedLimiter } from './limits';
 import { allowAll, disallowAll, parseRobots, type RobotsRules } from './robots';
 import { FetchError, safeFetch, type FetchedResponse, type LookupFn, type NetworkPolicy, type SafeFetchOptions } from './safe-fetch';
 
@@ -25,18 +25,39 @@ export interface EnrichmentOptions {
   lookup?: LookupFn;
 }
 
+export type PageLabel = 'home page' | `${PageKind} page`;
+
+/** Where the result came from, for the lead's `enrichment` object. */
+export interface EnrichmentProvenance {
+  /** the page the first email was read from */
+  emailSource: PageLabel | null;
+  emailBasis: EmailBasis | null;
+  profileSources: { facebook: PageLabel | null; instagram: PageLabel | null; linkedin: PageLabel | null };
+  pagesVisited: number;
+}
+
 export interface EnrichmentResult {
   /** best first, deduplicated, lower-cased */
   emails: string[];
   socialProfiles: SocialProfiles;
+  provenance: EnrichmentProvenance;
+}
+
+export interface EnrichmentHints {
+  /** the business's name, to recognise a mailto link presented next to it */
+  businessName?: string | null;
 }
 
 export interface WebsiteEnricher {
   /** Never throws, except with signal.reason once the signal aborts; failures give an empty (or partial) result. */
-  enrich(websiteUrl: string, signal: AbortSignal): Promise<EnrichmentResult>;
+  enrich(websiteUrl: string, signal: AbortSignal, hints?: EnrichmentHints): Promise<EnrichmentResult>;
 }
 
-export const DEFAULT_USER_AGENT = 'LeadgenBot/1.0 (+https://github.com/leadgen; enrichment of business contact pages)';
+/**
+ * Used when no user agent is configured (config derives ENRICHMENT_USER_AGENT's default from
+ * PUBLIC_BASE_URL). `LeadgenBot` is the product token robots.txt rules name.
+ */
+export const DEFAULT_USER_AGENT = 'LeadgenBot/1.0 (self-hosted lead generation service; reads public contact pages; honours robots.txt)';
 
 const PAGE_TYPES = new Set(['text/html', 'application/xhtml+xml', 'text/plain']);
 const PAGE_ACCEPT = 'text/html,application/xhtml+xml;q=0.9,text/plain;q=0.8';
@@ -90,7 +111,7 @@ interface Settings {
 }
 
 class Enricher implements WebsiteEnricher {
-  private readonly sites: Semaphore;
+  private readonly sites: AbortableLimit;
   // one request at a time per hostname, across every website this enricher visits
   private readonly hosts = new KeyedLimiter(1);
   // per origin; null marks a fetch cut short by its visit's signal, which must not decide for others
@@ -101,26 +122,26 @@ class Enricher implements WebsiteEnricher {
     private readonly policy: NetworkPolicy,
     concurrency: number,
   ) {
-    this.sites = new Semaphore(concurrency);
+    this.sites = abortableLimit(concurrency);
   }
 
-  async enrich(websiteUrl: string, signal: AbortSignal): Promise<EnrichmentResult> {
-    const release = await this.sites.acquire(signal);
-    // the per-website clock starts once a slot is free: waiting is bounded by the caller's signal
-    const visit = new AbortController();
-    const timer = setTimeout(() => visit.abort(new Error('website visit timed out')), this.settings.timeoutMs);
-    const onAbort = (): void => visit.abort(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    const found = new Findings();
-    try {
-      await this.crawl(websiteUrl, visit.signal, found);
-    } catch {
-      // an enrichment failure never fails the lead: keep whatever the earlier pages gave
-    } finally {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
-      release();
-    }
+  async enrich(websiteUrl: string, signal: AbortSignal, hints: EnrichmentHints = {}): Promise<EnrichmentResult> {
+    const found = new Findings(hints.businessName ?? null);
+    await this.sites(signal, async () => {
+      // the per-website clock starts once a slot is free: waiting is bounded by the caller's signal
+      const visit = new AbortController();
+      const timer = setTimeout(() => visit.abort(new Error('website visit timed out')), this.settings.timeoutMs);
+      const onAbort = (): void => visit.abort(signal.reason);
+      signal.addEventListener('abort', onAbort, { once: true });
+      try {
+        await this.crawl(websiteUrl, visit.signal, found);
+      } catch {
+        // an enrichment failure never fails the lead: keep whatever the earlier pages gave
+      } finally {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+      }
+    });
     if (signal.aborted) throw signal.reason;
     return found.result();
   }
@@ -131,15 +152,16 @@ class Enricher implements WebsiteEnricher {
     const home = await this.fetchPage(start, signal);
     if (home.body === null) return;
     // the home page may have redirected (http→https, apex→www, a new domain): that is the site now
-    found.add(home.body, home.url);
+    const homePage = parsePage(home.body);
+    found.add(homePage, home.body, home.url, 'home page');
     let pages = 1;
-    for (const link of findContactLinks(home.body, home.url, MAX_CANDIDATE_LINKS)) {
+    for (const link of findContactPages(homePage, home.url, MAX_CANDIDATE_LINKS)) {
       if (pages >= this.settings.maxPages || signal.aborted) break;
       try {
-        const page = await this.fetchPage(link, signal);
+        const page = await this.fetchPage(link.url, signal);
         pages++;
         // a contact link that leaves the site (a form service, a parent company) says nothing about this business
-        if (page.body !== null && isSameSite(page.url, home.url)) found.add(page.body, page.url);
+        if (page.body !== null && isSameSite(page.url, home.url)) found.add(parsePage(page.body), page.body, page.url, `${link.kind} page`);
       } catch (error) {
         // a page robots.txt keeps us from costs no request, so the next candidate may take its place
         if (!(error instanceof FetchError && error.code === 'disallowed_by_robots')) pages++;
@@ -224,21 +246,38 @@ function toWebsiteUrl(input: string): URL | null {
 }
 
 class Findings {
-  private readonly emails: string[] = [];
+  private readonly sightings: Array<EmailSighting & { page: PageLabel }> = [];
   private readonly social: SocialProfiles = { facebook: null, instagram: null, linkedin: null };
+  private readonly socialPages: EnrichmentProvenance['profileSources'] = { facebook: null, instagram: null, linkedin: null };
   private siteHost = '';
+  private pagesVisited = 0;
 
-  add(html: string, pageUrl: URL): void {
+  constructor(private readonly businessName: string | null) {}
+
+  add(page: ReturnType<typeof parsePage>, html: string, pageUrl: URL, label: PageLabel): void {
     // the first page is the home page; its host is the site's own domain for ranking
     if (this.siteHost === '') this.siteHost = pageUrl.hostname;
-    this.emails.push(...extractEmails(html, pageUrl.hostname));
+    this.pagesVisited++;
+    const contactPage = label === 'contact page' || label === 'imprint page';
+    for (const sighting of sightEmails(page, html, { contactPage, businessName: this.businessName })) this.sightings.push({ ...sighting, page: label });
     const profiles = extractSocialProfiles(html, pageUrl.href);
-    this.social.facebook ??= profiles.facebook;
-    this.social.instagram ??= profiles.instagram;
-    this.social.linkedin ??= profiles.linkedin;
+    for (const network of ['facebook', 'instagram', 'linkedin'] as const) {
+      if (this.social[network] === null && profiles[network] !== null) {
+        this.social[network] = profiles[network];
+        this.socialPages[network] = label;
+      }
+    }
   }
 
   result(): EnrichmentResult {
-    return { emails: rankEmails(this.emails, this.siteHost), socialProfiles: { ...this.social } };
+    const ranked = rankSightings(this.sightings, this.siteHost);
+    const top = ranked[0];
+    // the page where the top address was first seen on the grounds it is ranked by
+    const source = top === undefined ? null : (this.sightings.find((s) => s.email.trim().toLowerCase() === top.email)?.page ?? null);
+    return {
+      emails: ranked.map((r) => r.email),
+      socialProfiles: { ...this.social },
+      provenance: { emailSource: source, emailBasis: top?.basis ?? null, profileSources: { ...this.socialPages }, pagesVisited: this.pagesVisited },
+    };
   }
 }

@@ -80,7 +80,7 @@ async function* search(options: GooglePlacesProviderOptions, request: Generation
     try {
       page = await searchText(options.client, body, signal, deadline);
     } catch (error) {
-      if (tokenFromCursor && error instanceof UpstreamError && error.upstreamStatus === 400) {
+      if (tokenFromCursor && error instanceof UpstreamError && error.upstreamStatus === 400 && error.reason === 'provider_error') {
         tokenFromCursor = false;
         state = { ...state, pageToken: null };
         continue;

@@ -2,6 +2,7 @@
  * Small abort-aware timing helpers. Every wait in a provider must end the moment the job's signal
  * aborts (cancel, timeout, shutdown), with the signal's own reason, so the worker can tell why.
  */
+import pLimit from 'p-limit';
 
 /** Resolves after `ms`, or rejects with `signal.reason` as soon as the signal aborts. */
 export function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -63,16 +64,8 @@ export function signalUntil(parent: AbortSignal, at: number): { signal: AbortSig
   };
 }
 
-/** Runs `fn` over `items` with at most `limit` in flight; results keep the input order. */
+/** Runs `fn` over `items` with at most `limit` in flight (p-limit); results keep the input order. */
 export async function mapWithConcurrency<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const lanes = Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await fn(items[index] as T, index);
-    }
-  });
-  await Promise.all(lanes);
-  return results;
+  const run = pLimit(Math.max(1, limit));
+  return Promise.all(items.map((item, index) => run(() => fn(item, index))));
 }

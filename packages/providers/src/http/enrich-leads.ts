@@ -1,4 +1,4 @@
-import type { LeadRecord, SocialProfiles } from '@leadgen/domain';
+import type { LeadEnrichment, LeadRecord, SocialProfiles } from '@leadgen/domain';
 import { mapWithConcurrency, signalUntil } from './abort';
 
 /**
@@ -7,8 +7,21 @@ import { mapWithConcurrency, signalUntil } from './abort';
  * `enrich` never throws unless its signal aborts.
  */
 export interface WebsiteEnricherLike {
-  enrich(websiteUrl: string, signal: AbortSignal): Promise<{ emails: string[]; socialProfiles: SocialProfiles }>;
+  enrich(
+    websiteUrl: string,
+    signal: AbortSignal,
+    hints?: { businessName?: string | null },
+  ): Promise<{ emails: string[]; socialProfiles: SocialProfiles; provenance?: WebsiteProvenance }>;
 }
+
+interface WebsiteProvenance {
+  emailSource: string | null;
+  emailBasis: string | null;
+  profileSources: { facebook: string | null; instagram: string | null; linkedin: string | null };
+  pagesVisited: number;
+}
+
+const NETWORKS = ['facebook', 'instagram', 'linkedin'] as const;
 
 export interface EnrichmentStep {
   enricher: WebsiteEnricherLike;
@@ -39,11 +52,22 @@ export async function enrichLeads(leads: readonly LeadRecord[], step: Enrichment
     await mapWithConcurrency(todo, step.concurrency, async (lead) => {
       if (scope.signal.aborted) return;
       try {
-        const found = await step.enricher.enrich(lead.website as string, scope.signal);
+        const found = await step.enricher.enrich(lead.website as string, scope.signal, { businessName: lead.businessName });
+        const site = found.provenance;
+        // Where each value came from, so a buyer can judge it: the upstream, or the page it was read on.
+        const enrichment: LeadEnrichment = {
+          emailSource: lead.email !== null ? 'upstream' : found.emails[0] !== undefined ? (site?.emailSource ?? 'website') : null,
+          emailBasis: lead.email === null && found.emails[0] !== undefined ? (site?.emailBasis ?? null) : null,
+          profileSources: { facebook: null, instagram: null, linkedin: null },
+          pagesVisited: site?.pagesVisited ?? 0,
+        };
         lead.email ??= found.emails[0] ?? null;
-        lead.socialProfiles.facebook ??= found.socialProfiles.facebook;
-        lead.socialProfiles.instagram ??= found.socialProfiles.instagram;
-        lead.socialProfiles.linkedin ??= found.socialProfiles.linkedin;
+        for (const network of NETWORKS) {
+          const had = lead.socialProfiles[network] !== null;
+          lead.socialProfiles[network] ??= found.socialProfiles[network];
+          enrichment.profileSources[network] = had ? 'upstream' : lead.socialProfiles[network] !== null ? (site?.profileSources[network] ?? 'website') : null;
+        }
+        lead.enrichment = enrichment;
       } catch {
         // An enricher that breaks its promise not to throw is treated like one that found nothing.
       }

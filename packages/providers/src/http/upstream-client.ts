@@ -51,7 +51,7 @@ class Transient extends Error {
 /**
  * The one way adapters talk to an upstream: fleet-wide rate limit, per-attempt timeout, retries
  * with backoff and jitter on 429/5xx/network failures (honouring Retry-After), and a fixed mapping
- * of failures onto ProviderError: 401/403 end the job as `provider_unauthorized`; other 4xx, an
+ * of failures onto ProviderError: 401/403, or a body that refuses the credentials, end the job as `provider_unauthorized`; other 4xx, an
  * unreadable body or exhausted retries are `provider_error`. An aborted signal always wins and is
  * rethrown as its own reason.
  */
@@ -139,7 +139,7 @@ export class UpstreamClient {
     const detail = [described.code, described.message].filter(Boolean).join(': ');
     const message = `${this.name}: HTTP ${status}${detail ? ` ${detail}` : ''}`;
     if (status === 429 || status >= 500) throw new Transient(message, status, parseRetryAfter(retryAfter), described.code);
-    if (status === 401 || status === 403) throw new UpstreamError('provider_unauthorized', `${message} (credentials refused)`, status, described.code);
+    if (status === 401 || status === 403 || described.credentialsRefused) throw new UpstreamError('provider_unauthorized', `${message} (credentials refused)`, status, described.code);
     throw new UpstreamError('provider_error', message, status, described.code);
   }
 

@@ -48,7 +48,7 @@ async function* search(client: UpstreamClient, request: GenerationRequest, conte
       page = await personSearch(client, { query, size, ...(scrollToken === null ? {} : { scroll_token: scrollToken }) }, signal, deadline);
     } catch (error) {
       // A stored scroll token can expire before a replacement worker uses it: start over.
-      if (tokenFromCursor && error instanceof UpstreamError && error.upstreamStatus === 400) {
+      if (tokenFromCursor && error instanceof UpstreamError && error.upstreamStatus === 400 && error.reason === 'provider_error') {
         tokenFromCursor = false;
         scrollToken = null;
         continue;

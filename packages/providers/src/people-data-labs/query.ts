@@ -1,4 +1,5 @@
 import { countryName, type GenerationRequest, type Seniority } from '@leadgen/domain';
+import { canonicalIndustry } from './industries';
 
 /**
  * Our seniorities onto PDL's `job_title_levels` (cxo, owner, partner, vp, director, manager,
@@ -46,15 +47,21 @@ function lower(values: readonly string[]): string[] {
   return [...new Set(values.map((v) => v.trim().toLowerCase()).filter(Boolean))];
 }
 
-/** Any of the phrases, against a free-text field (titles are written a hundred ways). */
-export function anyPhrase(field: string, phrases: readonly string[]): Clause {
-  return { bool: { should: lower(phrases).map((p) => ({ match_phrase: { [field]: p } })), minimum_should_match: 1 } };
+function phrases(field: string, values: readonly string[]): Clause[] {
+  return lower(values).map((p) => ({ match_phrase: { [field]: p } }));
 }
+
+/** Any of the phrases, against a free-text field (titles are written a hundred ways). */
+export function anyPhrase(field: string, values: readonly string[]): Clause {
+  return { bool: { should: phrases(field, values), minimum_should_match: 1 } };
+}
+
+const KEYWORD_FIELDS = ['job_title', 'job_company_name', 'skills', 'summary'];
 
 /**
  * The Elasticsearch query for a linkedin request: enumerated fields (levels, company size,
- * country, an explicit industry) as exact `terms`, free text (titles, the category standing in for
- * an industry, the city) as phrases. Only profiles with a LinkedIn URL: it is the lead's identity.
+ * country, industries mapped to PDL's canonical list) as exact `terms`, free text (titles, the
+ * city, the keyword) as phrases. Only profiles with a LinkedIn URL: it is the lead's identity.
  */
 export function buildPersonQuery(request: GenerationRequest): Clause {
   const params = request.linkedinParams ?? {};
@@ -63,11 +70,21 @@ export function buildPersonQuery(request: GenerationRequest): Clause {
   if (params.seniority && params.seniority.length > 0) {
     must.push({ terms: { job_title_levels: [...new Set(params.seniority.flatMap((s) => PDL_LEVELS[s]))] } });
   }
-  if (params.industry && params.industry.length > 0) must.push({ terms: { industry: lower(params.industry) } });
-  else if (request.category.trim() !== '') must.push(anyPhrase('industry', [request.category]));
+  if (params.industry && params.industry.length > 0) {
+    // An explicit industry is a filter the client asked for: a value we cannot map is kept as given
+    // (it then matches nobody) rather than dropped, which would widen the search behind their back.
+    must.push({ terms: { industry: lower(params.industry.map((i) => canonicalIndustry(i) ?? i)) } });
+  } else if (request.category.trim() !== '') {
+    const industry = canonicalIndustry(request.category);
+    // A category that names no industry ("sommelier") is most likely a role: look for it in titles too.
+    must.push(industry !== null ? { term: { industry } } : { bool: { should: [...phrases('industry', [request.category]), ...phrases('job_title', [request.category])], minimum_should_match: 1 } });
+  }
   if (params.companySize && params.companySize.length > 0) must.push({ terms: { job_company_size: [...params.companySize] } });
   must.push({ term: { location_country: pdlCountry(params.country ?? request.state) } });
   if (request.city && request.city.trim() !== '') must.push(anyPhrase('location_locality', [request.city]));
+  // The keyword narrows: the person's title, company, skills or summary must say it.
+  const keyword = request.keyword?.trim();
+  if (keyword) must.push({ bool: { should: KEYWORD_FIELDS.flatMap((field) => phrases(field, [keyword])), minimum_should_match: 1 } });
   return { bool: { must } };
 }
 

@@ -44,17 +44,17 @@ export function contactInfoContacts(info: readonly ContactInfo[]): StoreContact[
 }
 
 /** A store onto the shopify lead record: one row per store domain, which is its dedup key. */
-export function storeToLead(store: StoreDomain, requestedCategory: string): ProviderLead & { lead: ShopifyLead } {
+export function storeToLead(store: StoreDomain, requestedCategory: string, categoryPath: string | null = null): ProviderLead & { lead: ShopifyLead } {
   const domain = bareDomain(store.name);
   const info = store.contact_info;
   const categories = Array.isArray(store.categories)
     ? [...new Set((store.categories as unknown[]).map((c) => (typeof c === 'string' ? readableCategory(c) : '')).filter(Boolean))]
     : [];
-  const address = [store.street_address, store.city, store.region, store.postal_code, store.country_code].map(str).filter(Boolean).join(', ');
+  const address = [store.street_address, store.city, store.state, store.postal_code, store.country_code].map(str).filter(Boolean).join(', ');
   const linkedin = first(info, 'linkedin');
   const lead: ShopifyLead = {
     source: 'shopify',
-    businessName: str(store.title) ?? domain,
+    businessName: str(store.merchant_name) ?? domain,
     email: first(info, 'email'),
     phone: first(info, 'phone'),
     address,
@@ -66,10 +66,21 @@ export function storeToLead(store: StoreDomain, requestedCategory: string): Prov
       instagram: social(info, 'instagram'),
       linkedin: linkedin === null ? null : (normalizeLinkedinUrl(linkedin) ?? url(linkedin)),
     },
-    store: { domain, country: str(store.country_code)?.toUpperCase() ?? null, platform: 'shopify' },
+    store: { domain, country: str(store.country_code)?.toUpperCase() ?? null, platform: 'shopify', categoryPath },
     contacts: contactInfoContacts(info),
   };
   return { dedupKey: domain, lead };
+}
+
+/** Whether the store is in the requested city (Store Leads has no documented city filter, so the adapter narrows). */
+export function inCity(store: StoreDomain, city: string | undefined): boolean {
+  if (city === undefined || city.trim() === '') return true;
+  const have = str(store.city);
+  return have !== null && fold(have) === fold(city);
+}
+
+function fold(value: string): string {
+  return value.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim();
 }
 
 /** Whether every required channel is present on the store or one of its contacts. */

@@ -3,7 +3,8 @@ import { logger } from '@leadgen/logger';
 import { type LeadProvider, ProviderError, type ProviderLead, type ProviderPage, type SearchContext } from '../provider';
 import { enrichLeads, type EnrichmentStep, type UpstreamClient } from '../http';
 import type { CompanyPeopleFinder } from '../people-data-labs/company-people';
-import { hasChannels, storeToLead } from './map';
+import { matchCategoryPath } from './category-paths';
+import { hasChannels, inCity, storeToLead } from './map';
 import { listDomains, MAX_PAGE_SIZE } from './storeleads-api';
 
 export interface StoreLeadsProviderOptions {
@@ -46,11 +47,12 @@ function decodeCursor(cursor: string | null): CursorState | null {
 }
 
 /**
- * With requiredChannels many stores are dropped, so full pages are worth it; otherwise the job
+ * With requiredChannels or a city (narrowed here) many stores are dropped, so full pages are worth it; otherwise the job
  * needs at most maxResults stores and a smaller page saves quota.
  */
 function pageSizeFor(request: GenerationRequest): number {
   if (request.requiredChannels && request.requiredChannels.length > 0) return MAX_PAGE_SIZE;
+  if (request.city && request.city.trim() !== '') return MAX_PAGE_SIZE;
   return Math.min(MAX_PAGE_SIZE, Math.max(10, request.maxResults));
 }
 
@@ -85,10 +87,13 @@ async function* search(options: StoreLeadsProviderOptions, request: GenerationRe
   const titles = request.decisionMakerTitles ?? [];
   let state = decodeCursor(context.cursor) ?? { page: 0, offset: 0, pageSize: pageSizeFor(request) };
   const seen = new Set<string>();
+  // Store Leads ignores a filter value that is not one of its paths: free text would filter nothing.
+  const categoryPath = matchCategoryPath(request.category);
+  const text = [categoryPath === null ? request.category.trim() : '', request.keyword?.trim() ?? ''].filter(Boolean).join(' ') || undefined;
   for (;;) {
     const domains = await listDomains(
       options.client,
-      { country: request.state, category: request.category.trim(), keyword: request.keyword?.trim() || undefined, page: state.page, pageSize: state.pageSize },
+      { country: request.state, categoryPath, text, page: state.page, pageSize: state.pageSize },
       context.signal,
       context.deadline,
     );
@@ -96,8 +101,8 @@ async function* search(options: StoreLeadsProviderOptions, request: GenerationRe
     // Index in the page → row, for the stores not yet handed over in this run.
     const rows = new Map<number, ProviderLead & { lead: ShopifyLead }>();
     domains.forEach((domain, index) => {
-      if (index < state.offset) return;
-      const row = storeToLead(domain, request.category);
+      if (index < state.offset || !inCity(domain, request.city)) return;
+      const row = storeToLead(domain, request.category, categoryPath);
       if (row.dedupKey === '' || seen.has(row.dedupKey)) return;
       seen.add(row.dedupKey);
       rows.set(index, row);

@@ -4,8 +4,8 @@ import type { UpstreamClient } from '../http';
 /** Store Leads' own maximum page size. */
 export const MAX_PAGE_SIZE = 50;
 
-/** Only what we map; the API documents many more fields. */
-const FIELDS = 'name,title,country_code,city,region,street_address,postal_code,categories,contact_info,platform';
+/** Only what we map; the API documents many more fields (see UPSTREAM.md). */
+const FIELDS = 'name,merchant_name,country_code,city,state,street_address,postal_code,categories,contact_info,platform';
 
 export interface ContactInfo {
   type: string;
@@ -14,10 +14,11 @@ export interface ContactInfo {
 
 export interface StoreDomain {
   name: string;
-  title?: unknown;
+  /** the business's name; `title` is the home page's <title> ("Dune Apparel | Free shipping over $75") */
+  merchant_name?: unknown;
   country_code?: unknown;
   city?: unknown;
-  region?: unknown;
+  state?: unknown;
   street_address?: unknown;
   postal_code?: unknown;
   categories?: unknown;
@@ -27,8 +28,10 @@ export interface StoreDomain {
 export interface DomainQuery {
   /** ISO country code */
   country: string;
-  category: string;
-  keyword?: string;
+  /** a Store Leads category path (`/Apparel/Footwear`); unknown values are silently ignored upstream */
+  categoryPath: string | null;
+  /** free text for `q`: the keyword, and the category when it matched no path */
+  text?: string;
   page: number;
   pageSize: number;
 }
@@ -63,8 +66,8 @@ export async function listDomains(client: UpstreamClient, query: DomainQuery, si
     query: {
       'f:p': 'shopify',
       'f:cc': query.country,
-      'f:cat': query.category,
-      q: query.keyword,
+      'f:cat': query.categoryPath ?? undefined,
+      q: query.text,
       page: query.page,
       page_size: query.pageSize,
       fields: FIELDS,

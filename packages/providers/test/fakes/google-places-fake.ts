@@ -2,7 +2,11 @@ import { FakeServer, type FakeResponse, makeToken, readToken, type RecordedReque
 
 /**
  * A fake of Places API (New) Text Search, answering as Google documents it:
- * - `POST /v1/places:searchText`, key in `X-Goog-Api-Key` (a wrong key: 403 PERMISSION_DENIED);
+ * - `POST /v1/places:searchText`, key in `X-Goog-Api-Key`: a missing, wrong or expired key is
+ *   400 INVALID_ARGUMENT with ErrorInfo reason API_KEY_INVALID in `details` (not 401/403); a key
+ *   whose project has the API disabled (`apiDisabled`) is 403 PERMISSION_DENIED, reason
+ *   SERVICE_DISABLED; quota (`failNext({ status: 429 })`) is 429 RESOURCE_EXHAUSTED, no Retry-After;
+ *   see src/google-places/UPSTREAM.md;
  * - `X-Goog-FieldMask` is required (400 INVALID_ARGUMENT without it), and the answer holds only
  *   the masked fields: `nextPageToken` too is returned only when the mask names it;
  * - `pageSize` defaults to 20, values above 20 are set to 20, negative ones are 400;
@@ -38,8 +42,9 @@ const STATUS_NAME: Record<number, string> = {
   503: 'UNAVAILABLE',
 };
 
-export function googleError(code: number, message = 'fake upstream error'): unknown {
-  return { error: { code, message, status: STATUS_NAME[code] ?? 'UNKNOWN', details: [] } };
+export function googleError(code: number, message = 'fake upstream error', reason?: string): unknown {
+  const details = reason === undefined ? [] : [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: 'googleapis.com', metadata: { service: 'places.googleapis.com' } }];
+  return { error: { code, message, status: STATUS_NAME[code] ?? 'UNKNOWN', details } };
 }
 
 export function makePlaces(count: number, prefix = 'p'): FakePlace[] {
@@ -62,6 +67,8 @@ export class GooglePlacesFake extends FakeServer {
   places: FakePlace[] = [];
   rank: (body: Record<string, unknown>) => FakePlace[] = (body) =>
     shuffled(this.places, `${String(body.textQuery)}|${JSON.stringify(body.locationBias ?? null)}`);
+  /** the project behind the key has Places API (New) disabled */
+  apiDisabled = false;
   /** bumped by expireTokens(): older page tokens are refused */
   private generation = 0;
 
@@ -76,7 +83,10 @@ export class GooglePlacesFake extends FakeServer {
   private answer(request: RecordedRequest): FakeResponse {
     if (request.method !== 'POST' || request.path !== '/v1/places:searchText') return { status: 404, body: googleError(404, 'Not found') };
     if (request.headers['x-goog-api-key'] !== this.apiKey) {
-      return { status: 403, body: googleError(403, 'The caller does not have permission') };
+      return { status: 400, body: googleError(400, 'API key not valid. Please pass a valid API key.', 'API_KEY_INVALID') };
+    }
+    if (this.apiDisabled) {
+      return { status: 403, body: googleError(403, 'Places API (New) has not been used in project 0 before or it is disabled.', 'SERVICE_DISABLED') };
     }
     const mask = request.headers['x-goog-fieldmask'];
     if (typeof mask !== 'string' || mask.trim() === '') {

@@ -9,8 +9,12 @@ import { FakeServer, type FakeResponse, makeToken, readToken, type RecordedReque
  *   not_found, which PDL does not bill;
  * - errors as `{ status, error: { type, message } }`.
  * The query is evaluated for real over `people`, for the clauses the adapter writes: bool
- * (must/should/filter/minimum_should_match), term, terms, match, match_phrase, exists.
+ * (must/should/filter/minimum_should_match), term, terms, match, match_phrase, exists. Enumerated
+ * fields (`industry`, `location_country`, `job_title_levels`, `job_company_size`) are keywords, as in
+ * PDL's mapping: any query on them matches only the whole canonical value, so "software" finds no
+ * "computer software" (see src/people-data-labs/UPSTREAM.md).
  */
+const KEYWORD_FIELDS = new Set(['industry', 'location_country', 'job_title_levels', 'job_company_size']);
 export type FakePerson = Record<string, unknown>;
 
 const ERROR_TYPE: Record<number, string> = {
@@ -53,15 +57,16 @@ export function matches(person: FakePerson, clause: unknown): boolean {
       const [field, list] = Object.entries(spec)[0] ?? [];
       return (list as unknown[]).some((v) => values(person, field ?? '').includes(String(v)));
     }
-    case 'match': {
-      const [field, text] = Object.entries(spec)[0] ?? [];
-      const words = String(text).toLowerCase().split(/\s+/);
-      return values(person, field ?? '').some((v) => words.some((w) => v.split(/\W+/).includes(w)));
-    }
+    case 'match':
     case 'match_phrase': {
       const [field, text] = Object.entries(spec)[0] ?? [];
-      const phrase = ` ${String(text).toLowerCase()} `;
-      return values(person, field ?? '').some((v) => ` ${v.replace(/\W+/g, ' ')} `.includes(phrase));
+      if (KEYWORD_FIELDS.has(field ?? '')) return values(person, field ?? '').includes(String(text).toLowerCase());
+      if (kind === 'match_phrase') {
+        const phrase = ` ${String(text).toLowerCase()} `;
+        return values(person, field ?? '').some((v) => ` ${v.replace(/\W+/g, ' ')} `.includes(phrase));
+      }
+      const words = String(text).toLowerCase().split(/\s+/);
+      return values(person, field ?? '').some((v) => words.some((w) => v.split(/\W+/).includes(w)));
     }
     case 'exists':
       return values(person, String(spec.field)).length > 0;

@@ -3,7 +3,11 @@ import { FakeServer, type FakeResponse, type RecordedRequest } from './fake-serv
 /**
  * A fake of Store Leads' domain list (`GET /json/api/v1/all/domain`):
  * - `Authorization: Bearer <key>` (wrong or missing: 401);
- * - filters `f:p` (platform), `f:cc` (country code), `f:cat` (category), `q` (text in name/title);
+ * - filters `f:p` (platform), `f:cc` (country code), `f:cat` (a category path: the stores in it or
+ *   below it; a value that is not a path matches nothing), `q` (text in name, merchant_name, title);
+ *   unknown filter keys are silently ignored, as the API does (see src/store-leads/UPSTREAM.md);
+ * - `merchant_name` is the business, `title` the home page's <title>; address in `street_address`,
+ *   `city`, `state`, `postal_code`, `country_code`;
  * - `page` (0-based) and `page_size` (at most 50, else 400); `fields` limits the keys returned;
  * - `{ domains: [...] }` with `contact_info: [{ type, value }]` entries (email, phone, facebook,
  *   instagram, linkedin, ...); 429 with Retry-After when throttled; errors as `{ error }`.
@@ -11,9 +15,14 @@ import { FakeServer, type FakeResponse, type RecordedRequest } from './fake-serv
 export interface FakeStore {
   name: string;
   platform: string;
+  merchant_name?: string;
+  /** the home page's <title>, not a business name */
   title?: string;
   country_code?: string;
+  street_address?: string;
   city?: string;
+  state?: string;
+  postal_code?: string;
   categories?: string[];
   contact_info?: Array<{ type: string; value: string; source?: string }>;
   estimated_sales?: number;
@@ -27,14 +36,21 @@ export function makeStores(count: number, overrides: (i: number) => Partial<Fake
   return Array.from({ length: count }, (_, i) => ({
     name: `store${i}.com`,
     platform: 'shopify',
-    title: `Store ${i}`,
+    merchant_name: `Store ${i}`,
+    title: `Store ${i} | Free shipping over $75`,
     country_code: 'US',
     city: 'Austin',
+    state: 'TX',
     categories: ['/Apparel/Footwear/'],
     contact_info: [],
     estimated_sales: 1000 * i,
     ...overrides(i),
   }));
+}
+
+function inPath(storeCategory: string, filter: string): boolean {
+  const have = storeCategory.toLowerCase().replace(/\/+$/, '');
+  return have === filter || have.startsWith(`${filter}/`);
 }
 
 export class StoreLeadsFake extends FakeServer {
@@ -54,14 +70,14 @@ export class StoreLeadsFake extends FakeServer {
     if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 50) return { status: 400, body: storeLeadsError(400, 'page_size must be between 1 and 50') };
     const platform = q.get('f:p');
     const country = q.get('f:cc')?.toUpperCase();
-    const category = q.get('f:cat')?.toLowerCase();
+    const category = q.get('f:cat')?.toLowerCase().replace(/\/+$/, '');
     const text = q.get('q')?.toLowerCase();
     const found = this.stores.filter(
       (s) =>
         (!platform || s.platform === platform) &&
         (!country || s.country_code === country) &&
-        (!category || (s.categories ?? []).some((c) => c.toLowerCase().includes(category))) &&
-        (!text || `${s.name} ${s.title ?? ''}`.toLowerCase().includes(text)),
+        (!category || (s.categories ?? []).some((c) => inPath(c, category))) &&
+        (!text || `${s.name} ${s.merchant_name ?? ''} ${s.title ?? ''}`.toLowerCase().includes(text)),
     );
     const fields = q.get('fields')?.split(',').map((f) => f.trim());
     const domains = found.slice(page * pageSize, (page + 1) * pageSize).map((store) =>
