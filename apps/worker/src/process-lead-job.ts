@@ -77,7 +77,7 @@ async function processLeadJob<S extends Source>(
     }
     if (interruption?.why === 'timeout') outcome = { kind: 'error', reason: 'timeout' };
     else if (error instanceof ProviderError) {
-      logger.warn('provider failed', { reason: error.reason, upstreamStatus: error.upstreamStatus, message: error.message });
+      logger.warn('provider failed', { reason: error.reason, upstreamStatus: error.upstreamStatus, error: error.message });
       outcome = { kind: 'error', reason: error.reason };
     } else if (isLastAttempt(job)) {
       // The job's own code failed on every attempt: a poison job. It is settled here, by the worker
