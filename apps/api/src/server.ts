@@ -40,7 +40,11 @@ export async function startApi(config: Config): Promise<RunningApi> {
 
   let shuttingDown = false;
   const extraRouters = config.operatorPassword
-    ? [{ path: BOARD_PATH, handler: operatorBoard(producer.queues(), config.operatorPassword, { redis, prefix: config.redis.queuePrefix }) }]
+    ? [{ path: BOARD_PATH, handler: operatorBoard(producer.queues(), config.operatorPassword, {
+          redis,
+          prefix: config.redis.queuePrefix,
+          writable: config.operatorBoardWritable,
+        }) }]
     : [];
   const app = createApp(deps, { isShuttingDown: () => shuttingDown, extraRouters });
   // requireHostHeader off: Node would refuse a missing Host with a bare 400; http/protocol-checks.ts answers it.

@@ -1,9 +1,9 @@
 import type { Config } from '@leadgen/config';
 import { commitPage, findJob, settleJob, startJob, type Database, type JobRecord, type SettlementBasis } from '@leadgen/db';
-import type { JobOutcome, Source } from '@leadgen/domain';
+import { isTerminal, type JobOutcome, type Source } from '@leadgen/domain';
 import { logger, withLogContext } from '@leadgen/logger';
 import { ProviderError, type LeadProvider } from '@leadgen/providers';
-import { WaitingError, type Job, type JobEventPublisher, type LeadJobHandler, type QueuePayloads } from '@leadgen/queue';
+import { WaitingError, type Job, type JobEventPublisher, type LeadJobHandler, type LeadJobResult, type QueuePayloads } from '@leadgen/queue';
 
 export interface HandlerDependencies {
   config: Config;
@@ -18,7 +18,7 @@ export class JobInterrupted extends Error {
   }
 }
 
-type Start = { kind: 'started'; job: JobRecord } | { kind: 'terminal' } | { kind: 'missing' };
+type Start = { kind: 'started'; job: JobRecord } | { kind: 'terminal'; job: JobRecord } | { kind: 'missing' };
 
 /**
  * One statement in the common case: the row, moved to running. The API commits a job before it
@@ -28,7 +28,22 @@ async function start(db: Database, jobId: string, provider: string): Promise<Sta
   const job = await startJob(db, jobId, provider);
   if (job) return { kind: 'started', job };
   const row = await findJob(db, jobId);
-  return row ? { kind: 'terminal' } : { kind: 'missing' };
+  return row ? { kind: 'terminal', job: row } : { kind: 'missing' };
+}
+
+/** The queue entry's return value: the terminal object as PostgreSQL holds it (null while not terminal). */
+export function jobResult(job: JobRecord | null | undefined): LeadJobResult | null {
+  if (!job || !isTerminal(job.status)) return null;
+  return {
+    jobId: job.id,
+    status: job.status,
+    requestedCount: job.requestedCount,
+    deliveredCount: job.deliveredCount,
+    stopReason: job.stopReason,
+    creditsCharged: job.creditsCharged,
+    provider: job.provider,
+    finishedAt: job.finishedAt?.toISOString() ?? null,
+  };
 }
 
 export function createLeadJobHandler<S extends Source>(provider: LeadProvider<S>, deps: HandlerDependencies): LeadJobHandler<S> {
@@ -42,14 +57,14 @@ async function processLeadJob<S extends Source>(
   job: Job<QueuePayloads[S]>,
   token: string,
   bullSignal: AbortSignal,
-): Promise<void> {
+): Promise<LeadJobResult | null> {
   const { db, config } = deps;
   const jobId = job.data.jobId;
   const started = await start(db, jobId, provider.name);
-  if (started.kind === 'terminal') return;
+  if (started.kind === 'terminal') return jobResult(started.job);
   if (started.kind === 'missing') {
     logger.warn('queue entry has no job row: dropped');
-    return;
+    return null;
   }
   const record = started.job;
 
@@ -65,10 +80,10 @@ async function processLeadJob<S extends Source>(
   const basis: SettlementBasis = { source: record.source, requestedCount: record.requestedCount, deliveredCount: record.deliveredCount };
   let outcome: JobOutcome;
   try {
-    outcome = await collectLeads(provider, db, record, basis, controller.signal, deadline);
+    outcome = await collectLeads(provider, db, record, basis, controller.signal, deadline, (page) => reportPage(job, page));
   } catch (error) {
     const interruption = controller.signal.aborted ? (controller.signal.reason as JobInterrupted) : null;
-    if (interruption?.why === 'cancelled') return; // the API settled it already
+    if (interruption?.why === 'cancelled') return jobResult(await findJob(db, jobId)); // the API settled it already
     if (interruption?.why === 'shutdown') {
       // Hand the job back: what is committed stays, and the next worker resumes from the cursor.
       await job.moveToWait(token);
@@ -90,7 +105,28 @@ async function processLeadJob<S extends Source>(
     clearTimeout(timer);
     bullSignal.removeEventListener('abort', onBullAbort);
   }
-  if (outcome) await finish(deps, jobId, outcome, basis);
+  return finish(deps, jobId, outcome, basis);
+}
+
+interface PageReport {
+  page: number;
+  leads: number;
+  deliveredCount: number;
+  requestedCount: number;
+}
+
+/**
+ * The board's Progress and Logs, per committed page: both commands are written together on the
+ * worker's connection (one round trip) and not awaited, since the page is committed in PostgreSQL
+ * already and what Redis shows is only for operators. A failure (the entry removed from the board)
+ * costs nothing but the line.
+ */
+function reportPage(job: Job, report: PageReport): void {
+  const { page, leads, deliveredCount, requestedCount } = report;
+  Promise.all([
+    job.updateProgress({ deliveredCount, requestedCount }),
+    job.log(`page ${page}: ${leads} lead(s) committed, ${deliveredCount}/${requestedCount} delivered`),
+  ]).catch((error: Error) => logger.debug('job progress not recorded', { error: error.message }));
 }
 
 /**
@@ -109,25 +145,31 @@ async function collectLeads(
   basis: SettlementBasis,
   signal: AbortSignal,
   deadline: number,
+  onPage: (report: PageReport) => void,
 ): Promise<JobOutcome> {
   if (record.deliveredCount >= record.requestedCount) return { kind: 'finished' };
   if (Date.now() >= deadline) return { kind: 'error', reason: 'timeout' };
   const pages = provider.search(record.request, { signal, cursor: record.cursor, deadline });
+  let pageNumber = 0;
   for await (const page of pages) {
     signal.throwIfAborted();
     const commit = await commitPage(db, record.id, page.leads, page.cursor);
     // Stopped: cancelled or settled elsewhere; the `for await` exit closes the provider's iterator.
     if (commit.kind === 'stopped') return { kind: 'cancelled' };
+    const leads = commit.deliveredCount - basis.deliveredCount;
     basis.deliveredCount = commit.deliveredCount;
+    pageNumber += 1;
+    onPage({ page: pageNumber, leads, deliveredCount: commit.deliveredCount, requestedCount: commit.requestedCount });
     if (commit.deliveredCount >= commit.requestedCount) break;
   }
   signal.throwIfAborted();
   return { kind: 'finished' };
 }
 
-export async function finish(deps: HandlerDependencies, jobId: string, outcome: JobOutcome, basis?: SettlementBasis): Promise<void> {
+/** Settles the job in PostgreSQL (the source of truth) and returns its terminal object for the queue entry. */
+export async function finish(deps: HandlerDependencies, jobId: string, outcome: JobOutcome, basis?: SettlementBasis): Promise<LeadJobResult | null> {
   const settlement = await settleJob(deps.db, jobId, outcome, basis);
-  if (!settlement?.settled) return;
+  if (!settlement?.settled) return jobResult(settlement?.job);
   const { job } = settlement;
   logger.info('job finished', {
     status: job.status,
@@ -140,4 +182,5 @@ export async function finish(deps: HandlerDependencies, jobId: string, outcome: 
     // Waiting API requests then answer at their timeout, from PostgreSQL: late, never wrong.
     logger.warn('terminal event not published', { error: error.message });
   });
+  return jobResult(job);
 }

@@ -8,6 +8,7 @@ import {
   closeRedis,
   createJobProducer,
   createLeadConsumer,
+  JobFailedError,
   jobEventPublisher,
   producerConnection,
   subscribeJobEvents,
@@ -54,7 +55,8 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
     // Only a report: a job's last attempt settles the job itself (process-lead-job.ts), and one whose
     // attempts ended without a settlement (PostgreSQL away) is found again by the lost-job sweep.
     consumer.on('failed', (job, error) => {
-      if (!job) return;
+      // A FAILED job's entry: settled and logged as 'job finished' already.
+      if (!job || error instanceof JobFailedError) return;
       withLogContext({ jobId: job.data.jobId, source }, () => {
         logger.warn('job attempt failed', { attempt: job.attemptsMade, attempts: job.opts.attempts ?? 1, error: error.message });
       });
