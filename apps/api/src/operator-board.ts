@@ -26,6 +26,20 @@ function basicCredentials(header: string): { user: string; password: string } | 
   return { user: user ?? '', password: rest.join(':') };
 }
 
+type RenderCallback = (error: Error | null, html?: string) => void;
+type ViewEngine = (path: string, options: object, callback: RenderCallback) => void;
+// The board's page links Google Fonts: the CSP would block it, but the browser would still try (and
+// report a violation). The link is taken out of the rendered page; the system font is used.
+const THIRD_PARTY_STYLESHEET = /<link[^>]+href="https:\/\/[^"]*"[^>]*rel="stylesheet"[^>]*>/g;
+
+function withoutThirdPartyFonts(board: express.Express): void {
+  const engines = (board as unknown as { engines: Record<string, ViewEngine> }).engines;
+  const render = engines['.ejs'];
+  if (!render) throw new Error('Bull Board no longer renders its page with ejs: check withoutThirdPartyFonts');
+  engines['.ejs'] = (path, options, callback) =>
+    render(path, options, (error, html) => callback(error, html?.replace(THIRD_PARTY_STYLESHEET, '')));
+}
+
 export interface BoardOptions {
   redis: Redis;
   prefix: string;
@@ -48,6 +62,7 @@ export function operatorBoard(queues: Queue[], password: string, options: BoardO
   const board = serverAdapter.getRouter() as express.Express;
   // The board is an Express app of its own, which would otherwise announce itself on every response.
   board.disable('x-powered-by');
+  withoutThirdPartyFonts(board);
   // Parsed here, before the board's own parser: bodies are capped and never inflated, and a malformed
   // one becomes a Problem Details 400 from our error middleware rather than the board's error page.
   const parseBody = express.json({ limit: '16kb', inflate: false });
