@@ -2,6 +2,7 @@ import type { Config } from '@leadgen/config';
 import { commitPage, findJob, settleJob, startJob, type Database, type JobRecord, type SettlementBasis } from '@leadgen/db';
 import { isTerminal, type JobOutcome, type Source } from '@leadgen/domain';
 import { logger, withLogContext } from '@leadgen/logger';
+import { metrics, observeSettlement } from '@leadgen/ops';
 import { ProviderError, type LeadProvider } from '@leadgen/providers';
 import { WaitingError, type Job, type JobEventPublisher, type LeadJobHandler, type LeadJobResult, type QueuePayloads } from '@leadgen/queue';
 
@@ -157,6 +158,10 @@ async function collectLeads(
     // Stopped: cancelled or settled elsewhere; the `for await` exit closes the provider's iterator.
     if (commit.kind === 'stopped') return { kind: 'cancelled' };
     const leads = commit.deliveredCount - basis.deliveredCount;
+    if (leads > 0) {
+      metrics.leadsDelivered.inc({ source: record.source }, leads);
+      if (basis.deliveredCount === 0) metrics.timeToFirstLead.observe({ source: record.source }, (Date.now() - record.createdAt.getTime()) / 1000);
+    }
     basis.deliveredCount = commit.deliveredCount;
     pageNumber += 1;
     onPage({ page: pageNumber, leads, deliveredCount: commit.deliveredCount, requestedCount: commit.requestedCount });
@@ -171,6 +176,7 @@ export async function finish(deps: HandlerDependencies, jobId: string, outcome: 
   const settlement = await settleJob(deps.db, jobId, outcome, basis);
   if (!settlement?.settled) return jobResult(settlement?.job);
   const { job } = settlement;
+  observeSettlement(job);
   logger.info('job finished', {
     status: job.status,
     deliveredCount: job.deliveredCount,

@@ -2,7 +2,7 @@ import type { Config } from '@leadgen/config';
 import { createDatabase } from '@leadgen/db';
 import type { Source } from '@leadgen/domain';
 import { logger, withLogContext } from '@leadgen/logger';
-import type { ReadinessReport } from '@leadgen/ops';
+import { metrics, type ReadinessReport } from '@leadgen/ops';
 import { closeProviders, createProviders, type LeadProvider } from '@leadgen/providers';
 import {
   closeRedis,
@@ -11,6 +11,7 @@ import {
   JobFailedError,
   jobEventPublisher,
   producerConnection,
+  QUEUE_NAMES,
   subscribeJobEvents,
   type Worker,
 } from '@leadgen/queue';
@@ -77,6 +78,8 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
 
   for (const consumer of consumers) void consumer.run();
   await Promise.all(consumers.map((c) => c.waitUntilReady()));
+  // What "no worker consuming a queue" is alerted on: the sum over the fleet per queue.
+  for (const source of sources) metrics.queueConsumers.set({ queue: QUEUE_NAMES[source] }, config.worker.concurrency);
   logger.info('worker started', { sources, concurrency: config.worker.concurrency, providers: sources.map((s) => providers.get(s)?.name) });
 
   let draining = false;
@@ -85,6 +88,7 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
     readiness: workerReadiness({ db, redis: publisherConnection, consumers, isDraining: () => draining }),
     async close() {
       draining = true;
+      for (const source of sources) metrics.queueConsumers.set({ queue: QUEUE_NAMES[source] }, 0);
       // Jobs get the grace period to finish; then they are interrupted and handed back to the queue.
       const grace = setTimeout(() => {
         for (const consumer of consumers) consumer.cancelAllJobs('shutdown');

@@ -1,3 +1,4 @@
+import { metrics } from '@leadgen/ops';
 import { promises as dns } from 'dns';
 import { isForbiddenAddress } from './address-guard';
 import { extractEmails, rankEmails } from './extract-emails';
@@ -147,7 +148,19 @@ class Enricher implements WebsiteEnricher {
     }
   }
 
-  private fetchPage(url: URL, signal: AbortSignal): Promise<FetchedResponse> {
+  /** One page of a website, counted by outcome (leadgen_enrichment_fetches_total). */
+  private async fetchPage(url: URL, signal: AbortSignal): Promise<FetchedResponse> {
+    try {
+      const page = await this.fetchPageOnce(url, signal);
+      metrics.enrichmentFetches.inc({ outcome: page.body !== null ? 'ok' : page.status < 200 || page.status > 299 ? 'http_error' : 'not_a_page' });
+      return page;
+    } catch (error) {
+      metrics.enrichmentFetches.inc({ outcome: fetchOutcome(error) });
+      throw error;
+    }
+  }
+
+  private fetchPageOnce(url: URL, signal: AbortSignal): Promise<FetchedResponse> {
     return safeFetch(url, {
       ...this.fetchOptions(signal),
       accept: PAGE_ACCEPT,
@@ -240,5 +253,20 @@ class Findings {
 
   result(): EnrichmentResult {
     return { emails: rankEmails(this.emails, this.siteHost), socialProfiles: { ...this.social } };
+  }
+}
+
+function fetchOutcome(error: unknown): string {
+  if (!(error instanceof FetchError)) return 'network_error';
+  switch (error.code) {
+    case 'invalid_url':
+    case 'unsupported_scheme':
+    case 'forbidden_port':
+    case 'forbidden_address':
+      return 'blocked';
+    case 'disallowed_by_robots':
+      return 'robots_disallowed';
+    default:
+      return error.code;
   }
 }

@@ -1,3 +1,4 @@
+import { metrics } from '@leadgen/ops';
 import { ProviderError } from '../provider';
 import { signalUntil, sleep } from './abort';
 import { type RateLimiter, unlimitedRateLimiter } from './rate-limiter';
@@ -100,7 +101,22 @@ export class UpstreamClient {
     }
   }
 
+  /** One attempt, counted with its latency by outcome (leadgen_upstream_request_duration_seconds). */
   private async attempt(request: UpstreamRequest): Promise<UpstreamResponse> {
+    const started = performance.now();
+    let outcome = 'ok';
+    try {
+      return await this.attemptOnce(request);
+    } catch (error) {
+      outcome = attemptOutcome(error);
+      throw error;
+    } finally {
+      // An attempt our own job aborted (cancel, shutdown) says nothing about the upstream.
+      if (!request.signal.aborted) metrics.upstreamRequestDuration.observe({ upstream: this.name, outcome }, (performance.now() - started) / 1000);
+    }
+  }
+
+  private async attemptOnce(request: UpstreamRequest): Promise<UpstreamResponse> {
     const url = new URL(request.path, this.options.baseUrl.replace(/\/*$/, '/'));
     for (const [key, value] of Object.entries(request.query ?? {})) {
       if (value !== undefined) url.searchParams.set(key, String(value));
@@ -184,4 +200,15 @@ function errorText(error: unknown): string {
     return cause instanceof Error ? `${error.message}: ${cause.message}` : error.message;
   }
   return String(error);
+}
+
+/** The bounded outcome label of a failed attempt. */
+function attemptOutcome(error: unknown): string {
+  const status = error instanceof Transient ? error.status : error instanceof UpstreamError ? error.upstreamStatus : undefined;
+  if (status === 429) return '429';
+  if (status === 401 || status === 403) return 'unauthorized';
+  if (status !== undefined && status >= 500) return '5xx';
+  if (status !== undefined && status >= 400) return '4xx';
+  if (error instanceof Transient) return error.message === 'no complete answer in time' ? 'timeout' : 'network_error';
+  return 'invalid_body';
 }
