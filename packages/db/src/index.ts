@@ -8,3 +8,4 @@ export * from './job-settlement';
 export * from './page-commit';
 export { migrate, ensureDatabase, readMigrations, MIGRATIONS_DIR } from './migrator';
 export * from './schema-status';
+export * from './operator-queries';
