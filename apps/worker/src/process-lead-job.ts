@@ -3,7 +3,7 @@ import { commitPage, findJob, settleJob, startJob, type Database, type JobRecord
 import { isTerminal, type JobOutcome, type Source } from '@leadgen/domain';
 import { logger, withLogContext } from '@leadgen/logger';
 import { metrics, observeSettlement } from '@leadgen/ops';
-import { ProviderError, type LeadProvider } from '@leadgen/providers';
+import { onUpstreamRetry, ProviderError, type LeadProvider, type UpstreamRetry } from '@leadgen/providers';
 import { WaitingError, type Job, type JobEventPublisher, type LeadJobHandler, type LeadJobResult, type QueuePayloads } from '@leadgen/queue';
 
 export interface HandlerDependencies {
@@ -81,7 +81,10 @@ async function processLeadJob<S extends Source>(
   const basis: SettlementBasis = { source: record.source, requestedCount: record.requestedCount, deliveredCount: record.deliveredCount };
   let outcome: JobOutcome;
   try {
-    outcome = await collectLeads(provider, db, record, basis, controller.signal, deadline, (page) => reportPage(job, page));
+    outcome = await onUpstreamRetry(
+      (retry) => reportRetry(job, retry),
+      () => collectLeads(provider, db, record, basis, controller.signal, deadline, (page) => reportPage(job, page)),
+    );
   } catch (error) {
     const interruption = controller.signal.aborted ? (controller.signal.reason as JobInterrupted) : null;
     if (interruption?.why === 'cancelled') return jobResult(await findJob(db, jobId)); // the API settled it already
@@ -107,6 +110,13 @@ async function processLeadJob<S extends Source>(
     bullSignal.removeEventListener('abort', onBullAbort);
   }
   return finish(deps, jobId, outcome, basis);
+}
+
+/** A line in the board's Logs per upstream retry (rare: one Redis call each, not awaited). */
+function reportRetry(job: Job, retry: UpstreamRetry): void {
+  job
+    .log(`upstream ${retry.upstream}: attempt ${retry.attempt} failed (${retry.outcome}), retrying in ${retry.delayMs} ms`)
+    .catch((error: Error) => logger.debug('job log not recorded', { error: error.message }));
 }
 
 interface PageReport {

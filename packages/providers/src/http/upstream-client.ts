@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { metrics } from '@leadgen/ops';
 import { ProviderError } from '../provider';
 import { signalUntil, sleep } from './abort';
@@ -35,6 +36,25 @@ export interface UpstreamResponse {
   status: number;
   /** the parsed JSON body; null for an empty body */
   body: unknown;
+}
+
+/** One retry of an upstream call, as reported to whoever runs the job (its BullMQ log). */
+export interface UpstreamRetry {
+  upstream: string;
+  /** the attempt that failed */
+  attempt: number;
+  outcome: string;
+  delayMs: number;
+}
+
+const retryListeners = new AsyncLocalStorage<(retry: UpstreamRetry) => void>();
+
+/**
+ * Tells `listener` of every upstream retry made while `fn` runs, however deep in a provider: the
+ * worker writes them to the job's log without every adapter passing a callback down.
+ */
+export function onUpstreamRetry<T>(listener: (retry: UpstreamRetry) => void, fn: () => T): T {
+  return retryListeners.run(listener, fn);
 }
 
 /** A failure worth another attempt, with the delay the upstream asked for, if any. */
@@ -97,6 +117,7 @@ export class UpstreamClient {
         ? last.retryAfterMs + Math.round(this.random() * Math.min(this.policy.baseDelayMs, 1000))
         : backoffDelay(this.policy, attempt, this.random);
       if (Date.now() + delay >= deadline) throw this.gaveUp(last, "the next retry would start after the job's deadline");
+      retryListeners.getStore()?.({ upstream: this.name, attempt, outcome: attemptOutcome(last), delayMs: delay });
       await sleep(delay, signal);
     }
   }
