@@ -223,6 +223,14 @@ describe('google_maps through Google Places (New)', () => {
     // The production retry policy (no environment knob): a few attempts with backoff, ~2-4 s in all.
     expect(google.requests).toHaveLength(DEFAULT_RETRY_POLICY.maxAttempts);
     await expectNothingCharged(world, account, job, 20, 1_000);
+    // The board's Logs show each retry.
+    const queue = world.api.deps.producer.queues().find((q) => q.name === 'google_maps')!;
+    const { logs } = await queue.getJobLogs(job.jobId as string);
+    expect(logs).toEqual(
+      Array.from({ length: DEFAULT_RETRY_POLICY.maxAttempts - 1 }, (_, i) =>
+        expect.stringMatching(new RegExp(`^upstream google_places: attempt ${i + 1} failed \\(5xx\\), retrying in \\d+ ms$`)),
+      ),
+    );
   });
 });
 

@@ -67,6 +67,10 @@ describe('worker operations port', () => {
     });
     expect(ready.body).toEqual({ status: 'ready', checks: { postgres: 'ok', redis: 'ok', consumers: 'ok' } });
     expect(await probe(port, '/healthz')).toEqual({ status: 200, body: { status: 'ok' } });
+    // The worker process's own metrics: process figures and the queues it consumes.
+    const scraped = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    expect(scraped).toMatch(/^process_cpu_user_seconds_total \d/m);
+    expect(scraped).toMatch(/^leadgen_queue_consumers\{queue="google_maps"\} [1-9]/m);
 
     // A job the worker holds when SIGTERM comes: it keeps running it, and says it is draining meanwhile.
     const created = await generate(world, account, { category: 'dentist', state: 'US', maxResults: 30, keyword: 'sandbox:delay=300' }, { Prefer: 'respond-async' });

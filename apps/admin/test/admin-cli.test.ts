@@ -1,14 +1,19 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { accountForApiKey, createDatabase, type Database } from '@leadgen/db';
+import { accountForApiKey, createDatabase, settleJob, type Database } from '@leadgen/db';
+import { createTestAccount, generate, startWorld, type TestWorld } from '../../../test/harness';
 
 // The operator CLI as an operator runs it: a real process, JSON on stdout, messages on stderr.
 const ROOT = path.resolve(__dirname, '../../..');
 
 function admin(...args: string[]) {
+  return adminWith({}, ...args);
+}
+
+function adminWith(env: Record<string, string>, ...args: string[]) {
   const result = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'apps/admin/src/main.ts'), ...args], {
     cwd: ROOT,
-    env: process.env,
+    env: { ...process.env, ...env },
     encoding: 'utf8',
   });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr, json: () => JSON.parse(result.stdout) as Record<string, unknown> };
@@ -73,10 +78,112 @@ describe('npm run admin', () => {
     [['key:create', '--account', 'acc_x', '--expires-in', 'forever'], /--expires-in must be a number of days or hours/],
     [['launch:rockets'], /unknown command/],
     [[], /usage:/],
+    [['key:revoke', '--id', 'key_nope'], /no key key_nope/],
+    [['job:show', '--job', 'job_nope'], /no job job_nope/],
+    [['ledger:show', '--account', 'acc_nope'], /no account acc_nope/],
   ])('when called with %j, then a clear message on stderr and a non-zero exit', (args, message) => {
     const result = admin(...args);
     expect(result.code).not.toBe(0);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(message);
   }, 30_000);
+});
+
+describe('npm run admin: listing, revoking by id, jobs and the ledger', () => {
+  let world: TestWorld;
+  beforeAll(async () => {
+    world = await startWorld({ worker: false });
+  });
+  afterAll(() => world.close());
+
+  it('when --help is asked for, then the usage goes to stdout and the exit is 0', () => {
+    const help = admin('--help');
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/key:revoke --id KEY_ID/);
+    expect(help.stderr).toBe('');
+  });
+
+  it('when accounts and keys are listed, then JSON off a terminal, a table with --table, and a key is revoked by its id', async () => {
+    const { accountId, apiKey } = admin('account:create', '--name', 'Lister', '--credits', '40').json() as { accountId: string; apiKey: string };
+    const accounts = admin('account:list').json() as { rows: Array<Record<string, unknown>> };
+    expect(accounts.rows).toContainEqual(expect.objectContaining({ accountId, name: 'Lister', balance: 40, reserved: 0, available: 40, activeKeys: 1 }));
+
+    const keys = admin('key:list', '--account', accountId).json() as { rows: Array<Record<string, unknown>> };
+    expect(keys.rows).toEqual([
+      { keyId: expect.stringMatching(/^key_/), prefix: apiKey.slice(0, 12), createdAt: expect.any(String), lastUsedAt: null, expiresAt: null, revokedAt: null },
+    ]);
+    const keyId = keys.rows[0]!.keyId as string;
+
+    const table = admin('key:list', '--account', accountId, '--table');
+    expect(table.code).toBe(0);
+    const lines = table.stdout.trim().split('\n');
+    expect(lines[0]).toBe(`accountId: ${accountId}`);
+    expect(lines[2]).toMatch(/^keyId\s+prefix\s+createdAt\s+lastUsedAt\s+expiresAt\s+revokedAt$/);
+    expect(lines[4]).toContain(keyId);
+
+    expect(admin('key:revoke', '--id', keyId).json()).toEqual({ revoked: true, keyId });
+    expect(await accountForApiKey(db, apiKey)).toBeNull();
+    const after = admin('key:list', '--account', accountId, '--json').json() as { rows: Array<{ revokedAt: string | null }> };
+    expect(after.rows[0]!.revokedAt).toEqual(expect.any(String));
+  }, 60_000);
+
+  it('when an operator shows and cancels a queued job, then it is CANCELLED as by its owner, its queue entry gone, and the ledger shows the reservation released', async () => {
+    const account = await createTestAccount(world.db, 1_000);
+    const created = await generate(world, account, { category: 'bakery', state: 'FR', maxResults: 10 }, { Prefer: 'respond-async' });
+    const jobId = created.body.jobId as string;
+    const env = { QUEUE_PREFIX: world.config.redis.queuePrefix };
+
+    expect(adminWith(env, 'job:show', '--job', jobId).json()).toMatchObject({ jobId, accountId: account.accountId, status: 'queued', requestedCount: 10, creditsReserved: 20 });
+    const cancelled = adminWith(env, 'job:cancel', '--job', jobId);
+    expect(cancelled.code).toBe(0);
+    expect(cancelled.json()).toMatchObject({ jobId, status: 'CANCELLED', stopReason: 'cancelled_by_owner', deliveredCount: 0, creditsCharged: 0, creditsReserved: 0 });
+    const queue = world.api.deps.producer.queues().find((q) => q.name === 'google_maps')!;
+    expect(await queue.getJob(jobId)).toBeUndefined();
+    expect((await world.http.get(`/api/v1/leads/jobs/${jobId}`).set(account.auth)).body).toMatchObject({ status: 'CANCELLED', terminal: { stopReason: 'cancelled_by_owner' } });
+    // again: the same answer, as DELETE is idempotent
+    expect(adminWith(env, 'job:cancel', '--job', jobId).json()).toMatchObject({ status: 'CANCELLED' });
+
+    const ledger = admin('ledger:show', '--account', account.accountId).json() as { balance: number; reserved: number; rows: Array<Record<string, unknown>> };
+    expect(ledger).toMatchObject({ accountId: account.accountId, balance: 1_000, reserved: 0 });
+    expect(ledger.rows.map((r) => [r.kind, r.amount, r.jobId, r.balance, r.reserved])).toEqual([
+      ['grant', 1_000, null, 1_000, 0],
+      ['reserve', 20, jobId, 1_000, 20],
+      ['release', 20, jobId, 1_000, 0],
+    ]);
+  }, 60_000);
+
+  it('when a finished job is cancelled, then one line says why and the exit is non-zero', async () => {
+    const account = await createTestAccount(world.db, 1_000);
+    const created = await generate(world, account, { category: 'bakery', state: 'FR', maxResults: 10 }, { Prefer: 'respond-async' });
+    await settleJob(world.db, created.body.jobId as string, { kind: 'error', reason: 'provider_error' });
+    const refused = adminWith({ QUEUE_PREFIX: world.config.redis.queuePrefix }, 'job:cancel', '--job', created.body.jobId as string);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr.trim().split('\n')).toEqual([expect.stringMatching(/is FAILED already: only a queued or running job can be cancelled$/)]);
+  }, 30_000);
+});
+
+describe('npm run admin against a database that is not ready', () => {
+  const base = new URL(process.env.DATABASE_URL!);
+  const named = (name: string) => Object.assign(new URL(base), { pathname: `/${name}` }).toString();
+  const emptyName = `${base.pathname.slice(1)}_admin_empty`;
+
+  beforeAll(async () => {
+    await db.sql.query(`DROP DATABASE IF EXISTS "${emptyName}"`);
+    await db.sql.query(`CREATE DATABASE "${emptyName}"`);
+  });
+  afterAll(async () => {
+    await db.sql.query(`DROP DATABASE IF EXISTS "${emptyName}"`);
+  });
+
+  it.each([
+    ['a database that does not exist', `${base.pathname.slice(1)}_admin_missing`],
+    ['a database without the migrations', emptyName],
+  ])('when run against %s, then one line says to run npm run db:migrate first, with no stack', (_what, name) => {
+    for (const args of [['account:list'], ['key:revoke', '--id', 'key_x'], ['account:show', '--account', 'acc_x']]) {
+      const result = adminWith({ DATABASE_URL: named(name) }, ...args);
+      expect(result.code).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^admin: .*run npm run db:migrate first/)]);
+    }
+  }, 60_000);
 });

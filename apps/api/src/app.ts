@@ -1,7 +1,7 @@
 import express, { type RequestHandler } from 'express';
 import { errors } from '@leadgen/domain';
 import type { ApiDependencies } from './dependencies';
-import { accessLog } from './http/access-log';
+import { accessLog, rememberRouteBase, type RequestObserver } from './http/access-log';
 import { authenticate } from './http/authenticate';
 import { jsonBody } from './http/json-body';
 import { protocolChecks } from './http/protocol-checks';
@@ -23,6 +23,8 @@ export interface AppOptions {
   isShuttingDown?: () => boolean;
   /** mounted before the 404 handler, e.g. Bull Board for operators */
   extraRouters?: Array<{ path: string; handler: RequestHandler }>;
+  /** told of every answered request (the metrics) */
+  requestObservers?: RequestObserver[];
 }
 
 const methodNotAllowed =
@@ -39,7 +41,7 @@ export function createApp(deps: ApiDependencies, options: AppOptions = {}): expr
   app.use(requestId);
   app.use(securityHeaders);
   app.use(protocolChecks);
-  app.use(accessLog);
+  app.use(accessLog(options.requestObservers));
 
   app.get('/healthz', healthRoute);
   app.get('/readyz', readyRoute(apiReadiness(deps, options.isShuttingDown ?? (() => false))));
@@ -51,6 +53,7 @@ export function createApp(deps: ApiDependencies, options: AppOptions = {}): expr
   const readLimit = rateLimit(redis, prefix, { name: 'read', perMinute: config.api.rateLimit.readPerMin });
 
   const v1 = express.Router();
+  v1.use(rememberRouteBase);
   v1.post('/leads/generate', auth, generateLimit, jsonBody(config.http.bodyLimitBytes), generateRoute(deps));
   v1.all('/leads/generate', methodNotAllowed('POST'));
   v1.get('/leads/jobs/:jobId', auth, readLimit, getJobRoute(deps));
@@ -68,7 +71,7 @@ export function createApp(deps: ApiDependencies, options: AppOptions = {}): expr
   v1.get('/meta/tariffs', tariffsRoute);
   app.use('/api/v1', v1);
 
-  for (const { path, handler } of options.extraRouters ?? []) app.use(path, handler);
+  for (const { path, handler } of options.extraRouters ?? []) app.use(path, rememberRouteBase, handler);
 
   app.use(() => {
     throw errors.notFound();

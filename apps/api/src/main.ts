@@ -1,16 +1,18 @@
 import { loadConfigOrExit, opsPort } from '@leadgen/config';
 import { logger, setProcessName } from '@leadgen/logger';
-import { startOpsServer, startingReport } from '@leadgen/ops';
+import { collectProcessMetrics, metricsRoute, startOpsServer, startingReport } from '@leadgen/ops';
 import { startApi, type RunningApi } from './server';
 
 async function main(): Promise<void> {
   setProcessName('api');
   const config = loadConfigOrExit();
+  collectProcessMetrics();
   // The operations port first, so liveness answers while the API is still connecting.
   let api: RunningApi | null = null;
   const ops = await startOpsServer({
     host: config.ops.host,
     port: opsPort(config, 'api'),
+    routes: { '/metrics': metricsRoute },
     readiness: () => (api ? api.readiness() : Promise.resolve(startingReport())),
   });
   api = await startApi(config);

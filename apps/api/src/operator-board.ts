@@ -26,25 +26,43 @@ function basicCredentials(header: string): { user: string; password: string } | 
   return { user: user ?? '', password: rest.join(':') };
 }
 
+type RenderCallback = (error: Error | null, html?: string) => void;
+type ViewEngine = (path: string, options: object, callback: RenderCallback) => void;
+// The board's page links Google Fonts: the CSP would block it, but the browser would still try (and
+// report a violation). The link is taken out of the rendered page; the system font is used.
+const THIRD_PARTY_STYLESHEET = /<link[^>]+href="https:\/\/[^"]*"[^>]*rel="stylesheet"[^>]*>/g;
+
+function withoutThirdPartyFonts(board: express.Express): void {
+  const engines = (board as unknown as { engines: Record<string, ViewEngine> }).engines;
+  const render = engines['.ejs'];
+  if (!render) throw new Error('Bull Board no longer renders its page with ejs: check withoutThirdPartyFonts');
+  engines['.ejs'] = (path, options, callback) =>
+    render(path, options, (error, html) => callback(error, html?.replace(THIRD_PARTY_STYLESHEET, '')));
+}
+
 export interface BoardOptions {
   redis: Redis;
   prefix: string;
   limits?: LoginLimits;
+  /** OPERATOR_BOARD_WRITABLE: the board's write actions; what each does to a job is in the README */
+  writable?: boolean;
 }
 
 /**
  * Bull Board for operators, behind HTTP Basic auth (user `operator`, password OPERATOR_PASSWORD).
  * Failed logins are throttled per client address and per user name (429 with Retry-After), and each
- * one is logged, without the password. With Redis away the board is closed (503): it could not show
+ * one is logged, without the password. Read-only unless OPERATOR_BOARD_WRITABLE: PostgreSQL decides a
+ * job's fate, and a queue entry removed here only leaves the lost-job sweep to put it back. With Redis away the board is closed (503): it could not show
  * the queues anyway, and an unthrottled login is what the limit exists to prevent.
  */
 export function operatorBoard(queues: Queue[], password: string, options: BoardOptions): RequestHandler {
   const serverAdapter = new ExpressAdapter();
   serverAdapter.setBasePath(BOARD_PATH);
-  createBullBoard({ queues: queues.map((q) => new BullMQAdapter(q, { readOnlyMode: false })), serverAdapter });
+  createBullBoard({ queues: queues.map((q) => new BullMQAdapter(q, { readOnlyMode: !options.writable })), serverAdapter });
   const board = serverAdapter.getRouter() as express.Express;
   // The board is an Express app of its own, which would otherwise announce itself on every response.
   board.disable('x-powered-by');
+  withoutThirdPartyFonts(board);
   // Parsed here, before the board's own parser: bodies are capped and never inflated, and a malformed
   // one becomes a Problem Details 400 from our error middleware rather than the board's error page.
   const parseBody = express.json({ limit: '16kb', inflate: false });
@@ -72,6 +90,8 @@ export function operatorBoard(queues: Queue[], password: string, options: BoardO
       challenge(req, res, next);
       return;
     }
+    // Read-only means every writing route, whatever the board's own per-queue check covers.
+    if (!options.writable && req.method !== 'GET' && req.method !== 'HEAD') throw errors.methodNotAllowed(['GET', 'HEAD']);
     if ((req.get('Content-Encoding') ?? 'identity').trim().toLowerCase() !== 'identity') throw errors.unsupportedContentEncoding();
     boardContentSecurityPolicy(req, res, () => parseBody(req, res, (error?: unknown) => (error ? next(error) : board(req, res, next))));
   };

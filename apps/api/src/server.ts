@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Config } from '@leadgen/config';
 import { createDatabase, purgeExpiredIdempotencyKeys } from '@leadgen/db';
 import { logger } from '@leadgen/logger';
-import type { ReadinessReport } from '@leadgen/ops';
+import { metrics, reportQueueDepth, type ReadinessReport } from '@leadgen/ops';
 import { closeRedis, createJobProducer, subscribeJobEvents } from '@leadgen/queue';
 import { Redis } from 'ioredis';
 import { createApp } from './app';
@@ -40,9 +40,26 @@ export async function startApi(config: Config): Promise<RunningApi> {
 
   let shuttingDown = false;
   const extraRouters = config.operatorPassword
-    ? [{ path: BOARD_PATH, handler: operatorBoard(producer.queues(), config.operatorPassword, { redis, prefix: config.redis.queuePrefix }) }]
+    ? [{ path: BOARD_PATH, handler: operatorBoard(producer.queues(), config.operatorPassword, {
+          redis,
+          prefix: config.redis.queuePrefix,
+          writable: config.operatorBoardWritable,
+        }) }]
     : [];
-  const app = createApp(deps, { isShuttingDown: () => shuttingDown, extraRouters });
+  const app = createApp(deps, {
+    isShuttingDown: () => shuttingDown,
+    extraRouters,
+    requestObservers: [(req, status, seconds, route) => metrics.httpRequestDuration.observe({ route, method: req.method, status: String(status) }, seconds)],
+  });
+  // One read of each queue's counts (one Redis transaction each) per 10 s at most, only while scraped.
+  reportQueueDepth(async () => {
+    const counts: Awaited<ReturnType<Parameters<typeof reportQueueDepth>[0]>> = {};
+    for (const queue of producer.queues()) {
+      const c = await queue.getJobCounts('waiting', 'active', 'delayed');
+      counts[queue.name] = { waiting: c.waiting ?? 0, active: c.active ?? 0, delayed: c.delayed ?? 0 };
+    }
+    return counts;
+  });
   // requireHostHeader off: Node would refuse a missing Host with a bare 400; http/protocol-checks.ts answers it.
   const server = createServer({ requireHostHeader: false }, app).listen(config.http.port);
   // Malformed HTTP never reaches Express: answer it as Problem Details where the socket allows.

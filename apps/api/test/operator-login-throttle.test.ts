@@ -63,7 +63,8 @@ describe('Bull Board login throttling', () => {
 describe('Bull Board security headers', () => {
   let world: TestWorld;
   beforeAll(async () => {
-    world = await startWorld({ worker: false, env: { OPERATOR_PASSWORD: PASSWORD } });
+    // Writable, so the board's write routes are reached and their body handling is what is tested.
+    world = await startWorld({ worker: false, env: { OPERATOR_PASSWORD: PASSWORD, OPERATOR_BOARD_WRITABLE: '1' } });
   });
   afterAll(() => world.close());
 

@@ -1,16 +1,18 @@
 import { loadConfigOrExit, opsPort } from '@leadgen/config';
 import { logger, setProcessName } from '@leadgen/logger';
-import { startOpsServer, startingReport } from '@leadgen/ops';
+import { collectProcessMetrics, metricsRoute, startOpsServer, startingReport } from '@leadgen/ops';
 import { startWorker, type RunningWorker } from './worker-runtime';
 
 async function main(): Promise<void> {
   setProcessName('worker');
   const config = loadConfigOrExit();
+  collectProcessMetrics();
   // The operations port first, so liveness answers while the consumers connect.
   let worker: RunningWorker | null = null;
   const ops = await startOpsServer({
     host: config.ops.host,
     port: opsPort(config, 'worker'),
+    routes: { '/metrics': metricsRoute },
     readiness: () => (worker ? worker.readiness() : Promise.resolve(startingReport())),
   });
   if (ops) logger.info('operations port listening', { opsPort: ops.port });

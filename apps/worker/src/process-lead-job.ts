@@ -1,9 +1,10 @@
 import type { Config } from '@leadgen/config';
 import { commitPage, findJob, settleJob, startJob, type Database, type JobRecord, type SettlementBasis } from '@leadgen/db';
-import { suppressionKeysOf, type JobOutcome, type Source } from '@leadgen/domain';
+import { isTerminal, suppressionKeysOf, type JobOutcome, type Source } from '@leadgen/domain';
 import { logger, withLogContext } from '@leadgen/logger';
-import { ProviderError, type LeadProvider } from '@leadgen/providers';
-import { WaitingError, type Job, type JobEventPublisher, type LeadJobHandler, type QueuePayloads } from '@leadgen/queue';
+import { metrics, observeSettlement } from '@leadgen/ops';
+import { onUpstreamRetry, ProviderError, type LeadProvider, type UpstreamRetry } from '@leadgen/providers';
+import { WaitingError, type Job, type JobEventPublisher, type LeadJobHandler, type LeadJobResult, type QueuePayloads } from '@leadgen/queue';
 
 export interface HandlerDependencies {
   config: Config;
@@ -18,7 +19,7 @@ export class JobInterrupted extends Error {
   }
 }
 
-type Start = { kind: 'started'; job: JobRecord } | { kind: 'terminal' } | { kind: 'missing' };
+type Start = { kind: 'started'; job: JobRecord } | { kind: 'terminal'; job: JobRecord } | { kind: 'missing' };
 
 /**
  * One statement in the common case: the row, moved to running. The API commits a job before it
@@ -28,7 +29,22 @@ async function start(db: Database, jobId: string, provider: string): Promise<Sta
   const job = await startJob(db, jobId, provider);
   if (job) return { kind: 'started', job };
   const row = await findJob(db, jobId);
-  return row ? { kind: 'terminal' } : { kind: 'missing' };
+  return row ? { kind: 'terminal', job: row } : { kind: 'missing' };
+}
+
+/** The queue entry's return value: the terminal object as PostgreSQL holds it (null while not terminal). */
+export function jobResult(job: JobRecord | null | undefined): LeadJobResult | null {
+  if (!job || !isTerminal(job.status)) return null;
+  return {
+    jobId: job.id,
+    status: job.status,
+    requestedCount: job.requestedCount,
+    deliveredCount: job.deliveredCount,
+    stopReason: job.stopReason,
+    creditsCharged: job.creditsCharged,
+    provider: job.provider,
+    finishedAt: job.finishedAt?.toISOString() ?? null,
+  };
 }
 
 export function createLeadJobHandler<S extends Source>(provider: LeadProvider<S>, deps: HandlerDependencies): LeadJobHandler<S> {
@@ -42,14 +58,14 @@ async function processLeadJob<S extends Source>(
   job: Job<QueuePayloads[S]>,
   token: string,
   bullSignal: AbortSignal,
-): Promise<void> {
+): Promise<LeadJobResult | null> {
   const { db, config } = deps;
   const jobId = job.data.jobId;
   const started = await start(db, jobId, provider.name);
-  if (started.kind === 'terminal') return;
+  if (started.kind === 'terminal') return jobResult(started.job);
   if (started.kind === 'missing') {
     logger.warn('queue entry has no job row: dropped');
-    return;
+    return null;
   }
   const record = started.job;
 
@@ -65,10 +81,13 @@ async function processLeadJob<S extends Source>(
   const basis: SettlementBasis = { source: record.source, requestedCount: record.requestedCount, deliveredCount: record.deliveredCount };
   let outcome: JobOutcome;
   try {
-    outcome = await collectLeads(provider, db, record, basis, controller.signal, deadline);
+    outcome = await onUpstreamRetry(
+      (retry) => reportRetry(job, retry),
+      () => collectLeads(provider, db, record, basis, controller.signal, deadline, pageReporter(job)),
+    );
   } catch (error) {
     const interruption = controller.signal.aborted ? (controller.signal.reason as JobInterrupted) : null;
-    if (interruption?.why === 'cancelled') return; // the API settled it already
+    if (interruption?.why === 'cancelled') return jobResult(await findJob(db, jobId)); // the API settled it already
     if (interruption?.why === 'shutdown') {
       // Hand the job back: what is committed stays, and the next worker resumes from the cursor.
       await job.moveToWait(token);
@@ -77,7 +96,7 @@ async function processLeadJob<S extends Source>(
     }
     if (interruption?.why === 'timeout') outcome = { kind: 'error', reason: 'timeout' };
     else if (error instanceof ProviderError) {
-      logger.warn('provider failed', { reason: error.reason, upstreamStatus: error.upstreamStatus, message: error.message });
+      logger.warn('provider failed', { reason: error.reason, upstreamStatus: error.upstreamStatus, error: error.message });
       outcome = { kind: 'error', reason: error.reason };
     } else if (isLastAttempt(job)) {
       // The job's own code failed on every attempt: a poison job. It is settled here, by the worker
@@ -90,7 +109,47 @@ async function processLeadJob<S extends Source>(
     clearTimeout(timer);
     bullSignal.removeEventListener('abort', onBullAbort);
   }
-  if (outcome) await finish(deps, jobId, outcome, basis);
+  return finish(deps, jobId, outcome, basis);
+}
+
+/** A line in the board's Logs per upstream retry (rare: one Redis call each, not awaited). */
+function reportRetry(job: Job, retry: UpstreamRetry): void {
+  job
+    .log(`upstream ${retry.upstream}: attempt ${retry.attempt} failed (${retry.outcome}), retrying in ${retry.delayMs} ms`)
+    .catch((error: Error) => logger.debug('job log not recorded', { error: error.message }));
+}
+
+interface PageReport {
+  page: number;
+  leads: number;
+  deliveredCount: number;
+  requestedCount: number;
+}
+
+// The board's Progress and Logs cost a Redis round trip per write: written at most once a second per
+// job, so a job of pages that take seconds (a real upstream) shows each page, and a job done in
+// milliseconds (its terminal object is its return value anyway) keeps to its budget of round trips.
+const PROGRESS_EVERY_MS = 1_000;
+
+/**
+ * The board's Progress and Logs, per committed page, at most once a second: both commands are
+ * written together on the worker's connection (one round trip) and not awaited, since the page is
+ * committed in PostgreSQL already and what Redis shows is only for operators. A failure (the entry
+ * removed from the board) costs nothing but the line.
+ */
+function pageReporter(job: Job): (report: PageReport) => void {
+  let lastWrite = Date.now();
+  let unwritten: string[] = [];
+  return ({ page, leads, deliveredCount, requestedCount }) => {
+    unwritten.push(`page ${page}: ${leads} lead(s) committed, ${deliveredCount}/${requestedCount} delivered`);
+    if (Date.now() - lastWrite < PROGRESS_EVERY_MS) return;
+    lastWrite = Date.now();
+    const lines = unwritten.join('\n');
+    unwritten = [];
+    Promise.all([job.updateProgress({ deliveredCount, requestedCount }), job.log(lines)]).catch((error: Error) =>
+      logger.debug('job progress not recorded', { error: error.message }),
+    );
+  };
 }
 
 /**
@@ -109,27 +168,38 @@ async function collectLeads(
   basis: SettlementBasis,
   signal: AbortSignal,
   deadline: number,
+  onPage: (report: PageReport) => void,
 ): Promise<JobOutcome> {
   if (record.deliveredCount >= record.requestedCount) return { kind: 'finished' };
   if (Date.now() >= deadline) return { kind: 'error', reason: 'timeout' };
   const pages = provider.search(record.request, { signal, cursor: record.cursor, deadline });
+  let pageNumber = 0;
   for await (const page of pages) {
     signal.throwIfAborted();
-    const leads = page.leads.map((item) => ({ ...item, matches: suppressionKeysOf(item.lead, record.request.state) }));
-    const commit = await commitPage(db, record.id, leads, page.cursor);
+    const withMatches = page.leads.map((item) => ({ ...item, matches: suppressionKeysOf(item.lead, record.request.state) }));
+    const commit = await commitPage(db, record.id, withMatches, page.cursor);
     // Stopped: cancelled or settled elsewhere; the `for await` exit closes the provider's iterator.
     if (commit.kind === 'stopped') return { kind: 'cancelled' };
+    const leads = commit.deliveredCount - basis.deliveredCount;
+    if (leads > 0) {
+      metrics.leadsDelivered.inc({ source: record.source }, leads);
+      if (basis.deliveredCount === 0) metrics.timeToFirstLead.observe({ source: record.source }, (Date.now() - record.createdAt.getTime()) / 1000);
+    }
     basis.deliveredCount = commit.deliveredCount;
+    pageNumber += 1;
+    onPage({ page: pageNumber, leads, deliveredCount: commit.deliveredCount, requestedCount: commit.requestedCount });
     if (commit.deliveredCount >= commit.requestedCount) break;
   }
   signal.throwIfAborted();
   return { kind: 'finished' };
 }
 
-export async function finish(deps: HandlerDependencies, jobId: string, outcome: JobOutcome, basis?: SettlementBasis): Promise<void> {
+/** Settles the job in PostgreSQL (the source of truth) and returns its terminal object for the queue entry. */
+export async function finish(deps: HandlerDependencies, jobId: string, outcome: JobOutcome, basis?: SettlementBasis): Promise<LeadJobResult | null> {
   const settlement = await settleJob(deps.db, jobId, outcome, basis);
-  if (!settlement?.settled) return;
+  if (!settlement?.settled) return jobResult(settlement?.job);
   const { job } = settlement;
+  observeSettlement(job);
   logger.info('job finished', {
     status: job.status,
     deliveredCount: job.deliveredCount,
@@ -141,4 +211,5 @@ export async function finish(deps: HandlerDependencies, jobId: string, outcome: 
     // Waiting API requests then answer at their timeout, from PostgreSQL: late, never wrong.
     logger.warn('terminal event not published', { error: error.message });
   });
+  return jobResult(job);
 }

@@ -2,14 +2,16 @@ import type { Config } from '@leadgen/config';
 import { createDatabase } from '@leadgen/db';
 import type { Source } from '@leadgen/domain';
 import { logger, withLogContext } from '@leadgen/logger';
-import type { ReadinessReport } from '@leadgen/ops';
+import { metrics, type ReadinessReport } from '@leadgen/ops';
 import { closeProviders, createProviders, type LeadProvider } from '@leadgen/providers';
 import {
   closeRedis,
   createJobProducer,
   createLeadConsumer,
+  JobFailedError,
   jobEventPublisher,
   producerConnection,
+  QUEUE_NAMES,
   subscribeJobEvents,
   type Worker,
 } from '@leadgen/queue';
@@ -54,7 +56,8 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
     // Only a report: a job's last attempt settles the job itself (process-lead-job.ts), and one whose
     // attempts ended without a settlement (PostgreSQL away) is found again by the lost-job sweep.
     consumer.on('failed', (job, error) => {
-      if (!job) return;
+      // A FAILED job's entry: settled and logged as 'job finished' already.
+      if (!job || error instanceof JobFailedError) return;
       withLogContext({ jobId: job.data.jobId, source }, () => {
         logger.warn('job attempt failed', { attempt: job.attemptsMade, attempts: job.opts.attempts ?? 1, error: error.message });
       });
@@ -77,6 +80,8 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
   // Its connection fails fast rather than queueing commands: the first sweep waits for it.
   await producer.waitUntilReady(5_000);
   const sweep = startLostJobSweep(db, producer, sources, { stillForMs: config.worker.lostJobAfterMs, periodMs: config.worker.lostJobSweepMs });
+  // What "no worker consuming a queue" is alerted on: the sum over the fleet per queue.
+  for (const source of sources) metrics.queueConsumers.set({ queue: QUEUE_NAMES[source] }, config.worker.concurrency);
   logger.info('worker started', { sources, concurrency: config.worker.concurrency, providers: sources.map((s) => providers.get(s)?.name) });
 
   let draining = false;
@@ -85,6 +90,7 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
     readiness: workerReadiness({ db, redis: publisherConnection, consumers, isDraining: () => draining }),
     async close() {
       draining = true;
+      for (const source of sources) metrics.queueConsumers.set({ queue: QUEUE_NAMES[source] }, 0);
       // Jobs get the grace period to finish; then they are interrupted and handed back to the queue.
       const grace = setTimeout(() => {
         for (const consumer of consumers) consumer.cancelAllJobs('shutdown');

@@ -30,6 +30,8 @@ const VARIABLES = {
   OPS_HOST: Joi.string().hostname().default('127.0.0.1'),
   /** Bull Board at /admin/queues (HTTP Basic, user `operator`); unset: the board is not mounted */
   OPERATOR_PASSWORD: Joi.string().min(12).optional(),
+  /** 1: the board's write actions (retry, clean, remove, promote, pause...) are enabled; default read-only */
+  OPERATOR_BOARD_WRITABLE: Joi.boolean().truthy('1').falsy('0').default(false),
   /** jobs at once per source per worker process; I/O-bound sources can hold thousands (they hold no connection while waiting) */
   WORKER_CONCURRENCY: Joi.number().integer().min(1).max(10_000).default(5),
   WORKER_SOURCES: Joi.string().default(SOURCES.join(',')),
@@ -95,6 +97,8 @@ export interface Config {
   /** port null: the process uses its own default (DEFAULT_OPS_PORTS); 0: no operations listener */
   ops: { host: string; port: number | null };
   operatorPassword: string | null;
+  /** Bull Board's write actions; false (the default): the board only shows */
+  operatorBoardWritable: boolean;
   worker: {
     concurrency: number;
     sources: Source[];
@@ -174,6 +178,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
     shutdownGraceMs: num('SHUTDOWN_GRACE_MS'),
     ops: { host: String(v.OPS_HOST), port: v.OPS_PORT === undefined ? null : num('OPS_PORT') },
     operatorPassword: str('OPERATOR_PASSWORD'),
+    operatorBoardWritable: Boolean(v.OPERATOR_BOARD_WRITABLE),
     worker: {
       concurrency: num('WORKER_CONCURRENCY'),
       sources,

@@ -9,3 +9,4 @@ export * from './page-commit';
 export { migrate, ensureDatabase, readMigrations, MIGRATIONS_DIR } from './migrator';
 export * from './schema-status';
 export * from './suppression-repository';
+export * from './operator-queries';

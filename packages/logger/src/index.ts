@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { Writable } from 'node:stream';
 import winston from 'winston';
 
 /**
@@ -49,21 +50,75 @@ function level(): string {
   return process.env.LOG_LEVEL ?? 'info';
 }
 
-export const logger = winston.createLogger({
+const base = winston.createLogger({
   level: level() === 'silent' ? 'error' : level(),
   silent: level() === 'silent',
   format: winston.format.combine(winston.format.timestamp(), addContext(), winston.format.json()),
   transports: [new winston.transports.Console({ stderrLevels: ['error'] })],
 });
 
-export type Logger = Pick<winston.Logger, 'error' | 'warn' | 'info' | 'debug'>;
+// Fields a line owns. winston would append a meta `message` to the line's message and let a format's
+// fields be overwritten, so a caller's `{ message }` is written as `meta_message` instead.
+const RESERVED = new Set(['message', 'level', 'timestamp', 'service']);
+
+export function safeMeta(meta: unknown): Record<string, unknown> {
+  if (meta === undefined || meta === null) return {};
+  if (meta instanceof Error) return { error: meta };
+  if (typeof meta !== 'object') return { meta };
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(meta)) out[RESERVED.has(key) ? `meta_${key}` : key] = value;
+  return out;
+}
+
+type LogMethod = (message: string, meta?: object) => void;
+export interface Logger {
+  error: LogMethod;
+  warn: LogMethod;
+  info: LogMethod;
+  debug: LogMethod;
+}
+
+// One info object built here: winston's (level, message, meta) form drops the metadata of a message
+// holding a `%s`, and appends a meta message to the line's own.
+const write =
+  (lvl: string): LogMethod =>
+  (message, meta) => {
+    base.log({ ...safeMeta(meta), level: lvl, message: String(message) });
+  };
+
+export const logger: Logger = { error: write('error'), warn: write('warn'), info: write('info'), debug: write('debug') };
 
 /** Names the process in every line (api, worker, admin); set once by an entry point. */
 export function setProcessName(name: string): void {
-  logger.defaultMeta = { service: name };
+  base.defaultMeta = { service: name };
 }
 
 export function setLogLevel(newLevel: string): void {
-  logger.silent = newLevel === 'silent';
-  if (newLevel !== 'silent') logger.level = newLevel;
+  base.silent = newLevel === 'silent';
+  if (newLevel !== 'silent') base.level = newLevel;
+}
+
+/**
+ * Every line written until `stop()`, parsed, instead of to the console (for tests: jest's console
+ * cannot be intercepted once winston has bound it).
+ */
+export function captureLogLines(): { lines: Array<Record<string, unknown>>; stop(): void } {
+  const lines: Array<Record<string, unknown>> = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) lines.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  const transport = new winston.transports.Stream({ stream: sink });
+  const others = base.transports.filter((t) => !t.silent);
+  for (const t of others) t.silent = true;
+  base.add(transport);
+  return {
+    lines,
+    stop: () => {
+      base.remove(transport);
+      for (const t of others) t.silent = false;
+    },
+  };
 }

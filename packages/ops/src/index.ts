@@ -1,2 +1,3 @@
 export * from './readiness';
 export * from './ops-server';
+export * from './metrics';

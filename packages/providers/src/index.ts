@@ -1,2 +1,3 @@
 export * from './provider';
 export * from './registry';
+export { onUpstreamRetry, type UpstreamRetry } from './http/upstream-client';

@@ -1,10 +1,38 @@
-import { Worker, type Job } from 'bullmq';
-import type { Source } from '@leadgen/domain';
+import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import type { JobStatus, Source, StopReason } from '@leadgen/domain';
 import { workerConnectionOptions } from './connection';
 import { QUEUE_NAMES, type QueuePayloads } from './queue-names';
 
-/** What the worker app implements for a queue. */
-export type LeadJobHandler<S extends Source> = (job: Job<QueuePayloads[S]>, token: string, signal: AbortSignal) => Promise<void>;
+/** A queue entry's return value: the job's terminal object as PostgreSQL settled it (what Bull Board shows). */
+export interface LeadJobResult {
+  jobId: string;
+  status: JobStatus;
+  requestedCount: number;
+  deliveredCount: number;
+  stopReason: StopReason | null;
+  creditsCharged: number | null;
+  provider: string | null;
+  finishedAt: string | null;
+}
+
+/**
+ * What the worker app implements for a queue: the terminal object once the job is terminal in
+ * PostgreSQL, null when the entry had no job to run. Throwing means "retry" (BullMQ's attempts).
+ */
+export type LeadJobHandler<S extends Source> = (job: Job<QueuePayloads[S]>, token: string, signal: AbortSignal) => Promise<LeadJobResult | null>;
+
+/**
+ * A FAILED job ends its entry as failed, so the board's Failed tab lists exactly the FAILED jobs. It is
+ * thrown only after the settlement is in PostgreSQL, and as BullMQ's UnrecoverableError: a business
+ * failure is final, BullMQ's attempts are for crashes and infrastructure faults.
+ */
+export class JobFailedError extends UnrecoverableError {
+  constructor(readonly result: LeadJobResult) {
+    super(`FAILED ${result.stopReason ?? ''}: ${JSON.stringify(result)}`);
+    // What the board shows as the stack trace: the terminal object, not this module's frames.
+    this.stack = this.message;
+  }
+}
 
 // Effectively unbounded, yet a number BullMQ's Lua compares safely.
 const MAX_STALLS = 1_000_000;
@@ -21,7 +49,9 @@ export function createLeadConsumer<S extends Source>(source: S, handler: LeadJob
   return new Worker<QueuePayloads[S]>(
     QUEUE_NAMES[source],
     async (job, token, signal) => {
-      await handler(job, token ?? '', signal ?? new AbortController().signal);
+      const result = await handler(job, token ?? '', signal ?? new AbortController().signal);
+      if (result?.status === 'FAILED') throw new JobFailedError(result);
+      return result;
     },
     {
       connection: workerConnectionOptions(options.redisUrl),

@@ -2,6 +2,7 @@ import type { RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import { errors } from '@leadgen/domain';
 import { logger } from '@leadgen/logger';
+import { metrics } from '@leadgen/ops';
 import { authenticatedAccount } from './authenticate';
 
 const WINDOW_SECONDS = 60;
@@ -49,7 +50,10 @@ export function rateLimit(redis: Redis, prefix: string, policy: RateLimitPolicy)
     const reset = Math.max(1, Math.min(WINDOW_SECONDS, ttl));
     res.setHeader('RateLimit-Policy', `"${policy.name}";q=${policy.perMinute};w=${WINDOW_SECONDS}`);
     res.setHeader('RateLimit', `"${policy.name}";r=${remaining};t=${reset}`);
-    if (count > policy.perMinute) throw errors.rateLimited(reset);
+    if (count > policy.perMinute) {
+      metrics.rateLimited.inc({ limit: policy.name });
+      throw errors.rateLimited(reset);
+    }
     next();
   };
 }

@@ -1,6 +1,7 @@
 import { findAccountJob, settleJob } from '@leadgen/db';
 import { errors, isTerminal, type Source } from '@leadgen/domain';
 import { logger } from '@leadgen/logger';
+import { observeSettlement } from '@leadgen/ops';
 import type { ApiDependencies } from '../dependencies';
 import { getAccountJob, type JobAnswer } from './read-job';
 
@@ -16,6 +17,7 @@ export async function cancelJob(deps: ApiDependencies, accountId: string, jobId:
     const settlement = await settleJob(deps.db, jobId, { kind: 'cancelled' }, job);
     if (settlement?.settled) {
       logger.info('job cancelled', { jobId, deliveredCount: settlement.job.deliveredCount });
+      observeSettlement(settlement.job);
       await tellFleet(deps, jobId, settlement.job.source);
     }
   }

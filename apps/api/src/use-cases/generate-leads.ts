@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { createJob } from '@leadgen/db';
 import { errors, isTerminal, newId, reservationFor, type GenerationRequest } from '@leadgen/domain';
 import { logger } from '@leadgen/logger';
+import { metrics } from '@leadgen/ops';
 import type { ApiDependencies } from '../dependencies';
 import { readJobAnswer, type JobAnswer } from './read-job';
 
@@ -70,9 +71,11 @@ export async function generateLeads(deps: ApiDependencies, input: GenerateLeadsI
     }
     if (creation.kind === 'bound') {
       if (creation.fingerprint !== requestFingerprint(input.request)) throw errors.idempotencyKeyReused();
+      metrics.idempotentReplays.inc();
       return { ...(await replay(deps, creation.jobId, input)), replayed: true };
     }
     logger.info('job created', { jobId, source: input.request.source, maxResults: input.request.maxResults });
+    metrics.jobsCreated.inc({ source: input.request.source });
     await waiter.until(input.waitMs, input.signal);
     return { ...(await answer(deps, jobId)), replayed: false };
   } finally {

@@ -1,3 +1,4 @@
+import { metrics } from '@leadgen/ops';
 import { promises as dns } from 'dns';
 import { isForbiddenAddress } from './address-guard';
 import { type EmailBasis, type EmailSighting, rankSightings, sightEmails } from './extract-emails';
@@ -169,7 +170,19 @@ class Enricher implements WebsiteEnricher {
     }
   }
 
-  private fetchPage(url: URL, signal: AbortSignal): Promise<FetchedResponse> {
+  /** One page of a website, counted by outcome (leadgen_enrichment_fetches_total). */
+  private async fetchPage(url: URL, signal: AbortSignal): Promise<FetchedResponse> {
+    try {
+      const page = await this.fetchPageOnce(url, signal);
+      metrics.enrichmentFetches.inc({ outcome: page.body !== null ? 'ok' : page.status < 200 || page.status > 299 ? 'http_error' : 'not_a_page' });
+      return page;
+    } catch (error) {
+      metrics.enrichmentFetches.inc({ outcome: fetchOutcome(error) });
+      throw error;
+    }
+  }
+
+  private fetchPageOnce(url: URL, signal: AbortSignal): Promise<FetchedResponse> {
     return safeFetch(url, {
       ...this.fetchOptions(signal),
       accept: PAGE_ACCEPT,
@@ -279,5 +292,20 @@ class Findings {
       socialProfiles: { ...this.social },
       provenance: { emailSource: source, emailBasis: top?.basis ?? null, profileSources: { ...this.socialPages }, pagesVisited: this.pagesVisited },
     };
+  }
+}
+
+function fetchOutcome(error: unknown): string {
+  if (!(error instanceof FetchError)) return 'network_error';
+  switch (error.code) {
+    case 'invalid_url':
+    case 'unsupported_scheme':
+    case 'forbidden_port':
+    case 'forbidden_address':
+      return 'blocked';
+    case 'disallowed_by_robots':
+      return 'robots_disallowed';
+    default:
+      return error.code;
   }
 }

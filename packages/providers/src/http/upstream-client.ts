@@ -1,3 +1,5 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { metrics } from '@leadgen/ops';
 import { ProviderError } from '../provider';
 import { signalUntil, sleep } from './abort';
 import { type RateLimiter, unlimitedRateLimiter } from './rate-limiter';
@@ -34,6 +36,25 @@ export interface UpstreamResponse {
   status: number;
   /** the parsed JSON body; null for an empty body */
   body: unknown;
+}
+
+/** One retry of an upstream call, as reported to whoever runs the job (its BullMQ log). */
+export interface UpstreamRetry {
+  upstream: string;
+  /** the attempt that failed */
+  attempt: number;
+  outcome: string;
+  delayMs: number;
+}
+
+const retryListeners = new AsyncLocalStorage<(retry: UpstreamRetry) => void>();
+
+/**
+ * Tells `listener` of every upstream retry made while `fn` runs, however deep in a provider: the
+ * worker writes them to the job's log without every adapter passing a callback down.
+ */
+export function onUpstreamRetry<T>(listener: (retry: UpstreamRetry) => void, fn: () => T): T {
+  return retryListeners.run(listener, fn);
 }
 
 /** A failure worth another attempt, with the delay the upstream asked for, if any. */
@@ -96,11 +117,27 @@ export class UpstreamClient {
         ? last.retryAfterMs + Math.round(this.random() * Math.min(this.policy.baseDelayMs, 1000))
         : backoffDelay(this.policy, attempt, this.random);
       if (Date.now() + delay >= deadline) throw this.gaveUp(last, "the next retry would start after the job's deadline");
+      retryListeners.getStore()?.({ upstream: this.name, attempt, outcome: attemptOutcome(last), delayMs: delay });
       await sleep(delay, signal);
     }
   }
 
+  /** One attempt, counted with its latency by outcome (leadgen_upstream_request_duration_seconds). */
   private async attempt(request: UpstreamRequest): Promise<UpstreamResponse> {
+    const started = performance.now();
+    let outcome = 'ok';
+    try {
+      return await this.attemptOnce(request);
+    } catch (error) {
+      outcome = attemptOutcome(error);
+      throw error;
+    } finally {
+      // An attempt our own job aborted (cancel, shutdown) says nothing about the upstream.
+      if (!request.signal.aborted) metrics.upstreamRequestDuration.observe({ upstream: this.name, outcome }, (performance.now() - started) / 1000);
+    }
+  }
+
+  private async attemptOnce(request: UpstreamRequest): Promise<UpstreamResponse> {
     const url = new URL(request.path, this.options.baseUrl.replace(/\/*$/, '/'));
     for (const [key, value] of Object.entries(request.query ?? {})) {
       if (value !== undefined) url.searchParams.set(key, String(value));
@@ -184,4 +221,15 @@ function errorText(error: unknown): string {
     return cause instanceof Error ? `${error.message}: ${cause.message}` : error.message;
   }
   return String(error);
+}
+
+/** The bounded outcome label of a failed attempt. */
+function attemptOutcome(error: unknown): string {
+  const status = error instanceof Transient ? error.status : error instanceof UpstreamError ? error.upstreamStatus : undefined;
+  if (status === 429) return '429';
+  if (status === 401 || status === 403) return 'unauthorized';
+  if (status !== undefined && status >= 500) return '5xx';
+  if (status !== undefined && status >= 400) return '4xx';
+  if (error instanceof Transient) return error.message === 'no complete answer in time' ? 'timeout' : 'network_error';
+  return 'invalid_body';
 }

@@ -1,0 +1,86 @@
+import type { Database } from './client';
+
+/** Operator views (the admin CLI): cold paths, plain rows. */
+
+export interface AccountListing {
+  accountId: string;
+  name: string;
+  createdAt: string;
+  balance: number;
+  reserved: number;
+  available: number;
+  activeKeys: number;
+}
+
+export async function listAccounts(db: Database): Promise<AccountListing[]> {
+  const { rows } = await db.sql.query<{ id: string; name: string; created_at: Date; balance: string; reserved: string; active_keys: string }>(`
+    SELECT a.id, a.name, a.created_at, a.balance, a.reserved,
+      (SELECT count(*) FROM api_keys k WHERE k.account_id = a.id AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())) AS active_keys
+    FROM accounts a ORDER BY a.created_at, a.id`);
+  return rows.map((r) => ({
+    accountId: r.id,
+    name: r.name,
+    createdAt: r.created_at.toISOString(),
+    balance: Number(r.balance),
+    reserved: Number(r.reserved),
+    available: Number(r.balance) - Number(r.reserved),
+    activeKeys: Number(r.active_keys),
+  }));
+}
+
+export interface KeyListing {
+  keyId: string;
+  prefix: string;
+  createdAt: string;
+  /** to the hour: written at most once per key per hour */
+  lastUsedAt: string | null;
+  expiresAt: string | null;
+  revokedAt: string | null;
+}
+
+export async function listApiKeys(db: Database, accountId: string): Promise<KeyListing[]> {
+  const { rows } = await db.sql.query<{ id: string; prefix: string; created_at: Date; last_used_at: Date | null; expires_at: Date | null; revoked_at: Date | null }>(
+    'SELECT id, prefix, created_at, last_used_at, expires_at, revoked_at FROM api_keys WHERE account_id = $1 ORDER BY created_at, id',
+    [accountId],
+  );
+  return rows.map((r) => ({
+    keyId: r.id,
+    prefix: r.prefix,
+    createdAt: r.created_at.toISOString(),
+    lastUsedAt: r.last_used_at?.toISOString() ?? null,
+    expiresAt: r.expires_at?.toISOString() ?? null,
+    revokedAt: r.revoked_at?.toISOString() ?? null,
+  }));
+}
+
+/** Revokes a key by its id (for a key whose secret is lost); false when no such key. Revoking twice is fine. */
+export async function revokeApiKeyById(db: Database, keyId: string): Promise<boolean> {
+  const { rows } = await db.sql.query<{ id: string }>(
+    'UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 RETURNING id',
+    [keyId],
+  );
+  return rows.length > 0;
+}
+
+export interface LedgerRow {
+  at: string;
+  kind: 'grant' | 'reserve' | 'release' | 'charge';
+  amount: number;
+  jobId: string | null;
+  /** grants minus charges so far */
+  balance: number;
+  /** reservations minus releases so far */
+  reserved: number;
+}
+
+/** An account's ledger, oldest first, with the running balance and reservation after each row. */
+export async function accountLedger(db: Database, accountId: string): Promise<LedgerRow[]> {
+  const { rows } = await db.sql.query<{ created_at: Date; kind: LedgerRow['kind']; amount: number; job_id: string | null; balance: string; reserved: string }>(`
+    SELECT created_at, kind::text AS kind, amount, job_id,
+      SUM(CASE kind WHEN 'grant' THEN amount WHEN 'charge' THEN -amount ELSE 0 END) OVER w AS balance,
+      SUM(CASE kind WHEN 'reserve' THEN amount WHEN 'release' THEN -amount ELSE 0 END) OVER w AS reserved
+    FROM credit_ledger WHERE account_id = $1
+    WINDOW w AS (ORDER BY id ROWS UNBOUNDED PRECEDING)
+    ORDER BY id`, [accountId]);
+  return rows.map((r) => ({ at: r.created_at.toISOString(), kind: r.kind, amount: r.amount, jobId: r.job_id, balance: Number(r.balance), reserved: Number(r.reserved) }));
+}

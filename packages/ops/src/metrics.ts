@@ -1,0 +1,136 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, register } from 'prom-client';
+import type { OpsHandler } from './ops-server';
+
+/**
+ * Every metric the processes export, in one place: dashboards and alerts (deploy/) name exactly
+ * these, and a test checks they do. Labels are bounded sets only: route templates, sources, statuses,
+ * stop reasons, upstream names, fixed outcomes. Never an id, a path or a message.
+ * Counters live in the process that saw the event (the API counts creations, the worker terminal
+ * statuses it settled, the API the cancels it settled): sum them across processes.
+ */
+const PREFIX = 'leadgen_';
+let queueDepth: (() => Promise<void>) | null = null;
+const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+const JOB_SECONDS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
+
+export const metrics = {
+  httpRequestDuration: new Histogram({
+    name: `${PREFIX}http_request_duration_seconds`,
+    help: 'HTTP requests answered by the API, by route template, method and status',
+    labelNames: ['route', 'method', 'status'] as const,
+    buckets: SECONDS,
+  }),
+  jobsCreated: new Counter({ name: `${PREFIX}jobs_created_total`, help: 'Jobs created (idempotent replays excluded), by source', labelNames: ['source'] as const }),
+  jobsTerminal: new Counter({
+    name: `${PREFIX}jobs_terminal_total`,
+    help: 'Jobs that reached a terminal status, by source, status and stop reason ("none" for COMPLETE)',
+    labelNames: ['source', 'status', 'stop_reason'] as const,
+  }),
+  jobDuration: new Histogram({
+    name: `${PREFIX}job_duration_seconds`,
+    help: 'From creation to terminal status, by source',
+    labelNames: ['source'] as const,
+    buckets: JOB_SECONDS,
+  }),
+  timeToFirstLead: new Histogram({
+    name: `${PREFIX}job_time_to_first_lead_seconds`,
+    help: "From a job's creation to its first committed lead, by source",
+    labelNames: ['source'] as const,
+    buckets: JOB_SECONDS,
+  }),
+  leadsDelivered: new Counter({ name: `${PREFIX}leads_delivered_total`, help: 'Leads committed to result sets, by source', labelNames: ['source'] as const }),
+  creditsCharged: new Counter({ name: `${PREFIX}credits_charged_total`, help: 'Credits charged at settlement, by source', labelNames: ['source'] as const }),
+  queueJobs: new Gauge({
+    async collect() {
+      await queueDepth?.();
+    },
+    name: `${PREFIX}queue_jobs`,
+    help: 'Queue entries by queue and state (waiting, active, delayed), read by API processes at most every 10 s; use max by (queue, state)',
+    labelNames: ['queue', 'state'] as const,
+  }),
+  queueConsumers: new Gauge({
+    name: `${PREFIX}queue_consumers`,
+    help: 'Jobs this worker process can hold at once per queue (its concurrency) while it consumes it; 0 while draining',
+    labelNames: ['queue'] as const,
+  }),
+  upstreamRequestDuration: new Histogram({
+    name: `${PREFIX}upstream_request_duration_seconds`,
+    help: 'Attempts at an upstream API, by upstream and outcome (ok, 429, 5xx, 4xx, unauthorized, timeout, network_error, invalid_body)',
+    labelNames: ['upstream', 'outcome'] as const,
+    buckets: SECONDS,
+  }),
+  enrichmentFetches: new Counter({
+    name: `${PREFIX}enrichment_fetches_total`,
+    help: 'Website enrichment page fetches, by outcome (ok, http_error, not_a_page, blocked, robots_disallowed, dns_failed, too_many_redirects, aborted, network_error)',
+    labelNames: ['outcome'] as const,
+  }),
+  rateLimited: new Counter({ name: `${PREFIX}rate_limited_total`, help: 'Requests refused 429 by the per-account rate limits, by limit', labelNames: ['limit'] as const }),
+  idempotentReplays: new Counter({ name: `${PREFIX}idempotent_replays_total`, help: 'POST /leads/generate answered from an earlier call with the same Idempotency-Key' }),
+};
+
+export type QueueCounts = Record<string, Record<'waiting' | 'active' | 'delayed', number>>;
+
+/** Where `leadgen_queue_jobs` comes from: read at scrape time, at most once per `maxAgeMs`. */
+export function reportQueueDepth(read: () => Promise<QueueCounts>, maxAgeMs = 10_000): void {
+  queueDepth = cachedCollector(maxAgeMs, async () => {
+    for (const [queue, counts] of Object.entries(await read())) {
+      for (const [state, value] of Object.entries(counts)) metrics.queueJobs.set({ queue, state }, value);
+    }
+  });
+}
+
+let defaultsOn = false;
+/** Node's process metrics (CPU, memory, event loop lag, GC); once per process. */
+export function collectProcessMetrics(): void {
+  if (defaultsOn) return;
+  defaultsOn = true;
+  collectDefaultMetrics();
+}
+
+/** The names of every metric family this code registers (for the deploy/ check). */
+export async function registeredMetricNames(): Promise<string[]> {
+  return (await register.getMetricsAsJSON()).map((m) => m.name);
+}
+
+/** GET /metrics on the operations port: Prometheus text exposition. */
+export const metricsRoute: OpsHandler = async (_req, res) => {
+  const body = await register.metrics();
+  res.writeHead(200, { 'Content-Type': register.contentType, 'Cache-Control': 'no-store' });
+  res.end(body);
+};
+
+/**
+ * A gauge read from elsewhere (Redis), at most once per `maxAgeMs` however often it is scraped: a
+ * scrape within that time gets the last figures. Reads only while something scrapes.
+ */
+export function cachedCollector(maxAgeMs: number, read: () => Promise<void>): () => Promise<void> {
+  let last = 0;
+  let running: Promise<void> | null = null;
+  return async () => {
+    if (Date.now() - last < maxAgeMs) return;
+    running ??= read()
+      .catch(() => undefined)
+      .finally(() => {
+        last = Date.now();
+        running = null;
+      });
+    await running;
+  };
+}
+
+/** What a settlement reports, from the job as PostgreSQL settled it. */
+export interface SettledJob {
+  source: string;
+  status: string;
+  stopReason: string | null;
+  creditsCharged: number | null;
+  createdAt: Date;
+  finishedAt: Date | null;
+}
+
+/** Counts a job the caller has just settled (only the settling side calls it, so each job counts once). */
+export function observeSettlement(job: SettledJob): void {
+  metrics.jobsTerminal.inc({ source: job.source, status: job.status, stop_reason: job.stopReason ?? 'none' });
+  if (job.creditsCharged) metrics.creditsCharged.inc({ source: job.source }, job.creditsCharged);
+  if (job.finishedAt) metrics.jobDuration.observe({ source: job.source }, Math.max(0, job.finishedAt.getTime() - job.createdAt.getTime()) / 1000);
+}

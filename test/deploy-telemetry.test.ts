@@ -1,0 +1,62 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse } from 'yaml';
+import { collectProcessMetrics, registeredMetricNames } from '@leadgen/ops';
+
+// deploy/grafana and deploy/prometheus name metrics as text: a renamed metric would leave a panel
+// empty and an alert silent without anyone noticing. Every name they use must be one the code registers.
+const ROOT = path.resolve(__dirname, '..');
+const DASHBOARD = path.join(ROOT, 'deploy/grafana/leadgen-overview.json');
+const ALERTS = path.join(ROOT, 'deploy/prometheus/leadgen-alerts.yaml');
+
+interface Rule {
+  alert: string;
+  expr: string;
+  for: string;
+  labels: { severity: string };
+  annotations: { summary: string };
+}
+
+const METRIC = /\b(?:leadgen|process|nodejs)_[a-z0-9_]+\b/g;
+// A histogram is registered under its base name and exposed with these suffixes.
+const base = (name: string) => name.replace(/_(bucket|count|sum)$/, '');
+
+function namesIn(expressions: string[]): string[] {
+  return [...new Set(expressions.flatMap((e) => e.match(METRIC) ?? []).map(base))].sort();
+}
+
+describe('deploy/ dashboards and alerts', () => {
+  let registered: string[];
+  beforeAll(async () => {
+    collectProcessMetrics();
+    registered = await registeredMetricNames();
+  });
+
+  const dashboard = JSON.parse(readFileSync(DASHBOARD, 'utf8')) as { panels: Array<{ title: string; targets: Array<{ expr: string }> }> };
+  const rules = (parse(readFileSync(ALERTS, 'utf8')) as { groups: Array<{ rules: Rule[] }> }).groups.flatMap((g) => g.rules);
+
+  it('when the Grafana dashboard is read, then every metric its panels name is registered by the code', () => {
+    const names = namesIn(dashboard.panels.flatMap((p) => p.targets.map((t) => t.expr)));
+    expect(names.length).toBeGreaterThan(10);
+    expect(names.filter((n) => !registered.includes(n))).toEqual([]);
+  });
+
+  it('when the alert rules are read, then every metric they name is registered by the code', () => {
+    const names = namesIn(rules.map((r) => r.expr));
+    expect(names.filter((n) => !registered.includes(n))).toEqual([]);
+  });
+
+  it('when the alert rules are read, then the four operator alerts are there, each with a duration, a severity and a summary', () => {
+    expect(rules.map((r) => r.alert).sort()).toEqual(['LeadgenJobFailureRatio', 'LeadgenNoWorkerConsuming', 'LeadgenQueueBackingUp', 'LeadgenUpstream429Storm']);
+    for (const rule of rules) {
+      expect(rule.for).toMatch(/^\d+m$/);
+      expect(['warning', 'critical']).toContain(rule.labels.severity);
+      expect(rule.annotations.summary).toBeTruthy();
+    }
+  });
+
+  it('when every leadgen_ metric the code registers is listed, then the dashboard shows each one', () => {
+    const shown = namesIn(dashboard.panels.flatMap((p) => p.targets.map((t) => t.expr)));
+    expect(registered.filter((n) => n.startsWith('leadgen_') && !shown.includes(n))).toEqual([]);
+  });
+});
