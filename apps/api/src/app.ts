@@ -14,6 +14,7 @@ import { apiReadiness } from './readiness';
 import { healthRoute, readyRoute } from './routes/health-route';
 import { generateRoute } from './routes/leads/generate-route';
 import { cancelJobRoute, getJobRoute } from './routes/leads/jobs-route';
+import { listJobsRoute } from './routes/leads/list-jobs-route';
 import { linkedinCountriesRoute, tariffsRoute } from './routes/meta-route';
 
 export interface AppOptions {
@@ -50,6 +51,8 @@ export function createApp(deps: ApiDependencies, options: AppOptions = {}): expr
   const v1 = express.Router();
   v1.post('/leads/generate', auth, generateLimit, jsonBody(config.http.bodyLimitBytes), generateRoute(deps));
   v1.all('/leads/generate', methodNotAllowed('POST'));
+  v1.get('/leads/jobs', auth, readLimit, listJobsRoute(deps));
+  v1.all('/leads/jobs', methodNotAllowed('GET'));
   v1.get('/leads/jobs/:jobId', auth, readLimit, getJobRoute(deps));
   v1.delete('/leads/jobs/:jobId', auth, readLimit, cancelJobRoute(deps));
   v1.all('/leads/jobs/:jobId', methodNotAllowed('GET', 'DELETE'));

@@ -9,14 +9,10 @@ export function pollUrl(publicBaseUrl: string | null, jobId: string): string {
   return `${publicBaseUrl ?? ''}${jobPath(jobId)}`;
 }
 
-/**
- * The job body of CONTRACT.md section 5, as JSON text; `terminal` and `leads` exactly when the
- * status is terminal. `leadsJson` is the leads array as PostgreSQL wrote it: spliced in as it is,
- * never parsed and serialised again.
- */
-export function jobBodyJson(job: JobRecord, leadsJson: string | null, publicBaseUrl: string | null): string {
+/** The job body of CONTRACT.md section 5 without `leads` (what a job listing's items are). */
+export function jobSummary(job: JobRecord, publicBaseUrl: string | null) {
   const terminal = isTerminal(job.status);
-  const head = JSON.stringify({
+  return {
     jobId: job.id,
     resultSetId: job.resultSetId,
     pollUrl: pollUrl(publicBaseUrl, job.id),
@@ -41,7 +37,17 @@ export function jobBodyJson(job: JobRecord, leadsJson: string | null, publicBase
           },
         }
       : {}),
-  });
+  };
+}
+
+/**
+ * The job body of CONTRACT.md section 5, as JSON text; `terminal` and `leads` exactly when the
+ * status is terminal. `leadsJson` is the leads array as PostgreSQL wrote it: spliced in as it is,
+ * never parsed and serialised again.
+ */
+export function jobBodyJson(job: JobRecord, leadsJson: string | null, publicBaseUrl: string | null): string {
+  const terminal = isTerminal(job.status);
+  const head = JSON.stringify(jobSummary(job, publicBaseUrl));
   return terminal ? `${head.slice(0, -1)},"leads":${leadsJson ?? '[]'}}` : head;
 }
 

@@ -1,5 +1,6 @@
 export * from './client';
 export * from './job-repository';
+export * from './job-listing';
 export * from './job-creation';
 export * from './ledger-repository';
 export * from './account-repository';
