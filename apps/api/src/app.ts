@@ -14,6 +14,7 @@ import { apiReadiness } from './readiness';
 import { healthRoute, readyRoute } from './routes/health-route';
 import { generateRoute } from './routes/leads/generate-route';
 import { cancelJobRoute, getJobRoute } from './routes/leads/jobs-route';
+import { accountLeadsRoute, resultSetLeadsRoute } from './routes/leads/leads-route';
 import { listJobsRoute } from './routes/leads/list-jobs-route';
 import { linkedinCountriesRoute, tariffsRoute } from './routes/meta-route';
 
@@ -56,6 +57,12 @@ export function createApp(deps: ApiDependencies, options: AppOptions = {}): expr
   v1.get('/leads/jobs/:jobId', auth, readLimit, getJobRoute(deps));
   v1.delete('/leads/jobs/:jobId', auth, readLimit, cancelJobRoute(deps));
   v1.all('/leads/jobs/:jobId', methodNotAllowed('GET', 'DELETE'));
+  v1.get('/leads/jobs/:id/leads', auth, readLimit, resultSetLeadsRoute(deps, 'job'));
+  v1.all('/leads/jobs/:id/leads', methodNotAllowed('GET'));
+  v1.get('/leads/result-sets/:id', auth, readLimit, resultSetLeadsRoute(deps, 'resultSet'));
+  v1.all('/leads/result-sets/:id', methodNotAllowed('GET'));
+  v1.get('/leads', auth, readLimit, accountLeadsRoute(deps));
+  v1.all('/leads', methodNotAllowed('GET'));
   v1.get('/account', auth, readLimit, accountRoute(deps));
   v1.all('/account', methodNotAllowed('GET'));
   v1.get('/meta/linkedin-countries', linkedinCountriesRoute);
