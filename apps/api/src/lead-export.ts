@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import type { Request, Response } from 'express';
 import { stringify } from 'csv-stringify/sync';
 import type { LeadRow } from '@leadgen/db';
@@ -99,7 +98,15 @@ function csvBatch(rows: LeadRow[], header: boolean): string {
 async function write(res: Response, chunk: string): Promise<boolean> {
   if (res.destroyed || res.writableEnded) return false;
   if (res.write(chunk)) return true;
-  await Promise.race([once(res, 'drain'), once(res, 'close')]);
+  await new Promise<void>((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
   return !res.destroyed;
 }
 

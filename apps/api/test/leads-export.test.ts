@@ -1,6 +1,7 @@
 import { parse } from 'csv-parse/sync';
 import type { Response } from 'supertest';
 import { createTestAccount, generate, pollUntilTerminal, startWorld, type TestAccount, type TestWorld } from '../../../test/harness';
+import { seedDeliveredLeads } from '../../../test/lead-factory';
 
 interface Item {
   jobId: string;
@@ -166,5 +167,57 @@ describe('result sets and exports', () => {
     const jobsCursor = await world.http.get('/api/v1/leads/jobs?limit=1').set(account.auth);
     const crossed = await world.http.get(`/api/v1/leads/jobs/${maps.jobId}/leads`).query({ cursor: jobsCursor.body.nextCursor }).set(account.auth);
     expect(crossed.status).toBe(400);
+  });
+});
+
+describe('a large export', () => {
+  let world: TestWorld;
+  let account: TestAccount;
+  beforeAll(async () => {
+    world = await startWorld({ worker: false });
+    account = await createTestAccount(world.db, 0);
+    await seedDeliveredLeads(world.db, account.accountId, 100, 500);
+  });
+  afterAll(() => world.close());
+
+  it('when the whole account is streamed, then every lead arrives once, in order, in batches', async () => {
+    const res = await world.http.get('/api/v1/leads?format=jsonl').set(account.auth).buffer(true).parse((r, cb) => {
+      let lines = 0;
+      let last = '';
+      r.on('data', (c: Buffer) => {
+        const text = last + c.toString();
+        const parts = text.split('\n');
+        last = parts.pop()!;
+        lines += parts.length;
+      });
+      r.on('end', () => cb(null, lines));
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toBe(50_000);
+  });
+
+  it('when the client hangs up, then the server stops reading batches', async () => {
+    const sql = world.api.deps.db.sql;
+    const query = sql.query.bind(sql);
+    let batches = 0;
+    const spy = jest.spyOn(sql, 'query').mockImplementation(((text: unknown, values: unknown) => {
+      if (typeof text === 'string' && text.includes('JOIN leads l')) batches += 1;
+      return query(text as string, values as unknown[]);
+    }) as typeof sql.query);
+    try {
+      const { port } = world.api.server.address() as { port: number };
+      const controller = new AbortController();
+      const res = await fetch(`http://127.0.0.1:${port}/api/v1/leads?format=csv`, { headers: account.auth, signal: controller.signal });
+      const reader = res.body!.getReader();
+      await reader.read();
+      controller.abort();
+      await new Promise((r) => setTimeout(r, 500));
+      const after = batches;
+      await new Promise((r) => setTimeout(r, 300));
+      expect(batches).toBe(after);
+      expect(batches).toBeLessThan(50);
+    } finally {
+      spy.mockRestore();
+    }
   });
 });
