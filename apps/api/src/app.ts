@@ -10,6 +10,7 @@ import { rateLimit } from './http/rate-limit';
 import { requestId } from './http/request-id';
 import { securityHeaders } from './http/security-headers';
 import { accountRoute } from './routes/account-route';
+import { docsRouter, openApiRoute } from './openapi/openapi-route';
 import { apiReadiness } from './readiness';
 import { healthRoute, readyRoute } from './routes/health-route';
 import { generateRoute } from './routes/leads/generate-route';
@@ -67,7 +68,9 @@ export function createApp(deps: ApiDependencies, options: AppOptions = {}): expr
   v1.all('/account', methodNotAllowed('GET'));
   v1.get('/meta/linkedin-countries', linkedinCountriesRoute);
   v1.get('/meta/tariffs', tariffsRoute);
+  v1.get('/openapi.json', openApiRoute());
   app.use('/api/v1', v1);
+  app.use('/docs', docsRouter());
 
   for (const { path, handler } of options.extraRouters ?? []) app.use(path, handler);
 

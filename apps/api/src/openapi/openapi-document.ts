@@ -1,0 +1,408 @@
+import parseJoi from 'joi-to-json';
+import { MAX_RESULTS_DEFAULT, NON_TERMINAL_STATUSES, SOURCES, TERMINAL_STATUSES } from '@leadgen/domain';
+import { generateRequestSchema } from '../routes/leads/generate-schema';
+import { LEADS_PAGE_DEFAULT, LEADS_PAGE_LIMIT } from '../routes/leads/leads-schema';
+import { JOBS_PAGE_DEFAULT, JOBS_PAGE_LIMIT } from '../routes/leads/list-jobs-schema';
+
+type Schema = Record<string, unknown>;
+
+/** Every `code` of docs/errors.md (a test keeps the two equal). */
+export const PROBLEM_CODES = [
+  'validation_failed', 'malformed_json', 'malformed_path', 'malformed_request', 'idempotency_key_missing', 'idempotency_key_invalid',
+  'unauthorized', 'insufficient_credits', 'job_not_found', 'not_found', 'method_not_allowed', 'request_timeout', 'job_not_cancellable',
+  'idempotency_request_in_progress', 'payload_too_large', 'unsupported_media_type', 'unsupported_content_encoding', 'expectation_failed',
+  'idempotency_key_reused', 'rate_limited', 'headers_too_large', 'internal_error', 'service_unavailable',
+] as const;
+
+/**
+ * joi-to-json writes a Joi `when` as `oneOf` of its branches under a type that allows anything; two
+ * branches that both accept a string (state: linkedin list or ISO code) would then fail `oneOf`. The
+ * branches are alternatives, so `anyOf` says what Joi does; the catch-all type is dropped.
+ */
+function tidy(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(tidy);
+  if (!node || typeof node !== 'object') return node;
+  const out: Schema = {};
+  const source = node as Schema;
+  for (const [key, value] of Object.entries(source)) {
+    if (key === 'type' && Array.isArray(value) && value.length === 6 && source.oneOf) continue;
+    out[key === 'oneOf' ? 'anyOf' : key] = tidy(value);
+  }
+  return out;
+}
+
+/** The generation request, derived from the Joi schema that validates it, so the two cannot drift. */
+export function generationRequestSchema(): Schema {
+  const derived = tidy(parseJoi(generateRequestSchema, 'open-api-3.1')) as Schema;
+  return {
+    ...derived,
+    description:
+      'CONTRACT section 3. Unknown fields and fields of another source are refused. `state`: ISO 3166-1 alpha-2 (any case); for linkedin a code or English name from GET /api/v1/meta/linkedin-countries. `linkedinParams` only with source linkedin; `decisionMakerTitles` and `requiredChannels` only with source shopify.',
+    example: { source: 'google_maps', category: 'dentist', state: 'US', city: 'Austin', maxResults: MAX_RESULTS_DEFAULT },
+  };
+}
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const nullable = (schema: Schema) => ({ anyOf: [schema, { type: 'null' }] });
+const str = { type: 'string' };
+const time = { type: 'string', format: 'date-time' };
+const int = (minimum = 0) => ({ type: 'integer', minimum });
+const object = (properties: Record<string, unknown>, required = Object.keys(properties), extra: Schema = {}) => ({
+  type: 'object',
+  properties,
+  required,
+  additionalProperties: false,
+  ...extra,
+});
+
+const header = (description: string, schema: Schema = str) => ({ description, schema });
+const headers = {
+  'X-Request-Id': header('The request id: yours echoed when sane, else a new one. Quote it to support.'),
+  RateLimitPolicy: header('IETF RateLimit-Policy of the endpoint\'s policy, e.g. `"read";q=1200;w=60`'),
+  RateLimit: header('IETF RateLimit: `r` requests left in the window, `t` seconds to its reset'),
+  'Retry-After': header('Seconds to wait before asking again', { type: 'integer' }),
+  Location: header('Where to poll the job'),
+  'Idempotent-Replayed': header('`true` when this is the answer of an earlier call with the same Idempotency-Key', { type: 'string', enum: ['true'] }),
+  'Preference-Applied': header('Which `Prefer` preference was honoured (`wait=N` or `respond-async`)'),
+  Link: header('`<url>; rel="next"`: the next page, while there is one'),
+  'Content-Disposition': header('`attachment; filename="leads-….csv"` (or `.jsonl`)'),
+  'Result-Complete': header('`false` while the job runs: the leads so far', { type: 'string', enum: ['true', 'false'] }),
+  'Job-Status': header('The job\'s status when the answer was read', { type: 'string', enum: [...NON_TERMINAL_STATUSES, ...TERMINAL_STATUSES] }),
+  'WWW-Authenticate': header('`Bearer realm="leadgen"`'),
+  Allow: header('The methods the path supports'),
+};
+const hdr = (name: keyof typeof headers) => ({ $ref: `#/components/headers/${name}` });
+const limited = { 'X-Request-Id': hdr('X-Request-Id'), 'RateLimit-Policy': hdr('RateLimitPolicy'), RateLimit: hdr('RateLimit') };
+
+const problemResponse = (description: string, extraHeaders: Record<string, unknown> = {}) => ({
+  description,
+  headers: { 'X-Request-Id': hdr('X-Request-Id'), ...extraHeaders },
+  content: { 'application/problem+json': { schema: ref('Problem') } },
+});
+const problems = {
+  400: problemResponse('validation_failed (with `errors`), malformed_json, malformed_path, malformed_request, idempotency_key_missing, idempotency_key_invalid'),
+  401: problemResponse('unauthorized: missing, malformed, unknown, revoked or expired key', { 'WWW-Authenticate': hdr('WWW-Authenticate') }),
+  402: problemResponse('insufficient_credits, with `required` and `available`'),
+  404: problemResponse('job_not_found (also another account\'s job), not_found'),
+  405: problemResponse('method_not_allowed', { Allow: hdr('Allow') }),
+  409: problemResponse('job_not_cancellable (with `jobStatus`), idempotency_request_in_progress', { 'Retry-After': hdr('Retry-After') }),
+  413: problemResponse('payload_too_large'),
+  415: problemResponse('unsupported_media_type, unsupported_content_encoding'),
+  422: problemResponse('idempotency_key_reused'),
+  429: problemResponse('rate_limited', { 'Retry-After': hdr('Retry-After'), ...limited }),
+  500: problemResponse('internal_error'),
+  503: problemResponse('service_unavailable', { 'Retry-After': hdr('Retry-After') }),
+};
+const pick = (...codes: Array<keyof typeof problems>) => Object.fromEntries(codes.map((c) => [c, { $ref: `#/components/responses/Problem${c}` }]));
+
+const leadSchema = object(
+  {
+    source: { type: 'string', enum: [...SOURCES] },
+    businessName: str,
+    email: nullable(str),
+    phone: nullable(str),
+    address: nullable(str),
+    website: nullable(str),
+    reviewScore: nullable({ type: 'number' }),
+    categories: { type: 'array', items: str },
+    socialProfiles: object({ facebook: nullable(str), instagram: nullable(str), linkedin: nullable(str) }),
+    person: object({ fullName: str, title: nullable(str), seniority: nullable(str), linkedinUrl: str, location: nullable(str) }),
+    store: object({ domain: str, country: nullable(str), platform: str }),
+    contacts: {
+      type: 'array',
+      items: object({ name: nullable(str), title: nullable(str), email: nullable(str), phone: nullable(str), linkedinUrl: nullable(str) }),
+    },
+  },
+  ['source', 'businessName', 'email', 'phone', 'address', 'website', 'reviewScore', 'categories', 'socialProfiles'],
+  { description: 'CONTRACT section 8: the common record for every source; `person` for linkedin, `store` and `contacts` for shopify.' },
+);
+
+const progress = object({ requestedCount: int(1), deliveredCount: int() });
+const jobCommon = {
+  jobId: str,
+  resultSetId: str,
+  pollUrl: str,
+  source: { type: 'string', enum: [...SOURCES] },
+  provider: nullable(str),
+  request: { type: 'object', description: 'the normalised generation request' },
+  progress,
+  createdAt: time,
+  startedAt: nullable(time),
+  finishedAt: nullable(time),
+  creditsReserved: { ...int(), description: 'held until the job settles; 0 once terminal' },
+  creditsCharged: nullable(int()),
+};
+const terminalObject = object({
+  status: { type: 'string', enum: [...TERMINAL_STATUSES] },
+  requestedCount: int(1),
+  deliveredCount: int(),
+  resultSetId: str,
+  stopReason: nullable({ type: 'string', enum: ['source_exhausted', 'no_results', 'provider_error', 'provider_unauthorized', 'timeout', 'internal_error', 'cancelled_by_owner'] }),
+});
+const openJob = object({ ...jobCommon, status: { type: 'string', enum: [...NON_TERMINAL_STATUSES] } }, undefined, { title: 'Job (queued or running)' });
+const finishedJob = (withLeads: boolean) =>
+  object(
+    {
+      ...jobCommon,
+      status: { type: 'string', enum: [...TERMINAL_STATUSES] },
+      terminal: terminalObject,
+      ...(withLeads ? { leads: { type: 'array', items: ref('Lead') } } : {}),
+    },
+    undefined,
+    { title: `Job (terminal${withLeads ? '' : ', without leads'})` },
+  );
+
+const leadItem = object(
+  { jobId: str, resultSetId: str, position: int(), deliveredAt: time, lead: ref('Lead') },
+  undefined,
+  { description: 'A delivered lead and where it belongs; `lead` is the record of the job body.' },
+);
+
+const query = (name: string, description: string, schema: Schema, extra: Schema = {}) => ({ name, in: 'query', description, schema, ...extra });
+const cursorParam = query('cursor', 'The previous page\'s `nextCursor` (opaque)', str);
+const formatParam = query('format', 'Overrides Accept: `json` (pages), `csv` or `jsonl` (the whole selection streamed as a download)', {
+  type: 'string',
+  enum: ['json', 'csv', 'jsonl'],
+});
+const leadsLimit = query('limit', `Leads per JSON page (CSV and JSON Lines stream everything)`, {
+  type: 'integer',
+  minimum: 1,
+  maximum: LEADS_PAGE_LIMIT,
+  default: LEADS_PAGE_DEFAULT,
+});
+const rfc3339Param = (name: string, description: string) => query(name, `${description} (RFC 3339, with an offset)`, time);
+const exportContent = (json: Schema) => ({
+  'application/json': { schema: json },
+  'text/csv': { schema: { type: 'string', description: 'RFC 4180, UTF-8, header row; columns in docs/api.md' } },
+  'application/x-ndjson': { schema: { type: 'string', description: 'one LeadItem per line' } },
+});
+const exportHeaders = { ...limited, Link: hdr('Link'), 'Content-Disposition': hdr('Content-Disposition') };
+const resultSetPage = object({
+  jobId: str,
+  resultSetId: str,
+  status: { type: 'string', enum: [...NON_TERMINAL_STATUSES, ...TERMINAL_STATUSES] },
+  complete: { type: 'boolean', description: 'false while the job runs: the leads committed so far' },
+  nextCursor: nullable(str),
+  items: { type: 'array', items: ref('LeadItem') },
+});
+const resultSetResponses = {
+  200: {
+    description: 'The set\'s leads in delivery order',
+    headers: { ...exportHeaders, 'Result-Complete': hdr('Result-Complete'), 'Job-Status': hdr('Job-Status') },
+    content: exportContent(resultSetPage),
+  },
+  ...pick(400, 401, 404, 405, 429, 500, 503),
+};
+
+const jobAnswer = {
+  description: 'The job body; `terminal` and `leads` exactly when the status is terminal, `Retry-After` while it is not',
+  headers: { ...limited, 'Retry-After': hdr('Retry-After') },
+  content: { 'application/json': { schema: ref('Job') } },
+};
+const jobIdParam = { name: 'jobId', in: 'path', required: true, schema: str, example: 'job_0123456789abcdefghijklmn' };
+
+// Any path can meet the protocol-level problems (malformed_request, request_timeout, expectation_failed,
+// headers_too_large, a 503): every operation documents them as its `default`.
+function withDefaultProblem(paths: Record<string, Record<string, unknown>>) {
+  for (const item of Object.values(paths)) {
+    for (const [method, operation] of Object.entries(item)) {
+      if (method === 'parameters') continue;
+      const responses = (operation as { responses: Record<string, unknown> }).responses;
+      responses.default = problemResponse('Any other problem, as Problem Details (see docs/errors.md for every code)');
+    }
+  }
+  return paths;
+}
+
+/** The OpenAPI 3.1 document of the public API, served at GET /api/v1/openapi.json. */
+export function openApiDocument(): Schema {
+  const document = {
+    openapi: '3.1.0',
+    info: {
+      title: 'leadgen API',
+      version: '1',
+      description:
+        'One durable job interface for lead generation from Google Maps, LinkedIn and Shopify. Errors are RFC 9457 Problem Details with a stable `code` (docs/errors.md); promises and conventions are in docs/api.md.',
+    },
+    servers: [{ url: '/' }],
+    security: [{ bearer: [] }],
+    tags: [{ name: 'jobs' }, { name: 'leads' }, { name: 'account' }, { name: 'meta' }],
+    paths: {
+      '/api/v1/leads/generate': {
+        post: {
+          tags: ['jobs'],
+          operationId: 'generateLeads',
+          summary: 'Start a job, waiting briefly for its end',
+          parameters: [
+            { name: 'Idempotency-Key', in: 'header', required: true, description: '1..255 printable ASCII characters; `"abc"` and `abc` are one key. Remembered 24 h per account.', schema: { type: 'string', minLength: 1, maxLength: 257 } },
+            { name: 'Prefer', in: 'header', description: '`wait=N` (seconds, 0..60) or `respond-async`', schema: str },
+          ],
+          requestBody: { required: true, content: { 'application/json': { schema: ref('GenerationRequest') } } },
+          responses: {
+            200: { ...jobAnswer, description: 'The job ended within the wait: the terminal job body', headers: { ...limited, 'Idempotent-Replayed': hdr('Idempotent-Replayed'), 'Preference-Applied': hdr('Preference-Applied') } },
+            202: {
+              description: 'Still under way: poll `Location` after `Retry-After`',
+              headers: { ...limited, Location: hdr('Location'), 'Retry-After': hdr('Retry-After'), 'Idempotent-Replayed': hdr('Idempotent-Replayed'), 'Preference-Applied': hdr('Preference-Applied') },
+              content: { 'application/json': { schema: ref('Accepted') } },
+            },
+            ...pick(400, 401, 402, 405, 409, 413, 415, 422, 429, 500, 503),
+          },
+        },
+      },
+      '/api/v1/leads/jobs': {
+        get: {
+          tags: ['jobs'],
+          operationId: 'listJobs',
+          summary: 'The account\'s jobs, newest first',
+          parameters: [
+            query('limit', 'Jobs per page', { type: 'integer', minimum: 1, maximum: JOBS_PAGE_LIMIT, default: JOBS_PAGE_DEFAULT }),
+            cursorParam,
+            query('status', 'One or more statuses, repeated or comma-separated', { type: 'array', items: { type: 'string', enum: [...NON_TERMINAL_STATUSES, ...TERMINAL_STATUSES] } }, { style: 'form', explode: true }),
+            query('source', 'Only jobs of this source', { type: 'string', enum: [...SOURCES] }),
+            rfc3339Param('createdAfter', 'Jobs created at or after'),
+            rfc3339Param('createdBefore', 'Jobs created before'),
+          ],
+          responses: {
+            200: {
+              description: 'A page of job bodies without `leads`',
+              headers: { ...limited, Link: hdr('Link') },
+              content: { 'application/json': { schema: object({ items: { type: 'array', items: ref('JobSummary') }, nextCursor: nullable(str) }) } },
+            },
+            ...pick(400, 401, 405, 429, 500, 503),
+          },
+        },
+      },
+      '/api/v1/leads/jobs/{jobId}': {
+        parameters: [jobIdParam],
+        get: { tags: ['jobs'], operationId: 'getJob', summary: 'The job', responses: { 200: jobAnswer, ...pick(400, 401, 404, 405, 429, 500, 503) } },
+        delete: {
+          tags: ['jobs'],
+          operationId: 'cancelJob',
+          summary: 'Cancel a queued or running job (idempotent)',
+          responses: { 200: { ...jobAnswer, description: 'The job, now CANCELLED' }, ...pick(400, 401, 404, 405, 409, 429, 500, 503) },
+        },
+      },
+      '/api/v1/leads/jobs/{jobId}/leads': {
+        parameters: [jobIdParam],
+        get: { tags: ['leads'], operationId: 'getJobLeads', summary: 'A job\'s leads (a running job\'s so far)', parameters: [leadsLimit, cursorParam, formatParam], responses: resultSetResponses },
+      },
+      '/api/v1/leads/result-sets/{resultSetId}': {
+        parameters: [{ name: 'resultSetId', in: 'path', required: true, schema: str }],
+        get: { tags: ['leads'], operationId: 'getResultSet', summary: 'A result set: the same answer as its job\'s leads', parameters: [leadsLimit, cursorParam, formatParam], responses: resultSetResponses },
+      },
+      '/api/v1/leads': {
+        get: {
+          tags: ['leads'],
+          operationId: 'listLeads',
+          summary: 'Every lead of the account: oldest job first, each job\'s in delivery order',
+          parameters: [
+            leadsLimit,
+            cursorParam,
+            formatParam,
+            query('source', 'Only leads of jobs of this source', { type: 'string', enum: [...SOURCES] }),
+            query('jobId', 'Only leads of this job', str),
+            rfc3339Param('createdAfter', 'Leads of jobs created at or after'),
+            rfc3339Param('createdBefore', 'Leads of jobs created before'),
+          ],
+          responses: {
+            200: { description: 'A page of leads, or the whole selection as CSV or JSON Lines', headers: exportHeaders, content: exportContent(object({ nextCursor: nullable(str), items: { type: 'array', items: ref('LeadItem') } })) },
+            ...pick(400, 401, 405, 429, 500, 503),
+          },
+        },
+      },
+      '/api/v1/account': {
+        get: {
+          tags: ['account'],
+          operationId: 'getAccount',
+          summary: 'The account and its credits',
+          responses: {
+            200: {
+              description: 'Credits: balance (granted − charged), reserved by open jobs, available',
+              headers: limited,
+              content: { 'application/json': { schema: object({ accountId: str, name: str, credits: object({ balance: { type: 'integer' }, reserved: int(), available: { type: 'integer' } }) }) } },
+            },
+            ...pick(401, 405, 429, 500, 503),
+          },
+        },
+      },
+      '/api/v1/meta/linkedin-countries': {
+        get: {
+          tags: ['meta'],
+          operationId: 'getLinkedinCountries',
+          security: [],
+          summary: 'The governed list a linkedin `state` is checked against',
+          responses: { 200: { description: 'The list', content: { 'application/json': { schema: object({ name: str, countries: { type: 'array', items: object({ code: str, name: str }) } }) } } } },
+        },
+      },
+      '/api/v1/meta/tariffs': {
+        get: {
+          tags: ['meta'],
+          operationId: 'getTariffs',
+          security: [],
+          summary: 'Credits per delivered item and minimum charge per job, per source',
+          responses: {
+            200: {
+              description: 'The tariffs',
+              content: { 'application/json': { schema: object({ tariffs: object(Object.fromEntries(SOURCES.map((s) => [s, object({ perItem: int(), minimum: int() })]))) }) } },
+            },
+          },
+        },
+      },
+      '/healthz': {
+        get: { tags: ['meta'], operationId: 'health', security: [], summary: 'Liveness', responses: { 200: { description: 'The process answers', content: { 'application/json': { schema: object({ status: { const: 'ok' } }) } } } } },
+      },
+      '/readyz': {
+        get: {
+          tags: ['meta'],
+          operationId: 'ready',
+          security: [],
+          summary: 'Readiness: PostgreSQL answers with the schema migrated, Redis answers (for load balancers; not Problem Details)',
+          responses: Object.fromEntries(
+            [200, 503].map((status) => [
+              status,
+              {
+                description: status === 200 ? 'Ready' : 'Not ready, or shutting down',
+                content: { 'application/json': { schema: { type: 'object', required: ['status', 'checks'], properties: { status: str, checks: { type: 'object', additionalProperties: str }, detail: str } } } },
+              },
+            ]),
+          ),
+        },
+      },
+      '/api/v1/openapi.json': {
+        get: { tags: ['meta'], operationId: 'getOpenApi', security: [], summary: 'This document', responses: { 200: { description: 'OpenAPI 3.1', content: { 'application/json': { schema: { type: 'object' } } } } } },
+      },
+    },
+    components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key: `Authorization: Bearer lg_live_…`' } },
+      headers,
+      responses: Object.fromEntries(Object.entries(problems).map(([status, response]) => [`Problem${status}`, response])),
+      schemas: {
+        GenerationRequest: generationRequestSchema(),
+        Lead: leadSchema,
+        LeadItem: leadItem,
+        Job: { oneOf: [openJob, finishedJob(true)], description: 'CONTRACT section 5' },
+        JobSummary: { oneOf: [openJob, finishedJob(false)], description: 'A job body without `leads` (job listings)' },
+        Accepted: object({ jobId: str, resultSetId: str, pollUrl: str, status: { type: 'string', enum: [...NON_TERMINAL_STATUSES] }, progress }),
+        Problem: {
+          type: 'object',
+          description: 'RFC 9457 Problem Details; `code` is stable, `type` is `urn:leadgen:problem:<code>` (or about:blank for internal_error)',
+          required: ['type', 'title', 'status', 'detail', 'code'],
+          properties: {
+            type: str,
+            title: str,
+            status: { type: 'integer', minimum: 400, maximum: 599 },
+            detail: str,
+            code: { type: 'string', enum: [...PROBLEM_CODES] },
+            requestId: str,
+            errors: { type: 'array', items: object({ pointer: str, detail: str }), description: 'validation_failed: every problem, a JSON Pointer each' },
+            required: { type: 'integer', description: 'insufficient_credits' },
+            available: { type: 'integer', description: 'insufficient_credits' },
+            jobStatus: { type: 'string', description: 'job_not_cancellable' },
+          },
+        },
+      },
+    },
+  };
+  withDefaultProblem(document.paths);
+  return document;
+}
