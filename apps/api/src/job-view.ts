@@ -1,4 +1,4 @@
-import { isTerminal } from '@leadgen/domain';
+import { isTerminal, type AcceptedBody, type JobSummary, type NonTerminalStatus, type TerminalStatus } from '@leadgen/domain';
 import type { JobRecord } from '@leadgen/db';
 
 export function jobPath(jobId: string): string {
@@ -10,7 +10,7 @@ export function pollUrl(publicBaseUrl: string | null, jobId: string): string {
 }
 
 /** The job body of CONTRACT.md section 5 without `leads` (what a job listing's items are). */
-export function jobSummary(job: JobRecord, publicBaseUrl: string | null) {
+export function jobSummary(job: JobRecord, publicBaseUrl: string | null): JobSummary {
   const terminal = isTerminal(job.status);
   return {
     jobId: job.id,
@@ -29,7 +29,7 @@ export function jobSummary(job: JobRecord, publicBaseUrl: string | null) {
     ...(terminal
       ? {
           terminal: {
-            status: job.status,
+            status: job.status as TerminalStatus,
             requestedCount: job.requestedCount,
             deliveredCount: job.deliveredCount,
             resultSetId: job.resultSetId,
@@ -52,12 +52,13 @@ export function jobBodyJson(job: JobRecord, leadsJson: string | null, publicBase
 }
 
 /** The 202 body of a job still under way. */
-export function acceptedBody(job: JobRecord, publicBaseUrl: string | null) {
+export function acceptedBody(job: JobRecord, publicBaseUrl: string | null): AcceptedBody {
   return {
     jobId: job.id,
     resultSetId: job.resultSetId,
     pollUrl: pollUrl(publicBaseUrl, job.id),
-    status: job.status,
+    // only a job that is not terminal is answered 202
+    status: job.status as NonTerminalStatus,
     progress: { requestedCount: job.requestedCount, deliveredCount: job.deliveredCount },
   };
 }

@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { errors, type Source } from '@leadgen/domain';
+import { ID_PATTERNS, errors, type Source } from '@leadgen/domain';
 import type { LeadRow } from '@leadgen/db';
 import type { ApiDependencies } from '../../dependencies';
 import { authenticatedAccount } from '../../http/authenticate';
@@ -8,8 +8,6 @@ import { exportFormat, leadItemJson, streamExport } from '../../lead-export';
 import { EXPORT_BATCH, keysetOf, readAccountLeads, readResultSet } from '../../use-cases/read-leads';
 import { accountLeadsQuerySchema, resultSetQuerySchema, type AccountLeadsQuery, type ResultSetQuery } from './leads-schema';
 
-const RESULT_SET_ID = /^rs_[0-9a-z]{24}$/;
-const JOB_ID = /^job_[0-9a-z]{24}$/;
 
 /** The JSON page: items spliced from the stored records, never parsed and serialised again. */
 function sendPage(req: Request, res: Response, deps: ApiDependencies, head: Record<string, unknown>, items: LeadRow[], nextCursor: string | null) {
@@ -25,7 +23,7 @@ export function resultSetLeadsRoute(deps: ApiDependencies, by: 'job' | 'resultSe
     const account = authenticatedAccount(res.locals);
     const id = String(req.params.id ?? '');
     // A malformed id cannot name a job: the same 404 as an unknown one, without asking the database.
-    if (!(by === 'job' ? JOB_ID : RESULT_SET_ID).test(id)) throw errors.jobNotFound();
+    if (!(by === 'job' ? ID_PATTERNS.job : ID_PATTERNS.resultSet).test(id)) throw errors.jobNotFound();
     const query = parseQuery<ResultSetQuery>(resultSetQuerySchema, req.query);
     const format = exportFormat(req, query.format);
     const after = query.cursor ?? -1;
