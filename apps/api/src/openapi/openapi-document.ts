@@ -202,13 +202,14 @@ const jobAnswer = {
 const jobIdParam = { name: 'jobId', in: 'path', required: true, schema: str, example: 'job_0123456789abcdefghijklmn' };
 
 // Any path can meet the protocol-level problems (malformed_request, request_timeout, expectation_failed,
-// headers_too_large, a 503): every operation documents them as its `default`.
+// headers_too_large, a 503): every operation documents them as its `default`, and takes an X-Request-Id.
 function withDefaultProblem(paths: Record<string, Record<string, unknown>>) {
   for (const item of Object.values(paths)) {
     for (const [method, operation] of Object.entries(item)) {
       if (method === 'parameters') continue;
-      const responses = (operation as { responses: Record<string, unknown> }).responses;
-      responses.default = problemResponse('Any other problem, as Problem Details (see docs/errors.md for every code)');
+      const op = operation as { responses: Record<string, unknown>; parameters?: unknown[] };
+      op.responses.default = problemResponse('Any other problem, as Problem Details (see docs/errors.md for every code)');
+      op.parameters = [...(op.parameters ?? []), { $ref: '#/components/parameters/RequestId' }];
     }
   }
   return paths;
@@ -373,6 +374,9 @@ export function openApiDocument(): Schema {
       },
     },
     components: {
+      parameters: {
+        RequestId: { name: 'X-Request-Id', in: 'header', description: 'Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise', schema: str },
+      },
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key: `Authorization: Bearer lg_live_…`' } },
       headers,
       responses: Object.fromEntries(Object.entries(problems).map(([status, response]) => [`Problem${status}`, response])),
