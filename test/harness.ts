@@ -3,6 +3,7 @@ import supertest from 'supertest';
 import { loadConfig, type Config } from '@leadgen/config';
 import { createAccount, createDatabase, grantCredits, issueApiKey, type Database } from '@leadgen/db';
 import { startApi, type RunningApi } from '../apps/api/src/server';
+import { OpenApiResponses } from '../apps/api/test/support/openapi-responses';
 import { startWorker, type RunningWorker } from '../apps/worker/src/worker-runtime';
 
 /**
@@ -32,9 +33,13 @@ export interface TestWorld {
   close(): Promise<void>;
 }
 
+let openApi: OpenApiResponses | undefined;
+
 export async function startWorld(options: { worker?: boolean; env?: Record<string, string> } = {}): Promise<TestWorld> {
   const config = testConfig(options.env);
   const api = await startApi(config);
+  // Every response a component test receives must be one the served OpenAPI document describes.
+  const undocumented = (openApi ??= new OpenApiResponses()).watch(api.server);
   const worker = options.worker === false ? null : await startWorker(config);
   const db = createDatabase(config.database.url, { poolSize: 4 });
   return {
@@ -47,6 +52,7 @@ export async function startWorld(options: { worker?: boolean; env?: Record<strin
       await worker?.close();
       await api.close();
       await db.$disconnect();
+      if (undocumented.length > 0) throw new Error(`responses that leave the OpenAPI document:\n${[...new Set(undocumented)].join('\n')}`);
     },
   };
 }

@@ -10,11 +10,14 @@ import { rateLimit } from './http/rate-limit';
 import { requestId } from './http/request-id';
 import { securityHeaders } from './http/security-headers';
 import { accountRoute } from './routes/account-route';
+import { docsRouter, openApiRoute } from './openapi/openapi-route';
 import { apiReadiness } from './readiness';
 import { healthRoute, readyRoute } from './routes/health-route';
 import { generateRoute } from './routes/leads/generate-route';
 import { deleteSuppressionsRoute, getSuppressionsRoute, putSuppressionsRoute } from './routes/suppressions/suppressions-route';
 import { cancelJobRoute, getJobRoute } from './routes/leads/jobs-route';
+import { accountLeadsRoute, resultSetLeadsRoute } from './routes/leads/leads-route';
+import { listJobsRoute } from './routes/leads/list-jobs-route';
 import { linkedinCountriesRoute, tariffsRoute } from './routes/meta-route';
 
 const SUPPRESSIONS_BODY_LIMIT_BYTES = 8 * 1024 * 1024;
@@ -56,9 +59,17 @@ export function createApp(deps: ApiDependencies, options: AppOptions = {}): expr
   v1.use(rememberRouteBase);
   v1.post('/leads/generate', auth, generateLimit, jsonBody(config.http.bodyLimitBytes), generateRoute(deps));
   v1.all('/leads/generate', methodNotAllowed('POST'));
+  v1.get('/leads/jobs', auth, readLimit, listJobsRoute(deps));
+  v1.all('/leads/jobs', methodNotAllowed('GET'));
   v1.get('/leads/jobs/:jobId', auth, readLimit, getJobRoute(deps));
   v1.delete('/leads/jobs/:jobId', auth, readLimit, cancelJobRoute(deps));
   v1.all('/leads/jobs/:jobId', methodNotAllowed('GET', 'DELETE'));
+  v1.get('/leads/jobs/:id/leads', auth, readLimit, resultSetLeadsRoute(deps, 'job'));
+  v1.all('/leads/jobs/:id/leads', methodNotAllowed('GET'));
+  v1.get('/leads/result-sets/:id', auth, readLimit, resultSetLeadsRoute(deps, 'resultSet'));
+  v1.all('/leads/result-sets/:id', methodNotAllowed('GET'));
+  v1.get('/leads', auth, readLimit, accountLeadsRoute(deps));
+  v1.all('/leads', methodNotAllowed('GET'));
   v1.get('/account', auth, readLimit, accountRoute(deps));
   v1.all('/account', methodNotAllowed('GET'));
   // An upload of 100,000 entries is a few MiB: these routes alone take bodies that large.
@@ -69,7 +80,9 @@ export function createApp(deps: ApiDependencies, options: AppOptions = {}): expr
   v1.all('/suppressions', methodNotAllowed('GET', 'PUT', 'DELETE'));
   v1.get('/meta/linkedin-countries', linkedinCountriesRoute);
   v1.get('/meta/tariffs', tariffsRoute);
+  v1.get('/openapi.json', openApiRoute());
   app.use('/api/v1', v1);
+  app.use('/docs', docsRouter());
 
   for (const { path, handler } of options.extraRouters ?? []) app.use(path, rememberRouteBase, handler);
 

@@ -1,4 +1,4 @@
-import { isTerminal } from '@leadgen/domain';
+import { isTerminal, type AcceptedBody, type JobSummary, type NonTerminalStatus, type TerminalStatus } from '@leadgen/domain';
 import type { JobRecord } from '@leadgen/db';
 
 export function jobPath(jobId: string): string {
@@ -9,14 +9,10 @@ export function pollUrl(publicBaseUrl: string | null, jobId: string): string {
   return `${publicBaseUrl ?? ''}${jobPath(jobId)}`;
 }
 
-/**
- * The job body of CONTRACT.md section 5, as JSON text; `terminal` and `leads` exactly when the
- * status is terminal. `leadsJson` is the leads array as PostgreSQL wrote it: spliced in as it is,
- * never parsed and serialised again.
- */
-export function jobBodyJson(job: JobRecord, leadsJson: string | null, publicBaseUrl: string | null): string {
+/** The job body of CONTRACT.md section 5 without `leads` (what a job listing's items are). */
+export function jobSummary(job: JobRecord, publicBaseUrl: string | null): JobSummary {
   const terminal = isTerminal(job.status);
-  const head = JSON.stringify({
+  return {
     jobId: job.id,
     resultSetId: job.resultSetId,
     pollUrl: pollUrl(publicBaseUrl, job.id),
@@ -36,7 +32,7 @@ export function jobBodyJson(job: JobRecord, leadsJson: string | null, publicBase
     ...(terminal
       ? {
           terminal: {
-            status: job.status,
+            status: job.status as TerminalStatus,
             requestedCount: job.requestedCount,
             deliveredCount: job.deliveredCount,
             resultSetId: job.resultSetId,
@@ -44,17 +40,28 @@ export function jobBodyJson(job: JobRecord, leadsJson: string | null, publicBase
           },
         }
       : {}),
-  });
+  };
+}
+
+/**
+ * The job body of CONTRACT.md section 5, as JSON text; `terminal` and `leads` exactly when the
+ * status is terminal. `leadsJson` is the leads array as PostgreSQL wrote it: spliced in as it is,
+ * never parsed and serialised again.
+ */
+export function jobBodyJson(job: JobRecord, leadsJson: string | null, publicBaseUrl: string | null): string {
+  const terminal = isTerminal(job.status);
+  const head = JSON.stringify(jobSummary(job, publicBaseUrl));
   return terminal ? `${head.slice(0, -1)},"leads":${leadsJson ?? '[]'}}` : head;
 }
 
 /** The 202 body of a job still under way. */
-export function acceptedBody(job: JobRecord, publicBaseUrl: string | null) {
+export function acceptedBody(job: JobRecord, publicBaseUrl: string | null): AcceptedBody {
   return {
     jobId: job.id,
     resultSetId: job.resultSetId,
     pollUrl: pollUrl(publicBaseUrl, job.id),
-    status: job.status,
+    // only a job that is not terminal is answered 202
+    status: job.status as NonTerminalStatus,
     progress: { requestedCount: job.requestedCount, deliveredCount: job.deliveredCount },
   };
 }

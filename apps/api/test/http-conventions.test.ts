@@ -278,7 +278,7 @@ describe('the Idempotency-Key header', () => {
 });
 
 describe('routing', () => {
-  it.each(['/nowhere', '/api/v1/nowhere', '/api/v2/leads/generate', '/api/v1/leads/jobs'])(
+  it.each(['/nowhere', '/api/v1/nowhere', '/api/v2/leads/generate', '/api/v1/leads/jobs/x/nowhere'])(
     'when %s is asked for, then 404 not_found',
     async (path) => {
       expectProblem(await world.http.get(path).set(account.auth), 404, 'not_found');

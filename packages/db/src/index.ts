@@ -1,5 +1,7 @@
 export * from './client';
 export * from './job-repository';
+export * from './job-listing';
+export * from './lead-listing';
 export * from './job-creation';
 export * from './ledger-repository';
 export * from './account-repository';

@@ -27,4 +27,5 @@ export const newId = {
 
 export const ID_PATTERNS = {
   job: /^job_[0-9a-z]{24}$/,
+  resultSet: /^rs_[0-9a-z]{24}$/,
 };

@@ -1,5 +1,6 @@
 export * from './sources';
 export * from './lead';
+export * from './job-body';
 export * from './generation-request';
 export * from './billing';
 export * from './job-status';

@@ -31,3 +31,23 @@ export const boardContentSecurityPolicy = helmet.contentSecurityPolicy({
     'frame-ancestors': ["'none'"],
   },
 });
+
+/**
+ * The API reference at /docs (Swagger UI, every asset served by this process): its scripts and styles
+ * from our own origin, inline styles (its markup uses them), the document fetched from our origin,
+ * nothing from a third party, never in a frame.
+ */
+export const docsContentSecurityPolicy = helmet.contentSecurityPolicy({
+  useDefaults: false,
+  directives: {
+    'default-src': ["'self'"],
+    'script-src': ["'self'"],
+    'style-src': ["'self'", "'unsafe-inline'"],
+    'img-src': ["'self'", 'data:'],
+    'connect-src': ["'self'"],
+    'object-src': ["'none'"],
+    'base-uri': ["'self'"],
+    'form-action': ["'self'"],
+    'frame-ancestors': ["'none'"],
+  },
+});

@@ -1,0 +1,74 @@
+import type { Request } from 'express';
+import Joi from 'joi';
+import { errors, type FieldProblem } from '@leadgen/domain';
+import { jsonPointer } from './body-guard';
+
+/**
+ * Opaque keyset cursors: base64url of a small JSON array whose first member names the listing, so a
+ * jobs cursor is refused by the leads listing. Clients must not build them; the shape may change.
+ */
+export function encodeCursor(kind: string, keys: Array<string | number>): string {
+  return Buffer.from(JSON.stringify([kind, ...keys])).toString('base64url');
+}
+
+/** The cursor's keys, or null when it is not a cursor of this listing. */
+export function decodeCursor(kind: string, cursor: string): unknown[] | null {
+  try {
+    const decoded: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    return Array.isArray(decoded) && decoded[0] === kind ? decoded.slice(1) : null;
+  } catch {
+    return null;
+  }
+}
+
+// RFC 3339 section 5.6 date-time: a full date, a time and an offset (Z or ±hh:mm), seconds fraction optional.
+const RFC3339 = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])[Tt ]([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)(\.\d{1,9})?([Zz]|[+-]([01]\d|2[0-3]):[0-5]\d)$/;
+
+/** A query parameter holding an RFC 3339 date-time, converted to a Date. */
+export const rfc3339 = Joi.string()
+  .custom((value: string, helpers) => {
+    const time = Date.parse(value.replace(' ', 'T'));
+    return RFC3339.test(value) && !Number.isNaN(time) ? new Date(time) : helpers.error('date.rfc3339');
+  })
+  .messages({ 'date.rfc3339': '{{#label}} must be an RFC 3339 date-time, such as 2026-11-22T14:00:00Z' });
+
+/** One value or several, repeated (`?status=a&status=b`) or comma-separated (`?status=a,b`). */
+export const oneOrMore = (item: Joi.StringSchema) =>
+  Joi.array()
+    .items(item)
+    .min(1)
+    .single()
+    .custom((values: string[]) => [...new Set(values)])
+    .prefs({ convert: true });
+
+/** `?status=a,b` as `?status=a&status=b`, before validation. */
+export function splitCommas(query: Record<string, unknown>, names: string[]): Record<string, unknown> {
+  const out = { ...query };
+  for (const name of names) {
+    const value = out[name];
+    if (typeof value === 'string') out[name] = value.split(',');
+    else if (Array.isArray(value)) out[name] = value.flatMap((v: unknown) => (typeof v === 'string' ? v.split(',') : [v]));
+  }
+  return out;
+}
+
+/** Validates a query against its schema, every problem at once as 400 validation_failed (pointers name the parameter). */
+export function parseQuery<T>(schema: Joi.ObjectSchema, query: unknown): T {
+  const { value, error } = schema.validate(query ?? {}, { abortEarly: false, errors: { wrap: { label: false } } });
+  if (error) {
+    const problems: FieldProblem[] = error.details.map((d) => ({ pointer: jsonPointer(d.path.slice(0, 1)), detail: d.message }));
+    throw errors.validation(problems);
+  }
+  return value as T;
+}
+
+/** The URL of the next page: this request's own path and query with the cursor replaced. */
+export function nextPageUrl(req: Request, publicBaseUrl: string | null, cursor: string): string {
+  const url = new URL(req.originalUrl, 'http://x');
+  url.searchParams.set('cursor', cursor);
+  return `${publicBaseUrl ?? ''}${url.pathname}${url.search}`;
+}
+
+export function linkNext(url: string): string {
+  return `<${url}>; rel="next"`;
+}

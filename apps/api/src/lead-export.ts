@@ -1,0 +1,152 @@
+import type { Request, Response } from 'express';
+import { stringify } from 'csv-stringify/sync';
+import type { LeadRow } from '@leadgen/db';
+import { logger } from '@leadgen/logger';
+import type { ExportFormat } from './routes/leads/leads-schema';
+
+/** `?format=` wins; else Accept picks among JSON (the default, also for `*\/*`), CSV and JSON Lines. */
+export function exportFormat(req: Request, format: ExportFormat | undefined): ExportFormat {
+  if (format) return format;
+  const chosen = req.accepts(['application/json', 'text/csv', 'application/x-ndjson', 'application/jsonl']);
+  if (chosen === 'text/csv') return 'csv';
+  return chosen === 'application/x-ndjson' || chosen === 'application/jsonl' ? 'jsonl' : 'json';
+}
+
+/** A lead as the listings' items and JSON Lines carry it; the record is spliced in as PostgreSQL wrote it. */
+export function leadItemJson(row: LeadRow): string {
+  const head = JSON.stringify({ jobId: row.jobId, resultSetId: row.resultSetId, position: row.position, deliveredAt: row.deliveredAt.toISOString() });
+  return `${head.slice(0, -1)},"lead":${row.data}}`;
+}
+
+type Flat = Record<string, string | number | null>;
+interface LeadData {
+  source?: string;
+  businessName?: string;
+  email?: string | null;
+  phone?: string | null;
+  address?: string | null;
+  website?: string | null;
+  reviewScore?: number | null;
+  categories?: string[];
+  socialProfiles?: Record<string, string | null>;
+  person?: Record<string, string | null>;
+  store?: Record<string, string | null>;
+  contacts?: unknown[];
+}
+
+/**
+ * The CSV columns, in this order, for every source (a column a source does not fill stays empty), so a
+ * spreadsheet or CRM mapping made once keeps working: documented in docs/api.md. Never reorder or rename.
+ */
+export const CSV_COLUMNS = [
+  'jobId', 'resultSetId', 'position', 'deliveredAt', 'source', 'businessName', 'email', 'phone', 'address', 'website',
+  'reviewScore', 'categories', 'socialProfiles.facebook', 'socialProfiles.instagram', 'socialProfiles.linkedin',
+  'person.fullName', 'person.title', 'person.seniority', 'person.linkedinUrl', 'person.location',
+  'store.domain', 'store.country', 'store.platform', 'contacts',
+] as const;
+
+function flatten(row: LeadRow): Flat {
+  const lead = JSON.parse(row.data) as LeadData;
+  const nested = (group: Record<string, string | null> | undefined, key: string) => group?.[key] ?? null;
+  return {
+    jobId: row.jobId,
+    resultSetId: row.resultSetId,
+    position: row.position,
+    deliveredAt: row.deliveredAt.toISOString(),
+    source: lead.source ?? null,
+    businessName: lead.businessName ?? null,
+    email: lead.email ?? null,
+    phone: lead.phone ?? null,
+    address: lead.address ?? null,
+    website: lead.website ?? null,
+    reviewScore: lead.reviewScore ?? null,
+    // One cell: the categories joined by "; " (none of the sources puts a semicolon in a category).
+    categories: (lead.categories ?? []).join('; '),
+    'socialProfiles.facebook': nested(lead.socialProfiles, 'facebook'),
+    'socialProfiles.instagram': nested(lead.socialProfiles, 'instagram'),
+    'socialProfiles.linkedin': nested(lead.socialProfiles, 'linkedin'),
+    'person.fullName': nested(lead.person, 'fullName'),
+    'person.title': nested(lead.person, 'title'),
+    'person.seniority': nested(lead.person, 'seniority'),
+    'person.linkedinUrl': nested(lead.person, 'linkedinUrl'),
+    'person.location': nested(lead.person, 'location'),
+    'store.domain': nested(lead.store, 'domain'),
+    'store.country': nested(lead.store, 'country'),
+    'store.platform': nested(lead.store, 'platform'),
+    // A variable-length list stays one cell: its JSON array (empty for sources without contacts).
+    contacts: lead.contacts ? JSON.stringify(lead.contacts) : null,
+  };
+}
+
+/**
+ * RFC 4180 (CRLF, quotes doubled by the library), a header row on the first batch only. OWASP's
+ * CSV-injection guidance: a cell starting with = + - @ tab or CR gets a leading apostrophe
+ * (csv-stringify's escape_formulas) and every text cell is quoted, so no spreadsheet runs it as a formula.
+ */
+function csvBatch(rows: LeadRow[], header: boolean): string {
+  return stringify(rows.map(flatten), {
+    header,
+    columns: [...CSV_COLUMNS],
+    record_delimiter: 'windows',
+    escape_formulas: true,
+    quoted_string: true,
+    cast: { number: (value) => String(value) },
+  });
+}
+
+/** Writes a chunk, waiting while the socket's buffer is full; false once the client has gone. */
+async function write(res: Response, chunk: string): Promise<boolean> {
+  if (res.destroyed || res.writableEnded) return false;
+  if (res.write(chunk)) return true;
+  await new Promise<void>((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+  return !res.destroyed;
+}
+
+export interface ExportStream {
+  /** the first batch, read before any byte is sent so that its errors still become Problem Details */
+  first: LeadRow[];
+  /** the batch after this one; an empty array ends the export */
+  next(after: LeadRow): Promise<LeadRow[]>;
+  filename: string;
+  headers?: Record<string, string>;
+}
+
+/**
+ * Streams the whole selection as CSV or JSON Lines, one keyset batch in memory at a time: the next batch
+ * is read only once the previous one is in the socket's buffer, and a client that hangs up stops the
+ * reading at the batch under way.
+ */
+export async function streamExport(res: Response, format: 'csv' | 'jsonl', stream: ExportStream): Promise<void> {
+  res.status(200);
+  res.setHeader('Content-Type', format === 'csv' ? 'text/csv; charset=utf-8; header=present' : 'application/x-ndjson; charset=utf-8');
+  res.setHeader('Content-Disposition', `attachment; filename="${stream.filename}.${format}"`);
+  res.setHeader('Cache-Control', 'no-store');
+  for (const [name, value] of Object.entries(stream.headers ?? {})) res.setHeader(name, value);
+  let batch = stream.first;
+  let header = true;
+  if (format === 'csv' && batch.length === 0) {
+    res.end(csvBatch([], true));
+    return;
+  }
+  try {
+    while (batch.length > 0) {
+      const chunk = format === 'csv' ? csvBatch(batch, header) : `${batch.map(leadItemJson).join('\n')}\n`;
+      header = false;
+      if (!(await write(res, chunk))) return;
+      batch = await stream.next(batch.at(-1)!);
+    }
+    res.end();
+  } catch (error) {
+    // Headers and part of the body are out: the only honest signal left is a cut connection.
+    logger.warn('export stopped by an error', { error: (error as Error).message });
+    res.destroy(error instanceof Error ? error : new Error(String(error)));
+  }
+}

@@ -1,0 +1,77 @@
+import type { Request, Response } from 'express';
+import { ID_PATTERNS, errors, type Source } from '@leadgen/domain';
+import type { LeadRow } from '@leadgen/db';
+import type { ApiDependencies } from '../../dependencies';
+import { authenticatedAccount } from '../../http/authenticate';
+import { encodeCursor, linkNext, nextPageUrl, parseQuery } from '../../http/paging';
+import { exportFormat, leadItemJson, streamExport } from '../../lead-export';
+import { EXPORT_BATCH, keysetOf, readAccountLeads, readResultSet } from '../../use-cases/read-leads';
+import { accountLeadsQuerySchema, resultSetQuerySchema, type AccountLeadsQuery, type ResultSetQuery } from './leads-schema';
+
+
+/** The JSON page: items spliced from the stored records, never parsed and serialised again. */
+function sendPage(req: Request, res: Response, deps: ApiDependencies, head: Record<string, unknown>, items: LeadRow[], nextCursor: string | null) {
+  res.setHeader('Cache-Control', 'no-store');
+  if (nextCursor) res.setHeader('Link', linkNext(nextPageUrl(req, deps.config.http.publicBaseUrl, nextCursor)));
+  const start = JSON.stringify({ ...head, nextCursor });
+  res.status(200).type('application/json').send(`${start.slice(0, -1)},"items":[${items.map(leadItemJson).join(',')}]}`);
+}
+
+/** GET /api/v1/leads/jobs/{jobId}/leads and GET /api/v1/leads/result-sets/{id}: the same set, in delivery order. */
+export function resultSetLeadsRoute(deps: ApiDependencies, by: 'job' | 'resultSet') {
+  return async (req: Request, res: Response): Promise<void> => {
+    const account = authenticatedAccount(res.locals);
+    const id = String(req.params.id ?? '');
+    // A malformed id cannot name a job: the same 404 as an unknown one, without asking the database.
+    if (!(by === 'job' ? ID_PATTERNS.job : ID_PATTERNS.resultSet).test(id)) throw errors.jobNotFound();
+    const query = parseQuery<ResultSetQuery>(resultSetQuerySchema, req.query);
+    const format = exportFormat(req, query.format);
+    const after = query.cursor ?? -1;
+    const selection = await readResultSet(deps, account.id, by, id, after, format === 'json' ? query.limit + 1 : EXPORT_BATCH);
+    // While the job runs the set grows: say so in every format (the JSON body has it too).
+    const marks = { 'Result-Complete': String(selection.complete), 'Job-Status': selection.status };
+    if (format === 'json') {
+      const page = selection.leads.slice(0, query.limit);
+      const more = selection.leads.length > query.limit;
+      const head = { jobId: selection.jobId, resultSetId: selection.resultSetId, status: selection.status, complete: selection.complete };
+      for (const [name, value] of Object.entries(marks)) res.setHeader(name, value);
+      sendPage(req, res, deps, head, page, more ? encodeCursor('p', [page.at(-1)!.position]) : null);
+      return;
+    }
+    await streamExport(res, format, {
+      first: selection.leads,
+      next: async (last) => (await readResultSet(deps, account.id, by, id, last.position, EXPORT_BATCH)).leads,
+      filename: `leads-${selection.jobId}`,
+      headers: marks,
+    });
+  };
+}
+
+/** GET /api/v1/leads: every lead delivered to the account, oldest job first, each job's in delivery order. */
+export function accountLeadsRoute(deps: ApiDependencies) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const account = authenticatedAccount(res.locals);
+    const query = parseQuery<AccountLeadsQuery>(accountLeadsQuerySchema, req.query);
+    const format = exportFormat(req, query.format);
+    const filter = {
+      source: (query.source ?? null) as Source | null,
+      jobId: query.jobId ?? null,
+      createdAfter: query.createdAfter ?? null,
+      createdBefore: query.createdBefore ?? null,
+    };
+    const first = await readAccountLeads(deps, account.id, filter, query.cursor ?? null, format === 'json' ? query.limit + 1 : EXPORT_BATCH);
+    if (format === 'json') {
+      const page = first.slice(0, query.limit);
+      const more = first.length > query.limit;
+      const last = page.at(-1);
+      const cursor = more && last ? encodeCursor('l', [last.jobCreatedAt.toISOString(), last.jobId, last.position]) : null;
+      sendPage(req, res, deps, {}, page, cursor);
+      return;
+    }
+    await streamExport(res, format, {
+      first,
+      next: (last) => readAccountLeads(deps, account.id, filter, keysetOf(last), EXPORT_BATCH),
+      filename: `leads-${new Date().toISOString().slice(0, 10)}`,
+    });
+  };
+}

@@ -1,0 +1,37 @@
+import { pageAccountLeads, pageResultSet, type LeadFilter, type LeadKeyset, type LeadRow } from '@leadgen/db';
+import { errors, isTerminal, type JobStatus } from '@leadgen/domain';
+import type { ApiDependencies } from '../dependencies';
+
+// Rows per statement of a CSV or JSON Lines export: large enough that the round trips do not
+// dominate, small enough that a batch (~1 KiB per lead) stays a few MiB at most.
+export const EXPORT_BATCH = 1000;
+
+export interface ResultSetSelection {
+  jobId: string;
+  resultSetId: string;
+  status: JobStatus;
+  /** false while the job runs: these are the leads committed so far */
+  complete: boolean;
+  leads: LeadRow[];
+}
+
+/** One page of a result set (by the job's id or the result set's), or 404 as if the job did not exist. */
+export async function readResultSet(
+  deps: ApiDependencies,
+  accountId: string,
+  by: 'job' | 'resultSet',
+  id: string,
+  afterPosition: number,
+  limit: number,
+): Promise<ResultSetSelection> {
+  const page = await pageResultSet(deps.db, accountId, by, id, afterPosition, limit);
+  if (!page) throw errors.jobNotFound();
+  return { ...page, complete: isTerminal(page.status) };
+}
+
+/** One page of the account's leads, oldest job first. */
+export function readAccountLeads(deps: ApiDependencies, accountId: string, filter: LeadFilter, after: LeadKeyset | null, limit: number) {
+  return pageAccountLeads(deps.db, accountId, filter, after, limit);
+}
+
+export const keysetOf = (row: LeadRow): LeadKeyset => ({ jobCreatedAt: row.jobCreatedAt, jobId: row.jobId, position: row.position });

@@ -1,0 +1,111 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import metaSchema from '@seriousme/openapi-schema-validator/schemas/v3.1/schema.json';
+import { generateRequestSchema } from '../src/routes/leads/generate-schema';
+import { PROBLEM_CODES, openApiDocument } from '../src/openapi/openapi-document';
+import { startWorld, type TestWorld } from '../../../test/harness';
+import { OpenApiResponses } from './support/openapi-responses';
+
+const ROOT = path.resolve(__dirname, '../../..');
+
+describe('the OpenAPI document', () => {
+  const doc = openApiDocument() as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- walked by key
+
+  it('when checked against the OpenAPI 3.1 schema, then it is a valid document with every $ref resolving', () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats(ajv);
+    ajv.addFormat('media-range', true); // the meta-schema's own format for content keys
+    const validate = ajv.compile(metaSchema);
+    expect(validate.errors ?? []).toEqual([]);
+    expect(validate(doc)).toBe(true);
+    const refs = JSON.stringify(doc).match(/"\$ref":"#\/[^"]+"/g) ?? [];
+    for (const ref of refs) {
+      const target = ref.slice(9, -1).split('/').slice(1).reduce((node: any, key) => node?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], doc); // eslint-disable-line @typescript-eslint/no-explicit-any
+      expect([ref, target !== undefined]).toEqual([ref, true]);
+    }
+    // Every schema compiles (as JSON Schema 2020-12, OpenAPI 3.1's dialect).
+    ajv.addSchema({ ...doc, $id: 'doc' });
+    for (const name of Object.keys(doc.components.schemas)) expect(() => ajv.compile({ $ref: `doc#/components/schemas/${name}` })).not.toThrow();
+  });
+
+  it('when compared with docs/errors.md, then the Problem schema lists exactly its codes', () => {
+    const table = readFileSync(path.join(ROOT, 'docs/errors.md'), 'utf8');
+    const codes = [...table.matchAll(/^\| \d{3} \| `([a-z_]+)` \|/gm)].map((m) => m[1]);
+    expect([...new Set(codes)].sort()).toEqual([...PROBLEM_CODES].sort());
+    expect(doc.components.schemas.Problem.properties.code.enum).toEqual([...PROBLEM_CODES]);
+  });
+
+  it('when a request is valid or not for Joi, then the derived request schema agrees wherever JSON Schema can say it', () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats(ajv);
+    ajv.addSchema({ ...doc, $id: 'doc' });
+    const schema = ajv.compile({ $ref: 'doc#/components/schemas/GenerationRequest' });
+    const samples: unknown[] = [
+      { category: 'dentist', state: 'US' },
+      { category: 'dentist', state: 'US', city: 'Austin', keyword: 'kids', maxResults: 100 },
+      { source: 'linkedin', category: 'cto', state: 'DE', linkedinParams: { title: ['CTO', 'VP'], seniority: ['vp'], companySize: ['11-50'] } },
+      { source: 'shopify', category: 'apparel', state: 'US', decisionMakerTitles: ['Founder'], requiredChannels: ['email'] },
+      { category: 'dentist' },
+      { state: 'US' },
+      { category: 'dentist', state: 'US', maxResults: 0 },
+      { category: 'dentist', state: 'US', maxResults: 101 },
+      { category: 'dentist', state: 'US', maxResults: 2.5 },
+      { category: 'dentist', state: 'US', maxResults: '10' },
+      { category: '', state: 'US' },
+      { category: 'x'.repeat(201), state: 'US' },
+      { category: 'dentist', state: 'US', colour: 'red' },
+      { source: 'bing', category: 'dentist', state: 'US' },
+      { source: 'linkedin', category: 'cto', state: 'DE', linkedinParams: { seniority: ['boss'] } },
+      { source: 'linkedin', category: 'cto', state: 'DE', linkedinParams: { nope: 1 } },
+      { source: 'shopify', category: 'apparel', state: 'US', requiredChannels: ['fax'] },
+      [],
+      'text',
+    ];
+    for (const sample of samples) {
+      const joi = generateRequestSchema.validate(sample, { abortEarly: false }).error === undefined;
+      expect([sample, schema(sample)]).toEqual([sample, joi]);
+    }
+  });
+
+  it('when a response leaves the document, then the response checker reports it', () => {
+    const checker = new OpenApiResponses();
+    expect(checker.check('GET', '/api/v1/account', 200, 'application/json', '{"accountId":"a","name":"n","credits":{"balance":1,"reserved":0,"available":1}}')).toBeNull();
+    expect(checker.check('GET', '/api/v1/account', 200, 'application/json', '{"accountId":"a"}')).toMatch(/credits/);
+    expect(checker.check('GET', '/api/v1/account', 200, 'text/html', '<p>')).toMatch(/content type/);
+    expect(checker.check('GET', '/api/v1/leads/jobs/job_x', 404, 'application/problem+json', '{"type":"t","title":"t","status":404,"detail":"d","code":"nope"}')).toMatch(/code/);
+    expect(checker.check('GET', '/api/v1/leads/jobs?limit=1', 200, 'application/json', '{"items":[{"jobId":"j"}],"nextCursor":null}')).not.toBeNull();
+  });
+});
+
+describe('GET /api/v1/openapi.json and /docs', () => {
+  let world: TestWorld;
+  beforeAll(async () => {
+    world = await startWorld({ worker: false });
+  });
+  afterAll(() => world.close());
+
+  it('when the document is asked for, then it is served without a key', async () => {
+    const res = await world.http.get('/api/v1/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toBe('3.1.0');
+    expect(Object.keys(res.body.paths)).toEqual(expect.arrayContaining(['/api/v1/leads/generate', '/api/v1/leads/jobs', '/api/v1/leads']));
+  });
+
+  it('when /docs is opened, then the page and every asset it names come from this process, under a policy that lets them run', async () => {
+    const page = await world.http.get('/docs/');
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    const csp = page.headers['content-security-policy'] as string;
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("connect-src 'self'");
+    expect(csp).not.toMatch(/https?:/);
+    expect(page.text).not.toMatch(/(src|href)="(https?:)?\/\//);
+    const assets = [...page.text.matchAll(/(?:src|href)="\.\/([^"]+)"/g)].map((m) => m[1]!);
+    expect(assets).toEqual(expect.arrayContaining(['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-init.js']));
+    for (const asset of assets) expect([asset, (await world.http.get(`/docs/${asset}`)).status]).toEqual([asset, 200]);
+    const init = await world.http.get('/docs/swagger-ui-init.js');
+    expect(init.text).toContain('/api/v1/openapi.json');
+  });
+});

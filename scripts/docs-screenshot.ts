@@ -1,0 +1,27 @@
+// Renders /docs in headless Chromium from this process alone and saves a screenshot, to look at.
+// The API runs in-process (it needs PostgreSQL and Redis for start-up only; the page needs nothing else):
+//   npx tsx scripts/docs-screenshot.ts [out.png]     (CHROMIUM overrides /usr/bin/chromium)
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { loadConfig } from '@leadgen/config';
+import { startApi } from '../apps/api/src/server';
+
+async function main(): Promise<void> {
+  const out = process.argv[2] ?? 'docs-screenshot.png';
+  const api = await startApi(loadConfig({ ...process.env, PORT: '0', LOG_LEVEL: 'warn' }));
+  try {
+    const { port } = api.server.address() as { port: number };
+    await promisify(execFile)(process.env.CHROMIUM ?? '/usr/bin/chromium', [
+      '--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync',
+      '--window-size=1280,1600', '--virtual-time-budget=8000', `--screenshot=${out}`, `http://127.0.0.1:${port}/docs/`,
+    ]);
+    console.log(`wrote ${out}`);
+  } finally {
+    await api.close();
+  }
+}
+
+main().catch((error: Error) => {
+  console.error(error.message);
+  process.exit(1);
+});
