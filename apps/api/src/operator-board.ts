@@ -8,7 +8,7 @@ import { errors } from '@leadgen/domain';
 import { logger } from '@leadgen/logger';
 import type { Queue } from '@leadgen/queue';
 import { DEFAULT_LOGIN_LIMITS, loginThrottle, type LoginLimits } from './http/login-throttle';
-import { boardContentSecurityPolicy } from './http/security-headers';
+import { pageContentSecurityPolicy } from './http/security-headers';
 
 export const BOARD_PATH = '/admin/queues';
 const OPERATOR = 'operator';
@@ -93,6 +93,6 @@ export function operatorBoard(queues: Queue[], password: string, options: BoardO
     // Read-only means every writing route, whatever the board's own per-queue check covers.
     if (!options.writable && req.method !== 'GET' && req.method !== 'HEAD') throw errors.methodNotAllowed(['GET', 'HEAD']);
     if ((req.get('Content-Encoding') ?? 'identity').trim().toLowerCase() !== 'identity') throw errors.unsupportedContentEncoding();
-    boardContentSecurityPolicy(req, res, () => parseBody(req, res, (error?: unknown) => (error ? next(error) : board(req, res, next))));
+    pageContentSecurityPolicy(req, res, () => parseBody(req, res, (error?: unknown) => (error ? next(error) : board(req, res, next))));
   };
 }

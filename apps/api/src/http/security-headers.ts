@@ -12,11 +12,12 @@ export const securityHeaders = helmet({
 });
 
 /**
- * Bull Board's page: its scripts, styles and API from its own path, inline styles (its markup
- * uses them), no third party (the Google Fonts link it carries is blocked, so operators' browsers
- * do not call out; the system font is used), and never in a frame.
+ * The pages this process serves to a browser, Bull Board's and the API reference at /docs (Swagger
+ * UI): their scripts, styles and API calls from this origin, inline styles (both use them), nothing
+ * from a third party (the Google Fonts link the board carries is blocked, so operators' browsers do
+ * not call out; the system font is used), and never in a frame.
  */
-export const boardContentSecurityPolicy = helmet.contentSecurityPolicy({
+export const pageContentSecurityPolicy = helmet.contentSecurityPolicy({
   useDefaults: false,
   directives: {
     'default-src': ["'self'"],
@@ -24,26 +25,6 @@ export const boardContentSecurityPolicy = helmet.contentSecurityPolicy({
     'style-src': ["'self'", "'unsafe-inline'"],
     'img-src': ["'self'", 'data:'],
     'font-src': ["'self'", 'data:'],
-    'connect-src': ["'self'"],
-    'object-src': ["'none'"],
-    'base-uri': ["'self'"],
-    'form-action': ["'self'"],
-    'frame-ancestors': ["'none'"],
-  },
-});
-
-/**
- * The API reference at /docs (Swagger UI, every asset served by this process): its scripts and styles
- * from our own origin, inline styles (its markup uses them), the document fetched from our origin,
- * nothing from a third party, never in a frame.
- */
-export const docsContentSecurityPolicy = helmet.contentSecurityPolicy({
-  useDefaults: false,
-  directives: {
-    'default-src': ["'self'"],
-    'script-src': ["'self'"],
-    'style-src': ["'self'", "'unsafe-inline'"],
-    'img-src': ["'self'", 'data:'],
     'connect-src': ["'self'"],
     'object-src': ["'none'"],
     'base-uri': ["'self'"],

@@ -1,6 +1,6 @@
 import express, { type Request, type Response } from 'express';
 import swaggerUi from 'swagger-ui-express';
-import { docsContentSecurityPolicy } from '../http/security-headers';
+import { pageContentSecurityPolicy } from '../http/security-headers';
 import { openApiDocument } from './openapi-document';
 
 export const OPENAPI_PATH = '/api/v1/openapi.json';
@@ -21,7 +21,7 @@ export function openApiRoute() {
  */
 export function docsRouter(): express.Router {
   const router = express.Router();
-  router.use(docsContentSecurityPolicy);
+  router.use(pageContentSecurityPolicy);
   router.use(swaggerUi.serve);
   router.get(
     '/',

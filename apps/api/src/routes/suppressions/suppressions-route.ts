@@ -4,27 +4,22 @@ import type { ApiDependencies } from '../../dependencies';
 import { authenticatedAccount } from '../../http/authenticate';
 import { encodeCursor, parseSuppressionsBody, parseSuppressionsQuery } from './suppressions-schema';
 
-/** PUT /api/v1/suppressions: adds entries (an entry already there is no error); answers what changed and the totals. */
-export function putSuppressionsRoute(deps: ApiDependencies) {
+/**
+ * PUT /api/v1/suppressions adds entries (an entry already there is no error) and DELETE removes the
+ * entries sent; both answer how many changed and the totals.
+ */
+function changeSuppressionsRoute(deps: ApiDependencies, change: 'added' | 'removed') {
+  const apply = change === 'added' ? addSuppressions : removeSuppressions;
   return async (req: Request, res: Response): Promise<void> => {
     const account = authenticatedAccount(res.locals);
-    const entries = parseSuppressionsBody(req.body);
-    const added = await addSuppressions(deps.db, account.id, entries);
+    const changed = await apply(deps.db, account.id, parseSuppressionsBody(req.body));
     res.setHeader('Cache-Control', 'no-store');
-    res.json({ added, counts: await countSuppressions(deps.db, account.id) });
+    res.json({ [change]: changed, counts: await countSuppressions(deps.db, account.id) });
   };
 }
 
-/** DELETE /api/v1/suppressions: removes the entries given (the same body as PUT). */
-export function deleteSuppressionsRoute(deps: ApiDependencies) {
-  return async (req: Request, res: Response): Promise<void> => {
-    const account = authenticatedAccount(res.locals);
-    const entries = parseSuppressionsBody(req.body);
-    const removed = await removeSuppressions(deps.db, account.id, entries);
-    res.setHeader('Cache-Control', 'no-store');
-    res.json({ removed, counts: await countSuppressions(deps.db, account.id) });
-  };
-}
+export const putSuppressionsRoute = (deps: ApiDependencies) => changeSuppressionsRoute(deps, 'added');
+export const deleteSuppressionsRoute = (deps: ApiDependencies) => changeSuppressionsRoute(deps, 'removed');
 
 /** GET /api/v1/suppressions: the counts, and a page of entries in (kind, value) order. */
 export function getSuppressionsRoute(deps: ApiDependencies) {
