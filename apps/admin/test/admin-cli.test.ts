@@ -16,7 +16,12 @@ function adminWith(env: Record<string, string>, ...args: string[]) {
     env: { ...process.env, ...env },
     encoding: 'utf8',
   });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr, json: () => JSON.parse(result.stdout) as Record<string, unknown> };
+  const json = () => {
+    // A command that printed no JSON says why on stderr: put that in the failure, not a parse error.
+    if (!result.stdout.trim()) throw new Error(`admin ${args.join(' ')} printed nothing (exit ${result.status}): ${result.stderr}`);
+    return JSON.parse(result.stdout) as Record<string, unknown>;
+  };
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr, json };
 }
 
 let db: Database;
@@ -130,6 +135,7 @@ describe('npm run admin: listing, revoking by id, jobs and the ledger', () => {
   it('when an operator shows and cancels a queued job, then it is CANCELLED as by its owner, its queue entry gone, and the ledger shows the reservation released', async () => {
     const account = await createTestAccount(world.db, 1_000);
     const created = await generate(world, account, { category: 'bakery', state: 'FR', maxResults: 10 }, { Prefer: 'respond-async' });
+    expect(created.status).toBe(202);
     const jobId = created.body.jobId as string;
     const env = { QUEUE_PREFIX: world.config.redis.queuePrefix };
 
