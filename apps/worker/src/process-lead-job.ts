@@ -3,7 +3,7 @@ import { commitPage, findJob, settleJob, startJob, type Database, type JobRecord
 import { isTerminal, suppressionKeysOf, type JobOutcome, type Source } from '@leadgen/domain';
 import { logger, withLogContext } from '@leadgen/logger';
 import { metrics, observeSettlement } from '@leadgen/ops';
-import { onUpstreamRetry, ProviderError, type LeadProvider, type UpstreamRetry } from '@leadgen/providers';
+import { onUpstreamRetry, ProviderError, type LeadProvider, type ProviderLead, type UpstreamRetry } from '@leadgen/providers';
 import { WaitingError, type Job, type JobEventPublisher, type LeadJobHandler, type LeadJobResult, type QueuePayloads } from '@leadgen/queue';
 
 export interface HandlerDependencies {
@@ -174,12 +174,22 @@ async function collectLeads(
   if (Date.now() >= deadline) return { kind: 'error', reason: 'timeout' };
   const pages = provider.search(record.request, { signal, cursor: record.cursor, deadline });
   let pageNumber = 0;
+  // Each lead's domains, emails and phones are read only once the account is known to keep a
+  // suppression list (the first page commit says so, writing nothing, and is sent again).
+  let withMatches = false;
+  const commitWithMatches = async (leads: ProviderLead[], cursor: string | null) => {
+    const items = withMatches ? leads.map((item) => ({ ...item, matches: suppressionKeysOf(item.lead, record.request.state) })) : leads;
+    const commit = await commitPage(db, record.id, items, cursor);
+    if (commit.kind !== 'needs_matches') return commit;
+    withMatches = true;
+    return commitPage(db, record.id, leads.map((item) => ({ ...item, matches: suppressionKeysOf(item.lead, record.request.state) })), cursor);
+  };
   for await (const page of pages) {
     signal.throwIfAborted();
-    const withMatches = page.leads.map((item) => ({ ...item, matches: suppressionKeysOf(item.lead, record.request.state) }));
-    const commit = await commitPage(db, record.id, withMatches, page.cursor);
+    const commit = await commitWithMatches(page.leads, page.cursor);
     // Stopped: cancelled or settled elsewhere; the `for await` exit closes the provider's iterator.
     if (commit.kind === 'stopped') return { kind: 'cancelled' };
+    if (commit.kind === 'needs_matches') throw new Error('page commit asked for suppression matches twice');
     const leads = commit.deliveredCount - basis.deliveredCount;
     if (leads > 0) {
       metrics.leadsDelivered.inc({ source: record.source }, leads);

@@ -11,6 +11,8 @@ export interface PageLead {
 
 export type PageCommit =
   | { kind: 'committed'; deliveredCount: number; requestedCount: number }
+  /** the account has a suppression list and the page came without `matches`: nothing was written */
+  | { kind: 'needs_matches' }
   /** the job reached a terminal status (cancelled, or settled by another worker): nothing was written */
   | { kind: 'stopped' };
 
@@ -22,13 +24,17 @@ export type PageCommit =
 export async function commitPage(db: Database, jobId: string, page: PageLead[], cursor: string | null): Promise<PageCommit> {
   // One statement (the `commit_page` function of the migrations): lock the job while it is not
   // terminal, insert the page's new leads, advance count and cursor; no row back means terminal.
-  const items = JSON.stringify(page.map((p) => ({ k: p.dedupKey, d: p.lead, m: p.matches?.map((entry) => ({ t: entry.kind, v: entry.value })) ?? [] })));
-  const { rows } = await db.sql.query<{ o_delivered_count: number; o_requested_count: number }>('SELECT * FROM commit_page($1, $2, $3)', [
+  // `m` only when the caller read what the leads can match: its absence asks the function whether the account needs it.
+  const items = JSON.stringify(
+    page.map((p) => (p.matches ? { k: p.dedupKey, d: p.lead, m: p.matches.map((entry) => ({ t: entry.kind, v: entry.value })) } : { k: p.dedupKey, d: p.lead })),
+  );
+  const { rows } = await db.sql.query<{ o_delivered_count: number; o_requested_count: number; o_needs_matches: boolean }>('SELECT * FROM commit_page($1, $2, $3)', [
     jobId,
     items,
     cursor,
   ]);
   const row = rows[0];
   if (!row) return { kind: 'stopped' };
+  if (row.o_needs_matches) return { kind: 'needs_matches' };
   return { kind: 'committed', deliveredCount: row.o_delivered_count, requestedCount: row.o_requested_count };
 }

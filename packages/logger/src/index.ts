@@ -83,6 +83,8 @@ export interface Logger {
 const write =
   (lvl: string): LogMethod =>
   (message, meta) => {
+    // A line below the level is dropped before it is built: winston would run every format on it first.
+    if (base.silent || !base.isLevelEnabled(lvl)) return;
     base.log({ ...safeMeta(meta), level: lvl, message: String(message) });
   };
 

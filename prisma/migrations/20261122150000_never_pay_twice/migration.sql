@@ -38,8 +38,12 @@ ORDER BY j."account_id", j."source", l."dedup_key", l."created_at";
 -- `m`: the kinds and values it can match) is passed over and counted; every delivered lead's key is
 -- remembered for the account; a job whose request has `excludeDelivered` delivers only keys it can
 -- claim (in page order, up to what is still missing) and counts the ones it passed over.
-CREATE OR REPLACE FUNCTION "commit_page"(p_job_id TEXT, p_items JSONB, p_cursor TEXT)
-RETURNS TABLE (o_delivered_count INTEGER, o_requested_count INTEGER)
+-- It now also answers `o_needs_matches` (and writes nothing) when the account has a suppression list
+-- and the page came without what its leads can match: a worker only reads each lead's domains,
+-- emails and phones for accounts that have a list.
+DROP FUNCTION "commit_page"(TEXT, JSONB, TEXT);
+CREATE FUNCTION "commit_page"(p_job_id TEXT, p_items JSONB, p_cursor TEXT)
+RETURNS TABLE (o_delivered_count INTEGER, o_requested_count INTEGER, o_needs_matches BOOLEAN)
 LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
   v_account_id TEXT;
@@ -62,6 +66,10 @@ BEGIN
 
   -- Only an account with a list pays for the lookups: one primary-key probe per value a lead can match.
   IF EXISTS (SELECT 1 FROM "suppressions" s WHERE s."account_id" = v_account_id) THEN
+    IF jsonb_array_length(p_items) > 0 AND NOT (p_items->0 ? 'm') THEN
+      RETURN QUERY SELECT v_delivered, v_requested, true;
+      RETURN;
+    END IF;
     SELECT COALESCE(array_agg(DISTINCT p.item->>'k'), '{}') INTO v_suppressed
     FROM jsonb_array_elements(p_items) AS p(item)
     WHERE NOT EXISTS (SELECT 1 FROM "leads" l WHERE l."job_id" = p_job_id AND l."dedup_key" = p.item->>'k')
@@ -120,6 +128,6 @@ BEGIN
     "skipped_suppressed" = "skipped_suppressed" + cardinality(v_suppressed),
     "cursor" = p_cursor, "updated_at" = now()
   WHERE "id" = p_job_id;
-  RETURN QUERY SELECT v_delivered + v_added, v_requested;
+  RETURN QUERY SELECT v_delivered + v_added, v_requested, false;
 END
 $$;
