@@ -61,6 +61,9 @@ export async function startApi(config: Config): Promise<RunningApi> {
     return counts;
   });
   // requireHostHeader off: Node would refuse a missing Host with a bare 400; http/protocol-checks.ts answers it.
+  // The enqueue refuses while its connection is not up (503, never a hang): a process that listened
+  // before Redis answered would refuse its first jobs. A Redis that is down does not hold start-up.
+  await producer.waitUntilReady(5_000);
   const server = createServer({ requireHostHeader: false }, app).listen(config.http.port);
   // Malformed HTTP never reaches Express: answer it as Problem Details where the socket allows.
   server.on('clientError', answerClientError);

@@ -17,7 +17,7 @@ export interface JobProducer extends JobEventPublisher {
   claimPeriodicTask(name: string, periodMs: number): Promise<boolean>;
   queues(): Queue[];
   ping(): Promise<void>;
-  /** resolves once the connection is up, or after `ms` (the connection fails fast, it never queues) */
+  /** resolves once the connection is up, fails to come up, or after `ms` (it fails fast, it never queues) */
   waitUntilReady(ms: number): Promise<void>;
   close(): Promise<void>;
 }
@@ -89,11 +89,15 @@ export function createJobProducer(redisUrl: string, prefix: string): JobProducer
     async waitUntilReady(ms) {
       if (connection.status === 'ready') return;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, ms);
-        connection.once('ready', () => {
+        const done = () => {
           clearTimeout(timer);
+          connection.off('ready', done);
+          connection.off('error', done);
           resolve();
-        });
+        };
+        const timer = setTimeout(done, ms);
+        connection.once('ready', done);
+        connection.once('error', done);
       });
     },
     async close() {
