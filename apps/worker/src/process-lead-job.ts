@@ -177,12 +177,12 @@ async function collectLeads(
   // Each lead's domains, emails and phones are read only once the account is known to keep a
   // suppression list (the first page commit says so, writing nothing, and is sent again).
   let withMatches = false;
+  const matched = (leads: ProviderLead[]) => leads.map((item) => ({ ...item, matches: suppressionKeysOf(item.lead, record.request.state) }));
   const commitWithMatches = async (leads: ProviderLead[], cursor: string | null) => {
-    const items = withMatches ? leads.map((item) => ({ ...item, matches: suppressionKeysOf(item.lead, record.request.state) })) : leads;
-    const commit = await commitPage(db, record.id, items, cursor);
+    const commit = await commitPage(db, record.id, withMatches ? matched(leads) : leads, cursor);
     if (commit.kind !== 'needs_matches') return commit;
     withMatches = true;
-    return commitPage(db, record.id, leads.map((item) => ({ ...item, matches: suppressionKeysOf(item.lead, record.request.state) })), cursor);
+    return commitPage(db, record.id, matched(leads), cursor);
   };
   for await (const page of pages) {
     signal.throwIfAborted();

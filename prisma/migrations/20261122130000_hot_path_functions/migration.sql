@@ -37,41 +37,8 @@ BEGIN
 END
 $$;
 
--- One page of leads: lock the job while it is not terminal, then (with a snapshot taken after the
--- lock, so a second worker's page committed meanwhile is seen) insert the leads the result set does
--- not have, at most what is missing, numbered on from the delivered count; advance count and cursor.
--- No row back: the job is terminal and nothing was written.
-CREATE FUNCTION "commit_page"(p_job_id TEXT, p_items JSONB, p_cursor TEXT)
-RETURNS TABLE (o_delivered_count INTEGER, o_requested_count INTEGER)
-LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
-DECLARE
-  v_requested INTEGER;
-  v_delivered INTEGER;
-  v_added INTEGER;
-BEGIN
-  SELECT j."requested_count", j."delivered_count" INTO v_requested, v_delivered FROM "jobs" j
-  WHERE j."id" = p_job_id AND j."status" IN ('queued', 'running')
-  FOR UPDATE;
-  IF NOT FOUND THEN RETURN; END IF;
-
-  WITH page AS (
-    SELECT DISTINCT ON (p.item->>'k') p.item->>'k' AS dedup_key, p.item->'d' AS data, p.ord
-    FROM jsonb_array_elements(p_items) WITH ORDINALITY AS p(item, ord)
-    WHERE NOT EXISTS (SELECT 1 FROM "leads" l WHERE l."job_id" = p_job_id AND l."dedup_key" = p.item->>'k')
-    ORDER BY p.item->>'k', p.ord
-  ), fresh AS (
-    SELECT page.dedup_key, page.data, row_number() OVER (ORDER BY page.ord) - 1 AS n FROM page
-  ), inserted AS (
-    INSERT INTO "leads" ("job_id", "position", "dedup_key", "data")
-    SELECT p_job_id, v_delivered + fresh.n, fresh.dedup_key, fresh.data FROM fresh WHERE fresh.n < v_requested - v_delivered
-    RETURNING 1
-  )
-  SELECT count(*) INTO v_added FROM inserted;
-
-  UPDATE "jobs" SET "delivered_count" = v_delivered + v_added, "cursor" = p_cursor, "updated_at" = now() WHERE "id" = p_job_id;
-  RETURN QUERY SELECT v_delivered + v_added, v_requested;
-END
-$$;
+-- commit_page, the page commit, is defined with the credit-protecting features it needs in
+-- 20261122150000_never_pay_twice.
 
 -- The terminal compare-and-set (only a job that is not terminal and still has the delivered count
 -- the decision was made from), the ledger's release and charge rows (unique per job and kind), and

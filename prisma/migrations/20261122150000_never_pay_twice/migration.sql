@@ -34,14 +34,18 @@ SELECT DISTINCT ON (j."account_id", j."source", l."dedup_key") j."account_id", j
 FROM "leads" l JOIN "jobs" j ON j."id" = l."job_id"
 ORDER BY j."account_id", j."source", l."dedup_key", l."created_at";
 
--- commit_page, as before, and now also: a lead matching the account's suppression list (each item's
--- `m`: the kinds and values it can match) is passed over and counted; every delivered lead's key is
--- remembered for the account; a job whose request has `excludeDelivered` delivers only keys it can
--- claim (in page order, up to what is still missing) and counts the ones it passed over.
--- It now also answers `o_needs_matches` (and writes nothing) when the account has a suppression list
--- and the page came without what its leads can match: a worker only reads each lead's domains,
--- emails and phones for accounts that have a list.
-DROP FUNCTION "commit_page"(TEXT, JSONB, TEXT);
+-- One page of leads (a PL/pgSQL function for its kept plans, as those of 20261122130000): lock the
+-- job while it is not terminal, then, with a snapshot taken after the lock (so a second worker's page
+-- committed meanwhile is seen), insert the leads the result set does not have, at most what is
+-- missing, numbered on from the delivered count; advance count and cursor. No row back: the job is
+-- terminal and nothing was written. Besides:
+-- - a lead matching the account's suppression list (each item's `m`: the kinds and values it can
+--   match) is passed over and counted; when the account has a list and the page came without `m`,
+--   it writes nothing and answers `o_needs_matches`, so workers read leads' domains, emails and
+--   phones only for accounts that keep a list;
+-- - every delivered lead's key is remembered for the account, and a job whose request has
+--   `excludeDelivered` delivers only keys it can claim (in page order, up to what is still missing)
+--   and counts the ones it passed over.
 CREATE FUNCTION "commit_page"(p_job_id TEXT, p_items JSONB, p_cursor TEXT)
 RETURNS TABLE (o_delivered_count INTEGER, o_requested_count INTEGER, o_needs_matches BOOLEAN)
 LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$

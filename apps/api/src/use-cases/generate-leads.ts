@@ -41,6 +41,8 @@ export function requestFingerprint(request: GenerationRequest): string {
 export async function generateLeads(deps: ApiDependencies, input: GenerateLeadsInput): Promise<GenerateLeadsResult> {
   const { db, producer, config, waiters } = deps;
   const jobId = newId.job();
+  const fingerprint = requestFingerprint(input.request);
+  const creditsReserved = reservationFor(input.request.source, input.request.maxResults);
   // Registered before the enqueue, so no announcement can come before it: no read to close that gap.
   const waiter = waiters.expect(jobId);
   try {
@@ -49,12 +51,12 @@ export async function generateLeads(deps: ApiDependencies, input: GenerateLeadsI
       {
         accountId: input.accountId,
         idempotencyKey: input.idempotencyKey,
-        fingerprint: requestFingerprint(input.request),
+        fingerprint,
         idempotencyTtlHours: config.api.idempotencyTtlHours,
         jobId,
         resultSetId: newId.resultSet(),
         request: input.request,
-        creditsReserved: reservationFor(input.request.source, input.request.maxResults),
+        creditsReserved,
       },
       async () => {
         try {
@@ -67,10 +69,10 @@ export async function generateLeads(deps: ApiDependencies, input: GenerateLeadsI
     );
 
     if (creation.kind === 'insufficient_credits') {
-      throw errors.insufficientCredits(reservationFor(input.request.source, input.request.maxResults), creation.available);
+      throw errors.insufficientCredits(creditsReserved, creation.available);
     }
     if (creation.kind === 'bound') {
-      if (creation.fingerprint !== requestFingerprint(input.request)) throw errors.idempotencyKeyReused();
+      if (creation.fingerprint !== fingerprint) throw errors.idempotencyKeyReused();
       metrics.idempotentReplays.inc();
       return { ...(await replay(deps, creation.jobId, input)), replayed: true };
     }
