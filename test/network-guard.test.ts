@@ -7,13 +7,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
 import faultsConfig from './faults/jest.config';
+import { GUARDED, guardLookup } from './network-guard';
 import baseConfig from '../jest.config';
 
 // test/network-guard.js refuses every connection but loopback. The refused destinations below never
 // leave the machine even if the guard is broken: 0.0.0.0 is this host on Linux, and names are only
 // looked up once the guard is known to be installed.
-const GUARDED = Symbol.for('leadgen.networkGuard');
-const guard = require('./network-guard') as { guardLookup: (lookup: typeof dns.lookup) => typeof dns.lookup };
 
 let server: net.Server;
 let port: number;
@@ -83,7 +82,7 @@ describe('the network guard', () => {
       asked.push(hostname);
       callback(null, '127.0.0.1', 4);
     }) as unknown as typeof dns.lookup;
-    const guarded = guard.guardLookup(recording);
+    const guarded = guardLookup(recording);
     const error = await new Promise<NodeJS.ErrnoException | null>((resolve) => guarded('example.com', {}, (e) => resolve(e)));
     expect(error?.message).toMatch(/refused example\.com$/);
     await new Promise<void>((resolve) => guarded('localhost', {}, () => resolve()));
