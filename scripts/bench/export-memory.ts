@@ -7,9 +7,10 @@ import { randomBytes } from 'node:crypto';
 import { get } from 'node:http';
 import { Client } from 'pg';
 import { loadConfig } from '@leadgen/config';
-import { createAccount, createDatabase, issueApiKey, migrate } from '@leadgen/db';
+import { createDatabase, migrate } from '@leadgen/db';
+import { setLogLevel } from '@leadgen/logger';
 import { startApi } from '../../apps/api/src/server';
-import { seedDeliveredLeads } from '../../test/lead-factory';
+import { buildAccount, buildDeliveredJobs } from '../../test/factories';
 
 const url = process.env.EXPORT_BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/leadgen_export_bench';
 const MiB = 1024 * 1024;
@@ -56,15 +57,15 @@ async function main(): Promise<void> {
   await dropDatabase();
   await migrate(url);
   const config = loadConfig({ ...process.env, DATABASE_URL: url, PORT: '0', LOG_LEVEL: 'warn', QUEUE_PREFIX: `export-bench-${randomBytes(4).toString('hex')}` });
+  setLogLevel(config.log.level);
   const api = await startApi(config);
   const db = createDatabase(url, { poolSize: 2 });
   try {
     // A small account and a large one: flat memory means the same peak for 10,000 leads as for 100,000.
     const accounts: Array<{ leads: number; apiKey: string }> = [];
     for (const jobs of [100, 1000]) {
-      const account = await createAccount(db, `export-bench-${jobs}`);
-      const { apiKey } = await issueApiKey(db, account.id);
-      await seedDeliveredLeads(db, account.id, jobs, 100);
+      const { accountId, apiKey } = await buildAccount(db, { credits: 0, name: `export-bench-${jobs}` });
+      await buildDeliveredJobs(db, accountId, jobs, 100);
       accounts.push({ leads: jobs * 100, apiKey });
     }
     await db.sql.query('ANALYZE');
