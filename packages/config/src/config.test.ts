@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Source } from '@leadgen/domain';
@@ -72,6 +73,19 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ WORKER_SOURCES: ' , ' })).toThrow(/WORKER_SOURCES: must list sources/);
     expect(loadConfig({ WORKER_SOURCES: 'shopify,linkedin,shopify' }).worker.sources).toEqual(['shopify', 'linkedin']);
   });
+
+  it('when an entry point reads a bad configuration, then it exits 78 with one line on stderr naming every bad variable', () => {
+    const run = spawnSync(process.execPath, ['--import', 'tsx', '-e', "require('@leadgen/config').loadConfigOrExit(); console.log('started')"], {
+      cwd: path.resolve(__dirname, '../../..'),
+      env: { ...process.env, PORT: 'eighty', WORKER_SOURCES: 'yelp', PDL_BASE_URL: 'http://127.0.0.1:9', PDL_API_KEY: '' },
+      encoding: 'utf8',
+    });
+    expect(run.status).toBe(78);
+    expect(run.stdout).toBe('');
+    expect(run.stderr.trim().split('\n')).toEqual([
+      'Invalid configuration: PORT: must be a number; WORKER_SOURCES: must list sources from google_maps, linkedin, shopify (got "yelp"); PDL_BASE_URL is set but PDL_API_KEY is not',
+    ]);
+  }, 30_000);
 
   it('when PUBLIC_BASE_URL ends with slashes, then they are dropped', () => {
     expect(loadConfig({ PUBLIC_BASE_URL: 'https://leads.acme.example//' }).http.publicBaseUrl).toBe('https://leads.acme.example');
