@@ -5,7 +5,7 @@ import { closeRedis, type JobEventSubscription, type JobProducer } from '@leadge
 import type { Redis } from 'ioredis';
 import type { JobWaiters } from './job-waiters';
 
-export interface ApiParts {
+export interface ApiShutdownParts {
   server: Server;
   waiters: JobWaiters;
   purge: { stop(): void };
@@ -21,7 +21,7 @@ export interface ApiParts {
  * 202) instead of holding shutdown; after SHUTDOWN_GRACE_MS the connections still open are cut;
  * then the subscription, the queues, Redis and PostgreSQL close.
  */
-export async function shutDownApi(config: Config, parts: ApiParts): Promise<void> {
+export async function shutDownApi(config: Config, parts: ApiShutdownParts): Promise<void> {
   const { server } = parts;
   parts.purge.stop();
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));

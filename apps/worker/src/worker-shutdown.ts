@@ -6,7 +6,7 @@ import type { Redis } from 'ioredis';
 import type { LeadConsumers } from './lead-consumers';
 import type { LostJobSweep } from './lost-job-sweep';
 
-export interface WorkerParts {
+export interface WorkerShutdownParts {
   consumers: LeadConsumers;
   sweep: LostJobSweep;
   queues: LeadQueues;
@@ -21,7 +21,7 @@ export interface WorkerParts {
  * to finish, then they are interrupted and handed back to their queue (the next worker resumes
  * from the committed cursor); then the connections close.
  */
-export async function shutDownWorker(config: Config, parts: WorkerParts): Promise<void> {
+export async function shutDownWorker(config: Config, parts: WorkerShutdownParts): Promise<void> {
   const grace = setTimeout(() => parts.consumers.interruptAll(), config.shutdownGraceMs);
   await parts.sweep.stop();
   await parts.consumers.close();
