@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { logger } from '@leadgen/logger';
-import { ProviderError } from '../provider';
-import { raceAbort, sleep } from './abort';
+import { ProviderError } from '../lead-provider';
+import { raceAbort, sleep } from '../abortable-waits';
 import type { RateLimiter } from './rate-limiter';
 
 /**
