@@ -3,11 +3,11 @@ import type { Config } from '@leadgen/config';
 import type { Source } from '@leadgen/domain';
 import { logger } from '@leadgen/logger';
 import { closeRedis } from '@leadgen/queue';
-import { createWebsiteEnricher } from './enrichment';
+import { createWebsiteEnricher, type EnrichmentStep, type WebsiteEnricherLike } from './enrichment';
 import { createGooglePlacesProvider } from './google-places';
-import { type EnrichmentStep, FleetRateLimiter, type RateLimiter, UpstreamClient, type WebsiteEnricherLike } from './http';
+import { FleetRateLimiter, type RateLimiter, UpstreamClient } from './upstream';
 import { createCompanyPeopleFinder, createPeopleDataLabsProvider } from './people-data-labs';
-import type { LeadProvider, ProviderRegistry } from './provider';
+import type { LeadProvider, ProviderRegistry } from './lead-provider';
 import { createSandboxProvider } from './sandbox/sandbox-provider';
 import { createStoreLeadsProvider } from './store-leads';
 

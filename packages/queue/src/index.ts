@@ -6,4 +6,5 @@ export * from './periodic-task-claim';
 export * from './job-events';
 export * from './consumer';
 export { closeRedis, producerConnection, waitUntilConnected } from './redis-connections';
+export * from './rate-limit-scripts';
 export { WaitingError, type Job, type Worker, type Queue } from 'bullmq';

@@ -1,4 +1,4 @@
-import { ProviderError, type ProviderFailure } from '../provider';
+import { ProviderError, type ProviderFailure } from '../lead-provider';
 
 /**
  * A ProviderError that also keeps the upstream's own error code (google.rpc.Status `status`,

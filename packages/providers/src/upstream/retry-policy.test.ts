@@ -1,4 +1,4 @@
-import { backoffDelay, DEFAULT_RETRY_POLICY, parseRetryAfter } from './retry';
+import { backoffDelay, DEFAULT_RETRY_POLICY, parseRetryAfter } from './retry-policy';
 
 describe('retry timing', () => {
   it('when Retry-After is delay-seconds or an HTTP-date, then it becomes a delay in ms', () => {

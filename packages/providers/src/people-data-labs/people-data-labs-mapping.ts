@@ -1,5 +1,5 @@
 import type { LinkedinLead, StoreContact } from '@leadgen/domain';
-import type { ProviderLead } from '../provider';
+import type { ProviderLead } from '../lead-provider';
 import type { PdlPerson } from './pdl-api';
 import { seniorityOfLevel } from './query';
 

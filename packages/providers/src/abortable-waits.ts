@@ -1,12 +1,13 @@
 /**
- * Small abort-aware timing helpers. Every wait in a provider must end the moment the job's signal
- * aborts (cancel, timeout, shutdown), with the signal's own reason, so the worker can tell why.
+ * The abort-aware waits every part of the providers uses (upstream calls, enrichment, the
+ * sandbox). Every wait in a provider must end the moment the job's signal aborts (cancel,
+ * timeout, shutdown), with the signal's own reason, so the worker can tell why.
  */
-import pLimit from 'p-limit';
 
-/** Resolves after `ms`, or rejects with `signal.reason` as soon as the signal aborts. */
+/** Resolves after `ms` (at once when it is not positive), or rejects with `signal.reason` as soon as the signal aborts. */
 export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.reject(signal.reason);
+  if (ms <= 0) return Promise.resolve();
   return new Promise((resolve, reject) => {
     const onAbort = () => {
       clearTimeout(timer);
@@ -15,7 +16,7 @@ export function sleep(ms: number, signal: AbortSignal): Promise<void> {
     const timer = setTimeout(() => {
       signal.removeEventListener('abort', onAbort);
       resolve();
-    }, Math.max(0, ms));
+    }, ms);
     signal.addEventListener('abort', onAbort, { once: true });
   });
 }
@@ -62,10 +63,4 @@ export function signalUntil(parent: AbortSignal, at: number): { signal: AbortSig
       parent.removeEventListener('abort', onAbort);
     },
   };
-}
-
-/** Runs `fn` over `items` with at most `limit` in flight (p-limit); results keep the input order. */
-export async function mapWithConcurrency<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
-  const run = pLimit(Math.max(1, limit));
-  return Promise.all(items.map((item, index) => run(() => fn(item, index))));
 }

@@ -1,4 +1,4 @@
-import { displayCase, normalizeLinkedinUrl } from './map';
+import { displayCase, normalizeLinkedinUrl } from './people-data-labs-mapping';
 import { seniorityOfLevel } from './query';
 
 describe('PDL record mapping', () => {

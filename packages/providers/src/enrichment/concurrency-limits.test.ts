@@ -1,4 +1,4 @@
-import { abortableLimit, KeyedLimiter } from './limits';
+import { abortableLimit, KeyedLimiter } from './concurrency-limits';
 
 const never = new AbortController().signal;
 const tick = () => new Promise((resolve) => setImmediate(resolve));

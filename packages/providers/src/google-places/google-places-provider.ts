@@ -1,7 +1,8 @@
 import type { GenerationRequest } from '@leadgen/domain';
-import type { LeadProvider, ProviderLead, ProviderPage, SearchContext } from '../provider';
-import { enrichLeads, type EnrichmentStep, type UpstreamClient, UpstreamError } from '../http';
-import { placeToLead } from './map';
+import type { LeadProvider, ProviderLead, ProviderPage, SearchContext } from '../lead-provider';
+import { enrichLeads, type EnrichmentStep } from '../enrichment';
+import { type UpstreamClient, UpstreamError } from '../upstream';
+import { placeToLead } from './google-places-mapping';
 import { PAGE_SIZE, searchText } from './places-api';
 import { type Area, areaOf, isLatLng, VARIANT_COUNT, variantBody } from './variants';
 

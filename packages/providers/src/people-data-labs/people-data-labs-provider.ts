@@ -1,7 +1,7 @@
 import type { GenerationRequest } from '@leadgen/domain';
-import type { LeadProvider, ProviderLead, ProviderPage, SearchContext } from '../provider';
-import { type UpstreamClient, UpstreamError } from '../http';
-import { personToLead } from './map';
+import type { LeadProvider, ProviderLead, ProviderPage, SearchContext } from '../lead-provider';
+import { type UpstreamClient, UpstreamError } from '../upstream';
+import { personToLead } from './people-data-labs-mapping';
 import { MAX_SIZE, personSearch } from './pdl-api';
 import { buildPersonQuery } from './query';
 

@@ -1,9 +1,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { metrics } from '@leadgen/ops';
-import { ProviderError } from '../provider';
-import { signalUntil, sleep } from './abort';
+import { ProviderError } from '../lead-provider';
+import { signalUntil, sleep } from '../abortable-waits';
 import { type RateLimiter, unlimitedRateLimiter } from './rate-limiter';
-import { backoffDelay, DEFAULT_RETRY_POLICY, parseRetryAfter, type RetryPolicy } from './retry';
+import { backoffDelay, DEFAULT_RETRY_POLICY, parseRetryAfter, type RetryPolicy } from './retry-policy';
 import { describeErrorBody, UpstreamError } from './upstream-error';
 
 export interface UpstreamClientOptions {
@@ -185,17 +185,7 @@ export class UpstreamClient {
    * job ends as the timeout it is, with the signal's reason, rather than as an upstream failure.
    */
   private async atDeadline(signal: AbortSignal, last: Transient | null): Promise<unknown> {
-    if (!signal.aborted) {
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          clearTimeout(timer);
-          signal.removeEventListener('abort', done);
-          resolve();
-        };
-        const timer = setTimeout(done, 250);
-        signal.addEventListener('abort', done, { once: true });
-      });
-    }
+    await sleep(250, signal).catch(() => undefined);
     return signal.aborted ? signal.reason : this.gaveUp(last, "the job's deadline was reached");
   }
 

@@ -1,6 +1,6 @@
 import type { GenerationRequest } from '@leadgen/domain';
-import type { WebsiteEnricherLike } from '../../src/http';
-import type { LeadProvider, ProviderPage, SearchContext } from '../../src/provider';
+import type { WebsiteEnricherLike } from '../../src/enrichment';
+import type { LeadProvider, ProviderPage, SearchContext } from '../../src/lead-provider';
 
 /** Retries as in production, only faster: the suite stays quick and nothing depends on real delays. */
 export const FAST_RETRY = { maxAttempts: 3, baseDelayMs: 5, maxDelayMs: 20, maxRetryAfterMs: 5_000 };

@@ -1,7 +1,7 @@
 import type { ContactChannel, ShopifyLead, StoreContact } from '@leadgen/domain';
 import { bareDomain } from '../people-data-labs/company-people';
-import { normalizeLinkedinUrl } from '../people-data-labs/map';
-import type { ProviderLead } from '../provider';
+import { normalizeLinkedinUrl } from '../people-data-labs/people-data-labs-mapping';
+import type { ProviderLead } from '../lead-provider';
 import type { ContactInfo, StoreDomain } from './storeleads-api';
 
 function str(value: unknown): string | null {

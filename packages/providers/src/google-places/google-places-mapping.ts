@@ -1,5 +1,5 @@
 import type { GoogleMapsLead } from '@leadgen/domain';
-import type { ProviderLead } from '../provider';
+import type { ProviderLead } from '../lead-provider';
 import type { Place } from './places-api';
 
 const CLOSED = new Set(['CLOSED_PERMANENTLY', 'CLOSED_TEMPORARILY']);

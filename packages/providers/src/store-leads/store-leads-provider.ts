@@ -1,10 +1,11 @@
 import type { GenerationRequest, ShopifyLead, StoreContact } from '@leadgen/domain';
 import { logger } from '@leadgen/logger';
-import { type LeadProvider, ProviderError, type ProviderLead, type ProviderPage, type SearchContext } from '../provider';
-import { enrichLeads, type EnrichmentStep, type UpstreamClient } from '../http';
+import { type LeadProvider, ProviderError, type ProviderLead, type ProviderPage, type SearchContext } from '../lead-provider';
+import { enrichLeads, type EnrichmentStep } from '../enrichment';
+import type { UpstreamClient } from '../upstream';
 import type { CompanyPeopleFinder } from '../people-data-labs/company-people';
 import { matchCategoryPath } from './category-paths';
-import { hasChannels, inCity, storeToLead } from './map';
+import { hasChannels, inCity, storeToLead } from './store-leads-mapping';
 import { listDomains, MAX_PAGE_SIZE } from './storeleads-api';
 
 export interface StoreLeadsProviderOptions {
