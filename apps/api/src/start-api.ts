@@ -1,14 +1,14 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from '@leadgen/config';
-import { createDatabase, purgeExpiredIdempotencyKeys } from '@leadgen/db';
-import { logger } from '@leadgen/logger';
+import { createDatabase } from '@leadgen/db';
 import { metrics, reportQueueDepth, type ReadinessReport } from '@leadgen/ops';
-import { closeRedis, createJobProducer, subscribeJobEvents } from '@leadgen/queue';
-import { Redis } from 'ioredis';
+import { createJobProducer, producerConnection, subscribeJobEvents } from '@leadgen/queue';
+import { shutDownApi } from './api-shutdown';
 import { createApp } from './app';
 import { answerClientError } from './http/client-error';
 import type { ApiDependencies } from './dependencies';
+import { startIdempotencyKeyPurge } from './idempotency-key-purge';
 import { JobWaiters } from './job-waiters';
 import { TerminalBodies } from './terminal-bodies';
 import { BOARD_PATH, operatorBoard } from './operator-board';
@@ -20,16 +20,15 @@ export interface RunningApi {
   deps: ApiDependencies;
   /** what /readyz answers, for the operations port too */
   readiness: () => Promise<ReadinessReport>;
-  /** stop accepting, drain in-flight requests, close connections */
+  /** stop accepting, drain in-flight requests, close connections (api-shutdown.ts) */
   close(): Promise<void>;
 }
 
-/** Builds the API's dependencies, subscribes to job events and listens. Used by main.ts and by tests. */
+/** The API's composition root: builds its dependencies, subscribes to job events and listens. Used by main.ts and by tests. */
 export async function startApi(config: Config): Promise<RunningApi> {
   const db = createDatabase(config.database.url, { poolSize: config.database.poolSize });
   const producer = createJobProducer(config.redis.url, config.redis.queuePrefix);
-  const redis = new Redis(config.redis.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
-  redis.on('error', () => undefined);
+  const redis = producerConnection(config.redis.url);
   const waiters = new JobWaiters();
   const deps: ApiDependencies = { config, db, producer, redis, waiters, terminalBodies: new TerminalBodies() };
 
@@ -51,15 +50,8 @@ export async function startApi(config: Config): Promise<RunningApi> {
     extraRouters,
     requestObservers: [(req, status, seconds, route) => metrics.httpRequestDuration.observe({ route, method: req.method, status: String(status) }, seconds)],
   });
-  // One read of each queue's counts (one Redis transaction each) per 10 s at most, only while scraped.
-  reportQueueDepth(async () => {
-    const counts: Awaited<ReturnType<Parameters<typeof reportQueueDepth>[0]>> = {};
-    for (const queue of producer.queues()) {
-      const c = await queue.getJobCounts('waiting', 'active', 'delayed');
-      counts[queue.name] = { waiting: c.waiting ?? 0, active: c.active ?? 0, delayed: c.delayed ?? 0 };
-    }
-    return counts;
-  });
+  // Read only while scraped, at most once per 10 s.
+  reportQueueDepth(() => producer.counts());
   // requireHostHeader off: Node would refuse a missing Host with a bare 400; http/protocol-checks.ts answers it.
   // The enqueue refuses while its connection is not up (503, never a hang): a process that listened
   // before Redis answered would refuse its first jobs. A Redis that is down does not hold start-up.
@@ -76,11 +68,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
   // Longer than a load balancer's idle timeout, so it never reuses a socket we are closing.
   server.keepAliveTimeout = 65_000;
   const port = (server.address() as AddressInfo).port;
-  // Expired keys are ignored on read anyway; this only keeps the table small.
-  const housekeeping = setInterval(() => {
-    purgeExpiredIdempotencyKeys(db).catch((error: Error) => logger.warn('idempotency purge failed', { error: error.message }));
-  }, 3600_000);
-  housekeeping.unref();
+  const purge = startIdempotencyKeyPurge(db);
 
   return {
     server,
@@ -89,18 +77,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
     readiness: apiReadiness(deps, () => shuttingDown),
     async close() {
       shuttingDown = true;
-      clearInterval(housekeeping);
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      // Waiting requests answer now with their job's current state (a 202), instead of holding shutdown.
-      waiters.wakeAll();
-      const grace = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
-      await closed;
-      clearTimeout(grace);
-      await subscription.close();
-      await producer.close();
-      await closeRedis(redis);
-      await db.$disconnect();
+      await shutDownApi(config, { server, waiters, purge, subscription, producer, redis, db });
     },
   };
 }

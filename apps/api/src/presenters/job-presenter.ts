@@ -1,6 +1,9 @@
 import { isTerminal, type AcceptedBody, type JobSummary, type NonTerminalStatus, type TerminalStatus } from '@leadgen/domain';
 import type { JobRecord } from '@leadgen/db';
 
+// How a job is shown to its owner: the job body (docs/api.md, "Jobs"), a job listing's item, the
+// 202 of a generate call still under way, and when to poll again.
+
 export function jobPath(jobId: string): string {
   return `/api/v1/leads/jobs/${jobId}`;
 }
@@ -9,8 +12,8 @@ export function pollUrl(publicBaseUrl: string | null, jobId: string): string {
   return `${publicBaseUrl ?? ''}${jobPath(jobId)}`;
 }
 
-/** The job body of CONTRACT.md section 5 without `leads` (what a job listing's items are). */
-export function jobSummary(job: JobRecord, publicBaseUrl: string | null): JobSummary {
+/** The job body without `leads`: what a job listing's items are. */
+export function presentJobSummary(job: JobRecord, publicBaseUrl: string | null): JobSummary {
   const terminal = isTerminal(job.status);
   return {
     jobId: job.id,
@@ -44,29 +47,28 @@ export function jobSummary(job: JobRecord, publicBaseUrl: string | null): JobSum
 }
 
 /**
- * The job body of CONTRACT.md section 5, as JSON text; `terminal` and `leads` exactly when the
- * status is terminal. `leadsJson` is the leads array as PostgreSQL wrote it: spliced in as it is,
- * never parsed and serialised again.
+ * The job body as JSON text; `terminal` and `leads` exactly when the status is terminal. `leadsJson`
+ * is the leads array as PostgreSQL wrote it: spliced in as it is, never parsed and serialised again.
  */
-export function jobBodyJson(job: JobRecord, leadsJson: string | null, publicBaseUrl: string | null): string {
+export function presentJobJson(job: JobRecord, leadsJson: string | null, publicBaseUrl: string | null): string {
   const terminal = isTerminal(job.status);
-  const head = JSON.stringify(jobSummary(job, publicBaseUrl));
+  const head = JSON.stringify(presentJobSummary(job, publicBaseUrl));
   return terminal ? `${head.slice(0, -1)},"leads":${leadsJson ?? '[]'}}` : head;
 }
 
-/** The 202 body of a job still under way. */
-export function acceptedBody(job: JobRecord, publicBaseUrl: string | null): AcceptedBody {
-  return {
-    jobId: job.id,
-    resultSetId: job.resultSetId,
-    pollUrl: pollUrl(publicBaseUrl, job.id),
-    // only a job that is not terminal is answered 202
-    status: job.status as NonTerminalStatus,
-    progress: { requestedCount: job.requestedCount, deliveredCount: job.deliveredCount },
-  };
+/** The 202 body of a job still under way: the first fields of its job body. */
+export function presentAccepted(job: JobRecord, publicBaseUrl: string | null): AcceptedBody {
+  const { jobId, resultSetId, pollUrl, status, progress } = presentJobSummary(job, publicBaseUrl);
+  // only a job that is not terminal is answered 202
+  return { jobId, resultSetId, pollUrl, status: status as NonTerminalStatus, progress };
 }
 
-/** How long a poller should wait before asking again, from how far along the job is. */
-export function retryAfterSeconds(job: JobRecord): number {
-  return job.status === 'queued' ? 2 : 1;
+/**
+ * `Retry-After` on every answer about a job still under way (the 202, and a poll's 200 before the
+ * terminal status): how long a poller should wait, from how far along the job is. None once terminal
+ * (`job` is null for a terminal body served from memory).
+ */
+export function pollHeaders(job: JobRecord | null): Record<string, string> {
+  if (!job || isTerminal(job.status)) return {};
+  return { 'Retry-After': String(job.status === 'queued' ? 2 : 1) };
 }
