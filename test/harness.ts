@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import supertest from 'supertest';
 import { loadConfig, type Config } from '@leadgen/config';
 import { createDatabase, type Database } from '@leadgen/db';
-import { startApi, type RunningApi } from '../apps/api/src/server';
+import { startApi, type RunningApi } from '../apps/api/src/start-api';
 import { OpenApiResponses } from '../apps/api/test/support/openapi-responses';
-import { startWorker, type RunningWorker } from '../apps/worker/src/worker-runtime';
+import { startWorker, type RunningWorker } from '../apps/worker/src/start-worker';
 import type { TestAccount } from './factories';
 
 /**

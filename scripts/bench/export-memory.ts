@@ -9,7 +9,7 @@ import { Client } from 'pg';
 import { loadConfig } from '@leadgen/config';
 import { createDatabase, migrate } from '@leadgen/db';
 import { setLogLevel } from '@leadgen/logger';
-import { startApi } from '../../apps/api/src/server';
+import { startApi } from '../../apps/api/src/start-api';
 import { buildAccount, buildDeliveredJobs } from '../../test/factories';
 
 const url = process.env.EXPORT_BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/leadgen_export_bench';
