@@ -5,9 +5,8 @@
 //   npx tsx --expose-gc scripts/bench/export-memory.ts   (EXPORT_BENCH_DATABASE_URL names the database: made fresh, dropped at the end)
 import { randomBytes } from 'node:crypto';
 import { get } from 'node:http';
-import { Client } from 'pg';
 import { loadConfig } from '@leadgen/config';
-import { createDatabase, migrate } from '@leadgen/db';
+import { createDatabase, dropDatabase, migrate } from '@leadgen/db';
 import { setLogLevel } from '@leadgen/logger';
 import { startApi } from '../../apps/api/src/start-api';
 import { buildAccount, buildDeliveredJobs } from '../../test/factories';
@@ -15,16 +14,6 @@ import { buildAccount, buildDeliveredJobs } from '../../test/factories';
 const url = process.env.EXPORT_BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/leadgen_export_bench';
 const MiB = 1024 * 1024;
 const mib = (bytes: number) => `${(bytes / MiB).toFixed(1)} MiB`;
-
-async function dropDatabase(): Promise<void> {
-  const target = new URL(url);
-  const name = target.pathname.slice(1);
-  target.pathname = '/postgres';
-  const admin = new Client({ connectionString: target.toString() });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  await admin.end();
-}
 
 function download(port: number, path: string, apiKey: string): Promise<{ bytes: number; ms: number; peakRss: number; peakHeap: number }> {
   const started = Date.now();
@@ -54,7 +43,7 @@ function download(port: number, path: string, apiKey: string): Promise<{ bytes: 
 }
 
 async function main(): Promise<void> {
-  await dropDatabase();
+  await dropDatabase(url);
   await migrate(url);
   const config = loadConfig({ ...process.env, DATABASE_URL: url, PORT: '0', LOG_LEVEL: 'warn', QUEUE_PREFIX: `export-bench-${randomBytes(4).toString('hex')}` });
   setLogLevel(config.log.level);
@@ -81,7 +70,7 @@ async function main(): Promise<void> {
   } finally {
     await db.$disconnect();
     await api.close();
-    await dropDatabase();
+    await dropDatabase(url);
   }
 }
 
