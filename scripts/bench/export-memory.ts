@@ -5,25 +5,15 @@
 //   npx tsx --expose-gc scripts/bench/export-memory.ts   (EXPORT_BENCH_DATABASE_URL names the database: made fresh, dropped at the end)
 import { randomBytes } from 'node:crypto';
 import { get } from 'node:http';
-import { Client } from 'pg';
 import { loadConfig } from '@leadgen/config';
-import { createAccount, createDatabase, issueApiKey, migrate } from '@leadgen/db';
+import { createDatabase, dropDatabase, migrate } from '@leadgen/db';
+import { setLogLevel } from '@leadgen/logger';
 import { startApi } from '../../apps/api/src/start-api';
-import { seedDeliveredLeads } from '../../test/lead-factory';
+import { buildAccount, buildDeliveredJobs } from '../../test/factories';
 
 const url = process.env.EXPORT_BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/leadgen_export_bench';
 const MiB = 1024 * 1024;
 const mib = (bytes: number) => `${(bytes / MiB).toFixed(1)} MiB`;
-
-async function dropDatabase(): Promise<void> {
-  const target = new URL(url);
-  const name = target.pathname.slice(1);
-  target.pathname = '/postgres';
-  const admin = new Client({ connectionString: target.toString() });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  await admin.end();
-}
 
 function download(port: number, path: string, apiKey: string): Promise<{ bytes: number; ms: number; peakRss: number; peakHeap: number }> {
   const started = Date.now();
@@ -53,18 +43,18 @@ function download(port: number, path: string, apiKey: string): Promise<{ bytes: 
 }
 
 async function main(): Promise<void> {
-  await dropDatabase();
+  await dropDatabase(url);
   await migrate(url);
   const config = loadConfig({ ...process.env, DATABASE_URL: url, PORT: '0', LOG_LEVEL: 'warn', QUEUE_PREFIX: `export-bench-${randomBytes(4).toString('hex')}` });
+  setLogLevel(config.log.level);
   const api = await startApi(config);
   const db = createDatabase(url, { poolSize: 2 });
   try {
     // A small account and a large one: flat memory means the same peak for 10,000 leads as for 100,000.
     const accounts: Array<{ leads: number; apiKey: string }> = [];
     for (const jobs of [100, 1000]) {
-      const account = await createAccount(db, `export-bench-${jobs}`);
-      const { apiKey } = await issueApiKey(db, account.id);
-      await seedDeliveredLeads(db, account.id, jobs, 100);
+      const { accountId, apiKey } = await buildAccount(db, { credits: 0, name: `export-bench-${jobs}` });
+      await buildDeliveredJobs(db, accountId, jobs, 100);
       accounts.push({ leads: jobs * 100, apiKey });
     }
     await db.sql.query('ANALYZE');
@@ -80,7 +70,7 @@ async function main(): Promise<void> {
   } finally {
     await db.$disconnect();
     await api.close();
-    await dropDatabase();
+    await dropDatabase(url);
   }
 }
 
