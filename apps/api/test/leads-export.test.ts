@@ -24,6 +24,7 @@ describe('result sets and exports', () => {
   let maps: { jobId: string; resultSetId: string; leads: unknown[] };
   let linkedin: { jobId: string; leads: unknown[] };
   let shopify: { jobId: string; leads: unknown[] };
+  let runningJobLeads = 0;
   beforeAll(async () => {
     world = await startWorld();
     account = await buildAccount(world.db, { credits: 100_000 });
@@ -81,7 +82,9 @@ describe('result sets and exports', () => {
     expect(res.headers['result-complete']).toBe('false');
     expect((res.body.items as Item[]).length).toBeGreaterThanOrEqual(10);
     expect((res.body.items as Item[]).length).toBeLessThan(100);
-    await world.http.delete(`/api/v1/leads/jobs/${jobId}`).set(account.auth).expect(200);
+    const cancelled = await world.http.delete(`/api/v1/leads/jobs/${jobId}`).set(account.auth).expect(200);
+    // Pages keep landing between the read above and the cancel on a loaded machine: count what it kept.
+    runningJobLeads = (cancelled.body.leads as unknown[]).length;
   });
 
   it('when the account’s leads are listed, then every lead of its jobs and none of another account’s, filtered as asked', async () => {
@@ -136,7 +139,8 @@ describe('result sets and exports', () => {
     expect(res.text).toContain('\r\n');
     const rows = parse(res.text, { columns: true }) as Array<Record<string, string>>;
     expect(Object.keys(rows[0]!)).toEqual(expect.arrayContaining(['jobId', 'businessName', 'socialProfiles.linkedin', 'person.fullName', 'store.domain', 'contacts']));
-    expect(rows.length).toBe(25 + 12 + shopify.leads.length + 10);
+    expect(runningJobLeads).toBeGreaterThanOrEqual(10);
+    expect(rows.length).toBe(25 + 12 + shopify.leads.length + runningJobLeads);
     const person = rows.find((r) => r.jobId === linkedin.jobId)!;
     const first = linkedin.leads[0] as { person: { fullName: string }; businessName: string };
     expect(person['person.fullName']).toBe(first.person.fullName);

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { waitUntilConnected } from '@leadgen/queue';
+import { hitFixedWindow, waitUntilConnected } from '@leadgen/queue';
 
 /**
  * Failed logins counted per client address and per user name, in Redis so every API process
@@ -16,7 +16,8 @@ export interface LoginLimits {
 
 export const DEFAULT_LOGIN_LIMITS: LoginLimits = { perClient: 10, perUser: 30, windowSeconds: 900 };
 
-// One round trip each. CHECK: seconds until the client may try again (0 = allowed).
+// Seconds until the client may try again (0 = allowed), over both windows in one round trip; a
+// failure is counted by the fixed window every rate limit of the service uses (hitFixedWindow).
 const CHECK = `
 local wait = 0
 for i, key in ipairs(KEYS) do
@@ -28,14 +29,6 @@ for i, key in ipairs(KEYS) do
   end
 end
 return wait`;
-
-const RECORD = `
-local counts = {}
-for i, key in ipairs(KEYS) do
-  counts[i] = redis.call('INCR', key)
-  if counts[i] == 1 then redis.call('EXPIRE', key, ARGV[1]) end
-end
-return counts`;
 
 export interface LoginThrottle {
   /** seconds to wait before another attempt is looked at; 0 when the attempt may proceed */
@@ -50,7 +43,7 @@ const CONNECTING_GRACE_MS = 1_000;
 
 export function loginThrottle(redis: Redis, prefix: string, limits: LoginLimits = DEFAULT_LOGIN_LIMITS): LoginThrottle {
   // Hashed: the user name is whatever a client typed, and must not shape our key space.
-  const keys = (client: string, user: string) => [
+  const keys = (client: string, user: string): [string, string] => [
     `${prefix}:login-failures:client:${client}`,
     `${prefix}:login-failures:user:${createHash('sha256').update(user).digest('hex').slice(0, 32)}`,
   ];
@@ -60,8 +53,13 @@ export function loginThrottle(redis: Redis, prefix: string, limits: LoginLimits 
       return (await redis.eval(CHECK, 2, ...keys(client, user), limits.perClient, limits.perUser)) as number;
     },
     async recordFailure(client, user) {
-      const [byClient, byUser] = (await redis.eval(RECORD, 2, ...keys(client, user), limits.windowSeconds)) as [number, number];
-      return { client: byClient, user: byUser };
+      const [clientKey, userKey] = keys(client, user);
+      // Sent together, so still one round trip.
+      const [byClient, byUser] = await Promise.all([
+        hitFixedWindow(redis, clientKey, limits.windowSeconds),
+        hitFixedWindow(redis, userKey, limits.windowSeconds),
+      ]);
+      return { client: byClient.count, user: byUser.count };
     },
   };
 }
