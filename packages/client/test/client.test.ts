@@ -1,5 +1,5 @@
 import { LeadgenClient, LeadgenError } from '../src/index.js';
-import { createTestAccount, startWorld, type TestAccount, type TestWorld } from '../../../test/harness';
+import { createTestAccount, startWorld, type TestAccount, type TestWorld } from '../../../test/harness.js';
 
 /** The real API, in-process; the client's fetch is the runtime's, watched to see what the client did. */
 describe('@leadgen/client against the real API', () => {
