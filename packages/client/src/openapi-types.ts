@@ -238,7 +238,7 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
-         * @description CONTRACT section 3. Unknown fields and fields of another source are refused. `state`: ISO 3166-1 alpha-2 (any case); for linkedin a code or English name from GET /api/v1/meta/linkedin-countries. `linkedinParams` only with source linkedin; `decisionMakerTitles` and `requiredChannels` only with source shopify.
+         * @description What to search for; every problem is reported at once (400 validation_failed). Unknown fields and fields of another source are refused. `state`: ISO 3166-1 alpha-2 (any case); for linkedin a code or English name from GET /api/v1/meta/linkedin-countries. `linkedinParams` only with source linkedin; `decisionMakerTitles` and `requiredChannels` only with source shopify.
          * @example {
          *       "source": "google_maps",
          *       "category": "dentist",
@@ -270,7 +270,7 @@ export interface components {
             decisionMakerTitles?: string[];
             requiredChannels?: ("email" | "phone" | "linkedin")[];
         };
-        /** @description CONTRACT section 8: the common record for every source; `person` for linkedin, `store` and `contacts` for shopify. */
+        /** @description The common record for every source; `person` for linkedin, `store` and `contacts` for shopify. */
         Lead: {
             /** @enum {string} */
             source: "google_maps" | "linkedin" | "shopify";
@@ -327,7 +327,7 @@ export interface components {
             deliveredAt: string;
             lead: components["schemas"]["Lead"];
         };
-        /** @description CONTRACT section 5 */
+        /** @description A job body: `terminal` and `leads` exactly when the status is terminal, and then it never changes */
         Job: {
             jobId: string;
             resultSetId: string;
@@ -474,7 +474,7 @@ export interface components {
             status: number;
             detail: string;
             /** @enum {string} */
-            code: "validation_failed" | "malformed_json" | "malformed_path" | "malformed_request" | "idempotency_key_missing" | "idempotency_key_invalid" | "unauthorized" | "insufficient_credits" | "job_not_found" | "not_found" | "method_not_allowed" | "request_timeout" | "job_not_cancellable" | "idempotency_request_in_progress" | "payload_too_large" | "unsupported_media_type" | "unsupported_content_encoding" | "expectation_failed" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable";
+            code: "validation_failed" | "malformed_json" | "malformed_path" | "malformed_request" | "idempotency_key_missing" | "idempotency_key_invalid" | "unauthorized" | "insufficient_credits" | "job_not_found" | "not_found" | "method_not_allowed" | "request_timeout" | "job_not_cancellable" | "payload_too_large" | "unsupported_media_type" | "unsupported_content_encoding" | "expectation_failed" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable";
             requestId?: string;
             /** @description validation_failed: every problem, a JSON Pointer each */
             errors?: {
@@ -542,11 +542,10 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description job_not_cancellable (with `jobStatus`), idempotency_request_in_progress */
+        /** @description job_not_cancellable (with `jobStatus`) */
         Problem409: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
-                "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
             };
             content: {
@@ -709,7 +708,6 @@ export interface operations {
             401: components["responses"]["Problem401"];
             402: components["responses"]["Problem402"];
             405: components["responses"]["Problem405"];
-            409: components["responses"]["Problem409"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];

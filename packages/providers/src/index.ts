@@ -1,3 +1,3 @@
-export * from './provider';
+export * from './lead-provider';
 export * from './registry';
-export { onUpstreamRetry, type UpstreamRetry } from './http/upstream-client';
+export { onUpstreamRetry, type UpstreamRetry } from './upstream/upstream-client';

@@ -126,7 +126,7 @@ export function openApiDocument(): Schema {
               headers: { ...limited, Location: hdr('Location'), 'Retry-After': hdr('Retry-After'), 'Idempotent-Replayed': hdr('Idempotent-Replayed'), 'Preference-Applied': hdr('Preference-Applied') },
               content: { 'application/json': { schema: ref('Accepted') } },
             },
-            ...pick(400, 401, 402, 405, 409, 413, 415, 422, 429, 500, 503),
+            ...pick(400, 401, 402, 405, 413, 415, 422, 429, 500, 503),
           },
         },
       },
@@ -312,7 +312,7 @@ export function openApiDocument(): Schema {
         GenerationRequest: generationRequestSchema(),
         Lead: leadSchema,
         LeadItem: leadItem,
-        Job: { oneOf: [openJob, finishedJob(true)], description: 'CONTRACT section 5' },
+        Job: { oneOf: [openJob, finishedJob(true)], description: 'A job body: `terminal` and `leads` exactly when the status is terminal, and then it never changes' },
         JobSummary: { oneOf: [openJob, finishedJob(false)], description: 'A job body without `leads` (job listings)' },
         Accepted: object({ jobId: str, resultSetId: str, pollUrl: str, status: { type: 'string', enum: [...NON_TERMINAL_STATUSES] }, progress }),
         Problem: {

@@ -1,0 +1,34 @@
+import type { Config } from '@leadgen/config';
+import type { Database } from '@leadgen/db';
+import { closeProviders, type LoadedProviders } from '@leadgen/providers';
+import { closeRedis, type JobEventSubscription, type LeadQueues } from '@leadgen/queue';
+import type { Redis } from 'ioredis';
+import type { LeadConsumers } from './lead-consumers';
+import type { LostJobSweep } from './lost-job-sweep';
+
+export interface WorkerShutdownParts {
+  consumers: LeadConsumers;
+  sweep: LostJobSweep;
+  queues: LeadQueues;
+  subscription: JobEventSubscription;
+  publisherConnection: Redis;
+  providers: LoadedProviders;
+  db: Database;
+}
+
+/**
+ * The order a worker stops in (SIGTERM): no more jobs taken; the jobs held get SHUTDOWN_GRACE_MS
+ * to finish, then they are interrupted and handed back to their queue (the next worker resumes
+ * from the committed cursor); then the connections close.
+ */
+export async function shutDownWorker(config: Config, parts: WorkerShutdownParts): Promise<void> {
+  const grace = setTimeout(() => parts.consumers.interruptAll(), config.shutdownGraceMs);
+  await parts.sweep.stop();
+  await parts.consumers.close();
+  clearTimeout(grace);
+  await parts.queues.close();
+  await parts.subscription.close();
+  await closeRedis(parts.publisherConnection);
+  await closeProviders(parts.providers);
+  await parts.db.$disconnect();
+}
