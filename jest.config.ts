@@ -10,7 +10,8 @@ const config: Config = {
   transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }] },
   // Prisma's generated client imports its TypeScript siblings with .js suffixes.
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
-  setupFiles: ['<rootDir>/test/setup-env.ts'],
+  // The network guard first: nothing else may reach beyond loopback either.
+  setupFiles: ['<rootDir>/test/network-guard.js', '<rootDir>/test/setup-env.ts'],
   testTimeout: 30000,
   slowTestThreshold: 10,
 };

@@ -4,11 +4,14 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { loadConfig } from '@leadgen/config';
+import { setLogLevel } from '@leadgen/logger';
 import { startApi } from '../apps/api/src/start-api';
 
 async function main(): Promise<void> {
   const out = process.argv[2] ?? 'docs-screenshot.png';
-  const api = await startApi(loadConfig({ ...process.env, PORT: '0', LOG_LEVEL: 'warn' }));
+  const config = loadConfig({ ...process.env, PORT: '0', LOG_LEVEL: 'warn' });
+  setLogLevel(config.log.level);
+  const api = await startApi(config);
   try {
     const { port } = api.server.address() as { port: number };
     await promisify(execFile)(process.env.CHROMIUM ?? '/usr/bin/chromium', [

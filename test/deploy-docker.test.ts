@@ -1,6 +1,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { parse } from 'yaml';
 import { CONFIG_VARIABLES, loadConfig } from '@leadgen/config';
 
@@ -86,8 +87,22 @@ describe('docker/compose.yaml', () => {
   it('when the app environment is read, then every variable is one the service reads, and the grace fits the stop period', () => {
     const environment = compose.services.api!.environment!;
     expect(Object.keys(environment).filter((name) => !CONFIG_VARIABLES.includes(name))).toEqual([]);
+    expect(compose.services.worker!.environment).toEqual(environment);
     const grace = loadConfig({}).shutdownGraceMs;
     const stopSeconds = Number(/^(\d+)s$/.exec(compose.services.worker!.stop_grace_period ?? '')?.[1]);
     expect(stopSeconds * 1000).toBeGreaterThan(grace + 5_000);
+  });
+  it('when a variable is passed on from the shell, then it names itself and repeats no default of the declaration', () => {
+    const environment = compose.services.api!.environment!;
+    const problems: string[] = [];
+    for (const [name, value] of Object.entries(environment)) {
+      for (const [, used, fallback] of String(value).matchAll(/\$\{([A-Z0-9_]+)(?::-([^}]*))?\}/g)) {
+        // Another service variable's value here would be a copy-paste slip (POSTGRES_PASSWORD is compose's own).
+        if (used !== name && CONFIG_VARIABLES.includes(used!)) problems.push(`${name} reads \${${used}}`);
+        // An empty value means the declaration's default: a copy of it here would go stale when it changes.
+        if (used === name && fallback && isDeepStrictEqual(loadConfig({ [name]: fallback }), loadConfig({}))) problems.push(`${name} repeats its default ${fallback}`);
+      }
+    }
+    expect(problems).toEqual([]);
   });
 });

@@ -1,14 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import supertest from 'supertest';
 import { loadConfig, type Config } from '@leadgen/config';
-import { createAccount, createDatabase, grantCredits, issueApiKey, type Database } from '@leadgen/db';
+import { createDatabase, type Database } from '@leadgen/db';
 import { startApi, type RunningApi } from '../apps/api/src/start-api';
 import { OpenApiResponses } from '../apps/api/test/support/openapi-responses';
 import { startWorker, type RunningWorker } from '../apps/worker/src/start-worker';
+import type { TestAccount } from './factories';
 
 /**
  * A test file's own world: its queue prefix (so its workers only see its jobs), its API on port 0,
- * optionally its in-process worker, and its accounts. Files run in parallel without meeting.
+ * optionally its in-process worker (its accounts and other data: ./factories). Files run in
+ * parallel without meeting.
  */
 export function testConfig(overrides: Record<string, string> = {}): Config {
   return loadConfig({
@@ -55,20 +57,6 @@ export async function startWorld(options: { worker?: boolean; env?: Record<strin
       if (undocumented.length > 0) throw new Error(`responses that leave the OpenAPI document:\n${[...new Set(undocumented)].join('\n')}`);
     },
   };
-}
-
-export interface TestAccount {
-  accountId: string;
-  apiKey: string;
-  auth: { Authorization: string };
-}
-
-/** Factory: an account of this test's own, with credits and a key. */
-export async function createTestAccount(db: Database, credits = 10_000, name = 'test'): Promise<TestAccount> {
-  const account = await createAccount(db, name);
-  if (credits > 0) await grantCredits(db, account.id, credits);
-  const { apiKey } = await issueApiKey(db, account.id);
-  return { accountId: account.id, apiKey, auth: { Authorization: `Bearer ${apiKey}` } };
 }
 
 let keyCounter = 0;

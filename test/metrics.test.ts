@@ -4,7 +4,8 @@ import { metricsRoute, startOpsServer, collectProcessMetrics, type OpsServer } f
 import { UpstreamClient } from '../packages/providers/src/upstream/upstream-client';
 import { createWebsiteEnricher } from '../packages/providers/src/enrichment/website-enricher';
 import { html, loopbackLookup, startFakeSite, type FakeSite } from '../packages/providers/test/fakes/fake-site';
-import { createTestAccount, freePort, generate, idempotencyKey, startWorld, type TestWorld } from './harness';
+import { freePort, generate, idempotencyKey, startWorld, type TestWorld } from './harness';
+import { buildAccount } from './factories';
 
 type Sample = { name: string; labels: Record<string, string>; value: number };
 
@@ -39,7 +40,7 @@ describe('GET /metrics on the operations port', () => {
     world = await startWorld({ env: { WORKER_SOURCES: 'google_maps', RATE_LIMIT_GENERATE_PER_MIN: '5' } });
     collectProcessMetrics();
     ops = (await startOpsServer({ host: '127.0.0.1', port: await freePort(), readiness: world.api.readiness, routes: { '/metrics': metricsRoute } }))!;
-    const account = await createTestAccount(world.db, 100_000);
+    const account = await buildAccount(world.db, { credits: 100_000 });
     const complete = { category: 'bakery', state: 'FR', maxResults: 12 };
     const key = idempotencyKey();
     expect((await generate(world, account, complete, { 'Idempotency-Key': key })).body.status).toBe('COMPLETE');
@@ -48,7 +49,7 @@ describe('GET /metrics on the operations port', () => {
     const slow = await generate(world, account, { ...complete, keyword: 'sandbox:delay=2000' }, { Prefer: 'respond-async' });
     expect((await world.http.delete(`/api/v1/leads/jobs/${slow.body.jobId}`).set(account.auth)).body.status).toBe('CANCELLED');
     expect((await generate(world, account, { source: 'shopify', category: 'apparel', state: 'CA', maxResults: 4 }, { Prefer: 'respond-async' })).status).toBe(202);
-    const limited = await createTestAccount(world.db, 0);
+    const limited = await buildAccount(world.db, { credits: 0 });
     const statuses = [];
     for (let i = 0; i < 6; i++) statuses.push((await generate(world, limited, {})).status);
     expect(statuses).toEqual([400, 400, 400, 400, 400, 429]);

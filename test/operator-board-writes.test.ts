@@ -1,7 +1,8 @@
 import { findJob } from '@leadgen/db';
 import { lostJobQueue } from '@leadgen/queue';
 import { requeueLostJobs } from '../apps/worker/src/requeue-lost-jobs';
-import { createTestAccount, generate, startWorld, type TestAccount, type TestWorld } from './harness';
+import { generate, startWorld, type TestWorld } from './harness';
+import { buildAccount, type TestAccount } from './factories';
 
 const PASSWORD = 'correct horse battery';
 const auth = `Basic ${Buffer.from(`operator:${PASSWORD}`).toString('base64')}`;
@@ -11,7 +12,7 @@ describe('Bull Board, read-only by default', () => {
   let account: TestAccount;
   beforeAll(async () => {
     world = await startWorld({ worker: false, env: { OPERATOR_PASSWORD: PASSWORD } });
-    account = await createTestAccount(world.db, 1_000);
+    account = await buildAccount(world.db, { credits: 1_000 });
   });
   afterAll(() => world.close());
 
@@ -33,7 +34,7 @@ describe('Bull Board with OPERATOR_BOARD_WRITABLE=1', () => {
   let account: TestAccount;
   beforeAll(async () => {
     world = await startWorld({ worker: false, env: { OPERATOR_PASSWORD: PASSWORD, OPERATOR_BOARD_WRITABLE: '1' } });
-    account = await createTestAccount(world.db, 1_000);
+    account = await buildAccount(world.db, { credits: 1_000 });
   });
   afterAll(() => world.close());
 

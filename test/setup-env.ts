@@ -1,3 +1,6 @@
+import { loadConfig } from '@leadgen/config';
+import { setLogLevel } from '@leadgen/logger';
+
 // Every test process: quiet logs, the test database and a queue prefix of its own.
 process.env.NODE_ENV = 'test';
 process.env.LOG_LEVEL = process.env.TEST_LOG_LEVEL ?? 'silent';
@@ -10,3 +13,5 @@ process.env.LOST_JOB_AFTER_MS = process.env.LOST_JOB_AFTER_MS ?? '600000';
 process.env.OPS_PORT = process.env.OPS_PORT ?? '0';
 // Tests revoke and expire keys and expect the very next request to be refused; the cache's own test turns it on.
 process.env.AUTH_CACHE_MS = process.env.AUTH_CACHE_MS ?? '0';
+// As every entry point does: the logger's level from the validated configuration.
+setLogLevel(loadConfig().log.level);

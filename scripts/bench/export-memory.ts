@@ -3,8 +3,8 @@
 // lines of the same bytes from memory (baselines/export-stream.ts). RSS is read from /proc: idle once
 // after a warm-up, peak every 50 ms during each download. Flat memory: ten times the leads cost no more.
 import { get } from 'node:http';
-import { createAccount, createDatabase, issueApiKey } from '@leadgen/db';
-import { seedDeliveredLeads } from '../../test/lead-factory';
+import { createDatabase } from '@leadgen/db';
+import { buildAccount, buildDeliveredJobs } from '../../test/factories';
 import type { BenchProcess } from './processes';
 import { readRss } from './proc-stats';
 import { table, type Target } from './report';
@@ -35,9 +35,8 @@ export async function seedExportAccounts(url: string, sizes: number[]): Promise<
   try {
     const accounts: ExportAccount[] = [];
     for (const leads of sizes) {
-      const account = await createAccount(db, `bench-export-${leads}`);
-      const { apiKey } = await issueApiKey(db, account.id);
-      await seedDeliveredLeads(db, account.id, Math.ceil(leads / LEADS_PER_JOB), LEADS_PER_JOB);
+      const { accountId, apiKey } = await buildAccount(db, { credits: 0, name: `bench-export-${leads}` });
+      await buildDeliveredJobs(db, accountId, Math.ceil(leads / LEADS_PER_JOB), LEADS_PER_JOB);
       accounts.push({ leads, apiKey });
     }
     await db.sql.query('ANALYZE');

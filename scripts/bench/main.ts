@@ -4,7 +4,7 @@
 // hold on a noisy machine even when the absolute figures do not. The service is reached only
 // through its public surfaces: its process entry points, environment variables, HTTP, and the
 // admin functions of @leadgen/db; so the same bench measures it before and after a rewrite. The
-// export section alone writes its 100,000 leads with the tests' factory (test/lead-factory.ts, kept
+// export section alone writes its 100,000 leads with the tests' factory (test/factories.ts, kept
 // true by the tests that use it): making them through the API would take the fleet minutes.
 //
 // Prints figures and never fails on them. Exit code: 0 when the run completed (whatever the

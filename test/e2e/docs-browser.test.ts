@@ -2,7 +2,8 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { openApiDocument } from '../../apps/api/src/openapi/openapi-document';
-import { createTestAccount, startWorld, type TestAccount, type TestWorld } from '../harness';
+import { buildAccount, type TestAccount } from '../factories';
+import { startWorld, type TestWorld } from '../harness';
 import { startApiProcess, type ApiProcess } from '../processes';
 
 /**
@@ -36,7 +37,7 @@ if (!haveBrowser) {
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
     world = await startWorld({ worker: false });
-    account = await createTestAccount(world.db, 100);
+    account = await buildAccount(world.db, { credits: 100 });
     api = await startApiProcess({ DATABASE_URL: world.config.database.url, REDIS_URL: world.config.redis.url, QUEUE_PREFIX: world.config.redis.queuePrefix });
     browser = await chromium.launch({
       executablePath: CHROMIUM,

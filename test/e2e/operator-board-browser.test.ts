@@ -1,7 +1,8 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { createTestAccount, generate, startWorld, type TestAccount, type TestWorld } from '../harness';
+import { generate, startWorld, type TestWorld } from '../harness';
+import { buildAccount, type TestAccount } from '../factories';
 
 /**
  * Bull Board as an operator sees it, in a real browser (Debian's chromium, driven by playwright-core):
@@ -35,7 +36,7 @@ if (!haveBrowser) {
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
     world = await startWorld({ env: { OPERATOR_PASSWORD: PASSWORD } });
-    account = await createTestAccount(world.db, 10_000);
+    account = await buildAccount(world.db, { credits: 10_000 });
     // Pages a second apart, as a real upstream's: progress is written at most once a second per job.
     const complete = await generate(world, account, { category: 'bakery', state: 'FR', maxResults: 12, keyword: 'sandbox:delay=1100' }, { Prefer: 'wait=20' });
     const failed = await generate(world, account, { category: 'bakery', state: 'FR', maxResults: 5, keyword: 'sandbox:fail' });

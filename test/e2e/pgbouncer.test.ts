@@ -4,7 +4,8 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { findCreditDiscrepancies } from '@leadgen/db';
-import { createTestAccount, freePort, generate, idempotencyKey, pollUntilTerminal, startWorld, type TestWorld } from '../harness';
+import { freePort, generate, idempotencyKey, pollUntilTerminal, startWorld, type TestWorld } from '../harness';
+import { buildAccount } from '../factories';
 
 // The whole service behind a real PgBouncer in transaction mode, with fewer server connections than
 // the processes' pools: any session state or named prepared statement would break here.
@@ -70,7 +71,7 @@ describeWithBouncer('behind PgBouncer in transaction mode', () => {
   });
 
   it('when jobs of every kind run through 3 server connections, then each ends right, billed once, and the counters match the ledger', async () => {
-    const account = await createTestAccount(world.db, 100_000);
+    const account = await buildAccount(world.db, { credits: 100_000 });
     const bodies = [
       { category: 'dentist', state: 'US', maxResults: 25 },
       { source: 'linkedin', category: 'cto', state: 'DE', maxResults: 12 },
@@ -94,7 +95,7 @@ describeWithBouncer('behind PgBouncer in transaction mode', () => {
     const slow = await generate(world, account, { category: 'bakery', state: 'FR', keyword: 'sandbox:delay=200', maxResults: 50 }, { Prefer: 'respond-async' });
     const cancelled = await world.http.delete(`/api/v1/leads/jobs/${slow.body.jobId}`).set(account.auth);
     expect(cancelled.body.status).toBe('CANCELLED');
-    const poor = await createTestAccount(world.db, 5);
+    const poor = await buildAccount(world.db, { credits: 5 });
     expect((await generate(world, poor, bodies[0])).status).toBe(402);
 
     const discrepancies = (await findCreditDiscrepancies(world.db)).filter((d) => d.accountId === account.accountId || d.accountId === poor.accountId);

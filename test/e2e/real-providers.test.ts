@@ -4,7 +4,8 @@ import { html, notFound, startFakeSite, type FakeSite } from '../../packages/pro
 import { type FakePlace, type GooglePlacesFake, makePlaces, startGooglePlacesFake } from '../../packages/providers/test/fakes/google-places-fake';
 import { makePeople, type PdlFake, startPdlFake } from '../../packages/providers/test/fakes/pdl-fake';
 import { type FakeStore, makeStores, type StoreLeadsFake, startStoreLeadsFake } from '../../packages/providers/test/fakes/storeleads-fake';
-import { createTestAccount, generate, startWorld, type TestAccount, type TestWorld } from '../harness';
+import { generate, startWorld, type TestWorld } from '../harness';
+import { buildAccount, type TestAccount } from '../factories';
 
 /**
  * The whole path with the real adapters: API → queue → worker → real provider → a local fake of
@@ -100,7 +101,7 @@ describe('google_maps through Google Places (New)', () => {
 
   it('when Google has enough open places, then 200 COMPLETE from google_places with mapped, enriched leads, billed 2 per lead', async () => {
     google.places = austinDentists();
-    const account = await createTestAccount(world.db, 1_000);
+    const account = await buildAccount(world.db, { credits: 1_000 });
     const job = await generateTerminal(world, account, { category: 'dentist', state: 'US', city: 'Austin', maxResults: 10 });
 
     expect(job).toMatchObject({
@@ -167,7 +168,7 @@ describe('google_maps through Google Places (New)', () => {
 
   it('when Google has fewer open places than asked, then PARTIAL source_exhausted, billed the 10-credit minimum', async () => {
     google.places = austinDentists().slice(2, 6); // two closed, two open
-    const account = await createTestAccount(world.db, 1_000);
+    const account = await buildAccount(world.db, { credits: 1_000 });
     const job = await generateTerminal(world, account, { category: 'dentist', state: 'US', city: 'Austin', maxResults: 8 });
 
     expect(job).toMatchObject({
@@ -191,7 +192,7 @@ describe('google_maps through Google Places (New)', () => {
       env: { WORKER_SOURCES: 'google_maps', GOOGLE_PLACES_API_KEY: 'revoked-key', GOOGLE_PLACES_BASE_URL: google.url },
     });
     try {
-      const account = await createTestAccount(wrongKey.db, 1_000);
+      const account = await buildAccount(wrongKey.db, { credits: 1_000 });
       const job = await generateTerminal(wrongKey, account, { category: 'dentist', state: 'US', city: 'Austin', maxResults: 10 });
       expect(job).toMatchObject({
         provider: 'google_places',
@@ -211,7 +212,7 @@ describe('google_maps through Google Places (New)', () => {
   it('when Google answers 500 to every attempt, then FAILED provider_error once the client gives up, nothing charged', async () => {
     google.places = austinDentists();
     google.failAlways({ status: 500 });
-    const account = await createTestAccount(world.db, 1_000);
+    const account = await buildAccount(world.db, { credits: 1_000 });
     const job = await generateTerminal(world, account, { category: 'dentist', state: 'US', city: 'Austin', maxResults: 10 });
 
     expect(job).toMatchObject({
@@ -261,7 +262,7 @@ describe('linkedin through People Data Labs', () => {
   };
 
   it('when PDL finds people for the title, seniority and country, then 200 COMPLETE from people_data_labs with person records, 2 credits each, no minimum', async () => {
-    const account = await createTestAccount(world.db, 1_000);
+    const account = await buildAccount(world.db, { credits: 1_000 });
     const job = await generateTerminal(world, account, { ...request, maxResults: 3 });
 
     expect(job).toMatchObject({
@@ -310,7 +311,7 @@ describe('linkedin through People Data Labs', () => {
   });
 
   it('when PDL has no match (404 not_found), then EMPTY no_results, nothing charged', async () => {
-    const account = await createTestAccount(world.db, 1_000);
+    const account = await buildAccount(world.db, { credits: 1_000 });
     const job = await generateTerminal(world, account, { ...request, state: 'DE', linkedinParams: { ...request.linkedinParams, country: 'DE' }, maxResults: 10 });
 
     expect(job).toMatchObject({
@@ -392,7 +393,7 @@ describe('shopify through Store Leads, with decision makers from People Data Lab
       { job_company_website: 'Shop2.example', job_title: 'head of ecommerce', linkedin_url: 'linkedin.com/in/shop2-head', work_email: null },
       { job_company_website: 'elsewhere.example', job_title: 'founder', linkedin_url: 'linkedin.com/in/elsewhere-founder' },
     ][i]!);
-    const account = await createTestAccount(world.db, 1_000);
+    const account = await buildAccount(world.db, { credits: 1_000 });
     const job = await generateTerminal(world, account, {
       source: 'shopify',
       category: 'apparel',
@@ -467,7 +468,7 @@ describe('shopify through Store Leads, with decision makers from People Data Lab
       { job_company_website: 'viafounder.example', job_title: 'founder', linkedin_url: 'linkedin.com/in/viafounder', phone_numbers: ['+1 512 555 0300'] },
       { job_company_website: 'viaclerk.example', job_title: 'clerk', linkedin_url: 'linkedin.com/in/viaclerk', phone_numbers: ['+1 512 555 0400'] },
     ][i]!);
-    const account = await createTestAccount(world.db, 1_000);
+    const account = await buildAccount(world.db, { credits: 1_000 });
     const job = await generateTerminal(world, account, {
       source: 'shopify',
       category: 'apparel',

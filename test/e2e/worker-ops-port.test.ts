@@ -1,14 +1,5 @@
-import {
-  createTestAccount,
-  freePort,
-  generate,
-  pollUntilTerminal,
-  startWorkerProcess,
-  startWorld,
-  type TestAccount,
-  type TestWorld,
-  type WorkerProcess,
-} from '../harness';
+import { freePort, generate, pollUntilTerminal, startWorkerProcess, startWorld, type TestWorld, type WorkerProcess } from '../harness';
+import { buildAccount, type TestAccount } from '../factories';
 
 // A real worker process, probed on its operations port as a kubelet or Docker would probe it.
 
@@ -37,7 +28,7 @@ describe('worker operations port', () => {
 
   beforeAll(async () => {
     world = await startWorld({ worker: false });
-    account = await createTestAccount(world.db, 10_000);
+    account = await buildAccount(world.db, { credits: 10_000 });
   });
   afterAll(async () => {
     if (worker && worker.exitCode === null && worker.signalCode === null) worker.kill('SIGKILL');

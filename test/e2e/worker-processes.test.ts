@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
-import { createTestAccount, generate, pollUntilTerminal, startWorkerProcess, startWorld, type TestAccount, type TestWorld, type WorkerProcess } from '../harness';
+import { generate, pollUntilTerminal, startWorkerProcess, startWorld, type TestWorld, type WorkerProcess } from '../harness';
+import { buildAccount, type TestAccount } from '../factories';
 
 // Real worker processes, started as an operator would start them, killed as a machine would kill them.
 
@@ -56,7 +57,7 @@ describe('worker processes', () => {
 
   beforeAll(async () => {
     world = await startWorld({ worker: false });
-    account = await createTestAccount(world.db, 10_000);
+    account = await buildAccount(world.db, { credits: 10_000 });
   });
   // Each test starts its own workers and stops them, so a leftover worker never takes the next test's job.
   afterEach(async () => {

@@ -3,8 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Client } from 'pg';
-import { migrate } from '@leadgen/db';
+import { dropDatabase, migrate } from '@leadgen/db';
 import { freePort } from '../processes';
 
 export { startWorkerProcess, type WorkerProcess } from '../processes';
@@ -22,11 +21,7 @@ export async function ownDatabase(base = process.env.DATABASE_URL!): Promise<{ u
   await migrate(url.toString());
   return {
     url: url.toString(),
-    async drop() {
-      const admin = new Client({ connectionString: Object.assign(new URL(base), { pathname: '/postgres' }).toString() });
-      await admin.connect();
-      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).finally(() => admin.end());
-    },
+    drop: () => dropDatabase(url.toString()),
   };
 }
 

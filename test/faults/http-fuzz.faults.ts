@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { revokeApiKey } from '@leadgen/db';
-import { createTestAccount, generate, startWorld, type TestAccount, type TestWorld } from '../harness';
+import { generate, startWorld, type TestWorld } from '../harness';
+import { buildAccount, type TestAccount } from '../factories';
 import { rawRequest, rawSocket, type RawAnswer, type SocketAnswer } from '../raw-http';
 import {
   anyPath,
@@ -48,9 +49,9 @@ beforeAll(async () => {
       RATE_LIMIT_READ_PER_MIN: '1000000',
     },
   });
-  account = await createTestAccount(world.db, 100_000_000, 'fuzz');
-  other = await createTestAccount(world.db, 1_000, 'fuzz-other');
-  revokedKey = (await createTestAccount(world.db, 0, 'fuzz-revoked')).apiKey;
+  account = await buildAccount(world.db, { credits: 100_000_000, name: 'fuzz' });
+  other = await buildAccount(world.db, { credits: 1_000, name: 'fuzz-other' });
+  revokedKey = (await buildAccount(world.db, { credits: 0, name: 'fuzz-revoked' })).apiKey;
   await revokeApiKey(world.db, revokedKey);
   for (const who of [account, other]) {
     const res = await generate(world, who, { category: 'dentist', state: 'US', maxResults: 2 }, { Prefer: 'respond-async' });

@@ -1,5 +1,6 @@
 import { migrate } from '@leadgen/db';
-import { createTestAccount, generate, startWorld, type TestAccount, type TestWorld } from '../harness';
+import { generate, startWorld, type TestWorld } from '../harness';
+import { buildAccount, type TestAccount } from '../factories';
 import { ownPostgres, ownRedis, sleep, startWorkerProcess, type WorkerProcess } from './fault-world';
 import { checkInvariants, describeViolations } from './invariants';
 
@@ -36,7 +37,7 @@ describe('the stores fail under a running fleet', () => {
       );
     }
     await Promise.all(workers.map((w) => w.ready));
-    account = await createTestAccount(world.db, 10_000_000);
+    account = await buildAccount(world.db, { credits: 10_000_000 });
   }, 60_000);
 
   afterAll(async () => {

@@ -1,5 +1,6 @@
 import { Client } from 'pg';
-import { createTestAccount, generate, pollUntilTerminal, startWorld, type TestWorld } from '../harness';
+import { generate, pollUntilTerminal, startWorld, type TestWorld } from '../harness';
+import { buildAccount } from '../factories';
 import { checkInvariants } from './invariants';
 
 // The checker is only worth something if it fails when a guarantee is broken: break each on purpose.
@@ -17,7 +18,7 @@ afterAll(async () => {
 
 /** An account of its own with one finished job of 5 leads, so tampering touches nothing else. */
 async function finishedJob(): Promise<{ accountId: string; jobId: string }> {
-  const account = await createTestAccount(world.db, 1_000);
+  const account = await buildAccount(world.db, { credits: 1_000 });
   const res = await generate(world, account, { category: 'dentist', state: 'US', maxResults: 5 }, { Prefer: 'respond-async' });
   expect(res.status).toBe(202);
   const job = await pollUntilTerminal(world, account, res.body.jobId as string);

@@ -75,7 +75,7 @@ export const INVARIANTS: Invariant[] = [
   },
   {
     name: 'status_matches_delivered_count',
-    rule: 'COMPLETE delivered all, PARTIAL 1..n-1, EMPTY and FAILED none (CONTRACT.md section 4)',
+    rule: 'COMPLETE delivered all, PARTIAL 1..n-1, EMPTY and FAILED none (docs/api.md#job-statuses)',
     sql: `SELECT id, status, delivered_count, requested_count, stop_reason FROM jobs
           WHERE ${scoped('account_id')} AND (
                (status = 'COMPLETE' AND delivered_count <> requested_count)

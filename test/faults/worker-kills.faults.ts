@@ -1,4 +1,5 @@
-import { createTestAccount, generate, startWorld, type TestWorld } from '../harness';
+import { generate, startWorld, type TestWorld } from '../harness';
+import { buildAccount } from '../factories';
 import { ownDatabase, SCALE, sleep, startWorkerProcess, type WorkerProcess } from './fault-world';
 import { checkInvariants, describeViolations } from './invariants';
 
@@ -40,7 +41,7 @@ describe('worker processes killed at random while jobs run', () => {
     };
     await Promise.all([spawnWorker(), spawnWorker()].map((w) => w.ready));
 
-    const account = await createTestAccount(world.db, 10_000_000);
+    const account = await buildAccount(world.db, { credits: 10_000_000 });
     const sources = [{}, { source: 'linkedin' }, { source: 'shopify' }];
     const jobIds: string[] = [];
     for (let i = 0; i < SCALE.jobs; i += 1) {

@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { accountForApiKey, createDatabase, settleJob, type Database } from '@leadgen/db';
-import { createTestAccount, generate, startWorld, type TestWorld } from '../../../test/harness';
+import { accountForApiKey, createDatabase, type Database } from '@leadgen/db';
+import { generate, startWorld, type TestWorld } from '../../../test/harness';
+import { buildAccount, buildJob } from '../../../test/factories';
 
 // The operator CLI as an operator runs it: a real process, JSON on stdout, messages on stderr.
 const ROOT = path.resolve(__dirname, '../../..');
@@ -133,7 +134,7 @@ describe('npm run admin: listing, revoking by id, jobs and the ledger', () => {
   }, 60_000);
 
   it('when an operator shows and cancels a queued job, then it is CANCELLED as by its owner, its queue entry gone, and the ledger shows the reservation released', async () => {
-    const account = await createTestAccount(world.db, 1_000);
+    const account = await buildAccount(world.db, { credits: 1_000 });
     const created = await generate(world, account, { category: 'bakery', state: 'FR', maxResults: 10 }, { Prefer: 'respond-async' });
     expect(created.status).toBe(202);
     const jobId = created.body.jobId as string;
@@ -159,10 +160,9 @@ describe('npm run admin: listing, revoking by id, jobs and the ledger', () => {
   }, 60_000);
 
   it('when a finished job is cancelled, then one line says why and the exit is non-zero', async () => {
-    const account = await createTestAccount(world.db, 1_000);
-    const created = await generate(world, account, { category: 'bakery', state: 'FR', maxResults: 10 }, { Prefer: 'respond-async' });
-    await settleJob(world.db, created.body.jobId as string, { kind: 'error', reason: 'provider_error' });
-    const refused = adminWith({ QUEUE_PREFIX: world.config.redis.queuePrefix }, 'job:cancel', '--job', created.body.jobId as string);
+    const { accountId } = await buildAccount(world.db, { credits: 1_000 });
+    const failed = await buildJob(world.db, { accountId, status: 'FAILED' });
+    const refused = adminWith({ QUEUE_PREFIX: world.config.redis.queuePrefix }, 'job:cancel', '--job', failed.id);
     expect(refused.code).toBe(1);
     expect(refused.stderr.trim().split('\n')).toEqual([expect.stringMatching(/is FAILED already: only a queued or running job can be cancelled$/)]);
   }, 30_000);

@@ -1,11 +1,12 @@
 import { loadConfigOrExit, opsPort } from '@leadgen/config';
-import { logger, setProcessName } from '@leadgen/logger';
+import { logger, setLogLevel, setProcessName } from '@leadgen/logger';
 import { collectProcessMetrics, metricsRoute, startOpsServer, startingReport } from '@leadgen/ops';
 import { startApi, type RunningApi } from './start-api';
 
 async function main(): Promise<void> {
   setProcessName('api');
   const config = loadConfigOrExit();
+  setLogLevel(config.log.level);
   collectProcessMetrics();
   // The operations port first, so liveness answers while the API is still connecting.
   let api: RunningApi | null = null;

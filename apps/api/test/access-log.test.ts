@@ -1,5 +1,6 @@
 import { captureLogLines, setLogLevel } from '@leadgen/logger';
-import { createTestAccount, startWorld, type TestAccount, type TestWorld } from '../../../test/harness';
+import { startWorld, type TestWorld } from '../../../test/harness';
+import { buildAccount, type TestAccount } from '../../../test/factories';
 
 type Line = Record<string, unknown>;
 
@@ -10,7 +11,7 @@ describe('access log', () => {
 
   beforeAll(async () => {
     world = await startWorld({ worker: false });
-    account = await createTestAccount(world.db, 100);
+    account = await buildAccount(world.db, { credits: 100 });
   });
   beforeEach(() => {
     capture = captureLogLines();

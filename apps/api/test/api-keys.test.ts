@@ -1,5 +1,6 @@
-import { issueApiKey, revokeApiKey } from '@leadgen/db';
-import { createTestAccount, startWorld, type TestWorld } from '../../../test/harness';
+import { revokeApiKey } from '@leadgen/db';
+import { startWorld, type TestWorld } from '../../../test/harness';
+import { buildAccount, buildApiKey } from '../../../test/factories';
 
 describe('API keys that expire and say when they were used', () => {
   let world: TestWorld;
@@ -9,18 +10,18 @@ describe('API keys that expire and say when they were used', () => {
   afterAll(() => world.close());
 
   it('when a key has expired, then 401 unauthorized like an unknown key; before that it works', async () => {
-    const account = await createTestAccount(world.db, 0);
-    const soon = await issueApiKey(world.db, account.accountId, { expiresAt: new Date(Date.now() + 60_000) });
-    expect((await world.http.get('/api/v1/account').set('Authorization', `Bearer ${soon.apiKey}`)).status).toBe(200);
+    const account = await buildAccount(world.db, { credits: 0 });
+    const soon = await buildApiKey(world.db, account.accountId, { expiresAt: new Date(Date.now() + 60_000) });
+    expect((await world.http.get('/api/v1/account').set(soon.auth)).status).toBe(200);
     await world.db.apiKey.update({ where: { id: soon.keyId }, data: { expiresAt: new Date(Date.now() - 1000) } });
-    const refused = await world.http.get('/api/v1/account').set('Authorization', `Bearer ${soon.apiKey}`);
+    const refused = await world.http.get('/api/v1/account').set(soon.auth);
     expect(refused.status).toBe(401);
     expect(refused.body.code).toBe('unauthorized');
     expect(refused.get('WWW-Authenticate')).toMatch(/^Bearer/);
   });
 
   it('when a key is used, then its last use is recorded, at most once an hour', async () => {
-    const account = await createTestAccount(world.db, 0);
+    const account = await buildAccount(world.db, { credits: 0 });
     const { id: keyId } = (await world.db.apiKey.findFirst({ where: { accountId: account.accountId } }))!;
     expect((await world.db.apiKey.findUnique({ where: { id: keyId } }))?.lastUsedAt).toBeNull();
     await world.http.get('/api/v1/account').set(account.auth);
@@ -45,7 +46,7 @@ describe('live keys kept in memory for AUTH_CACHE_MS', () => {
   afterAll(() => world.close());
 
   it('when a key is revoked, then it still works at most AUTH_CACHE_MS on a process that knew it, then 401', async () => {
-    const account = await createTestAccount(world.db, 0);
+    const account = await buildAccount(world.db, { credits: 0 });
     expect((await world.http.get('/api/v1/account').set(account.auth)).status).toBe(200);
     await revokeApiKey(world.db, account.apiKey);
     await new Promise((resolve) => setTimeout(resolve, 450));
@@ -53,15 +54,15 @@ describe('live keys kept in memory for AUTH_CACHE_MS', () => {
   });
 
   it('when a cached key reaches its expiry, then it is refused at once, cache or not', async () => {
-    const account = await createTestAccount(world.db, 0);
-    const key = await issueApiKey(world.db, account.accountId, { expiresAt: new Date(Date.now() + 300) });
-    expect((await world.http.get('/api/v1/account').set('Authorization', `Bearer ${key.apiKey}`)).status).toBe(200);
+    const account = await buildAccount(world.db, { credits: 0 });
+    const key = await buildApiKey(world.db, account.accountId, { expiresAt: new Date(Date.now() + 300) });
+    expect((await world.http.get('/api/v1/account').set(key.auth)).status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 320));
-    expect((await world.http.get('/api/v1/account').set('Authorization', `Bearer ${key.apiKey}`)).status).toBe(401);
+    expect((await world.http.get('/api/v1/account').set(key.auth)).status).toBe(401);
   });
 
   it('when a known key is used again within AUTH_CACHE_MS, then no query is made for it', async () => {
-    const account = await createTestAccount(world.db, 0);
+    const account = await buildAccount(world.db, { credits: 0 });
     expect((await world.http.get('/api/v1/account').set(account.auth)).status).toBe(200);
     const query = jest.spyOn(world.api.deps.db.sql, 'query');
     try {

@@ -1,5 +1,6 @@
 import { creditSummary } from '@leadgen/db';
-import { createTestAccount, generate, startWorld, type TestAccount, type TestWorld } from '../../../test/harness';
+import { generate, startWorld, type TestWorld } from '../../../test/harness';
+import { buildAccount, type TestAccount } from '../../../test/factories';
 
 async function waitFor(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
   const until = Date.now() + timeoutMs;
@@ -14,7 +15,7 @@ describe('DELETE /api/v1/leads/jobs/{jobId} on a queued job (no worker running)'
   let account: TestAccount;
   beforeAll(async () => {
     world = await startWorld({ worker: false });
-    account = await createTestAccount(world.db, 10_000);
+    account = await buildAccount(world.db, { credits: 10_000 });
   });
   afterAll(() => world.close());
 
@@ -45,7 +46,7 @@ describe('DELETE /api/v1/leads/jobs/{jobId} on a queued job (no worker running)'
 
   it('when another account cancels it, then 404 job_not_found and the job is untouched', async () => {
     const created = await generate(world, account, { category: 'bakery', state: 'FR', maxResults: 2 });
-    const stranger = await createTestAccount(world.db, 0);
+    const stranger = await buildAccount(world.db, { credits: 0 });
     const res = await world.http.delete(`/api/v1/leads/jobs/${created.body.jobId}`).set(stranger.auth);
     expect(res.status).toBe(404);
     expect(res.body.code).toBe('job_not_found');
@@ -59,7 +60,7 @@ describe('DELETE on a running job and on a finished one', () => {
   let account: TestAccount;
   beforeAll(async () => {
     world = await startWorld();
-    account = await createTestAccount(world.db, 10_000);
+    account = await buildAccount(world.db, { credits: 10_000 });
   });
   afterAll(() => world.close());
 

@@ -1,5 +1,6 @@
 import { listLeads } from '@leadgen/db';
-import { createTestAccount, generate, idempotencyKey, pollUntilTerminal, startWorld, type TestWorld } from '../../../test/harness';
+import { generate, idempotencyKey, pollUntilTerminal, startWorld, type TestWorld } from '../../../test/harness';
+import { buildAccount } from '../../../test/factories';
 
 // The sandbox answers one search with the same leads every time (30 here), as a real upstream would.
 const area = { category: 'dentist', state: 'US', city: 'Austin', keyword: 'sandbox:only=30' };
@@ -13,7 +14,7 @@ describe('excludeDelivered: never paying twice for the same lead', () => {
   afterAll(() => world.close());
 
   it('when a second job over the same area excludes what was delivered, then it gets only new leads, billed only for those', async () => {
-    const account = await createTestAccount(world.db, 10_000);
+    const account = await buildAccount(world.db, { credits: 10_000 });
     const first = await generate(world, account, { ...area, maxResults: 10 });
     expect(first.body.terminal).toMatchObject({ status: 'COMPLETE', deliveredCount: 10 });
     expect(first.body.skipped).toEqual({ alreadyDelivered: 0, suppressed: 0 });
@@ -36,7 +37,7 @@ describe('excludeDelivered: never paying twice for the same lead', () => {
   });
 
   it('when two excluding jobs of one account race over the same area, then no lead is delivered by both', async () => {
-    const account = await createTestAccount(world.db, 10_000);
+    const account = await buildAccount(world.db, { credits: 10_000 });
     const racing = await Promise.all(
       Array.from({ length: 4 }, () => generate(world, account, { ...area, maxResults: 12, excludeDelivered: true }, { Prefer: 'respond-async' })),
     );
@@ -49,7 +50,7 @@ describe('excludeDelivered: never paying twice for the same lead', () => {
   });
 
   it('when excludeDelivered is false, then it is the same request as without it', async () => {
-    const account = await createTestAccount(world.db, 10_000);
+    const account = await buildAccount(world.db, { credits: 10_000 });
     const key = idempotencyKey();
     const first = await generate(world, account, { ...area, maxResults: 3 }, { 'Idempotency-Key': key });
     const same = await generate(world, account, { ...area, maxResults: 3, excludeDelivered: false }, { 'Idempotency-Key': key });

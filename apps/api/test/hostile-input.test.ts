@@ -1,5 +1,6 @@
 import { gzipSync } from 'node:zlib';
-import { createTestAccount, idempotencyKey, startWorld, type TestAccount, type TestWorld } from '../../../test/harness';
+import { idempotencyKey, startWorld, type TestWorld } from '../../../test/harness';
+import { buildAccount, type TestAccount } from '../../../test/factories';
 import { rawRequest, rawSocket, type RawAnswer } from '../../../test/raw-http';
 
 // Each input here once answered 500 or slipped past validation (issue 8); each now has a 4xx of its own.
@@ -8,7 +9,7 @@ let account: TestAccount;
 
 beforeAll(async () => {
   world = await startWorld({ worker: false });
-  account = await createTestAccount(world.db, 10_000);
+  account = await buildAccount(world.db, { credits: 10_000 });
 });
 afterAll(() => world.close());
 

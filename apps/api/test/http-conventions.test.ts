@@ -3,14 +3,15 @@ import supertest, { type Response } from 'supertest';
 import { revokeApiKey, type Database } from '@leadgen/db';
 import { LINKEDIN_COUNTRIES } from '@leadgen/domain';
 import { createApp } from '../src/app';
-import { createTestAccount, generate, idempotencyKey, startWorld, type TestAccount, type TestWorld } from '../../../test/harness';
+import { generate, idempotencyKey, startWorld, type TestWorld } from '../../../test/harness';
+import { buildAccount, type TestAccount } from '../../../test/factories';
 
 let world: TestWorld;
 let account: TestAccount;
 
 beforeAll(async () => {
   world = await startWorld();
-  account = await createTestAccount(world.db, 100_000);
+  account = await buildAccount(world.db, { credits: 100_000 });
 });
 afterAll(() => world.close());
 
@@ -214,7 +215,7 @@ describe('authentication', () => {
   });
 
   it('when the key is revoked, then 401 and the key is not repeated back', async () => {
-    const who = await createTestAccount(world.db, 100);
+    const who = await buildAccount(world.db, { credits: 100 });
     expect((await world.http.get('/api/v1/account').set(who.auth)).status).toBe(200);
     expect(await revokeApiKey(world.db, who.apiKey)).toBe(true);
     expectUnauthorized(await world.http.get('/api/v1/account').set(who.auth), who.apiKey);
@@ -252,7 +253,7 @@ describe('the Idempotency-Key header', () => {
   });
 
   it('when a request is refused with 400, 401, 402, 413 or 415, then the key is not bound and works afterwards', async () => {
-    const who = await createTestAccount(world.db, 15); // google_maps reserves at least 10 credits
+    const who = await buildAccount(world.db, { credits: 15 }); // google_maps reserves at least 10 credits
     const key = idempotencyKey();
     const json = (res: supertest.Test) => res.set('Content-Type', 'application/json');
 
@@ -317,8 +318,8 @@ describe('a job that is not the caller\'s answers as one that does not exist', (
   });
 
   it('when another account asks for or cancels a job, then the answer is that of an unknown job, and the job is untouched', async () => {
-    const owner = await createTestAccount(world.db);
-    const other = await createTestAccount(world.db);
+    const owner = await buildAccount(world.db);
+    const other = await buildAccount(world.db);
     const created = await generate(world, owner, { ...valid, maxResults: 20, keyword: 'sandbox:delay=200' }, respondAsync);
     expect(created.status).toBe(202);
     const jobPath = `/api/v1/leads/jobs/${created.body.jobId}`;
@@ -385,8 +386,8 @@ describe('rate limits', () => {
   }
 
   it('when an account makes a 4th generate call within the minute, then 429 rate_limited with Retry-After, and no one else is affected', async () => {
-    const who = await createTestAccount(limited.db);
-    const bystander = await createTestAccount(limited.db);
+    const who = await buildAccount(limited.db);
+    const bystander = await buildAccount(limited.db);
     await roomInWindow();
 
     for (const remaining of [2, 1, 0]) {
@@ -414,7 +415,7 @@ describe('rate limits', () => {
   });
 
   it('when the read limit is spent, then 429 on reads, while generate keeps its own budget', async () => {
-    const who = await createTestAccount(limited.db);
+    const who = await buildAccount(limited.db);
     await roomInWindow();
 
     const created = await limitedGenerate(who);

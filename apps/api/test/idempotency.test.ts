@@ -1,11 +1,12 @@
-import { createTestAccount, generate, idempotencyKey, pollUntilTerminal, startWorld, type TestAccount, type TestWorld } from '../../../test/harness';
+import { generate, idempotencyKey, pollUntilTerminal, startWorld, type TestWorld } from '../../../test/harness';
+import { buildAccount, type TestAccount } from '../../../test/factories';
 
 let world: TestWorld;
 let account: TestAccount;
 
 beforeAll(async () => {
   world = await startWorld();
-  account = await createTestAccount(world.db, 100_000);
+  account = await buildAccount(world.db, { credits: 100_000 });
 });
 afterAll(() => world.close());
 
@@ -61,7 +62,7 @@ describe('Idempotency-Key', () => {
   });
 
   it('when 20 first calls with one key arrive at once, then exactly one job is made and every answer names it', async () => {
-    const who = await createTestAccount(world.db, 10_000);
+    const who = await buildAccount(world.db, { credits: 10_000 });
     const key = idempotencyKey();
     const answers = await Promise.all(
       Array.from({ length: 20 }, () => generate(world, who, { ...body, maxResults: 3 }, { 'Idempotency-Key': key })),
@@ -80,7 +81,7 @@ describe('Idempotency-Key', () => {
   });
 
   it('when two accounts use the same key, then each gets its own job', async () => {
-    const other = await createTestAccount(world.db, 1_000);
+    const other = await buildAccount(world.db, { credits: 1_000 });
     const key = idempotencyKey();
     const mine = await generate(world, account, body, { 'Idempotency-Key': key });
     const theirs = await generate(world, other, { ...body, maxResults: 7 }, { 'Idempotency-Key': key });
@@ -90,7 +91,7 @@ describe('Idempotency-Key', () => {
   });
 
   it('when a request is refused before a job exists (402), then the key stays free', async () => {
-    const poor = await createTestAccount(world.db, 10);
+    const poor = await buildAccount(world.db, { credits: 10 });
     const key = idempotencyKey();
     const refused = await generate(world, poor, { ...body, maxResults: 50 }, { 'Idempotency-Key': key });
     expect(refused.status).toBe(402);

@@ -1,12 +1,13 @@
 import { creditSummary } from '@leadgen/db';
-import { createTestAccount, generate, pollUntilTerminal, startWorld, type TestAccount, type TestWorld } from '../../../test/harness';
+import { generate, pollUntilTerminal, startWorld, type TestWorld } from '../../../test/harness';
+import { buildAccount, type TestAccount } from '../../../test/factories';
 
 let world: TestWorld;
 let account: TestAccount;
 
 beforeAll(async () => {
   world = await startWorld();
-  account = await createTestAccount(world.db, 100_000);
+  account = await buildAccount(world.db, { credits: 100_000 });
 });
 afterAll(() => world.close());
 
@@ -61,7 +62,7 @@ describe('terminal statuses and their counts', () => {
   it('when the job outlives JOB_TIMEOUT_MS, then it ends by timeout with what it had', async () => {
     const slow = await startWorld({ env: { JOB_TIMEOUT_MS: '400' } });
     try {
-      const other = await createTestAccount(slow.db);
+      const other = await buildAccount(slow.db);
       const res = await generate(slow, other, { category: 'florist', state: 'FR', maxResults: 50, keyword: 'sandbox:delay=150' });
       expect(res.status).toBe(200);
       expect(res.body.terminal.stopReason).toBe('timeout');
@@ -112,7 +113,7 @@ describe('the asynchronous answer', () => {
 
 describe('billing', () => {
   async function charged(body: Record<string, unknown>) {
-    const who = await createTestAccount(world.db, 5_000);
+    const who = await buildAccount(world.db, { credits: 5_000 });
     const res = await generate(world, who, body);
     expect(res.status).toBe(200);
     const credits = await creditSummary(world.db, who.accountId);
@@ -151,7 +152,7 @@ describe('billing', () => {
   });
 
   it('when the account cannot cover the worst case, then 402 with required and available, and no job', async () => {
-    const poor = await createTestAccount(world.db, 100);
+    const poor = await buildAccount(world.db, { credits: 100 });
     const res = await generate(world, poor, { source: 'shopify', category: 'apparel', state: 'CA', maxResults: 4 });
     expect(res.status).toBe(402);
     expect(res.body).toMatchObject({ code: 'insufficient_credits', required: 104, available: 100 });
@@ -159,7 +160,7 @@ describe('billing', () => {
   });
 
   it('when a job is under way, then its worst case is reserved and unavailable to others', async () => {
-    const who = await createTestAccount(world.db, 300);
+    const who = await buildAccount(world.db, { credits: 300 });
     const res = await generate(world, who, { category: 'vet', state: 'US', maxResults: 100, keyword: 'sandbox:delay=200' }, { Prefer: 'respond-async' });
     expect(res.status).toBe(202);
     const account = await world.http.get('/api/v1/account').set(who.auth);
@@ -173,7 +174,7 @@ describe('billing', () => {
 
 describe('GET /api/v1/account', () => {
   it('when asked, then the account with balance, reserved and available', async () => {
-    const who = await createTestAccount(world.db, 1234, 'Acme Ltd');
+    const who = await buildAccount(world.db, { credits: 1234, name: 'Acme Ltd' });
     const res = await world.http.get('/api/v1/account').set(who.auth);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ accountId: who.accountId, name: 'Acme Ltd', credits: { balance: 1234, reserved: 0, available: 1234 } });

@@ -1,7 +1,7 @@
 import { parse } from 'csv-parse/sync';
 import type { Response } from 'supertest';
-import { createTestAccount, generate, pollUntilTerminal, startWorld, type TestAccount, type TestWorld } from '../../../test/harness';
-import { seedDeliveredLeads } from '../../../test/lead-factory';
+import { generate, pollUntilTerminal, startWorld, type TestWorld } from '../../../test/harness';
+import { buildAccount, buildDeliveredJobs, type TestAccount } from '../../../test/factories';
 
 interface Item {
   jobId: string;
@@ -26,8 +26,8 @@ describe('result sets and exports', () => {
   let shopify: { jobId: string; leads: unknown[] };
   beforeAll(async () => {
     world = await startWorld();
-    account = await createTestAccount(world.db, 100_000);
-    stranger = await createTestAccount(world.db, 100_000);
+    account = await buildAccount(world.db, { credits: 100_000 });
+    stranger = await buildAccount(world.db, { credits: 100_000 });
     maps = await finishedJob(world, account, { category: 'dentist', state: 'US', city: 'Austin', maxResults: 25 });
     linkedin = await finishedJob(world, account, { source: 'linkedin', category: 'cto', state: 'DE', maxResults: 12 });
     shopify = await finishedJob(world, account, { source: 'shopify', category: 'apparel', state: 'US', maxResults: 3 });
@@ -175,8 +175,8 @@ describe('a large export', () => {
   let account: TestAccount;
   beforeAll(async () => {
     world = await startWorld({ worker: false });
-    account = await createTestAccount(world.db, 0);
-    await seedDeliveredLeads(world.db, account.accountId, 100, 500);
+    account = await buildAccount(world.db, { credits: 0 });
+    await buildDeliveredJobs(world.db, account.accountId, 100, 500);
   });
   afterAll(() => world.close());
 

@@ -1,4 +1,5 @@
-import { createTestAccount, generate, pollUntilTerminal, startWorld, type TestAccount, type TestWorld } from '../../../test/harness';
+import { buildAccount, type TestAccount } from '../../../test/factories';
+import { generate, pollUntilTerminal, startWorld, type TestWorld } from '../../../test/harness';
 
 interface Item {
   jobId: string;
@@ -19,7 +20,7 @@ describe('GET /api/v1/leads paged while jobs are created and deliver', () => {
   let account: TestAccount;
   beforeAll(async () => {
     world = await startWorld();
-    account = await createTestAccount(world.db, 100_000);
+    account = await buildAccount(world.db, { credits: 100_000 });
     for (const size of [6, 9, 4]) await finishedJob(world, account, size);
   });
   afterAll(() => world.close());

@@ -1,4 +1,5 @@
-import { createTestAccount, generate, startWorld, type TestAccount, type TestWorld } from '../../../test/harness';
+import { generate, startWorld, type TestWorld } from '../../../test/harness';
+import { buildAccount, type TestAccount } from '../../../test/factories';
 
 async function createJobs(world: TestWorld, account: TestAccount, count: number, body: Record<string, unknown> = {}): Promise<string[]> {
   const ids: string[] = [];
@@ -34,8 +35,8 @@ describe('GET /api/v1/leads/jobs', () => {
   let mine: string[];
   beforeAll(async () => {
     world = await startWorld({ worker: false });
-    account = await createTestAccount(world.db, 100_000);
-    stranger = await createTestAccount(world.db, 100_000);
+    account = await buildAccount(world.db, { credits: 100_000 });
+    stranger = await buildAccount(world.db, { credits: 100_000 });
     await createJobs(world, stranger, 3);
     mine = await createJobs(world, account, 12);
   });

@@ -1,5 +1,6 @@
 import { creditSummary, ledgerCreditSummary } from '@leadgen/db';
-import { createTestAccount, generate, idempotencyKey, startWorld, type TestWorld } from '../../../test/harness';
+import { generate, idempotencyKey, startWorld, type TestWorld } from '../../../test/harness';
+import { buildAccount } from '../../../test/factories';
 
 // A Redis that is not there: port 1 on loopback refuses connections at once.
 describe('when Redis is down', () => {
@@ -10,7 +11,7 @@ describe('when Redis is down', () => {
   afterAll(() => world.close());
 
   it('when a job is requested, then 503 service_unavailable at once, with no job, no reservation and the key still free', async () => {
-    const account = await createTestAccount(world.db, 1_000);
+    const account = await buildAccount(world.db, { credits: 1_000 });
     const key = idempotencyKey();
     const started = Date.now();
     const res = await generate(world, account, { category: 'dentist', state: 'US', maxResults: 5 }, { 'Idempotency-Key': key });

@@ -1,12 +1,13 @@
 import type { Response } from 'supertest';
-import { createTestAccount, generate, startWorld, type TestAccount, type TestWorld } from '../../../test/harness';
+import { generate, startWorld, type TestWorld } from '../../../test/harness';
+import { buildAccount, type TestAccount } from '../../../test/factories';
 
 let world: TestWorld;
 let account: TestAccount;
 
 beforeAll(async () => {
   world = await startWorld();
-  account = await createTestAccount(world.db, 1_000_000);
+  account = await buildAccount(world.db, { credits: 1_000_000 });
 });
 afterAll(() => world.close());
 
@@ -301,7 +302,7 @@ describe('the body as a whole', () => {
   });
 
   it('when rejected, then no job is created', async () => {
-    const who = await createTestAccount(world.db);
+    const who = await buildAccount(world.db);
     const res = await generate(world, who, { ...maps, maxResults: 0 });
     expect(res.status).toBe(400);
     expect(await world.db.job.count({ where: { accountId: who.accountId } })).toBe(0);

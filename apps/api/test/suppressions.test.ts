@@ -1,4 +1,5 @@
-import { createTestAccount, generate, startWorld, type TestAccount, type TestWorld } from '../../../test/harness';
+import { generate, startWorld, type TestWorld } from '../../../test/harness';
+import { buildAccount, type TestAccount } from '../../../test/factories';
 
 const area = { category: 'dentist', state: 'US', city: 'Austin', keyword: 'sandbox:only=40', maxResults: 10 };
 
@@ -7,7 +8,7 @@ describe('the suppression list', () => {
   let account: TestAccount;
   beforeAll(async () => {
     world = await startWorld();
-    account = await createTestAccount(world.db, 100_000);
+    account = await buildAccount(world.db, { credits: 100_000 });
   });
   afterAll(() => world.close());
 
@@ -24,7 +25,7 @@ describe('the suppression list', () => {
   });
 
   it('when leads match the list, then they are neither delivered nor billed, the job fills up with others and says how many it passed over', async () => {
-    const who = await createTestAccount(world.db, 10_000);
+    const who = await buildAccount(world.db, { credits: 10_000 });
     const before = await generate(world, who, area);
     const [byDomain, byEmail, byPhone] = before.body.leads as Array<{ website: string; email: string; phone: string; businessName: string }>;
     const added = await put(who, { domains: [`https://WWW.${new URL(byDomain!.website).hostname}/about`], emails: [byEmail!.email.toUpperCase()], phones: [byPhone!.phone] });
@@ -44,7 +45,7 @@ describe('the suppression list', () => {
   });
 
   it('when 100,000 entries are uploaded, then they are stored in one call, paged in order, and can be removed', async () => {
-    const who = await createTestAccount(world.db, 0);
+    const who = await buildAccount(world.db, { credits: 0 });
     const emails = Array.from({ length: 100_000 }, (_, i) => `person${i}@bulk${i % 97}.example`);
     const started = Date.now();
     const res = await put(who, { emails });

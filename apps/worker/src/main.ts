@@ -1,11 +1,12 @@
 import { loadConfigOrExit, opsPort } from '@leadgen/config';
-import { logger, setProcessName } from '@leadgen/logger';
+import { logger, setLogLevel, setProcessName } from '@leadgen/logger';
 import { collectProcessMetrics, metricsRoute, startOpsServer, startingReport } from '@leadgen/ops';
 import { startWorker, type RunningWorker } from './start-worker';
 
 async function main(): Promise<void> {
   setProcessName('worker');
   const config = loadConfigOrExit();
+  setLogLevel(config.log.level);
   collectProcessMetrics();
   // The operations port first, so liveness answers while the consumers connect.
   let worker: RunningWorker | null = null;

@@ -1,5 +1,6 @@
 import type { Queue } from '@leadgen/queue';
-import { createTestAccount, generate, startWorld, type TestAccount, type TestWorld } from '../../../test/harness';
+import { generate, startWorld, type TestWorld } from '../../../test/harness';
+import { buildAccount, type TestAccount } from '../../../test/factories';
 
 async function settled(queue: Queue, jobId: string, timeoutMs = 10_000): Promise<string> {
   const until = Date.now() + timeoutMs;
@@ -17,7 +18,7 @@ describe("a queue entry's BullMQ outcome matches its job's terminal status", () 
   let queue: Queue;
   beforeAll(async () => {
     world = await startWorld();
-    account = await createTestAccount(world.db, 10_000);
+    account = await buildAccount(world.db, { credits: 10_000 });
     queue = world.api.deps.producer.queues().find((q) => q.name === 'google_maps')!;
   });
   afterAll(() => world.close());

@@ -1,7 +1,8 @@
 import { findJob, ledgerCreditSummary, creditSummary } from '@leadgen/db';
 import type { LeadProvider } from '@leadgen/providers';
 import { jobEventPublisher, producerConnection, closeRedis, type Job, type QueuePayloads } from '@leadgen/queue';
-import { createTestAccount, generate, startWorld, type TestWorld } from '../../../test/harness';
+import { generate, startWorld, type TestWorld } from '../../../test/harness';
+import { buildAccount } from '../../../test/factories';
 import { createLeadJobHandler } from '../src/process-lead-job';
 
 // A provider with a bug: what the handler does when the job's own code fails, attempt after attempt.
@@ -30,7 +31,7 @@ describe('a job whose own code fails', () => {
     ({ data: { jobId, accountId, source: 'google_maps' }, attemptsMade, opts: { attempts: 5 } }) as unknown as Job<QueuePayloads['google_maps']>;
 
   it('when an attempt that is not the last fails, then BullMQ gets the error to retry and the job stays open', async () => {
-    const account = await createTestAccount(world.db, 1_000);
+    const account = await buildAccount(world.db, { credits: 1_000 });
     const res = await generate(world, account, { category: 'dentist', state: 'US', maxResults: 5 }, { Prefer: 'respond-async' });
     const handler = createLeadJobHandler(buggy, { config: world.config, db: world.db, events: jobEventPublisher(connection, world.config.redis.queuePrefix) });
     await expect(handler(attempt(res.body.jobId, account.accountId, 0), 'token', new AbortController().signal)).rejects.toThrow(TypeError);
@@ -38,7 +39,7 @@ describe('a job whose own code fails', () => {
   });
 
   it('when its last attempt fails, then the worker holding it settles it FAILED internal_error itself, reservation released', async () => {
-    const account = await createTestAccount(world.db, 1_000);
+    const account = await buildAccount(world.db, { credits: 1_000 });
     const res = await generate(world, account, { category: 'dentist', state: 'US', maxResults: 5 }, { Prefer: 'respond-async' });
     const handler = createLeadJobHandler(buggy, { config: world.config, db: world.db, events: jobEventPublisher(connection, world.config.redis.queuePrefix) });
     await handler(attempt(res.body.jobId, account.accountId, 4), 'token', new AbortController().signal);

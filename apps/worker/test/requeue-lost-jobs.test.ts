@@ -1,6 +1,7 @@
 import { settleJob } from '@leadgen/db';
 import { lostJobQueue, type LostJobQueue } from '@leadgen/queue';
-import { createTestAccount, generate, pollUntilTerminal, startWorld, type TestWorld } from '../../../test/harness';
+import { generate, pollUntilTerminal, startWorld, type TestWorld } from '../../../test/harness';
+import { buildAccount } from '../../../test/factories';
 import { requeueLostJobs } from '../src/requeue-lost-jobs';
 import { startWorker } from '../src/start-worker';
 
@@ -12,7 +13,7 @@ describe('jobs whose queue entry was lost', () => {
   afterAll(() => world.close());
 
   it('when Redis lost a queued job, then the sweep enqueues it again once, and a worker finishes it', async () => {
-    const account = await createTestAccount(world.db, 1_000);
+    const account = await buildAccount(world.db, { credits: 1_000 });
     const lost = await generate(world, account, { category: 'dentist', state: 'US', maxResults: 4 });
     const young = await generate(world, account, { category: 'dentist', state: 'US', maxResults: 3 });
     expect(lost.status).toBe(202);
@@ -45,7 +46,7 @@ describe('jobs whose queue entry was lost', () => {
   });
 
   it('when a job finishes between the sweep\'s read and its look at the queue, then it is not enqueued again', async () => {
-    const account = await createTestAccount(world.db, 1_000);
+    const account = await buildAccount(world.db, { credits: 1_000 });
     const res = await generate(world, account, { category: 'dentist', state: 'US', maxResults: 4 }, { Prefer: 'respond-async' });
     const jobId = res.body.jobId as string;
     const { producer } = world.api.deps;

@@ -1,5 +1,6 @@
 import { LeadgenClient, LeadgenError } from '../src/index.js';
-import { createTestAccount, startWorld, type TestAccount, type TestWorld } from '../../../test/harness.js';
+import { startWorld, type TestWorld } from '../../../test/harness.js';
+import { buildAccount, type TestAccount } from '../../../test/factories.js';
 
 /** The real API, in-process; the client's fetch is the runtime's, watched to see what the client did. */
 describe('@leadgen/client against the real API', () => {
@@ -17,7 +18,7 @@ describe('@leadgen/client against the real API', () => {
 
   beforeAll(async () => {
     world = await startWorld();
-    account = await createTestAccount(world.db, 100_000);
+    account = await buildAccount(world.db, { credits: 100_000 });
     baseUrl = `http://127.0.0.1:${(world.api.server.address() as { port: number }).port}`;
   });
   beforeEach(() => {
@@ -65,7 +66,7 @@ describe('@leadgen/client against the real API', () => {
   });
 
   it('when the account cannot pay, then a LeadgenError carrying 402 insufficient_credits and the Problem Details', async () => {
-    const poor = await createTestAccount(world.db, 0);
+    const poor = await buildAccount(world.db, { credits: 0 });
     const error = await client(poor.apiKey).generate({ category: 'dentist', state: 'US' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LeadgenError);
     expect(error).toMatchObject({ status: 402, code: 'insufficient_credits', problem: { required: 50, available: 0 } });

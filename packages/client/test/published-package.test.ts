@@ -4,7 +4,8 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { createTestAccount, startWorld, type TestAccount, type TestWorld } from '../../../test/harness.js';
+import { startWorld, type TestWorld } from '../../../test/harness.js';
+import { buildAccount, type TestAccount } from '../../../test/factories.js';
 import { startApiProcess, type ApiProcess } from '../../../test/processes.js';
 
 const ROOT = path.resolve(__dirname, '../../..');
@@ -98,7 +99,7 @@ export type Listing = paths['/api/v1/leads/jobs']['get']['responses'][200]['cont
 
   it('when the README’s example runs in plain Node against an API process, then it type-checks and does what it says', async () => {
     world = await startWorld();
-    account = await createTestAccount(world.db, 10_000);
+    account = await buildAccount(world.db, { credits: 10_000 });
     api = await startApiProcess({ DATABASE_URL: world.config.database.url, REDIS_URL: world.config.redis.url, QUEUE_PREFIX: world.config.redis.queuePrefix });
     writeFileSync(path.join(dir, 'readme.ts'), readmeExample().replace("'http://localhost:3000'", JSON.stringify(api.origin)));
     const node = {

@@ -1,6 +1,10 @@
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { CONFIG_VARIABLES, ConfigError, DEFAULT_OPS_PORTS, loadConfig, opsPort } from './index';
+import type { Source } from '@leadgen/domain';
+import type { LogLevel } from '@leadgen/logger';
+import { CONFIG_VARIABLES, ConfigError, DEFAULT_OPS_PORTS, loadConfig, opsPort, renderConfigTable, withConfigTable, type Config } from './index';
+import { VARIABLES } from './variables';
 
 describe('loadConfig', () => {
   it('when nothing is set, then the documented defaults', () => {
@@ -62,10 +66,71 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ OPS_HOST: 'not a host' })).toThrow(/OPS_HOST/);
   });
 
-  it('when the README is read, then its configuration table documents every variable', () => {
+  it('when several variables are bad, then the error names each with the rule it broke, WORKER_SOURCES and a lone base URL included', () => {
+    expect(() => loadConfig({ WORKER_SOURCES: 'google_maps,yelp', PDL_BASE_URL: 'http://127.0.0.1:9' })).toThrow(
+      new ConfigError(['WORKER_SOURCES: must list sources from google_maps, linkedin, shopify (got "google_maps,yelp")', 'PDL_BASE_URL is set but PDL_API_KEY is not']),
+    );
+    expect(() => loadConfig({ WORKER_SOURCES: ' , ' })).toThrow(/WORKER_SOURCES: must list sources/);
+    expect(loadConfig({ WORKER_SOURCES: 'shopify,linkedin,shopify' }).worker.sources).toEqual(['shopify', 'linkedin']);
+  });
+
+  it('when an entry point reads a bad configuration, then it exits 78 with one line on stderr naming every bad variable', () => {
+    const run = spawnSync(process.execPath, ['--import', 'tsx', '-e', "require('@leadgen/config').loadConfigOrExit(); console.log('started')"], {
+      cwd: path.resolve(__dirname, '../../..'),
+      env: { ...process.env, PORT: 'eighty', WORKER_SOURCES: 'yelp', PDL_BASE_URL: 'http://127.0.0.1:9', PDL_API_KEY: '' },
+      encoding: 'utf8',
+    });
+    expect(run.status).toBe(78);
+    expect(run.stdout).toBe('');
+    expect(run.stderr.trim().split('\n')).toEqual([
+      'Invalid configuration: PORT: must be a number; WORKER_SOURCES: must list sources from google_maps, linkedin, shopify (got "yelp"); PDL_BASE_URL is set but PDL_API_KEY is not',
+    ]);
+  }, 30_000);
+
+  it('when PUBLIC_BASE_URL ends with slashes, then they are dropped', () => {
+    expect(loadConfig({ PUBLIC_BASE_URL: 'https://leads.acme.example//' }).http.publicBaseUrl).toBe('https://leads.acme.example');
+  });
+});
+
+describe('the declaration', () => {
+  it('when every variable is listed, then each has a unique upper-case name and a description', () => {
+    expect(new Set(CONFIG_VARIABLES).size).toBe(CONFIG_VARIABLES.length);
+    for (const v of VARIABLES) {
+      expect(v.name).toMatch(/^[A-Z][A-Z0-9_]*$/);
+      expect(v.description.length).toBeGreaterThan(5);
+    }
+  });
+
+  it('when the grouped configuration is typed, then it is the declaration\'s (checked by tsc)', () => {
+    const config: Config = loadConfig({});
+    const typed: {
+      env: 'development' | 'production' | 'test';
+      level: LogLevel;
+      sources: Source[];
+      opsPort: number | null;
+      publicBaseUrl: string | null;
+      apiKey: string | null;
+      writable: boolean;
+    } = {
+      env: config.env,
+      level: config.log.level,
+      sources: config.worker.sources,
+      opsPort: config.ops.port,
+      publicBaseUrl: config.http.publicBaseUrl,
+      apiKey: config.providers.storeLeads.apiKey,
+      writable: config.operatorBoardWritable,
+    };
+    expect(typed).toEqual({ env: 'development', level: 'info', sources: ['google_maps', 'linkedin', 'shopify'], opsPort: null, publicBaseUrl: null, apiKey: null, writable: false });
+    expect(config.http.bodyLimitBytes).toBe(16 * 1024);
+  });
+
+  it('when the README is read, then its configuration table is the one the declaration writes (npm run docs:config)', () => {
     const readme = readFileSync(path.resolve(__dirname, '../../../README.md'), 'utf8');
-    const table = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('\n## ', readme.indexOf('## Configuration') + 1));
-    const undocumented = CONFIG_VARIABLES.filter((name) => !table.includes(`\`${name}\``));
-    expect(undocumented).toEqual([]);
+    expect(withConfigTable(readme)).toBe(readme);
+    for (const name of CONFIG_VARIABLES) expect(renderConfigTable()).toContain(`| \`${name}\` |`);
+  });
+
+  it('when the README has no configuration table markers, then writing it is refused', () => {
+    expect(() => withConfigTable('# no table here\n')).toThrow(/config-table/);
   });
 });

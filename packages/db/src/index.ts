@@ -8,7 +8,7 @@ export * from './account-repository';
 export * from './idempotency-keys';
 export * from './job-settlement';
 export * from './page-commit';
-export { migrate, ensureDatabase, readMigrations, MIGRATIONS_DIR } from './migrator';
+export { migrate, ensureDatabase, dropDatabase, readMigrations, MIGRATIONS_DIR } from './migrator';
 export * from './schema-status';
 export * from './suppression-repository';
 export * from './operator-queries';

@@ -23,7 +23,7 @@ const SETTLE = `SELECT ${jobColumns()} FROM settle_job($1, $2, $3, $4, $5)`;
 
 /**
  * Brings a job to its terminal status and settles its credits: the status from the committed
- * counts (CONTRACT.md section 4), the charge from the delivered leads (section 7), the reservation
+ * counts (docs/api.md#job-statuses), the charge from the delivered leads (docs/api.md#billing), the reservation
  * released. A job that is already terminal is left exactly as it is, whoever asks: a late worker, a
  * retry, a cancel racing the last page. With a `basis` (the worker knows its job) the common case
  * is one statement; a stale basis costs a read and another try.

@@ -49,18 +49,34 @@ export function readMigrations(dir = MIGRATIONS_DIR): MigrationFile[] {
     });
 }
 
-/** Creates the database named in the URL when it does not exist (connecting to `postgres` to do so). */
-export async function ensureDatabase(databaseUrl: string): Promise<boolean> {
+/** The database a URL names, and a connection to the server's `postgres` database to create or drop it. */
+async function serverAdmin(databaseUrl: string): Promise<{ name: string; quoted: string; admin: Client }> {
   const url = new URL(databaseUrl);
   const name = decodeURIComponent(url.pathname.replace(/^\//, ''));
   if (!name) throw new Error('DATABASE_URL names no database');
   url.pathname = '/postgres';
   const admin = new Client({ connectionString: url.toString() });
   await admin.connect();
+  return { name, quoted: `"${name.replace(/"/g, '""')}"`, admin };
+}
+
+/** Drops the database named in the URL if it exists, whoever is connected to it (for tests and benches). */
+export async function dropDatabase(databaseUrl: string): Promise<void> {
+  const { quoted, admin } = await serverAdmin(databaseUrl);
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${quoted} WITH (FORCE)`);
+  } finally {
+    await admin.end();
+  }
+}
+
+/** Creates the database named in the URL when it does not exist (connecting to `postgres` to do so). */
+export async function ensureDatabase(databaseUrl: string): Promise<boolean> {
+  const { name, quoted, admin } = await serverAdmin(databaseUrl);
   try {
     const found = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
     if (found.rowCount) return false;
-    await admin.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`).catch((error: { code?: string }) => {
+    await admin.query(`CREATE DATABASE ${quoted}`).catch((error: { code?: string }) => {
       if (error.code !== '42P04') throw error; // created meanwhile by another process
     });
     return true;

@@ -1,12 +1,10 @@
 import { newId, reservationFor, type GenerationRequest, type Lead } from '@leadgen/domain';
 import {
   commitPage,
-  createAccount,
   createDatabase,
   createJob,
   creditSummary,
   findCreditDiscrepancies,
-  grantCredits,
   ledgerCreditSummary,
   listLeads,
   settleJob,
@@ -14,6 +12,7 @@ import {
   type Database,
   type PageLead,
 } from '../src';
+import { buildAccount } from '../../../test/factories';
 
 let db: Database;
 beforeAll(() => {
@@ -23,11 +22,7 @@ afterAll(() => db.$disconnect());
 
 const request = (maxResults: number): GenerationRequest => ({ source: 'google_maps', category: 'dentist', state: 'US', maxResults });
 
-async function newAccount(credits: number): Promise<string> {
-  const account = await createAccount(db, 'hot-path');
-  if (credits > 0) await grantCredits(db, account.id, credits);
-  return account.id;
-}
+const newAccount = async (credits: number) => (await buildAccount(db, { credits, name: 'hot-path' })).accountId;
 
 async function create(accountId: string, maxResults: number, key = newId.job()) {
   return createJob(

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { get_dmmf } from '@prisma/prisma-schema-wasm';
 import { Client } from 'pg';
-import { migrate } from '../src/migrator';
+import { dropDatabase, migrate } from '../src/migrator';
 
 /**
  * The migrations and schema.prisma must describe the same database. Prisma's schema engine (which
@@ -139,13 +139,7 @@ describe('prisma/migrations and prisma/schema.prisma', () => {
   const url = new URL(base);
   url.pathname = `/${name}`;
 
-  afterAll(async () => {
-    base.pathname = '/postgres';
-    const admin = new Client({ connectionString: base.toString() });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    await admin.end();
-  });
+  afterAll(() => dropDatabase(url.toString()));
 
   it('when every migration is applied to an empty database, then it is exactly the database schema.prisma declares', async () => {
     const result = await migrate(url.toString());

@@ -18,7 +18,7 @@ export interface JobTerminal {
   stopReason: StopReason | null;
 }
 
-/** The job body of CONTRACT.md section 5 without `leads` (a job listing's item). */
+/** The job body (docs/api.md#the-job-body) without `leads` (a job listing's item). */
 export interface JobSummary {
   jobId: string;
   resultSetId: string;

@@ -19,7 +19,7 @@ describe('decideTerminal', () => {
     expect(decideTerminal(requested, delivered, outcome)).toEqual({ status, stopReason });
   });
 
-  it('when asked which statuses are terminal, then the five of the seed and not queued or running', () => {
+  it('when asked which statuses are terminal, then the five of docs/api.md and not queued or running', () => {
     expect(['COMPLETE', 'PARTIAL', 'EMPTY', 'FAILED', 'CANCELLED'].every((s) => isTerminal(s as never))).toBe(true);
     expect(isTerminal('queued')).toBe(false);
     expect(isTerminal('running')).toBe(false);

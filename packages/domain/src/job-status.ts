@@ -30,7 +30,7 @@ export interface TerminalDecision {
 }
 
 /**
- * The meaning of each terminal status in counts (CONTRACT.md section 4).
+ * The meaning of each terminal status in counts (docs/api.md#job-statuses).
  * A PARTIAL result names the stop that cut it short; refused credentials mid-way count as
  * provider_error there, since the table allows only source_exhausted, provider_error and timeout.
  * internal_error mid-way is the one extension (decision 004): hiding it would misreport our fault.

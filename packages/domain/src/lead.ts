@@ -16,7 +16,7 @@ export interface LeadEnrichment {
   pagesVisited: number;
 }
 
-/** The record of the seed's 2.3: every source returns it, so a client can treat all leads alike. */
+/** The record every source returns, so a client can treat all leads alike (docs/api.md#lead-records). */
 export interface LeadRecord {
   businessName: string;
   email: string | null;

@@ -1,4 +1,5 @@
 import { captureLogLines, logger, setLogLevel, withLogContext } from './index';
+import type * as LoggerModule from './index';
 
 function captureLines(fn: () => void): Array<Record<string, unknown>> {
   const capture = captureLogLines();
@@ -12,7 +13,6 @@ function captureLines(fn: () => void): Array<Record<string, unknown>> {
 
 describe('logger', () => {
   beforeAll(() => setLogLevel('debug'));
-  afterAll(() => setLogLevel(process.env.LOG_LEVEL ?? 'info'));
 
   it('when metadata carries message or level, then the line keeps its own and the field is renamed', () => {
     const [line] = captureLines(() => logger.warn('provider failed', { message: 'upstream said no', level: 'debug', reason: 'provider_error' }));
@@ -35,5 +35,44 @@ describe('logger', () => {
       withLogContext({ requestId: 'req_1', jobId: 'job_1' }, () => logger.info('hello', { apiKey: 'lg_live_abc', note: 'Bearer xyz' })),
     );
     expect(line).toMatchObject({ requestId: 'req_1', jobId: 'job_1', apiKey: '[redacted]', note: '[redacted]' });
+  });
+
+  it('when a line is below the level, then it is dropped before its metadata is read', () => {
+    setLogLevel('warn');
+    let read = 0;
+    const meta = Object.defineProperty({}, 'detail', { enumerable: true, get: () => (read += 1) });
+    try {
+      expect(captureLines(() => logger.info('not written', meta))).toEqual([]);
+      expect(read).toBe(0);
+      expect(captureLines(() => logger.warn('written', meta))).toMatchObject([{ message: 'written', detail: 1 }]);
+    } finally {
+      setLogLevel('debug');
+    }
+  });
+});
+
+describe('the level', () => {
+  it('when the module loads, then it writes from info whatever LOG_LEVEL says, until an entry point sets the configured level', () => {
+    const before = process.env.LOG_LEVEL;
+    process.env.LOG_LEVEL = 'silent';
+    try {
+      jest.isolateModules(() => {
+        const fresh = jest.requireActual<typeof LoggerModule>('./index');
+        const capture = fresh.captureLogLines();
+        try {
+          fresh.logger.debug('below info');
+          fresh.logger.info('before the configuration');
+          fresh.setLogLevel('error');
+          fresh.logger.warn('below the configured level');
+          fresh.logger.error('at the configured level');
+        } finally {
+          capture.stop();
+        }
+        expect(capture.lines.map((l) => l.message)).toEqual(['before the configuration', 'at the configured level']);
+      });
+    } finally {
+      if (before === undefined) delete process.env.LOG_LEVEL;
+      else process.env.LOG_LEVEL = before;
+    }
   });
 });

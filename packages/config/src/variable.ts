@@ -1,0 +1,60 @@
+import Joi from 'joi';
+
+/** What the README says of a variable beyond its description, and rules that span two variables. */
+export interface VariableOptions {
+  /** the README's default where the schema's is computed or differs per process (Markdown) */
+  shownDefault?: string;
+  /** set explicitly only together with this other variable: a half-configured upstream is a mistake */
+  requires?: string;
+}
+
+/**
+ * One environment variable, declared once: its rule (a Joi schema, default included), the README's
+ * words for it, and the value it gives the grouped configuration (`T`, from which `Config` is typed).
+ */
+export class Variable<T> {
+  constructor(
+    readonly name: string,
+    readonly schema: Joi.Schema,
+    readonly description: string,
+    readonly options: VariableOptions,
+    readonly read: (validated: unknown) => T,
+  ) {}
+}
+
+/** A variable with a default: always a value. */
+export function variable<T>(name: string, schema: Joi.Schema<T>, description: string, options: VariableOptions = {}): Variable<T> {
+  return new Variable(name, schema, description, options, (validated) => validated as T);
+}
+
+/** A variable without a default: null while unset. */
+export function optional<T>(name: string, schema: Joi.Schema<T>, description: string, options: VariableOptions = {}): Variable<T | null> {
+  return new Variable(name, schema.optional(), description, options, (validated) => (validated === undefined ? null : (validated as T)));
+}
+
+/** `1` or `0` (`true`, `false` too), off by default. */
+export function flag(name: string, description: string): Variable<boolean> {
+  return variable(name, Joi.boolean().truthy('1').falsy('0').default(false), description);
+}
+
+/** The grouped configuration's shape: variables, groups of them, and constants that are no variable. */
+export interface Group {
+  readonly [key: string]: Variable<unknown> | Group | number;
+}
+
+/** The value a declaration gives: each variable replaced by what it reads, groups kept. */
+export type Resolved<Declared> = Declared extends Variable<infer T> ? T : Declared extends Group ? { -readonly [K in keyof Declared]: Resolved<Declared[K]> } : Declared;
+
+/** Every variable of a declaration, in the order it declares them (the README's order). */
+export function variablesOf(group: Group): Array<Variable<unknown>> {
+  return Object.values(group).flatMap((entry) => (entry instanceof Variable ? [entry] : typeof entry === 'object' ? variablesOf(entry) : []));
+}
+
+/** The grouped configuration from validated values, by variable name. */
+export function resolve<Declared extends Group>(group: Declared, values: Readonly<Record<string, unknown>>): Resolved<Declared> {
+  const out: Record<string, unknown> = {};
+  for (const [key, entry] of Object.entries(group)) {
+    out[key] = entry instanceof Variable ? entry.read(values[entry.name]) : typeof entry === 'object' ? resolve(entry, values) : entry;
+  }
+  return out as Resolved<Declared>;
+}

@@ -1,0 +1,154 @@
+import { randomBytes } from 'node:crypto';
+import { commitPage, createAccount, createJob, findJob, grantCredits, issueApiKey, settleJob, startJob, type Database, type JobRecord } from '@leadgen/db';
+import { newId, reservationFor, type GenerationRequest, type JobOutcome, type JobStatus, type Lead, type Source } from '@leadgen/domain';
+
+/**
+ * Test data, one builder per thing a test needs (as Outline's server/test/factories.ts). Rows are
+ * written by the statements the service itself runs, so they keep every guarantee the invariant
+ * checker (test/faults/invariants.ts) holds the service to. Each call builds rows of its own: test
+ * files that use them run in parallel without meeting.
+ */
+
+export interface TestAccount {
+  accountId: string;
+  apiKey: string;
+  auth: { Authorization: string };
+}
+
+export interface TestApiKey {
+  keyId: string;
+  apiKey: string;
+  auth: { Authorization: string };
+}
+
+/** A key of the account's, live unless `expiresAt` has passed. */
+export async function buildApiKey(db: Database, accountId: string, options: { expiresAt?: Date } = {}): Promise<TestApiKey> {
+  const { keyId, apiKey } = await issueApiKey(db, accountId, options);
+  return { keyId, apiKey, auth: { Authorization: `Bearer ${apiKey}` } };
+}
+
+/** An account of the test's own, with `credits` (10,000 unless said) and a key. */
+export async function buildAccount(db: Database, options: { credits?: number; name?: string } = {}): Promise<TestAccount> {
+  const { credits = 10_000, name = 'test' } = options;
+  const account = await createAccount(db, name);
+  if (credits > 0) await grantCredits(db, account.id, credits);
+  const { apiKey, auth } = await buildApiKey(db, account.id);
+  return { accountId: account.id, apiKey, auth };
+}
+
+/** One lead of `source`'s shape, the n-th of its job (distinct names, keys and contacts per n). */
+export function buildLead(source: Source = 'google_maps', n = 0): Lead {
+  const common = {
+    businessName: `Studio ${n}`,
+    email: `info${n}@studio${n}.example`,
+    phone: `+1 512-555-${String(n % 10_000).padStart(4, '0')}`,
+    address: `${n + 1} Congress Ave, Austin, TX 78701`,
+    website: `https://studio${n}.example`,
+    reviewScore: 4.5,
+    categories: ['dentist'],
+    socialProfiles: { facebook: null, instagram: null, linkedin: null },
+  };
+  if (source === 'linkedin') {
+    const linkedinUrl = `https://www.linkedin.com/in/person-${n}`;
+    return {
+      ...common,
+      source,
+      socialProfiles: { ...common.socialProfiles, linkedin: linkedinUrl },
+      person: { fullName: `Person ${n}`, title: 'Head of Sales', seniority: 'head', linkedinUrl, location: 'Austin, Texas' },
+    };
+  }
+  if (source === 'shopify') {
+    return { ...common, source, store: { domain: `studio${n}.example`, country: 'US', platform: 'shopify' }, contacts: [] };
+  }
+  return { ...common, source };
+}
+
+/** Each status's leads and the outcome that settles it; `delivered` defaults as its meaning asks. */
+const ENDINGS: Record<JobStatus, { delivered: (requested: number) => number; outcome: JobOutcome | null; started: boolean }> = {
+  queued: { delivered: () => 0, outcome: null, started: false },
+  running: { delivered: () => 0, outcome: null, started: true },
+  COMPLETE: { delivered: (requested) => requested, outcome: { kind: 'finished' }, started: true },
+  PARTIAL: { delivered: (requested) => Math.max(1, Math.floor(requested / 2)), outcome: { kind: 'finished' }, started: true },
+  EMPTY: { delivered: () => 0, outcome: { kind: 'finished' }, started: true },
+  FAILED: { delivered: () => 0, outcome: { kind: 'error', reason: 'provider_error' }, started: true },
+  CANCELLED: { delivered: () => 0, outcome: { kind: 'cancelled' }, started: false },
+};
+
+export interface JobOptions {
+  accountId: string;
+  /** queued (the default), running, or a terminal status the job is settled with */
+  status?: JobStatus;
+  source?: Source;
+  maxResults?: number;
+  /** leads committed before the job is settled (running, PARTIAL, CANCELLED); by default what the status means */
+  deliveredCount?: number;
+  request?: Partial<GenerationRequest>;
+}
+
+/**
+ * A job in `status`, taken there as the service takes one: created with its reservation, started by
+ * the sandbox, its leads committed, and settled and billed. No queue entry is made: a test that needs
+ * a worker to run the job enqueues it, or creates it through the API.
+ */
+export async function buildJob(db: Database, options: JobOptions): Promise<JobRecord> {
+  const { accountId, status = 'queued', source = 'google_maps', maxResults = 10 } = options;
+  const ending = ENDINGS[status];
+  const delivered = options.deliveredCount ?? ending.delivered(maxResults);
+  const request: GenerationRequest = { source, category: 'dentist', state: 'US', maxResults, ...options.request };
+  const jobId = newId.job();
+  const created = await createJob(
+    db,
+    {
+      accountId,
+      idempotencyKey: `factory-${randomBytes(8).toString('hex')}`,
+      fingerprint: `factory-${jobId}`,
+      idempotencyTtlHours: 24,
+      jobId,
+      resultSetId: newId.resultSet(),
+      request,
+      creditsReserved: reservationFor(source, maxResults),
+    },
+    async () => undefined,
+  );
+  if (created.kind !== 'created') throw new Error(`buildJob: the account cannot have the job (${created.kind})`);
+  if (ending.started || delivered > 0) await startJob(db, jobId, 'sandbox');
+  if (delivered > 0) {
+    const page = Array.from({ length: delivered }, (_, n) => ({ dedupKey: `factory-${n}`, lead: buildLead(source, n), matches: [] }));
+    const committed = await commitPage(db, jobId, page, null);
+    if (committed.kind !== 'committed') throw new Error(`buildJob: the leads were not committed (${committed.kind})`);
+  }
+  if (ending.outcome) await settleJob(db, jobId, ending.outcome);
+  const job = (await findJob(db, jobId))!;
+  if (job.status !== status) throw new Error(`buildJob: asked for ${status}, the counts made it ${job.status}`);
+  return job;
+}
+
+/**
+ * `jobs` finished google_maps jobs of `perJob` leads each for the account, written in two statements
+ * (for listings and exports of many leads, without running the sandbox for them): shaped like the
+ * sandbox's records, but neither reserved nor billed. Returns the job ids, oldest first.
+ */
+export async function buildDeliveredJobs(db: Database, accountId: string, jobs: number, perJob: number): Promise<string[]> {
+  const { rows } = await db.sql.query<{ id: string }>(
+    `INSERT INTO jobs (id, account_id, result_set_id, source, status, request, requested_count, delivered_count, provider,
+                       credits_reserved, credits_charged, created_at, started_at, finished_at)
+     SELECT 'job_' || t.tag || lpad(g::text, 12, '0'), $1, 'rs_' || t.tag || lpad(g::text, 12, '0'), 'google_maps', 'COMPLETE',
+            '{"source":"google_maps","category":"dentist","state":"US","maxResults":100}'::jsonb, $3, $3, 'sandbox', 0, 0,
+            now() - interval '1 day' + g * interval '1 second', now(), now()
+     FROM generate_series(1, $2::int) g, (SELECT substr(md5(random()::text), 1, 12) AS tag) t
+     RETURNING id`,
+    [accountId, jobs, perJob],
+  );
+  const ids = rows.map((r) => r.id).sort();
+  await db.sql.query(
+    `INSERT INTO leads (job_id, position, dedup_key, data)
+     SELECT j, p, 'place-' || p, jsonb_build_object(
+       'source', 'google_maps', 'businessName', 'Dental Studio ' || p, 'email', 'info' || p || '@studio.example',
+       'phone', '+1 512-555-' || lpad(p::text, 4, '0'), 'address', p || ' Congress Ave, Austin, TX 78701',
+       'website', 'https://studio' || p || '.example', 'reviewScore', 4.5, 'categories', jsonb_build_array('dentist', 'health'),
+       'socialProfiles', jsonb_build_object('facebook', 'https://facebook.com/studio' || p, 'instagram', null, 'linkedin', null))
+     FROM unnest($1::text[]) j, generate_series(0, $2::int - 1) p`,
+    [ids, perJob],
+  );
+  return ids;
+}
