@@ -1,9 +1,11 @@
-// `npm run bench [-- --quick] [--duration S] [--rounds N] [--workers N] [--held N] [--only a,b]`
+// `npm run bench [-- --quick] [--duration S] [--rounds N] [--workers N] [--held N] [--export-leads N] [--only a,b]`
 //
 // The service against bare Express 5 + BullMQ 6 baselines, alternating in one run so the ratios
 // hold on a noisy machine even when the absolute figures do not. The service is reached only
 // through its public surfaces: its process entry points, environment variables, HTTP, and the
-// admin functions of @leadgen/db; so the same bench measures it before and after a rewrite.
+// admin functions of @leadgen/db; so the same bench measures it before and after a rewrite. The
+// export section alone writes its 100,000 leads with the tests' factory (test/factories.ts, kept
+// true by the tests that use it): making them through the API would take the fleet minutes.
 //
 // Prints figures and never fails on them. Exit code: 0 when the run completed (whatever the
 // figures), 1 when a correctness check failed, 2 when the harness itself broke (a process would
@@ -13,6 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { correctnessChecks, createBenchAccount, createBenchDatabase, waitAllTerminal, type BenchDatabase, type CheckLine } from './database';
+import { exportTable, exportTarget, measureExports, seedExportAccounts, type ExportRun } from './export-memory';
 import { HttpClient, closedLoop, type Task } from './load';
 import { measure, type Environment, type Kind, type Measured } from './measure';
 import { BenchProcess, freePort, startProcess, waitForHttp } from './processes';
@@ -30,7 +33,8 @@ const USAGE = `npm run bench [-- options]
   --held N            also hold N jobs on a slow sandbox in one worker with WORKER_CONCURRENCY=N
   --held-delay MS     sandbox delay per page of the held jobs (default 30000)
   --page-delay MS     SANDBOX_PAGE_DELAY_MS of the other jobs (default 0)
-  --only a,b          scenarios among sync1, sync50, async, get, fleet, held`;
+  --export-leads N    leads of the largest export (default 100000, 10000 with --quick); a tenth is exported too
+  --only a,b          scenarios among sync1, sync50, async, get, fleet, export, held`;
 
 function usage(problem: string): never {
   console.error(`${problem}\n${USAGE}`);
@@ -52,6 +56,7 @@ const { values: flags } = (() => {
         held: { type: 'string', default: '0' },
         'held-delay': { type: 'string', default: '30000' },
         'page-delay': { type: 'string', default: '0' },
+        'export-leads': { type: 'string' },
         only: { type: 'string' },
       },
     });
@@ -73,13 +78,14 @@ const FLEET_CLIENTS = Number(flags['fleet-clients']);
 const FLEET_MS = Number(flags['fleet-duration'] ?? (QUICK ? 3 : 12)) * 1000;
 const HELD = Number(flags.held);
 const HELD_DELAY_MS = Number(flags['held-delay']);
+const EXPORT_LEADS = Number(flags['export-leads'] ?? (QUICK ? 10_000 : 100_000));
 const WARM_MS = QUICK ? 300 : 1_500;
-const ALL = ['sync1', 'sync50', 'async', 'get', 'fleet', 'held'] as const;
+const ALL = ['sync1', 'sync50', 'async', 'get', 'fleet', 'export', 'held'] as const;
 type Key = (typeof ALL)[number];
 const ONLY = new Set<Key>(flags.only ? (flags.only.split(',').map((s) => s.trim()) as Key[]) : ALL.filter((k) => k !== 'held' || HELD > 0));
 if (HELD > 0) ONLY.add('held');
 for (const k of ONLY) if (!ALL.includes(k)) usage(`--only: unknown scenario "${k}"`);
-for (const [name, v] of Object.entries({ duration: DURATION_MS, rounds: ROUNDS, workers: FLEET_WORKERS, concurrency: WORKER_CONCURRENCY, 'fleet-clients': FLEET_CLIENTS, 'fleet-duration': FLEET_MS, held: HELD, 'held-delay': HELD_DELAY_MS }))
+for (const [name, v] of Object.entries({ duration: DURATION_MS, rounds: ROUNDS, workers: FLEET_WORKERS, concurrency: WORKER_CONCURRENCY, 'fleet-clients': FLEET_CLIENTS, 'fleet-duration': FLEET_MS, held: HELD, 'held-delay': HELD_DELAY_MS, 'export-leads': EXPORT_LEADS }))
   if (!Number.isFinite(v) || v < 0) usage(`--${name}: not a number`);
 
 const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
@@ -228,11 +234,12 @@ async function main(): Promise<number> {
     const track = (p: BenchProcess) => (processes.push(p), p);
     const api = track(startProcess('service api', 'apps/api/src/main.ts', serviceEnv(db.url, { PORT: String(apiPort) }), ['pg', 'ioredis']));
     const workers = [track(startProcess('service worker 1', 'apps/worker/src/main.ts', serviceEnv(db.url, {}), ['pg', 'ioredis']))];
-    const ports = { hello: await freePort(), enqueue: await freePort(), roundtrip: await freePort() };
+    const ports = { hello: await freePort(), enqueue: await freePort(), roundtrip: await freePort(), exportStream: await freePort() };
     const hello = track(startProcess('baseline hello', 'scripts/bench/baselines/hello.ts', { ...baseEnv, PORT: String(ports.hello) }, []));
     const enqueue = track(startProcess('baseline enqueue', 'scripts/bench/baselines/enqueue.ts', { ...baseEnv, PORT: String(ports.enqueue) }, ['ioredis']));
     const rtApi = track(startProcess('baseline roundtrip api', 'scripts/bench/baselines/roundtrip.ts', { ...baseEnv, PORT: String(ports.roundtrip), BASELINE_ROLE: 'api' }, ['ioredis']));
     const rtWorker = track(startProcess('baseline roundtrip worker', 'scripts/bench/baselines/roundtrip.ts', { ...baseEnv, BASELINE_ROLE: 'worker' }, ['ioredis']));
+    const exportStream = ONLY.has('export') ? track(startProcess('baseline export stream', 'scripts/bench/baselines/export-stream.ts', { ...baseEnv, PORT: String(ports.exportStream) }, [])) : null;
 
     const origin = (port: number) => `http://127.0.0.1:${port}`;
     await Promise.all([
@@ -240,6 +247,7 @@ async function main(): Promise<number> {
       waitForHttp(`${origin(ports.hello)}/ready`, hello),
       waitForHttp(`${origin(ports.enqueue)}/ready`, enqueue),
       waitForHttp(`${origin(ports.roundtrip)}/ready`, rtApi),
+      exportStream ? waitForHttp(`${origin(ports.exportStream)}/ready`, exportStream) : null,
       waitForWorkers(redis, SERVED, 1, workers),
     ]);
     log(`processes up after ${((Date.now() - started) / 1000).toFixed(1)} s`);
@@ -388,14 +396,38 @@ async function main(): Promise<number> {
       checks = await correctnessChecks(db.probe, { accountId: svcAccount.accountId, credits, seen });
     }
 
+    // Exports: the service's API process streaming an account's leads, beside a bare stream of the same bytes.
+    let exports: ExportRun[] = [];
+    if (exportStream) {
+      const sizes = [Math.max(1, Math.round(EXPORT_LEADS / 10)), EXPORT_LEADS];
+      const seededAt = Date.now();
+      const accounts = await seedExportAccounts(db.url, sizes);
+      log(`export: ${sizes.map((n) => n.toLocaleString('en')).join(' and ')} leads seeded in ${((Date.now() - seededAt) / 1000).toFixed(1)} s`);
+      exports = await measureExports({
+        service: { proc: api, origin: origin(apiPort) },
+        baseline: { proc: exportStream, origin: origin(ports.exportStream) },
+        accounts,
+        rounds: ROUNDS,
+        log,
+      });
+    }
+
     // Held jobs: N jobs waiting on a slow sandbox in ONE worker process with WORKER_CONCURRENCY=N.
     let held: Held | null = null;
     if (ONLY.has('held')) held = await heldJobs(env, db, redis, svc, track, workers);
 
     const elapsed = (Date.now() - started) / 1000;
     if (scenarios.length) printTables(scenarios);
+    if (exports.length) {
+      log('');
+      log('Exports: RSS of the process serving the download, from /proc: peak every 50 ms during it (highest over the rounds),');
+      log('over its idle RSS after a warm-up download; sizes run smallest first, so a peak that does not climb is flat memory.');
+      log('Service = the API process (keyset batches of 1,000 from PostgreSQL, CSV or JSON Lines); baseline = bare Express');
+      log('streaming as many lines of the same bytes made in memory. Growth ratio = service growth / baseline growth.');
+      log(exportTable(exports));
+    }
     log('');
-    log(targetTable(targets(scenarios, fleet, held)));
+    log(targetTable([...targets(scenarios, fleet, held), exportTarget(exports)]));
     if (held) {
       log('');
       log(held.refused

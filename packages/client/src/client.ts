@@ -1,4 +1,4 @@
-import type { AcceptedBody, GenerationRequest, JobBody, JobStatus, JobSummary, LeadItem, Page, Source } from '@leadgen/domain';
+import type { AcceptedBody, GenerationRequest, JobBody, JobPage, JobStatus, LeadItem, Source, TerminalJob } from './api-bodies.js';
 import { retryAfterMs, send, sleep, type HttpOptions } from './http.js';
 
 export interface ClientOptions {
@@ -12,7 +12,7 @@ export interface ClientOptions {
 }
 
 /** What `generate` is given: the generation request as the API takes it (defaults may be left out). */
-export type GenerateRequest = Omit<GenerationRequest, 'source' | 'maxResults'> & Partial<Pick<GenerationRequest, 'source' | 'maxResults'>>;
+export type GenerateRequest = GenerationRequest;
 
 export interface GenerateOptions {
   /** true (default): resolve with the terminal job, polling after a 202; false: answer at once (202 body or the job) */
@@ -41,7 +41,7 @@ export interface LeadFilter {
 }
 
 const API = '/api/v1';
-const isTerminalBody = (body: JobBody | AcceptedBody): body is JobBody => 'terminal' in body && body.terminal !== undefined;
+const isTerminal = (body: JobBody | AcceptedBody): body is TerminalJob => 'terminal' in body;
 
 function query(params: Record<string, string | number | string[] | Date | undefined>): string {
   const search = new URLSearchParams();
@@ -80,9 +80,9 @@ export class LeadgenClient {
    * polling its Location after each Retry-After. One Idempotency-Key for the call and all its retries,
    * so a retried or repeated call never makes a second job.
    */
-  async generate(request: GenerateRequest, options: GenerateOptions & { wait: false }): Promise<JobBody | AcceptedBody>;
-  async generate(request: GenerateRequest, options?: GenerateOptions): Promise<JobBody>;
-  async generate(request: GenerateRequest, options: GenerateOptions = {}): Promise<JobBody | AcceptedBody> {
+  async generate(request: GenerateRequest, options: GenerateOptions & { wait: false }): Promise<TerminalJob | AcceptedBody>;
+  async generate(request: GenerateRequest, options?: GenerateOptions): Promise<TerminalJob>;
+  async generate(request: GenerateRequest, options: GenerateOptions = {}): Promise<TerminalJob | AcceptedBody> {
     const wait = options.wait ?? true;
     const prefer = !wait ? 'respond-async' : options.serverWaitSeconds !== undefined ? `wait=${options.serverWaitSeconds}` : undefined;
     const response = await send(this.http, {
@@ -92,18 +92,19 @@ export class LeadgenClient {
       body: request,
       signal: options.signal,
     });
-    const body = (await response.json()) as JobBody | AcceptedBody;
-    if (!wait || isTerminalBody(body)) return body;
+    // 200 only for a job that ended within the wait; 202 otherwise.
+    const body = (await response.json()) as TerminalJob | AcceptedBody;
+    if (!wait || isTerminal(body)) return body;
     return this.pollUntilTerminal(response.headers.get('Location') ?? body.pollUrl, retryAfterMs(response) ?? 1000, options.signal);
   }
 
-  private async pollUntilTerminal(location: string, firstDelayMs: number, signal?: AbortSignal): Promise<JobBody> {
+  private async pollUntilTerminal(location: string, firstDelayMs: number, signal?: AbortSignal): Promise<TerminalJob> {
     let delay = firstDelayMs;
     for (;;) {
       await sleep(delay, signal);
       const response = await send(this.http, { method: 'GET', path: location, signal });
       const job = (await response.json()) as JobBody;
-      if (isTerminalBody(job)) return job;
+      if (isTerminal(job)) return job;
       delay = retryAfterMs(response) ?? 1000;
     }
   }
@@ -114,18 +115,18 @@ export class LeadgenClient {
   }
 
   /** Cancels a queued or running job; resolves with the CANCELLED job (a LeadgenError job_not_cancellable if it ended otherwise). */
-  async cancelJob(jobId: string, options: { signal?: AbortSignal } = {}): Promise<JobBody> {
+  async cancelJob(jobId: string, options: { signal?: AbortSignal } = {}): Promise<TerminalJob> {
     const response = await send(this.http, { method: 'DELETE', path: `${API}/leads/jobs/${encodeURIComponent(jobId)}`, signal: options.signal });
-    return (await response.json()) as JobBody;
+    return (await response.json()) as TerminalJob;
   }
 
   /** The account's jobs, newest first, page by page: `for await (const page of client.listJobs())`. */
-  async *listJobs(filter: JobFilter = {}, options: { signal?: AbortSignal } = {}): AsyncGenerator<Page<JobSummary>> {
+  async *listJobs(filter: JobFilter = {}, options: { signal?: AbortSignal } = {}): AsyncGenerator<JobPage> {
     let cursor: string | undefined;
     do {
       const path = `${API}/leads/jobs${query({ ...filter, status: filter.status, cursor })}`;
       const response = await send(this.http, { method: 'GET', path, signal: options.signal });
-      const page = (await response.json()) as Page<JobSummary>;
+      const page = (await response.json()) as JobPage;
       yield page;
       cursor = page.nextCursor ?? undefined;
     } while (cursor);

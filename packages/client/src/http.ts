@@ -1,4 +1,5 @@
-import { LeadgenError, type Problem } from './problem-error.js';
+import type { Problem } from './api-bodies.js';
+import { LeadgenError, type ErrorProblem } from './problem-error.js';
 
 export interface HttpOptions {
   baseUrl: string;
@@ -40,7 +41,7 @@ export function retryAfterMs(response: Response): number | null {
   return Number.isFinite(value) && value >= 0 && response.headers.get('Retry-After') !== null ? value * 1000 : null;
 }
 
-async function problemOf(response: Response): Promise<Problem> {
+async function problemOf(response: Response): Promise<ErrorProblem> {
   const text = await response.text();
   try {
     const parsed = JSON.parse(text) as Problem;

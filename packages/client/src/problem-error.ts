@@ -1,22 +1,18 @@
-/** RFC 9457 Problem Details as the API sends them; `code` is stable (docs/errors.md). */
-export interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: string;
-  requestId?: string;
-  errors?: Array<{ pointer: string; detail: string }>;
-  [member: string]: unknown;
-}
+import type { Problem, ProblemCode } from './api-bodies.js';
+
+/**
+ * What an error answer carried: the API's Problem Details, or, for an answer that is not one (a proxy's
+ * error page), the same shape with the code `http_<status>`.
+ */
+export type ErrorProblem = Problem | (Omit<Problem, 'code'> & { code: `http_${number}` });
 
 /** An answer of the API that is an error: switch on `code`. */
 export class LeadgenError extends Error {
   readonly status: number;
-  readonly code: string;
-  readonly problem: Problem;
+  readonly code: ProblemCode | `http_${number}`;
+  readonly problem: ErrorProblem;
 
-  constructor(problem: Problem) {
+  constructor(problem: ErrorProblem) {
     super(`${problem.status} ${problem.code}: ${problem.detail}`);
     this.name = 'LeadgenError';
     this.status = problem.status;

@@ -1,6 +1,6 @@
 import { LeadgenClient, LeadgenError } from '../src/index.js';
-import { startWorld, type TestWorld } from '../../../test/harness';
-import { buildAccount, type TestAccount } from '../../../test/factories';
+import { startWorld, type TestWorld } from '../../../test/harness.js';
+import { buildAccount, type TestAccount } from '../../../test/factories.js';
 
 /** The real API, in-process; the client's fetch is the runtime's, watched to see what the client did. */
 describe('@leadgen/client against the real API', () => {

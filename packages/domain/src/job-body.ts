@@ -1,10 +1,9 @@
 import type { GenerationRequest } from './generation-request';
 import type { JobStatus, NonTerminalStatus, StopReason, TerminalStatus } from './job-status';
-import type { Lead } from './lead';
 import type { Source } from './sources';
 
-// The API's answers as types, shared by the API that builds them and the client that reads them
-// (the OpenAPI document describes the same shapes for everyone else).
+// The API's answers as types, for the API that builds them (the OpenAPI document describes the same
+// shapes for consumers; @leadgen/client's types are generated from it).
 
 export interface JobProgress {
   requestedCount: number;
@@ -40,11 +39,6 @@ export interface JobSummary {
   terminal?: JobTerminal;
 }
 
-/** The job body: `terminal` and `leads` exactly when the status is terminal. */
-export interface JobBody extends JobSummary {
-  leads?: Lead[];
-}
-
 /** The 202 body of a generate call still under way. */
 export interface AcceptedBody {
   jobId: string;
@@ -52,19 +46,4 @@ export interface AcceptedBody {
   pollUrl: string;
   status: NonTerminalStatus;
   progress: JobProgress;
-}
-
-/** A delivered lead and where it belongs (lead listings and JSON Lines exports). */
-export interface LeadItem {
-  jobId: string;
-  resultSetId: string;
-  position: number;
-  deliveredAt: string;
-  lead: Lead;
-}
-
-/** A page of a keyset listing; `nextCursor` is null on the last page. */
-export interface Page<T> {
-  items: T[];
-  nextCursor: string | null;
 }

@@ -134,7 +134,7 @@ export const jobCommon = {
   pollUrl: str,
   source: { type: 'string', enum: [...SOURCES] },
   provider: nullable(str),
-  request: { type: 'object', description: 'the normalised generation request' },
+  request: { ...ref('GenerationRequest'), description: 'the normalised generation request (defaults filled in)' },
   progress,
   createdAt: time,
   startedAt: nullable(time),
