@@ -1,47 +1,8 @@
-import { isTerminal, type AcceptedBody, type JobSummary, type NonTerminalStatus, type TerminalStatus } from '@leadgen/domain';
+import { isTerminal, jobSummary, pollUrl, type AcceptedBody, type NonTerminalStatus } from '@leadgen/domain';
 import type { JobRecord } from '@leadgen/db';
 
-export function jobPath(jobId: string): string {
-  return `/api/v1/leads/jobs/${jobId}`;
-}
-
-export function pollUrl(publicBaseUrl: string | null, jobId: string): string {
-  return `${publicBaseUrl ?? ''}${jobPath(jobId)}`;
-}
-
-/** The job body of CONTRACT.md section 5 without `leads` (what a job listing's items are). */
-export function jobSummary(job: JobRecord, publicBaseUrl: string | null): JobSummary {
-  const terminal = isTerminal(job.status);
-  return {
-    jobId: job.id,
-    resultSetId: job.resultSetId,
-    pollUrl: pollUrl(publicBaseUrl, job.id),
-    source: job.source,
-    provider: job.provider,
-    status: job.status,
-    request: job.request,
-    progress: { requestedCount: job.requestedCount, deliveredCount: job.deliveredCount },
-    // What the job passed over and did not bill: leads the account already had (only counted for
-    // requests with excludeDelivered) and leads on its suppression list.
-    skipped: { alreadyDelivered: job.skippedAlreadyDelivered, suppressed: job.skippedSuppressed },
-    createdAt: job.createdAt.toISOString(),
-    startedAt: job.startedAt?.toISOString() ?? null,
-    finishedAt: job.finishedAt?.toISOString() ?? null,
-    creditsReserved: terminal ? 0 : job.creditsReserved,
-    creditsCharged: job.creditsCharged,
-    ...(terminal
-      ? {
-          terminal: {
-            status: job.status as TerminalStatus,
-            requestedCount: job.requestedCount,
-            deliveredCount: job.deliveredCount,
-            resultSetId: job.resultSetId,
-            stopReason: job.stopReason,
-          },
-        }
-      : {}),
-  };
-}
+// The job body's shape is shared with the worker, whose webhook events carry it (decision 016).
+export { jobPath, jobSummary, pollUrl } from '@leadgen/domain';
 
 /**
  * The job body of CONTRACT.md section 5, as JSON text; `terminal` and `leads` exactly when the

@@ -69,3 +69,31 @@ describe('loadConfig', () => {
     expect(undocumented).toEqual([]);
   });
 });
+
+describe('loadConfig: webhooks', () => {
+  it('when nothing is set, then a worker delivers webhooks on the documented schedule', () => {
+    const config = loadConfig({});
+    expect(config.webhooks).toEqual({
+      deliver: true,
+      allowPrivateNetworks: false,
+      timeoutMs: 15_000,
+      retryScheduleMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
+      disableAfterMs: 3 * 24 * 3_600_000,
+      concurrency: 10,
+      lostAfterMs: 30_000,
+      sweepMs: 15_000,
+    });
+  });
+
+  it('when WORKER_SOURCES names only webhooks, then a worker for webhooks alone; when it names sources only, then none', () => {
+    expect(loadConfig({ WORKER_SOURCES: 'webhooks' }).worker.sources).toEqual([]);
+    expect(loadConfig({ WORKER_SOURCES: 'webhooks' }).webhooks.deliver).toBe(true);
+    expect(loadConfig({ WORKER_SOURCES: 'shopify' }).webhooks.deliver).toBe(false);
+    expect(() => loadConfig({ WORKER_SOURCES: 'webhook' })).toThrow(/WORKER_SOURCES/);
+  });
+
+  it('when the schedule is given in any unit, then milliseconds; a malformed one is refused', () => {
+    expect(loadConfig({ WEBHOOK_RETRY_SCHEDULE: '100ms, 2s,1m,1h,250' }).webhooks.retryScheduleMs).toEqual([100, 2_000, 60_000, 3_600_000, 250]);
+    expect(() => loadConfig({ WEBHOOK_RETRY_SCHEDULE: '5 minutes' })).toThrow(/WEBHOOK_RETRY_SCHEDULE/);
+  });
+});

@@ -1,6 +1,36 @@
 import Joi from 'joi';
 import { SOURCES, type Source } from '@leadgen/domain';
 
+// --- Webhooks (issue 12, docs/decisions/016-webhooks.md) ---------------------------------------
+// A worker delivers webhooks when WORKER_SOURCES lists `webhooks` (it does by default).
+const WEBHOOK_WORKER_ENTRY = 'webhooks';
+const DURATION = /^(\d+)(ms|s|m|h)?$/;
+const DURATION_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+const WEBHOOK_VARIABLES = {
+  /** true: webhook targets may be loopback or private addresses, and plain http (tests, a private network) */
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: Joi.boolean().truthy('1').falsy('0').default(false),
+  /** an attempt that has not answered 2xx within this is a failure */
+  WEBHOOK_TIMEOUT_MS: Joi.number().integer().min(100).max(60_000).default(15_000),
+  /** waits between a delivery's attempts (each with ±20 % jitter), e.g. `5s,5m,30m,2h,5h,10h,10h`: its length is the retries */
+  WEBHOOK_RETRY_SCHEDULE: Joi.string().pattern(/^\s*\d+(ms|s|m|h)?(\s*,\s*\d+(ms|s|m|h)?)*\s*$/).default('5s,5m,30m,2h,5h,10h,10h'),
+  /** an endpoint whose every attempt failed for this long is disabled (reason `failing`) */
+  WEBHOOK_DISABLE_AFTER_MS: Joi.number().integer().min(1_000).default(3 * 24 * 3_600_000),
+  /** deliveries at once per worker process, apart from the lead jobs' slots */
+  WEBHOOK_CONCURRENCY: Joi.number().integer().min(1).max(1_000).default(10),
+  /** a pending delivery this far past its due time and without a queue entry is enqueued again */
+  WEBHOOK_LOST_AFTER_MS: Joi.number().integer().min(1_000).default(30_000),
+  /** how often the fleet (one worker per period) looks for such deliveries */
+  WEBHOOK_SWEEP_MS: Joi.number().integer().min(1_000).default(15_000),
+};
+
+function parseRetrySchedule(value: string): number[] {
+  return value.split(',').map((part) => {
+    const [, amount, unit] = DURATION.exec(part.trim()) ?? [];
+    return Number(amount) * (DURATION_MS[unit ?? 'ms'] ?? 1);
+  });
+}
+// --- end of webhooks ---------------------------------------------------------------------------
+
 /**
  * Every environment variable the service reads, in one place. Read once at start-up, validated,
  * typed and grouped; every bad variable is reported together. Defaults suit a laptop.
@@ -34,7 +64,8 @@ const VARIABLES = {
   OPERATOR_BOARD_WRITABLE: Joi.boolean().truthy('1').falsy('0').default(false),
   /** jobs at once per source per worker process; I/O-bound sources can hold thousands (they hold no connection while waiting) */
   WORKER_CONCURRENCY: Joi.number().integer().min(1).max(10_000).default(5),
-  WORKER_SOURCES: Joi.string().default(SOURCES.join(',')),
+  /** the queues this worker serves: sources, and `webhooks` for webhook deliveries */
+  WORKER_SOURCES: Joi.string().default([...SOURCES, 'webhooks'].join(',')),
   JOB_TIMEOUT_MS: Joi.number().integer().min(100).default(300_000),
   /** how long a worker's hold on a job lasts without renewal: a killed worker's jobs move on after it */
   WORKER_LOCK_MS: Joi.number().integer().min(500).default(30_000),
@@ -59,6 +90,7 @@ const VARIABLES = {
   ENRICHMENT_CONCURRENCY: Joi.number().integer().min(1).max(50).default(4),
   /** the crawler's User-Agent; printable ASCII, as a header value must be */
   ENRICHMENT_USER_AGENT: Joi.string().trim().min(1).max(300).pattern(/^[\x20-\x7e]+$/).optional(),
+  ...WEBHOOK_VARIABLES,
 };
 
 /**
@@ -115,6 +147,17 @@ export interface Config {
     storeLeads: { apiKey: string | null; baseUrl: string; ratePerMin: number };
   };
   enrichment: { allowPrivateNetworks: boolean; timeoutMs: number; maxBytes: number; concurrency: number; userAgent: string };
+  /** webhook deliveries (decision 016); `deliver`: this worker consumes the webhook queue */
+  webhooks: {
+    deliver: boolean;
+    allowPrivateNetworks: boolean;
+    timeoutMs: number;
+    retryScheduleMs: number[];
+    disableAfterMs: number;
+    concurrency: number;
+    lostAfterMs: number;
+    sweepMs: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -134,13 +177,17 @@ const PROVIDER_CREDENTIALS = [
 ] as const;
 
 function parseSources(value: string, problems: string[]): Source[] {
-  const names = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const names = value.split(',').map((s) => s.trim()).filter((n) => n && n !== WEBHOOK_WORKER_ENTRY);
   const unknown = names.filter((n) => !(SOURCES as readonly string[]).includes(n));
-  if (unknown.length > 0 || names.length === 0) {
-    problems.push(`WORKER_SOURCES must list sources from ${SOURCES.join(', ')} (got "${value}")`);
+  if (unknown.length > 0 || (names.length === 0 && !deliversWebhooks(value))) {
+    problems.push(`WORKER_SOURCES must list sources from ${SOURCES.join(', ')} or ${WEBHOOK_WORKER_ENTRY} (got "${value}")`);
     return [];
   }
   return [...new Set(names)] as Source[];
+}
+
+function deliversWebhooks(value: string): boolean {
+  return value.split(',').some((s) => s.trim() === WEBHOOK_WORKER_ENTRY);
 }
 
 /** Reads the configuration from an environment (process.env by default); throws ConfigError listing every problem. */
@@ -200,6 +247,16 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
       maxBytes: num('ENRICHMENT_MAX_BYTES'),
       concurrency: num('ENRICHMENT_CONCURRENCY'),
       userAgent: str('ENRICHMENT_USER_AGENT') ?? defaultEnrichmentUserAgent(str('PUBLIC_BASE_URL')),
+    },
+    webhooks: {
+      deliver: deliversWebhooks(String(v.WORKER_SOURCES)),
+      allowPrivateNetworks: Boolean(v.WEBHOOK_ALLOW_PRIVATE_NETWORKS),
+      timeoutMs: num('WEBHOOK_TIMEOUT_MS'),
+      retryScheduleMs: parseRetrySchedule(String(v.WEBHOOK_RETRY_SCHEDULE)),
+      disableAfterMs: num('WEBHOOK_DISABLE_AFTER_MS'),
+      concurrency: num('WEBHOOK_CONCURRENCY'),
+      lostAfterMs: num('WEBHOOK_LOST_AFTER_MS'),
+      sweepMs: num('WEBHOOK_SWEEP_MS'),
     },
   };
 }
