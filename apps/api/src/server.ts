@@ -4,7 +4,7 @@ import type { Config } from '@leadgen/config';
 import { createDatabase, purgeExpiredIdempotencyKeys } from '@leadgen/db';
 import { logger } from '@leadgen/logger';
 import { metrics, reportQueueDepth, type ReadinessReport } from '@leadgen/ops';
-import { closeRedis, createJobProducer, subscribeJobEvents } from '@leadgen/queue';
+import { closeRedis, createJobProducer, createWebhookProducer, subscribeJobEvents } from '@leadgen/queue';
 import { Redis } from 'ioredis';
 import { createApp } from './app';
 import { answerClientError } from './http/client-error';
@@ -31,7 +31,9 @@ export async function startApi(config: Config): Promise<RunningApi> {
   const redis = new Redis(config.redis.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
   redis.on('error', () => undefined);
   const waiters = new JobWaiters();
-  const deps: ApiDependencies = { config, db, producer, redis, waiters, terminalBodies: new TerminalBodies() };
+  // Webhooks (decision 016): the API enqueues the deliveries of cancels, pings and manual retries.
+  const webhooks = createWebhookProducer(config.redis.url, config.redis.queuePrefix);
+  const deps: ApiDependencies = { config, db, producer, redis, waiters, terminalBodies: new TerminalBodies(), webhooks };
 
   // While Redis is away the subscription is too; requests then wait out their time and read PostgreSQL.
   const subscription = subscribeJobEvents(config.redis.url, config.redis.queuePrefix, {
@@ -99,6 +101,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
       clearTimeout(grace);
       await subscription.close();
       await producer.close();
+      await webhooks.close();
       await closeRedis(redis);
       await db.$disconnect();
     },

@@ -18,6 +18,7 @@ import {
 import { createLeadJobHandler, type HandlerDependencies } from './process-lead-job';
 import { startLostJobSweep } from './requeue-lost-jobs';
 import { workerReadiness } from './worker-readiness';
+import { startWebhookDelivery } from './webhooks/webhook-runtime';
 
 export interface RunningWorker {
   sources: Source[];
@@ -41,7 +42,14 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
   const db = createDatabase(config.database.url, { poolSize: config.database.poolSize });
   const publisherConnection = producerConnection(config.redis.url);
   publisherConnection.on('error', () => undefined);
-  const deps: HandlerDependencies = { config, db, events: jobEventPublisher(publisherConnection, config.redis.queuePrefix) };
+  // Webhooks (decision 016): every worker enqueues its settlements' deliveries; one serving `webhooks` delivers them.
+  const webhooks = await startWebhookDelivery(config, db);
+  const deps: HandlerDependencies = {
+    config,
+    db,
+    events: jobEventPublisher(publisherConnection, config.redis.queuePrefix),
+    webhooks: webhooks.producer,
+  };
 
   const consumers: Worker[] = sources.map((source) => {
     const provider = providers.get(source) as LeadProvider<typeof source>;
@@ -82,12 +90,17 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
   const sweep = startLostJobSweep(db, producer, sources, { stillForMs: config.worker.lostJobAfterMs, periodMs: config.worker.lostJobSweepMs });
   // What "no worker consuming a queue" is alerted on: the sum over the fleet per queue.
   for (const source of sources) metrics.queueConsumers.set({ queue: QUEUE_NAMES[source] }, config.worker.concurrency);
-  logger.info('worker started', { sources, concurrency: config.worker.concurrency, providers: sources.map((s) => providers.get(s)?.name) });
+  logger.info('worker started', {
+    sources,
+    concurrency: config.worker.concurrency,
+    providers: sources.map((s) => providers.get(s)?.name),
+    webhooks: config.webhooks.deliver ? config.webhooks.concurrency : 0,
+  });
 
   let draining = false;
   return {
     sources,
-    readiness: workerReadiness({ db, redis: publisherConnection, consumers, isDraining: () => draining }),
+    readiness: workerReadiness({ db, redis: publisherConnection, consumers: [...consumers, ...(webhooks.consumer ? [webhooks.consumer] : [])], isDraining: () => draining }),
     async close() {
       draining = true;
       for (const source of sources) metrics.queueConsumers.set({ queue: QUEUE_NAMES[source] }, 0);
@@ -96,7 +109,7 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
         for (const consumer of consumers) consumer.cancelAllJobs('shutdown');
       }, config.shutdownGraceMs);
       await sweep.stop();
-      await Promise.all(consumers.map((c) => c.close()));
+      await Promise.all([...consumers.map((c) => c.close()), webhooks.close()]);
       clearTimeout(grace);
       await producer.close();
       await subscription.close();
