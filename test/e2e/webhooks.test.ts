@@ -1,5 +1,5 @@
 import { Webhook } from 'standardwebhooks';
-import { createTestAccount, generate, idempotencyKey, pollUntilTerminal, startWorld, type TestAccount, type TestWorld } from '../harness';
+import { createTestAccount, generate, idempotencyKey, startWorld, type TestAccount, type TestWorld } from '../harness';
 import { startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from '../webhook-receiver';
 
 // Webhooks end to end (decision 016): the API, an in-process worker that delivers webhooks, and a
