@@ -261,11 +261,18 @@ export async function abandonWebhookDelivery(db: Database, deliveryId: string): 
   await db.sql.query(`UPDATE webhook_deliveries SET status = 'failed', updated_at = now() WHERE id = $1 AND status = 'pending'`, [deliveryId]);
 }
 
-/** Pending deliveries whose next attempt was due before `dueBefore`: candidates for the outbox sweep. */
-export async function overdueWebhookDeliveries(db: Database, dueBefore: Date, limit: number): Promise<Array<{ id: string; nextAttemptAt: Date }>> {
+/** Pending deliveries (of one account, or of all) whose next attempt was due before `dueBefore`: candidates for the outbox sweep. */
+export async function overdueWebhookDeliveries(
+  db: Database,
+  dueBefore: Date,
+  limit: number,
+  accountId: string | null = null,
+): Promise<Array<{ id: string; nextAttemptAt: Date }>> {
   const { rows } = await db.sql.query<{ id: string; next_attempt_at: Date }>(
-    `SELECT id, next_attempt_at FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at < $1 ORDER BY next_attempt_at LIMIT $2`,
-    [dueBefore, limit],
+    `SELECT id, next_attempt_at FROM webhook_deliveries
+     WHERE status = 'pending' AND next_attempt_at < $1 AND ($3::text IS NULL OR account_id = $3)
+     ORDER BY next_attempt_at LIMIT $2`,
+    [dueBefore, limit, accountId],
   );
   return rows.map((row) => ({ id: row.id, nextAttemptAt: row.next_attempt_at }));
 }

@@ -12,8 +12,13 @@ const TICK_MS = 5_000;
  * at its due time. It is read again after its queue was asked: an attempt is recorded before its
  * entry ends, so a delivery finished meanwhile shows so here and is left alone.
  */
-export async function requeueLostDeliveries(db: Database, producer: WebhookProducer, now = Date.now(), lostAfterMs = 30_000): Promise<string[]> {
-  const overdue = await overdueWebhookDeliveries(db, new Date(now - lostAfterMs), BATCH);
+export async function requeueLostDeliveries(
+  db: Database,
+  producer: WebhookProducer,
+  options: { now?: number; lostAfterMs?: number; accountId?: string } = {},
+): Promise<string[]> {
+  const { now = Date.now(), lostAfterMs = 30_000, accountId = null } = options;
+  const overdue = await overdueWebhookDeliveries(db, new Date(now - lostAfterMs), BATCH, accountId);
   const lost: string[] = [];
   for (const delivery of overdue) if (await producer.hasNoLiveEntry(delivery.id)) lost.push(delivery.id);
   if (lost.length === 0) return [];
@@ -39,7 +44,7 @@ export function startOutboxSweep(db: Database, producer: WebhookProducer, timing
   let running: Promise<void> | null = null;
   const sweep = async () => {
     try {
-      if (await producer.claimPeriodicTask('webhook-outbox', timing.periodMs)) await requeueLostDeliveries(db, producer, Date.now(), timing.lostAfterMs);
+      if (await producer.claimPeriodicTask('webhook-outbox', timing.periodMs)) await requeueLostDeliveries(db, producer, { lostAfterMs: timing.lostAfterMs });
     } catch (error) {
       logger.warn('webhook outbox sweep failed', { error: (error as Error).message });
     }

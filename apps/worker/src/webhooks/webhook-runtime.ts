@@ -27,8 +27,8 @@ export async function startWebhookDelivery(config: Config, db: Database): Promis
     redisUrl: config.redis.url,
     prefix: config.redis.queuePrefix,
     concurrency: config.webhooks.concurrency,
-    // An attempt lasts at most WEBHOOK_TIMEOUT_MS: the lock outlives it, so only a dead worker loses one.
-    lockMs: Math.max(config.worker.lockMs, config.webhooks.timeoutMs + 5_000),
+    // Renewed while the worker lives: a dead worker's attempt is made again by another after WORKER_LOCK_MS.
+    lockMs: config.worker.lockMs,
     stalledCheckMs: config.worker.stalledCheckMs,
   });
   consumer.on('error', (error) => logger.warn('webhook consumer connection error', { error: error.message }));
