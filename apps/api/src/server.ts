@@ -42,7 +42,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
 
   let shuttingDown = false;
   const extraRouters = config.operatorPassword
-    ? [{ path: BOARD_PATH, handler: operatorBoard(producer.queues(), config.operatorPassword, {
+    ? [{ path: BOARD_PATH, handler: operatorBoard([...producer.queues(), webhooks.queue()], config.operatorPassword, {
           redis,
           prefix: config.redis.queuePrefix,
           writable: config.operatorBoardWritable,
@@ -56,7 +56,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
   // One read of each queue's counts (one Redis transaction each) per 10 s at most, only while scraped.
   reportQueueDepth(async () => {
     const counts: Awaited<ReturnType<Parameters<typeof reportQueueDepth>[0]>> = {};
-    for (const queue of producer.queues()) {
+    for (const queue of [...producer.queues(), webhooks.queue()]) {
       const c = await queue.getJobCounts('waiting', 'active', 'delayed');
       counts[queue.name] = { waiting: c.waiting ?? 0, active: c.active ?? 0, delayed: c.delayed ?? 0 };
     }
