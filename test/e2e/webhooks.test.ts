@@ -218,6 +218,23 @@ describe('webhooks', () => {
     // The key's fingerprint covers webhookUrl: the same key with another target is another request.
     const reused = await generate(world, account, { ...body, webhookUrl: receiver.url('/other') }, { 'Idempotency-Key': key });
     expect(reused.status).toBe(422);
+
+    // The job's deliveries are listed with it, and one to its own URL can be sent again.
+    const path = `/api/v1/leads/jobs/${job.body.jobId}/webhook-deliveries`;
+    const until = Date.now() + 10_000;
+    let listed = (await world.http.get(path).set(account.auth)).body.items;
+    while (listed[0]?.status !== 'succeeded' && Date.now() < until) {
+      await new Promise((r) => setTimeout(r, 100));
+      listed = (await world.http.get(path).set(account.auth)).body.items;
+    }
+    expect(listed).toEqual([expect.objectContaining({ id: request!.headers['webhook-id'], endpointId: null, eventType: 'job.completed', status: 'succeeded' })]);
+    const retried = await world.http.post(`${path}/${listed[0].id}/retry`).set(account.auth);
+    expect(retried.status).toBe(202);
+    const [, resent] = await receiver.waitFor(2, (r) => r.path === '/job-own');
+    expect(resent!.headers['webhook-id']).toBe(request!.headers['webhook-id']);
+    const other = await createTestAccount(world.db, 0);
+    const foreign = await world.http.get(path).set(other.auth);
+    expect([foreign.status, foreign.body.code]).toEqual([404, 'job_not_found']);
   });
 
   it('when the first job with a webhookUrl comes before any request for the secret, then it creates the secret, which is shown once afterwards', async () => {

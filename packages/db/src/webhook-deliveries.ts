@@ -110,9 +110,28 @@ export async function listWebhookDeliveries(
   return rows.map(deliveryFromRow);
 }
 
-export async function findWebhookDelivery(db: Database, endpointId: string, id: string): Promise<WebhookDeliveryRecord | null> {
-  const { rows } = await db.sql.query<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d WHERE d.id = $1 AND d.endpoint_id = $2`, [id, endpointId]);
+/** Where a delivery is looked for: an endpoint's, or a job's of an account (its endpoints' and its own URL's). */
+export type DeliveryScope = { endpointId: string } | { jobId: string; accountId: string };
+
+function scopeFilter(scope: DeliveryScope, first: number): { sql: string; params: string[] } {
+  return 'endpointId' in scope
+    ? { sql: `d.endpoint_id = $${first}`, params: [scope.endpointId] }
+    : { sql: `d.job_id = $${first} AND d.account_id = $${first + 1}`, params: [scope.jobId, scope.accountId] };
+}
+
+export async function findWebhookDelivery(db: Database, scope: DeliveryScope, id: string): Promise<WebhookDeliveryRecord | null> {
+  const filter = scopeFilter(scope, 2);
+  const { rows } = await db.sql.query<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d WHERE d.id = $1 AND ${filter.sql}`, [id, ...filter.params]);
   return rows[0] ? deliveryFromRow(rows[0]) : null;
+}
+
+/** Every delivery of a job of this account (one per target: at most 11), oldest first. */
+export async function listJobWebhookDeliveries(db: Database, accountId: string, jobId: string): Promise<WebhookDeliveryRecord[]> {
+  const { rows } = await db.sql.query<DeliveryRow>(
+    `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d WHERE d.job_id = $1 AND d.account_id = $2 ORDER BY d.created_at, d.id`,
+    [jobId, accountId],
+  );
+  return rows.map(deliveryFromRow);
 }
 
 export type RetryOutcome = { kind: 'retried'; delivery: WebhookDeliveryRecord } | { kind: 'pending' } | { kind: 'not_found' };
@@ -121,13 +140,14 @@ export type RetryOutcome = { kind: 'retried'; delivery: WebhookDeliveryRecord } 
  * A delivery that succeeded or failed is made pending again, with a new round of the retry schedule
  * and the same message id (the same `webhook-id`: receivers deduplicate on it).
  */
-export async function retryWebhookDelivery(db: Database, endpointId: string, id: string): Promise<RetryOutcome> {
+export async function retryWebhookDelivery(db: Database, scope: DeliveryScope, id: string): Promise<RetryOutcome> {
+  const filter = scopeFilter(scope, 2);
   const { rowCount } = await db.sql.query(
-    `UPDATE webhook_deliveries SET status = 'pending', round_attempts = 0, next_attempt_at = now(), delivered_at = NULL, updated_at = now()
-     WHERE id = $1 AND endpoint_id = $2 AND status <> 'pending'`,
-    [id, endpointId],
+    `UPDATE webhook_deliveries d SET status = 'pending', round_attempts = 0, next_attempt_at = now(), delivered_at = NULL, updated_at = now()
+     WHERE d.id = $1 AND ${filter.sql} AND d.status <> 'pending'`,
+    [id, ...filter.params],
   );
-  const delivery = await findWebhookDelivery(db, endpointId, id);
+  const delivery = await findWebhookDelivery(db, scope, id);
   if (!delivery) return { kind: 'not_found' };
   return (rowCount ?? 0) > 0 ? { kind: 'retried', delivery } : { kind: 'pending' };
 }

@@ -44,6 +44,7 @@ export const webhookSchemas: Record<string, Schema> = {
   WebhookDelivery: object({
     id: { type: 'string', description: 'the message id: the `webhook-id` header of every attempt' },
     eventType: { type: 'string', enum: [...JOB_EVENT_TYPES, PING_EVENT] },
+    endpointId: { ...nullable(str), description: 'null: the job\'s own `webhookUrl`' },
     jobId: nullable(str),
     status: { type: 'string', enum: ['pending', 'succeeded', 'failed'] },
     createdAt: time,
@@ -63,6 +64,7 @@ export const webhookSchemas: Record<string, Schema> = {
 
 const notFound = problemResponse('webhook_endpoint_not_found (also another account\'s endpoint)');
 const conflict = (codes: string) => problemResponse(codes);
+const jobIdParam = { name: 'jobId', in: 'path', required: true, schema: str, example: 'job_0123456789abcdefghijklmn' };
 const endpointIdParam = { name: 'id', in: 'path', required: true, schema: str, example: 'whep_0123456789abcdef01234567' };
 const json = (schema: Schema) => ({ 'application/json': { schema } });
 const answer = (description: string, schema: Schema, extraHeaders: Record<string, unknown> = {}) => ({ description, headers: { ...limited, ...extraHeaders }, content: json(schema) });
@@ -161,6 +163,32 @@ export const webhookPaths = {
         202: answer('The delivery, pending again', ref('WebhookDelivery')),
         404: problemResponse('webhook_endpoint_not_found, webhook_delivery_not_found'),
         409: conflict('webhook_delivery_pending, webhook_endpoint_disabled'),
+        ...pick(401, 405, 429, 500, 503),
+      },
+    },
+  },
+  '/api/v1/leads/jobs/{jobId}/webhook-deliveries': {
+    parameters: [jobIdParam],
+    get: {
+      tags: ['webhooks'],
+      operationId: 'listJobWebhookDeliveries',
+      summary: 'A job\'s deliveries: to the account\'s endpoints and to its own `webhookUrl`, each with its attempts',
+      responses: {
+        200: answer('The job\'s deliveries, oldest first', object({ items: { type: 'array', items: ref('WebhookDelivery') } })),
+        ...pick(401, 404, 405, 429, 500, 503),
+      },
+    },
+  },
+  '/api/v1/leads/jobs/{jobId}/webhook-deliveries/{deliveryId}/retry': {
+    parameters: [jobIdParam, { name: 'deliveryId', in: 'path', required: true, schema: str }],
+    post: {
+      tags: ['webhooks'],
+      operationId: 'retryJobWebhookDelivery',
+      summary: 'Send one of a job\'s deliveries again (the way to resend one to its own `webhookUrl`)',
+      responses: {
+        202: answer('The delivery, pending again', ref('WebhookDelivery')),
+        404: problemResponse('job_not_found, webhook_delivery_not_found'),
+        409: conflict('webhook_delivery_pending'),
         ...pick(401, 405, 429, 500, 503),
       },
     },

@@ -23,6 +23,8 @@ export function deliveryBody(delivery: WebhookDeliveryRecord) {
   return {
     id: delivery.id,
     eventType: delivery.eventType,
+    /** null: the job's own webhookUrl */
+    endpointId: delivery.endpointId,
     jobId: delivery.jobId,
     status: delivery.status,
     createdAt: delivery.createdAt.toISOString(),

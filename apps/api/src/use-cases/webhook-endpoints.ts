@@ -1,4 +1,6 @@
 import {
+  findAccountJob,
+  listJobWebhookDeliveries,
   createPingDelivery,
   createWebhookEndpoint,
   deleteWebhookEndpoint,
@@ -9,11 +11,12 @@ import {
   rotateWebhookEndpointSecret,
   updateWebhookEndpoint,
   webhookEndpointSecret,
+  type DeliveryScope,
   type WebhookDeliveryRecord,
   type WebhookDeliveryStatus,
   type WebhookEndpointRecord,
 } from '@leadgen/db';
-import { newWebhookSecret, webhookErrors, type JobEventType } from '@leadgen/domain';
+import { errors, newWebhookSecret, webhookErrors, type JobEventType } from '@leadgen/domain';
 import { logger } from '@leadgen/logger';
 import type { ApiDependencies } from '../dependencies';
 import { checkWebhookTarget } from './webhook-target-check';
@@ -85,7 +88,7 @@ export async function pingEndpoint(deps: ApiDependencies, accountId: string, id:
   const endpoint = await ownEndpoint(deps, accountId, id);
   if (endpoint.disabledAt) throw webhookErrors.endpointDisabled();
   const deliveryId = await createPingDelivery(deps.db, accountId, id);
-  const delivery = deliveryId ? await findWebhookDelivery(deps.db, id, deliveryId) : null;
+  const delivery = deliveryId ? await findWebhookDelivery(deps.db, { endpointId: id }, deliveryId) : null;
   if (!delivery) throw webhookErrors.endpointNotFound();
   await enqueueNow(deps, delivery);
   return delivery;
@@ -107,7 +110,11 @@ export async function listDeliveries(
 export async function retryDelivery(deps: ApiDependencies, accountId: string, id: string, deliveryId: string): Promise<WebhookDeliveryRecord> {
   const endpoint = await ownEndpoint(deps, accountId, id);
   if (endpoint.disabledAt) throw webhookErrors.endpointDisabled();
-  const outcome = await retryWebhookDelivery(deps.db, id, deliveryId);
+  return resend(deps, { endpointId: id }, deliveryId);
+}
+
+async function resend(deps: ApiDependencies, scope: DeliveryScope, deliveryId: string): Promise<WebhookDeliveryRecord> {
+  const outcome = await retryWebhookDelivery(deps.db, scope, deliveryId);
   if (outcome.kind === 'not_found') throw webhookErrors.deliveryNotFound();
   if (outcome.kind === 'pending') throw webhookErrors.deliveryPending();
   // The entry of its last round has ended but keeps its id: it is replaced.
@@ -115,4 +122,16 @@ export async function retryDelivery(deps: ApiDependencies, accountId: string, id
     logger.warn('webhook delivery not enqueued', { deliveryId: outcome.delivery.id, error: error.message }),
   );
   return outcome.delivery;
+}
+
+/** A job's deliveries, to its account's endpoints and to its own webhookUrl; another account's job is 404. */
+export async function listJobDeliveries(deps: ApiDependencies, accountId: string, jobId: string): Promise<WebhookDeliveryRecord[]> {
+  if (!(await findAccountJob(deps.db, accountId, jobId))) throw errors.jobNotFound();
+  return listJobWebhookDeliveries(deps.db, accountId, jobId);
+}
+
+/** Sends one of a job's deliveries again (a delivery to a disabled endpoint is abandoned by the worker). */
+export async function retryJobDelivery(deps: ApiDependencies, accountId: string, jobId: string, deliveryId: string): Promise<WebhookDeliveryRecord> {
+  if (!(await findAccountJob(deps.db, accountId, jobId))) throw errors.jobNotFound();
+  return resend(deps, { jobId, accountId }, deliveryId);
 }

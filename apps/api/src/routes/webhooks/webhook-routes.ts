@@ -6,6 +6,8 @@ import {
   getEndpointRoute,
   listDeliveriesRoute,
   listEndpointsRoute,
+  listJobDeliveriesRoute,
+  retryJobDeliveryRoute,
   pingRoute,
   retryDeliveryRoute,
   revealDefaultSecretRoute,
@@ -40,4 +42,9 @@ export function mountWebhookRoutes(
   v1.all('/webhooks/:id/deliveries', methodNotAllowed('GET'));
   v1.post('/webhooks/:id/deliveries/:deliveryId/retry', auth, limit, retryDeliveryRoute(deps));
   v1.all('/webhooks/:id/deliveries/:deliveryId/retry', methodNotAllowed('POST'));
+  // A job's deliveries, to its account's endpoints and its own webhookUrl.
+  v1.get('/leads/jobs/:jobId/webhook-deliveries', auth, limit, listJobDeliveriesRoute(deps));
+  v1.all('/leads/jobs/:jobId/webhook-deliveries', methodNotAllowed('GET'));
+  v1.post('/leads/jobs/:jobId/webhook-deliveries/:deliveryId/retry', auth, limit, retryJobDeliveryRoute(deps));
+  v1.all('/leads/jobs/:jobId/webhook-deliveries/:deliveryId/retry', methodNotAllowed('POST'));
 }

@@ -10,7 +10,9 @@ import {
   deleteEndpoint,
   getEndpoint,
   listDeliveries,
+  listJobDeliveries,
   pingEndpoint,
+  retryJobDelivery,
   retryDelivery,
   rotateEndpointSecret,
   updateEndpoint,
@@ -102,4 +104,12 @@ export const revealDefaultSecretRoute = route(async (_req, res, deps, accountId)
 
 export const rotateDefaultSecretRoute = route(async (_req, res, deps, accountId) => {
   res.json(secretBody(await rotateDefaultSecret(deps, accountId)));
+});
+
+export const listJobDeliveriesRoute = route(async (req, res, deps, accountId) => {
+  res.json({ items: (await listJobDeliveries(deps, accountId, param(req, 'jobId'))).map(deliveryBody) });
+});
+
+export const retryJobDeliveryRoute = route(async (req, res, deps, accountId) => {
+  res.status(202).json(deliveryBody(await retryJobDelivery(deps, accountId, param(req, 'jobId'), param(req, 'deliveryId'))));
 });
