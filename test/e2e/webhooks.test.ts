@@ -45,7 +45,13 @@ describe('webhooks', () => {
     world = await startWorld({
       env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_SCHEDULE: '200ms,300ms,400ms', WEBHOOK_TIMEOUT_MS: '3000' },
     });
-    receiver = await startWebhookReceiver((request) => ({ status: scripts.get(request.path)?.shift() ?? 200 }));
+    receiver = await startWebhookReceiver((request) => {
+      // A receiver's answer can hold anything, a NUL byte and a long body included.
+      if (request.path === '/odd-answer' && receiver.received.filter((r) => r.path === '/odd-answer').length === 1) {
+        return { status: 500, body: `bad\u0000answer ${'x'.repeat(5_000)}` };
+      }
+      return { status: scripts.get(request.path)?.shift() ?? 200 };
+    });
   });
   afterAll(async () => {
     await receiver?.close();
@@ -125,6 +131,16 @@ describe('webhooks', () => {
       [503, null, false],
       [200, null, true],
     ]);
+  });
+
+  it('when the receiver answers a long body with a NUL byte, then the attempt keeps its first KiB without it, and the retry succeeds', async () => {
+    const endpoint = await createEndpoint(world, account, receiver.url('/odd-answer'));
+    const ping = await world.http.post(`/api/v1/webhooks/${endpoint.id}/test`).set(account.auth);
+    const delivery = await waitForDelivery(world, account, endpoint.id, ping.body.id, 'succeeded');
+    expect(delivery.attempts).toHaveLength(2);
+    const excerpt = (delivery.attempts[0] as unknown as { responseExcerpt: string }).responseExcerpt;
+    expect(excerpt.startsWith('badanswer xxx')).toBe(true);
+    expect(Buffer.byteLength(excerpt)).toBeLessThanOrEqual(1024);
   });
 
   it('when every attempt of the schedule fails, then the delivery fails; a manual retry sends it again with the same webhook-id', async () => {

@@ -117,8 +117,9 @@ export function createWebhookConsumer(handler: WebhookDeliveryHandler, options: 
     maxStalledCount: 1_000_000,
     autorun: false,
     settings: {
-      backoffStrategy: (_attemptsMade: number, type?: string, error?: Error) =>
-        type === BACKOFF_TYPE && error instanceof WebhookRetryLater ? error.delayMs : 1_000,
+      // Anything else (PostgreSQL away, a bug) is tried again sooner, doubling up to a minute.
+      backoffStrategy: (attemptsMade: number, type?: string, error?: Error) =>
+        type === BACKOFF_TYPE && error instanceof WebhookRetryLater ? error.delayMs : Math.min(60_000, 1_000 * 2 ** Math.min(attemptsMade, 6)),
     },
   });
 }

@@ -90,7 +90,8 @@ function readExcerpt(response: http.IncomingMessage, signal: AbortSignal): Promi
     const done = () => {
       signal.removeEventListener('abort', done);
       response.destroy();
-      resolve(kept === 0 ? null : Buffer.concat(chunks, kept).toString('utf8').replace(/\uFFFD+$/, ''));
+      // PostgreSQL text holds no NUL; a multi-byte character cut at the limit is dropped.
+      resolve(kept === 0 ? null : Buffer.concat(chunks, kept).toString('utf8').replaceAll('\u0000', '').replace(/\uFFFD+$/, ''));
     };
     signal.addEventListener('abort', done, { once: true });
     response.on('data', (chunk: Buffer) => {
