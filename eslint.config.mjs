@@ -13,6 +13,12 @@ export default tseslint.config(
     },
   },
   {
+    // `npm run build` bundles whatever production code imports: test helpers stay out of it.
+    files: ['apps/*/src/**/*.ts', 'packages/*/src/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '(^|/)test(-support)?/', message: 'test helpers are for tests only' }] }] },
+  },
+  {
     files: ['scripts/**', 'apps/admin/**', '**/*.js'],
     rules: { 'no-console': 'off', '@typescript-eslint/no-require-imports': 'off' },
   },

@@ -4,7 +4,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { loadConfig } from '@leadgen/config';
-import { startApi } from '../apps/api/src/server';
+import { startApi } from '../apps/api/src/start-api';
 
 async function main(): Promise<void> {
   const out = process.argv[2] ?? 'docs-screenshot.png';

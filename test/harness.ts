@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import supertest from 'supertest';
 import { loadConfig, type Config } from '@leadgen/config';
 import { createAccount, createDatabase, grantCredits, issueApiKey, type Database } from '@leadgen/db';
-import { startApi, type RunningApi } from '../apps/api/src/server';
+import { startApi, type RunningApi } from '../apps/api/src/start-api';
 import { OpenApiResponses } from '../apps/api/test/support/openapi-responses';
-import { startWorker, type RunningWorker } from '../apps/worker/src/worker-runtime';
+import { startWorker, type RunningWorker } from '../apps/worker/src/start-worker';
 
 /**
  * A test file's own world: its queue prefix (so its workers only see its jobs), its API on port 0,

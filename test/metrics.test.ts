@@ -1,9 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { metricsRoute, startOpsServer, collectProcessMetrics, type OpsServer } from '@leadgen/ops';
-import { UpstreamClient } from '../packages/providers/src/http/upstream-client';
+import { UpstreamClient } from '../packages/providers/src/upstream/upstream-client';
 import { createWebsiteEnricher } from '../packages/providers/src/enrichment/website-enricher';
-import { html, loopbackLookup, startFakeSite, type FakeSite } from '../packages/providers/src/enrichment/test-support/fake-site';
+import { html, loopbackLookup, startFakeSite, type FakeSite } from '../packages/providers/test/fakes/fake-site';
 import { createTestAccount, freePort, generate, idempotencyKey, startWorld, type TestWorld } from './harness';
 
 type Sample = { name: string; labels: Record<string, string>; value: number };

@@ -1,4 +1,5 @@
 import { findJob } from '@leadgen/db';
+import { lostJobQueue } from '@leadgen/queue';
 import { requeueLostJobs } from '../apps/worker/src/requeue-lost-jobs';
 import { createTestAccount, generate, startWorld, type TestAccount, type TestWorld } from './harness';
 
@@ -46,7 +47,7 @@ describe('Bull Board with OPERATOR_BOARD_WRITABLE=1', () => {
     expect((await findJob(world.db, jobId))?.status).toBe('queued');
     // The sweep's view once LOST_JOB_AFTER_MS has passed since the job last moved.
     const stillForMs = world.config.worker.lostJobAfterMs;
-    const requeued = await requeueLostJobs(world.db, world.api.deps.producer, ['google_maps'], Date.now() + stillForMs + 1, stillForMs);
+    const requeued = await requeueLostJobs(world.db, lostJobQueue(world.api.deps.producer), ['google_maps'], Date.now() + stillForMs + 1, stillForMs);
     expect(requeued).toContain(jobId);
     expect(await queue.getJobState(jobId)).toBe('waiting');
   });

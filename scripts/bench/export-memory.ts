@@ -8,7 +8,7 @@ import { get } from 'node:http';
 import { Client } from 'pg';
 import { loadConfig } from '@leadgen/config';
 import { createAccount, createDatabase, issueApiKey, migrate } from '@leadgen/db';
-import { startApi } from '../../apps/api/src/server';
+import { startApi } from '../../apps/api/src/start-api';
 import { seedDeliveredLeads } from '../../test/lead-factory';
 
 const url = process.env.EXPORT_BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/leadgen_export_bench';

@@ -1,6 +1,6 @@
 import { creditSummary } from '@leadgen/db';
-import { DEFAULT_RETRY_POLICY } from '../../packages/providers/src/http';
-import { html, notFound, startFakeSite, type FakeSite } from '../../packages/providers/src/enrichment/test-support/fake-site';
+import { DEFAULT_RETRY_POLICY } from '../../packages/providers/src/upstream';
+import { html, notFound, startFakeSite, type FakeSite } from '../../packages/providers/test/fakes/fake-site';
 import { type FakePlace, type GooglePlacesFake, makePlaces, startGooglePlacesFake } from '../../packages/providers/test/fakes/google-places-fake';
 import { makePeople, type PdlFake, startPdlFake } from '../../packages/providers/test/fakes/pdl-fake';
 import { type FakeStore, makeStores, type StoreLeadsFake, startStoreLeadsFake } from '../../packages/providers/test/fakes/storeleads-fake';

@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { Webhook } from 'standardwebhooks';
-import { startWorker } from '../../apps/worker/src/worker-runtime';
+import { startWorker } from '../../apps/worker/src/start-worker';
 import { requeueLostDeliveries } from '../../apps/worker/src/webhooks/webhook-outbox-sweep';
 import { createTestAccount, generate, startWorkerProcess, startWorld, type TestAccount, type TestWorld } from '../harness';
 import { startWebhookReceiver, type WebhookReceiver } from '../webhook-receiver';

@@ -5,7 +5,7 @@ import type { JobProducer, WebhookProducer } from '@leadgen/queue';
 import type { JobWaiters } from './job-waiters';
 import type { TerminalBodies } from './terminal-bodies';
 
-/** Everything a route or use case needs, built once in main.ts (or by a test) and passed down. */
+/** Everything a route or use case needs, built once in start-api.ts (or by a test) and passed down. */
 export interface ApiDependencies {
   config: Config;
   db: Database;

@@ -2,6 +2,7 @@ import type { Request, Response } from 'express';
 import { stringify } from 'csv-stringify/sync';
 import type { LeadRow } from '@leadgen/db';
 import { logger } from '@leadgen/logger';
+import { presentLeadItemJson } from './presenters/lead-presenter';
 import type { ExportFormat } from './routes/leads/leads-schema';
 
 /** `?format=` wins; else Accept picks among JSON (the default, also for `*\/*`), CSV and JSON Lines. */
@@ -10,12 +11,6 @@ export function exportFormat(req: Request, format: ExportFormat | undefined): Ex
   const chosen = req.accepts(['application/json', 'text/csv', 'application/x-ndjson', 'application/jsonl']);
   if (chosen === 'text/csv') return 'csv';
   return chosen === 'application/x-ndjson' || chosen === 'application/jsonl' ? 'jsonl' : 'json';
-}
-
-/** A lead as the listings' items and JSON Lines carry it; the record is spliced in as PostgreSQL wrote it. */
-export function leadItemJson(row: LeadRow): string {
-  const head = JSON.stringify({ jobId: row.jobId, resultSetId: row.resultSetId, position: row.position, deliveredAt: row.deliveredAt.toISOString() });
-  return `${head.slice(0, -1)},"lead":${row.data}}`;
 }
 
 type Flat = Record<string, string | number | null>;
@@ -138,7 +133,7 @@ export async function streamExport(res: Response, format: 'csv' | 'jsonl', strea
   }
   try {
     while (batch.length > 0) {
-      const chunk = format === 'csv' ? csvBatch(batch, header) : `${batch.map(leadItemJson).join('\n')}\n`;
+      const chunk = format === 'csv' ? csvBatch(batch, header) : `${batch.map(presentLeadItemJson).join('\n')}\n`;
       header = false;
       if (!(await write(res, chunk))) return;
       batch = await stream.next(batch.at(-1)!);

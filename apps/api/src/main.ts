@@ -1,7 +1,7 @@
 import { loadConfigOrExit, opsPort } from '@leadgen/config';
 import { logger, setProcessName } from '@leadgen/logger';
 import { collectProcessMetrics, metricsRoute, startOpsServer, startingReport } from '@leadgen/ops';
-import { startApi, type RunningApi } from './server';
+import { startApi, type RunningApi } from './start-api';
 
 async function main(): Promise<void> {
   setProcessName('api');

@@ -7,7 +7,7 @@ interface Entry {
   body: string;
 }
 
-// A terminal job's body never changes (CONTRACT.md section 5), so it is built once per process and
+// A terminal job's body never changes (docs/api.md, "Jobs"), so it is built once per process and
 // served from memory after that: a poll of a finished 100-lead job costs no query and no JSON work.
 const MAX_BYTES = 32 * 1024 * 1024;
 

@@ -16,7 +16,7 @@ interface FieldProblem {
   detail: string;
 }
 
-// the governed list's name, as CONTRACT.md section 3 requires it in the message
+// the governed list's name, which docs/api.md promises in the message
 const LIST_NAME = 'linkedin-supported-countries v1';
 
 const maps: Body = { category: 'dentist', state: 'US', maxResults: 1 };

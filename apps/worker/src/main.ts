@@ -1,7 +1,7 @@
 import { loadConfigOrExit, opsPort } from '@leadgen/config';
 import { logger, setProcessName } from '@leadgen/logger';
 import { collectProcessMetrics, metricsRoute, startOpsServer, startingReport } from '@leadgen/ops';
-import { startWorker, type RunningWorker } from './worker-runtime';
+import { startWorker, type RunningWorker } from './start-worker';
 
 async function main(): Promise<void> {
   setProcessName('worker');

@@ -1,12 +1,9 @@
 import type { Database } from '@leadgen/db';
 import type { Source } from '@leadgen/domain';
 import { logger } from '@leadgen/logger';
-import type { JobProducer } from '@leadgen/queue';
+import type { LostJobQueue } from '@leadgen/queue';
 
 const BATCH = 500;
-// Every process looks this often whether the fleet's period has come round: the sweep's cadence is
-// the fleet's, not tied to any one process living a whole period.
-const TICK_MS = 5_000;
 
 /**
  * PostgreSQL is the source of truth, so a job that is queued or running there must have an entry
@@ -21,7 +18,7 @@ const TICK_MS = 5_000;
  */
 export async function requeueLostJobs(
   db: Database,
-  producer: JobProducer,
+  queue: LostJobQueue,
   sources: readonly Source[],
   now = Date.now(),
   stillForMs = 60_000,
@@ -34,7 +31,7 @@ export async function requeueLostJobs(
   );
   if (still.length === 0) return [];
   const lost = [];
-  for (const job of still) if (await producer.hasNoLiveEntry(job.source, job.id)) lost.push(job);
+  for (const job of still) if (await queue.hasNoLiveEntry(job.source, job.id)) lost.push(job);
   if (lost.length === 0) return [];
   const { rows: open } = await db.sql.query<{ id: string }>(`SELECT id FROM jobs WHERE id = ANY($1) AND status IN ('queued', 'running')`, [
     lost.map((job) => job.id),
@@ -43,53 +40,9 @@ export async function requeueLostJobs(
   const requeued: string[] = [];
   for (const job of lost) {
     if (!stillOpen.has(job.id)) continue;
-    await producer.requeue(job.source, { jobId: job.id, accountId: job.account_id });
+    await queue.requeue(job.source, { jobId: job.id, accountId: job.account_id });
     requeued.push(job.id);
   }
   if (requeued.length > 0) logger.warn('requeued jobs whose queue entry was lost', { count: requeued.length, jobIds: requeued.slice(0, 20) });
   return requeued;
-}
-
-export interface LostJobSweep {
-  /** no more sweeps; resolves once a sweep under way has ended */
-  stop(): Promise<void>;
-}
-
-/**
- * Runs `requeueLostJobs` once per `periodMs` for each source, fleet-wide: every worker process
- * serving a source checks each tick (and at start) whether the period's claim for that source is
- * free (SET NX PX), and the one that takes it sweeps. A job whose entry Redis lost is therefore
- * enqueued again at most `stillForMs + periodMs + 5 s` after it last moved, as long as one worker
- * for its source runs, however briefly each lives.
- */
-export function startLostJobSweep(
-  db: Database,
-  producer: JobProducer,
-  sources: readonly Source[],
-  timing: { stillForMs: number; periodMs: number },
-): LostJobSweep {
-  let running: Promise<void> | null = null;
-  const sweep = async () => {
-    try {
-      for (const source of sources) {
-        if (await producer.claimPeriodicTask(`requeue-lost-jobs:${source}`, timing.periodMs)) {
-          await requeueLostJobs(db, producer, [source], Date.now(), timing.stillForMs);
-        }
-      }
-    } catch (error) {
-      logger.warn('lost-job sweep failed', { error: (error as Error).message });
-    }
-  };
-  const tick = () => {
-    running ??= sweep().finally(() => (running = null));
-  };
-  tick();
-  const timer = setInterval(tick, Math.min(TICK_MS, timing.periodMs));
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
 }

@@ -1,8 +1,8 @@
 import { settleJob } from '@leadgen/db';
-import type { JobProducer } from '@leadgen/queue';
+import { lostJobQueue, type LostJobQueue } from '@leadgen/queue';
 import { createTestAccount, generate, pollUntilTerminal, startWorld, type TestWorld } from '../../../test/harness';
 import { requeueLostJobs } from '../src/requeue-lost-jobs';
-import { startWorker } from '../src/worker-runtime';
+import { startWorker } from '../src/start-worker';
 
 describe('jobs whose queue entry was lost', () => {
   let world: TestWorld;
@@ -26,7 +26,7 @@ describe('jobs whose queue entry was lost', () => {
     // (Left-overs of an earlier run against the same database may be swept too: only ours are checked.)
     const ours = [lost.body.jobId as string, young.body.jobId as string];
     const sweep = async (sources: Array<'google_maps' | 'linkedin'>) =>
-      (await requeueLostJobs(world.db, producer, sources, Date.now() - 3 * 60_000)).filter((id) => ours.includes(id));
+      (await requeueLostJobs(world.db, lostJobQueue(producer), sources, Date.now() - 3 * 60_000)).filter((id) => ours.includes(id));
     expect(await sweep(['google_maps'])).toEqual([lost.body.jobId]);
     expect(await queue.getJobState(lost.body.jobId)).toBe('waiting');
     // Still waiting in its queue now: a second sweep leaves it alone.
@@ -53,11 +53,12 @@ describe('jobs whose queue entry was lost', () => {
     await queue.remove(jobId);
     await world.db.job.update({ where: { id: jobId }, data: { updatedAt: new Date(Date.now() - 5 * 60_000) } });
     // A worker settles the job just as the sweep asks the queue about it (its entry has completed by then).
-    const racing: JobProducer = {
-      ...producer,
+    const lostJobs = lostJobQueue(producer);
+    const racing: LostJobQueue = {
+      ...lostJobs,
       async hasNoLiveEntry(source, id) {
         if (id === jobId) await settleJob(world.db, jobId, { kind: 'finished' });
-        return producer.hasNoLiveEntry(source, id);
+        return lostJobs.hasNoLiveEntry(source, id);
       },
     };
     const requeued = await requeueLostJobs(world.db, racing, ['google_maps'], Date.now() - 3 * 60_000);

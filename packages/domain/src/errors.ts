@@ -1,6 +1,6 @@
 /**
- * The one error vocabulary of the service. Each error carries its HTTP status, a stable snake_case
- * `code` that clients switch on, and whether it is the client's doing. The API's error middleware
+ * The one error vocabulary of the service. Each error carries its HTTP status (4xx: the client's
+ * doing; 5xx: ours) and a stable snake_case `code` that clients switch on. The API's error middleware
  * turns an AppError into RFC 9457 Problem Details; anything else becomes a bare 500.
  */
 export interface FieldProblem {
@@ -21,10 +21,6 @@ export class AppError extends Error {
   ) {
     super(detail);
     this.name = 'AppError';
-  }
-
-  get isClientError(): boolean {
-    return this.status < 500;
   }
 }
 
@@ -60,8 +56,6 @@ export const errors = {
     new AppError(400, 'idempotency_key_invalid', 'Idempotency-Key header invalid', 'The Idempotency-Key must be 1 to 255 printable ASCII characters'),
   idempotencyKeyReused: () =>
     new AppError(422, 'idempotency_key_reused', 'Idempotency-Key reused', 'This Idempotency-Key was already used with a different request body'),
-  idempotencyInProgress: () =>
-    new AppError(409, 'idempotency_request_in_progress', 'Request in progress', 'A request with this Idempotency-Key is still being processed; retry shortly', {}, { 'Retry-After': '1' }),
   insufficientCredits: (required: number, available: number) =>
     new AppError(402, 'insufficient_credits', 'Insufficient credits', `This request needs ${required} credits; ${available} are available`, {
       required,

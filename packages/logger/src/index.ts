@@ -71,12 +71,6 @@ export function safeMeta(meta: unknown): Record<string, unknown> {
 }
 
 type LogMethod = (message: string, meta?: object) => void;
-export interface Logger {
-  error: LogMethod;
-  warn: LogMethod;
-  info: LogMethod;
-  debug: LogMethod;
-}
 
 // One info object built here: winston's (level, message, meta) form drops the metadata of a message
 // holding a `%s`, and appends a meta message to the line's own.
@@ -88,7 +82,7 @@ const write =
     base.log({ ...safeMeta(meta), level: lvl, message: String(message) });
   };
 
-export const logger: Logger = { error: write('error'), warn: write('warn'), info: write('info'), debug: write('debug') };
+export const logger = { error: write('error'), warn: write('warn'), info: write('info'), debug: write('debug') };
 
 /** Names the process in every line (api, worker, admin); set once by an entry point. */
 export function setProcessName(name: string): void {

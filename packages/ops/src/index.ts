@@ -1,3 +1,4 @@
 export * from './readiness';
 export * from './ops-server';
 export * from './metrics';
+export * from './time-limit';

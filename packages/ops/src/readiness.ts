@@ -1,3 +1,5 @@
+import { answerWithin } from './time-limit';
+
 /**
  * What a process reports on GET /readyz. The API answers it on its public port and on the
  * operations port; a worker on its operations port only.
@@ -21,12 +23,6 @@ export type ReadinessCheck = () => Promise<'ok' | { state: string; detail: strin
 // A probe's own timeout is typically 1 to 5 s: answer before it gives up.
 const CHECK_TIMEOUT_MS = 2_000;
 
-function within<T>(ms: number, work: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)));
-  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
-}
-
 /** Runs every check at once and reports; never throws. */
 export async function checkReadiness(
   checks: Record<string, ReadinessCheck>,
@@ -34,7 +30,7 @@ export async function checkReadiness(
   timeoutMs = CHECK_TIMEOUT_MS,
 ): Promise<ReadinessReport> {
   const names = Object.keys(checks);
-  const outcomes = await Promise.allSettled(names.map((name) => within(timeoutMs, checks[name]!())));
+  const outcomes = await Promise.allSettled(names.map((name) => answerWithin(timeoutMs, checks[name]!(), name)));
   const report: Record<string, string> = {};
   const details: string[] = [];
   outcomes.forEach((outcome, i) => {

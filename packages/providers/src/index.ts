@@ -1,6 +1,6 @@
-export * from './provider';
+export * from './lead-provider';
 export * from './registry';
-export { onUpstreamRetry, type UpstreamRetry } from './http/upstream-client';
+export { onUpstreamRetry, type UpstreamRetry } from './upstream/upstream-client';
 // The crawler's SSRF guard, which webhook deliveries use too (decision 016).
 export { isForbiddenAddress } from './enrichment/address-guard';
 export { FetchError, resolveChecked, type LookupFn, type NetworkPolicy } from './enrichment/safe-fetch';

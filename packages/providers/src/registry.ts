@@ -2,11 +2,12 @@ import { Redis } from 'ioredis';
 import type { Config } from '@leadgen/config';
 import type { Source } from '@leadgen/domain';
 import { logger } from '@leadgen/logger';
-import { createWebsiteEnricher } from './enrichment';
+import { closeRedis } from '@leadgen/queue';
+import { createWebsiteEnricher, type EnrichmentStep, type WebsiteEnricherLike } from './enrichment';
 import { createGooglePlacesProvider } from './google-places';
-import { type EnrichmentStep, FleetRateLimiter, type RateLimiter, UpstreamClient, type WebsiteEnricherLike } from './http';
+import { FleetRateLimiter, type RateLimiter, UpstreamClient } from './upstream';
 import { createCompanyPeopleFinder, createPeopleDataLabsProvider } from './people-data-labs';
-import type { LeadProvider } from './provider';
+import type { LeadProvider, ProviderRegistry } from './lead-provider';
 import { createSandboxProvider } from './sandbox/sandbox-provider';
 import { createStoreLeadsProvider } from './store-leads';
 
@@ -19,31 +20,72 @@ export interface ProviderDependencies {
   enricher?: WebsiteEnricherLike;
 }
 
-const closers = new WeakMap<Map<Source, LeadProvider>, () => Promise<void>>();
+/** An upstream's settings as the configuration holds them. */
+interface UpstreamSettings {
+  baseUrl: string;
+  ratePerMin: number;
+}
+
+/** What the sources of one process share, each part built the first time a factory asks for it. */
+interface SharedParts {
+  config: Config;
+  /** a client of the named upstream, under that upstream's fleet-wide rate limit */
+  upstream(name: string, settings: UpstreamSettings, headers: Record<string, string>): UpstreamClient;
+  enrichment(): EnrichmentStep;
+  pdlClient(): UpstreamClient;
+}
+
+/**
+ * How each source's provider is built: the real adapter where its API key is configured, the
+ * sandbox otherwise. A Record over every source, so a source added to the domain without a
+ * provider here does not compile.
+ */
+export type ProviderFactories = { [S in Source]: (shared: SharedParts) => LeadProvider<S> };
+
+const sandbox = <S extends Source>(source: S, config: Config): LeadProvider<S> =>
+  createSandboxProvider(source, { pageDelayMs: config.sandbox.pageDelayMs });
+
+export const PROVIDER_FACTORIES: ProviderFactories = {
+  google_maps: ({ config, upstream, enrichment }) => {
+    const { googlePlaces } = config.providers;
+    if (googlePlaces.apiKey === null) return sandbox('google_maps', config);
+    const client = upstream('google_places', googlePlaces, { 'x-goog-api-key': googlePlaces.apiKey });
+    return createGooglePlacesProvider({ client, enrichment: enrichment() });
+  },
+  linkedin: ({ config, pdlClient }) =>
+    config.providers.peopleDataLabs.apiKey === null ? sandbox('linkedin', config) : createPeopleDataLabsProvider({ client: pdlClient() }),
+  shopify: ({ config, upstream, enrichment, pdlClient }) => {
+    const { storeLeads, peopleDataLabs } = config.providers;
+    if (storeLeads.apiKey === null) return sandbox('shopify', config);
+    const client = upstream('storeleads', storeLeads, { authorization: `Bearer ${storeLeads.apiKey}` });
+    // The people lookup is optional: without a PDL key, contacts come from Store Leads alone.
+    const people = peopleDataLabs.apiKey !== null ? createCompanyPeopleFinder(pdlClient()) : null;
+    return createStoreLeadsProvider({ client, people, enrichment: enrichment() });
+  },
+};
+
+/** The providers one process built: the registry's entries for exactly the sources it asked for. */
+export type LoadedProviders = Partial<ProviderRegistry>;
+
+const closers = new WeakMap<LoadedProviders, () => Promise<void>>();
 
 /**
  * Releases what createProviders opened (the rate limiters' Redis connection). Call it at shutdown,
- * after the last job has stopped; safe to call twice, and a no-op for sandbox-only maps.
+ * after the last job has stopped; safe to call twice, and a no-op for sandbox-only processes.
  */
-export async function closeProviders(providers: Map<Source, LeadProvider>): Promise<void> {
+export async function closeProviders(providers: LoadedProviders): Promise<void> {
   const close = closers.get(providers);
   closers.delete(providers);
   if (close) await close();
 }
 
 /**
- * The providers for the sources this process runs: the real adapter where its API key is
- * configured, the sandbox otherwise. Only the requested sources are built, so a worker fleet for
- * one source never loads the others, and a sandbox-only process opens no Redis connection.
+ * The providers for the sources this process runs, from PROVIDER_FACTORIES. Only the requested
+ * sources are built, so a worker fleet for one source never loads the others, and a sandbox-only
+ * process opens no Redis connection. A source the registry has no factory for is left out: the
+ * caller decides what that means (the worker refuses to start).
  */
-export function createProviders(config: Config, sources: readonly Source[], deps: ProviderDependencies = {}): Map<Source, LeadProvider> {
-  const providers = new Map<Source, LeadProvider>();
-  const { googlePlaces, peopleDataLabs, storeLeads } = config.providers;
-  const real = (source: Source) =>
-    (source === 'google_maps' && googlePlaces.apiKey !== null) ||
-    (source === 'linkedin' && peopleDataLabs.apiKey !== null) ||
-    (source === 'shopify' && storeLeads.apiKey !== null);
-
+export function createProviders(config: Config, sources: readonly Source[], deps: ProviderDependencies = {}): LoadedProviders {
   let redis: Redis | null = null;
   let ownsRedis = false;
   const connection = (): Redis => {
@@ -66,58 +108,39 @@ export function createProviders(config: Config, sources: readonly Source[], deps
     return found;
   };
   let enrichment: EnrichmentStep | null = null;
-  const enrichmentStep = (): EnrichmentStep => {
-    enrichment ??= {
-      // One enricher per process, so the per-host limit and the robots.txt cache are shared by
-      // every job; each job enriches at most ENRICHMENT_CONCURRENCY sites at once (enrichLeads),
-      // and the process as a whole at most that many per job slot.
-      enricher:
-        deps.enricher ??
-        createWebsiteEnricher({ ...config.enrichment, concurrency: config.enrichment.concurrency * config.worker.concurrency }),
-      concurrency: config.enrichment.concurrency,
-      deadlineMarginMs: 1_000,
-    };
-    return enrichment;
+  const { peopleDataLabs } = config.providers;
+  const shared: SharedParts = {
+    config,
+    upstream: (name, settings, headers) =>
+      new UpstreamClient({ name, baseUrl: settings.baseUrl, headers, rateLimiter: limiter(name, settings.ratePerMin) }),
+    enrichment() {
+      enrichment ??= {
+        // One enricher per process, so the per-host limit and the robots.txt cache are shared by
+        // every job; each job enriches at most ENRICHMENT_CONCURRENCY sites at once (enrichLeads),
+        // and the process as a whole at most that many per job slot.
+        enricher:
+          deps.enricher ??
+          createWebsiteEnricher({ ...config.enrichment, concurrency: config.enrichment.concurrency * config.worker.concurrency }),
+        concurrency: config.enrichment.concurrency,
+        deadlineMarginMs: 1_000,
+      };
+      return enrichment;
+    },
+    pdlClient: () => shared.upstream('people_data_labs', peopleDataLabs, { 'x-api-key': peopleDataLabs.apiKey ?? '' }),
   };
-  const pdlClient = () =>
-    new UpstreamClient({
-      name: 'people_data_labs',
-      baseUrl: peopleDataLabs.baseUrl,
-      headers: { 'x-api-key': peopleDataLabs.apiKey ?? '' },
-      rateLimiter: limiter('people_data_labs', peopleDataLabs.ratePerMin),
-    });
 
-  for (const source of sources) {
-    if (!real(source)) {
-      providers.set(source, createSandboxProvider(source, { pageDelayMs: config.sandbox.pageDelayMs }));
-    } else if (source === 'google_maps') {
-      const client = new UpstreamClient({
-        name: 'google_places',
-        baseUrl: googlePlaces.baseUrl,
-        headers: { 'x-goog-api-key': googlePlaces.apiKey ?? '' },
-        rateLimiter: limiter('google_places', googlePlaces.ratePerMin),
-      });
-      providers.set(source, createGooglePlacesProvider({ client, enrichment: enrichmentStep() }));
-    } else if (source === 'linkedin') {
-      providers.set(source, createPeopleDataLabsProvider({ client: pdlClient() }));
-    } else {
-      const client = new UpstreamClient({
-        name: 'storeleads',
-        baseUrl: storeLeads.baseUrl,
-        headers: { authorization: `Bearer ${storeLeads.apiKey ?? ''}` },
-        rateLimiter: limiter('storeleads', storeLeads.ratePerMin),
-      });
-      // The people lookup is optional: without a PDL key, contacts come from Store Leads alone.
-      const people = peopleDataLabs.apiKey !== null ? createCompanyPeopleFinder(pdlClient()) : null;
-      providers.set(source, createStoreLeadsProvider({ client, people, enrichment: enrichmentStep() }));
-    }
-  }
+  const providers: LoadedProviders = {};
+  const build = <S extends Source>(source: S) => {
+    // Missing only for a source the type system did not see (a cast, plain JavaScript).
+    if (!Object.hasOwn(PROVIDER_FACTORIES, source)) return;
+    // TypeScript checks reads through a generic key, not writes: the factory of S builds a LeadProvider<S>.
+    (providers as Record<S, LeadProvider<S>>)[source] = PROVIDER_FACTORIES[source](shared);
+  };
+  for (const source of sources) build(source);
   closers.set(providers, async () => {
     const open = redis as Redis | null;
-    if (open === null || !ownsRedis) return;
-    // A lazy connection that never sent a command has nothing to say goodbye to.
-    if (open.status === 'wait') open.disconnect();
-    else await open.quit().catch(() => open.disconnect());
+    // A lazy connection that never sent a command has nothing to say goodbye to: closeRedis drops it.
+    if (open !== null && ownsRedis) await closeRedis(open);
   });
   return providers;
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { FleetRateLimiter } from '../src/http';
-import { ProviderError } from '../src/provider';
+import { FleetRateLimiter } from '../src/upstream';
+import { ProviderError } from '../src/lead-provider';
 
 const prefix = `leadgen-test-${randomUUID()}`;
 let redis: Redis;

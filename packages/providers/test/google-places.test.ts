@@ -1,8 +1,9 @@
 import { FIELD_MASK, createGooglePlacesProvider } from '../src/google-places';
-import { UpstreamClient, type WebsiteEnricherLike } from '../src/http';
-import type { ProviderLead } from '../src/provider';
+import type { WebsiteEnricherLike } from '../src/enrichment';
+import { UpstreamClient } from '../src/upstream';
+import type { ProviderLead } from '../src/lead-provider';
 import { type GooglePlacesFake, makePlaces, startGooglePlacesFake } from './fakes/google-places-fake';
-import { collect, context, FAST_RETRY, failure, request, StubEnricher } from './fakes/support';
+import { collect, context, FAST_RETRY, failure, request, StubEnricher } from './support/provider-search';
 
 let fake: GooglePlacesFake;
 

@@ -1,7 +1,7 @@
-import { UpstreamClient } from '../src/http';
+import { UpstreamClient } from '../src/upstream';
 import { createPeopleDataLabsProvider } from '../src/people-data-labs';
 import { makePeople, type PdlFake, startPdlFake } from './fakes/pdl-fake';
-import { collect, context, FAST_RETRY, request } from './fakes/support';
+import { collect, context, FAST_RETRY, request } from './support/provider-search';
 
 let fake: PdlFake;
 

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { ConfigError, loadConfig } from '@leadgen/config';
-import { SOURCES } from '@leadgen/domain';
-import { closeProviders, createProviders } from '../src/registry';
+import { SOURCES, type Source } from '@leadgen/domain';
+import { closeProviders, createProviders, PROVIDER_FACTORIES, type ProviderFactories } from '../src/registry';
 import { type GooglePlacesFake, makePlaces, startGooglePlacesFake } from './fakes/google-places-fake';
-import { collect, context, request, StubEnricher } from './fakes/support';
+import { collect, context, request, StubEnricher } from './support/provider-search';
 
 const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `leadgen-test-${randomUUID()}`;
@@ -26,14 +26,14 @@ afterAll(async () => {
 describe('provider registry', () => {
   it('when no credentials are configured, then every source is served by the sandbox and there is nothing to close', async () => {
     const providers = createProviders(loadConfig({}), SOURCES, { redisUrl });
-    expect([...providers.values()].map((p) => p.name)).toEqual(['sandbox', 'sandbox', 'sandbox']);
+    expect(Object.values(providers).map((p) => p.name)).toEqual(['sandbox', 'sandbox', 'sandbox']);
     await closeProviders(providers);
   });
 
   it('when API keys are configured, then the real adapters are built, under the names job bodies show', async () => {
     const config = loadConfig({ GOOGLE_PLACES_API_KEY: 'g', PDL_API_KEY: 'p', STORELEADS_API_KEY: 's', QUEUE_PREFIX: prefix });
     const providers = createProviders(config, SOURCES, { redisUrl, enricher: new StubEnricher() });
-    expect(Object.fromEntries([...providers].map(([source, p]) => [source, p.name]))).toEqual({
+    expect(Object.fromEntries(Object.entries(providers).map(([source, p]) => [source, p.name]))).toEqual({
       google_maps: 'google_places',
       linkedin: 'people_data_labs',
       shopify: 'storeleads',
@@ -44,7 +44,7 @@ describe('provider registry', () => {
 
   it('when only the sources of one fleet are asked for, then only those are built', () => {
     const providers = createProviders(loadConfig({ STORELEADS_API_KEY: 's' }), ['shopify'], { redisUrl });
-    expect([...providers.keys()]).toEqual(['shopify']);
+    expect(Object.keys(providers)).toEqual(['shopify']);
     return closeProviders(providers);
   });
 
@@ -52,12 +52,26 @@ describe('provider registry', () => {
     const config = loadConfig({ GOOGLE_PLACES_API_KEY: 'registry-key', GOOGLE_PLACES_BASE_URL: fake.url, QUEUE_PREFIX: prefix });
     const providers = createProviders(config, ['google_maps'], { redisUrl, enricher: new StubEnricher() });
     try {
-      const pages = await collect(providers.get('google_maps')!, request(), context());
+      const pages = await collect(providers.google_maps!, request(), context());
       expect(pages.flatMap((p) => p.leads)).toHaveLength(5);
       expect(await redis.exists(`${prefix}:ratelimit:google_places`)).toBe(1);
     } finally {
       await closeProviders(providers);
     }
+  });
+
+  it('when a source is asked for that the registry has no factory for, then it is left out for the caller to refuse', async () => {
+    const providers = createProviders(loadConfig({}), ['linkedin', 'twitter' as Source], { redisUrl });
+    expect(Object.keys(providers)).toEqual(['linkedin']);
+    await closeProviders(providers);
+  });
+
+  it('when the registry is declared, then every source has a factory, and one without a source does not compile', () => {
+    expect(Object.keys(PROVIDER_FACTORIES).sort()).toEqual([...SOURCES].sort());
+    const { google_maps, linkedin } = PROVIDER_FACTORIES;
+    // @ts-expect-error shopify is missing: `npm run check` fails if a registry without it ever type-checks
+    const withoutShopify: ProviderFactories = { google_maps, linkedin };
+    expect(withoutShopify).not.toHaveProperty('shopify');
   });
 });
 

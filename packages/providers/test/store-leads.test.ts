@@ -1,10 +1,11 @@
 import type { ShopifyLead } from '@leadgen/domain';
-import { UpstreamClient, type WebsiteEnricherLike } from '../src/http';
+import type { WebsiteEnricherLike } from '../src/enrichment';
+import { UpstreamClient } from '../src/upstream';
 import { createCompanyPeopleFinder } from '../src/people-data-labs';
 import { createStoreLeadsProvider } from '../src/store-leads';
 import { makePeople, type PdlFake, startPdlFake } from './fakes/pdl-fake';
 import { makeStores, type StoreLeadsFake, startStoreLeadsFake } from './fakes/storeleads-fake';
-import { collect, context, FAST_RETRY, failure, request, StubEnricher } from './fakes/support';
+import { collect, context, FAST_RETRY, failure, request, StubEnricher } from './support/provider-search';
 
 let stores: StoreLeadsFake;
 let pdl: PdlFake;

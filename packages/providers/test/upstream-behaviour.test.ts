@@ -1,14 +1,14 @@
 import type { GenerationRequest } from '@leadgen/domain';
-import { UpstreamClient } from '../src/http';
+import { UpstreamClient } from '../src/upstream';
 import { createGooglePlacesProvider } from '../src/google-places';
 import { createPeopleDataLabsProvider } from '../src/people-data-labs';
-import { ProviderError, type LeadProvider } from '../src/provider';
+import { ProviderError, type LeadProvider } from '../src/lead-provider';
 import { createStoreLeadsProvider } from '../src/store-leads';
 import type { FakeServer } from './fakes/fake-server';
 import { makePlaces, startGooglePlacesFake } from './fakes/google-places-fake';
 import { makePeople, startPdlFake } from './fakes/pdl-fake';
 import { makeStores, startStoreLeadsFake } from './fakes/storeleads-fake';
-import { collect, context, FAST_RETRY, failure, request } from './fakes/support';
+import { collect, context, FAST_RETRY, failure, request } from './support/provider-search';
 
 /**
  * The behaviour every real adapter shares through the upstream client, checked against each

@@ -1,6 +1,6 @@
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { JobStatus, Source, StopReason } from '@leadgen/domain';
-import { workerConnectionOptions } from './connection';
+import { workerConnectionOptions } from './redis-connections';
 import { QUEUE_NAMES, type QueuePayloads } from './queue-names';
 
 /** A queue entry's return value: the job's terminal object as PostgreSQL settled it (what Bull Board shows). */
@@ -62,7 +62,7 @@ export function createLeadConsumer<S extends Source>(source: S, handler: LeadJob
       // A stall is the death of the job's host, not a fault of the job: it is resumed however often
       // that happens. What ends a job whose hosts keep dying is its own time budget (JOB_TIMEOUT_MS,
       // from its first start): the next worker past it settles it as `timeout`. Failures of the job's
-      // own code are counted by `attempts` (producer.ts) instead.
+      // own code are counted by `attempts` (enqueue.ts) instead.
       maxStalledCount: MAX_STALLS,
       autorun: false,
     },

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { closeRedis, subscriberConnection } from './connection';
+import { closeRedis, subscriberConnection } from './redis-connections';
 import { channels } from './queue-names';
 
 export type JobEventHandler = (jobId: string) => void;
@@ -32,7 +32,6 @@ export function subscribeJobEvents(
 ): JobEventSubscription {
   const names = channels(prefix);
   const connection: Redis = subscriberConnection(redisUrl);
-  connection.on('error', () => undefined);
   const wanted = [handlers.onTerminal ? names.jobTerminal : null, handlers.onCancel ? names.jobCancel : null].filter(
     (c): c is string => c !== null,
   );

@@ -1,6 +1,8 @@
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { closeRedis, producerConnection, workerConnectionOptions } from './connection';
+import { answerWithin, type QueueCounts } from '@leadgen/ops';
+import { claimPeriodicTask } from './periodic-task-claim';
+import { closeRedis, ignoreConnectionErrors, producerConnection, workerConnectionOptions } from './redis-connections';
 import { WEBHOOK_QUEUE_NAME, type WebhookDeliveryPayload } from './queue-names';
 
 // The webhook queue (decision 016): entries carry attempts of deliveries that PostgreSQL records.
@@ -47,29 +49,21 @@ export interface WebhookProducer {
   /** true for the one caller per key and period, fleet-wide (SET NX PX) */
   claimPeriodicTask(name: string, periodMs: number): Promise<boolean>;
   queue(): Queue;
+  /** the queue's waiting, active and delayed entries, for the queue-depth metric */
+  counts(): Promise<QueueCounts>;
   close(): Promise<void>;
-}
-
-function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`redis did not answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
 export function createWebhookProducer(redisUrl: string, prefix: string): WebhookProducer {
   const connection: Redis = producerConnection(redisUrl);
-  connection.on('error', () => undefined);
-  const queue = new Queue<WebhookDeliveryPayload>(WEBHOOK_QUEUE_NAME, { connection, prefix });
-  queue.on('error', () => undefined);
+  const queue = ignoreConnectionErrors(new Queue<WebhookDeliveryPayload>(WEBHOOK_QUEUE_NAME, { connection, prefix }));
   const add = (deliveryId: string, delayMs: number) =>
     queue.add(WEBHOOK_QUEUE_NAME, { deliveryId }, { ...ENTRY_OPTIONS, jobId: deliveryId, delay: Math.max(0, Math.round(delayMs)) });
   return {
     async enqueue(deliveryIds, delayMs = 0) {
       if (deliveryIds.length === 0) return;
       if (connection.status !== 'ready') throw new Error(`redis connection is ${connection.status}`);
-      await withTimeout(Promise.all(deliveryIds.map((id) => add(id, delayMs))), ENQUEUE_TIMEOUT_MS);
+      await answerWithin(ENQUEUE_TIMEOUT_MS, Promise.all(deliveryIds.map((id) => add(id, delayMs))), 'redis');
     },
     async hasNoLiveEntry(deliveryId) {
       const state = await queue.getJobState(deliveryId);
@@ -80,10 +74,12 @@ export function createWebhookProducer(redisUrl: string, prefix: string): Webhook
       await queue.remove(deliveryId);
       await add(deliveryId, delayMs);
     },
-    async claimPeriodicTask(name, periodMs) {
-      return (await connection.set(`${prefix}:task:${name}`, '1', 'PX', periodMs, 'NX')) === 'OK';
-    },
+    claimPeriodicTask: (name, periodMs) => claimPeriodicTask(connection, prefix, name, periodMs),
     queue: () => queue,
+    async counts() {
+      const c = await queue.getJobCounts('waiting', 'active', 'delayed');
+      return { [WEBHOOK_QUEUE_NAME]: { waiting: c.waiting ?? 0, active: c.active ?? 0, delayed: c.delayed ?? 0 } };
+    },
     async close() {
       if (connection.status === 'ready') await queue.close();
       await closeRedis(connection);

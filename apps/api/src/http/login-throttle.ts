@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { waitUntilConnected } from '@leadgen/queue';
 
 /**
  * Failed logins counted per client address and per user name, in Redis so every API process
@@ -45,18 +46,7 @@ export interface LoginThrottle {
 
 // The API's Redis client has no offline queue, so a command sent while it is still connecting (just
 // after start-up, or a reconnect) fails at once: give the connection a moment before calling it down.
-async function whenReady(redis: Redis, timeoutMs = 1_000): Promise<void> {
-  if (redis.status === 'ready' || redis.status === 'end') return;
-  await new Promise<void>((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      redis.off('ready', done);
-      resolve();
-    };
-    const timer = setTimeout(done, timeoutMs);
-    redis.once('ready', done);
-  });
-}
+const CONNECTING_GRACE_MS = 1_000;
 
 export function loginThrottle(redis: Redis, prefix: string, limits: LoginLimits = DEFAULT_LOGIN_LIMITS): LoginThrottle {
   // Hashed: the user name is whatever a client typed, and must not shape our key space.
@@ -66,7 +56,7 @@ export function loginThrottle(redis: Redis, prefix: string, limits: LoginLimits 
   ];
   return {
     async retryAfter(client, user) {
-      await whenReady(redis);
+      await waitUntilConnected(redis, CONNECTING_GRACE_MS);
       return (await redis.eval(CHECK, 2, ...keys(client, user), limits.perClient, limits.perUser)) as number;
     },
     async recordFailure(client, user) {

@@ -10,7 +10,7 @@ export type Schema = Record<string, unknown>;
 export const PROBLEM_CODES = [
   'validation_failed', 'malformed_json', 'malformed_path', 'malformed_request', 'idempotency_key_missing', 'idempotency_key_invalid',
   'unauthorized', 'insufficient_credits', 'job_not_found', 'not_found', 'method_not_allowed', 'request_timeout', 'job_not_cancellable',
-  'idempotency_request_in_progress', 'payload_too_large', 'unsupported_media_type', 'unsupported_content_encoding', 'expectation_failed',
+  'payload_too_large', 'unsupported_media_type', 'unsupported_content_encoding', 'expectation_failed',
   'idempotency_key_reused', 'rate_limited', 'headers_too_large', 'internal_error', 'service_unavailable',
   // webhooks (decision 016)
   'webhook_endpoint_not_found', 'webhook_delivery_not_found', 'webhook_endpoint_limit', 'webhook_endpoint_disabled', 'webhook_delivery_pending',
@@ -40,7 +40,7 @@ export function generationRequestSchema(): Schema {
   return {
     ...derived,
     description:
-      'CONTRACT section 3. Unknown fields and fields of another source are refused. `state`: ISO 3166-1 alpha-2 (any case); for linkedin a code or English name from GET /api/v1/meta/linkedin-countries. `linkedinParams` only with source linkedin; `decisionMakerTitles` and `requiredChannels` only with source shopify.',
+      'What to search for; every problem is reported at once (400 validation_failed). Unknown fields and fields of another source are refused. `state`: ISO 3166-1 alpha-2 (any case); for linkedin a code or English name from GET /api/v1/meta/linkedin-countries. `linkedinParams` only with source linkedin; `decisionMakerTitles` and `requiredChannels` only with source shopify.',
     example: { source: 'google_maps', category: 'dentist', state: 'US', city: 'Austin', maxResults: MAX_RESULTS_DEFAULT },
   };
 }
@@ -88,7 +88,7 @@ export const problems = {
   402: problemResponse('insufficient_credits, with `required` and `available`'),
   404: problemResponse('job_not_found (also another account\'s job), not_found'),
   405: problemResponse('method_not_allowed', { Allow: hdr('Allow') }),
-  409: problemResponse('job_not_cancellable (with `jobStatus`), idempotency_request_in_progress', { 'Retry-After': hdr('Retry-After') }),
+  409: problemResponse('job_not_cancellable (with `jobStatus`)'),
   413: problemResponse('payload_too_large'),
   415: problemResponse('unsupported_media_type, unsupported_content_encoding'),
   422: problemResponse('idempotency_key_reused'),
@@ -127,7 +127,7 @@ export const leadSchema = object(
     },
   },
   ['source', 'businessName', 'email', 'phone', 'address', 'website', 'reviewScore', 'categories', 'socialProfiles'],
-  { description: 'CONTRACT section 8: the common record for every source; `person` for linkedin, `store` and `contacts` for shopify.' },
+  { description: 'The common record for every source; `person` for linkedin, `store` and `contacts` for shopify.' },
 );
 
 export const progress = object({ requestedCount: int(1), deliveredCount: int() });

@@ -1,11 +1,11 @@
 import { listAccountJobs } from '@leadgen/db';
 import type { ApiDependencies } from '../dependencies';
 import { encodeCursor } from '../http/paging';
-import { jobSummary } from '../job-view';
+import { presentJobSummary } from '../presenters/job-presenter';
 import type { ListJobsQuery } from '../routes/leads/list-jobs-schema';
 
 export interface JobsPage {
-  items: Array<ReturnType<typeof jobSummary>>;
+  items: Array<ReturnType<typeof presentJobSummary>>;
   nextCursor: string | null;
 }
 
@@ -22,7 +22,7 @@ export async function listJobs(deps: ApiDependencies, accountId: string, query: 
   const page = jobs.slice(0, query.limit);
   const last = page.at(-1);
   return {
-    items: page.map((job) => jobSummary(job, deps.config.http.publicBaseUrl)),
+    items: page.map((job) => presentJobSummary(job, deps.config.http.publicBaseUrl)),
     nextCursor: jobs.length > query.limit && last ? encodeCursor('j', [last.createdAt.toISOString(), last.id]) : null,
   };
 }

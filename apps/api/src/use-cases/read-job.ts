@@ -1,7 +1,7 @@
 import { readJobView, type JobRecord } from '@leadgen/db';
 import { errors, isTerminal, type JobStatus } from '@leadgen/domain';
 import type { ApiDependencies } from '../dependencies';
-import { jobBodyJson } from '../job-view';
+import { presentJobJson } from '../presenters/job-presenter';
 
 /** What the routes answer with: the job body as JSON text, and the record when one was read. */
 export interface JobAnswer {
@@ -23,7 +23,7 @@ export async function readJobAnswer(deps: ApiDependencies, jobId: string, accoun
   const view = await readJobView(deps.db, jobId, accountId);
   if (!view) return null;
   const { job, leadsJson } = view;
-  const body = jobBodyJson(job, leadsJson, deps.config.http.publicBaseUrl);
+  const body = presentJobJson(job, leadsJson, deps.config.http.publicBaseUrl);
   if (isTerminal(job.status)) deps.terminalBodies.remember(job.id, { accountId: job.accountId, status: job.status, body });
   return { status: job.status, terminal: isTerminal(job.status), body, job };
 }

@@ -8,3 +8,4 @@ export type { SocialProfiles } from './extract-social';
 export { isForbiddenAddress } from './address-guard';
 export { parseRobots } from './robots';
 export type { RobotsRules } from './robots';
+export { enrichLeads, type EnrichmentStep, type WebsiteEnricherLike } from './enrich-leads';

@@ -4,6 +4,7 @@ import { isIP, type LookupFunction } from 'net';
 import type { Transform } from 'stream';
 import { TextDecoder } from 'util';
 import * as zlib from 'zlib';
+import { raceAbort } from '../abortable-waits';
 
 export type LookupFn = (hostname: string) => Promise<Array<{ address: string; family: 4 | 6 }>>;
 
@@ -183,7 +184,8 @@ export async function resolveChecked(
     addresses = [{ address: hostname, family: literal === 6 ? 6 : 4 }];
   } else {
     try {
-      addresses = await abortable(options.lookup(hostname), options.signal);
+      // a lookup cannot be cancelled, only stopped waiting for
+      addresses = await raceAbort(options.lookup(hostname), options.signal);
     } catch (error) {
       if (options.signal.aborted) throw new FetchError('aborted', 'aborted');
       throw new FetchError('dns_failed', `cannot resolve host: ${error instanceof Error ? error.message : 'unknown error'}`);
@@ -195,15 +197,6 @@ export async function resolveChecked(
     throw new FetchError('forbidden_address', 'host resolves to a non-public address');
   }
   return addresses;
-}
-
-function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    if (signal.aborted) return reject(new FetchError('aborted', 'aborted'));
-    const onAbort = (): void => reject(new FetchError('aborted', 'aborted'));
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }
 
 /** null: identity; undefined: an encoding we cannot decode (so the body is useless). */

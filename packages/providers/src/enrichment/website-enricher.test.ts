@@ -1,7 +1,7 @@
 import * as zlib from 'zlib';
 import { isForbiddenAddress } from './address-guard';
 import { createEnricherWithPolicy, createWebsiteEnricher, DEFAULT_USER_AGENT, type EnrichmentOptions } from './website-enricher';
-import { html, loopbackLookup, notFound, redirect, startFakeSite, streamHuge, type FakeSite } from './test-support/fake-site';
+import { html, loopbackLookup, notFound, redirect, startFakeSite, streamHuge, type FakeSite } from '../../test/fakes/fake-site';
 
 const EMPTY = { emails: [], socialProfiles: { facebook: null, instagram: null, linkedin: null }, provenance: expect.objectContaining({ emailSource: null, emailBasis: null }) as unknown };
 const MiB = 1024 * 1024;

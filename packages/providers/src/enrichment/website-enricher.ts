@@ -1,10 +1,11 @@
 import { metrics } from '@leadgen/ops';
 import { promises as dns } from 'dns';
+import { signalUntil } from '../abortable-waits';
 import { isForbiddenAddress } from './address-guard';
 import { type EmailBasis, type EmailSighting, rankSightings, sightEmails } from './extract-emails';
 import { extractSocialProfiles, type SocialProfiles } from './extract-social';
 import { findContactPages, isSameSite, type PageKind, parsePage } from './html';
-import { abortableLimit, type AbortableLimit, KeyedLimiter } from './limits';
+import { abortableLimit, type AbortableLimit, KeyedLimiter } from './concurrency-limits';
 import { allowAll, disallowAll, parseRobots, type RobotsRules } from './robots';
 import { FetchError, safeFetch, type FetchedResponse, type LookupFn, type NetworkPolicy, type SafeFetchOptions } from './safe-fetch';
 
@@ -130,17 +131,13 @@ class Enricher implements WebsiteEnricher {
     const found = new Findings(hints.businessName ?? null);
     await this.sites(signal, async () => {
       // the per-website clock starts once a slot is free: waiting is bounded by the caller's signal
-      const visit = new AbortController();
-      const timer = setTimeout(() => visit.abort(new Error('website visit timed out')), this.settings.timeoutMs);
-      const onAbort = (): void => visit.abort(signal.reason);
-      signal.addEventListener('abort', onAbort, { once: true });
+      const visit = signalUntil(signal, Date.now() + this.settings.timeoutMs);
       try {
         await this.crawl(websiteUrl, visit.signal, found);
       } catch {
         // an enrichment failure never fails the lead: keep whatever the earlier pages gave
       } finally {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', onAbort);
+        visit.dispose();
       }
     });
     if (signal.aborted) throw signal.reason;

@@ -1,2 +1,2 @@
-export { createGooglePlacesProvider, type GooglePlacesProviderOptions } from './provider';
+export { createGooglePlacesProvider, type GooglePlacesProviderOptions } from './google-places-provider';
 export { FIELD_MASK } from './places-api';

@@ -1,5 +1,5 @@
-import { ProviderError } from '../provider';
-import type { UpstreamClient } from '../http';
+import { ProviderError } from '../lead-provider';
+import type { UpstreamClient } from '../upstream';
 
 /**
  * The fields we read, and nothing else: the bill for a Text Search call follows the costliest

@@ -1,5 +1,5 @@
-import { request } from '../../test/fakes/support';
-import { decodeCursor, encodeCursor } from './provider';
+import { request } from '../../test/support/provider-search';
+import { decodeCursor, encodeCursor } from './google-places-provider';
 import { areaOf, VARIANT_COUNT, variantBody } from './variants';
 
 describe('google query variants', () => {

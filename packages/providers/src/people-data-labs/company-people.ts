@@ -1,6 +1,6 @@
 import type { StoreContact } from '@leadgen/domain';
-import type { UpstreamClient } from '../http';
-import { personToContact } from './map';
+import type { UpstreamClient } from '../upstream';
+import { personToContact } from './people-data-labs-mapping';
 import { MAX_SIZE, personSearch } from './pdl-api';
 import { buildCompanyPeopleQuery } from './query';
 

@@ -1,3 +1,3 @@
-export { createPeopleDataLabsProvider, type PeopleDataLabsProviderOptions } from './provider';
+export { createPeopleDataLabsProvider, type PeopleDataLabsProviderOptions } from './people-data-labs-provider';
 export { bareDomain, createCompanyPeopleFinder, type CompanyPeopleFinder } from './company-people';
-export { normalizeLinkedinUrl } from './map';
+export { normalizeLinkedinUrl } from './people-data-labs-mapping';

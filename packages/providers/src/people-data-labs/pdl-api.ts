@@ -1,5 +1,5 @@
-import { ProviderError } from '../provider';
-import type { UpstreamClient } from '../http';
+import { ProviderError } from '../lead-provider';
+import type { UpstreamClient } from '../upstream';
 
 /** PDL's own bounds for one Person Search call. */
 export const MAX_SIZE = 100;

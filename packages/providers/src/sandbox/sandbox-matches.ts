@@ -1,5 +1,5 @@
 import type { Source } from '@leadgen/domain';
-import type { ProviderLead } from '../provider';
+import type { ProviderLead } from '../lead-provider';
 import { categoryProfile } from './sandbox-categories';
 import { localeFor } from './sandbox-places';
 import { seedOf, type SandboxQuery } from './sandbox-query';

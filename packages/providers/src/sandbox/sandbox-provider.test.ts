@@ -1,6 +1,7 @@
-import { ProviderError } from '../provider';
+import { ProviderError } from '../lead-provider';
 import { createSandboxProvider } from './sandbox-provider';
-import { aContext, aRequest, runSearch } from './sandbox-test-factories';
+import { context, request } from '../../test/support/provider-search';
+import { runSearch } from '../../test/support/sandbox-search';
 
 describe('sandbox provider: paging and determinism', () => {
   it('when built for a source, then it names itself sandbox and serves that source', () => {
@@ -10,21 +11,21 @@ describe('sandbox provider: paging and determinism', () => {
   });
 
   it('when the same request runs twice, then the pages are identical', async () => {
-    const first = await runSearch(aRequest());
-    const second = await runSearch(aRequest());
+    const first = await runSearch(request());
+    const second = await runSearch(request());
     expect(second.pages).toEqual(first.pages);
   });
 
   it('when only maxResults or the letter case of the place differs, then the leads are the same', async () => {
-    const base = await runSearch(aRequest({ keyword: 'sandbox:only=20' }));
-    const other = await runSearch(aRequest({ keyword: 'sandbox:only=20;delay=0', maxResults: 100, city: 'austin', state: 'us' }));
+    const base = await runSearch(request({ keyword: 'sandbox:only=20' }));
+    const other = await runSearch(request({ keyword: 'sandbox:only=20;delay=0', maxResults: 100, city: 'austin', state: 'us' }));
     expect(other.keys).toEqual(base.keys);
   });
 
   it('when the category, the city or the country differs, then the leads differ', async () => {
-    const base = await runSearch(aRequest({ keyword: 'sandbox:only=10' }));
+    const base = await runSearch(request({ keyword: 'sandbox:only=10' }));
     for (const change of [{ category: 'plumber' }, { city: 'Dallas' }, { state: 'CA', city: undefined }]) {
-      const other = await runSearch(aRequest({ keyword: 'sandbox:only=10', ...change }));
+      const other = await runSearch(request({ keyword: 'sandbox:only=10', ...change }));
       expect(other.keys).not.toEqual(base.keys);
       expect(other.leads.map((l) => l.businessName)).not.toEqual(base.leads.map((l) => l.businessName));
     }
@@ -32,7 +33,7 @@ describe('sandbox provider: paging and determinism', () => {
 
   it('when no directive limits the matches, then the search has between 120 and 400 of them', async () => {
     for (const category of ['dentist', 'plumber', 'yoga studio', 'bakery', 'tattoo parlour']) {
-      const { leads, pages, error } = await runSearch(aRequest({ category }));
+      const { leads, pages, error } = await runSearch(request({ category }));
       expect(error).toBeNull();
       expect(leads.length).toBeGreaterThanOrEqual(120);
       expect(leads.length).toBeLessThanOrEqual(400);
@@ -41,30 +42,30 @@ describe('sandbox provider: paging and determinism', () => {
   });
 
   it('when only=35, then pages of 10, 10, 10 and 5 come back and the last has no cursor', async () => {
-    const { pages, error } = await runSearch(aRequest({ keyword: 'sandbox:only=35;delay=5' }));
+    const { pages, error } = await runSearch(request({ keyword: 'sandbox:only=35;delay=5' }));
     expect(error).toBeNull();
     expect(pages.map((p) => p.leads.length)).toEqual([10, 10, 10, 5]);
     expect(pages.map((p) => p.cursor)).toEqual(['10', '20', '30', null]);
   });
 
   it('when a full run is compared with a run resumed from a cursor, then the resumed run gives exactly the remaining leads', async () => {
-    const full = await runSearch(aRequest());
+    const full = await runSearch(request());
     const cursor = full.pages[3]?.cursor ?? null;
     expect(cursor).not.toBeNull();
-    const resumed = await runSearch(aRequest(), { cursor });
+    const resumed = await runSearch(request(), { cursor });
     expect(resumed.keys).toEqual(full.keys.slice(40));
     expect(resumed.pages.at(-1)?.cursor).toBeNull();
   });
 
   it('when every dedup key of a run is collected, then none repeats', async () => {
     for (const source of ['google_maps', 'linkedin', 'shopify'] as const) {
-      const { keys } = await runSearch(aRequest({ source }));
+      const { keys } = await runSearch(request({ source }));
       expect(new Set(keys).size).toBe(keys.length);
     }
   });
 
   it('when the cursor is not one the sandbox issued, then it fails as an upstream would', async () => {
-    const { error, pages } = await runSearch(aRequest(), { cursor: 'page-two' });
+    const { error, pages } = await runSearch(request(), { cursor: 'page-two' });
     expect(pages).toHaveLength(0);
     expect(error).toBeInstanceOf(ProviderError);
     expect((error as ProviderError).reason).toBe('provider_error');
@@ -73,7 +74,7 @@ describe('sandbox provider: paging and determinism', () => {
   it('when the consumer stops after one page, then the search ends without further pages', async () => {
     const provider = createSandboxProvider('google_maps', { pageDelayMs: 0 });
     let pages = 0;
-    for await (const page of provider.search(aRequest(), aContext())) {
+    for await (const page of provider.search(request(), context())) {
       pages++;
       expect(page.leads).toHaveLength(10);
       break;
@@ -84,20 +85,20 @@ describe('sandbox provider: paging and determinism', () => {
 
 describe('sandbox provider: directives', () => {
   it('when the keyword says empty, then one empty last page comes back', async () => {
-    const { pages, error } = await runSearch(aRequest({ keyword: 'sandbox:empty' }));
+    const { pages, error } = await runSearch(request({ keyword: 'sandbox:empty' }));
     expect(error).toBeNull();
     expect(pages).toEqual([{ leads: [], cursor: null }]);
   });
 
   it('when the keyword says fail, then a provider_error is thrown before any page', async () => {
-    const { pages, error } = await runSearch(aRequest({ keyword: 'sandbox:fail' }));
+    const { pages, error } = await runSearch(request({ keyword: 'sandbox:fail' }));
     expect(pages).toHaveLength(0);
     expect(error).toBeInstanceOf(ProviderError);
     expect((error as ProviderError).reason).toBe('provider_error');
   });
 
   it('when the keyword says fail_after=15, then exactly 15 leads come back before a provider_error', async () => {
-    const { pages, leads, error } = await runSearch(aRequest({ keyword: 'sandbox:fail_after=15' }));
+    const { pages, leads, error } = await runSearch(request({ keyword: 'sandbox:fail_after=15' }));
     expect(pages.map((p) => p.leads.length)).toEqual([10, 5]);
     expect(leads).toHaveLength(15);
     expect(error).toBeInstanceOf(ProviderError);
@@ -105,20 +106,20 @@ describe('sandbox provider: directives', () => {
   });
 
   it('when a fail_after run resumes past the failure point, then it fails again at once', async () => {
-    const { pages, error } = await runSearch(aRequest({ keyword: 'sandbox:fail_after=15' }), { cursor: '15' });
+    const { pages, error } = await runSearch(request({ keyword: 'sandbox:fail_after=15' }), { cursor: '15' });
     expect(pages).toHaveLength(0);
     expect((error as ProviderError).reason).toBe('provider_error');
   });
 
   it('when fewer matches exist than fail_after, then the search simply runs dry', async () => {
-    const { leads, error, pages } = await runSearch(aRequest({ keyword: 'sandbox:only=8;fail_after=20' }));
+    const { leads, error, pages } = await runSearch(request({ keyword: 'sandbox:only=8;fail_after=20' }));
     expect(error).toBeNull();
     expect(leads).toHaveLength(8);
     expect(pages.at(-1)?.cursor).toBeNull();
   });
 
   it('when the keyword says unauthorized, then provider_unauthorized with status 401 is thrown before any page', async () => {
-    const { pages, error } = await runSearch(aRequest({ keyword: 'sandbox:unauthorized' }));
+    const { pages, error } = await runSearch(request({ keyword: 'sandbox:unauthorized' }));
     expect(pages).toHaveLength(0);
     expect(error).toBeInstanceOf(ProviderError);
     expect((error as ProviderError).reason).toBe('provider_unauthorized');
@@ -126,20 +127,20 @@ describe('sandbox provider: directives', () => {
   });
 
   it('when directives are added, then the leads they let through are the same as without them', async () => {
-    const plain = await runSearch(aRequest());
-    const steered = await runSearch(aRequest({ keyword: 'sandbox:only=25;delay=1' }));
+    const plain = await runSearch(request());
+    const steered = await runSearch(request({ keyword: 'sandbox:only=25;delay=1' }));
     expect(steered.keys).toEqual(plain.keys.slice(0, 25));
   });
 
   it('when the directives cannot be parsed, then the search runs unsteered', async () => {
-    const { leads, error } = await runSearch(aRequest({ keyword: 'sandbox:bogus' }));
+    const { leads, error } = await runSearch(request({ keyword: 'sandbox:bogus' }));
     expect(error).toBeNull();
     expect(leads.length).toBeGreaterThanOrEqual(120);
   });
 
   it('when delay=MS is given, then each page waits that long', async () => {
     const started = Date.now();
-    const { pages } = await runSearch(aRequest({ keyword: 'sandbox:only=15;delay=60' }));
+    const { pages } = await runSearch(request({ keyword: 'sandbox:only=15;delay=60' }));
     expect(pages).toHaveLength(2);
     expect(Date.now() - started).toBeGreaterThanOrEqual(110);
   });
@@ -151,7 +152,7 @@ describe('sandbox provider: cancellation', () => {
     const reason = new Error('cancelled by owner');
     setTimeout(() => controller.abort(reason), 50);
     const started = Date.now();
-    const { pages, error } = await runSearch(aRequest({ keyword: 'sandbox:delay=5000' }), { signal: controller.signal });
+    const { pages, error } = await runSearch(request({ keyword: 'sandbox:delay=5000' }), { signal: controller.signal });
     expect(Date.now() - started).toBeLessThan(1000);
     expect(pages).toHaveLength(0);
     expect(error).toBe(reason);
@@ -160,7 +161,7 @@ describe('sandbox provider: cancellation', () => {
   it('when the signal is already aborted, then no page is produced', async () => {
     const controller = new AbortController();
     controller.abort();
-    const { pages, error } = await runSearch(aRequest(), { signal: controller.signal });
+    const { pages, error } = await runSearch(request(), { signal: controller.signal });
     expect(pages).toHaveLength(0);
     expect((error as Error).name).toBe('AbortError');
   });
@@ -171,7 +172,7 @@ describe('sandbox provider: cancellation', () => {
     const seen: number[] = [];
     await expect(
       (async () => {
-        for await (const page of provider.search(aRequest(), aContext({ signal: controller.signal }))) {
+        for await (const page of provider.search(request(), context({ signal: controller.signal }))) {
           seen.push(page.leads.length);
           controller.abort();
         }

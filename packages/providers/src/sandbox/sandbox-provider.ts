@@ -1,6 +1,7 @@
 import { isSandboxKeyword, parseSandboxDirectives } from '@leadgen/domain';
 import type { GenerationRequest, SandboxDirectives, Source } from '@leadgen/domain';
-import { ProviderError, type LeadProvider, type ProviderPage, type SearchContext } from '../provider';
+import { sleep } from '../abortable-waits';
+import { ProviderError, type LeadProvider, type ProviderPage, type SearchContext } from '../lead-provider';
 import { MatchStream, defaultMatchCount } from './sandbox-matches';
 import { toQuery } from './sandbox-query';
 
@@ -42,7 +43,7 @@ async function* search(source: Source, request: GenerationRequest, context: Sear
 
   for (;;) {
     // each page is one upstream round trip: the latency comes first, then its answer or its error
-    await pause(delayMs, signal);
+    await sleep(delayMs, signal);
     signal.throwIfAborted();
     if (directives.unauthorized) {
       throw new ProviderError('provider_unauthorized', 'sandbox upstream refused the credentials (sandbox:unauthorized)', 401);
@@ -73,21 +74,4 @@ function cursorOffset(cursor: string | null): number {
     throw new ProviderError('provider_error', `sandbox cannot resume from cursor "${cursor.slice(0, 40)}": not one it issued`);
   }
   return Number(cursor);
-}
-
-/** Waits ms, or rejects with the signal's reason the moment it aborts: a cancel never waits out a delay. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  signal.throwIfAborted();
-  if (ms <= 0) return Promise.resolve();
-  return new Promise<void>((resolve, reject) => {
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }

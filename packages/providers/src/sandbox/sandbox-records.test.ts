@@ -1,5 +1,6 @@
 import type { Lead, LinkedinLead, ShopifyLead } from '@leadgen/domain';
-import { aRequest, runSearch } from './sandbox-test-factories';
+import { request } from '../../test/support/provider-search';
+import { runSearch } from '../../test/support/sandbox-search';
 
 const RECORD_FIELDS = ['businessName', 'email', 'phone', 'address', 'website', 'reviewScore', 'categories', 'socialProfiles'];
 
@@ -10,7 +11,7 @@ function emailsOf(lead: Lead): string[] {
 
 describe('sandbox records: every source', () => {
   it.each(['google_maps', 'linkedin', 'shopify'] as const)('when %s leads are produced, then every record field is present and the source is set', async (source) => {
-    const { leads } = await runSearch(aRequest({ source }));
+    const { leads } = await runSearch(request({ source }));
     for (const lead of leads) {
       expect(lead.source).toBe(source);
       for (const field of RECORD_FIELDS) expect(lead).toHaveProperty(field);
@@ -22,7 +23,7 @@ describe('sandbox records: every source', () => {
   });
 
   it.each(['google_maps', 'linkedin', 'shopify'] as const)('when %s leads carry websites and emails, then all are on .example domains', async (source) => {
-    const { leads } = await runSearch(aRequest({ source, state: 'GB', city: undefined }));
+    const { leads } = await runSearch(request({ source, state: 'GB', city: undefined }));
     let emails = 0;
     for (const lead of leads) {
       if (lead.website !== null) expect(new URL(lead.website).hostname).toMatch(/\.example$/);
@@ -37,7 +38,7 @@ describe('sandbox records: every source', () => {
 
 describe('sandbox records: google_maps', () => {
   it('when a dentist in Austin is searched, then names, addresses and phones belong to Austin', async () => {
-    const { leads, keys } = await runSearch(aRequest());
+    const { leads, keys } = await runSearch(request());
     for (const key of keys) expect(key).toMatch(/^sandbox_place_[0-9a-f]+$/);
     for (const lead of leads) {
       expect(lead.address).toMatch(/^\d+ .+, Austin \d{5}, United States$/);
@@ -54,16 +55,16 @@ describe('sandbox records: google_maps', () => {
   });
 
   it('when US businesses are searched without a city, then every phone is in the fictional 555-01xx range', async () => {
-    const { leads } = await runSearch(aRequest({ city: undefined }));
+    const { leads } = await runSearch(request({ city: undefined }));
     const phones = leads.map((l) => l.phone).filter((p): p is string => p !== null);
     expect(phones.length).toBeGreaterThan(leads.length * 0.7);
     for (const phone of phones) expect(phone).toMatch(/^\+1 \(\d{3}\) 555-01\d\d$/);
   });
 
   it('when GB businesses are searched, then every phone is in an Ofcom drama range', async () => {
-    const london = await runSearch(aRequest({ state: 'GB', city: 'London' }));
+    const london = await runSearch(request({ state: 'GB', city: 'London' }));
     for (const phone of london.leads.map((l) => l.phone).filter((p) => p !== null)) expect(phone).toMatch(/^\+44 20 7946 0\d{3}$/);
-    const anywhere = await runSearch(aRequest({ state: 'GB', city: undefined }));
+    const anywhere = await runSearch(request({ state: 'GB', city: undefined }));
     for (const phone of anywhere.leads.map((l) => l.phone).filter((p) => p !== null)) {
       expect(phone).toMatch(/^\+44 (20 7946|1\d\d 496) 0\d{3}$/);
     }
@@ -71,7 +72,7 @@ describe('sandbox records: google_maps', () => {
   });
 
   it('when leads are counted, then most but not all carry each optional field', async () => {
-    const { leads } = await runSearch(aRequest());
+    const { leads } = await runSearch(request());
     const share = (pick: (l: Lead) => unknown) => leads.filter((l) => pick(l) !== null).length / leads.length;
     for (const [pick, low, high] of [
       [(l: Lead) => l.email, 0.65, 0.95],
@@ -87,13 +88,13 @@ describe('sandbox records: google_maps', () => {
 
 describe('sandbox records: linkedin', () => {
   it('when linkedin filters are given, then every person respects them', async () => {
-    const request = aRequest({
+    const asked = request({
       source: 'linkedin',
       state: 'DE',
       city: 'Berlin',
       linkedinParams: { title: ['Head of Sales', 'Sales Director'], seniority: ['head', 'director'], industry: ['Software Development'] },
     });
-    const { leads, keys } = await runSearch(request);
+    const { leads, keys } = await runSearch(asked);
     expect(leads.length).toBeGreaterThan(0);
     leads.forEach((lead, i) => {
       const { person } = lead as LinkedinLead;
@@ -108,7 +109,7 @@ describe('sandbox records: linkedin', () => {
   });
 
   it('when linkedinParams.country is given and no city, then the location is that country', async () => {
-    const { leads } = await runSearch(aRequest({ source: 'linkedin', state: 'US', city: undefined, linkedinParams: { country: 'FR' } }));
+    const { leads } = await runSearch(request({ source: 'linkedin', state: 'US', city: undefined, linkedinParams: { country: 'FR' } }));
     for (const lead of leads as LinkedinLead[]) {
       expect(lead.person.location).toBe('France');
       expect(lead.address).toMatch(/, France$/);
@@ -117,7 +118,7 @@ describe('sandbox records: linkedin', () => {
   });
 
   it('when no title is asked for, then titles follow the person seniority', async () => {
-    const { leads } = await runSearch(aRequest({ source: 'linkedin', linkedinParams: { seniority: ['c_suite'] } }));
+    const { leads } = await runSearch(request({ source: 'linkedin', linkedinParams: { seniority: ['c_suite'] } }));
     for (const lead of leads as LinkedinLead[]) {
       expect(lead.person.seniority).toBe('c_suite');
       expect(lead.person.title).toMatch(/^Chief /);
@@ -127,7 +128,7 @@ describe('sandbox records: linkedin', () => {
 
 describe('sandbox records: shopify', () => {
   it('when stores are produced, then each is keyed by its .example domain and links to it', async () => {
-    const { leads, keys } = await runSearch(aRequest({ source: 'shopify', category: 'candles', city: undefined }));
+    const { leads, keys } = await runSearch(request({ source: 'shopify', category: 'candles', city: undefined }));
     (leads as ShopifyLead[]).forEach((lead, i) => {
       expect(keys[i]).toBe(lead.store.domain);
       expect(lead.store.domain).toMatch(/^[a-z0-9-]+\.example$/);
@@ -139,7 +140,7 @@ describe('sandbox records: shopify', () => {
 
   it('when decisionMakerTitles are given, then only matching contacts are kept and most stores have one', async () => {
     const wanted = ['CEO', 'Head of Marketing'];
-    const { leads } = await runSearch(aRequest({ source: 'shopify', category: 'candles', decisionMakerTitles: wanted }));
+    const { leads } = await runSearch(request({ source: 'shopify', category: 'candles', decisionMakerTitles: wanted }));
     const stores = leads as ShopifyLead[];
     for (const contact of stores.flatMap((s) => s.contacts)) {
       const title = (contact.title ?? '').toLowerCase();
@@ -149,9 +150,9 @@ describe('sandbox records: shopify', () => {
   });
 
   it('when requiredChannels are given, then every store has each channel and the stores are those of the unfiltered search that have them', async () => {
-    const request = aRequest({ source: 'shopify', category: 'candles', decisionMakerTitles: ['Founder'] });
-    const unfiltered = await runSearch(request);
-    const filtered = await runSearch({ ...request, requiredChannels: ['phone', 'linkedin'] });
+    const asked = request({ source: 'shopify', category: 'candles', decisionMakerTitles: ['Founder'] });
+    const unfiltered = await runSearch(asked);
+    const filtered = await runSearch({ ...asked, requiredChannels: ['phone', 'linkedin'] });
     expect(filtered.leads.length).toBeGreaterThan(0);
     for (const lead of filtered.leads as ShopifyLead[]) {
       expect(lead.phone !== null || lead.contacts.some((c) => c.phone !== null)).toBe(true);
@@ -166,7 +167,7 @@ describe('sandbox records: shopify', () => {
   });
 
   it('when only=N is combined with requiredChannels, then exactly N matching stores come back', async () => {
-    const { leads } = await runSearch(aRequest({ source: 'shopify', keyword: 'sandbox:only=12', requiredChannels: ['email', 'phone', 'linkedin'] }));
+    const { leads } = await runSearch(request({ source: 'shopify', keyword: 'sandbox:only=12', requiredChannels: ['email', 'phone', 'linkedin'] }));
     expect(leads).toHaveLength(12);
   });
 });

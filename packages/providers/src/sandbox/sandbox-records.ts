@@ -1,6 +1,6 @@
 import { SENIORITIES } from '@leadgen/domain';
 import type { GoogleMapsLead, LinkedinLead, Seniority, SocialProfiles } from '@leadgen/domain';
-import type { ProviderLead } from '../provider';
+import type { ProviderLead } from '../lead-provider';
 import type { CategoryProfile } from './sandbox-categories';
 import { BRAND_WORDS, FIRST_NAMES, LAST_NAMES, TITLES_BY_SENIORITY, inferSeniority, slugify } from './sandbox-data';
 import { cityFor, phoneNumber, streetAddress, type Locale } from './sandbox-places';

@@ -1,1 +1,1 @@
-export { createStoreLeadsProvider, type StoreLeadsProviderOptions } from './provider';
+export { createStoreLeadsProvider, type StoreLeadsProviderOptions } from './store-leads-provider';

@@ -1,5 +1,5 @@
-import { ProviderError } from '../provider';
-import type { UpstreamClient } from '../http';
+import { ProviderError } from '../lead-provider';
+import type { UpstreamClient } from '../upstream';
 
 /** Store Leads' own maximum page size. */
 export const MAX_PAGE_SIZE = 50;

@@ -3,7 +3,7 @@ import { errors } from '@leadgen/domain';
 import type { ApiDependencies } from '../../dependencies';
 import { authenticatedAccount } from '../../http/authenticate';
 import { parsePrefer } from '../../http/prefer';
-import { acceptedBody, retryAfterSeconds } from '../../job-view';
+import { pollHeaders, presentAccepted } from '../../presenters/job-presenter';
 import { generateLeads } from '../../use-cases/generate-leads';
 import { checkJobWebhookUrl } from '../../use-cases/webhook-target-check';
 import { parseGenerationRequest } from './generate-schema';
@@ -57,9 +57,9 @@ export function generateRoute(deps: ApiDependencies) {
       res.status(200).type('application/json').send(body);
       return;
     }
-    const accepted = acceptedBody(job, deps.config.http.publicBaseUrl);
+    const accepted = presentAccepted(job, deps.config.http.publicBaseUrl);
     res.setHeader('Location', accepted.pollUrl);
-    res.setHeader('Retry-After', String(retryAfterSeconds(job)));
+    res.set(pollHeaders(job));
     res.status(202).json(accepted);
   };
 }

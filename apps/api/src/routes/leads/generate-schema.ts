@@ -35,7 +35,7 @@ const text = (max: number) => Joi.string().trim().min(1).max(max);
 const oneOrMany = (item: Joi.StringSchema) => Joi.alternatives().try(Joi.array().items(item).min(1).max(20), item);
 const onlyFor = (source: string) => ({ is: source, otherwise: Joi.forbidden().messages({ 'any.unknown': `{{#label}} is only accepted with source ${source}` }) });
 
-/** POST /api/v1/leads/generate: the generation request of the seed's 2.1, as CONTRACT.md section 3 decides. */
+/** POST /api/v1/leads/generate: the generation request, as docs/api.md ("The generation request") promises it. */
 export const generateRequestSchema = Joi.object({
   /** which source to search: google_maps (default), linkedin or shopify */
   source: Joi.string().valid(...SOURCES).default(DEFAULT_SOURCE),

@@ -1,8 +1,8 @@
 import type { Request, Response } from 'express';
-import { ID_PATTERNS, errors, isTerminal } from '@leadgen/domain';
+import { ID_PATTERNS, errors } from '@leadgen/domain';
 import type { ApiDependencies } from '../../dependencies';
 import { authenticatedAccount } from '../../http/authenticate';
-import { retryAfterSeconds } from '../../job-view';
+import { pollHeaders } from '../../presenters/job-presenter';
 import { cancelJob } from '../../use-cases/cancel-job';
 import { getAccountJob, type JobAnswer } from '../../use-cases/read-job';
 
@@ -15,7 +15,7 @@ function jobIdParam(req: Request): string {
 
 function sendJob(res: Response, { job, body }: JobAnswer): void {
   res.setHeader('Cache-Control', 'no-store');
-  if (job && !isTerminal(job.status)) res.setHeader('Retry-After', String(retryAfterSeconds(job)));
+  res.set(pollHeaders(job));
   res.status(200).type('application/json').send(body);
 }
 

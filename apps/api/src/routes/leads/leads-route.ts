@@ -4,7 +4,8 @@ import type { LeadRow } from '@leadgen/db';
 import type { ApiDependencies } from '../../dependencies';
 import { authenticatedAccount } from '../../http/authenticate';
 import { encodeCursor, linkNext, nextPageUrl, parseQuery } from '../../http/paging';
-import { exportFormat, leadItemJson, streamExport } from '../../lead-export';
+import { exportFormat, streamExport } from '../../lead-export';
+import { presentLeadItemJson } from '../../presenters/lead-presenter';
 import { EXPORT_BATCH, keysetOf, readAccountLeads, readResultSet } from '../../use-cases/read-leads';
 import { accountLeadsQuerySchema, resultSetQuerySchema, type AccountLeadsQuery, type ResultSetQuery } from './leads-schema';
 
@@ -14,7 +15,7 @@ function sendPage(req: Request, res: Response, deps: ApiDependencies, head: Reco
   res.setHeader('Cache-Control', 'no-store');
   if (nextCursor) res.setHeader('Link', linkNext(nextPageUrl(req, deps.config.http.publicBaseUrl, nextCursor)));
   const start = JSON.stringify({ ...head, nextCursor });
-  res.status(200).type('application/json').send(`${start.slice(0, -1)},"items":[${items.map(leadItemJson).join(',')}]}`);
+  res.status(200).type('application/json').send(`${start.slice(0, -1)},"items":[${items.map(presentLeadItemJson).join(',')}]}`);
 }
 
 /** GET /api/v1/leads/jobs/{jobId}/leads and GET /api/v1/leads/result-sets/{id}: the same set, in delivery order. */

@@ -2,6 +2,7 @@ import type { Request, Response } from 'express';
 import { addSuppressions, countSuppressions, listSuppressions, removeSuppressions } from '@leadgen/db';
 import type { ApiDependencies } from '../../dependencies';
 import { authenticatedAccount } from '../../http/authenticate';
+import { presentSuppression } from '../../presenters/suppression-presenter';
 import { encodeCursor, parseSuppressionsBody, parseSuppressionsQuery } from './suppressions-schema';
 
 /**
@@ -32,7 +33,7 @@ export function getSuppressionsRoute(deps: ApiDependencies) {
     res.setHeader('Cache-Control', 'no-store');
     res.json({
       counts: await countSuppressions(deps.db, account.id),
-      items: page.map((item) => ({ kind: item.kind, value: item.value, createdAt: item.createdAt.toISOString() })),
+      items: page.map(presentSuppression),
       nextCursor: items.length > query.limit && last ? encodeCursor(last) : null,
     });
   };

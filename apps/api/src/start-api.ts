@@ -1,0 +1,85 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Config } from '@leadgen/config';
+import { createDatabase } from '@leadgen/db';
+import { metrics, reportQueueDepth, type ReadinessReport } from '@leadgen/ops';
+import { createJobProducer, createWebhookProducer, producerConnection, subscribeJobEvents } from '@leadgen/queue';
+import { shutDownApi } from './api-shutdown';
+import { createApp } from './app';
+import { answerClientError } from './http/client-error';
+import type { ApiDependencies } from './dependencies';
+import { startIdempotencyKeyPurge } from './idempotency-key-purge';
+import { JobWaiters } from './job-waiters';
+import { TerminalBodies } from './terminal-bodies';
+import { BOARD_PATH, operatorBoard } from './operator-board';
+import { apiReadiness } from './readiness';
+
+export interface RunningApi {
+  server: Server;
+  port: number;
+  deps: ApiDependencies;
+  /** what /readyz answers, for the operations port too */
+  readiness: () => Promise<ReadinessReport>;
+  /** stop accepting, drain in-flight requests, close connections (api-shutdown.ts) */
+  close(): Promise<void>;
+}
+
+/** The API's composition root: builds its dependencies, subscribes to job events and listens. Used by main.ts and by tests. */
+export async function startApi(config: Config): Promise<RunningApi> {
+  const db = createDatabase(config.database.url, { poolSize: config.database.poolSize });
+  const producer = createJobProducer(config.redis.url, config.redis.queuePrefix);
+  const redis = producerConnection(config.redis.url);
+  const waiters = new JobWaiters();
+  // Webhooks (decision 016): the API enqueues the deliveries of cancels, pings and manual retries.
+  const webhooks = createWebhookProducer(config.redis.url, config.redis.queuePrefix);
+  const deps: ApiDependencies = { config, db, producer, redis, waiters, terminalBodies: new TerminalBodies(), webhooks };
+
+  // While Redis is away the subscription is too; requests then wait out their time and read PostgreSQL.
+  const subscription = subscribeJobEvents(config.redis.url, config.redis.queuePrefix, {
+    onTerminal: (jobId) => waiters.notify(jobId),
+  });
+
+  let shuttingDown = false;
+  const extraRouters = config.operatorPassword
+    ? [{ path: BOARD_PATH, handler: operatorBoard([...producer.queues(), webhooks.queue()], config.operatorPassword, {
+          redis,
+          prefix: config.redis.queuePrefix,
+          writable: config.operatorBoardWritable,
+        }) }]
+    : [];
+  const app = createApp(deps, {
+    isShuttingDown: () => shuttingDown,
+    extraRouters,
+    requestObservers: [(req, status, seconds, route) => metrics.httpRequestDuration.observe({ route, method: req.method, status: String(status) }, seconds)],
+  });
+  // Read only while scraped, at most once per 10 s; the webhooks queue beside the sources'.
+  reportQueueDepth(async () => ({ ...(await producer.counts()), ...(await webhooks.counts()) }));
+  // requireHostHeader off: Node would refuse a missing Host with a bare 400; http/protocol-checks.ts answers it.
+  // The enqueue refuses while its connection is not up (503, never a hang): a process that listened
+  // before Redis answered would refuse its first jobs. A Redis that is down does not hold start-up.
+  await producer.waitUntilReady(5_000);
+  const server = createServer({ requireHostHeader: false }, app).listen(config.http.port);
+  // Malformed HTTP never reaches Express: answer it as Problem Details where the socket allows.
+  server.on('clientError', answerClientError);
+  // An Expect Node cannot meet goes to the app too, instead of Node's bare 417.
+  server.on('checkExpectation', app);
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  // Longer than a load balancer's idle timeout, so it never reuses a socket we are closing.
+  server.keepAliveTimeout = 65_000;
+  const port = (server.address() as AddressInfo).port;
+  const purge = startIdempotencyKeyPurge(db);
+
+  return {
+    server,
+    port,
+    deps,
+    readiness: apiReadiness(deps, () => shuttingDown),
+    async close() {
+      shuttingDown = true;
+      await shutDownApi(config, { server, waiters, purge, subscription, producer, webhooks, redis, db });
+    },
+  };
+}

@@ -1,0 +1,68 @@
+import type { Config } from '@leadgen/config';
+import { logger, withLogContext } from '@leadgen/logger';
+import { metrics } from '@leadgen/ops';
+import type { LeadProvider } from '@leadgen/providers';
+import { createLeadConsumer, JobFailedError, QUEUE_NAMES, type Worker } from '@leadgen/queue';
+import { createLeadJobHandler, type HandlerDependencies } from './process-lead-job';
+
+/** This process's BullMQ consumers, one per source it runs, each running its source's provider. */
+export interface LeadConsumers {
+  readonly workers: Worker[];
+  /** starts taking jobs; resolves once every consumer is connected */
+  start(): Promise<void>;
+  /** aborts the job's handler if this process holds it (a cancel); BullMQ only sees its own jobs */
+  cancel(jobId: string): void;
+  /** aborts every job held (after the shutdown grace): each is handed back to its queue */
+  interruptAll(): void;
+  /** stops taking jobs, and resolves once the jobs held have finished or been handed back */
+  close(): Promise<void>;
+}
+
+export function createLeadConsumers(providers: LeadProvider[], deps: HandlerDependencies): LeadConsumers {
+  const { config } = deps;
+  const workers = providers.map((provider) => consumerOf(provider, deps, config));
+  // What "no worker consuming a queue" is alerted on: the sum over the fleet per queue.
+  const reportConsumers = (perQueue: number) => {
+    for (const { source } of providers) metrics.queueConsumers.set({ queue: QUEUE_NAMES[source] }, perQueue);
+  };
+  return {
+    workers,
+    async start() {
+      for (const worker of workers) void worker.run();
+      await Promise.all(workers.map((w) => w.waitUntilReady()));
+      reportConsumers(config.worker.concurrency);
+    },
+    cancel(jobId) {
+      for (const worker of workers) worker.cancelJob(jobId, 'cancelled');
+    },
+    interruptAll() {
+      for (const worker of workers) worker.cancelAllJobs('shutdown');
+    },
+    async close() {
+      reportConsumers(0);
+      await Promise.all(workers.map((w) => w.close()));
+    },
+  };
+}
+
+function consumerOf(provider: LeadProvider, deps: HandlerDependencies, config: Config): Worker {
+  const { source } = provider;
+  const consumer = createLeadConsumer(source, createLeadJobHandler(provider, deps), {
+    redisUrl: config.redis.url,
+    prefix: config.redis.queuePrefix,
+    concurrency: config.worker.concurrency,
+    lockMs: config.worker.lockMs,
+    stalledCheckMs: config.worker.stalledCheckMs,
+  });
+  consumer.on('error', (error) => logger.warn('worker connection error', { source, error: error.message }));
+  // Only a report: a job's last attempt settles the job itself (process-lead-job.ts), and one whose
+  // attempts ended without a settlement (PostgreSQL away) is found again by the lost-job sweep.
+  consumer.on('failed', (job, error) => {
+    // A FAILED job's entry: settled and logged as 'job finished' already.
+    if (!job || error instanceof JobFailedError) return;
+    withLogContext({ jobId: job.data.jobId, source }, () => {
+      logger.warn('job attempt failed', { attempt: job.attemptsMade, attempts: job.opts.attempts ?? 1, error: error.message });
+    });
+  });
+  return consumer;
+}

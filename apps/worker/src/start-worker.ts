@@ -1,0 +1,85 @@
+import type { Config } from '@leadgen/config';
+import { createDatabase } from '@leadgen/db';
+import type { Source } from '@leadgen/domain';
+import { logger } from '@leadgen/logger';
+import type { ReadinessReport } from '@leadgen/ops';
+import { closeProviders, createProviders } from '@leadgen/providers';
+import { jobEventPublisher, openLeadQueues, producerConnection, subscribeJobEvents } from '@leadgen/queue';
+import { createLeadConsumers } from './lead-consumers';
+import { startLostJobSweep } from './lost-job-sweep';
+import type { HandlerDependencies } from './process-lead-job';
+import { startWebhookDelivery } from './webhooks/webhook-runtime';
+import { workerReadiness } from './worker-readiness';
+import { shutDownWorker } from './worker-shutdown';
+
+export interface RunningWorker {
+  sources: Source[];
+  /** what the operations port's /readyz answers */
+  readiness: () => Promise<ReadinessReport>;
+  /** stop taking jobs; finish or hand back the ones held; close connections */
+  close(): Promise<void>;
+}
+
+/**
+ * The worker's composition root: one BullMQ consumer per source in WORKER_SOURCES, each with its
+ * provider (only those sources' providers are built), the cancel subscription and the lost-job
+ * sweep. Refuses to start when a source has no provider, as a job with no handler would only sit
+ * in its queue.
+ */
+export async function startWorker(config: Config): Promise<RunningWorker> {
+  const sources = config.worker.sources;
+  const providers = createProviders(config, sources, { redisUrl: config.redis.url });
+  const missing = sources.filter((source) => !providers[source]);
+  if (missing.length > 0) {
+    await closeProviders(providers);
+    throw new Error(`WORKER_SOURCES names ${missing.join(', ')}, which no provider serves: the worker would leave those jobs in their queues`);
+  }
+
+  // Bounded whatever the concurrency: a job borrows a connection for a statement, never while it waits on an upstream.
+  const db = createDatabase(config.database.url, { poolSize: config.database.poolSize });
+  const publisherConnection = producerConnection(config.redis.url);
+  // Webhooks (decision 016): every worker enqueues its settlements' deliveries; one serving `webhooks` delivers them.
+  const webhooks = await startWebhookDelivery(config, db);
+  const deps: HandlerDependencies = {
+    config,
+    db,
+    events: jobEventPublisher(publisherConnection, config.redis.queuePrefix),
+    webhooks: webhooks.producer,
+  };
+  const consumers = createLeadConsumers(
+    sources.flatMap((source) => providers[source] ?? []),
+    deps,
+  );
+
+  // A cancel reaches whichever process holds the job; BullMQ's cancelJob only sees its own jobs.
+  const subscription = subscribeJobEvents(config.redis.url, config.redis.queuePrefix, { onCancel: (jobId) => consumers.cancel(jobId) });
+
+  // One worker in the fleet per source and period looks for jobs the queue lost (lost-job-sweep.ts).
+  const queues = openLeadQueues(config.redis.url, config.redis.queuePrefix);
+
+  await consumers.start();
+  // Its connection fails fast rather than queueing commands: the first sweep waits for it.
+  await queues.waitUntilReady(5_000);
+  const sweep = startLostJobSweep(db, queues, sources, { stillForMs: config.worker.lostJobAfterMs, periodMs: config.worker.lostJobSweepMs });
+  logger.info('worker started', {
+    sources,
+    concurrency: config.worker.concurrency,
+    providers: sources.map((s) => providers[s]?.name),
+    webhooks: config.webhooks.deliver ? config.webhooks.concurrency : 0,
+  });
+
+  let draining = false;
+  return {
+    sources,
+    readiness: workerReadiness({
+      db,
+      redis: publisherConnection,
+      consumers: [...consumers.workers, ...(webhooks.consumer ? [webhooks.consumer] : [])],
+      isDraining: () => draining,
+    }),
+    async close() {
+      draining = true;
+      await shutDownWorker(config, { consumers, webhooks, sweep, queues, subscription, publisherConnection, providers, db });
+    },
+  };
+}

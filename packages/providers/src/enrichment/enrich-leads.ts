@@ -1,0 +1,82 @@
+import type { LeadEnrichment, LeadRecord, SocialProfiles } from '@leadgen/domain';
+import { signalUntil } from '../abortable-waits';
+import { abortableLimit } from './concurrency-limits';
+
+/**
+ * What enrichLeads needs of a WebsiteEnricher: a looser shape (provenance optional), so the
+ * adapters' tests can pass a stub. `enrich` never throws unless its signal aborts.
+ */
+export interface WebsiteEnricherLike {
+  enrich(
+    websiteUrl: string,
+    signal: AbortSignal,
+    hints?: { businessName?: string | null },
+  ): Promise<{ emails: string[]; socialProfiles: SocialProfiles; provenance?: WebsiteProvenance }>;
+}
+
+interface WebsiteProvenance {
+  emailSource: string | null;
+  emailBasis: string | null;
+  profileSources: { facebook: string | null; instagram: string | null; linkedin: string | null };
+  pagesVisited: number;
+}
+
+const NETWORKS = ['facebook', 'instagram', 'linkedin'] as const;
+
+export interface EnrichmentStep {
+  enricher: WebsiteEnricherLike;
+  /** websites enriched at once within one page */
+  concurrency: number;
+  /**
+   * Enrichment stops this long before the job's deadline, so a page whose websites are slow is
+   * still handed over (un-enriched) in time rather than lost with the job's time budget.
+   */
+  deadlineMarginMs: number;
+}
+
+function needsEnrichment(lead: LeadRecord): boolean {
+  const s = lead.socialProfiles;
+  return lead.website !== null && (lead.email === null || s.facebook === null || s.instagram === null || s.linkedin === null);
+}
+
+/**
+ * Fills a page's missing email and social profiles from each lead's website, in place. What the
+ * upstream said wins; enrichment only fills gaps. A failed or timed-out enrichment leaves the lead
+ * as it was: it never fails the lead. Only the job's own abort propagates.
+ */
+export async function enrichLeads(leads: readonly LeadRecord[], step: EnrichmentStep, signal: AbortSignal, deadline: number): Promise<void> {
+  const todo = leads.filter(needsEnrichment);
+  if (todo.length === 0) return;
+  const scope = signalUntil(signal, deadline - step.deadlineMarginMs);
+  // A lead still waiting for a slot when the scope ends is skipped (the limit rejects it): it is handed over as the upstream gave it.
+  const limit = abortableLimit(Math.max(1, step.concurrency));
+  try {
+    await Promise.all(todo.map((lead) => limit(scope.signal, () => enrichLead(lead, step.enricher, scope.signal)).catch(() => undefined)));
+  } finally {
+    scope.dispose();
+  }
+  if (signal.aborted) throw signal.reason;
+}
+
+async function enrichLead(lead: LeadRecord, enricher: WebsiteEnricherLike, signal: AbortSignal): Promise<void> {
+  try {
+    const found = await enricher.enrich(lead.website as string, signal, { businessName: lead.businessName });
+    const site = found.provenance;
+    // Where each value came from, so a buyer can judge it: the upstream, or the page it was read on.
+    const enrichment: LeadEnrichment = {
+      emailSource: lead.email !== null ? 'upstream' : found.emails[0] !== undefined ? (site?.emailSource ?? 'website') : null,
+      emailBasis: lead.email === null && found.emails[0] !== undefined ? (site?.emailBasis ?? null) : null,
+      profileSources: { facebook: null, instagram: null, linkedin: null },
+      pagesVisited: site?.pagesVisited ?? 0,
+    };
+    lead.email ??= found.emails[0] ?? null;
+    for (const network of NETWORKS) {
+      const had = lead.socialProfiles[network] !== null;
+      lead.socialProfiles[network] ??= found.socialProfiles[network];
+      enrichment.profileSources[network] = had ? 'upstream' : lead.socialProfiles[network] !== null ? (site?.profileSources[network] ?? 'website') : null;
+    }
+    lead.enrichment = enrichment;
+  } catch {
+    // An enricher that breaks its promise not to throw is treated like one that found nothing.
+  }
+}

@@ -1,0 +1,93 @@
+import type { ContactChannel, ShopifyLead, StoreContact } from '@leadgen/domain';
+import { bareDomain } from '../people-data-labs/company-people';
+import { normalizeLinkedinUrl } from '../people-data-labs/people-data-labs-mapping';
+import type { ProviderLead } from '../lead-provider';
+import type { ContactInfo, StoreDomain } from './storeleads-api';
+
+function str(value: unknown): string | null {
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : null;
+}
+
+function url(value: string): string {
+  return /^https?:\/\//i.test(value) ? value : `https://${value}`;
+}
+
+function social(info: readonly ContactInfo[], type: string): string | null {
+  const value = first(info, type);
+  return value === null ? null : url(value);
+}
+
+function first(info: readonly ContactInfo[], type: string): string | null {
+  return info.find((c) => c.type.toLowerCase() === type && str(c.value) !== null)?.value.trim() ?? null;
+}
+
+/** "/Apparel/Footwear/" → "Apparel > Footwear" */
+export function readableCategory(path: string): string {
+  return path.split('/').map((s) => s.trim()).filter(Boolean).join(' > ');
+}
+
+/**
+ * The store's own contact points (info@, the shop's phone) as contacts without a name or title.
+ * They are no decision makers, but where no people lookup is configured they are all there is.
+ */
+export function contactInfoContacts(info: readonly ContactInfo[]): StoreContact[] {
+  const contacts: StoreContact[] = [];
+  const seen = new Set<string>();
+  for (const entry of info) {
+    const type = entry.type.toLowerCase();
+    const value = str(entry.value);
+    if (value === null || (type !== 'email' && type !== 'phone') || seen.has(`${type}:${value.toLowerCase()}`)) continue;
+    seen.add(`${type}:${value.toLowerCase()}`);
+    contacts.push({ name: null, title: null, email: type === 'email' ? value : null, phone: type === 'phone' ? value : null, linkedinUrl: null });
+  }
+  return contacts;
+}
+
+/** A store onto the shopify lead record: one row per store domain, which is its dedup key. */
+export function storeToLead(store: StoreDomain, requestedCategory: string, categoryPath: string | null = null): ProviderLead & { lead: ShopifyLead } {
+  const domain = bareDomain(store.name);
+  const info = store.contact_info;
+  const categories = Array.isArray(store.categories)
+    ? [...new Set((store.categories as unknown[]).map((c) => (typeof c === 'string' ? readableCategory(c) : '')).filter(Boolean))]
+    : [];
+  const address = [store.street_address, store.city, store.state, store.postal_code, store.country_code].map(str).filter(Boolean).join(', ');
+  const linkedin = first(info, 'linkedin');
+  const lead: ShopifyLead = {
+    source: 'shopify',
+    businessName: str(store.merchant_name) ?? domain,
+    email: first(info, 'email'),
+    phone: first(info, 'phone'),
+    address,
+    website: `https://${domain}`,
+    reviewScore: null,
+    categories: categories.length > 0 ? categories : [requestedCategory.trim()],
+    socialProfiles: {
+      facebook: social(info, 'facebook'),
+      instagram: social(info, 'instagram'),
+      linkedin: linkedin === null ? null : (normalizeLinkedinUrl(linkedin) ?? url(linkedin)),
+    },
+    store: { domain, country: str(store.country_code)?.toUpperCase() ?? null, platform: 'shopify', categoryPath },
+    contacts: contactInfoContacts(info),
+  };
+  return { dedupKey: domain, lead };
+}
+
+/** Whether the store is in the requested city (Store Leads has no documented city filter, so the adapter narrows). */
+export function inCity(store: StoreDomain, city: string | undefined): boolean {
+  if (city === undefined || city.trim() === '') return true;
+  const have = str(store.city);
+  return have !== null && fold(have) === fold(city);
+}
+
+function fold(value: string): string {
+  return value.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim();
+}
+
+/** Whether every required channel is present on the store or one of its contacts. */
+export function hasChannels(lead: ShopifyLead, channels: readonly ContactChannel[]): boolean {
+  return channels.every((channel) => {
+    if (channel === 'email') return lead.email !== null || lead.contacts.some((c) => c.email !== null);
+    if (channel === 'phone') return lead.phone !== null || lead.contacts.some((c) => c.phone !== null);
+    return lead.socialProfiles.linkedin !== null || lead.contacts.some((c) => c.linkedinUrl !== null);
+  });
+}

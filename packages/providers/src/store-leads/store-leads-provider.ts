@@ -1,0 +1,131 @@
+import type { GenerationRequest, ShopifyLead, StoreContact } from '@leadgen/domain';
+import { logger } from '@leadgen/logger';
+import { type LeadProvider, ProviderError, type ProviderLead, type ProviderPage, type SearchContext } from '../lead-provider';
+import { enrichLeads, type EnrichmentStep } from '../enrichment';
+import type { UpstreamClient } from '../upstream';
+import type { CompanyPeopleFinder } from '../people-data-labs/company-people';
+import { matchCategoryPath } from './category-paths';
+import { hasChannels, inCity, storeToLead } from './store-leads-mapping';
+import { listDomains, MAX_PAGE_SIZE } from './storeleads-api';
+
+export interface StoreLeadsProviderOptions {
+  /** an UpstreamClient for STORELEADS_BASE_URL carrying `Authorization: Bearer` */
+  client: UpstreamClient;
+  /** decision makers by company domain (PDL); null when PDL is not configured */
+  people: CompanyPeopleFinder | null;
+  enrichment: EnrichmentStep | null;
+  /**
+   * Stores handed over per yielded page. A Store Leads page (up to 50) is enriched and yielded in
+   * chunks, so the worker can stop as soon as it has enough instead of waiting for 50 websites.
+   */
+  chunkSize?: number;
+}
+
+/**
+ * Cursor (JSON): `{ v: 1, page, offset, pageSize }`: the Store Leads page (0-based) and the index
+ * within it to continue from. The page size is kept so a resumed job pages the same way.
+ */
+interface CursorState {
+  page: number;
+  offset: number;
+  pageSize: number;
+}
+
+export function encodeCursor(state: CursorState): string {
+  return JSON.stringify({ v: 1, ...state });
+}
+
+function decodeCursor(cursor: string | null): CursorState | null {
+  if (cursor === null) return null;
+  try {
+    const raw = JSON.parse(cursor) as Record<string, unknown>;
+    const ints = [raw.page, raw.offset, raw.pageSize].every((n) => typeof n === 'number' && Number.isInteger(n) && n >= 0);
+    if (raw.v !== 1 || !ints || (raw.pageSize as number) < 1) return null;
+    return { page: raw.page as number, offset: raw.offset as number, pageSize: Math.min(MAX_PAGE_SIZE, raw.pageSize as number) };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * With requiredChannels or a city (narrowed here) many stores are dropped, so full pages are worth it; otherwise the job
+ * needs at most maxResults stores and a smaller page saves quota.
+ */
+function pageSizeFor(request: GenerationRequest): number {
+  if (request.requiredChannels && request.requiredChannels.length > 0) return MAX_PAGE_SIZE;
+  if (request.city && request.city.trim() !== '') return MAX_PAGE_SIZE;
+  return Math.min(MAX_PAGE_SIZE, Math.max(10, request.maxResults));
+}
+
+export function createStoreLeadsProvider(options: StoreLeadsProviderOptions): LeadProvider<'shopify'> {
+  return {
+    source: 'shopify',
+    name: 'storeleads',
+    search: (request, context) => search(options, request, context),
+  };
+}
+
+/**
+ * The people lookup adds to a store row; it is not what the row is billed for. So an upstream
+ * failure there costs the contacts, not the job. Refused PDL credentials still end the job: they
+ * are an operator's mistake that would otherwise go unnoticed.
+ */
+async function findPeople(options: StoreLeadsProviderOptions, leads: readonly ShopifyLead[], titles: readonly string[], context: SearchContext): Promise<Map<string, StoreContact[]>> {
+  if (options.people === null || titles.length === 0 || leads.length === 0) return new Map();
+  try {
+    return await options.people.find(leads.map((l) => l.store.domain), titles, context.signal, context.deadline);
+  } catch (error) {
+    if (context.signal.aborted) throw context.signal.reason;
+    if (error instanceof ProviderError && error.reason === 'provider_unauthorized') throw error;
+    logger.warn('storeleads: people lookup failed, stores keep their own contact points only', { error });
+    return new Map();
+  }
+}
+
+async function* search(options: StoreLeadsProviderOptions, request: GenerationRequest, context: SearchContext): AsyncGenerator<ProviderPage> {
+  const chunkSize = Math.max(1, options.chunkSize ?? 10);
+  const channels = request.requiredChannels ?? [];
+  const titles = request.decisionMakerTitles ?? [];
+  let state = decodeCursor(context.cursor) ?? { page: 0, offset: 0, pageSize: pageSizeFor(request) };
+  const seen = new Set<string>();
+  // Store Leads ignores a filter value that is not one of its paths: free text would filter nothing.
+  const categoryPath = matchCategoryPath(request.category);
+  const text = [categoryPath === null ? request.category.trim() : '', request.keyword?.trim() ?? ''].filter(Boolean).join(' ') || undefined;
+  for (;;) {
+    const domains = await listDomains(
+      options.client,
+      { country: request.state, categoryPath, text, page: state.page, pageSize: state.pageSize },
+      context.signal,
+      context.deadline,
+    );
+    const lastPage = domains.length < state.pageSize;
+    // Index in the page → row, for the stores not yet handed over in this run.
+    const rows = new Map<number, ProviderLead & { lead: ShopifyLead }>();
+    domains.forEach((domain, index) => {
+      if (index < state.offset || !inCity(domain, request.city)) return;
+      const row = storeToLead(domain, request.category, categoryPath);
+      if (row.dedupKey === '' || seen.has(row.dedupKey)) return;
+      seen.add(row.dedupKey);
+      rows.set(index, row);
+    });
+    const people = await findPeople(options, [...rows.values()].map((r) => r.lead), titles, context);
+    for (const row of rows.values()) row.lead.contacts.push(...(people.get(row.dedupKey) ?? []));
+
+    for (let start = state.offset; start < domains.length; start += chunkSize) {
+      const chunk: Array<ProviderLead & { lead: ShopifyLead }> = [];
+      for (let i = start; i < Math.min(domains.length, start + chunkSize); i++) {
+        const row = rows.get(i);
+        if (row) chunk.push(row);
+      }
+      if (options.enrichment) await enrichLeads(chunk.map((r) => r.lead), options.enrichment, context.signal, context.deadline);
+      const leads = chunk.filter((r) => hasChannels(r.lead, channels));
+      const end = start + chunkSize;
+      const next: CursorState | null = end < domains.length
+        ? { ...state, offset: end }
+        : lastPage ? null : { ...state, page: state.page + 1, offset: 0 };
+      yield { leads, cursor: next === null ? null : encodeCursor(next) };
+    }
+    if (lastPage) return;
+    state = { ...state, page: state.page + 1, offset: 0 };
+  }
+}

@@ -1,0 +1,38 @@
+import type { Source } from '@leadgen/domain';
+import { answerWithin } from '@leadgen/ops';
+import type { LeadQueues } from './lead-queues';
+import type { LeadJobPayload } from './queue-names';
+
+// Retries here are for crashes and infrastructure faults only: provider errors end the job
+// through its terminal status, not through BullMQ's retry.
+export const JOB_OPTIONS = {
+  attempts: 5,
+  backoff: { type: 'exponential', delay: 1000 },
+  removeOnComplete: { age: 24 * 3600, count: 10_000 },
+  removeOnFail: { age: 7 * 24 * 3600 },
+};
+
+const ENQUEUE_TIMEOUT_MS = 3_000;
+
+/**
+ * Adds a job the API has just committed to its source's queue; BullMQ's job id is our job id. A
+ * request must not wait on Redis, so this fails at once while the connection is not up and after
+ * ENQUEUE_TIMEOUT_MS when Redis does not answer (the caller withdraws the job and answers 503).
+ */
+export async function enqueueLeadJob(queues: LeadQueues, source: Source, payload: LeadJobPayload): Promise<void> {
+  // BullMQ waits for a connection to become ready; a request must not, so refuse while it is not.
+  if (queues.connection.status !== 'ready') throw new Error(`redis connection is ${queues.connection.status}`);
+  await answerWithin(
+    ENQUEUE_TIMEOUT_MS,
+    queues.queue(source).add(source, { ...payload, source }, { ...JOB_OPTIONS, jobId: payload.jobId }),
+    'redis',
+  );
+}
+
+/** Removes a job that no worker holds yet (a cancel); true when it was removed. */
+export async function removeWaitingJob(queues: LeadQueues, source: Source, jobId: string): Promise<boolean> {
+  const job = await queues.queue(source).getJob(jobId);
+  if (!job) return false;
+  // remove() refuses a job a worker holds (it is locked): that one stops through the cancel message.
+  return job.remove().then(() => true, () => false);
+}

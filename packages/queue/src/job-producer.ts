@@ -1,0 +1,25 @@
+import type { Source } from '@leadgen/domain';
+import { enqueueLeadJob, removeWaitingJob } from './enqueue';
+import { jobEventPublisher, type JobEventPublisher } from './job-events';
+import { openLeadQueues, type LeadQueues } from './lead-queues';
+import type { LeadJobPayload } from './queue-names';
+
+/**
+ * What the API (and the admin CLI) holds of the queue: it enqueues the jobs it commits, and at a
+ * cancel removes a waiting entry and tells the fleet. One fail-fast connection carries all of it.
+ */
+export interface JobProducer extends LeadQueues, JobEventPublisher {
+  enqueue(source: Source, payload: LeadJobPayload): Promise<void>;
+  /** removes a job that no worker holds yet; true when it was removed */
+  removeWaiting(source: Source, jobId: string): Promise<boolean>;
+}
+
+export function createJobProducer(redisUrl: string, prefix: string): JobProducer {
+  const queues = openLeadQueues(redisUrl, prefix);
+  return {
+    ...queues,
+    ...jobEventPublisher(queues.connection, prefix),
+    enqueue: (source, payload) => enqueueLeadJob(queues, source, payload),
+    removeWaiting: (source, jobId) => removeWaitingJob(queues, source, jobId),
+  };
+}
