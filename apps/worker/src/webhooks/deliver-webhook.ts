@@ -8,6 +8,7 @@ import {
   type Database,
 } from '@leadgen/db';
 import { logger, withLogContext } from '@leadgen/logger';
+import { metrics } from '@leadgen/ops';
 import { webhookNetworkPolicy } from '@leadgen/providers';
 import { WebhookDeliveryFailed, WebhookRetryLater, type Job, type WebhookDeliveryHandler, type WebhookDeliveryPayload } from '@leadgen/queue';
 import { sendWebhook } from './send-webhook';
@@ -41,6 +42,17 @@ export function decideAfterAttempt(result: AttemptResult, context: AttemptContex
   if (wait === undefined) return { status: 'failed', nextAttemptAt: null, disableEndpoint: null, retryInMs: null };
   const retryInMs = Math.round(wait * (1 - JITTER + 2 * JITTER * (context.random ?? Math.random)()));
   return { status: 'pending', nextAttemptAt: new Date(context.now.getTime() + retryInMs), disableEndpoint: null, retryInMs };
+}
+
+/** A bounded label for an attempt's outcome. */
+export function attemptOutcome(result: AttemptResult): string {
+  const status = result.responseStatus;
+  if (status === null) {
+    if (result.error === 'timeout' || result.error === 'network_error') return result.error;
+    return 'refused'; // the SSRF guard, DNS, a bad URL: never sent
+  }
+  if (status === 410) return '410';
+  return status >= 200 && status < 600 ? `${Math.floor(status / 100)}xx` : 'network_error';
 }
 
 function describe(result: AttemptResult): string {
@@ -82,6 +94,7 @@ export function createWebhookDeliveryHandler(config: Config, db: Database): Webh
         disableAfterMs: config.webhooks.disableAfterMs,
         now: new Date(),
       });
+      metrics.webhookAttemptDuration.observe({ event: delivery.eventType, outcome: attemptOutcome(result) }, result.latencyMs / 1000);
       const recorded = await recordWebhookAttempt(db, delivery.id, result, decision);
       const facts = { deliveryId: delivery.id, endpointId: delivery.endpointId, eventType: delivery.eventType, attempt: delivery.attempts + 1, outcome: describe(result), latencyMs: result.latencyMs };
       if (!recorded) return { status: 'done elsewhere' };

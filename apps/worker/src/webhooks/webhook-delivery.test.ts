@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { newWebhookSecret, webhookUrlProblem } from '@leadgen/domain';
 import type { AttemptResult } from '@leadgen/db';
-import { decideAfterAttempt, type AttemptContext } from './deliver-webhook';
+import { attemptOutcome, decideAfterAttempt, type AttemptContext } from './deliver-webhook';
 import { signatureHeaders, webhookEnvelope } from './webhook-message';
 
 const now = new Date('2026-11-22T12:00:00Z');
@@ -52,6 +52,18 @@ describe('decideAfterAttempt', () => {
     const window = 3 * 24 * 3600_000;
     expect(decideAfterAttempt(attempt({}), context({ failingSince: new Date(now.getTime() - window) }))).toMatchObject({ status: 'failed', disableEndpoint: 'failing' });
     expect(decideAfterAttempt(attempt({}), context({ failingSince: new Date(now.getTime() - window + 1_000) }))).toMatchObject({ status: 'pending' });
+  });
+});
+
+describe('attemptOutcome', () => {
+  it('when attempts end in any way, then the metric label is one of a fixed few', () => {
+    expect([204, 302, 404, 410, 503].map((status) => attemptOutcome(attempt({ responseStatus: status })))).toEqual(['2xx', '3xx', '4xx', '410', '5xx']);
+    expect(['timeout', 'network_error', 'forbidden_address', 'dns_failed'].map((error) => attemptOutcome(attempt({ responseStatus: null, error })))).toEqual([
+      'timeout',
+      'network_error',
+      'refused',
+      'refused',
+    ]);
   });
 });
 
