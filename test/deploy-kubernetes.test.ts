@@ -7,7 +7,7 @@ import { parseAllDocuments } from 'yaml';
 import { CONFIG_VARIABLES, DEFAULT_OPS_PORTS, loadConfig } from '@leadgen/config';
 import { SOURCES } from '@leadgen/domain';
 import { OPS_PATHS } from '@leadgen/ops';
-import { QUEUE_NAMES } from '@leadgen/queue';
+import { QUEUE_NAMES, WEBHOOK_QUEUE_NAME } from '@leadgen/queue';
 
 // deploy/kubernetes rendered as kustomize would (the few features it uses), then checked against
 // the code: the variables the manifests set, the ports and paths the probes hit, the Redis keys
@@ -120,11 +120,11 @@ const processOf = (container: Doc) => container.args[0] as 'api' | 'worker' | 'm
 
 describe('deploy/kubernetes (example overlay)', () => {
   it('when rendered, then the API, one worker per source, the migrations Job, budgets and scalers are there', () => {
-    expect(deployments.map((d) => d.metadata.name).sort()).toEqual(['leadgen-api', 'leadgen-worker-google-maps', 'leadgen-worker-linkedin', 'leadgen-worker-shopify']);
+    expect(deployments.map((d) => d.metadata.name).sort()).toEqual(['leadgen-api', 'leadgen-webhooks', 'leadgen-worker-google-maps', 'leadgen-worker-linkedin', 'leadgen-worker-shopify']);
     expect(byKind('Service').map((d) => d.metadata.name)).toEqual(['leadgen-api']);
     expect(byKind('Job').map((d) => d.metadata.name)).toEqual(['leadgen-migrate']);
-    expect(byKind('PodDisruptionBudget')).toHaveLength(4);
-    expect(byKind('ScaledObject')).toHaveLength(3);
+    expect(byKind('PodDisruptionBudget')).toHaveLength(5);
+    expect(byKind('ScaledObject')).toHaveLength(4);
     expect(docs.every((d) => d.kind === 'Namespace' || d.metadata.namespace === 'leadgen')).toBe(true);
     expect(deployments.find((d) => d.metadata.name === 'leadgen-api')!.spec.replicas).toBe(3);
     for (const { spec } of podSpecs) expect(spec.containers[0].image).toBe('registry.example.com/leadgen:0.1.0');
@@ -179,7 +179,7 @@ describe('deploy/kubernetes (example overlay)', () => {
   });
 
   it('when the workers are read, then each source has exactly one Deployment serving only it, with a budget', () => {
-    const workers = deployments.filter((d) => processOf(d.spec.template.spec.containers[0]) === 'worker');
+    const workers = deployments.filter((d) => d.metadata.name.startsWith('leadgen-worker-'));
     const served = workers.map((d) => loadConfig(environmentOf(d.spec.template.spec.containers[0])).worker.sources);
     expect(served.map((s) => s.length)).toEqual(workers.map(() => 1));
     expect(served.flat().sort()).toEqual([...SOURCES].sort());
@@ -187,6 +187,16 @@ describe('deploy/kubernetes (example overlay)', () => {
       const budget = byKind('PodDisruptionBudget').find((p) => p.metadata.name === deployment.metadata.name);
       expect(budget?.spec.selector.matchLabels).toEqual(deployment.spec.selector.matchLabels);
     }
+  });
+
+  it('when the webhook worker is read, then it alone delivers webhooks, serves no source, and has a budget and a scaler on its queue', () => {
+    const deliverers = deployments.filter((d) => processOf(d.spec.template.spec.containers[0]) === 'worker' && loadConfig(environmentOf(d.spec.template.spec.containers[0])).webhooks.deliver);
+    expect(deliverers.map((d) => d.metadata.name)).toEqual(['leadgen-webhooks']);
+    const config = loadConfig(environmentOf(deliverers[0]!.spec.template.spec.containers[0]));
+    expect(config.worker.sources).toEqual([]);
+    expect(byKind('PodDisruptionBudget').find((p) => p.metadata.name === 'leadgen-webhooks')?.spec.selector.matchLabels).toEqual(deliverers[0]!.spec.selector.matchLabels);
+    const scaler = byKind('ScaledObject').find((s) => s.spec.scaleTargetRef.name === 'leadgen-webhooks');
+    expect(scaler!.spec.triggers.map((t: Doc) => t.metadata.listName)).toEqual([`${config.redis.queuePrefix}:${WEBHOOK_QUEUE_NAME}:wait`, `${config.redis.queuePrefix}:${WEBHOOK_QUEUE_NAME}:active`]);
   });
 
   describe('KEDA', () => {

@@ -13,5 +13,7 @@ process.env.LOST_JOB_AFTER_MS = process.env.LOST_JOB_AFTER_MS ?? '600000';
 process.env.OPS_PORT = process.env.OPS_PORT ?? '0';
 // Tests revoke and expire keys and expect the very next request to be refused; the cache's own test turns it on.
 process.env.AUTH_CACHE_MS = process.env.AUTH_CACHE_MS ?? '0';
+// As for lost jobs: a worker's outbox sweep would take another file's pending webhook deliveries for lost ones.
+process.env.WEBHOOK_LOST_AFTER_MS = process.env.WEBHOOK_LOST_AFTER_MS ?? '600000';
 // As every entry point does: the logger's level from the validated configuration.
 setLogLevel(loadConfig().log.level);

@@ -188,6 +188,7 @@ export async function runCommand(argv: string[], services: Services): Promise<Re
         const untold = told.filter((r) => r.status === 'rejected').length;
         // PostgreSQL has it CANCELLED either way: a worker stops at its next page commit, and a queued entry finds the job terminal.
         if (untold > 0) process.stderr.write('admin: the job is cancelled; the fleet was not told (Redis away): its worker stops at its next page\n');
+        // Its webhook deliveries (settlement.webhookDeliveryIds) are enqueued by the workers' outbox sweep.
       }
       const current = await existingJob(db, job.id);
       if (current.status !== 'CANCELLED') throw new UsageError(`admin: job ${job.id} is ${current.status} already: only a queued or running job can be cancelled`, 1);

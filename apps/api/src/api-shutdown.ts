@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { Config } from '@leadgen/config';
 import type { Database } from '@leadgen/db';
-import { closeRedis, type JobEventSubscription, type JobProducer } from '@leadgen/queue';
+import { closeRedis, type JobEventSubscription, type JobProducer, type WebhookProducer } from '@leadgen/queue';
 import type { Redis } from 'ioredis';
 import type { JobWaiters } from './job-waiters';
 
@@ -11,6 +11,7 @@ export interface ApiShutdownParts {
   purge: { stop(): void };
   subscription: JobEventSubscription;
   producer: JobProducer;
+  webhooks: WebhookProducer;
   redis: Redis;
   db: Database;
 }
@@ -32,6 +33,7 @@ export async function shutDownApi(config: Config, parts: ApiShutdownParts): Prom
   clearTimeout(grace);
   await parts.subscription.close();
   await parts.producer.close();
+  await parts.webhooks.close();
   await closeRedis(parts.redis);
   await parts.db.$disconnect();
 }

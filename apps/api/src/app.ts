@@ -19,6 +19,7 @@ import { cancelJobRoute, getJobRoute } from './routes/leads/jobs-route';
 import { accountLeadsRoute, resultSetLeadsRoute } from './routes/leads/leads-route';
 import { listJobsRoute } from './routes/leads/list-jobs-route';
 import { linkedinCountriesRoute, tariffsRoute } from './routes/meta-route';
+import { mountWebhookRoutes } from './routes/webhooks/webhook-routes';
 
 const SUPPRESSIONS_BODY_LIMIT_BYTES = 8 * 1024 * 1024;
 
@@ -78,6 +79,8 @@ export function createApp(deps: ApiDependencies, options: AppOptions = {}): expr
   v1.put('/suppressions', auth, readLimit, suppressionsBody, putSuppressionsRoute(deps));
   v1.delete('/suppressions', auth, readLimit, suppressionsBody, deleteSuppressionsRoute(deps));
   v1.all('/suppressions', methodNotAllowed('GET', 'PUT', 'DELETE'));
+  // Webhooks (decision 016): endpoints, their deliveries, the default secret; the `read` rate limit.
+  mountWebhookRoutes(v1, deps, { auth, limit: readLimit, body: jsonBody(config.http.bodyLimitBytes), methodNotAllowed });
   v1.get('/meta/linkedin-countries', linkedinCountriesRoute);
   v1.get('/meta/tariffs', tariffsRoute);
   v1.get('/openapi.json', openApiRoute());

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Config } from '@leadgen/config';
 import type { Database } from '@leadgen/db';
-import type { JobProducer } from '@leadgen/queue';
+import type { JobProducer, WebhookProducer } from '@leadgen/queue';
 import type { JobWaiters } from './job-waiters';
 import type { TerminalBodies } from './terminal-bodies';
 
@@ -14,4 +14,6 @@ export interface ApiDependencies {
   redis: Redis;
   waiters: JobWaiters;
   terminalBodies: TerminalBodies;
+  /** the webhook queue: a cancel's and a ping's deliveries, a manual retry (decision 016) */
+  webhooks: WebhookProducer;
 }

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Config } from '@leadgen/config';
 import { createDatabase } from '@leadgen/db';
 import { metrics, reportQueueDepth, type ReadinessReport } from '@leadgen/ops';
-import { createJobProducer, producerConnection, subscribeJobEvents } from '@leadgen/queue';
+import { createJobProducer, createWebhookProducer, producerConnection, subscribeJobEvents } from '@leadgen/queue';
 import { shutDownApi } from './api-shutdown';
 import { createApp } from './app';
 import { answerClientError } from './http/client-error';
@@ -30,7 +30,9 @@ export async function startApi(config: Config): Promise<RunningApi> {
   const producer = createJobProducer(config.redis.url, config.redis.queuePrefix);
   const redis = producerConnection(config.redis.url);
   const waiters = new JobWaiters();
-  const deps: ApiDependencies = { config, db, producer, redis, waiters, terminalBodies: new TerminalBodies() };
+  // Webhooks (decision 016): the API enqueues the deliveries of cancels, pings and manual retries.
+  const webhooks = createWebhookProducer(config.redis.url, config.redis.queuePrefix);
+  const deps: ApiDependencies = { config, db, producer, redis, waiters, terminalBodies: new TerminalBodies(), webhooks };
 
   // While Redis is away the subscription is too; requests then wait out their time and read PostgreSQL.
   const subscription = subscribeJobEvents(config.redis.url, config.redis.queuePrefix, {
@@ -39,7 +41,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
 
   let shuttingDown = false;
   const extraRouters = config.operatorPassword
-    ? [{ path: BOARD_PATH, handler: operatorBoard(producer.queues(), config.operatorPassword, {
+    ? [{ path: BOARD_PATH, handler: operatorBoard([...producer.queues(), webhooks.queue()], config.operatorPassword, {
           redis,
           prefix: config.redis.queuePrefix,
           writable: config.operatorBoardWritable,
@@ -50,8 +52,8 @@ export async function startApi(config: Config): Promise<RunningApi> {
     extraRouters,
     requestObservers: [(req, status, seconds, route) => metrics.httpRequestDuration.observe({ route, method: req.method, status: String(status) }, seconds)],
   });
-  // Read only while scraped, at most once per 10 s.
-  reportQueueDepth(() => producer.counts());
+  // Read only while scraped, at most once per 10 s; the webhooks queue beside the sources'.
+  reportQueueDepth(async () => ({ ...(await producer.counts()), ...(await webhooks.counts()) }));
   // requireHostHeader off: Node would refuse a missing Host with a bare 400; http/protocol-checks.ts answers it.
   // The enqueue refuses while its connection is not up (503, never a hang): a process that listened
   // before Redis answered would refuse its first jobs. A Redis that is down does not hold start-up.
@@ -77,7 +79,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
     readiness: apiReadiness(deps, () => shuttingDown),
     async close() {
       shuttingDown = true;
-      await shutDownApi(config, { server, waiters, purge, subscription, producer, redis, db });
+      await shutDownApi(config, { server, waiters, purge, subscription, producer, webhooks, redis, db });
     },
   };
 }

@@ -4,12 +4,23 @@ import { isTerminal, suppressionKeysOf, type JobOutcome, type Source } from '@le
 import { logger, withLogContext } from '@leadgen/logger';
 import { metrics, observeSettlement } from '@leadgen/ops';
 import { onUpstreamRetry, ProviderError, type LeadProvider, type ProviderLead, type UpstreamRetry } from '@leadgen/providers';
-import { WaitingError, type Job, type JobEventPublisher, type LeadJobHandler, type LeadJobResult, type QueuePayloads } from '@leadgen/queue';
+import {
+  WaitingError,
+  type Job,
+  type JobEventPublisher,
+  type LeadJobHandler,
+  type LeadJobResult,
+  type QueuePayloads,
+  type WebhookProducer,
+} from '@leadgen/queue';
+import { enqueueWebhookDeliveries } from './webhooks/webhook-runtime';
 
 export interface HandlerDependencies {
   config: Config;
   db: Database;
   events: JobEventPublisher;
+  /** where a settled job's webhook deliveries are enqueued (decision 016) */
+  webhooks?: Pick<WebhookProducer, 'enqueue'>;
 }
 
 /** Why a running job was interrupted from outside its provider. */
@@ -221,5 +232,6 @@ export async function finish(deps: HandlerDependencies, jobId: string, outcome: 
     // Waiting API requests then answer at their timeout, from PostgreSQL: late, never wrong.
     logger.warn('terminal event not published', { error: error.message });
   });
+  await enqueueWebhookDeliveries(deps.webhooks, settlement.webhookDeliveryIds);
   return jobResult(job);
 }

@@ -8,6 +8,7 @@ import { jobEventPublisher, openLeadQueues, producerConnection, subscribeJobEven
 import { createLeadConsumers } from './lead-consumers';
 import { startLostJobSweep } from './lost-job-sweep';
 import type { HandlerDependencies } from './process-lead-job';
+import { startWebhookDelivery } from './webhooks/webhook-runtime';
 import { workerReadiness } from './worker-readiness';
 import { shutDownWorker } from './worker-shutdown';
 
@@ -37,7 +38,14 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
   // Bounded whatever the concurrency: a job borrows a connection for a statement, never while it waits on an upstream.
   const db = createDatabase(config.database.url, { poolSize: config.database.poolSize });
   const publisherConnection = producerConnection(config.redis.url);
-  const deps: HandlerDependencies = { config, db, events: jobEventPublisher(publisherConnection, config.redis.queuePrefix) };
+  // Webhooks (decision 016): every worker enqueues its settlements' deliveries; one serving `webhooks` delivers them.
+  const webhooks = await startWebhookDelivery(config, db);
+  const deps: HandlerDependencies = {
+    config,
+    db,
+    events: jobEventPublisher(publisherConnection, config.redis.queuePrefix),
+    webhooks: webhooks.producer,
+  };
   const consumers = createLeadConsumers(
     sources.flatMap((source) => providers[source] ?? []),
     deps,
@@ -53,15 +61,25 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
   // Its connection fails fast rather than queueing commands: the first sweep waits for it.
   await queues.waitUntilReady(5_000);
   const sweep = startLostJobSweep(db, queues, sources, { stillForMs: config.worker.lostJobAfterMs, periodMs: config.worker.lostJobSweepMs });
-  logger.info('worker started', { sources, concurrency: config.worker.concurrency, providers: sources.map((s) => providers[s]?.name) });
+  logger.info('worker started', {
+    sources,
+    concurrency: config.worker.concurrency,
+    providers: sources.map((s) => providers[s]?.name),
+    webhooks: config.webhooks.deliver ? config.webhooks.concurrency : 0,
+  });
 
   let draining = false;
   return {
     sources,
-    readiness: workerReadiness({ db, redis: publisherConnection, consumers: consumers.workers, isDraining: () => draining }),
+    readiness: workerReadiness({
+      db,
+      redis: publisherConnection,
+      consumers: [...consumers.workers, ...(webhooks.consumer ? [webhooks.consumer] : [])],
+      isDraining: () => draining,
+    }),
     async close() {
       draining = true;
-      await shutDownWorker(config, { consumers, sweep, queues, subscription, publisherConnection, providers, db });
+      await shutDownWorker(config, { consumers, webhooks, sweep, queues, subscription, publisherConnection, providers, db });
     },
   };
 }

@@ -5,9 +5,12 @@ import { closeRedis, type JobEventSubscription, type LeadQueues } from '@leadgen
 import type { Redis } from 'ioredis';
 import type { LeadConsumers } from './lead-consumers';
 import type { LostJobSweep } from './lost-job-sweep';
+import type { WebhookDelivery } from './webhooks/webhook-runtime';
 
 export interface WorkerShutdownParts {
   consumers: LeadConsumers;
+  /** the webhook queue's consumer and producer, and the outbox sweep (decision 016) */
+  webhooks: WebhookDelivery;
   sweep: LostJobSweep;
   queues: LeadQueues;
   subscription: JobEventSubscription;
@@ -24,7 +27,8 @@ export interface WorkerShutdownParts {
 export async function shutDownWorker(config: Config, parts: WorkerShutdownParts): Promise<void> {
   const grace = setTimeout(() => parts.consumers.interruptAll(), config.shutdownGraceMs);
   await parts.sweep.stop();
-  await parts.consumers.close();
+  // Webhook attempts under way finish too (each within WEBHOOK_TIMEOUT_MS), on their own grace timer.
+  await Promise.all([parts.consumers.close(), parts.webhooks.close()]);
   clearTimeout(grace);
   await parts.queues.close();
   await parts.subscription.close();

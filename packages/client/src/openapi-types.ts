@@ -233,8 +233,307 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's endpoints, oldest first */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /** Add an endpoint (at most 10 per account); its secret is shown in this answer only */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example whep_0123456789abcdef01234567 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** An endpoint */
+        get: operations["getWebhookEndpoint"];
+        put?: never;
+        post?: never;
+        /** Delete an endpoint and its deliveries */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        /** Change an endpoint; `enabled: true` enables a disabled one (and forgets its failures) */
+        patch: operations["updateWebhookEndpoint"];
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example whep_0123456789abcdef01234567 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new secret, shown once; for 24 h deliveries are signed with the old one too */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example whep_0123456789abcdef01234567 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a `ping` event */
+        post: operations["pingWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example whep_0123456789abcdef01234567 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** The endpoint's deliveries, newest first, each with its attempts */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/deliveries/{deliveryId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example whep_0123456789abcdef01234567 */
+                id: string;
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a delivery that succeeded or failed again: the same message id, a new round of retries */
+        post: operations["retryWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/leads/jobs/{jobId}/webhook-deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example job_0123456789abcdefghijklmn */
+                jobId: string;
+            };
+            cookie?: never;
+        };
+        /** A job's deliveries: to the account's endpoints and to its own `webhookUrl`, each with its attempts */
+        get: operations["listJobWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/leads/jobs/{jobId}/webhook-deliveries/{deliveryId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example job_0123456789abcdefghijklmn */
+                jobId: string;
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send one of a job's deliveries again (the way to resend one to its own `webhookUrl`) */
+        post: operations["retryJobWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/default-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The account's default secret (signs jobs' own `webhookUrl` deliveries): created if needed, shown once */
+        post: operations["revealDefaultWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/default-secret/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new default secret, shown once; for 24 h deliveries are signed with the old one too */
+        post: operations["rotateDefaultWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "job.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A job reached COMPLETE */
+        post: operations["event_job_completed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "job.partial": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A job reached PARTIAL */
+        post: operations["event_job_partial"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "job.empty": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A job reached EMPTY */
+        post: operations["event_job_empty"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "job.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A job reached FAILED */
+        post: operations["event_job_failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "job.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A job reached CANCELLED */
+        post: operations["event_job_cancelled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    ping: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sent by POST /api/v1/webhooks/{id}/test */
+        post: operations["event_ping"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /**
@@ -260,6 +559,7 @@ export interface components {
             /** @default 25 */
             maxResults?: number;
             excludeDelivered?: boolean;
+            webhookUrl?: string;
             linkedinParams?: {
                 title?: string[] | string;
                 seniority?: ("owner" | "founder" | "c_suite" | "partner" | "vp" | "head" | "director" | "manager" | "senior" | "entry" | "intern")[];
@@ -456,6 +756,123 @@ export interface components {
                 stopReason: ("source_exhausted" | "no_results" | "provider_error" | "provider_unauthorized" | "timeout" | "internal_error" | "cancelled_by_owner") | null;
             };
         };
+        /** @description An endpoint; never its secret */
+        WebhookEndpoint: {
+            id: string;
+            url: string;
+            description: string | null;
+            events: ("job.completed" | "job.partial" | "job.empty" | "job.failed" | "job.cancelled")[];
+            enabled: boolean;
+            disabledAt: string | null;
+            /** @description `gone`: it answered 410 Gone; `failing`: every attempt failed for 3 days (WEBHOOK_DISABLE_AFTER_MS) */
+            disabledReason: ("disabled_by_owner" | "gone" | "failing") | null;
+            /** @description the first failed attempt since the last success */
+            failingSince: string | null;
+            /** @description until then, deliveries carry a second signature made with the secret before the last rotation */
+            previousSecretExpiresAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description An endpoint with its new secret (creation, rotation) */
+        WebhookEndpointWithSecret: {
+            id: string;
+            url: string;
+            description: string | null;
+            events: ("job.completed" | "job.partial" | "job.empty" | "job.failed" | "job.cancelled")[];
+            enabled: boolean;
+            disabledAt: string | null;
+            /** @description `gone`: it answered 410 Gone; `failing`: every attempt failed for 3 days (WEBHOOK_DISABLE_AFTER_MS) */
+            disabledReason: ("disabled_by_owner" | "gone" | "failing") | null;
+            /** @description the first failed attempt since the last success */
+            failingSince: string | null;
+            /** @description until then, deliveries carry a second signature made with the secret before the last rotation */
+            previousSecretExpiresAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description Standard Webhooks signing secret (`whsec_` + base64 of 32 bytes), shown in this answer only */
+            secret: string;
+        };
+        WebhookAttempt: {
+            attempt: number;
+            url: string;
+            /** Format: date-time */
+            startedAt: string;
+            responseStatus: number | null;
+            latencyMs: number;
+            /** @description the first KiB of the answer */
+            responseExcerpt: string | null;
+            /** @description why no 2xx came when the status does not say it: timeout, redirect_not_followed, forbidden_address, forbidden_port, dns_failed, network_error */
+            error: string | null;
+            succeeded: boolean;
+        };
+        WebhookDelivery: {
+            /** @description the message id: the `webhook-id` header of every attempt */
+            id: string;
+            /** @enum {string} */
+            eventType: "job.completed" | "job.partial" | "job.empty" | "job.failed" | "job.cancelled" | "ping";
+            /** @description null: the job's own `webhookUrl` */
+            endpointId: string | null;
+            jobId: string | null;
+            /** @enum {string} */
+            status: "pending" | "succeeded" | "failed";
+            /** Format: date-time */
+            createdAt: string;
+            /** @description while pending: when the next attempt is due */
+            nextAttemptAt: string | null;
+            deliveredAt: string | null;
+            attempts: components["schemas"]["WebhookAttempt"][];
+        };
+        /** @description The account's default secret, which signs deliveries to a job's own `webhookUrl` */
+        WebhookSecret: {
+            /** @description Standard Webhooks signing secret (`whsec_` + base64 of 32 bytes), shown in this answer only */
+            secret: string;
+            /** Format: date-time */
+            createdAt: string;
+            previousSecretExpiresAt: string | null;
+        };
+        /** @description The job body without `leads` (as GET /api/v1/leads/jobs/{jobId} answers it), and where its leads are */
+        JobEventData: {
+            jobId: string;
+            resultSetId: string;
+            pollUrl: string;
+            /** @enum {string} */
+            source: "google_maps" | "linkedin" | "shopify";
+            provider: string | null;
+            /** @description the normalised generation request (defaults filled in) */
+            request: components["schemas"]["GenerationRequest"];
+            progress: {
+                requestedCount: number;
+                deliveredCount: number;
+            };
+            /** Format: date-time */
+            createdAt: string;
+            startedAt: string | null;
+            finishedAt: string | null;
+            /** @description held until the job settles; 0 once terminal */
+            creditsReserved: number;
+            creditsCharged: number | null;
+            /** @description leads passed over and not billed: ones the account already had (with excludeDelivered) and ones on its suppression list (decision 014) */
+            skipped: {
+                alreadyDelivered: number;
+                suppressed: number;
+            };
+            /** @enum {string} */
+            status: "COMPLETE" | "PARTIAL" | "EMPTY" | "FAILED" | "CANCELLED";
+            terminal: {
+                /** @enum {string} */
+                status: "COMPLETE" | "PARTIAL" | "EMPTY" | "FAILED" | "CANCELLED";
+                requestedCount: number;
+                deliveredCount: number;
+                resultSetId: string;
+                stopReason: ("source_exhausted" | "no_results" | "provider_error" | "provider_unauthorized" | "timeout" | "internal_error" | "cancelled_by_owner") | null;
+            };
+            /** @description where to read the job's leads */
+            leadsUrl: string;
+        };
         Accepted: {
             jobId: string;
             resultSetId: string;
@@ -474,7 +891,7 @@ export interface components {
             status: number;
             detail: string;
             /** @enum {string} */
-            code: "validation_failed" | "malformed_json" | "malformed_path" | "malformed_request" | "idempotency_key_missing" | "idempotency_key_invalid" | "unauthorized" | "insufficient_credits" | "job_not_found" | "not_found" | "method_not_allowed" | "request_timeout" | "job_not_cancellable" | "payload_too_large" | "unsupported_media_type" | "unsupported_content_encoding" | "expectation_failed" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable";
+            code: "validation_failed" | "malformed_json" | "malformed_path" | "malformed_request" | "idempotency_key_missing" | "idempotency_key_invalid" | "unauthorized" | "insufficient_credits" | "job_not_found" | "not_found" | "method_not_allowed" | "request_timeout" | "job_not_cancellable" | "payload_too_large" | "unsupported_media_type" | "unsupported_content_encoding" | "expectation_failed" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable" | "webhook_endpoint_not_found" | "webhook_delivery_not_found" | "webhook_endpoint_limit" | "webhook_endpoint_disabled" | "webhook_delivery_pending" | "webhook_secret_already_revealed";
             requestId?: string;
             /** @description validation_failed: every problem, a JSON Pointer each */
             errors?: {
@@ -1520,6 +1937,1051 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
+            };
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every endpoint */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["WebhookEndpoint"][];
+                    };
+                };
+            };
+            401: components["responses"]["Problem401"];
+            405: components["responses"]["Problem405"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description https (plain http only in development or with WEBHOOK_ALLOW_PRIVATE_NETWORKS); its host must resolve to public addresses only */
+                    url: string;
+                    events: ("job.completed" | "job.partial" | "job.empty" | "job.failed" | "job.cancelled")[];
+                    description?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The endpoint and its secret */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            405: components["responses"]["Problem405"];
+            /** @description webhook_endpoint_limit */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @example whep_0123456789abcdef01234567 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            401: components["responses"]["Problem401"];
+            /** @description webhook_endpoint_not_found (also another account's endpoint) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["Problem405"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @example whep_0123456789abcdef01234567 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Problem401"];
+            /** @description webhook_endpoint_not_found (also another account's endpoint) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["Problem405"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @example whep_0123456789abcdef01234567 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description https (plain http only in development or with WEBHOOK_ALLOW_PRIVATE_NETWORKS); its host must resolve to public addresses only */
+                    url?: string;
+                    events?: ("job.completed" | "job.partial" | "job.empty" | "job.failed" | "job.cancelled")[];
+                    description?: string | null;
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The endpoint */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            /** @description webhook_endpoint_not_found (also another account's endpoint) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["Problem405"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @example whep_0123456789abcdef01234567 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint and its new secret */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            401: components["responses"]["Problem401"];
+            /** @description webhook_endpoint_not_found (also another account's endpoint) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["Problem405"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    pingWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @example whep_0123456789abcdef01234567 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ping's delivery, on its way */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            401: components["responses"]["Problem401"];
+            /** @description webhook_endpoint_not_found (also another account's endpoint) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["Problem405"];
+            /** @description webhook_endpoint_disabled */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description nextCursor of the previous page */
+                cursor?: string;
+                status?: "pending" | "succeeded" | "failed";
+            };
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @example whep_0123456789abcdef01234567 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["WebhookDelivery"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            /** @description webhook_endpoint_not_found (also another account's endpoint) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["Problem405"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    retryWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @example whep_0123456789abcdef01234567 */
+                id: string;
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery, pending again */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            401: components["responses"]["Problem401"];
+            /** @description webhook_endpoint_not_found, webhook_delivery_not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["Problem405"];
+            /** @description webhook_delivery_pending, webhook_endpoint_disabled */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listJobWebhookDeliveries: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @example job_0123456789abcdefghijklmn */
+                jobId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job's deliveries, oldest first */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["WebhookDelivery"][];
+                    };
+                };
+            };
+            401: components["responses"]["Problem401"];
+            404: components["responses"]["Problem404"];
+            405: components["responses"]["Problem405"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    retryJobWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @example job_0123456789abcdefghijklmn */
+                jobId: string;
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery, pending again */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            401: components["responses"]["Problem401"];
+            /** @description job_not_found, webhook_delivery_not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["Problem405"];
+            /** @description webhook_delivery_pending */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    revealDefaultWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The secret */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSecret"];
+                };
+            };
+            401: components["responses"]["Problem401"];
+            405: components["responses"]["Problem405"];
+            /** @description webhook_secret_already_revealed */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    rotateDefaultWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new secret */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSecret"];
+                };
+            };
+            401: components["responses"]["Problem401"];
+            405: components["responses"]["Problem405"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    event_job_completed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id (`msg_…`): the same on every attempt of one event; deduplicate on it */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; refuse one more than 5 minutes off */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">`, one per secret in force (two for 24 h after a rotation). Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "job.completed";
+                    /**
+                     * Format: date-time
+                     * @description when the job reached its terminal status (its finishedAt)
+                     */
+                    timestamp: string;
+                    data: components["schemas"]["JobEventData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled (reason `gone`) and nothing more is sent to it */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Answer within 15 s (WEBHOOK_TIMEOUT_MS); redirects are not followed */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (±20 %) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_job_partial: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id (`msg_…`): the same on every attempt of one event; deduplicate on it */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; refuse one more than 5 minutes off */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">`, one per secret in force (two for 24 h after a rotation). Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "job.partial";
+                    /**
+                     * Format: date-time
+                     * @description when the job reached its terminal status (its finishedAt)
+                     */
+                    timestamp: string;
+                    data: components["schemas"]["JobEventData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled (reason `gone`) and nothing more is sent to it */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Answer within 15 s (WEBHOOK_TIMEOUT_MS); redirects are not followed */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (±20 %) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_job_empty: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id (`msg_…`): the same on every attempt of one event; deduplicate on it */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; refuse one more than 5 minutes off */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">`, one per secret in force (two for 24 h after a rotation). Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "job.empty";
+                    /**
+                     * Format: date-time
+                     * @description when the job reached its terminal status (its finishedAt)
+                     */
+                    timestamp: string;
+                    data: components["schemas"]["JobEventData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled (reason `gone`) and nothing more is sent to it */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Answer within 15 s (WEBHOOK_TIMEOUT_MS); redirects are not followed */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (±20 %) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_job_failed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id (`msg_…`): the same on every attempt of one event; deduplicate on it */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; refuse one more than 5 minutes off */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">`, one per secret in force (two for 24 h after a rotation). Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "job.failed";
+                    /**
+                     * Format: date-time
+                     * @description when the job reached its terminal status (its finishedAt)
+                     */
+                    timestamp: string;
+                    data: components["schemas"]["JobEventData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled (reason `gone`) and nothing more is sent to it */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Answer within 15 s (WEBHOOK_TIMEOUT_MS); redirects are not followed */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (±20 %) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_job_cancelled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id (`msg_…`): the same on every attempt of one event; deduplicate on it */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; refuse one more than 5 minutes off */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">`, one per secret in force (two for 24 h after a rotation). Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "job.cancelled";
+                    /**
+                     * Format: date-time
+                     * @description when the job reached its terminal status (its finishedAt)
+                     */
+                    timestamp: string;
+                    data: components["schemas"]["JobEventData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled (reason `gone`) and nothing more is sent to it */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Answer within 15 s (WEBHOOK_TIMEOUT_MS); redirects are not followed */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (±20 %) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_ping: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id (`msg_…`): the same on every attempt of one event; deduplicate on it */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; refuse one more than 5 minutes off */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">`, one per secret in force (two for 24 h after a rotation). Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "ping";
+                    /**
+                     * Format: date-time
+                     * @description when the ping was asked for
+                     */
+                    timestamp: string;
+                    data: {
+                        endpointId: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled (reason `gone`) and nothing more is sent to it */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Answer within 15 s (WEBHOOK_TIMEOUT_MS); redirects are not followed */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (±20 %) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -68,7 +68,7 @@ describe('loadConfig', () => {
 
   it('when several variables are bad, then the error names each with the rule it broke, WORKER_SOURCES and a lone base URL included', () => {
     expect(() => loadConfig({ WORKER_SOURCES: 'google_maps,yelp', PDL_BASE_URL: 'http://127.0.0.1:9' })).toThrow(
-      new ConfigError(['WORKER_SOURCES: must list sources from google_maps, linkedin, shopify (got "google_maps,yelp")', 'PDL_BASE_URL is set but PDL_API_KEY is not']),
+      new ConfigError(['WORKER_SOURCES: must list sources from google_maps, linkedin, shopify or webhooks (got "google_maps,yelp")', 'PDL_BASE_URL is set but PDL_API_KEY is not']),
     );
     expect(() => loadConfig({ WORKER_SOURCES: ' , ' })).toThrow(/WORKER_SOURCES: must list sources/);
     expect(loadConfig({ WORKER_SOURCES: 'shopify,linkedin,shopify' }).worker.sources).toEqual(['shopify', 'linkedin']);
@@ -83,7 +83,7 @@ describe('loadConfig', () => {
     expect(run.status).toBe(78);
     expect(run.stdout).toBe('');
     expect(run.stderr.trim().split('\n')).toEqual([
-      'Invalid configuration: PORT: must be a number; WORKER_SOURCES: must list sources from google_maps, linkedin, shopify (got "yelp"); PDL_BASE_URL is set but PDL_API_KEY is not',
+      'Invalid configuration: PORT: must be a number; WORKER_SOURCES: must list sources from google_maps, linkedin, shopify or webhooks (got "yelp"); PDL_BASE_URL is set but PDL_API_KEY is not',
     ]);
   }, 30_000);
 
@@ -132,5 +132,33 @@ describe('the declaration', () => {
 
   it('when the README has no configuration table markers, then writing it is refused', () => {
     expect(() => withConfigTable('# no table here\n')).toThrow(/config-table/);
+  });
+});
+
+describe('loadConfig: webhooks', () => {
+  it('when nothing is set, then a worker delivers webhooks on the documented schedule', () => {
+    const config = loadConfig({});
+    expect(config.webhooks).toEqual({
+      deliver: true,
+      allowPrivateNetworks: false,
+      timeoutMs: 15_000,
+      retryScheduleMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
+      disableAfterMs: 3 * 24 * 3_600_000,
+      concurrency: 10,
+      lostAfterMs: 30_000,
+      sweepMs: 15_000,
+    });
+  });
+
+  it('when WORKER_SOURCES names only webhooks, then a worker for webhooks alone; when it names sources only, then none', () => {
+    expect(loadConfig({ WORKER_SOURCES: 'webhooks' }).worker.sources).toEqual([]);
+    expect(loadConfig({ WORKER_SOURCES: 'webhooks' }).webhooks.deliver).toBe(true);
+    expect(loadConfig({ WORKER_SOURCES: 'shopify' }).webhooks.deliver).toBe(false);
+    expect(() => loadConfig({ WORKER_SOURCES: 'webhook' })).toThrow(/WORKER_SOURCES/);
+  });
+
+  it('when the schedule is given in any unit, then milliseconds; a malformed one is refused', () => {
+    expect(loadConfig({ WEBHOOK_RETRY_SCHEDULE: '100ms, 2s,1m,1h,250' }).webhooks.retryScheduleMs).toEqual([100, 2_000, 60_000, 3_600_000, 250]);
+    expect(() => loadConfig({ WEBHOOK_RETRY_SCHEDULE: '5 minutes' })).toThrow(/WEBHOOK_RETRY_SCHEDULE/);
   });
 });

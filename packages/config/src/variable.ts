@@ -37,24 +37,43 @@ export function flag(name: string, description: string): Variable<boolean> {
   return variable(name, Joi.boolean().truthy('1').falsy('0').default(false), description);
 }
 
-/** The grouped configuration's shape: variables, groups of them, and constants that are no variable. */
+/**
+ * A second reading of a variable declared elsewhere in the declaration (not a variable of its own, so
+ * not a second row of the README's table): e.g. whether WORKER_SOURCES lists `webhooks`.
+ */
+export class Reading<T> {
+  constructor(
+    readonly name: string,
+    readonly read: (validated: unknown) => T,
+  ) {}
+}
+
+export function readingOf<T>(name: string, read: (validated: unknown) => T): Reading<T> {
+  return new Reading(name, read);
+}
+
+/** The grouped configuration's shape: variables, readings of them, groups of them, and constants that are no variable. */
 export interface Group {
-  readonly [key: string]: Variable<unknown> | Group | number;
+  readonly [key: string]: Variable<unknown> | Reading<unknown> | Group | number;
 }
 
 /** The value a declaration gives: each variable replaced by what it reads, groups kept. */
-export type Resolved<Declared> = Declared extends Variable<infer T> ? T : Declared extends Group ? { -readonly [K in keyof Declared]: Resolved<Declared[K]> } : Declared;
+export type Resolved<Declared> =
+  Declared extends Variable<infer T> ? T : Declared extends Reading<infer R> ? R : Declared extends Group ? { -readonly [K in keyof Declared]: Resolved<Declared[K]> } : Declared;
 
 /** Every variable of a declaration, in the order it declares them (the README's order). */
 export function variablesOf(group: Group): Array<Variable<unknown>> {
-  return Object.values(group).flatMap((entry) => (entry instanceof Variable ? [entry] : typeof entry === 'object' ? variablesOf(entry) : []));
+  return Object.values(group).flatMap((entry) =>
+    entry instanceof Variable ? [entry] : entry instanceof Reading || typeof entry !== 'object' ? [] : variablesOf(entry),
+  );
 }
 
 /** The grouped configuration from validated values, by variable name. */
 export function resolve<Declared extends Group>(group: Declared, values: Readonly<Record<string, unknown>>): Resolved<Declared> {
   const out: Record<string, unknown> = {};
   for (const [key, entry] of Object.entries(group)) {
-    out[key] = entry instanceof Variable ? entry.read(values[entry.name]) : typeof entry === 'object' ? resolve(entry, values) : entry;
+    out[key] =
+      entry instanceof Variable || entry instanceof Reading ? entry.read(values[entry.name]) : typeof entry === 'object' ? resolve(entry, values) : entry;
   }
   return out as Resolved<Declared>;
 }

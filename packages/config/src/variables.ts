@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { SOURCES, type Source } from '@leadgen/domain';
 import { LOG_LEVELS, type LogLevel } from '@leadgen/logger';
-import { flag, optional, variable, variablesOf, type Resolved } from './variable';
+import { flag, optional, readingOf, variable, Variable, variablesOf, type Resolved } from './variable';
 
 /** Each long-running process's operations port when OPS_PORT is unset: distinct, so both fit on one host. */
 export const DEFAULT_OPS_PORTS = { api: 9464, worker: 9465 } as const;
@@ -18,6 +18,21 @@ export function defaultEnrichmentUserAgent(publicBaseUrl: string | null): string
 }
 
 const integer = () => Joi.number().integer();
+
+/** The WORKER_SOURCES entry that makes a worker deliver webhooks (decision 016); the rest are sources. */
+export const WEBHOOK_WORKER_ENTRY = 'webhooks';
+const WORKER_QUEUES: readonly string[] = [...SOURCES, WEBHOOK_WORKER_ENTRY];
+const listedQueues = (validated: unknown) => validated as string[];
+
+// `5s,5m,30m,2h`: a list of durations, read as milliseconds.
+const DURATION = /^(\d+)(ms|s|m|h)?$/;
+const DURATION_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+const durations = () =>
+  Joi.string<number[]>().custom((value: string, helpers) => {
+    const parts = value.split(',').map((part) => DURATION.exec(part.trim()));
+    if (parts.some((p) => p === null)) return helpers.message({ custom: '{{#label}} must be durations like `5s,5m,30m,2h` (got "{{#value}}")' });
+    return parts.map((p) => Number(p![1]) * (DURATION_MS[p![2] ?? 'ms'] ?? 1));
+  });
 const httpUrl = () => Joi.string().uri({ scheme: ['http', 'https'] });
 
 /** A real upstream: its key (unset, the sandbox serves the source), its address, and the fleet's share of its quota. */
@@ -87,20 +102,21 @@ export const DECLARATION = {
   operatorPassword: optional('OPERATOR_PASSWORD', Joi.string().min(12), 'enables Bull Board at `/admin/queues` (HTTP Basic, user `operator`), 12+ characters'),
   operatorBoardWritable: flag('OPERATOR_BOARD_WRITABLE', "`1` enables the board's write actions (see [Bull Board](#bull-board)); by default it only shows"),
   worker: {
-    sources: variable(
+    sources: new Variable(
       'WORKER_SOURCES',
-      // custom() makes the comma-separated list the array the worker reads.
-      Joi.string<Source[]>()
+      // custom() makes the comma-separated list the array of queue names the worker reads.
+      Joi.string()
         .custom((value: string, helpers) => {
           const names = value.split(',').map((s) => s.trim()).filter(Boolean);
-          if (names.length === 0 || names.some((n) => !(SOURCES as readonly string[]).includes(n))) {
-            return helpers.message({ custom: `{{#label}} must list sources from ${SOURCES.join(', ')} (got "{{#value}}")` });
+          if (names.length === 0 || names.some((n) => !WORKER_QUEUES.includes(n))) {
+            return helpers.message({ custom: `{{#label}} must list sources from ${SOURCES.join(', ')} or ${WEBHOOK_WORKER_ENTRY} (got "{{#value}}")` });
           }
           return [...new Set(names)];
         })
-        .default(() => [...SOURCES]),
-      'which queues this worker serves',
-      { shownDefault: `\`${SOURCES.join(',')}\`` },
+        .default(() => [...WORKER_QUEUES]),
+      'which queues this worker serves: sources, and `webhooks` for webhook deliveries ([decision 016](docs/decisions/016-webhooks.md))',
+      { shownDefault: `\`${WORKER_QUEUES.join(',')}\`` },
+      (validated) => listedQueues(validated).filter((n): n is Source => (SOURCES as readonly string[]).includes(n)),
     ),
     concurrency: variable(
       'WORKER_CONCURRENCY',
@@ -142,6 +158,23 @@ export const DECLARATION = {
       "the crawler's User-Agent; set it to name your deployment and a page or address where site owners can reach you (robots.txt rules for `LeadgenBot` apply to the default)",
       { shownDefault: '`LeadgenBot/1.0 (+<PUBLIC_BASE_URL>; reads public contact pages; honours robots.txt)`' },
     ),
+  },
+  webhooks: {
+    deliver: readingOf('WORKER_SOURCES', (validated) => listedQueues(validated).includes(WEBHOOK_WORKER_ENTRY)),
+    allowPrivateNetworks: flag('WEBHOOK_ALLOW_PRIVATE_NETWORKS', '`1`: webhook targets may be loopback or private addresses, any port, and plain `http` (tests, a closed network)'),
+    timeoutMs: variable('WEBHOOK_TIMEOUT_MS', integer().min(100).max(60_000).default(15_000), 'an attempt that has not answered 2xx within this is a failure'),
+    retryScheduleMs: variable(
+      'WEBHOOK_RETRY_SCHEDULE',
+      durations().default(() => [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]),
+      "waits between a delivery's attempts (each ±20 % jitter; units `ms`, `s`, `m`, `h`); its length is the number of retries",
+      { shownDefault: '`5s,5m,30m,2h,5h,10h,10h`' },
+    ),
+    disableAfterMs: variable('WEBHOOK_DISABLE_AFTER_MS', integer().min(1_000).default(3 * 24 * 3_600_000), 'an endpoint whose every attempt failed for this long is disabled (reason `failing`)', {
+      shownDefault: '`259200000` (3 days)',
+    }),
+    concurrency: variable('WEBHOOK_CONCURRENCY', integer().min(1).max(1_000).default(10), "deliveries at once per worker process, apart from the lead jobs' slots"),
+    lostAfterMs: variable('WEBHOOK_LOST_AFTER_MS', integer().min(1_000).default(30_000), 'a pending delivery this far past its due time and without a queue entry is enqueued again'),
+    sweepMs: variable('WEBHOOK_SWEEP_MS', integer().min(1_000).default(15_000), 'how often the fleet (one worker per period) looks for such deliveries'),
   },
 };
 

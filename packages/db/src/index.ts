@@ -12,3 +12,5 @@ export { migrate, ensureDatabase, dropDatabase, readMigrations, MIGRATIONS_DIR }
 export * from './schema-status';
 export * from './suppression-repository';
 export * from './operator-queries';
+export * from './webhook-endpoints';
+export * from './webhook-deliveries';

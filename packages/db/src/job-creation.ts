@@ -12,6 +12,11 @@ export interface NewJob {
   request: GenerationRequest;
   /** the worst case, reserved now and settled at the terminal status */
   creditsReserved: number;
+  /**
+   * A fresh `whsec_` secret, used only when the request has a webhookUrl and the account has no
+   * default webhook secret yet: it becomes that secret (decision 016).
+   */
+  webhookSecretCandidate?: string;
 }
 
 export type JobCreation =
@@ -45,7 +50,7 @@ export async function createJob(db: Database, job: NewJob, enqueue: () => Promis
   // conflict and its read: then the creation is simply tried again.
   for (let attempt = 0; attempt < 3; attempt += 1) {
     const { rows } = await db.sql.query<{ o_outcome: string; o_job_id: string | null; o_fingerprint: string | null; o_available: string | null }>(
-      'SELECT * FROM create_job($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
+      'SELECT * FROM create_job($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)',
       [
         job.accountId,
         job.idempotencyKey,
@@ -57,6 +62,8 @@ export async function createJob(db: Database, job: NewJob, enqueue: () => Promis
         job.request.source,
         JSON.stringify(job.request),
         job.request.maxResults,
+        job.request.webhookUrl ?? null,
+        job.request.webhookUrl ? job.webhookSecretCandidate ?? null : null,
       ],
     );
     const row = rows[0];

@@ -6,6 +6,8 @@ export interface Settlement {
   job: JobRecord;
   /** false when the job had already reached a terminal status: nothing was changed */
   settled: boolean;
+  /** the webhook deliveries its terminal event raised (decision 016), to enqueue now; empty when none or not settled here */
+  webhookDeliveryIds: string[];
 }
 
 /** What the settling side believes about the job; checked by the statement, re-read when stale. */
@@ -18,8 +20,9 @@ export interface SettlementBasis {
 // One statement (the `settle_job` function of the migrations): the compare-and-set that makes a
 // terminal status final (it matches only a job that is not terminal and still has the delivered
 // count the decision was made from), the ledger's release and charge rows (unique per job and kind:
-// a second settlement is impossible whatever code runs), and the account's counters.
-const SETTLE = `SELECT ${jobColumns()} FROM settle_job($1, $2, $3, $4, $5)`;
+// a second settlement is impossible whatever code runs), the account's counters, and the outbox
+// rows of the job's webhook event (one probe of an index when the account has no endpoints).
+const SETTLE = `SELECT ${jobColumns('(s.job)')}, s.webhook_deliveries FROM settle_job($1, $2, $3, $4, $5) s`;
 
 /**
  * Brings a job to its terminal status and settles its credits: the status from the committed
@@ -34,13 +37,19 @@ export async function settleJob(db: Database, jobId: string, outcome: JobOutcome
     if (!known) {
       const job = await findJob(db, jobId);
       if (!job) return null;
-      if (isTerminal(job.status)) return { job, settled: false };
+      if (isTerminal(job.status)) return { job, settled: false, webhookDeliveryIds: [] };
       known = job;
     }
     const decision = decideTerminal(known.requestedCount, known.deliveredCount, outcome);
     const creditsCharged = chargeFor(known.source, known.deliveredCount);
-    const { rows } = await db.sql.query<JobRow>(SETTLE, [jobId, decision.status, decision.stopReason, creditsCharged, known.deliveredCount]);
-    if (rows[0]) return { job: jobFromRow(rows[0]), settled: true };
+    const { rows } = await db.sql.query<JobRow & { webhook_deliveries: string[] }>(SETTLE, [
+      jobId,
+      decision.status,
+      decision.stopReason,
+      creditsCharged,
+      known.deliveredCount,
+    ]);
+    if (rows[0]) return { job: jobFromRow(rows[0]), settled: true, webhookDeliveryIds: rows[0].webhook_deliveries };
     known = null; // terminal meanwhile, or another page landed: read what is true now
   }
 }

@@ -39,4 +39,6 @@ export interface GenerationRequest {
   requiredChannels?: ContactChannel[];
   /** skip (neither deliver nor bill) leads this account received in any earlier job; absent means false */
   excludeDelivered?: true;
+  /** where this job's terminal event is also delivered, signed with the account's default webhook secret (decision 016) */
+  webhookUrl?: string;
 }

@@ -9,3 +9,5 @@ export * from './ids';
 export * from './countries';
 export * from './sandbox-directives';
 export * from './suppressions';
+export * from './job-summary';
+export * from './webhooks';

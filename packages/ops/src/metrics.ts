@@ -65,6 +65,13 @@ export const metrics = {
     labelNames: ['outcome'] as const,
   }),
   rateLimited: new Counter({ name: `${PREFIX}rate_limited_total`, help: 'Requests refused 429 by the per-account rate limits, by limit', labelNames: ['limit'] as const }),
+  // Webhooks (decision 016): per attempt, in the worker that made it.
+  webhookAttemptDuration: new Histogram({
+    name: `${PREFIX}webhook_attempt_duration_seconds`,
+    help: 'Webhook delivery attempts, by event type and outcome (2xx, 3xx, 4xx, 410, 5xx, timeout, refused, network_error)',
+    labelNames: ['event', 'outcome'] as const,
+    buckets: SECONDS,
+  }),
   idempotentReplays: new Counter({ name: `${PREFIX}idempotent_replays_total`, help: 'POST /leads/generate answered from an earlier call with the same Idempotency-Key' }),
 };
 

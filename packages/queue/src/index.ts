@@ -7,4 +7,5 @@ export * from './job-events';
 export * from './consumer';
 export { closeRedis, producerConnection, waitUntilConnected } from './redis-connections';
 export * from './rate-limit-scripts';
+export * from './webhook-queue';
 export { WaitingError, type Job, type Worker, type Queue } from 'bullmq';

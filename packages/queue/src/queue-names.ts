@@ -20,6 +20,14 @@ export interface LeadJobPayload {
 
 export type QueuePayloads = { [S in Source]: LeadJobPayload & { source: S } };
 
+/** Webhook deliveries (decision 016): one queue for every account and event. NEVER RENAME it either. */
+export const WEBHOOK_QUEUE_NAME = 'webhooks';
+
+/** The webhook queue's payload: the delivery row (whose id is also the entry's id and the `webhook-id`). */
+export interface WebhookDeliveryPayload {
+  deliveryId: string;
+}
+
 /** Redis pub/sub channels between the API processes and the worker fleet. */
 export function channels(prefix: string) {
   return {

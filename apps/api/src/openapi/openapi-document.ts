@@ -24,6 +24,8 @@ import {
   leadItem,
 } from './openapi-schemas';
 
+import { webhookEvents, webhookPaths, webhookSchemas } from './openapi-webhooks';
+
 export { PROBLEM_CODES } from './openapi-schemas';
 
 const query = (name: string, description: string, schema: Schema, extra: Schema = {}) => ({ name, in: 'query', description, schema, ...extra });
@@ -107,7 +109,7 @@ export function openApiDocument(): Schema {
     },
     servers: [{ url: '/' }],
     security: [{ bearer: [] }],
-    tags: [{ name: 'jobs' }, { name: 'leads' }, { name: 'account' }, { name: 'meta' }],
+    tags: [{ name: 'jobs' }, { name: 'leads' }, { name: 'account' }, { name: 'webhooks' }, { name: 'meta' }],
     paths: {
       '/api/v1/leads/generate': {
         post: {
@@ -300,7 +302,11 @@ export function openApiDocument(): Schema {
       '/api/v1/openapi.json': {
         get: { tags: ['meta'], operationId: 'getOpenApi', security: [], summary: 'This document', responses: { 200: { description: 'OpenAPI 3.1', content: { 'application/json': { schema: { type: 'object' } } } } } },
       },
+      // Webhooks (decision 016): endpoints, deliveries, the default secret.
+      ...webhookPaths,
     },
+    // The events this service POSTs to an endpoint or a job's webhookUrl, signed as Standard Webhooks.
+    webhooks: webhookEvents,
     components: {
       parameters: {
         RequestId: { name: 'X-Request-Id', in: 'header', description: 'Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise', schema: str },
@@ -314,6 +320,7 @@ export function openApiDocument(): Schema {
         LeadItem: leadItem,
         Job: { oneOf: [openJob, finishedJob(true)], description: 'A job body: `terminal` and `leads` exactly when the status is terminal, and then it never changes' },
         JobSummary: { oneOf: [openJob, finishedJob(false)], description: 'A job body without `leads` (job listings)' },
+        ...webhookSchemas,
         Accepted: object({ jobId: str, resultSetId: str, pollUrl: str, status: { type: 'string', enum: [...NON_TERMINAL_STATUSES] }, progress }),
         Problem: {
           type: 'object',

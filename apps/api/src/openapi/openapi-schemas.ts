@@ -12,6 +12,9 @@ export const PROBLEM_CODES = [
   'unauthorized', 'insufficient_credits', 'job_not_found', 'not_found', 'method_not_allowed', 'request_timeout', 'job_not_cancellable',
   'payload_too_large', 'unsupported_media_type', 'unsupported_content_encoding', 'expectation_failed',
   'idempotency_key_reused', 'rate_limited', 'headers_too_large', 'internal_error', 'service_unavailable',
+  // webhooks (decision 016)
+  'webhook_endpoint_not_found', 'webhook_delivery_not_found', 'webhook_endpoint_limit', 'webhook_endpoint_disabled', 'webhook_delivery_pending',
+  'webhook_secret_already_revealed',
 ] as const;
 
 /**

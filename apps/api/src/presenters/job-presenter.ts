@@ -1,49 +1,15 @@
-import { isTerminal, type AcceptedBody, type JobSummary, type NonTerminalStatus, type TerminalStatus } from '@leadgen/domain';
+import { isTerminal, jobSummary, type AcceptedBody, type JobSummary, type NonTerminalStatus } from '@leadgen/domain';
 import type { JobRecord } from '@leadgen/db';
 
 // How a job is shown to its owner: the job body (docs/api.md, "Jobs"), a job listing's item, the
 // 202 of a generate call still under way, and when to poll again.
 
-export function jobPath(jobId: string): string {
-  return `/api/v1/leads/jobs/${jobId}`;
-}
+// The job body's shape is shared with the worker, whose webhook events carry it (decision 016).
+export { jobPath, pollUrl } from '@leadgen/domain';
 
-export function pollUrl(publicBaseUrl: string | null, jobId: string): string {
-  return `${publicBaseUrl ?? ''}${jobPath(jobId)}`;
-}
-
-/** The job body without `leads`: what a job listing's items are. */
+/** The job body without `leads`: what a job listing's items are (and a webhook event's data). */
 export function presentJobSummary(job: JobRecord, publicBaseUrl: string | null): JobSummary {
-  const terminal = isTerminal(job.status);
-  return {
-    jobId: job.id,
-    resultSetId: job.resultSetId,
-    pollUrl: pollUrl(publicBaseUrl, job.id),
-    source: job.source,
-    provider: job.provider,
-    status: job.status,
-    request: job.request,
-    progress: { requestedCount: job.requestedCount, deliveredCount: job.deliveredCount },
-    // What the job passed over and did not bill: leads the account already had (only counted for
-    // requests with excludeDelivered) and leads on its suppression list.
-    skipped: { alreadyDelivered: job.skippedAlreadyDelivered, suppressed: job.skippedSuppressed },
-    createdAt: job.createdAt.toISOString(),
-    startedAt: job.startedAt?.toISOString() ?? null,
-    finishedAt: job.finishedAt?.toISOString() ?? null,
-    creditsReserved: terminal ? 0 : job.creditsReserved,
-    creditsCharged: job.creditsCharged,
-    ...(terminal
-      ? {
-          terminal: {
-            status: job.status as TerminalStatus,
-            requestedCount: job.requestedCount,
-            deliveredCount: job.deliveredCount,
-            resultSetId: job.resultSetId,
-            stopReason: job.stopReason,
-          },
-        }
-      : {}),
-  };
+  return jobSummary(job, publicBaseUrl);
 }
 
 /**

@@ -19,6 +19,8 @@ export async function cancelJob(deps: ApiDependencies, accountId: string, jobId:
       logger.info('job cancelled', { jobId, deliveredCount: settlement.job.deliveredCount });
       observeSettlement(settlement.job);
       await tellFleet(deps, jobId, settlement.job.source);
+      // The job's webhook event was recorded with the settlement; if Redis refuses, the outbox sweep sends it.
+      await deps.webhooks.enqueue(settlement.webhookDeliveryIds).catch((error: Error) => logger.warn('webhook deliveries not enqueued', { jobId, error: error.message }));
     }
   }
   const current = await getAccountJob(deps, accountId, jobId);

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createJob } from '@leadgen/db';
-import { errors, isTerminal, newId, reservationFor, type GenerationRequest } from '@leadgen/domain';
+import { errors, isTerminal, newId, newWebhookSecret, reservationFor, type GenerationRequest } from '@leadgen/domain';
 import { logger } from '@leadgen/logger';
 import { metrics } from '@leadgen/ops';
 import type { ApiDependencies } from '../dependencies';
@@ -57,6 +57,8 @@ export async function generateLeads(deps: ApiDependencies, input: GenerateLeadsI
         resultSetId: newId.resultSet(),
         request: input.request,
         creditsReserved,
+        // Becomes the account's default webhook secret if this is its first job with a webhookUrl.
+        webhookSecretCandidate: input.request.webhookUrl ? newWebhookSecret() : undefined,
       },
       async () => {
         try {

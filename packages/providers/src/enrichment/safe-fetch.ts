@@ -172,7 +172,11 @@ function bareHostname(url: URL): string {
   return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
 }
 
-async function resolveChecked(url: URL, options: SafeFetchOptions): Promise<Array<{ address: string; family: 4 | 6 }>> {
+/** The URL's host resolved, every address checked against the policy (webhooks reuse it, decision 016). */
+export async function resolveChecked(
+  url: URL,
+  options: Pick<SafeFetchOptions, 'policy' | 'lookup' | 'signal'>,
+): Promise<Array<{ address: string; family: 4 | 6 }>> {
   const hostname = bareHostname(url);
   const literal = isIP(hostname);
   let addresses: Array<{ address: string; family: 4 | 6 }>;

@@ -5,6 +5,7 @@ import { authenticatedAccount } from '../../http/authenticate';
 import { parsePrefer } from '../../http/prefer';
 import { pollHeaders, presentAccepted } from '../../presenters/job-presenter';
 import { generateLeads } from '../../use-cases/generate-leads';
+import { checkJobWebhookUrl } from '../../use-cases/webhook-target-check';
 import { parseGenerationRequest } from './generate-schema';
 
 const MAX_KEY_LENGTH = 255;
@@ -37,6 +38,8 @@ export function generateRoute(deps: ApiDependencies) {
     const account = authenticatedAccount(res.locals);
     const idempotencyKey = parseIdempotencyKey(req.get('Idempotency-Key'));
     const request = parseGenerationRequest(req.body);
+    // A job's own webhook target is checked as an endpoint's is (https outside development, public addresses).
+    if (request.webhookUrl) await checkJobWebhookUrl(deps, request.webhookUrl);
     const prefer = parsePrefer(req.get('Prefer'), deps.config.api.syncWaitMs);
 
     const { terminal, body, job, replayed } = await generateLeads(deps, {

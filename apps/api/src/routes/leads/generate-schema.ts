@@ -17,6 +17,7 @@ import {
   type GenerationRequest,
 } from '@leadgen/domain';
 import { jsonPointer, unsafeContentProblems } from '../../http/body-guard';
+import { webhookUrl } from '../webhooks/webhooks-schema';
 
 const isoCountry = Joi.string()
   .trim()
@@ -54,6 +55,8 @@ export const generateRequestSchema = Joi.object({
   maxResults: Joi.number().strict().integer().min(1).max(MAX_RESULTS_LIMIT).default(MAX_RESULTS_DEFAULT),
   /** skip leads this account received in any earlier job (neither delivered nor billed); default false */
   excludeDelivered: Joi.boolean().strict(),
+  /** where this job's terminal event is also POSTed, signed with the account's default webhook secret (decision 016) */
+  webhookUrl: webhookUrl(true),
   /** structured LinkedIn filters (source linkedin only) */
   linkedinParams: Joi.when('source', {
     ...onlyFor('linkedin'),

@@ -1,0 +1,114 @@
+import type { Config } from '@leadgen/config';
+import {
+  abandonWebhookDelivery,
+  loadDeliveryForAttempt,
+  recordWebhookAttempt,
+  type AttemptDecision,
+  type AttemptResult,
+  type Database,
+} from '@leadgen/db';
+import { logger, withLogContext } from '@leadgen/logger';
+import { metrics } from '@leadgen/ops';
+import { webhookNetworkPolicy } from '@leadgen/providers';
+import { WebhookDeliveryFailed, WebhookRetryLater, type Job, type WebhookDeliveryHandler, type WebhookDeliveryPayload } from '@leadgen/queue';
+import { sendWebhook } from './send-webhook';
+import { signatureHeaders, webhookEnvelope } from './webhook-message';
+
+const USER_AGENT = 'leadgen-webhooks/1.0 (Standard Webhooks)';
+/** ±20 % around each wait of the schedule, so the retries of many deliveries spread out. */
+const JITTER = 0.2;
+
+export interface AttemptContext {
+  /** attempts of this round made before this one */
+  roundAttempts: number;
+  isEndpoint: boolean;
+  /** the endpoint's failure streak's start, if it is in one */
+  failingSince: Date | null;
+  scheduleMs: readonly number[];
+  disableAfterMs: number;
+  now: Date;
+  random?: () => number;
+}
+
+/** What an attempt's result means for its delivery and endpoint, and how long BullMQ waits before the next one. */
+export function decideAfterAttempt(result: AttemptResult, context: AttemptContext): AttemptDecision & { retryInMs: number | null } {
+  if (result.succeeded) return { status: 'succeeded', nextAttemptAt: null, disableEndpoint: null, retryInMs: null };
+  if (result.responseStatus === 410) return { status: 'failed', nextAttemptAt: null, disableEndpoint: context.isEndpoint ? 'gone' : null, retryInMs: null };
+  const failingSince = context.failingSince ?? result.startedAt;
+  if (context.isEndpoint && context.now.getTime() - failingSince.getTime() >= context.disableAfterMs) {
+    return { status: 'failed', nextAttemptAt: null, disableEndpoint: 'failing', retryInMs: null };
+  }
+  const wait = context.scheduleMs[context.roundAttempts];
+  if (wait === undefined) return { status: 'failed', nextAttemptAt: null, disableEndpoint: null, retryInMs: null };
+  const retryInMs = Math.round(wait * (1 - JITTER + 2 * JITTER * (context.random ?? Math.random)()));
+  return { status: 'pending', nextAttemptAt: new Date(context.now.getTime() + retryInMs), disableEndpoint: null, retryInMs };
+}
+
+/** A bounded label for an attempt's outcome. */
+export function attemptOutcome(result: AttemptResult): string {
+  const status = result.responseStatus;
+  if (status === null) {
+    if (result.error === 'timeout' || result.error === 'network_error') return result.error;
+    return 'refused'; // the SSRF guard, DNS, a bad URL: never sent
+  }
+  if (status === 410) return '410';
+  return status >= 200 && status < 600 ? `${Math.floor(status / 100)}xx` : 'network_error';
+}
+
+function describe(result: AttemptResult): string {
+  return result.responseStatus === null ? (result.error ?? 'no answer') : `HTTP ${result.responseStatus}${result.error ? ` (${result.error})` : ''}`;
+}
+
+/**
+ * One attempt of one delivery: read it from PostgreSQL (a delivery no longer pending is done: the
+ * entry was a duplicate), sign the event and send it, keep the attempt, and tell BullMQ when to try
+ * again (WebhookRetryLater) or that it is over (WebhookDeliveryFailed).
+ */
+export function createWebhookDeliveryHandler(config: Config, db: Database): WebhookDeliveryHandler {
+  const policy = webhookNetworkPolicy(config.webhooks.allowPrivateNetworks);
+  return async (job: Job<WebhookDeliveryPayload>) => {
+    const delivery = await loadDeliveryForAttempt(db, job.data.deliveryId);
+    if (!delivery || delivery.status !== 'pending') return { status: delivery?.status ?? 'missing' };
+    return withLogContext({ accountId: delivery.accountId, ...(delivery.job ? { jobId: delivery.job.id } : {}) }, async () => {
+      if (delivery.endpointDisabled) {
+        await abandonWebhookDelivery(db, delivery.id);
+        throw new WebhookDeliveryFailed('endpoint disabled');
+      }
+      const envelope = webhookEnvelope(delivery, config.http.publicBaseUrl);
+      if (!envelope) {
+        logger.warn('webhook delivery has no event to send: abandoned', { deliveryId: delivery.id, eventType: delivery.eventType });
+        await abandonWebhookDelivery(db, delivery.id);
+        throw new WebhookDeliveryFailed('no event to send');
+      }
+      const body = JSON.stringify(envelope);
+      const result = await sendWebhook(delivery.url, body, signatureHeaders(delivery.id, body, delivery.secrets, new Date()), {
+        policy,
+        timeoutMs: config.webhooks.timeoutMs,
+        userAgent: USER_AGENT,
+      });
+      const decision = decideAfterAttempt(result, {
+        roundAttempts: delivery.roundAttempts,
+        isEndpoint: delivery.endpointId !== null,
+        failingSince: delivery.endpointFailingSince,
+        scheduleMs: config.webhooks.retryScheduleMs,
+        disableAfterMs: config.webhooks.disableAfterMs,
+        now: new Date(),
+      });
+      metrics.webhookAttemptDuration.observe({ event: delivery.eventType, outcome: attemptOutcome(result) }, result.latencyMs / 1000);
+      const recorded = await recordWebhookAttempt(db, delivery.id, result, decision);
+      const facts = { deliveryId: delivery.id, endpointId: delivery.endpointId, eventType: delivery.eventType, attempt: delivery.attempts + 1, outcome: describe(result), latencyMs: result.latencyMs };
+      if (!recorded) return { status: 'done elsewhere' };
+      if (decision.disableEndpoint) logger.warn('webhook endpoint disabled', { endpointId: delivery.endpointId, reason: decision.disableEndpoint });
+      if (decision.status === 'succeeded') {
+        logger.info('webhook delivered', facts);
+        return { status: 'succeeded', responseStatus: result.responseStatus };
+      }
+      if (decision.status === 'failed') {
+        logger.warn('webhook delivery failed for good', facts);
+        throw new WebhookDeliveryFailed(facts.outcome);
+      }
+      logger.info('webhook attempt failed; retrying', { ...facts, retryInMs: decision.retryInMs });
+      throw new WebhookRetryLater(decision.retryInMs ?? 0, facts.outcome);
+    });
+  };
+}

@@ -1,0 +1,107 @@
+import * as http from 'node:http';
+import * as https from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
+import { FetchError, resolveWebhookTarget, type NetworkPolicy } from '@leadgen/providers';
+import type { AttemptResult } from '@leadgen/db';
+
+const EXCERPT_BYTES = 1024;
+
+export interface SendOptions {
+  policy: NetworkPolicy;
+  timeoutMs: number;
+  userAgent: string;
+}
+
+/**
+ * One attempt: POST the body to the URL through the crawler's SSRF guard (the host resolved by us,
+ * every address checked, the socket pinned to them: a second resolution cannot send it elsewhere),
+ * redirects not followed, the whole exchange within `timeoutMs`, the answer's first KiB kept.
+ * Never throws: whatever happened is the attempt's result.
+ */
+export async function sendWebhook(rawUrl: string, body: string, headers: Record<string, string>, options: SendOptions): Promise<AttemptResult> {
+  const startedAt = new Date();
+  const signal = AbortSignal.timeout(options.timeoutMs);
+  const result = (fields: Partial<AttemptResult>): AttemptResult => ({
+    url: rawUrl,
+    startedAt,
+    responseStatus: null,
+    latencyMs: Date.now() - startedAt.getTime(),
+    responseExcerpt: null,
+    error: null,
+    succeeded: false,
+    ...fields,
+  });
+  try {
+    const url = new URL(rawUrl);
+    const addresses = await resolveWebhookTarget(url, { policy: options.policy, signal });
+    const secure = url.protocol === 'https:';
+    const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+    const pinned: LookupFunction = (_name, lookupOptions, callback) => {
+      const first = addresses[0]!;
+      if (lookupOptions.all) callback(null, addresses);
+      else callback(null, first.address, first.family);
+    };
+    const payload = Buffer.from(body);
+    const response = await new Promise<http.IncomingMessage>((resolve, reject) => {
+      const request = (secure ? https : http).request({
+        hostname,
+        port: url.port ? Number(url.port) : secure ? 443 : 80,
+        path: `${url.pathname}${url.search}`,
+        method: 'POST',
+        headers: {
+          ...headers,
+          Host: url.host,
+          'Content-Type': 'application/json',
+          'Content-Length': String(payload.length),
+          'User-Agent': options.userAgent,
+        },
+        // a fresh socket per attempt: a pooled one was checked for another target
+        agent: false,
+        lookup: pinned,
+        signal,
+        ...(secure && isIP(hostname) === 0 ? { servername: hostname } : {}),
+      });
+      request.on('response', resolve);
+      request.on('error', reject);
+      request.end(payload);
+    });
+    const status = response.statusCode ?? 0;
+    const excerpt = await readExcerpt(response, signal);
+    const succeeded = status >= 200 && status <= 299;
+    return result({
+      responseStatus: status,
+      responseExcerpt: excerpt,
+      succeeded,
+      error: status >= 300 && status <= 399 ? 'redirect_not_followed' : null,
+    });
+  } catch (error) {
+    if (signal.aborted) return result({ error: 'timeout' });
+    if (error instanceof FetchError) return result({ error: error.code });
+    if (error instanceof TypeError) return result({ error: 'invalid_url' });
+    return result({ error: 'network_error' });
+  }
+}
+
+/** The answer's first KiB as text; the rest is never read (the socket is dropped). */
+function readExcerpt(response: http.IncomingMessage, signal: AbortSignal): Promise<string | null> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let kept = 0;
+    const done = () => {
+      signal.removeEventListener('abort', done);
+      response.destroy();
+      // PostgreSQL text holds no NUL; a multi-byte character cut at the limit is dropped.
+      resolve(kept === 0 ? null : Buffer.concat(chunks, kept).toString('utf8').replaceAll('\u0000', '').replace(/\uFFFD+$/, ''));
+    };
+    signal.addEventListener('abort', done, { once: true });
+    response.on('data', (chunk: Buffer) => {
+      const room = EXCERPT_BYTES - kept;
+      chunks.push(chunk.subarray(0, room));
+      kept += Math.min(room, chunk.length);
+      if (kept >= EXCERPT_BYTES) done();
+    });
+    response.on('end', done);
+    response.on('error', done);
+    response.on('close', done);
+  });
+}

@@ -1,0 +1,101 @@
+import { Webhook } from 'standardwebhooks';
+import { newWebhookSecret, webhookUrlProblem } from '@leadgen/domain';
+import type { AttemptResult } from '@leadgen/db';
+import { attemptOutcome, decideAfterAttempt, type AttemptContext } from './deliver-webhook';
+import { signatureHeaders, webhookEnvelope } from './webhook-message';
+
+const now = new Date('2026-11-22T12:00:00Z');
+const attempt = (fields: Partial<AttemptResult>): AttemptResult => ({
+  url: 'https://hooks.example/x',
+  startedAt: now,
+  responseStatus: 500,
+  latencyMs: 12,
+  responseExcerpt: null,
+  error: null,
+  succeeded: false,
+  ...fields,
+});
+const context = (fields: Partial<AttemptContext> = {}): AttemptContext => ({
+  roundAttempts: 0,
+  isEndpoint: true,
+  failingSince: null,
+  scheduleMs: [5_000, 300_000, 1_800_000],
+  disableAfterMs: 3 * 24 * 3600_000,
+  now,
+  ...fields,
+});
+
+describe('decideAfterAttempt', () => {
+  it('when an attempt gets a 2xx, then the delivery succeeded', () => {
+    expect(decideAfterAttempt(attempt({ responseStatus: 204, succeeded: true }), context())).toMatchObject({ status: 'succeeded', retryInMs: null, disableEndpoint: null });
+  });
+
+  it('when an attempt fails, then the next waits its place in the schedule within ±20 %', () => {
+    for (const [round, wait] of [[0, 5_000], [1, 300_000], [2, 1_800_000]] as const) {
+      const low = decideAfterAttempt(attempt({}), context({ roundAttempts: round, random: () => 0 }));
+      const high = decideAfterAttempt(attempt({}), context({ roundAttempts: round, random: () => 1 }));
+      expect([low.status, low.retryInMs, high.retryInMs]).toEqual(['pending', wait * 0.8, wait * 1.2]);
+      expect(low.nextAttemptAt?.getTime()).toBe(now.getTime() + wait * 0.8);
+    }
+  });
+
+  it('when the schedule is spent, then the delivery failed and the endpoint stays enabled', () => {
+    expect(decideAfterAttempt(attempt({ error: 'timeout', responseStatus: null }), context({ roundAttempts: 3 }))).toMatchObject({ status: 'failed', disableEndpoint: null });
+  });
+
+  it('when the receiver answers 410, then the delivery failed and an endpoint is disabled as gone; a job\'s own URL has no endpoint to disable', () => {
+    expect(decideAfterAttempt(attempt({ responseStatus: 410 }), context())).toMatchObject({ status: 'failed', disableEndpoint: 'gone' });
+    expect(decideAfterAttempt(attempt({ responseStatus: 410 }), context({ isEndpoint: false }))).toMatchObject({ status: 'failed', disableEndpoint: null });
+  });
+
+  it('when an endpoint has failed for the whole window, then it is disabled as failing; a moment less, and it is retried', () => {
+    const window = 3 * 24 * 3600_000;
+    expect(decideAfterAttempt(attempt({}), context({ failingSince: new Date(now.getTime() - window) }))).toMatchObject({ status: 'failed', disableEndpoint: 'failing' });
+    expect(decideAfterAttempt(attempt({}), context({ failingSince: new Date(now.getTime() - window + 1_000) }))).toMatchObject({ status: 'pending' });
+  });
+});
+
+describe('attemptOutcome', () => {
+  it('when attempts end in any way, then the metric label is one of a fixed few', () => {
+    expect([204, 302, 404, 410, 503].map((status) => attemptOutcome(attempt({ responseStatus: status })))).toEqual(['2xx', '3xx', '4xx', '410', '5xx']);
+    expect(['timeout', 'network_error', 'forbidden_address', 'dns_failed'].map((error) => attemptOutcome(attempt({ responseStatus: null, error })))).toEqual([
+      'timeout',
+      'network_error',
+      'refused',
+      'refused',
+    ]);
+  });
+});
+
+describe('signatureHeaders', () => {
+  it('when two secrets are in force, then the message verifies with either, and with no other', () => {
+    const [current, previous] = [newWebhookSecret(), newWebhookSecret()];
+    const body = JSON.stringify({ type: 'ping', timestamp: now.toISOString(), data: { endpointId: 'whep_x' } });
+    const headers = signatureHeaders('msg_1', body, [current, previous], new Date());
+    expect(headers['webhook-signature']?.split(' ')).toHaveLength(2);
+    expect(new Webhook(current).verify(body, headers)).toEqual(JSON.parse(body));
+    expect(new Webhook(previous).verify(body, headers)).toEqual(JSON.parse(body));
+    expect(() => new Webhook(newWebhookSecret()).verify(body, headers)).toThrow();
+    expect(() => new Webhook(current).verify(`${body} `, headers)).toThrow();
+  });
+});
+
+describe('webhookEnvelope', () => {
+  it('when the job is not terminal or its status does not match the event, then there is nothing to send', () => {
+    const job = { id: 'job_1', status: 'running' } as never;
+    expect(webhookEnvelope({ eventType: 'job.completed', endpointId: null, createdAt: now, job }, null)).toBeNull();
+    expect(webhookEnvelope({ eventType: 'ping', endpointId: null, createdAt: now, job: null }, null)).toBeNull();
+  });
+});
+
+describe('webhookUrlProblem', () => {
+  it('when a URL is given, then only http(s) without credentials or fragment, https unless plain http is allowed', () => {
+    expect(webhookUrlProblem('https://hooks.example/x?y=1', { allowHttp: false })).toBeNull();
+    expect(webhookUrlProblem('http://hooks.example/x', { allowHttp: false })).toMatch(/https/);
+    expect(webhookUrlProblem('http://hooks.example/x', { allowHttp: true })).toBeNull();
+    expect(webhookUrlProblem('ftp://hooks.example/x', { allowHttp: true })).toMatch(/https/);
+    expect(webhookUrlProblem('https://a:b@hooks.example/x', { allowHttp: true })).toMatch(/credentials/);
+    expect(webhookUrlProblem('https://hooks.example/x#y', { allowHttp: true })).toMatch(/fragment/);
+    expect(webhookUrlProblem('hooks.example', { allowHttp: true })).toMatch(/absolute/);
+  });
+});

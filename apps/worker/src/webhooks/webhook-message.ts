@@ -1,0 +1,43 @@
+import { JOB_EVENT_OF, isTerminal, jobPath, jobSummary, PING_EVENT, type JobFacts, type JobSummary, type WebhookEventType } from '@leadgen/domain';
+import { Webhook } from 'standardwebhooks';
+
+/** The Standard Webhooks envelope: `type`, the event's `timestamp`, and `data`. */
+export interface WebhookEnvelope {
+  type: WebhookEventType;
+  timestamp: string;
+  data: (JobSummary & { leadsUrl: string }) | { endpointId: string };
+}
+
+/**
+ * A delivery's body. A job event's data is the job body without `leads` (what GET answers, minus
+ * the leads) and where to read them; its timestamp is the terminal status's. Built from the
+ * terminal row, which never changes, so every attempt sends the same bytes.
+ */
+export function webhookEnvelope(
+  delivery: { eventType: WebhookEventType; endpointId: string | null; createdAt: Date; job: JobFacts | null },
+  publicBaseUrl: string | null,
+): WebhookEnvelope | null {
+  if (delivery.eventType === PING_EVENT) {
+    return delivery.endpointId ? { type: PING_EVENT, timestamp: delivery.createdAt.toISOString(), data: { endpointId: delivery.endpointId } } : null;
+  }
+  const job = delivery.job;
+  if (!job || !isTerminal(job.status) || JOB_EVENT_OF[job.status] !== delivery.eventType) return null;
+  return {
+    type: delivery.eventType,
+    timestamp: (job.finishedAt ?? delivery.createdAt).toISOString(),
+    data: { ...jobSummary(job, publicBaseUrl), leadsUrl: `${publicBaseUrl ?? ''}${jobPath(job.id)}/leads` },
+  };
+}
+
+/**
+ * The Standard Webhooks headers of one attempt. With a secret rotated less than a day ago, the
+ * signature header carries a `v1,` signature per secret, space-separated (the specification allows
+ * several), so a receiver still verifying with the old secret accepts the message.
+ */
+export function signatureHeaders(messageId: string, body: string, secrets: readonly string[], at: Date): Record<string, string> {
+  return {
+    'webhook-id': messageId,
+    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+    'webhook-signature': secrets.map((secret) => new Webhook(secret).sign(messageId, at, body)).join(' '),
+  };
+}

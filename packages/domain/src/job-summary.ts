@@ -1,0 +1,69 @@
+import type { GenerationRequest } from './generation-request';
+import type { JobSummary } from './job-body';
+import { isTerminal, type JobStatus, type StopReason, type TerminalStatus } from './job-status';
+import type { Source } from './sources';
+
+/** What a job body is made of: the job row as the repositories return it (db's JobRecord fits). */
+export interface JobFacts {
+  id: string;
+  resultSetId: string;
+  source: Source;
+  status: JobStatus;
+  request: GenerationRequest;
+  requestedCount: number;
+  deliveredCount: number;
+  stopReason: StopReason | null;
+  provider: string | null;
+  creditsReserved: number;
+  creditsCharged: number | null;
+  skippedAlreadyDelivered: number;
+  skippedSuppressed: number;
+  createdAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+}
+
+export function jobPath(jobId: string): string {
+  return `/api/v1/leads/jobs/${jobId}`;
+}
+
+export function pollUrl(publicBaseUrl: string | null, jobId: string): string {
+  return `${publicBaseUrl ?? ''}${jobPath(jobId)}`;
+}
+
+/**
+ * The job body without `leads` (docs/api.md): what a job listing's items are, and the `data` of a
+ * job's webhook event, so the API and the worker that delivers webhooks answer the same shape.
+ */
+export function jobSummary(job: JobFacts, publicBaseUrl: string | null): JobSummary {
+  const terminal = isTerminal(job.status);
+  return {
+    jobId: job.id,
+    resultSetId: job.resultSetId,
+    pollUrl: pollUrl(publicBaseUrl, job.id),
+    source: job.source,
+    provider: job.provider,
+    status: job.status,
+    request: job.request,
+    progress: { requestedCount: job.requestedCount, deliveredCount: job.deliveredCount },
+    // What the job passed over and did not bill: leads the account already had (only counted for
+    // requests with excludeDelivered) and leads on its suppression list.
+    skipped: { alreadyDelivered: job.skippedAlreadyDelivered, suppressed: job.skippedSuppressed },
+    createdAt: job.createdAt.toISOString(),
+    startedAt: job.startedAt?.toISOString() ?? null,
+    finishedAt: job.finishedAt?.toISOString() ?? null,
+    creditsReserved: terminal ? 0 : job.creditsReserved,
+    creditsCharged: job.creditsCharged,
+    ...(terminal
+      ? {
+          terminal: {
+            status: job.status as TerminalStatus,
+            requestedCount: job.requestedCount,
+            deliveredCount: job.deliveredCount,
+            resultSetId: job.resultSetId,
+            stopReason: job.stopReason,
+          },
+        }
+      : {}),
+  };
+}

@@ -1,0 +1,69 @@
+import { randomBytes } from 'node:crypto';
+import { AppError } from './errors';
+import type { TerminalStatus } from './job-status';
+
+// Webhooks (docs/decisions/016-webhooks.md): the events, the secrets and the rules of a target URL.
+
+/** One event per terminal status, the name the SQL outbox writes too (record_job_event). */
+export const JOB_EVENT_OF: { readonly [S in TerminalStatus]: string } = {
+  COMPLETE: 'job.completed',
+  PARTIAL: 'job.partial',
+  EMPTY: 'job.empty',
+  FAILED: 'job.failed',
+  CANCELLED: 'job.cancelled',
+};
+export const JOB_EVENT_TYPES = ['job.completed', 'job.partial', 'job.empty', 'job.failed', 'job.cancelled'] as const;
+export type JobEventType = (typeof JOB_EVENT_TYPES)[number];
+export const PING_EVENT = 'ping';
+export type WebhookEventType = JobEventType | typeof PING_EVENT;
+
+export const MAX_WEBHOOK_ENDPOINTS = 10;
+/** After a rotation, deliveries are signed with the old secret too, for this long. */
+export const WEBHOOK_SECRET_OVERLAP_MS = 24 * 3600_000;
+
+/** Standard Webhooks secrets: `whsec_` and base64 of 24..64 random bytes; ours are 32. */
+export function newWebhookSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+export const newWebhookEndpointId = (): string => `whep_${randomBytes(12).toString('hex')}`;
+
+export const WEBHOOK_ID_PATTERNS = {
+  endpoint: /^whep_[0-9a-f]{24}$/,
+  delivery: /^msg_[0-9a-f]{32}$/,
+};
+
+export const WEBHOOK_URL_MAX_LENGTH = 2048;
+
+/** Whether a target URL's form is acceptable: http(s), no credentials, https unless plain http is allowed. */
+export function webhookUrlProblem(raw: string, options: { allowHttp: boolean }): string | null {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return 'must be an absolute URL';
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must be an https URL';
+  if (url.protocol === 'http:' && !options.allowHttp) return 'must be an https URL (plain http is accepted only in development)';
+  if (url.username || url.password) return 'must not carry credentials';
+  if (url.hash) return 'must not have a fragment';
+  return null;
+}
+
+export const webhookErrors = {
+  endpointNotFound: () => new AppError(404, 'webhook_endpoint_not_found', 'Webhook endpoint not found', 'No webhook endpoint with this id exists for your account'),
+  deliveryNotFound: () => new AppError(404, 'webhook_delivery_not_found', 'Webhook delivery not found', 'No delivery with this id exists for this endpoint'),
+  endpointLimit: () =>
+    new AppError(409, 'webhook_endpoint_limit', 'Too many webhook endpoints', `An account has at most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints; delete one first`),
+  endpointDisabled: () =>
+    new AppError(409, 'webhook_endpoint_disabled', 'Webhook endpoint disabled', 'The endpoint is disabled; enable it with PATCH { "enabled": true } first'),
+  deliveryPending: () =>
+    new AppError(409, 'webhook_delivery_pending', 'Delivery still pending', 'The delivery is still being attempted; it can be retried once it has succeeded or failed'),
+  secretAlreadyRevealed: () =>
+    new AppError(
+      409,
+      'webhook_secret_already_revealed',
+      'Secret already shown',
+      'The default webhook secret is shown once; POST /api/v1/webhooks/default-secret/rotate makes a new one',
+    ),
+};

@@ -1,0 +1,121 @@
+import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { answerWithin, type QueueCounts } from '@leadgen/ops';
+import { claimPeriodicTask } from './periodic-task-claim';
+import { closeRedis, ignoreConnectionErrors, producerConnection, workerConnectionOptions } from './redis-connections';
+import { WEBHOOK_QUEUE_NAME, type WebhookDeliveryPayload } from './queue-names';
+
+// The webhook queue (decision 016): entries carry attempts of deliveries that PostgreSQL records.
+// PostgreSQL decides whether and when a delivery is tried again; BullMQ only waits that long.
+
+const BACKOFF_TYPE = 'webhook-schedule';
+
+const ENTRY_OPTIONS = {
+  // The round's length is decided from PostgreSQL (its attempts), so this only needs to be out of reach.
+  attempts: 1_000,
+  backoff: { type: BACKOFF_TYPE },
+  removeOnComplete: { age: 24 * 3600, count: 10_000 },
+  removeOnFail: { age: 7 * 24 * 3600 },
+};
+
+const ENQUEUE_TIMEOUT_MS = 3_000;
+
+/** Thrown by a handler whose attempt failed and that PostgreSQL says to try again after `delayMs`. */
+export class WebhookRetryLater extends Error {
+  constructor(
+    readonly delayMs: number,
+    reason: string,
+  ) {
+    super(reason);
+    this.name = 'WebhookRetryLater';
+  }
+}
+
+/** Thrown by a handler whose delivery failed for good: the entry ends failed, never retried by BullMQ. */
+export class WebhookDeliveryFailed extends UnrecoverableError {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'WebhookDeliveryFailed';
+  }
+}
+
+export interface WebhookProducer {
+  /** enqueues deliveries now (or after `delayMs`); an id already in the queue is left as it is */
+  enqueue(deliveryIds: readonly string[], delayMs?: number): Promise<void>;
+  /** true when the delivery has no waiting, delayed or active entry: Redis lost it, or it ended */
+  hasNoLiveEntry(deliveryId: string): Promise<boolean>;
+  /** puts a delivery back in the queue after `delayMs`, replacing an ended entry of the same id */
+  requeue(deliveryId: string, delayMs: number): Promise<void>;
+  /** true for the one caller per key and period, fleet-wide (SET NX PX) */
+  claimPeriodicTask(name: string, periodMs: number): Promise<boolean>;
+  queue(): Queue;
+  /** the queue's waiting, active and delayed entries, for the queue-depth metric */
+  counts(): Promise<QueueCounts>;
+  close(): Promise<void>;
+}
+
+export function createWebhookProducer(redisUrl: string, prefix: string): WebhookProducer {
+  const connection: Redis = producerConnection(redisUrl);
+  const queue = ignoreConnectionErrors(new Queue<WebhookDeliveryPayload>(WEBHOOK_QUEUE_NAME, { connection, prefix }));
+  const add = (deliveryId: string, delayMs: number) =>
+    queue.add(WEBHOOK_QUEUE_NAME, { deliveryId }, { ...ENTRY_OPTIONS, jobId: deliveryId, delay: Math.max(0, Math.round(delayMs)) });
+  return {
+    async enqueue(deliveryIds, delayMs = 0) {
+      if (deliveryIds.length === 0) return;
+      if (connection.status !== 'ready') throw new Error(`redis connection is ${connection.status}`);
+      await answerWithin(ENQUEUE_TIMEOUT_MS, Promise.all(deliveryIds.map((id) => add(id, delayMs))), 'redis');
+    },
+    async hasNoLiveEntry(deliveryId) {
+      const state = await queue.getJobState(deliveryId);
+      return state === 'unknown' || state === 'completed' || state === 'failed';
+    },
+    async requeue(deliveryId, delayMs) {
+      // An ended entry keeps its id: BullMQ would ignore an add under it, so it goes first.
+      await queue.remove(deliveryId);
+      await add(deliveryId, delayMs);
+    },
+    claimPeriodicTask: (name, periodMs) => claimPeriodicTask(connection, prefix, name, periodMs),
+    queue: () => queue,
+    async counts() {
+      const c = await queue.getJobCounts('waiting', 'active', 'delayed');
+      return { [WEBHOOK_QUEUE_NAME]: { waiting: c.waiting ?? 0, active: c.active ?? 0, delayed: c.delayed ?? 0 } };
+    },
+    async close() {
+      if (connection.status === 'ready') await queue.close();
+      await closeRedis(connection);
+    },
+  };
+}
+
+export type WebhookDeliveryHandler = (job: Job<WebhookDeliveryPayload>) => Promise<unknown>;
+
+export interface WebhookConsumerOptions {
+  redisUrl: string;
+  prefix: string;
+  concurrency: number;
+  lockMs: number;
+  stalledCheckMs: number;
+}
+
+/**
+ * The webhook queue's own BullMQ Worker, with its own concurrency: a slow receiver holds one of
+ * these slots, never a lead job's. A failed attempt's next try waits what the handler decided
+ * (the schedule with its jitter), through BullMQ's custom backoff strategy.
+ */
+export function createWebhookConsumer(handler: WebhookDeliveryHandler, options: WebhookConsumerOptions): Worker<WebhookDeliveryPayload> {
+  return new Worker<WebhookDeliveryPayload>(WEBHOOK_QUEUE_NAME, handler, {
+    connection: workerConnectionOptions(options.redisUrl),
+    prefix: options.prefix,
+    concurrency: options.concurrency,
+    lockDuration: options.lockMs,
+    stalledInterval: options.stalledCheckMs,
+    // A worker that died mid-attempt is not the receiver's fault: the attempt is made again, however often.
+    maxStalledCount: 1_000_000,
+    autorun: false,
+    settings: {
+      // Anything else (PostgreSQL away, a bug) is tried again sooner, doubling up to a minute.
+      backoffStrategy: (attemptsMade: number, type?: string, error?: Error) =>
+        type === BACKOFF_TYPE && error instanceof WebhookRetryLater ? error.delayMs : Math.min(60_000, 1_000 * 2 ** Math.min(attemptsMade, 6)),
+    },
+  });
+}
