@@ -65,13 +65,14 @@ describe('webhooks when the stores fail', () => {
     return ids;
   }
 
-  async function expectEveryEventDelivered(secret: string, jobIds: string[], timeoutMs: number): Promise<void> {
+  // Each test adds its own endpoint (the earlier one stays subscribed): only that endpoint's deliveries are counted and verified.
+  async function expectEveryEventDelivered(endpoint: { id: string; secret: string; path: string }, jobIds: string[], timeoutMs: number): Promise<void> {
     const until = Date.now() + timeoutMs;
     for (;;) {
       const { rows } = await world.db.sql.query<{ status: string; deliveries: number; succeeded: number }>(
         `SELECT j.status::text AS status, count(d.id)::int AS deliveries, count(d.id) FILTER (WHERE d.status = 'succeeded')::int AS succeeded
-         FROM jobs j LEFT JOIN webhook_deliveries d ON d.job_id = j.id WHERE j.id = ANY($1) GROUP BY j.id, j.status`,
-        [jobIds],
+         FROM jobs j LEFT JOIN webhook_deliveries d ON d.job_id = j.id AND d.endpoint_id = $2 WHERE j.id = ANY($1) GROUP BY j.id, j.status`,
+        [jobIds, endpoint.id],
       );
       const done = rows.every((r) => r.status !== 'queued' && r.status !== 'running' && r.deliveries === 1 && r.succeeded === 1);
       if (done) break;
@@ -81,8 +82,8 @@ describe('webhooks when the stores fail', () => {
       await sleep(250);
     }
     const seen = new Map<string, string>();
-    for (const request of receiver.received) {
-      const event = new Webhook(secret).verify(request.body, request.headers) as { data: { jobId: string } };
+    for (const request of receiver.received.filter((r) => r.path === endpoint.path)) {
+      const event = new Webhook(endpoint.secret).verify(request.body, request.headers) as { data: { jobId: string } };
       seen.set(event.data.jobId, request.headers['webhook-id']!);
     }
     for (const jobId of jobIds) expect([jobId, seen.has(jobId)]).toEqual([jobId, true]);
@@ -96,7 +97,7 @@ describe('webhooks when the stores fail', () => {
     await redis.stop();
     await sleep(1_500);
     await redis.start();
-    await expectEveryEventDelivered(created.body.secret, ids, 60_000);
+    await expectEveryEventDelivered({ id: created.body.id, secret: created.body.secret, path: '/redis' }, ids, 60_000);
   }, 120_000);
 
   it('when PostgreSQL restarts mid-run, then every job that ends still reaches the endpoint', async () => {
@@ -105,6 +106,6 @@ describe('webhooks when the stores fail', () => {
     const ids = await submit(15);
     await sleep(1_000);
     await postgres.restart();
-    await expectEveryEventDelivered(created.body.secret, ids, 60_000);
+    await expectEveryEventDelivered({ id: created.body.id, secret: created.body.secret, path: '/postgres' }, ids, 60_000);
   }, 120_000);
 });

@@ -1,17 +1,8 @@
 import type { Database } from '@leadgen/db';
 import type { Source } from '@leadgen/domain';
-import { logger } from '@leadgen/logger';
 import { claimPeriodicTask, lostJobQueue, type LeadQueues } from '@leadgen/queue';
+import { startPeriodicSweep, type PeriodicSweep } from './periodic-sweep';
 import { requeueLostJobs } from './requeue-lost-jobs';
-
-// Every process looks this often whether the fleet's period has come round: the sweep's cadence is
-// the fleet's, not tied to any one process living a whole period.
-const TICK_MS = 5_000;
-
-export interface LostJobSweep {
-  /** no more sweeps; resolves once a sweep under way has ended */
-  stop(): Promise<void>;
-}
 
 /**
  * Runs `requeueLostJobs` once per `periodMs` for each source, fleet-wide: every worker process
@@ -25,30 +16,13 @@ export function startLostJobSweep(
   queues: LeadQueues,
   sources: readonly Source[],
   timing: { stillForMs: number; periodMs: number },
-): LostJobSweep {
+): PeriodicSweep {
   const queue = lostJobQueue(queues);
-  let running: Promise<void> | null = null;
-  const sweep = async () => {
-    try {
-      for (const source of sources) {
-        if (await claimPeriodicTask(queues.connection, queues.prefix, `requeue-lost-jobs:${source}`, timing.periodMs)) {
-          await requeueLostJobs(db, queue, [source], Date.now(), timing.stillForMs);
-        }
+  return startPeriodicSweep('lost-job sweep', timing.periodMs, async () => {
+    for (const source of sources) {
+      if (await claimPeriodicTask(queues.connection, queues.prefix, `requeue-lost-jobs:${source}`, timing.periodMs)) {
+        await requeueLostJobs(db, queue, [source], Date.now(), timing.stillForMs);
       }
-    } catch (error) {
-      logger.warn('lost-job sweep failed', { error: (error as Error).message });
     }
-  };
-  const tick = () => {
-    running ??= sweep().finally(() => (running = null));
-  };
-  tick();
-  const timer = setInterval(tick, Math.min(TICK_MS, timing.periodMs));
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+  });
 }

@@ -4,14 +4,14 @@ import { closeProviders, type LoadedProviders } from '@leadgen/providers';
 import { closeRedis, type JobEventSubscription, type LeadQueues } from '@leadgen/queue';
 import type { Redis } from 'ioredis';
 import type { LeadConsumers } from './lead-consumers';
-import type { LostJobSweep } from './lost-job-sweep';
+import type { PeriodicSweep } from './periodic-sweep';
 import type { WebhookDelivery } from './webhooks/webhook-runtime';
 
 export interface WorkerShutdownParts {
   consumers: LeadConsumers;
   /** the webhook queue's consumer and producer, and the outbox sweep (decision 016) */
   webhooks: WebhookDelivery;
-  sweep: LostJobSweep;
+  sweep: PeriodicSweep;
   queues: LeadQueues;
   subscription: JobEventSubscription;
   publisherConnection: Redis;

@@ -1,28 +1,10 @@
-import type { GenerationRequest, JobStatus, Source, StopReason } from '@leadgen/domain';
+import type { GenerationRequest, JobFacts, JobStatus, Source, StopReason } from '@leadgen/domain';
 import type { Database } from './client';
 
-/** A job as the rest of the service sees it: a plain object, no Prisma or pg types. */
-export interface JobRecord {
-  id: string;
+/** A job as the rest of the service sees it: a plain object, no Prisma or pg types (what a job body is made of, and more). */
+export interface JobRecord extends JobFacts {
   accountId: string;
-  resultSetId: string;
-  source: Source;
-  status: JobStatus;
-  request: GenerationRequest;
-  requestedCount: number;
-  deliveredCount: number;
-  stopReason: StopReason | null;
-  provider: string | null;
-  creditsReserved: number;
-  creditsCharged: number | null;
   cursor: string | null;
-  /** leads passed over because the account already had them (excludeDelivered) */
-  skippedAlreadyDelivered: number;
-  /** leads passed over because they match the account's suppression list */
-  skippedSuppressed: number;
-  createdAt: Date;
-  startedAt: Date | null;
-  finishedAt: Date | null;
 }
 
 const COLUMNS = ['id', 'account_id', 'result_set_id', 'source', 'status', 'request', 'requested_count', 'delivered_count', 'stop_reason',

@@ -16,7 +16,9 @@ export interface JobFacts {
   provider: string | null;
   creditsReserved: number;
   creditsCharged: number | null;
+  /** leads passed over because the account already had them (excludeDelivered) */
   skippedAlreadyDelivered: number;
+  /** leads passed over because they match the account's suppression list */
   skippedSuppressed: number;
   createdAt: Date;
   startedAt: Date | null;

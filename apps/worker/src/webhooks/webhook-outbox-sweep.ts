@@ -1,9 +1,9 @@
 import { overdueWebhookDeliveries, pendingWebhookDeliveries, type Database } from '@leadgen/db';
 import { logger } from '@leadgen/logger';
 import type { WebhookProducer } from '@leadgen/queue';
+import { startPeriodicSweep, type PeriodicSweep } from '../periodic-sweep';
 
 const BATCH = 500;
-const TICK_MS = 5_000;
 
 /**
  * The outbox's other half: PostgreSQL is the source of truth, so a pending delivery must have a
@@ -31,34 +31,8 @@ export async function requeueLostDeliveries(
   return requeued;
 }
 
-export interface OutboxSweep {
-  stop(): Promise<void>;
-}
-
-/**
- * `requeueLostDeliveries` once per `periodMs`, fleet-wide, as the lost-job sweep does: every worker
- * that delivers webhooks checks each tick whether the period's claim is free (SET NX PX), and the
- * one that takes it sweeps.
- */
-export function startOutboxSweep(db: Database, producer: WebhookProducer, timing: { lostAfterMs: number; periodMs: number }): OutboxSweep {
-  let running: Promise<void> | null = null;
-  const sweep = async () => {
-    try {
-      if (await producer.claimPeriodicTask('webhook-outbox', timing.periodMs)) await requeueLostDeliveries(db, producer, { lostAfterMs: timing.lostAfterMs });
-    } catch (error) {
-      logger.warn('webhook outbox sweep failed', { error: (error as Error).message });
-    }
-  };
-  const tick = () => {
-    running ??= sweep().finally(() => (running = null));
-  };
-  tick();
-  const timer = setInterval(tick, Math.min(TICK_MS, timing.periodMs));
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+export function startOutboxSweep(db: Database, producer: WebhookProducer, timing: { lostAfterMs: number; periodMs: number }): PeriodicSweep {
+  return startPeriodicSweep('webhook outbox sweep', timing.periodMs, async () => {
+    if (await producer.claimPeriodicTask('webhook-outbox', timing.periodMs)) await requeueLostDeliveries(db, producer, { lostAfterMs: timing.lostAfterMs });
+  });
 }
