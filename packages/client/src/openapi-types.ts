@@ -805,7 +805,7 @@ export interface components {
             latencyMs: number;
             /** @description the first KiB of the answer */
             responseExcerpt: string | null;
-            /** @description why no 2xx came when the status does not say it: timeout, redirect_not_followed, forbidden_address, forbidden_port, dns_failed, network_error */
+            /** @description why no 2xx came when the status does not say it: timeout, redirect_not_followed, forbidden_address, forbidden_port, dns_failed, connection_refused, connection_reset, host_unreachable, tls_error, network_error (anything else) */
             error: string | null;
             succeeded: boolean;
         };

@@ -37,7 +37,7 @@ export const webhookSchemas: Record<string, Schema> = {
     responseExcerpt: { ...nullable(str), description: 'the first KiB of the answer' },
     error: {
       ...nullable(str),
-      description: 'why no 2xx came when the status does not say it: timeout, redirect_not_followed, forbidden_address, forbidden_port, dns_failed, network_error',
+      description: 'why no 2xx came when the status does not say it: timeout, redirect_not_followed, forbidden_address, forbidden_port, dns_failed, connection_refused, connection_reset, host_unreachable, tls_error, network_error (anything else)',
     },
     succeeded: { type: 'boolean' },
   }),

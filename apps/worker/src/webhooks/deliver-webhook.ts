@@ -44,11 +44,14 @@ export function decideAfterAttempt(result: AttemptResult, context: AttemptContex
   return { status: 'pending', nextAttemptAt: new Date(context.now.getTime() + retryInMs), disableEndpoint: null, retryInMs };
 }
 
+const SENT_BUT_UNANSWERED = new Set(['network_error', 'connection_refused', 'connection_reset', 'host_unreachable', 'tls_error']);
+
 /** A bounded label for an attempt's outcome. */
 export function attemptOutcome(result: AttemptResult): string {
   const status = result.responseStatus;
   if (status === null) {
-    if (result.error === 'timeout' || result.error === 'network_error') return result.error;
+    if (result.error === 'timeout') return 'timeout';
+    if (result.error !== null && SENT_BUT_UNANSWERED.has(result.error)) return 'network_error';
     return 'refused'; // the SSRF guard, DNS, a bad URL: never sent
   }
   if (status === 410) return '410';

@@ -78,8 +78,18 @@ export async function sendWebhook(rawUrl: string, body: string, headers: Record<
     if (signal.aborted) return result({ error: 'timeout' });
     if (error instanceof FetchError) return result({ error: error.code });
     if (error instanceof TypeError) return result({ error: 'invalid_url' });
-    return result({ error: 'network_error' });
+    return result({ error: networkError(error) });
   }
+}
+
+// What the account reads in its delivery's attempts: the usual reasons a receiver was not reached, named.
+const NETWORK_ERRORS: Record<string, string> = { ECONNREFUSED: 'connection_refused', ECONNRESET: 'connection_reset', EPIPE: 'connection_reset', EHOSTUNREACH: 'host_unreachable', ENETUNREACH: 'host_unreachable' };
+
+function networkError(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code !== 'string') return 'network_error';
+  if (code.startsWith('ERR_TLS') || code.includes('CERT') || code.startsWith('ERR_SSL')) return 'tls_error';
+  return NETWORK_ERRORS[code] ?? 'network_error';
 }
 
 /** The answer's first KiB as text; the rest is never read (the socket is dropped). */

@@ -1,3 +1,7 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { webhookNetworkPolicy } from '@leadgen/providers';
+import { sendWebhook } from './send-webhook';
 import { Webhook } from 'standardwebhooks';
 import { newWebhookSecret, webhookUrlProblem } from '@leadgen/domain';
 import type { AttemptResult } from '@leadgen/db';
@@ -58,12 +62,24 @@ describe('decideAfterAttempt', () => {
 describe('attemptOutcome', () => {
   it('when attempts end in any way, then the metric label is one of a fixed few', () => {
     expect([204, 302, 404, 410, 503].map((status) => attemptOutcome(attempt({ responseStatus: status })))).toEqual(['2xx', '3xx', '4xx', '410', '5xx']);
-    expect(['timeout', 'network_error', 'forbidden_address', 'dns_failed'].map((error) => attemptOutcome(attempt({ responseStatus: null, error })))).toEqual([
+    expect(['timeout', 'network_error', 'connection_refused', 'forbidden_address', 'dns_failed'].map((error) => attemptOutcome(attempt({ responseStatus: null, error })))).toEqual([
       'timeout',
+      'network_error',
       'network_error',
       'refused',
       'refused',
     ]);
+  });
+});
+
+describe('sendWebhook', () => {
+  it('when nothing listens at the target, then the attempt says connection_refused', async () => {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    await new Promise((resolve) => server.close(resolve));
+    const result = await sendWebhook(`http://127.0.0.1:${port}/hook`, '{}', {}, { policy: webhookNetworkPolicy(true), timeoutMs: 2_000, userAgent: 'test' });
+    expect(result).toMatchObject({ succeeded: false, responseStatus: null, error: 'connection_refused' });
   });
 });
 
