@@ -16,7 +16,7 @@ import {
   type Database,
 } from '@leadgen/db';
 import { isTerminal } from '@leadgen/domain';
-import type { JobProducer } from '@leadgen/queue';
+import type { JobProducer, WebhookProducer } from '@leadgen/queue';
 
 /** A mistake of the operator's (or a state to fix first): its message is the whole output. */
 export class UsageError extends Error {
@@ -33,6 +33,8 @@ export interface Services {
   database(): Promise<Database>;
   /** the queues, for job:cancel's word to the fleet */
   producer(): JobProducer;
+  /** the webhook queue, for the deliveries a job:cancel raises */
+  webhooks(): WebhookProducer;
 }
 
 export const USAGE = `usage: npm run admin -- <command> [options] [--json | --table]
@@ -188,7 +190,11 @@ export async function runCommand(argv: string[], services: Services): Promise<Re
         const untold = told.filter((r) => r.status === 'rejected').length;
         // PostgreSQL has it CANCELLED either way: a worker stops at its next page commit, and a queued entry finds the job terminal.
         if (untold > 0) process.stderr.write('admin: the job is cancelled; the fleet was not told (Redis away): its worker stops at its next page\n');
-        // Its webhook deliveries (settlement.webhookDeliveryIds) are enqueued by the workers' outbox sweep.
+        if (settlement.webhookDeliveryIds.length > 0) {
+          // Sent at once, as the owner's cancel does; if Redis is away the workers' outbox sweep sends them later.
+          const enqueued = await services.webhooks().enqueue(settlement.webhookDeliveryIds).then(() => true, () => false);
+          if (!enqueued) process.stderr.write("admin: the job's webhook deliveries were not enqueued (Redis away): the workers' outbox sweep sends them\n");
+        }
       }
       const current = await existingJob(db, job.id);
       if (current.status !== 'CANCELLED') throw new UsageError(`admin: job ${job.id} is ${current.status} already: only a queued or running job can be cancelled`, 1);

@@ -1,7 +1,7 @@
 import { loadConfigOrExit } from '@leadgen/config';
 import { createDatabase, schemaStatus, type Database } from '@leadgen/db';
 import { setLogLevel } from '@leadgen/logger';
-import { createJobProducer, type JobProducer } from '@leadgen/queue';
+import { createJobProducer, createWebhookProducer, type JobProducer, type WebhookProducer } from '@leadgen/queue';
 import { runCommand, UsageError, USAGE, type Services } from './commands';
 import { failureLine } from './failures';
 import { outputMode, render } from './output';
@@ -22,6 +22,7 @@ async function main(argv: string[]): Promise<number> {
   const config = loadConfigOrExit();
   let db: Database | null = null;
   let producer: JobProducer | null = null;
+  let webhooks: WebhookProducer | null = null;
   const services: Services = {
     database: async () => {
       if (db) return db;
@@ -32,6 +33,7 @@ async function main(argv: string[]): Promise<number> {
       return db;
     },
     producer: () => (producer ??= createJobProducer(config.redis.url, config.redis.queuePrefix)),
+    webhooks: () => (webhooks ??= createWebhookProducer(config.redis.url, config.redis.queuePrefix)),
   };
   try {
     const result = await runCommand(args, services);
@@ -43,6 +45,7 @@ async function main(argv: string[]): Promise<number> {
     return error instanceof UsageError ? error.exitCode : 1;
   } finally {
     await (producer as JobProducer | null)?.close().catch(() => undefined);
+    await (webhooks as WebhookProducer | null)?.close().catch(() => undefined);
     await (db as Database | null)?.$disconnect().catch(() => undefined);
   }
 }

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { accountForApiKey, createDatabase, type Database } from '@leadgen/db';
 import { generate, startWorld, type TestWorld } from '../../../test/harness';
+import { newWebhookSecret } from '@leadgen/domain';
 import { buildAccount, buildJob } from '../../../test/factories';
 
 // The operator CLI as an operator runs it: a real process, JSON on stdout, messages on stderr.
@@ -157,6 +158,20 @@ describe('npm run admin: listing, revoking by id, jobs and the ledger', () => {
       ['reserve', 20, jobId, 1_000, 20],
       ['release', 20, jobId, 1_000, 0],
     ]);
+  }, 60_000);
+
+  it('when an operator cancels a job whose account has a webhook endpoint, then the cancelled event is recorded and enqueued at once, not left to the sweep', async () => {
+    const account = await buildAccount(world.db, { credits: 1_000 });
+    // Written as the API would store it; the test's sweep waits 10 minutes (setup-env), so an entry now is the CLI's.
+    await world.db.webhookEndpoint.create({
+      data: { id: 'whep_0123456789abcdef0123abcd', accountId: account.accountId, url: 'https://hooks.example/leadgen', events: ['job.cancelled'], secret: newWebhookSecret() },
+    });
+    const created = await generate(world, account, { category: 'bakery', state: 'FR', maxResults: 10 }, { Prefer: 'respond-async' });
+    const jobId = created.body.jobId as string;
+    expect(adminWith({ QUEUE_PREFIX: world.config.redis.queuePrefix }, 'job:cancel', '--job', jobId).json()).toMatchObject({ jobId, status: 'CANCELLED' });
+    const deliveries = await world.db.webhookDelivery.findMany({ where: { jobId } });
+    expect(deliveries.map((d) => [d.endpointId, d.eventType])).toEqual([['whep_0123456789abcdef0123abcd', 'job.cancelled']]);
+    expect(await world.api.deps.webhooks.queue().getJobState(deliveries[0]!.id)).not.toBe('unknown');
   }, 60_000);
 
   it('when a finished job is cancelled, then one line says why and the exit is non-zero', async () => {

@@ -2,7 +2,7 @@ import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { answerWithin, type QueueCounts } from '@leadgen/ops';
 import { claimPeriodicTask } from './periodic-task-claim';
-import { closeRedis, ignoreConnectionErrors, producerConnection, workerConnectionOptions } from './redis-connections';
+import { closeRedis, ignoreConnectionErrors, producerConnection, waitUntilConnected, workerConnectionOptions } from './redis-connections';
 import { WEBHOOK_QUEUE_NAME, type WebhookDeliveryPayload } from './queue-names';
 
 // The webhook queue (decision 016): entries carry attempts of deliveries that PostgreSQL records.
@@ -19,6 +19,8 @@ const ENTRY_OPTIONS = {
 };
 
 const ENQUEUE_TIMEOUT_MS = 3_000;
+// A producer made just now (the admin CLI's) is still connecting: a moment for it, not for a Redis that is away.
+const CONNECTING_GRACE_MS = 1_000;
 
 /** Thrown by a handler whose attempt failed and that PostgreSQL says to try again after `delayMs`. */
 export class WebhookRetryLater extends Error {
@@ -62,6 +64,7 @@ export function createWebhookProducer(redisUrl: string, prefix: string): Webhook
   return {
     async enqueue(deliveryIds, delayMs = 0) {
       if (deliveryIds.length === 0) return;
+      if (connection.status !== 'ready') await waitUntilConnected(connection, CONNECTING_GRACE_MS);
       if (connection.status !== 'ready') throw new Error(`redis connection is ${connection.status}`);
       await answerWithin(ENQUEUE_TIMEOUT_MS, Promise.all(deliveryIds.map((id) => add(id, delayMs))), 'redis');
     },
