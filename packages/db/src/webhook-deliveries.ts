@@ -7,15 +7,9 @@ import { findJob, type JobRecord } from './job-repository';
 
 export type WebhookDeliveryStatus = 'pending' | 'succeeded' | 'failed';
 
-export interface WebhookAttemptRecord {
+/** An attempt as kept and listed: what it found, numbered within its delivery. */
+export interface WebhookAttemptRecord extends AttemptResult {
   attempt: number;
-  url: string;
-  startedAt: Date;
-  responseStatus: number | null;
-  latencyMs: number;
-  responseExcerpt: string | null;
-  error: string | null;
-  succeeded: boolean;
 }
 
 export interface WebhookDeliveryRecord {
@@ -216,6 +210,7 @@ export async function loadDeliveryForAttempt(db: Database, id: string): Promise<
   };
 }
 
+/** What one attempt found. */
 export interface AttemptResult {
   url: string;
   startedAt: Date;
