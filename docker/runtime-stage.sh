@@ -3,7 +3,7 @@
 # what CI proves without Docker is what the image holds.
 #
 #   runtime-stage.sh deps SRC DEST   production dependencies of every workspace, from SRC's lockfile
-#   runtime-stage.sh app  SRC DEST   the build output (dist/), the migrations, entrypoint and health check
+#   runtime-stage.sh app  SRC DEST   the build output (dist/), the migrations and function files, entrypoint and health check
 #
 # Nothing else reaches the image: no TypeScript, no tests, no dev dependencies.
 set -eu
@@ -41,7 +41,7 @@ case "$step" in
     mkdir -p "$dest/dist" "$dest/prisma" "$dest/docker"
     cp "$src"/dist/*.js "$src"/dist/*.js.map "$dest/dist/"
     # The migrate command applies these, and readiness compares the database with them.
-    cp -R "$src/prisma/migrations" "$dest/prisma/"
+    cp -R "$src/prisma/migrations" "$src/prisma/functions" "$dest/prisma/"
     cp "$src/docker/entrypoint.sh" "$src/docker/healthcheck.js" "$dest/docker/"
     chmod 0755 "$dest/docker/entrypoint.sh"
     ;;

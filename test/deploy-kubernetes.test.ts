@@ -7,7 +7,7 @@ import { parseAllDocuments } from 'yaml';
 import { CONFIG_VARIABLES, DEFAULT_OPS_PORTS, loadConfig } from '@leadgen/config';
 import { SOURCES } from '@leadgen/domain';
 import { OPS_PATHS } from '@leadgen/ops';
-import { QUEUE_NAMES, WEBHOOK_QUEUE_NAME } from '@leadgen/queue';
+import { QUEUE_NAMES, redisKeys, topologyOf, WEBHOOK_QUEUE_NAME } from '@leadgen/queue';
 
 // deploy/kubernetes rendered as kustomize would (the few features it uses), then checked against
 // the code: the variables the manifests set, the ports and paths the probes hit, the Redis keys
@@ -236,5 +236,38 @@ describe('deploy/kubernetes (example overlay)', () => {
         await queue.close();
       }
     });
+  });
+});
+
+describe.each([
+  ['redis-cluster', 'cluster'],
+  ['redis-sentinel', 'sentinel'],
+] as const)('the %s overlay', (overlay, topology) => {
+  const rendered = render(path.join(ROOT, 'deploy/kubernetes/overlays', overlay));
+  const scalers = rendered.filter((d) => d.kind === 'ScaledObject');
+  const workers = rendered.filter((d) => d.kind === 'Deployment' && processOf(d.spec.template.spec.containers[0]) === 'worker');
+  const environment = (container: Doc) => {
+    const env: Record<string, string> = {};
+    for (const from of container.envFrom ?? []) Object.assign(env, rendered.find((d) => d.metadata.name === (from.configMapRef ?? from.secretRef).name)?.data);
+    for (const { name, value } of container.env ?? []) env[name] = value;
+    return env;
+  };
+
+  it(`when its workers are read, then they reach Redis through ${topology}, and each scaler watches its queue's own lists with a ${overlay} trigger`, () => {
+    expect(workers.length).toBe(SOURCES.length + 1);
+    for (const worker of workers) {
+      const config = loadConfig(environment(worker.spec.template.spec.containers[0]));
+      expect(topologyOf(config.redis)).toBe(topology);
+      const queue = config.webhooks.deliver ? WEBHOOK_QUEUE_NAME : QUEUE_NAMES[config.worker.sources[0]!];
+      const prefix = redisKeys(config.redis).queuePrefix(queue);
+      const scaler = scalers.find((s) => s.spec.scaleTargetRef.name === worker.metadata.name)!;
+      expect(scaler.spec.triggers.map((t: Doc) => [t.type, t.metadata.listName])).toEqual([
+        [overlay, `${prefix}:${queue}:wait`],
+        [overlay, `${prefix}:${queue}:active`],
+      ]);
+      if (topology === 'sentinel') for (const t of scaler.spec.triggers) expect(t.metadata.sentinelMaster).toBe(config.redis.sentinelName);
+    }
+    const auth = rendered.find((d) => d.kind === 'TriggerAuthentication')!;
+    expect(auth.spec.secretTargetRef.map((r: Doc) => r.parameter)).toContain('addresses');
   });
 });

@@ -1,3 +1,4 @@
+import { promtool } from './promtool';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
@@ -39,6 +40,12 @@ describe('deploy/ dashboards and alerts', () => {
     const names = namesIn(dashboard.panels.flatMap((p) => p.targets.map((t) => t.expr)));
     expect(names.length).toBeGreaterThan(10);
     expect(names.filter((n) => !registered.includes(n))).toEqual([]);
+  });
+
+  it('when promtool checks the alert rules, then they are valid Prometheus rules', () => {
+    const check = promtool(['check', 'rules', ALERTS]);
+    expect({ status: check.status, output: check.stderr.trim() }).toEqual({ status: 0, output: '' });
+    expect(check.stdout).toMatch(/SUCCESS: \d+ rules found/);
   });
 
   it('when the alert rules are read, then every metric they name is registered by the code', () => {

@@ -3,7 +3,7 @@ import { commitPage, createAccount, createJob, findJob, grantCredits, issueApiKe
 import { newId, reservationFor, type GenerationRequest, type JobOutcome, type JobStatus, type Lead, type Source } from '@leadgen/domain';
 
 /**
- * Test data, one builder per thing a test needs (as Outline's server/test/factories.ts). Rows are
+ * Test data, one builder per thing a test needs. Rows are
  * written by the statements the service itself runs, so they keep every guarantee the invariant
  * checker (test/faults/invariants.ts) holds the service to. Each call builds rows of its own: test
  * files that use them run in parallel without meeting.

@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:http';
+import { promtool } from './promtool';
 import type { AddressInfo } from 'node:net';
 import { metricsRoute, startOpsServer, collectProcessMetrics, type OpsServer } from '@leadgen/ops';
 import { UpstreamClient } from '../packages/providers/src/upstream/upstream-client';
@@ -37,7 +38,7 @@ describe('GET /metrics on the operations port', () => {
 
   beforeAll(async () => {
     // Only google_maps is consumed here, so a shopify job stays waiting and the queue depth shows it.
-    world = await startWorld({ env: { WORKER_SOURCES: 'google_maps', RATE_LIMIT_GENERATE_PER_MIN: '5' } });
+    world = await startWorld({ env: { WORKER_QUEUES: 'google_maps', RATE_LIMIT_GENERATE_PER_MIN: '5' } });
     collectProcessMetrics();
     ops = (await startOpsServer({ host: '127.0.0.1', port: await freePort(), readiness: world.api.readiness, routes: { '/metrics': metricsRoute } }))!;
     const account = await buildAccount(world.db, { credits: 100_000 });
@@ -90,6 +91,11 @@ describe('GET /metrics on the operations port', () => {
     await world?.close();
   });
 
+  it('when scraped, then promtool (what Prometheus ships to lint expositions) accepts it', () => {
+    const check = promtool(['check', 'metrics'], exposition);
+    expect({ status: check.status, problems: `${check.stdout}${check.stderr}`.trim() }).toEqual({ status: 0, problems: '' });
+  });
+
   it('when /metrics is asked of the public port, then it does not exist there', async () => {
     expect((await world.http.get('/metrics')).status).toBe(404);
   });
@@ -121,6 +127,12 @@ describe('GET /metrics on the operations port', () => {
     expect(value('leadgen_queue_jobs', { queue: 'shopify', state: 'waiting' })).toBeGreaterThanOrEqual(1);
     expect(samples.some((s) => s.name === 'leadgen_queue_jobs' && s.labels.queue === 'google_maps' && s.labels.state === 'active')).toBe(true);
     expect(value('leadgen_queue_consumers', { queue: 'google_maps' })).toBeGreaterThanOrEqual(1);
+  });
+
+  it('when sandbox jobs ran, then their pages are counted as attempts at the upstream `sandbox`, as a real upstream’s are', () => {
+    // The COMPLETE job's two pages at least, and the failing job's one failed page.
+    expect(value('leadgen_upstream_request_duration_seconds_count', { upstream: 'sandbox', outcome: 'ok' })).toBeGreaterThanOrEqual(2);
+    expect(value('leadgen_upstream_request_duration_seconds_count', { upstream: 'sandbox', outcome: '5xx' })).toBeGreaterThanOrEqual(1);
   });
 
   it('when upstream attempts ended each way, then each outcome is counted with its latency', () => {

@@ -1,7 +1,7 @@
 // Tests talk only to this machine: every socket a test process opens must go to loopback
 // (127.0.0.0/8, ::1, `localhost`) or a unix socket, and names other than `localhost` are never
 // looked up in DNS. Anything else fails at once with an error naming the host, instead of reaching
-// (or waiting on) the network: Practica's nock.disableNetConnect(), done on node:net itself so it
+// (or waiting on) the network: nock.disableNetConnect() done on node:net itself, so it
 // covers http, https, fetch (undici), pg and ioredis alike.
 //
 // Loaded by jest's setupFiles (jest.config.ts, and test/faults/jest.config.ts through it), and by

@@ -153,7 +153,7 @@ export function exportTable(runs: ExportRun[]): string {
 }
 
 /**
- * Issue 9's figure: an export of 100,000 leads streams with the process's memory flat, read as the
+ * The export target: an export of 100,000 leads streams with the process's memory flat, read as the
  * service's peak RSS over idle after the largest exports against after the smallest (ten times the
  * leads: at most 16 MiB more), the baseline's beside it. Judged only when the sizes are 10,000 and
  * 100,000 (not in --quick).

@@ -20,6 +20,9 @@ import { HttpClient, closedLoop, type Task } from './load';
 import { measure, type Environment, type Kind, type Measured } from './measure';
 import { BenchProcess, freePort, startProcess, waitForHttp } from './processes';
 import { PostgresCpu, findPostmaster, findRedisServer, localTcpPorts, readRss } from './proc-stats';
+import { measureVerificationCost } from './verification-cost';
+import { evaluateCorpus } from '../../packages/providers/test/fixtures/evaluate-corpus';
+import { UNSEEN_SITES } from '../../packages/providers/test/fixtures/unseen-sites';
 import { costTable, fmt, rate, sideBySide, summarize, targetTable, type Scenario, type Target } from './report';
 
 const USAGE = `npm run bench [-- options]
@@ -34,7 +37,7 @@ const USAGE = `npm run bench [-- options]
   --held-delay MS     sandbox delay per page of the held jobs (default 30000)
   --page-delay MS     SANDBOX_PAGE_DELAY_MS of the other jobs (default 0)
   --export-leads N    leads of the largest export (default 100000, 10000 with --quick); a tenth is exported too
-  --only a,b          scenarios among sync1, sync50, async, get, fleet, export, held`;
+  --only a,b          scenarios among sync1, sync50, async, get, fleet, export, held, verify, enrichment`;
 
 function usage(problem: string): never {
   console.error(`${problem}\n${USAGE}`);
@@ -80,7 +83,7 @@ const HELD = Number(flags.held);
 const HELD_DELAY_MS = Number(flags['held-delay']);
 const EXPORT_LEADS = Number(flags['export-leads'] ?? (QUICK ? 10_000 : 100_000));
 const WARM_MS = QUICK ? 300 : 1_500;
-const ALL = ['sync1', 'sync50', 'async', 'get', 'fleet', 'export', 'held'] as const;
+const ALL = ['sync1', 'sync50', 'async', 'get', 'fleet', 'export', 'held', 'verify', 'enrichment'] as const;
 type Key = (typeof ALL)[number];
 const ONLY = new Set<Key>(flags.only ? (flags.only.split(',').map((s) => s.trim()) as Key[]) : ALL.filter((k) => k !== 'held' || HELD > 0));
 if (HELD > 0) ONLY.add('held');
@@ -144,7 +147,7 @@ function serviceEnv(databaseUrl: string, extra: Record<string, string>): NodeJS.
     RATE_LIMIT_GENERATE_PER_MIN: '100000000',
     RATE_LIMIT_READ_PER_MIN: '100000000',
     WORKER_CONCURRENCY: String(WORKER_CONCURRENCY),
-    WORKER_SOURCES: SERVED.join(','),
+    WORKER_QUEUES: SERVED.join(','),
     // A stopping worker hands its jobs back after this instead of the 25 s default.
     SHUTDOWN_GRACE_MS: '2000',
     OPERATOR_PASSWORD: '',
@@ -188,6 +191,28 @@ async function main(): Promise<number> {
   log(`leadgen bench ${RUN}: ${QUICK ? 'quick, ' : ''}${DURATION_MS / 1000} s per side x ${ROUNDS} round(s), scenarios ${[...ONLY].join(', ')}`);
   log(`machine: ${(await import('node:os')).cpus().length} cores, load average ${(await import('node:os')).loadavg().map((v) => v.toFixed(2)).join(' ')} at start`);
 
+  if (ONLY.has('enrichment')) {
+    // The website enricher on the unseen-sites corpus (packages/providers/test/fixtures), served from loopback.
+    const score = await evaluateCorpus(UNSEEN_SITES);
+    log('');
+    log(`enrichment, unseen-sites corpus (${score.sites} sites, ${score.expected} business addresses, ${score.ms} ms):`);
+    log(`  recall ${(score.recall * 100).toFixed(1)} % (${score.found}/${score.expected}; target >= 95 %), junk ${score.junk} (target 0), wrong profiles ${score.wrongProfiles} (target 0)`);
+    for (const site of score.perSite) if (site.missed.length + site.junk.length + site.wrongProfiles.length > 0) log(`  ${site.id}: missed ${site.missed.join(', ') || '-'}; junk ${site.junk.join(', ') || '-'}; profiles ${site.wrongProfiles.join(', ') || '-'}`);
+    if ([...ONLY].every((k) => k === 'enrichment' || k === 'verify') && !ONLY.has('verify')) return 0;
+  }
+  let verificationAddedMs: number | null = null;
+  if (ONLY.has('verify')) {
+    // In this process, before any service process starts: nothing else competes for the CPU it measures.
+    const cost = await measureVerificationCost(QUICK ? 40 : 150, ROUNDS * 2);
+    log('');
+    log(`email verification, sandbox, worker provider stage (${cost.jobs} jobs per side, ${cost.verdictsPerJob.toFixed(1)} verdicts per job):`);
+    log(`  CPU per job: off ${cost.offCpuMsPerJob.toFixed(2)} ms, on ${cost.onCpuMsPerJob.toFixed(2)} ms (the provider stage alone: on/off ${cost.ratio.toFixed(2)})`);
+    verificationAddedMs = cost.onCpuMsPerJob - cost.offCpuMsPerJob;
+    if ([...ONLY].every((k) => k === 'verify' || k === 'enrichment')) {
+      log('  (add sync1 to the run for the ratio against a whole job: --only verify,sync1)');
+      return 0;
+    }
+  }
   const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 3 });
   const processes: BenchProcess[] = [];
   let db: BenchDatabase | null = null;
@@ -416,6 +441,14 @@ async function main(): Promise<number> {
     let held: Held | null = null;
     if (ONLY.has('held')) held = await heldJobs(env, db, redis, svc, track, workers);
 
+    const sync1 = scenarios.find((sc) => sc.key === 'sync1');
+    if (verificationAddedMs !== null && sync1) {
+      // The service's workers run with verification on: a whole job's CPU without it is their figure less the added part.
+      const runs = sync1.service!.runs;
+      const perJob = runs.reduce((sum, m) => sum + m.cpu.worker + m.cpu.api + (m.cpu.pg ?? 0), 0) / Math.max(1, runs.reduce((sum, m) => sum + m.load.okTotal, 0));
+      const off = perJob - verificationAddedMs;
+      log(`email verification against a whole sync job (sync1: api + worker + PostgreSQL CPU ${perJob.toFixed(2)} ms per job): on/off ${(perJob / off).toFixed(3)} (target ≤ 1.10)`);
+    }
     const elapsed = (Date.now() - started) / 1000;
     if (scenarios.length) printTables(scenarios);
     if (exports.length) {
@@ -462,7 +495,7 @@ async function heldJobs(
   await Promise.all(workers.map((w) => w.stop()));
   const account = await createBenchAccount(db.url, 'bench-held');
   const worker = track(
-    startProcess('held worker', 'apps/worker/src/main.ts', serviceEnv(db.url, { WORKER_CONCURRENCY: String(HELD), WORKER_SOURCES: 'google_maps' }), ['pg', 'ioredis']),
+    startProcess('held worker', 'apps/worker/src/main.ts', serviceEnv(db.url, { WORKER_CONCURRENCY: String(HELD), WORKER_QUEUES: 'google_maps' }), ['pg', 'ioredis']),
   );
   const ready = await Promise.race([waitForWorkers(redis, ['google_maps'], 1, []).then(() => 'ready'), worker.whenExited().then(() => 'exited')]);
   if (ready === 'exited' || !worker.alive) {

@@ -122,6 +122,36 @@ async function main(): Promise<void> {
     for (let round = 0; round < ROUNDS; round += 1) {
       pageRows.push(['page commit, 100,000 suppressions', await pageCost(false, ROUNDS + round)]);
     }
+    // The webhook path: its attempt read (a three-table join) sent inline, as webhook-attempts.ts does, and the
+    // same query wrapped in a PL/pgSQL function made for this measurement only (its kept plan is what a
+    // function would save). Wall time per statement, PostgreSQL's planning included (decision 017).
+    const endpointId = `whep_${randomBytes(12).toString('hex')}`;
+    await db.sql.query(`INSERT INTO webhook_endpoints (id, account_id, url, events, secret) VALUES ($1, $2, 'https://hooks.example.com/x', '["job.completed"]', 'whsec_x')`, [endpointId, account.id]);
+    const { rows: deliveries } = await db.sql.query<{ id: string }>(
+      `INSERT INTO webhook_deliveries (account_id, endpoint_id, event_type) SELECT $1, $2, 'ping' FROM generate_series(1, 20) RETURNING id`,
+      [account.id, endpointId],
+    );
+    const attemptRead = `SELECT d.id, d.account_id, d.endpoint_id, d.event_type, d.status::text AS status, COALESCE(e.url, d.url) AS url,
+       COALESCE(e.secret, s.secret) AS secret,
+       CASE WHEN COALESCE(e.previous_secret_expires_at, s.previous_secret_expires_at) > now() THEN COALESCE(e.previous_secret, s.previous_secret) END AS previous_secret,
+       d.round_attempts, d.attempts, d.created_at, e.disabled_at IS NOT NULL AS disabled, e.failing_since, d.job_id
+     FROM webhook_deliveries d
+     LEFT JOIN webhook_endpoints e ON e.id = d.endpoint_id
+     LEFT JOIN account_webhook_secrets s ON d.endpoint_id IS NULL AND s.account_id = d.account_id
+     WHERE d.id = $1`;
+    await db.sql.query(`CREATE FUNCTION bench_attempt_read(p_id TEXT) RETURNS TABLE (id TEXT, account_id TEXT, endpoint_id TEXT, event_type TEXT, status TEXT, url TEXT,
+       secret TEXT, previous_secret TEXT, round_attempts INTEGER, attempts INTEGER, created_at TIMESTAMPTZ, disabled BOOLEAN, failing_since TIMESTAMPTZ, job_id TEXT)
+       LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $f$ BEGIN RETURN QUERY ${attemptRead.replace('$1', 'p_id')}; END $f$`);
+    const deliveryParams = (i: number) => [deliveries[i % deliveries.length]!.id];
+    const webhookRows: Array<[string, number]> = [];
+    for (let round = 0; round < ROUNDS; round += 1) {
+      for (const [label, sql] of [['webhook attempt read, inline', attemptRead], ['webhook attempt read, PL/pgSQL function', 'SELECT * FROM bench_attempt_read($1)']] as const) {
+        const t0 = performance.now();
+        await measure(label, pool, sql, deliveryParams);
+        webhookRows.push([label, ((performance.now() - t0) * 1000) / N]);
+      }
+    }
+
     console.log(`\n${N} statements per figure, 4 in flight, ${ROUNDS} rounds (this process's CPU only; PostgreSQL's work is the same for both)`);
     const names = [...new Set(rows.map((r) => r.name))];
     for (const n of names) {
@@ -134,6 +164,11 @@ async function main(): Promise<void> {
     for (const n of [...new Set(pageRows.map(([name]) => name))]) {
       const times = pageRows.filter(([name]) => name === n).map(([, ms]) => ms).sort((a, b) => a - b);
       console.log(`${n.padEnd(40)} ${times[Math.floor(times.length / 2)]!.toFixed(2)} ms per page`);
+    }
+    console.log('\nThe webhook path, per attempt (wall µs per statement, 4 in flight, median of rounds); an attempt itself waits tens of ms on the receiver');
+    for (const n of [...new Set(webhookRows.map(([name]) => name))]) {
+      const times = webhookRows.filter(([name]) => name === n).map(([, us]) => us).sort((a, b) => a - b);
+      console.log(`${n.padEnd(40)} ${times[Math.floor(times.length / 2)]!.toFixed(0)} µs per statement`);
     }
   } finally {
     await db.$disconnect();

@@ -42,7 +42,7 @@ describe('webhook recovery', () => {
     DATABASE_URL: world.config.database.url,
     REDIS_URL: world.config.redis.url,
     QUEUE_PREFIX: world.config.redis.queuePrefix,
-    WORKER_SOURCES: sources,
+    WORKER_QUEUES: sources,
     WORKER_LOCK_MS: '1500',
     WORKER_STALLED_CHECK_MS: '500',
     SANDBOX_PAGE_DELAY_MS: '5',

@@ -41,7 +41,7 @@ describe('worker operations port', () => {
       DATABASE_URL: world.config.database.url,
       REDIS_URL: world.config.redis.url,
       QUEUE_PREFIX: world.config.redis.queuePrefix,
-      WORKER_SOURCES: 'google_maps',
+      WORKER_QUEUES: 'google_maps',
       OPS_PORT: String(port),
       OPS_HOST: '127.0.0.1',
       SHUTDOWN_GRACE_MS: '15000',

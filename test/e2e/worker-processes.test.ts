@@ -10,7 +10,7 @@ function startWorker(world: TestWorld, env: Record<string, string> = {}): Worker
     DATABASE_URL: world.config.database.url,
     REDIS_URL: world.config.redis.url,
     QUEUE_PREFIX: world.config.redis.queuePrefix,
-    WORKER_SOURCES: 'google_maps',
+    WORKER_QUEUES: 'google_maps',
     WORKER_LOCK_MS: '1500',
     WORKER_STALLED_CHECK_MS: '500',
     SANDBOX_PAGE_DELAY_MS: '5',

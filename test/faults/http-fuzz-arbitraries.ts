@@ -3,7 +3,7 @@ import fc from 'fast-check';
 
 /**
  * What the HTTP fuzzer sends: bodies, headers, paths and raw malformed messages, built to reach the
- * inputs that once answered 500 (issue 8) and their neighbours.
+ * inputs that once answered 500 and their neighbours.
  */
 
 // Strings a client can put in JSON that a database, a log line or a parser may choke on.

@@ -4,18 +4,23 @@ import {
   findJob,
   listAccounts,
   listApiKeys,
-  revokeApiKeyById,
-  settleJob,
   creditSummary,
   findAccount,
   findCreditDiscrepancies,
   grantCredits,
   issueApiKey,
-  revokeApiKey,
+  revokeKey,
+  eraseSubject,
+  recordAuditEvent,
+  listAuditEvents,
+  OPERATOR,
+  resealWebhookSecrets,
   transaction,
   type Database,
 } from '@leadgen/db';
-import { isTerminal } from '@leadgen/domain';
+import { cancelJob } from '@leadgen/commands';
+import { waitUntilConnected } from '@leadgen/queue';
+import { isTerminal, normalizeSuppression, type SuppressionKind } from '@leadgen/domain';
 import type { JobProducer, WebhookProducer } from '@leadgen/queue';
 
 /** A mistake of the operator's (or a state to fix first): its message is the whole output. */
@@ -35,6 +40,8 @@ export interface Services {
   producer(): JobProducer;
   /** the webhook queue, for the deliveries a job:cancel raises */
   webhooks(): WebhookProducer;
+  /** tells every API process that the account's keys changed (announceKeyEpoch); rejects when Redis is away */
+  announceKeyEpoch(accountId: string, keyEpoch: number): Promise<void>;
 }
 
 export const USAGE = `usage: npm run admin -- <command> [options] [--json | --table]
@@ -49,7 +56,19 @@ export const USAGE = `usage: npm run admin -- <command> [options] [--json | --ta
   ledger:show --account ID                    an account's ledger rows with the running balance
   job:show --job ID                           a job: status, counts, stop reason, credits, times
   job:cancel --job ID                         cancel a queued or running job, as its owner's DELETE does
+  audit:show [--account ID] [--action A] [--limit N]   the audit trail, newest first (every account's without --account)
+  subject:erase --email X | --phone X | --domain X   delete every stored lead holding it, in every account, and never collect or deliver it again
+  secrets:rotate                              re-seal every webhook secret under the first SECRETS_ENCRYPTION_KEY key (then the older keys can go)
 output: a table on a terminal, one JSON object otherwise (scripts); --json or --table forces either`;
+
+/** One command's help (`npm run admin -- job:cancel --help`): its line of USAGE; the whole USAGE for an unknown command. */
+export function commandHelp(command: string): string {
+  const lines = USAGE.split('\n');
+  const line = lines.find((l) => l.trimStart().split(' ')[0] === command);
+  if (!line) return USAGE;
+  const [usage, ...described] = line.trim().split(/\s{2,}/);
+  return `usage: npm run admin -- ${usage} [--json | --table]\n  ${described.join(' ')}\n${lines.at(-1)}`;
+}
 
 type Flags = Map<string, string>;
 
@@ -131,7 +150,8 @@ export async function runCommand(argv: string[], services: Services): Promise<Re
       return transaction(db, async (tx) => {
         const account = await createAccount(tx, name);
         if (amount > 0) await grantCredits(tx, account.id, amount);
-        const { apiKey } = await issueApiKey(tx, account.id);
+        const { apiKey, keyId } = await issueApiKey(tx, account.id);
+        await recordAuditEvent(tx, { accountId: account.id, action: 'key.created', summary: { keyId }, ...OPERATOR });
         return { accountId: account.id, apiKey };
       });
     }
@@ -141,19 +161,24 @@ export async function runCommand(argv: string[], services: Services): Promise<Re
       const expiresAt = expiresIn === undefined ? undefined : new Date(Date.now() + duration(expiresIn, 'expires-in'));
       const db = await database();
       const account = await existingAccount(db, required(flags, 'account'));
-      return { ...(await issueApiKey(db, account.id, { expiresAt })) };
+      const issued = await issueApiKey(db, account.id, { expiresAt });
+      await recordAuditEvent(db, { accountId: account.id, action: 'key.created', summary: { keyId: issued.keyId, expiresAt: issued.expiresAt ?? null }, ...OPERATOR });
+      return { ...issued };
     }
     case 'key:revoke': {
       const flags = parseFlags(args, ['key', 'id']);
       if (flags.has('id') === flags.has('key')) throw new UsageError(`key:revoke needs --id KEY_ID or --key API_KEY (npm run admin -- --help lists the commands)`);
       const db = await database();
-      if (flags.has('id')) {
-        const keyId = required(flags, 'id');
-        if (!(await revokeApiKeyById(db, keyId))) throw new UsageError(`admin: no key ${keyId}: npm run admin -- key:list --account ID shows an account's keys`, 1);
-        return { revoked: true, keyId };
+      const revocation = await revokeKey(db, flags.has('id') ? { keyId: required(flags, 'id') } : { apiKey: required(flags, 'key') });
+      if (!revocation) {
+        if (flags.has('id')) throw new UsageError(`admin: no key ${flags.get('id')}: npm run admin -- key:list --account ID shows an account's keys`, 1);
+        throw new UsageError('admin: no such API key: revoke by id instead (key:list --account ID shows the ids)', 1);
       }
-      if (!(await revokeApiKey(db, required(flags, 'key')))) throw new UsageError('admin: no such API key: revoke by id instead (key:list --account ID shows the ids)', 1);
-      return { revoked: true };
+      await recordAuditEvent(db, { accountId: revocation.accountId, action: 'key.revoked', summary: { keyId: revocation.keyId }, ...OPERATOR });
+      // PostgreSQL refuses the key already; the epoch in Redis makes every API process drop its cached copy at its next request.
+      const announced = await services.announceKeyEpoch(revocation.accountId, revocation.keyEpoch).then(() => true, () => false);
+      if (!announced) process.stderr.write(`admin: the key is revoked; Redis was not told (away), so an API process that had it cached may accept it for up to AUTH_CACHE_MS\n`);
+      return { revoked: true, keyId: revocation.keyId, accountId: revocation.accountId, everywhere: announced };
     }
     case 'account:list': {
       parseFlags(args, []);
@@ -182,23 +207,22 @@ export async function runCommand(argv: string[], services: Services): Promise<Re
       const db = await database();
       const job = await existingJob(db, required(flags, 'job'));
       if (isTerminal(job.status) && job.status !== 'CANCELLED') throw new UsageError(`admin: job ${job.id} is ${job.status} already: only a queued or running job can be cancelled`, 1);
-      // The owner's DELETE settlement (apps/api/src/use-cases/cancel-job.ts): CANCELLED with what was delivered, then word to the fleet.
-      const settlement = await settleJob(db, job.id, { kind: 'cancelled' }, job);
-      if (settlement?.settled) {
-        const producer = services.producer();
-        const told = await Promise.allSettled([producer.removeWaiting(job.source, job.id), producer.publishCancel(job.id), producer.publishTerminal(job.id)]);
-        const untold = told.filter((r) => r.status === 'rejected').length;
-        // PostgreSQL has it CANCELLED either way: a worker stops at its next page commit, and a queued entry finds the job terminal.
-        if (untold > 0) process.stderr.write('admin: the job is cancelled; the fleet was not told (Redis away): its worker stops at its next page\n');
-        if (settlement.webhookDeliveryIds.length > 0) {
-          // Sent at once, as the owner's cancel does; if Redis is away the workers' outbox sweep sends them later.
-          const enqueued = await services.webhooks().enqueue(settlement.webhookDeliveryIds).then(() => true, () => false);
-          if (!enqueued) process.stderr.write("admin: the job's webhook deliveries were not enqueued (Redis away): the workers' outbox sweep sends them\n");
-        }
+      // The same cancel command as the owner's DELETE: CANCELLED with what was delivered, then word to the fleet.
+      const producer = services.producer();
+      // A connection made a moment ago: the first message must not be refused only because it is still connecting.
+      await producer.waitUntilReady(2000);
+      const cancellation = await cancelJob({ db, events: producer, queue: producer, webhooks: services.webhooks() }, job.id, null);
+      if (cancellation.kind === 'not_found') throw new UsageError(`admin: no job ${job.id}`, 1);
+      if (cancellation.kind === 'not_cancellable') throw new UsageError(`admin: job ${job.id} is ${cancellation.job.status} already: only a queued or running job can be cancelled`, 1);
+      // PostgreSQL has it CANCELLED either way: a worker stops at its next page commit, a queued entry finds the job
+      // terminal, and the outbox sweep sends its webhooks. The operator still learns, in one line, that Redis was not told.
+      if (cancellation.untold.length > 0) {
+        throw new UsageError(
+          `admin: job ${job.id} is cancelled, but Redis (REDIS_URL) did not answer, so the fleet was not told: its worker stops at its next page and the outbox sweep sends its webhooks`,
+          1,
+        );
       }
-      const current = await existingJob(db, job.id);
-      if (current.status !== 'CANCELLED') throw new UsageError(`admin: job ${job.id} is ${current.status} already: only a queued or running job can be cancelled`, 1);
-      return jobView(current);
+      return jobView(cancellation.job);
     }
     case 'credits:grant': {
       const flags = parseFlags(args, ['account', 'amount']);
@@ -222,6 +246,43 @@ export async function runCommand(argv: string[], services: Services): Promise<Re
       if (only) await existingAccount(db, only);
       const discrepancies = (await findCreditDiscrepancies(db)).filter((d) => !only || d.accountId === only);
       return { ok: discrepancies.length === 0, discrepancies };
+    }
+    case 'audit:show': {
+      const flags = parseFlags(args, ['account', 'action', 'limit']);
+      const limit = flags.has('limit') ? credits(flags, 'limit') : 50;
+      if (limit < 1 || limit > 10_000) throw new UsageError('--limit must be 1 to 10000');
+      const db = await database();
+      const only = flags.get('account') ?? null;
+      // A deleted account's events stay: an id that is no longer an account is still asked about.
+      const rows = await listAuditEvents(db, only, { action: flags.get('action') ?? null }, null, limit);
+      return {
+        rows: rows.map((e) => ({ at: e.createdAt.toISOString(), accountId: e.accountId, actor: e.actor, action: e.action, requestId: e.requestId, summary: JSON.stringify(e.summary) })),
+      };
+    }
+    case 'subject:erase': {
+      const flags = parseFlags(args, ['email', 'phone', 'domain']);
+      const given = (['email', 'phone', 'domain'] as const).filter((k) => flags.has(k));
+      if (given.length !== 1) throw new UsageError('subject:erase needs exactly one of --email X, --phone X, --domain X');
+      const kind: SuppressionKind = given[0]!;
+      const value = normalizeSuppression(kind, required(flags, kind));
+      if (!value) throw new UsageError(`--${kind} is not a valid ${kind}: give it as a client would (an E.164 phone number, such as +15125550100)`);
+      const db = await database();
+      const report = await eraseSubject(db, { kind, value });
+      // API processes keep finished jobs' bodies in memory: told to drop those that held the person.
+      const producer = services.producer();
+      await waitUntilConnected(producer.connection, 3_000);
+      const told = await Promise.allSettled(report.jobIds.map((jobId) => producer.publishLeadsErased(jobId)));
+      if (told.some((t) => t.status === 'rejected')) process.stderr.write('admin: Redis away: an API process may show an erased lead in a finished job\'s body until it restarts\n');
+      // The trail keeps that it happened and how much went, never who it was.
+      await recordAuditEvent(db, { accountId: null, action: 'subject.erased', summary: { kind, leads: report.leads, accounts: report.perAccount.length }, ...OPERATOR });
+      for (const { accountId, leads } of report.perAccount) {
+        await recordAuditEvent(db, { accountId, action: 'subject.erased', summary: { kind, leads }, ...OPERATOR });
+      }
+      return { erased: { kind, value }, suppressedNow: report.newlySuppressed, leadsDeleted: report.leads, rows: report.perAccount };
+    }
+    case 'secrets:rotate': {
+      parseFlags(args, []);
+      return { ...(await resealWebhookSecrets(await database())) };
     }
     default:
       throw new UsageError(`unknown command "${command}" (npm run admin -- --help lists the commands)`);

@@ -1,8 +1,9 @@
 import { loadConfigOrExit } from '@leadgen/config';
 import { createDatabase, schemaStatus, type Database } from '@leadgen/db';
 import { setLogLevel } from '@leadgen/logger';
-import { createJobProducer, createWebhookProducer, type JobProducer, type WebhookProducer } from '@leadgen/queue';
-import { runCommand, UsageError, USAGE, type Services } from './commands';
+import { createJobProducer, createWebhookProducer, waitUntilConnected, type JobProducer, type WebhookProducer } from '@leadgen/queue';
+import { announceKeyEpoch } from '@leadgen/rate-limits';
+import { commandHelp, runCommand, UsageError, USAGE, type Services } from './commands';
 import { failureLine } from './failures';
 import { outputMode, render } from './output';
 
@@ -11,8 +12,12 @@ async function main(argv: string[]): Promise<number> {
   setLogLevel('error');
   const mode = outputMode({ json: argv.includes('--json'), table: argv.includes('--table') }, Boolean(process.stdout.isTTY));
   const args = argv.filter((a) => a !== '--json' && a !== '--table');
-  if (['help', '--help', '-h'].includes(args[0] ?? '') || args.includes('--help')) {
+  if (['help', '--help', '-h'].includes(args[0] ?? '')) {
     process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write(`${commandHelp(args[0]!)}\n`);
     return 0;
   }
   if (args.length === 0) {
@@ -26,14 +31,20 @@ async function main(argv: string[]): Promise<number> {
   const services: Services = {
     database: async () => {
       if (db) return db;
-      db = createDatabase(config.database.url, { poolSize: 2 });
+      db = createDatabase(config.database.url, { poolSize: 2, secretKeys: config.secrets.encryptionKeys });
       // Checked first, so a missing migration is one clear line rather than a failed statement.
       const status = await schemaStatus(db);
       if (!status.current) throw new UsageError(`admin: the database is not migrated (${status.missing.length} migration(s) missing): run npm run db:migrate first`, 1);
       return db;
     },
-    producer: () => (producer ??= createJobProducer(config.redis.url, config.redis.queuePrefix)),
-    webhooks: () => (webhooks ??= createWebhookProducer(config.redis.url, config.redis.queuePrefix)),
+    producer: () => (producer ??= createJobProducer(config.redis)),
+    webhooks: () => (webhooks ??= createWebhookProducer(config.redis)),
+    announceKeyEpoch: async (accountId, keyEpoch) => {
+      const { connection, keys } = services.producer();
+      // The producer's connection fails fast rather than queueing: give a connection made just now a moment.
+      await waitUntilConnected(connection, 3_000);
+      await announceKeyEpoch(connection, keys.account(accountId).keyEpoch, keyEpoch);
+    },
   };
   try {
     const result = await runCommand(args, services);
@@ -50,4 +61,10 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv.slice(2)).then((code) => process.exit(code));
+// Exit only once stdout has taken everything: to a pipe, Node writes asynchronously, and an exit before the
+// last chunk drained would hand a script truncated JSON with a success code. An empty write's callback runs
+// after every earlier write is flushed.
+main(process.argv.slice(2)).then((code) => {
+  process.exitCode = code;
+  process.stdout.write('', () => process.exit(code));
+});

@@ -52,7 +52,7 @@ describe('npm run admin', () => {
     const expiring = admin('key:create', '--account', accountId, '--expires-in', '30d').json() as { expiresAt: string };
     expect(Date.parse(expiring.expiresAt) - Date.now()).toBeGreaterThan(29 * 86_400_000);
 
-    expect(admin('key:revoke', '--key', second).json()).toEqual({ revoked: true });
+    expect(admin('key:revoke', '--key', second).json()).toEqual({ revoked: true, keyId: expect.stringMatching(/^key_/), accountId, everywhere: true });
     expect(await accountForApiKey(db, second)).toBeNull();
     expect((await accountForApiKey(db, apiKey))?.id).toBe(accountId);
 
@@ -128,7 +128,7 @@ describe('npm run admin: listing, revoking by id, jobs and the ledger', () => {
     expect(lines[2]).toMatch(/^keyId\s+prefix\s+createdAt\s+lastUsedAt\s+expiresAt\s+revokedAt$/);
     expect(lines[4]).toContain(keyId);
 
-    expect(admin('key:revoke', '--id', keyId).json()).toEqual({ revoked: true, keyId });
+    expect(admin('key:revoke', '--id', keyId).json()).toEqual({ revoked: true, keyId, accountId, everywhere: true });
     expect(await accountForApiKey(db, apiKey)).toBeNull();
     const after = admin('key:list', '--account', accountId, '--json').json() as { rows: Array<{ revokedAt: string | null }> };
     expect(after.rows[0]!.revokedAt).toEqual(expect.any(String));

@@ -1,8 +1,7 @@
 import type { Server } from 'node:http';
 import type { Config } from '@leadgen/config';
 import type { Database } from '@leadgen/db';
-import { closeRedis, type JobEventSubscription, type JobProducer, type WebhookProducer } from '@leadgen/queue';
-import type { Redis } from 'ioredis';
+import { closeRedis, type JobEventSubscription, type RedisClient, type JobProducer, type WebhookProducer } from '@leadgen/queue';
 import type { JobWaiters } from './job-waiters';
 
 export interface ApiShutdownParts {
@@ -12,7 +11,7 @@ export interface ApiShutdownParts {
   subscription: JobEventSubscription;
   producer: JobProducer;
   webhooks: WebhookProducer;
-  redis: Redis;
+  redis: RedisClient;
   db: Database;
 }
 

@@ -2,7 +2,7 @@ import express, { type RequestHandler } from 'express';
 import { errors } from '@leadgen/domain';
 import type { ApiDependencies } from './dependencies';
 import { accessLog, rememberRouteBase, type RequestObserver } from './http/access-log';
-import { authenticate } from './http/authenticate';
+import { keyAuthenticator } from './http/authenticate';
 import { jsonBody } from './http/json-body';
 import { protocolChecks } from './http/protocol-checks';
 import { problemMiddleware } from './http/problem';
@@ -10,6 +10,7 @@ import { rateLimit } from './http/rate-limit';
 import { requestId } from './http/request-id';
 import { securityHeaders } from './http/security-headers';
 import { accountRoute } from './routes/account-route';
+import { auditEventsRoute } from './routes/audit-events/audit-events-route';
 import { docsRouter, openApiRoute } from './openapi/openapi-route';
 import { apiReadiness } from './readiness';
 import { healthRoute, readyRoute } from './routes/health-route';
@@ -19,7 +20,7 @@ import { cancelJobRoute, getJobRoute } from './routes/leads/jobs-route';
 import { accountLeadsRoute, resultSetLeadsRoute } from './routes/leads/leads-route';
 import { listJobsRoute } from './routes/leads/list-jobs-route';
 import { linkedinCountriesRoute, tariffsRoute } from './routes/meta-route';
-import { mountWebhookRoutes } from './routes/webhooks/webhook-routes';
+import { mountWebhookRoutes } from './routes/webhooks/webhooks-paths';
 
 const SUPPRESSIONS_BODY_LIMIT_BYTES = 8 * 1024 * 1024;
 
@@ -41,20 +42,24 @@ export function createApp(deps: ApiDependencies, options: AppOptions = {}): expr
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.set('trust proxy', false);
+  // Which proxies' X-Forwarded-For is believed (TRUST_PROXY): req.ip is then the client behind them.
+  app.set('trust proxy', deps.config.http.trustProxy);
   app.use(requestId);
   app.use(securityHeaders);
   app.use(protocolChecks);
   app.use(accessLog(options.requestObservers));
 
   app.get('/healthz', healthRoute);
+  app.all('/healthz', methodNotAllowed('GET'));
   app.get('/readyz', readyRoute(apiReadiness(deps, options.isShuttingDown ?? (() => false))));
+  app.all('/readyz', methodNotAllowed('GET'));
 
   const { redis, config, db } = deps;
-  const prefix = config.redis.queuePrefix;
-  const auth = authenticate(db, { cacheMs: config.api.authCacheMs });
-  const generateLimit = rateLimit(redis, prefix, { name: 'generate', perMinute: config.api.rateLimit.generatePerMin });
-  const readLimit = rateLimit(redis, prefix, { name: 'read', perMinute: config.api.rateLimit.readPerMin });
+  const keys = keyAuthenticator(db, { cacheMs: config.api.authCacheMs });
+  const auth = keys.authenticate;
+  const redisKeys = deps.producer.keys;
+  const generateLimit = rateLimit(redis, redisKeys, { name: 'generate', perMinute: config.api.rateLimit.generatePerMin }, keys);
+  const readLimit = rateLimit(redis, redisKeys, { name: 'read', perMinute: config.api.rateLimit.readPerMin }, keys);
 
   const v1 = express.Router();
   v1.use(rememberRouteBase);
@@ -65,6 +70,15 @@ export function createApp(deps: ApiDependencies, options: AppOptions = {}): expr
   v1.get('/leads/jobs/:jobId', auth, readLimit, getJobRoute(deps));
   v1.delete('/leads/jobs/:jobId', auth, readLimit, cancelJobRoute(deps));
   v1.all('/leads/jobs/:jobId', methodNotAllowed('GET', 'DELETE'));
+  // Each listing of leads: the JSON page, and the downloads as their own paths (before `:id` would take `rs_….csv`).
+  for (const download of ['csv', 'jsonl'] as const) {
+    v1.get(`/leads/jobs/:id/leads.${download}`, auth, readLimit, resultSetLeadsRoute(deps, 'job', download));
+    v1.all(`/leads/jobs/:id/leads.${download}`, methodNotAllowed('GET'));
+    v1.get(`/leads/result-sets/:id.${download}`, auth, readLimit, resultSetLeadsRoute(deps, 'resultSet', download));
+    v1.all(`/leads/result-sets/:id.${download}`, methodNotAllowed('GET'));
+    v1.get(`/leads.${download}`, auth, readLimit, accountLeadsRoute(deps, download));
+    v1.all(`/leads.${download}`, methodNotAllowed('GET'));
+  }
   v1.get('/leads/jobs/:id/leads', auth, readLimit, resultSetLeadsRoute(deps, 'job'));
   v1.all('/leads/jobs/:id/leads', methodNotAllowed('GET'));
   v1.get('/leads/result-sets/:id', auth, readLimit, resultSetLeadsRoute(deps, 'resultSet'));
@@ -81,9 +95,14 @@ export function createApp(deps: ApiDependencies, options: AppOptions = {}): expr
   v1.all('/suppressions', methodNotAllowed('GET', 'PUT', 'DELETE'));
   // Webhooks (decision 016): endpoints, their deliveries, the default secret; the `read` rate limit.
   mountWebhookRoutes(v1, deps, { auth, limit: readLimit, body: jsonBody(config.http.bodyLimitBytes), methodNotAllowed });
+  v1.get('/audit-events', auth, readLimit, auditEventsRoute(deps));
+  v1.all('/audit-events', methodNotAllowed('GET'));
   v1.get('/meta/linkedin-countries', linkedinCountriesRoute);
+  v1.all('/meta/linkedin-countries', methodNotAllowed('GET'));
   v1.get('/meta/tariffs', tariffsRoute);
+  v1.all('/meta/tariffs', methodNotAllowed('GET'));
   v1.get('/openapi.json', openApiRoute());
+  v1.all('/openapi.json', methodNotAllowed('GET'));
   app.use('/api/v1', v1);
   app.use('/docs', docsRouter());
 

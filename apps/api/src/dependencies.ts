@@ -1,7 +1,6 @@
-import type { Redis } from 'ioredis';
 import type { Config } from '@leadgen/config';
 import type { Database } from '@leadgen/db';
-import type { JobProducer, WebhookProducer } from '@leadgen/queue';
+import type { JobProducer, RedisClient, WebhookProducer } from '@leadgen/queue';
 import type { JobWaiters } from './job-waiters';
 import type { TerminalBodies } from './terminal-bodies';
 
@@ -11,7 +10,7 @@ export interface ApiDependencies {
   db: Database;
   producer: JobProducer;
   /** commands that must fail fast while Redis is down: rate limits, readiness */
-  redis: Redis;
+  redis: RedisClient;
   waiters: JobWaiters;
   terminalBodies: TerminalBodies;
   /** the webhook queue: a cancel's and a ping's deliveries, a manual retry (decision 016) */

@@ -119,7 +119,14 @@ export interface ExportStream {
  * is read only once the previous one is in the socket's buffer, and a client that hangs up stops the
  * reading at the batch under way.
  */
-export async function streamExport(res: Response, format: 'csv' | 'jsonl', stream: ExportStream): Promise<void> {
+export interface ExportOutcome {
+  /** leads written to the socket */
+  leads: number;
+  /** false when the client hung up or a read failed before the end */
+  complete: boolean;
+}
+
+export async function streamExport(res: Response, format: 'csv' | 'jsonl', stream: ExportStream): Promise<ExportOutcome> {
   res.status(200);
   res.setHeader('Content-Type', format === 'csv' ? 'text/csv; charset=utf-8; header=present' : 'application/x-ndjson; charset=utf-8');
   res.setHeader('Content-Disposition', `attachment; filename="${stream.filename}.${format}"`);
@@ -127,21 +134,25 @@ export async function streamExport(res: Response, format: 'csv' | 'jsonl', strea
   for (const [name, value] of Object.entries(stream.headers ?? {})) res.setHeader(name, value);
   let batch = stream.first;
   let header = true;
+  let leads = 0;
   if (format === 'csv' && batch.length === 0) {
     res.end(csvBatch([], true));
-    return;
+    return { leads, complete: true };
   }
   try {
     while (batch.length > 0) {
       const chunk = format === 'csv' ? csvBatch(batch, header) : `${batch.map(presentLeadItemJson).join('\n')}\n`;
       header = false;
-      if (!(await write(res, chunk))) return;
+      if (!(await write(res, chunk))) return { leads, complete: false };
+      leads += batch.length;
       batch = await stream.next(batch.at(-1)!);
     }
     res.end();
+    return { leads, complete: true };
   } catch (error) {
     // Headers and part of the body are out: the only honest signal left is a cut connection.
     logger.warn('export stopped by an error', { error: (error as Error).message });
     res.destroy(error instanceof Error ? error : new Error(String(error)));
+    return { leads, complete: false };
   }
 }

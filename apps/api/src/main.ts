@@ -1,7 +1,9 @@
 import { loadConfigOrExit, opsPort } from '@leadgen/config';
 import { logger, setLogLevel, setProcessName } from '@leadgen/logger';
-import { collectProcessMetrics, metricsRoute, startOpsServer, startingReport } from '@leadgen/ops';
+import { collectProcessMetrics, metricsRoute, startOpsServer, startingReport, startupFailureLine } from '@leadgen/ops';
 import { startApi, type RunningApi } from './start-api';
+
+let ports: Record<string, number | null> = {};
 
 async function main(): Promise<void> {
   setProcessName('api');
@@ -10,6 +12,7 @@ async function main(): Promise<void> {
   collectProcessMetrics();
   // The operations port first, so liveness answers while the API is still connecting.
   let api: RunningApi | null = null;
+  ports = { PORT: config.http.port, OPS_PORT: opsPort(config, 'api') };
   const ops = await startOpsServer({
     host: config.ops.host,
     port: opsPort(config, 'api'),
@@ -40,6 +43,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: Error) => {
-  logger.error('api failed to start', { error });
+  const line = startupFailureLine('api', error, ports);
+  if (line) process.stderr.write(`${line}\n`);
+  else logger.error('api failed to start', { error });
   process.exit(1);
 });

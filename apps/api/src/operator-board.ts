@@ -1,12 +1,11 @@
 import { timingSafeEqual } from 'node:crypto';
 import express, { type RequestHandler } from 'express';
-import type { Redis } from 'ioredis';
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
 import { errors } from '@leadgen/domain';
 import { logger } from '@leadgen/logger';
-import type { Queue } from '@leadgen/queue';
+import type { Queue, RedisClient, RedisKeys } from '@leadgen/queue';
 import { DEFAULT_LOGIN_LIMITS, loginThrottle, type LoginLimits } from './http/login-throttle';
 import { pageContentSecurityPolicy } from './http/security-headers';
 
@@ -41,8 +40,8 @@ function withoutThirdPartyFonts(board: express.Express): void {
 }
 
 export interface BoardOptions {
-  redis: Redis;
-  prefix: string;
+  redis: RedisClient;
+  keys: RedisKeys;
   limits?: LoginLimits;
   /** OPERATOR_BOARD_WRITABLE: the board's write actions; what each does to a job is in the README */
   writable?: boolean;
@@ -66,7 +65,7 @@ export function operatorBoard(queues: Queue[], password: string, options: BoardO
   // Parsed here, before the board's own parser: bodies are capped and never inflated, and a malformed
   // one becomes a Problem Details 400 from our error middleware rather than the board's error page.
   const parseBody = express.json({ limit: '16kb', inflate: false });
-  const throttle = loginThrottle(options.redis, options.prefix, options.limits ?? DEFAULT_LOGIN_LIMITS);
+  const throttle = loginThrottle(options.redis, options.keys, options.limits ?? DEFAULT_LOGIN_LIMITS);
 
   const challenge: RequestHandler = (_req, res) => {
     res.setHeader('WWW-Authenticate', 'Basic realm="leadgen operators"');
@@ -79,7 +78,8 @@ export function operatorBoard(queues: Queue[], password: string, options: BoardO
       challenge(req, res, next);
       return;
     }
-    const client = req.socket.remoteAddress ?? 'unknown';
+    // The client behind the proxies TRUST_PROXY names: keyed on a proxy's own address, one guesser would lock out every operator.
+    const client = req.ip ?? req.socket.remoteAddress ?? 'unknown';
     // Checked before the password, so an attacker over the limit learns nothing from the answer.
     const retryAfter = await throttle.retryAfter(client, credentials.user).catch(() => null);
     if (retryAfter === null) throw errors.serviceUnavailable('The operator board is unavailable; retry shortly');

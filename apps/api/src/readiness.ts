@@ -1,10 +1,14 @@
 import { schemaStatus } from '@leadgen/db';
+import { SOURCES } from '@leadgen/domain';
 import { checkReadiness, type ReadinessReport } from '@leadgen/ops';
+import { probeRedis } from '@leadgen/queue';
 import type { ApiDependencies } from './dependencies';
 
 /**
  * The API is ready when PostgreSQL answers with every migration this code expects applied (on a
- * database without tables every request would fail) and Redis answers, and it is not draining.
+ * database without tables every request would fail), it can enqueue (a script on each queue's own
+ * slot, which a PING would not prove: a cluster node reached as one node, a replica or an ACL
+ * answer PING and refuse the enqueue), and it is not draining.
  */
 export function apiReadiness(deps: ApiDependencies, isShuttingDown: () => boolean): () => Promise<ReadinessReport> {
   return () =>
@@ -14,10 +18,7 @@ export function apiReadiness(deps: ApiDependencies, isShuttingDown: () => boolea
           const schema = await schemaStatus(deps.db);
           return schema.current ? 'ok' : { state: 'schema_behind', detail: schema.detail };
         },
-        redis: async () => {
-          await deps.redis.ping();
-          return 'ok';
-        },
+        redis: () => probeRedis(() => Promise.all([...SOURCES.map((source) => deps.producer.probe(source)), deps.webhooks.probe()])),
       },
       { shuttingDown: isShuttingDown() },
     );

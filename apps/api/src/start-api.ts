@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from '@leadgen/config';
-import { createDatabase } from '@leadgen/db';
+import { createDatabase, DEVELOPMENT_SECRETS_KEY_WARNING } from '@leadgen/db';
+import { logger } from '@leadgen/logger';
 import { metrics, reportQueueDepth, type ReadinessReport } from '@leadgen/ops';
 import { createJobProducer, createWebhookProducer, producerConnection, subscribeJobEvents } from '@leadgen/queue';
 import { shutDownApi } from './api-shutdown';
@@ -26,24 +27,29 @@ export interface RunningApi {
 
 /** The API's composition root: builds its dependencies, subscribes to job events and listens. Used by main.ts and by tests. */
 export async function startApi(config: Config): Promise<RunningApi> {
-  const db = createDatabase(config.database.url, { poolSize: config.database.poolSize });
-  const producer = createJobProducer(config.redis.url, config.redis.queuePrefix);
-  const redis = producerConnection(config.redis.url);
+  const db = createDatabase(config.database.url, { poolSize: config.database.poolSize, secretKeys: config.secrets.encryptionKeys });
+  // Production refuses to start without a key (config); elsewhere the published development key is used, and said so.
+  if (!config.secrets.encryptionKeys) logger.warn(DEVELOPMENT_SECRETS_KEY_WARNING);
+  const producer = createJobProducer(config.redis);
+  const redis = producerConnection(config.redis, 'api');
   const waiters = new JobWaiters();
   // Webhooks (decision 016): the API enqueues the deliveries of cancels, pings and manual retries.
-  const webhooks = createWebhookProducer(config.redis.url, config.redis.queuePrefix);
-  const deps: ApiDependencies = { config, db, producer, redis, waiters, terminalBodies: new TerminalBodies(), webhooks };
+  const webhooks = createWebhookProducer(config.redis);
+  const terminalBodies = new TerminalBodies();
+  const deps: ApiDependencies = { config, db, producer, redis, waiters, terminalBodies, webhooks };
 
   // While Redis is away the subscription is too; requests then wait out their time and read PostgreSQL.
-  const subscription = subscribeJobEvents(config.redis.url, config.redis.queuePrefix, {
+  const subscription = subscribeJobEvents(config.redis, {
     onTerminal: (jobId) => waiters.notify(jobId),
+    // A kept body would still show erased leads (decision 019).
+    onLeadsErased: (jobId) => terminalBodies.forget(jobId),
   });
 
   let shuttingDown = false;
   const extraRouters = config.operatorPassword
     ? [{ path: BOARD_PATH, handler: operatorBoard([...producer.queues(), webhooks.queue()], config.operatorPassword, {
           redis,
-          prefix: config.redis.queuePrefix,
+          keys: producer.keys,
           writable: config.operatorBoardWritable,
         }) }]
     : [];
@@ -70,7 +76,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
   // Longer than a load balancer's idle timeout, so it never reuses a socket we are closing.
   server.keepAliveTimeout = 65_000;
   const port = (server.address() as AddressInfo).port;
-  const purge = startIdempotencyKeyPurge(db);
+  const purge = startIdempotencyKeyPurge(db, { auditRetentionDays: config.audit.retentionDays });
 
   return {
     server,

@@ -24,4 +24,9 @@ export class TerminalBodies {
   remember(jobId: string, entry: Entry): void {
     this.cache.set(jobId, entry);
   }
+
+  /** A job whose leads were erased (subject erasure, retention): its body is read again from PostgreSQL. */
+  forget(jobId: string): void {
+    this.cache.delete(jobId);
+  }
 }

@@ -1,4 +1,5 @@
-import { revokeApiKey } from '@leadgen/db';
+import { revokeApiKey, revokeKey } from '@leadgen/db';
+import { announceKeyEpoch } from '@leadgen/rate-limits';
 import { startWorld, type TestWorld } from '../../../test/harness';
 import { buildAccount, buildApiKey } from '../../../test/factories';
 
@@ -53,6 +54,31 @@ describe('live keys kept in memory for AUTH_CACHE_MS', () => {
     expect((await world.http.get('/api/v1/account').set(account.auth)).status).toBe(401);
   });
 
+  it('when a key is revoked and its epoch announced, then the very next request is 401 although it was cached', async () => {
+    const account = await buildAccount(world.db, { credits: 0 });
+    expect((await world.http.get('/api/v1/account').set(account.auth)).status).toBe(200);
+    const revocation = (await revokeKey(world.db, { apiKey: account.apiKey }))!;
+    await announceKeyEpoch(world.api.deps.redis, world.api.deps.producer.keys.account(account.accountId).keyEpoch, revocation.keyEpoch);
+    expect((await world.http.get('/api/v1/account').set(account.auth)).status).toBe(401);
+  });
+
+  it('when a cached key is used after another key of its account was revoked, then it is read again once and still works', async () => {
+    const account = await buildAccount(world.db, { credits: 0 });
+    const other = await buildApiKey(world.db, account.accountId);
+    expect((await world.http.get('/api/v1/account').set(account.auth)).status).toBe(200);
+    const revocation = (await revokeKey(world.db, { keyId: other.keyId }))!;
+    await announceKeyEpoch(world.api.deps.redis, world.api.deps.producer.keys.account(account.accountId).keyEpoch, revocation.keyEpoch);
+    const query = jest.spyOn(world.api.deps.db.sql, 'query');
+    try {
+      expect((await world.http.get('/api/v1/account').set(account.auth)).status).toBe(200);
+      expect((await world.http.get('/api/v1/account').set(account.auth)).status).toBe(200);
+      const reads = query.mock.calls.map((call) => String(call[0])).filter((text) => text.includes('authenticate_key('));
+      expect(reads).toHaveLength(1);
+    } finally {
+      query.mockRestore();
+    }
+  });
+
   it('when a cached key reaches its expiry, then it is refused at once, cache or not', async () => {
     const account = await buildAccount(world.db, { credits: 0 });
     const key = await buildApiKey(world.db, account.accountId, { expiresAt: new Date(Date.now() + 300) });
@@ -68,7 +94,7 @@ describe('live keys kept in memory for AUTH_CACHE_MS', () => {
     try {
       expect((await world.http.get('/api/v1/account').set(account.auth)).status).toBe(200);
       const calls = query.mock.calls.map((call) => String(call[0]));
-      expect(calls.filter((text) => text.includes('authenticate('))).toEqual([]);
+      expect(calls.filter((text) => text.includes('authenticate_key('))).toEqual([]);
     } finally {
       query.mockRestore();
     }

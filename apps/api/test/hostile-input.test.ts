@@ -3,7 +3,7 @@ import { idempotencyKey, startWorld, type TestWorld } from '../../../test/harnes
 import { buildAccount, type TestAccount } from '../../../test/factories';
 import { rawRequest, rawSocket, type RawAnswer } from '../../../test/raw-http';
 
-// Each input here once answered 500 or slipped past validation (issue 8); each now has a 4xx of its own.
+// Each input here once answered 500 or slipped past validation; each now has a 4xx of its own.
 let world: TestWorld;
 let account: TestAccount;
 

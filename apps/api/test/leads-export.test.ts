@@ -149,6 +149,36 @@ describe('result sets and exports', () => {
     expect(Array.isArray(JSON.parse(store.contacts!))).toBe(true);
   });
 
+  it('when a download is asked at its own path (.csv, .jsonl), then the same bytes as the negotiated form, whatever Accept says', async () => {
+    const pairs: Array<[string, string]> = [
+      [`/api/v1/leads/jobs/${maps.jobId}/leads.csv`, `/api/v1/leads/jobs/${maps.jobId}/leads?format=csv`],
+      [`/api/v1/leads/jobs/${maps.jobId}/leads.jsonl`, `/api/v1/leads/jobs/${maps.jobId}/leads?format=jsonl`],
+      [`/api/v1/leads/result-sets/${maps.resultSetId}.csv`, `/api/v1/leads/result-sets/${maps.resultSetId}?format=csv`],
+      [`/api/v1/leads/result-sets/${maps.resultSetId}.jsonl`, `/api/v1/leads/result-sets/${maps.resultSetId}?format=jsonl`],
+      [`/api/v1/leads.csv?jobId=${maps.jobId}`, `/api/v1/leads?format=csv&jobId=${maps.jobId}`],
+      [`/api/v1/leads.jsonl?jobId=${maps.jobId}`, `/api/v1/leads?format=jsonl&jobId=${maps.jobId}`],
+    ];
+    for (const [own, negotiated] of pairs) {
+      const a = await world.http.get(own).set(account.auth).set('Accept', 'application/json').buffer(true).parse((r, cb) => {
+        let body = '';
+        r.on('data', (c: Buffer) => (body += c.toString()));
+        r.on('end', () => cb(null, body));
+      });
+      const b = await world.http.get(negotiated).set(account.auth).buffer(true).parse((r, cb) => {
+        let body = '';
+        r.on('data', (c: Buffer) => (body += c.toString()));
+        r.on('end', () => cb(null, body));
+      });
+      expect([own, a.status, a.headers['content-type']]).toEqual([own, 200, b.headers['content-type']]);
+      expect(a.headers['content-disposition']).toBe(b.headers['content-disposition']);
+      expect(String(a.body).split('\n').length).toBe(own.includes('.csv') ? 27 : 26);
+      expect(a.body).toEqual(b.body);
+    }
+    const missing = await world.http.get('/api/v1/leads/result-sets/rs_000000000000000000000000.csv').set(account.auth);
+    expect(missing.status).toBe(404);
+    expect((await world.http.post(`/api/v1/leads/jobs/${maps.jobId}/leads.csv`).set(account.auth)).status).toBe(405);
+  });
+
   it('when a cell would run as a spreadsheet formula, then it is neutralised with a leading apostrophe', async () => {
     const job = await finishedJob(world, account, { category: 'bakery', state: 'FR', maxResults: 1 });
     const evil = { ...(job.leads[0] as object), businessName: '=HYPERLINK("http://evil.example","x")', address: '@SUM(A1)', email: '-2+3', website: '\tx', categories: ['+cmd'] };

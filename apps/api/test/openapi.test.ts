@@ -41,7 +41,7 @@ describe('the OpenAPI document', () => {
     const ajv = new Ajv2020({ strict: false, allErrors: true });
     addFormats(ajv);
     ajv.addSchema({ ...doc, $id: 'doc' });
-    const schema = ajv.compile({ $ref: 'doc#/components/schemas/GenerationRequest' });
+    const schema = ajv.compile({ $ref: 'doc#/components/schemas/GenerationRequestInput' });
     const samples: unknown[] = [
       { category: 'dentist', state: 'US' },
       { category: 'dentist', state: 'US', city: 'Austin', keyword: 'kids', maxResults: 100 },
@@ -60,6 +60,12 @@ describe('the OpenAPI document', () => {
       { source: 'linkedin', category: 'cto', state: 'DE', linkedinParams: { seniority: ['boss'] } },
       { source: 'linkedin', category: 'cto', state: 'DE', linkedinParams: { nope: 1 } },
       { source: 'shopify', category: 'apparel', state: 'US', requiredChannels: ['fax'] },
+      { category: 'dentist', state: 'US', linkedinParams: { title: 'CTO' } },
+      { source: 'linkedin', category: 'cto', state: 'DE', requiredChannels: ['email'] },
+      { source: 'linkedin', category: 'cto', state: 'Germany' },
+      { source: 'linkedin', category: 'cto', state: ' de ' },
+      { category: 'dentist', state: 'U' },
+      { category: 'dentist', state: 42 },
       [],
       'text',
     ];

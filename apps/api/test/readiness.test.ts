@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { createDatabase, ensureDatabase, migrate, schemaStatus, shippedMigrations } from '@leadgen/db';
+import { createDatabase, ensureDatabase, migrate, schemaStatus, shippedMigrations, shippedSchema } from '@leadgen/db';
 import { startWorld, type TestWorld } from '../../../test/harness';
 
 // A database of this file's own, next to the suite's test database, that starts with no tables.
@@ -53,6 +53,27 @@ describe('readiness against the database schema', () => {
       });
       // A newer release migrated first (rolling deploy): this one still runs on the schema it knows.
       expect(await schemaStatus(db, shipped.slice(0, -1))).toEqual({ current: true });
+    } finally {
+      await db.$disconnect();
+    }
+  });
+
+  it('when a function file of this build was never applied, then behind naming the file; a newer text of it applied later, then current', async () => {
+    const db = createDatabase(url, { poolSize: 1 });
+    try {
+      const shipped = shippedSchema();
+      const [first] = shipped.functions;
+      if (!first) throw new Error('no function files shipped');
+      const changed = { ...shipped, functions: [...shipped.functions.filter((f) => f !== first), { name: first.name, checksum: 'f'.repeat(64) }] };
+      expect(await schemaStatus(db, changed)).toMatchObject({ current: false, missing: [`${first.name}.sql`] });
+      await db.$executeRawUnsafe('DELETE FROM "_function_files" WHERE name = $1', first.name);
+      const res = await world.http.get('/readyz');
+      expect(res.status).toBe(503);
+      expect(res.body.checks.postgres).toBe('schema_behind');
+      expect(res.body.detail).toContain(`${first.name}.sql`);
+      // A newer release re-applied the file with another text after this one's: this one still counts it applied.
+      await db.$executeRawUnsafe('INSERT INTO "_function_files" (name, checksum, applied_at) VALUES ($1, $2, now() - interval \'1 hour\'), ($1, $3, now())', first.name, first.checksum, 'e'.repeat(64));
+      expect(await schemaStatus(db, shipped)).toEqual({ current: true });
     } finally {
       await db.$disconnect();
     }

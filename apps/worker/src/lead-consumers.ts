@@ -2,7 +2,7 @@ import type { Config } from '@leadgen/config';
 import { logger, withLogContext } from '@leadgen/logger';
 import { metrics } from '@leadgen/ops';
 import type { LeadProvider } from '@leadgen/providers';
-import { createLeadConsumer, JobFailedError, QUEUE_NAMES, type Worker } from '@leadgen/queue';
+import { connectionLog, createLeadConsumer, JobFailedError, QUEUE_NAMES, type Worker } from '@leadgen/queue';
 import { createLeadJobHandler, type HandlerDependencies } from './process-lead-job';
 
 /** This process's BullMQ consumers, one per source it runs, each running its source's provider. */
@@ -48,13 +48,13 @@ export function createLeadConsumers(providers: LeadProvider[], deps: HandlerDepe
 function consumerOf(provider: LeadProvider, deps: HandlerDependencies, config: Config): Worker {
   const { source } = provider;
   const consumer = createLeadConsumer(source, createLeadJobHandler(provider, deps), {
-    redisUrl: config.redis.url,
-    prefix: config.redis.queuePrefix,
+    redis: config.redis,
     concurrency: config.worker.concurrency,
     lockMs: config.worker.lockMs,
     stalledCheckMs: config.worker.stalledCheckMs,
   });
-  consumer.on('error', (error) => logger.warn('worker connection error', { source, error: error.message }));
+  // BullMQ re-emits its connections' errors here: bounded like every connection's (connection-log.ts).
+  consumer.on('error', connectionLog(`consumer:${source}`).failed);
   // Only a report: a job's last attempt settles the job itself (process-lead-job.ts), and one whose
   // attempts ended without a settlement (PostgreSQL away) is found again by the lost-job sweep.
   consumer.on('failed', (job, error) => {

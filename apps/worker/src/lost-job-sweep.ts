@@ -20,7 +20,7 @@ export function startLostJobSweep(
   const queue = lostJobQueue(queues);
   return startPeriodicSweep('lost-job sweep', timing.periodMs, async () => {
     for (const source of sources) {
-      if (await claimPeriodicTask(queues.connection, queues.prefix, `requeue-lost-jobs:${source}`, timing.periodMs)) {
+      if (await claimPeriodicTask(queues.connection, queues.keys, `requeue-lost-jobs:${source}`, timing.periodMs)) {
         await requeueLostJobs(db, queue, [source], Date.now(), timing.stillForMs);
       }
     }

@@ -1,7 +1,10 @@
 import { loadConfigOrExit, opsPort } from '@leadgen/config';
 import { logger, setLogLevel, setProcessName } from '@leadgen/logger';
-import { collectProcessMetrics, metricsRoute, startOpsServer, startingReport } from '@leadgen/ops';
+import { collectProcessMetrics, metricsRoute, startOpsServer, startingReport, startupFailureLine, type ReadinessReport } from '@leadgen/ops';
 import { startWorker, type RunningWorker } from './start-worker';
+import { waitForRedis } from './wait-for-redis';
+
+let ports: Record<string, number | null> = {};
 
 async function main(): Promise<void> {
   setProcessName('worker');
@@ -10,13 +13,17 @@ async function main(): Promise<void> {
   collectProcessMetrics();
   // The operations port first, so liveness answers while the consumers connect.
   let worker: RunningWorker | null = null;
+  let redisDown = false;
+  const waitingForRedis: ReadinessReport = { ready: false, status: 'unavailable', checks: { redis: 'unavailable' }, detail: 'Redis does not answer at REDIS_URL' };
+  ports = { OPS_PORT: opsPort(config, 'worker') };
   const ops = await startOpsServer({
     host: config.ops.host,
     port: opsPort(config, 'worker'),
     routes: { '/metrics': metricsRoute },
-    readiness: () => (worker ? worker.readiness() : Promise.resolve(startingReport())),
+    readiness: () => (worker ? worker.readiness() : Promise.resolve(redisDown ? waitingForRedis : startingReport())),
   });
   if (ops) logger.info('operations port listening', { opsPort: ops.port });
+  await waitForRedis(config.redis, (waiting) => (redisDown = waiting));
   worker = await startWorker(config);
 
   let stopping = false;
@@ -35,6 +42,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: Error) => {
-  logger.error('worker failed to start', { error });
+  const line = startupFailureLine('worker', error, ports);
+  if (line) process.stderr.write(`${line}\n`);
+  else logger.error('worker failed to start', { error });
   process.exit(1);
 });

@@ -1,9 +1,10 @@
 import type { Config } from '@leadgen/config';
-import { commitPage, findJob, settleJob, startJob, type Database, type JobRecord, type SettlementBasis } from '@leadgen/db';
+import { settleJob } from '@leadgen/commands';
+import { commitPage, findJob, startJob, type Database, type JobRecord, type SettlementBasis } from '@leadgen/db';
 import { isTerminal, suppressionKeysOf, type JobOutcome, type Source } from '@leadgen/domain';
 import { logger, withLogContext } from '@leadgen/logger';
-import { metrics, observeSettlement } from '@leadgen/ops';
-import { onUpstreamRetry, ProviderError, type LeadProvider, type ProviderLead, type UpstreamRetry } from '@leadgen/providers';
+import { metrics } from '@leadgen/ops';
+import { countUpstreamCalls, onUpstreamRetry, ProviderError, type LeadProvider, type ProviderLead, type UpstreamRetry } from '@leadgen/providers';
 import {
   WaitingError,
   type Job,
@@ -13,7 +14,6 @@ import {
   type QueuePayloads,
   type WebhookProducer,
 } from '@leadgen/queue';
-import { enqueueWebhookDeliveries } from './webhooks/webhook-runtime';
 
 export interface HandlerDependencies {
   config: Config;
@@ -91,10 +91,14 @@ async function processLeadJob<S extends Source>(
   // What the settlement is decided from: the counts as the last commit left them.
   const basis: SettlementBasis = { source: record.source, requestedCount: record.requestedCount, deliveredCount: record.deliveredCount };
   let outcome: JobOutcome;
+  const reporter = pageReporter(job);
+  const upstreamCalls = new Map<string, number>();
   try {
-    outcome = await onUpstreamRetry(
-      (retry) => reportRetry(job, retry),
-      () => collectLeads(provider, db, record, basis, controller.signal, deadline, pageReporter(job)),
+    outcome = await countUpstreamCalls(upstreamCalls, () =>
+      onUpstreamRetry(
+        (retry) => reportRetry(job, retry),
+        () => collectLeads(provider, db, record, basis, controller.signal, deadline, reporter.page),
+      ),
     );
   } catch (error) {
     const interruption = controller.signal.aborted ? (controller.signal.reason as JobInterrupted) : null;
@@ -119,8 +123,25 @@ async function processLeadJob<S extends Source>(
   } finally {
     clearTimeout(timer);
     bullSignal.removeEventListener('abort', onBullAbort);
+    reporter.flush();
+    reportUpstreamCalls(job, record.source, upstreamCalls);
   }
   return finish(deps, jobId, outcome, basis);
+}
+
+/**
+ * What this run of the job cost upstream: the histogram by source and upstream, and a line in the
+ * job's log (board and worker log, both carrying the job id). A job resumed by another worker
+ * after a crash reports each run's own calls.
+ */
+function reportUpstreamCalls(job: Job, source: Source, calls: ReadonlyMap<string, number>): void {
+  if (calls.size === 0) return;
+  for (const [upstream, count] of calls) metrics.upstreamCallsPerJob.observe({ source, upstream }, count);
+  const upstreamCalls = Object.fromEntries(calls);
+  logger.info('upstream calls', { upstreamCalls });
+  job
+    .log(`upstream calls: ${[...calls].map(([name, count]) => `${name}=${count}`).join(', ')}`)
+    .catch((error: Error) => logger.debug('job log not recorded', { error: error.message }));
 }
 
 /** A line in the board's Logs per upstream retry (rare: one Redis call each, not awaited). */
@@ -138,8 +159,9 @@ interface PageReport {
 }
 
 // The board's Progress and Logs cost a Redis round trip per write: written at most once a second per
-// job, so a job of pages that take seconds (a real upstream) shows each page, and a job done in
-// milliseconds (its terminal object is its return value anyway) keeps to its budget of round trips.
+// job, so a job of pages that take seconds (a real upstream) shows each page (the last ones flushed when it
+// ends), and a job done within its first second (its terminal object is its return value anyway) writes
+// none and keeps to its budget of round trips.
 const PROGRESS_EVERY_MS = 1_000;
 
 /**
@@ -148,18 +170,28 @@ const PROGRESS_EVERY_MS = 1_000;
  * committed in PostgreSQL already and what Redis shows is only for operators. A failure (the entry
  * removed from the board) costs nothing but the line.
  */
-function pageReporter(job: Job): (report: PageReport) => void {
-  let lastWrite = Date.now();
+function pageReporter(job: Job): { page: (report: PageReport) => void; flush: () => void } {
+  const started = Date.now();
+  let lastWrite = started;
   let unwritten: string[] = [];
-  return ({ page, leads, deliveredCount, requestedCount }) => {
-    unwritten.push(`page ${page}: ${leads} lead(s) committed, ${deliveredCount}/${requestedCount} delivered`);
-    if (Date.now() - lastWrite < PROGRESS_EVERY_MS) return;
+  let progress: { deliveredCount: number; requestedCount: number } | null = null;
+  const write = () => {
+    if (unwritten.length === 0 || !progress) return;
     lastWrite = Date.now();
     const lines = unwritten.join('\n');
     unwritten = [];
-    Promise.all([job.updateProgress({ deliveredCount, requestedCount }), job.log(lines)]).catch((error: Error) =>
-      logger.debug('job progress not recorded', { error: error.message }),
-    );
+    Promise.all([job.updateProgress(progress), job.log(lines)]).catch((error: Error) => logger.debug('job progress not recorded', { error: error.message }));
+  };
+  return {
+    page: ({ page, leads, deliveredCount, requestedCount }) => {
+      unwritten.push(`page ${page}: ${leads} lead(s) committed, ${deliveredCount}/${requestedCount} delivered`);
+      progress = { deliveredCount, requestedCount };
+      if (Date.now() - lastWrite >= PROGRESS_EVERY_MS) write();
+    },
+    // At the end: the pages not shown yet, for a job that ran past its first second.
+    flush: () => {
+      if (Date.now() - started >= PROGRESS_EVERY_MS) write();
+    },
   };
 }
 
@@ -215,23 +247,11 @@ async function collectLeads(
   return { kind: 'finished' };
 }
 
-/** Settles the job in PostgreSQL (the source of truth) and returns its terminal object for the queue entry. */
+/**
+ * Settles the job through the one settlement pipeline (@leadgen/commands: PostgreSQL, the source of truth,
+ * then metrics, the terminal event and the webhook deliveries) and returns its terminal object for the queue entry.
+ */
 export async function finish(deps: HandlerDependencies, jobId: string, outcome: JobOutcome, basis?: SettlementBasis): Promise<LeadJobResult | null> {
-  const settlement = await settleJob(deps.db, jobId, outcome, basis);
-  if (!settlement?.settled) return jobResult(settlement?.job);
-  const { job } = settlement;
-  observeSettlement(job);
-  logger.info('job finished', {
-    status: job.status,
-    deliveredCount: job.deliveredCount,
-    requestedCount: job.requestedCount,
-    stopReason: job.stopReason,
-    creditsCharged: job.creditsCharged,
-  });
-  await deps.events.publishTerminal(jobId).catch((error: Error) => {
-    // Waiting API requests then answer at their timeout, from PostgreSQL: late, never wrong.
-    logger.warn('terminal event not published', { error: error.message });
-  });
-  await enqueueWebhookDeliveries(deps.webhooks, settlement.webhookDeliveryIds);
-  return jobResult(job);
+  const { settlement } = await settleJob(deps, jobId, outcome, basis);
+  return jobResult(settlement?.job);
 }

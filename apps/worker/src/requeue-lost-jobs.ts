@@ -1,4 +1,4 @@
-import type { Database } from '@leadgen/db';
+import { openJobIds, stillOpenJobs, type Database } from '@leadgen/db';
 import type { Source } from '@leadgen/domain';
 import { logger } from '@leadgen/logger';
 import type { LostJobQueue } from '@leadgen/queue';
@@ -23,24 +23,16 @@ export async function requeueLostJobs(
   now = Date.now(),
   stillForMs = 60_000,
 ): Promise<string[]> {
-  const { rows: still } = await db.sql.query<{ id: string; account_id: string; source: Source }>(
-    `SELECT id, account_id, source::text AS source FROM jobs
-     WHERE status IN ('queued', 'running') AND updated_at < $1 AND source::text = ANY($2)
-     ORDER BY updated_at LIMIT ${BATCH}`,
-    [new Date(now - stillForMs), sources],
-  );
+  const still = await stillOpenJobs(db, sources, new Date(now - stillForMs), BATCH);
   if (still.length === 0) return [];
   const lost = [];
   for (const job of still) if (await queue.hasNoLiveEntry(job.source, job.id)) lost.push(job);
   if (lost.length === 0) return [];
-  const { rows: open } = await db.sql.query<{ id: string }>(`SELECT id FROM jobs WHERE id = ANY($1) AND status IN ('queued', 'running')`, [
-    lost.map((job) => job.id),
-  ]);
-  const stillOpen = new Set(open.map((row) => row.id));
+  const stillOpen = await openJobIds(db, lost.map((job) => job.id));
   const requeued: string[] = [];
   for (const job of lost) {
     if (!stillOpen.has(job.id)) continue;
-    await queue.requeue(job.source, { jobId: job.id, accountId: job.account_id });
+    await queue.requeue(job.source, { jobId: job.id, accountId: job.accountId });
     requeued.push(job.id);
   }
   if (requeued.length > 0) logger.warn('requeued jobs whose queue entry was lost', { count: requeued.length, jobIds: requeued.slice(0, 20) });

@@ -1,10 +1,10 @@
 import type { Config } from '@leadgen/config';
-import { createDatabase } from '@leadgen/db';
+import { createDatabase, DEVELOPMENT_SECRETS_KEY_WARNING } from '@leadgen/db';
 import type { Source } from '@leadgen/domain';
 import { logger } from '@leadgen/logger';
 import type { ReadinessReport } from '@leadgen/ops';
 import { closeProviders, createProviders } from '@leadgen/providers';
-import { jobEventPublisher, openLeadQueues, producerConnection, subscribeJobEvents } from '@leadgen/queue';
+import { jobEventPublisher, openLeadQueues, producerConnection, redisKeys, subscribeJobEvents } from '@leadgen/queue';
 import { createLeadConsumers } from './lead-consumers';
 import { startLostJobSweep } from './lost-job-sweep';
 import type { HandlerDependencies } from './process-lead-job';
@@ -21,29 +21,31 @@ export interface RunningWorker {
 }
 
 /**
- * The worker's composition root: one BullMQ consumer per source in WORKER_SOURCES, each with its
+ * The worker's composition root: one BullMQ consumer per source in WORKER_QUEUES, each with its
  * provider (only those sources' providers are built), the cancel subscription and the lost-job
  * sweep. Refuses to start when a source has no provider, as a job with no handler would only sit
  * in its queue.
  */
 export async function startWorker(config: Config): Promise<RunningWorker> {
   const sources = config.worker.sources;
-  const providers = createProviders(config, sources, { redisUrl: config.redis.url });
+  const providers = createProviders(config, sources);
   const missing = sources.filter((source) => !providers[source]);
   if (missing.length > 0) {
     await closeProviders(providers);
-    throw new Error(`WORKER_SOURCES names ${missing.join(', ')}, which no provider serves: the worker would leave those jobs in their queues`);
+    throw new Error(`WORKER_QUEUES names ${missing.join(', ')}, which no provider serves: the worker would leave those jobs in their queues`);
   }
 
   // Bounded whatever the concurrency: a job borrows a connection for a statement, never while it waits on an upstream.
-  const db = createDatabase(config.database.url, { poolSize: config.database.poolSize });
-  const publisherConnection = producerConnection(config.redis.url);
+  const db = createDatabase(config.database.url, { poolSize: config.database.poolSize, secretKeys: config.secrets.encryptionKeys });
+  // Production refuses to start without a key (config); elsewhere the published development key is used, and said so.
+  if (!config.secrets.encryptionKeys) logger.warn(DEVELOPMENT_SECRETS_KEY_WARNING);
+  const publisherConnection = producerConnection(config.redis, 'job-events-publisher');
   // Webhooks (decision 016): every worker enqueues its settlements' deliveries; one serving `webhooks` delivers them.
   const webhooks = await startWebhookDelivery(config, db);
   const deps: HandlerDependencies = {
     config,
     db,
-    events: jobEventPublisher(publisherConnection, config.redis.queuePrefix),
+    events: jobEventPublisher(publisherConnection, redisKeys(config.redis)),
     webhooks: webhooks.producer,
   };
   const consumers = createLeadConsumers(
@@ -52,10 +54,10 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
   );
 
   // A cancel reaches whichever process holds the job; BullMQ's cancelJob only sees its own jobs.
-  const subscription = subscribeJobEvents(config.redis.url, config.redis.queuePrefix, { onCancel: (jobId) => consumers.cancel(jobId) });
+  const subscription = subscribeJobEvents(config.redis, { onCancel: (jobId) => consumers.cancel(jobId) });
 
   // One worker in the fleet per source and period looks for jobs the queue lost (lost-job-sweep.ts).
-  const queues = openLeadQueues(config.redis.url, config.redis.queuePrefix);
+  const queues = openLeadQueues(config.redis, 'lost-job-sweep');
 
   await consumers.start();
   // Its connection fails fast rather than queueing commands: the first sweep waits for it.
@@ -73,7 +75,9 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
     sources,
     readiness: workerReadiness({
       db,
-      redis: publisherConnection,
+      queues,
+      sources,
+      webhooks: webhooks.consumer ? webhooks.producer : null,
       consumers: [...consumers.workers, ...(webhooks.consumer ? [webhooks.consumer] : [])],
       isDraining: () => draining,
     }),

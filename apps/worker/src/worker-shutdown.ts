@@ -1,8 +1,7 @@
 import type { Config } from '@leadgen/config';
 import type { Database } from '@leadgen/db';
 import { closeProviders, type LoadedProviders } from '@leadgen/providers';
-import { closeRedis, type JobEventSubscription, type LeadQueues } from '@leadgen/queue';
-import type { Redis } from 'ioredis';
+import { closeRedis, type JobEventSubscription, type RedisClient, type LeadQueues } from '@leadgen/queue';
 import type { LeadConsumers } from './lead-consumers';
 import type { PeriodicSweep } from './periodic-sweep';
 import type { WebhookDelivery } from './webhooks/webhook-runtime';
@@ -14,7 +13,7 @@ export interface WorkerShutdownParts {
   sweep: PeriodicSweep;
   queues: LeadQueues;
   subscription: JobEventSubscription;
-  publisherConnection: Redis;
+  publisherConnection: RedisClient;
   providers: LoadedProviders;
   db: Database;
 }

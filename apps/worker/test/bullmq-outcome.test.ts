@@ -48,6 +48,27 @@ describe("a queue entry's BullMQ outcome matches its job's terminal status", () 
     ]);
   });
 
+  it('when pages come less than a second apart and the job runs past its first second, then every page has its line, the last ones written at the end', async () => {
+    const res = await generate(world, account, { category: 'bakery', state: 'FR', maxResults: 25, keyword: 'sandbox:delay=600' }, { Prefer: 'wait=20' });
+    expect(res.body.status).toBe('COMPLETE');
+    expect(await settled(queue, res.body.jobId)).toBe('completed');
+    const { logs } = await queue.getJobLogs(res.body.jobId);
+    expect(logs.join('\n').split('\n')).toEqual([
+      'page 1: 10 lead(s) committed, 10/25 delivered',
+      'page 2: 10 lead(s) committed, 20/25 delivered',
+      'page 3: 5 lead(s) committed, 25/25 delivered',
+    ]);
+    expect((await queue.getJob(res.body.jobId))!.progress).toEqual({ deliveredCount: 25, requestedCount: 25 });
+  });
+
+  it('when a job is done within its first second, then its entry has no progress lines, only its terminal object', async () => {
+    const res = await generate(world, account, { category: 'bakery', state: 'FR', maxResults: 5 });
+    expect(res.body.status).toBe('COMPLETE');
+    expect(await settled(queue, res.body.jobId)).toBe('completed');
+    expect((await queue.getJobLogs(res.body.jobId)).logs).toEqual([]);
+    expect((await queue.getJob(res.body.jobId))!.returnvalue).toMatchObject({ status: 'COMPLETE', deliveredCount: 5 });
+  });
+
   it('when a job is FAILED, then its entry failed once, unretried, its reason carrying the terminal object', async () => {
     const res = await generate(world, account, { category: 'bakery', state: 'FR', maxResults: 5, keyword: 'sandbox:fail' });
     expect(res.body).toMatchObject({ status: 'FAILED', terminal: { stopReason: 'provider_error' } });

@@ -1,6 +1,6 @@
 import { findJob, ledgerCreditSummary, creditSummary } from '@leadgen/db';
 import type { LeadProvider } from '@leadgen/providers';
-import { jobEventPublisher, producerConnection, closeRedis, type Job, type QueuePayloads } from '@leadgen/queue';
+import { jobEventPublisher, producerConnection, redisKeys, closeRedis, type Job, type QueuePayloads } from '@leadgen/queue';
 import { generate, startWorld, type TestWorld } from '../../../test/harness';
 import { buildAccount } from '../../../test/factories';
 import { createLeadJobHandler } from '../src/process-lead-job';
@@ -20,7 +20,7 @@ describe('a job whose own code fails', () => {
   let connection: ReturnType<typeof producerConnection>;
   beforeAll(async () => {
     world = await startWorld({ worker: false });
-    connection = producerConnection(world.config.redis.url);
+    connection = producerConnection(world.config.redis);
   });
   afterAll(async () => {
     await closeRedis(connection);
@@ -33,7 +33,7 @@ describe('a job whose own code fails', () => {
   it('when an attempt that is not the last fails, then BullMQ gets the error to retry and the job stays open', async () => {
     const account = await buildAccount(world.db, { credits: 1_000 });
     const res = await generate(world, account, { category: 'dentist', state: 'US', maxResults: 5 }, { Prefer: 'respond-async' });
-    const handler = createLeadJobHandler(buggy, { config: world.config, db: world.db, events: jobEventPublisher(connection, world.config.redis.queuePrefix) });
+    const handler = createLeadJobHandler(buggy, { config: world.config, db: world.db, events: jobEventPublisher(connection, redisKeys(world.config.redis)) });
     await expect(handler(attempt(res.body.jobId, account.accountId, 0), 'token', new AbortController().signal)).rejects.toThrow(TypeError);
     expect((await findJob(world.db, res.body.jobId))?.status).toBe('running');
   });
@@ -41,7 +41,7 @@ describe('a job whose own code fails', () => {
   it('when its last attempt fails, then the worker holding it settles it FAILED internal_error itself, reservation released', async () => {
     const account = await buildAccount(world.db, { credits: 1_000 });
     const res = await generate(world, account, { category: 'dentist', state: 'US', maxResults: 5 }, { Prefer: 'respond-async' });
-    const handler = createLeadJobHandler(buggy, { config: world.config, db: world.db, events: jobEventPublisher(connection, world.config.redis.queuePrefix) });
+    const handler = createLeadJobHandler(buggy, { config: world.config, db: world.db, events: jobEventPublisher(connection, redisKeys(world.config.redis)) });
     await handler(attempt(res.body.jobId, account.accountId, 4), 'token', new AbortController().signal);
     expect(await findJob(world.db, res.body.jobId)).toMatchObject({ status: 'FAILED', stopReason: 'internal_error', creditsCharged: 0 });
     expect(await creditSummary(world.db, account.accountId)).toEqual({ balance: 1_000, reserved: 0, available: 1_000 });

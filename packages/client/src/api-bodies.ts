@@ -5,7 +5,9 @@ import type { components, operations } from './openapi-types.js';
 type Schemas = components['schemas'];
 
 /** What `generate` sends: defaults (`source`, `maxResults`) may be left out. */
-export type GenerationRequest = Schemas['GenerationRequest'];
+export type GenerationRequest = Schemas['GenerationRequestInput'];
+/** The normalised request a job reports (`job.request`): defaults filled in. */
+export type NormalisedGenerationRequest = Schemas['GenerationRequest'];
 /** A job as GET answers it: `terminal` and `leads` exactly when the status is terminal. */
 export type JobBody = Schemas['Job'];
 /** A job that has ended (COMPLETE, PARTIAL, EMPTY, FAILED, CANCELLED), with its `terminal` object and `leads`. */
@@ -19,8 +21,35 @@ export type Lead = Schemas['Lead'];
 export type LeadItem = Schemas['LeadItem'];
 /** A page of `GET /api/v1/leads/jobs`; `nextCursor` is null on the last page. */
 export type JobPage = operations['listJobs']['responses'][200]['content']['application/json'];
+/** One entry of the account's audit trail (`GET /api/v1/audit-events`). */
+export type AuditEvent = Schemas['AuditEvent'];
+/** A page of `GET /api/v1/audit-events`; `nextCursor` is null on the last page. */
+export type AuditEventPage = Schemas['AuditEventPage'];
 export type JobStatus = JobBody['status'];
 export type Source = JobBody['source'];
 /** RFC 9457 Problem Details as the API sends them; `code` is stable (docs/errors.md). */
 export type Problem = Schemas['Problem'];
 export type ProblemCode = Problem['code'];
+/** A page of `GET /api/v1/leads` (the account's leads). */
+export type LeadPage = operations['listLeads']['responses'][200]['content']['application/json'];
+/** A page of a job's or a result set's leads; `complete` is false while the job runs. */
+export type ResultSetPage = operations['getJobLeads']['responses'][200]['content']['application/json'];
+export type Account = operations['getAccount']['responses'][200]['content']['application/json'];
+export type SuppressionPage = operations['listSuppressions']['responses'][200]['content']['application/json'];
+/** What PUT and DELETE /api/v1/suppressions take: domains, emails and phones. */
+export type SuppressionLists = NonNullable<operations['addSuppressions']['requestBody']>['content']['application/json'];
+export type SuppressionsAdded = operations['addSuppressions']['responses'][200]['content']['application/json'];
+export type SuppressionsRemoved = operations['removeSuppressions']['responses'][200]['content']['application/json'];
+export type LinkedinCountries = operations['getLinkedinCountries']['responses'][200]['content']['application/json'];
+export type Tariffs = operations['getTariffs']['responses'][200]['content']['application/json'];
+export type Readiness = operations['ready']['responses'][200]['content']['application/json'];
+export type OpenApiDocument = operations['getOpenApi']['responses'][200]['content']['application/json'];
+export type WebhookEndpoint = Schemas['WebhookEndpoint'];
+export type WebhookEndpointWithSecret = Schemas['WebhookEndpointWithSecret'];
+export type WebhookDelivery = Schemas['WebhookDelivery'];
+export type WebhookSecret = Schemas['WebhookSecret'];
+export type NewWebhookEndpoint = NonNullable<operations['createWebhookEndpoint']['requestBody']>['content']['application/json'];
+export type WebhookEndpointChange = NonNullable<operations['updateWebhookEndpoint']['requestBody']>['content']['application/json'];
+export type WebhookDeliveryPage = operations['listWebhookDeliveries']['responses'][200]['content']['application/json'];
+/** What a verified webhook delivery carries: a job event, or a ping. */
+export type WebhookEvent = NonNullable<operations['event_job_completed']['requestBody']>['content']['application/json'] | NonNullable<operations['event_ping']['requestBody']>['content']['application/json'] | NonNullable<operations['event_job_failed']['requestBody']>['content']['application/json'] | NonNullable<operations['event_job_partial']['requestBody']>['content']['application/json'] | NonNullable<operations['event_job_empty']['requestBody']>['content']['application/json'] | NonNullable<operations['event_job_cancelled']['requestBody']>['content']['application/json'];

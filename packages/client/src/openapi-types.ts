@@ -10,7 +10,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Start a job, waiting briefly for its end */
+        /**
+         * Start a job, waiting briefly for its end
+         * @description Reserves the credits and queues the job. With `Prefer: wait=N` (default 10 s, at most 60) the answer waits for the end: 200 with the terminal job, or 202 with where to poll. The same `Idempotency-Key` with the same body answers the first call again (`Idempotent-Replayed: true`); with another body, 422.
+         */
         post: operations["generateLeads"];
         delete?: never;
         options?: never;
@@ -25,7 +28,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The account's jobs, newest first */
+        /**
+         * The account's jobs, newest first
+         * @description A page of the account's jobs, newest first, each without `leads`; follow `nextCursor` (or `Link`) for the next page.
+         */
         get: operations["listJobs"];
         put?: never;
         post?: never;
@@ -40,16 +46,25 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @example job_0123456789abcdefghijklmn */
+                /**
+                 * @description The job id (`job_…`)
+                 * @example job_0123456789abcdefghijklmn
+                 */
                 jobId: string;
             };
             cookie?: never;
         };
-        /** The job */
+        /**
+         * The job
+         * @description The job body. While it is queued or running, poll again after `Retry-After`; once terminal it never changes and carries `terminal` and `leads`.
+         */
         get: operations["getJob"];
         put?: never;
         post?: never;
-        /** Cancel a queued or running job (idempotent) */
+        /**
+         * Cancel a queued or running job (idempotent)
+         * @description Stops the job: it settles CANCELLED, keeping and charging the leads delivered so far. Cancelling a cancelled job answers it again; any other terminal job is 409.
+         */
         delete: operations["cancelJob"];
         options?: never;
         head?: never;
@@ -61,13 +76,71 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @example job_0123456789abcdefghijklmn */
+                /**
+                 * @description The job id (`job_…`)
+                 * @example job_0123456789abcdefghijklmn
+                 */
                 jobId: string;
             };
             cookie?: never;
         };
-        /** A job's leads (a running job's so far) */
+        /**
+         * A job's leads (a running job's so far)
+         * @description The leads of one job in delivery order; while the job runs, the ones committed so far (`Result-Complete: false`). A JSON page; follow `nextCursor` (or `Link`) for the next. Earlier clients may still ask this path for a download with `?format=csv` / `?format=jsonl` or `Accept: text/csv` / `Accept: application/x-ndjson`: the answer is then exactly that of the `.csv` / `.jsonl` operation. New code should call those operations.
+         */
         get: operations["getJobLeads"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/leads/jobs/{jobId}/leads.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The job id (`job_…`)
+                 * @example job_0123456789abcdefghijklmn
+                 */
+                jobId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * A job's leads (a running job's so far), as CSV
+         * @description The leads of one job in delivery order; while the job runs, the ones committed so far (`Result-Complete: false`). The whole selection streamed as one download (from `cursor` when given); RFC 4180, UTF-8, a header row; the columns are listed in docs/api.md and never reordered.
+         */
+        get: operations["getJobLeadsCsv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/leads/jobs/{jobId}/leads.jsonl": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The job id (`job_…`)
+                 * @example job_0123456789abcdefghijklmn
+                 */
+                jobId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * A job's leads (a running job's so far), as JSON Lines
+         * @description The leads of one job in delivery order; while the job runs, the ones committed so far (`Result-Complete: false`). The whole selection streamed as one download (from `cursor` when given); one LeadItem (JSON) per line.
+         */
+        get: operations["getJobLeadsJsonl"];
         put?: never;
         post?: never;
         delete?: never;
@@ -81,12 +154,62 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
+                /** @description The result set id (`rs_…`) */
                 resultSetId: string;
             };
             cookie?: never;
         };
-        /** A result set: the same answer as its job's leads */
+        /**
+         * A result set: the same answer as its job's leads
+         * @description A result set by its id (the `resultSetId` of a job body): the same leads, in the same order, as its job's. A JSON page; follow `nextCursor` (or `Link`) for the next. Earlier clients may still ask this path for a download with `?format=csv` / `?format=jsonl` or `Accept: text/csv` / `Accept: application/x-ndjson`: the answer is then exactly that of the `.csv` / `.jsonl` operation. New code should call those operations.
+         */
         get: operations["getResultSet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/leads/result-sets/{resultSetId}.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The result set id (`rs_…`) */
+                resultSetId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * A result set: the same answer as its job's leads, as CSV
+         * @description A result set by its id (the `resultSetId` of a job body): the same leads, in the same order, as its job's. The whole selection streamed as one download (from `cursor` when given); RFC 4180, UTF-8, a header row; the columns are listed in docs/api.md and never reordered.
+         */
+        get: operations["getResultSetCsv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/leads/result-sets/{resultSetId}.jsonl": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The result set id (`rs_…`) */
+                resultSetId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * A result set: the same answer as its job's leads, as JSON Lines
+         * @description A result set by its id (the `resultSetId` of a job body): the same leads, in the same order, as its job's. The whole selection streamed as one download (from `cursor` when given); one LeadItem (JSON) per line.
+         */
+        get: operations["getResultSetJsonl"];
         put?: never;
         post?: never;
         delete?: never;
@@ -102,8 +225,51 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every lead of the account: oldest job first, each job's in delivery order */
+        /**
+         * Every lead of the account: oldest job first, each job's in delivery order
+         * @description Every lead delivered to the account, across its jobs, narrowed by the filters. A JSON page; follow `nextCursor` (or `Link`) for the next. Earlier clients may still ask this path for a download with `?format=csv` / `?format=jsonl` or `Accept: text/csv` / `Accept: application/x-ndjson`: the answer is then exactly that of the `.csv` / `.jsonl` operation. New code should call those operations.
+         */
         get: operations["listLeads"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/leads.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every lead of the account: oldest job first, each job's in delivery order, as CSV
+         * @description Every lead delivered to the account, across its jobs, narrowed by the filters. The whole selection streamed as one download (from `cursor` when given); RFC 4180, UTF-8, a header row; the columns are listed in docs/api.md and never reordered.
+         */
+        get: operations["listLeadsCsv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/leads.jsonl": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every lead of the account: oldest job first, each job's in delivery order, as JSON Lines
+         * @description Every lead delivered to the account, across its jobs, narrowed by the filters. The whole selection streamed as one download (from `cursor` when given); one LeadItem (JSON) per line.
+         */
+        get: operations["listLeadsJsonl"];
         put?: never;
         post?: never;
         delete?: never;
@@ -119,7 +285,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The account and its credits */
+        /**
+         * The account and its credits
+         * @description The account's name and credits: the balance, what open jobs hold, and what a new job may reserve.
+         */
         get: operations["getAccount"];
         put?: never;
         post?: never;
@@ -136,12 +305,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The suppression list: counts, and entries in (kind, value) order */
+        /**
+         * The suppression list: counts, and entries in (kind, value) order
+         * @description A page of the account's suppression entries, with the count of each kind.
+         */
         get: operations["listSuppressions"];
-        /** Adds entries: a lead matching one is never delivered nor billed, in any job (decision 014) */
+        /**
+         * Adds entries: a lead matching one is never delivered nor billed, in any job (decision 014)
+         * @description Adds domains, emails and phones to the suppression list (normalised; entries already there are not counted again).
+         */
         put: operations["addSuppressions"];
         post?: never;
-        /** Removes the entries sent */
+        /**
+         * Removes the entries sent
+         * @description Removes the entries sent from the suppression list; entries that were not there are ignored.
+         */
         delete: operations["removeSuppressions"];
         options?: never;
         head?: never;
@@ -155,7 +333,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The governed list a linkedin `state` is checked against */
+        /**
+         * The governed list a linkedin `state` is checked against
+         * @description The countries a linkedin job may name in `state` (a code or the English name).
+         */
         get: operations["getLinkedinCountries"];
         put?: never;
         post?: never;
@@ -172,7 +353,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Credits per delivered item and minimum charge per job, per source */
+        /**
+         * Credits per delivered item and minimum charge per job, per source
+         * @description What a job costs: a terminal job is charged `perItem` per delivered lead, and at least `minimum` when it delivered any.
+         */
         get: operations["getTariffs"];
         put?: never;
         post?: never;
@@ -189,7 +373,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness */
+        /**
+         * Liveness
+         * @description Answers while the process runs, whatever the state of PostgreSQL and Redis.
+         */
         get: operations["health"];
         put?: never;
         post?: never;
@@ -206,7 +393,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: PostgreSQL answers with the schema migrated, Redis answers (for load balancers; not Problem Details) */
+        /**
+         * Readiness: PostgreSQL answers with the schema migrated, Redis runs a script on each queue's own slot (for load balancers; not Problem Details)
+         * @description For load balancers: 200 when PostgreSQL answers with the schema migrated and Redis runs a script on each queue's own slot, 503 otherwise or while shutting down.
+         */
         get: operations["ready"];
         put?: never;
         post?: never;
@@ -223,7 +413,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This document */
+        /**
+         * This document
+         * @description The OpenAPI 3.1 document of this API (the one /docs shows).
+         */
         get: operations["getOpenApi"];
         put?: never;
         post?: never;
@@ -240,10 +433,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The account's endpoints, oldest first */
+        /**
+         * The account's endpoints, oldest first
+         * @description Every endpoint of the account, oldest first, without secrets.
+         */
         get: operations["listWebhookEndpoints"];
         put?: never;
-        /** Add an endpoint (at most 10 per account); its secret is shown in this answer only */
+        /**
+         * Add an endpoint (at most 10 per account); its secret is shown in this answer only
+         * @description Subscribes a URL to job events. Its signing secret is in this answer only; store it to verify deliveries.
+         */
         post: operations["createWebhookEndpoint"];
         delete?: never;
         options?: never;
@@ -261,15 +460,24 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** An endpoint */
+        /**
+         * An endpoint
+         * @description One endpoint, without its secret.
+         */
         get: operations["getWebhookEndpoint"];
         put?: never;
         post?: never;
-        /** Delete an endpoint and its deliveries */
+        /**
+         * Delete an endpoint and its deliveries
+         * @description Deletes the endpoint; nothing more is sent to it and its delivery history goes.
+         */
         delete: operations["deleteWebhookEndpoint"];
         options?: never;
         head?: never;
-        /** Change an endpoint; `enabled: true` enables a disabled one (and forgets its failures) */
+        /**
+         * Change an endpoint; `enabled: true` enables a disabled one (and forgets its failures)
+         * @description Changes the URL, events, description or enabled state; only the fields sent change.
+         */
         patch: operations["updateWebhookEndpoint"];
         trace?: never;
     };
@@ -285,7 +493,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A new secret, shown once; for 24 h deliveries are signed with the old one too */
+        /**
+         * A new secret, shown once; for 24 h deliveries are signed with the old one too
+         * @description Makes a new signing secret (shown once); deliveries carry both signatures for 24 h so receivers can switch.
+         */
         post: operations["rotateWebhookSecret"];
         delete?: never;
         options?: never;
@@ -305,7 +516,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send a `ping` event */
+        /**
+         * Send a `ping` event
+         * @description Queues a `ping` event to the endpoint, to check that it receives and verifies deliveries.
+         */
         post: operations["pingWebhookEndpoint"];
         delete?: never;
         options?: never;
@@ -323,7 +537,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** The endpoint's deliveries, newest first, each with its attempts */
+        /**
+         * The endpoint's deliveries, newest first, each with its attempts
+         * @description The endpoint's deliveries, newest first, each with its attempts; follow `nextCursor` for older ones.
+         */
         get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
@@ -346,7 +563,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send a delivery that succeeded or failed again: the same message id, a new round of retries */
+        /**
+         * Send a delivery that succeeded or failed again: the same message id, a new round of retries
+         * @description Sends a finished delivery again now: the same message id, a new round of retries.
+         */
         post: operations["retryWebhookDelivery"];
         delete?: never;
         options?: never;
@@ -364,7 +584,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** A job's deliveries: to the account's endpoints and to its own `webhookUrl`, each with its attempts */
+        /**
+         * A job's deliveries: to the account's endpoints and to its own `webhookUrl`, each with its attempts
+         * @description Every delivery of the job's events, to the account's endpoints and to the job's own `webhookUrl`.
+         */
         get: operations["listJobWebhookDeliveries"];
         put?: never;
         post?: never;
@@ -387,7 +610,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send one of a job's deliveries again (the way to resend one to its own `webhookUrl`) */
+        /**
+         * Send one of a job's deliveries again (the way to resend one to its own `webhookUrl`)
+         * @description Sends one of the job's finished deliveries again: the same message id, a new round of retries.
+         */
         post: operations["retryJobWebhookDelivery"];
         delete?: never;
         options?: never;
@@ -404,7 +630,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The account's default secret (signs jobs' own `webhookUrl` deliveries): created if needed, shown once */
+        /**
+         * The account's default secret (signs jobs' own `webhookUrl` deliveries): created if needed, shown once
+         * @description The secret that signs deliveries to jobs' own `webhookUrl`: made on first call and shown that once (409 afterwards; rotate to see a new one).
+         */
         post: operations["revealDefaultWebhookSecret"];
         delete?: never;
         options?: never;
@@ -421,8 +650,31 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A new default secret, shown once; for 24 h deliveries are signed with the old one too */
+        /**
+         * A new default secret, shown once; for 24 h deliveries are signed with the old one too
+         * @description Makes a new default secret (shown once); deliveries carry both signatures for 24 h.
+         */
         post: operations["rotateDefaultWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's audit trail, newest first: keys, webhooks, suppressions, exports, erasures (kept AUDIT_RETENTION_DAYS)
+         * @description Lists what was done to the account (keys issued or revoked, webhook endpoints and secrets, suppressions, exports, erasures), newest first, a page at a time. Entries are kept AUDIT_RETENTION_DAYS; they never hold personal data nor secrets.
+         */
+        get: operations["listAuditEvents"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -440,7 +692,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** A job reached COMPLETE */
+        /**
+         * A job reached COMPLETE
+         * @description Sent once per event to each subscribed endpoint (and the job's own `webhookUrl`), signed as Standard Webhooks; the same `webhook-id` on every retry.
+         */
         post: operations["event_job_completed"];
         delete?: never;
         options?: never;
@@ -457,7 +712,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** A job reached PARTIAL */
+        /**
+         * A job reached PARTIAL
+         * @description Sent once per event to each subscribed endpoint (and the job's own `webhookUrl`), signed as Standard Webhooks; the same `webhook-id` on every retry.
+         */
         post: operations["event_job_partial"];
         delete?: never;
         options?: never;
@@ -474,7 +732,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** A job reached EMPTY */
+        /**
+         * A job reached EMPTY
+         * @description Sent once per event to each subscribed endpoint (and the job's own `webhookUrl`), signed as Standard Webhooks; the same `webhook-id` on every retry.
+         */
         post: operations["event_job_empty"];
         delete?: never;
         options?: never;
@@ -491,7 +752,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** A job reached FAILED */
+        /**
+         * A job reached FAILED
+         * @description Sent once per event to each subscribed endpoint (and the job's own `webhookUrl`), signed as Standard Webhooks; the same `webhook-id` on every retry.
+         */
         post: operations["event_job_failed"];
         delete?: never;
         options?: never;
@@ -508,7 +772,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** A job reached CANCELLED */
+        /**
+         * A job reached CANCELLED
+         * @description Sent once per event to each subscribed endpoint (and the job's own `webhookUrl`), signed as Standard Webhooks; the same `webhook-id` on every retry.
+         */
         post: operations["event_job_cancelled"];
         delete?: never;
         options?: never;
@@ -525,7 +792,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** Sent by POST /api/v1/webhooks/{id}/test */
+        /**
+         * Sent by POST /api/v1/webhooks/{id}/test
+         * @description A test event, sent when you ask for one; answer 2xx.
+         */
         post: operations["event_ping"];
         delete?: never;
         options?: never;
@@ -537,7 +807,8 @@ export interface webhooks {
 export interface components {
     schemas: {
         /**
-         * @description What to search for; every problem is reported at once (400 validation_failed). Unknown fields and fields of another source are refused. `state`: ISO 3166-1 alpha-2 (any case); for linkedin a code or English name from GET /api/v1/meta/linkedin-countries. `linkedinParams` only with source linkedin; `decisionMakerTitles` and `requiredChannels` only with source shopify.
+         * GenerationRequestInput
+         * @description What to search for; every problem is reported at once (400 validation_failed). Unknown fields and fields of another source are refused. `linkedinParams` only with source linkedin; `decisionMakerTitles` and `requiredChannels` only with source shopify.
          * @example {
          *       "source": "google_maps",
          *       "category": "dentist",
@@ -546,223 +817,424 @@ export interface components {
          *       "maxResults": 25
          *     }
          */
-        GenerationRequest: {
+        GenerationRequestInput: {
             /**
-             * @default google_maps
+             * @description Which source to search. Default: `google_maps`.
              * @enum {string}
              */
             source?: "google_maps" | "linkedin" | "shopify";
+            /** @description The business type or professional category, e.g. `dentist`. */
             category: string;
+            /** @description The country: an ISO 3166-1 alpha-2 code; with source linkedin also an English name from GET /api/v1/meta/linkedin-countries. */
             state: string;
+            /** @description A city name; narrows the search. */
             city?: string;
+            /** @description An additional keyword filter; `sandbox:…` steers a sandbox key's job (docs/api.md). */
             keyword?: string;
-            /** @default 25 */
+            /** @description How many leads at most, never clamped. Default: 25. */
             maxResults?: number;
+            /** @description Skip (neither deliver nor bill) leads this account received in any earlier job. Default: false. */
             excludeDelivered?: boolean;
+            /** @description Where this job's terminal event is also POSTed, signed with the account's default webhook secret. */
             webhookUrl?: string;
+            /** @description Structured LinkedIn filters (source linkedin only). */
             linkedinParams?: {
+                /** @description Job title(s). */
                 title?: string[] | string;
+                /** @description Seniority levels. */
                 seniority?: ("owner" | "founder" | "c_suite" | "partner" | "vp" | "head" | "director" | "manager" | "senior" | "entry" | "intern")[];
+                /** @description Industry or industries. */
                 industry?: string[] | string;
+                /** @description Company headcount bands. */
                 companySize?: ("1-10" | "11-50" | "51-200" | "201-500" | "501-1000" | "1001-5000" | "5001-10000" | "10001+")[];
+                /** @description The country, as `state`. */
                 country?: string;
             };
+            /** @description Shopify contact roles to keep (source shopify only). */
             decisionMakerTitles?: string[];
+            /** @description Shopify stores must have each of these channels (source shopify only). */
+            requiredChannels?: ("email" | "phone" | "linkedin")[];
+        };
+        /**
+         * GenerationRequest
+         * @description The normalised generation request a job reports: defaults filled in, `state` an upper-case code, LinkedIn titles and industries as arrays.
+         */
+        GenerationRequest: {
+            /**
+             * @description Which source to search. Default: `google_maps`.
+             * @enum {string}
+             */
+            source: "google_maps" | "linkedin" | "shopify";
+            /** @description The business type or professional category, e.g. `dentist`. */
+            category: string;
+            /** @description The country's ISO 3166-1 alpha-2 code, upper case. */
+            state: string;
+            /** @description A city name; narrows the search. */
+            city?: string;
+            /** @description An additional keyword filter; `sandbox:…` steers a sandbox key's job (docs/api.md). */
+            keyword?: string;
+            /** @description How many leads at most, never clamped. Default: 25. */
+            maxResults: number;
+            /**
+             * @description Present (true) exactly when the job skips leads the account already had.
+             * @constant
+             */
+            excludeDelivered?: true;
+            /** @description Where this job's terminal event is also POSTed, signed with the account's default webhook secret. */
+            webhookUrl?: string;
+            /** @description Structured LinkedIn filters (source linkedin only). */
+            linkedinParams?: {
+                /** @description Job title(s). */
+                title?: string[];
+                /** @description Seniority levels. */
+                seniority?: ("owner" | "founder" | "c_suite" | "partner" | "vp" | "head" | "director" | "manager" | "senior" | "entry" | "intern")[];
+                /** @description Industry or industries. */
+                industry?: string[];
+                /** @description Company headcount bands. */
+                companySize?: ("1-10" | "11-50" | "51-200" | "201-500" | "501-1000" | "1001-5000" | "5001-10000" | "10001+")[];
+                /** @description The country, as `state`. */
+                country?: string;
+            };
+            /** @description Shopify contact roles to keep (source shopify only). */
+            decisionMakerTitles?: string[];
+            /** @description Shopify stores must have each of these channels (source shopify only). */
             requiredChannels?: ("email" | "phone" | "linkedin")[];
         };
         /** @description The common record for every source; `person` for linkedin, `store` and `contacts` for shopify. */
         Lead: {
-            /** @enum {string} */
+            /**
+             * @description The source that found the lead
+             * @enum {string}
+             */
             source: "google_maps" | "linkedin" | "shopify";
+            /** @description The business (or for linkedin the person's company) name */
             businessName: string;
+            /** @description A contact email address, when one was found: never an address whose domain takes no mail, nor a disposable one (the next-best address the lead carries, or null) */
             email: string | null;
+            /** @description The verdict on `email` (domain-level, from DNS); null when `email` is null */
+            emailVerification?: components["schemas"]["EmailVerification"] | null;
+            /** @description A phone number in international form, when known */
             phone: string | null;
+            /** @description The postal address; null for a google_maps service-area business (no storefront), which has `serviceArea` instead */
             address: string | null;
+            /** @description google_maps service-area businesses only: the locality they serve, null when Google names none */
+            serviceArea?: string | null;
+            /** @description The business's website URL, when known */
             website: string | null;
+            /** @description The average review score (google_maps), when known */
             reviewScore: number | null;
+            /** @description The source's categories for the business */
             categories: string[];
+            /** @description Profile URLs found for the business */
             socialProfiles: {
+                /** @description Facebook page URL */
                 facebook: string | null;
+                /** @description Instagram page URL */
                 instagram: string | null;
+                /** @description LinkedIn page URL */
                 linkedin: string | null;
             };
+            /** @description The person (linkedin only) */
             person?: {
+                /** @description Full name */
                 fullName: string;
+                /** @description Job title */
                 title: string | null;
+                /** @description Seniority level */
                 seniority: string | null;
+                /** @description LinkedIn profile URL */
                 linkedinUrl: string;
+                /** @description Location as the profile states it */
                 location: string | null;
             };
+            /** @description The store (shopify only) */
             store?: {
+                /** @description The store's domain */
                 domain: string;
+                /** @description ISO 3166-1 alpha-2 country of the store, when known */
                 country: string | null;
+                /** @description The e-commerce platform */
                 platform: string;
+                /** @description The store's category path, when known */
                 categoryPath?: string | null;
             };
             /** @description where an enriched lead's email and profiles were found (decision 015) */
             enrichment?: {
+                /** @description Where the email was found (a page URL or the source) */
                 emailSource: string | null;
+                /** @description How the email was chosen */
                 emailBasis: string | null;
+                /** @description Where each social profile was found */
                 profileSources: {
+                    /** @description Facebook source page */
                     facebook: string | null;
+                    /** @description Instagram source page */
                     instagram: string | null;
+                    /** @description LinkedIn source page */
                     linkedin: string | null;
                 };
+                /** @description Website pages read while enriching */
                 pagesVisited: number;
             };
+            /** @description Contacts at the store (shopify only) */
             contacts?: {
+                /** @description Full name */
                 name: string | null;
+                /** @description Role */
                 title: string | null;
+                /** @description Email address */
                 email: string | null;
+                /** @description The verdict on the contact's `email`; null when it has none */
+                emailVerification: components["schemas"]["EmailVerification"] | null;
+                /** @description Phone number */
                 phone: string | null;
+                /** @description LinkedIn profile URL */
                 linkedinUrl: string | null;
             }[];
         };
+        /** @description A domain-level verdict on the address beside it, read from DNS only (MX, null MX, A/AAAA): it says whether the domain takes mail, never whether the mailbox exists (no mail server is contacted). */
+        EmailVerification: {
+            /**
+             * @description `accepts_mail`: MX records that are not a null MX, or no MX and an A/AAAA record (RFC 5321 §5.1). `no_mail`: the domain does not exist, publishes a null MX (RFC 7505), or has neither record; such an address is never a lead's `email`. `unknown`: DNS did not answer in time or answered SERVFAIL; delivered as it is.
+             * @enum {string}
+             */
+            status: "accepts_mail" | "no_mail" | "unknown";
+            /** @description Checks that need no mail server. */
+            checks: {
+                /** @description An RFC 5322 addr-spec as mail systems accept it: a dot-atom local part and a host name (IDN through punycode). */
+                syntax: boolean;
+                /** @description The domain is on the kept list of disposable mail domains; such an address is never a lead's `email`. */
+                disposable: boolean;
+                /** @description The domain is a free mailbox provider (gmail.com, outlook.com, gmx.de, web.de, ...). */
+                freeProvider: boolean;
+                /** @description The local part names a function rather than a person (info@, sales@, support@, ...). */
+                roleAccount: boolean;
+            };
+            /**
+             * Format: date-time
+             * @description When the domain's DNS answer was read; a verdict from the fleet-wide cache keeps its original time.
+             */
+            checkedAt: string;
+        };
         /** @description A delivered lead and where it belongs; `lead` is the record of the job body. */
         LeadItem: {
+            /** @description The job that delivered the lead */
             jobId: string;
+            /** @description That job's result set */
             resultSetId: string;
+            /** @description The lead's position in the result set (0-based, delivery order) */
             position: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was delivered
+             */
             deliveredAt: string;
             lead: components["schemas"]["Lead"];
         };
-        /** @description A job body: `terminal` and `leads` exactly when the status is terminal, and then it never changes */
-        Job: {
+        /**
+         * JobOpen
+         * @description A job still queued or running: no `terminal`, no `leads`
+         */
+        JobOpen: {
+            /** @description The job id (`job_…`) */
             jobId: string;
+            /** @description The id of the job's result set (`rs_…`) */
             resultSetId: string;
+            /** @description Where to poll the job */
             pollUrl: string;
-            /** @enum {string} */
+            /**
+             * @description The request's source
+             * @enum {string}
+             */
             source: "google_maps" | "linkedin" | "shopify";
+            /** @description The provider that ran the job, once one has */
             provider: string | null;
             /** @description the normalised generation request (defaults filled in) */
             request: components["schemas"]["GenerationRequest"];
+            /** @description How far along the job is */
             progress: {
+                /** @description maxResults of the request */
                 requestedCount: number;
+                /** @description Leads delivered so far */
                 deliveredCount: number;
             };
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the job was created
+             */
             createdAt: string;
+            /** @description When a worker started it */
             startedAt: string | null;
+            /** @description When it reached its terminal status */
             finishedAt: string | null;
             /** @description held until the job settles; 0 once terminal */
             creditsReserved: number;
+            /** @description Credits charged, once terminal */
             creditsCharged: number | null;
             /** @description leads passed over and not billed: ones the account already had (with excludeDelivered) and ones on its suppression list (decision 014) */
             skipped: {
+                /** @description Leads the account already had (excludeDelivered) */
                 alreadyDelivered: number;
+                /** @description Leads on the account's suppression list */
                 suppressed: number;
             };
-            /** @enum {string} */
+            /**
+             * @description queued or running (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
             status: "queued" | "running";
-        } | {
+        };
+        /** @description A terminal job with its leads */
+        JobFinished: {
+            /** @description The job id (`job_…`) */
             jobId: string;
+            /** @description The id of the job's result set (`rs_…`) */
             resultSetId: string;
+            /** @description Where to poll the job */
             pollUrl: string;
-            /** @enum {string} */
+            /**
+             * @description The request's source
+             * @enum {string}
+             */
             source: "google_maps" | "linkedin" | "shopify";
+            /** @description The provider that ran the job, once one has */
             provider: string | null;
             /** @description the normalised generation request (defaults filled in) */
             request: components["schemas"]["GenerationRequest"];
+            /** @description How far along the job is */
             progress: {
+                /** @description maxResults of the request */
                 requestedCount: number;
+                /** @description Leads delivered so far */
                 deliveredCount: number;
             };
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the job was created
+             */
             createdAt: string;
+            /** @description When a worker started it */
             startedAt: string | null;
+            /** @description When it reached its terminal status */
             finishedAt: string | null;
             /** @description held until the job settles; 0 once terminal */
             creditsReserved: number;
+            /** @description Credits charged, once terminal */
             creditsCharged: number | null;
             /** @description leads passed over and not billed: ones the account already had (with excludeDelivered) and ones on its suppression list (decision 014) */
             skipped: {
+                /** @description Leads the account already had (excludeDelivered) */
                 alreadyDelivered: number;
+                /** @description Leads on the account's suppression list */
                 suppressed: number;
             };
-            /** @enum {string} */
+            /**
+             * @description A terminal status: it never changes again (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
             status: "COMPLETE" | "PARTIAL" | "EMPTY" | "FAILED" | "CANCELLED";
+            /** @description The outcome; present exactly when the status is terminal, and then it never changes */
             terminal: {
-                /** @enum {string} */
+                /**
+                 * @description The terminal status
+                 * @enum {string}
+                 */
                 status: "COMPLETE" | "PARTIAL" | "EMPTY" | "FAILED" | "CANCELLED";
+                /** @description maxResults of the request */
                 requestedCount: number;
+                /** @description Leads delivered */
                 deliveredCount: number;
+                /** @description The result set holding the leads */
                 resultSetId: string;
+                /** @description Why the job stopped producing leads (null for a job that delivered everything asked for) */
                 stopReason: ("source_exhausted" | "no_results" | "provider_error" | "provider_unauthorized" | "timeout" | "internal_error" | "cancelled_by_owner") | null;
             };
+            /** @description The delivered leads in delivery order */
             leads: components["schemas"]["Lead"][];
         };
-        /** @description A job body without `leads` (job listings) */
-        JobSummary: {
+        /** @description A terminal job, without `leads` (listings, webhook events) */
+        JobSummaryFinished: {
+            /** @description The job id (`job_…`) */
             jobId: string;
+            /** @description The id of the job's result set (`rs_…`) */
             resultSetId: string;
+            /** @description Where to poll the job */
             pollUrl: string;
-            /** @enum {string} */
+            /**
+             * @description The request's source
+             * @enum {string}
+             */
             source: "google_maps" | "linkedin" | "shopify";
+            /** @description The provider that ran the job, once one has */
             provider: string | null;
             /** @description the normalised generation request (defaults filled in) */
             request: components["schemas"]["GenerationRequest"];
+            /** @description How far along the job is */
             progress: {
+                /** @description maxResults of the request */
                 requestedCount: number;
+                /** @description Leads delivered so far */
                 deliveredCount: number;
             };
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the job was created
+             */
             createdAt: string;
+            /** @description When a worker started it */
             startedAt: string | null;
+            /** @description When it reached its terminal status */
             finishedAt: string | null;
             /** @description held until the job settles; 0 once terminal */
             creditsReserved: number;
+            /** @description Credits charged, once terminal */
             creditsCharged: number | null;
             /** @description leads passed over and not billed: ones the account already had (with excludeDelivered) and ones on its suppression list (decision 014) */
             skipped: {
+                /** @description Leads the account already had (excludeDelivered) */
                 alreadyDelivered: number;
+                /** @description Leads on the account's suppression list */
                 suppressed: number;
             };
-            /** @enum {string} */
-            status: "queued" | "running";
-        } | {
-            jobId: string;
-            resultSetId: string;
-            pollUrl: string;
-            /** @enum {string} */
-            source: "google_maps" | "linkedin" | "shopify";
-            provider: string | null;
-            /** @description the normalised generation request (defaults filled in) */
-            request: components["schemas"]["GenerationRequest"];
-            progress: {
-                requestedCount: number;
-                deliveredCount: number;
-            };
-            /** Format: date-time */
-            createdAt: string;
-            startedAt: string | null;
-            finishedAt: string | null;
-            /** @description held until the job settles; 0 once terminal */
-            creditsReserved: number;
-            creditsCharged: number | null;
-            /** @description leads passed over and not billed: ones the account already had (with excludeDelivered) and ones on its suppression list (decision 014) */
-            skipped: {
-                alreadyDelivered: number;
-                suppressed: number;
-            };
-            /** @enum {string} */
+            /**
+             * @description A terminal status: it never changes again (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
             status: "COMPLETE" | "PARTIAL" | "EMPTY" | "FAILED" | "CANCELLED";
+            /** @description The outcome; present exactly when the status is terminal, and then it never changes */
             terminal: {
-                /** @enum {string} */
+                /**
+                 * @description The terminal status
+                 * @enum {string}
+                 */
                 status: "COMPLETE" | "PARTIAL" | "EMPTY" | "FAILED" | "CANCELLED";
+                /** @description maxResults of the request */
                 requestedCount: number;
+                /** @description Leads delivered */
                 deliveredCount: number;
+                /** @description The result set holding the leads */
                 resultSetId: string;
+                /** @description Why the job stopped producing leads (null for a job that delivered everything asked for) */
                 stopReason: ("source_exhausted" | "no_results" | "provider_error" | "provider_unauthorized" | "timeout" | "internal_error" | "cancelled_by_owner") | null;
             };
         };
+        /** @description A job body: `terminal` and `leads` exactly when the status is terminal, and then it never changes */
+        Job: components["schemas"]["JobOpen"] | components["schemas"]["JobFinished"];
+        /** @description A job body without `leads` (job listings) */
+        JobSummary: components["schemas"]["JobOpen"] | components["schemas"]["JobSummaryFinished"];
         /** @description An endpoint; never its secret */
         WebhookEndpoint: {
+            /** @description The endpoint id */
             id: string;
+            /** @description Where events are POSTed */
             url: string;
+            /** @description Your note about the endpoint */
             description: string | null;
+            /** @description The job events to send */
             events: ("job.completed" | "job.partial" | "job.empty" | "job.failed" | "job.cancelled")[];
+            /** @description false once disabled (by you, or after 410 Gone or days of failures) */
             enabled: boolean;
+            /** @description When it was disabled */
             disabledAt: string | null;
             /** @description `gone`: it answered 410 Gone; `failing`: every attempt failed for 3 days (WEBHOOK_DISABLE_AFTER_MS) */
             disabledReason: ("disabled_by_owner" | "gone" | "failing") | null;
@@ -770,18 +1242,30 @@ export interface components {
             failingSince: string | null;
             /** @description until then, deliveries carry a second signature made with the secret before the last rotation */
             previousSecretExpiresAt: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was added
+             */
             createdAt: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it last changed
+             */
             updatedAt: string;
         };
         /** @description An endpoint with its new secret (creation, rotation) */
         WebhookEndpointWithSecret: {
+            /** @description The endpoint id */
             id: string;
+            /** @description Where events are POSTed */
             url: string;
+            /** @description Your note about the endpoint */
             description: string | null;
+            /** @description The job events to send */
             events: ("job.completed" | "job.partial" | "job.empty" | "job.failed" | "job.cancelled")[];
+            /** @description false once disabled (by you, or after 410 Gone or days of failures) */
             enabled: boolean;
+            /** @description When it was disabled */
             disabledAt: string | null;
             /** @description `gone`: it answered 410 Gone; `failing`: every attempt failed for 3 days (WEBHOOK_DISABLE_AFTER_MS) */
             disabledReason: ("disabled_by_owner" | "gone" | "failing") | null;
@@ -789,113 +1273,222 @@ export interface components {
             failingSince: string | null;
             /** @description until then, deliveries carry a second signature made with the secret before the last rotation */
             previousSecretExpiresAt: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was added
+             */
             createdAt: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it last changed
+             */
             updatedAt: string;
             /** @description Standard Webhooks signing secret (`whsec_` + base64 of 32 bytes), shown in this answer only */
             secret: string;
         };
+        /** @description One attempt to deliver an event */
         WebhookAttempt: {
+            /** @description 1 for the first attempt */
             attempt: number;
+            /** @description The URL tried */
             url: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the attempt started
+             */
             startedAt: string;
+            /** @description The receiver's HTTP status, when it answered */
             responseStatus: number | null;
+            /** @description How long the attempt took */
             latencyMs: number;
             /** @description the first KiB of the answer */
             responseExcerpt: string | null;
             /** @description why no 2xx came when the status does not say it: timeout, redirect_not_followed, forbidden_address, forbidden_port, dns_failed, connection_refused, connection_reset, host_unreachable, tls_error, network_error (anything else) */
             error: string | null;
+            /** @description A 2xx came back */
             succeeded: boolean;
         };
+        /** @description One event on its way to one receiver, with its attempts */
         WebhookDelivery: {
             /** @description the message id: the `webhook-id` header of every attempt */
             id: string;
-            /** @enum {string} */
+            /**
+             * @description The event sent
+             * @enum {string}
+             */
             eventType: "job.completed" | "job.partial" | "job.empty" | "job.failed" | "job.cancelled" | "ping";
             /** @description null: the job's own `webhookUrl` */
             endpointId: string | null;
+            /** @description The job the event is about (null for a ping) */
             jobId: string | null;
-            /** @enum {string} */
+            /**
+             * @description pending while attempts remain; succeeded or failed once done
+             * @enum {string}
+             */
             status: "pending" | "succeeded" | "failed";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the event was raised
+             */
             createdAt: string;
             /** @description while pending: when the next attempt is due */
             nextAttemptAt: string | null;
+            /** @description When an attempt succeeded */
             deliveredAt: string | null;
+            /** @description Every attempt so far, oldest first */
             attempts: components["schemas"]["WebhookAttempt"][];
         };
         /** @description The account's default secret, which signs deliveries to a job's own `webhookUrl` */
         WebhookSecret: {
             /** @description Standard Webhooks signing secret (`whsec_` + base64 of 32 bytes), shown in this answer only */
             secret: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the secret was made
+             */
             createdAt: string;
+            /** @description Until then, the previous secret signs too */
             previousSecretExpiresAt: string | null;
         };
         /** @description The job body without `leads` (as GET /api/v1/leads/jobs/{jobId} answers it), and where its leads are */
         JobEventData: {
+            /** @description The job id (`job_…`) */
             jobId: string;
+            /** @description The id of the job's result set (`rs_…`) */
             resultSetId: string;
+            /** @description Where to poll the job */
             pollUrl: string;
-            /** @enum {string} */
+            /**
+             * @description The request's source
+             * @enum {string}
+             */
             source: "google_maps" | "linkedin" | "shopify";
+            /** @description The provider that ran the job, once one has */
             provider: string | null;
             /** @description the normalised generation request (defaults filled in) */
             request: components["schemas"]["GenerationRequest"];
+            /** @description How far along the job is */
             progress: {
+                /** @description maxResults of the request */
                 requestedCount: number;
+                /** @description Leads delivered so far */
                 deliveredCount: number;
             };
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the job was created
+             */
             createdAt: string;
+            /** @description When a worker started it */
             startedAt: string | null;
+            /** @description When it reached its terminal status */
             finishedAt: string | null;
             /** @description held until the job settles; 0 once terminal */
             creditsReserved: number;
+            /** @description Credits charged, once terminal */
             creditsCharged: number | null;
             /** @description leads passed over and not billed: ones the account already had (with excludeDelivered) and ones on its suppression list (decision 014) */
             skipped: {
+                /** @description Leads the account already had (excludeDelivered) */
                 alreadyDelivered: number;
+                /** @description Leads on the account's suppression list */
                 suppressed: number;
             };
-            /** @enum {string} */
+            /**
+             * @description The terminal status
+             * @enum {string}
+             */
             status: "COMPLETE" | "PARTIAL" | "EMPTY" | "FAILED" | "CANCELLED";
+            /** @description The outcome; present exactly when the status is terminal, and then it never changes */
             terminal: {
-                /** @enum {string} */
+                /**
+                 * @description The terminal status
+                 * @enum {string}
+                 */
                 status: "COMPLETE" | "PARTIAL" | "EMPTY" | "FAILED" | "CANCELLED";
+                /** @description maxResults of the request */
                 requestedCount: number;
+                /** @description Leads delivered */
                 deliveredCount: number;
+                /** @description The result set holding the leads */
                 resultSetId: string;
+                /** @description Why the job stopped producing leads (null for a job that delivered everything asked for) */
                 stopReason: ("source_exhausted" | "no_results" | "provider_error" | "provider_unauthorized" | "timeout" | "internal_error" | "cancelled_by_owner") | null;
             };
             /** @description where to read the job's leads */
             leadsUrl: string;
         };
+        /** @description One entry of the append-only audit trail */
+        AuditEvent: {
+            /** @description aud_… */
+            id: string;
+            /**
+             * @description what was done (docs/data-protection.md lists when each is recorded)
+             * @enum {string}
+             */
+            action: "key.created" | "key.revoked" | "webhook_endpoint.created" | "webhook_endpoint.changed" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_default_secret.rotated" | "suppressions.changed" | "leads.exported" | "subject.erased" | "account.deleted";
+            /** @description the API key id (key_…) that did it, or `operator` (the admin CLI) */
+            actor: string;
+            /** @description the X-Request-Id of the request that did it; null for the operator */
+            requestId: string | null;
+            /** @description ids, counts and the selection of an export; never personal data nor secrets */
+            summary: Record<string, never>;
+            /**
+             * Format: date-time
+             * @description When it was done
+             */
+            createdAt: string;
+        };
+        /** @description One page of the audit trail */
+        AuditEventPage: {
+            /** @description newest first */
+            items: components["schemas"]["AuditEvent"][];
+            /** @description pass it back as `cursor` for the next page; null on the last */
+            nextCursor: string | null;
+        };
+        /** @description A job still under way: the first fields of its job body */
         Accepted: {
+            /** @description The job id */
             jobId: string;
+            /** @description Its result set */
             resultSetId: string;
+            /** @description Where to poll it (also `Location`) */
             pollUrl: string;
-            /** @enum {string} */
+            /**
+             * @description queued or running
+             * @enum {string}
+             */
             status: "queued" | "running";
+            /** @description How far along it is */
             progress: {
+                /** @description maxResults of the request */
                 requestedCount: number;
+                /** @description Leads delivered so far */
                 deliveredCount: number;
             };
         };
         /** @description RFC 9457 Problem Details; `code` is stable, `type` is `urn:leadgen:problem:<code>` (or about:blank for internal_error) */
         Problem: {
+            /** @description `urn:leadgen:problem:<code>`, or about:blank */
             type: string;
+            /** @description A short summary of the problem kind */
             title: string;
+            /** @description The HTTP status */
             status: number;
+            /** @description What went wrong in this request */
             detail: string;
-            /** @enum {string} */
+            /**
+             * @description The stable code to branch on (docs/errors.md)
+             * @enum {string}
+             */
             code: "validation_failed" | "malformed_json" | "malformed_path" | "malformed_request" | "idempotency_key_missing" | "idempotency_key_invalid" | "unauthorized" | "insufficient_credits" | "job_not_found" | "not_found" | "method_not_allowed" | "request_timeout" | "job_not_cancellable" | "payload_too_large" | "unsupported_media_type" | "unsupported_content_encoding" | "expectation_failed" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable" | "webhook_endpoint_not_found" | "webhook_delivery_not_found" | "webhook_endpoint_limit" | "webhook_endpoint_disabled" | "webhook_delivery_pending" | "webhook_secret_already_revealed";
+            /** @description The request id; quote it to support */
             requestId?: string;
             /** @description validation_failed: every problem, a JSON Pointer each */
             errors?: {
+                /** @description A JSON Pointer into the body */
                 pointer: string;
+                /** @description What is wrong there */
                 detail: string;
             }[];
             /** @description insufficient_credits */
@@ -1087,7 +1680,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenerationRequest"];
+                "application/json": components["schemas"]["GenerationRequestInput"];
             };
         };
         responses: {
@@ -1150,7 +1743,7 @@ export interface operations {
                 limit?: number;
                 /** @description The previous page's `nextCursor` (opaque) */
                 cursor?: string;
-                /** @description One or more statuses, repeated or comma-separated */
+                /** @description One or more statuses as a comma list (`status=COMPLETE,PARTIAL`); repeating the parameter (`status=COMPLETE&status=PARTIAL`) is accepted too */
                 status?: ("queued" | "running" | "COMPLETE" | "PARTIAL" | "EMPTY" | "FAILED" | "CANCELLED")[];
                 /** @description Only jobs of this source */
                 source?: "google_maps" | "linkedin" | "shopify";
@@ -1179,7 +1772,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The page's jobs */
                         items: components["schemas"]["JobSummary"][];
+                        /** @description Pass as `cursor` for the next page; null on the last */
                         nextCursor: string | null;
                     };
                 };
@@ -1210,7 +1805,10 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @example job_0123456789abcdefghijklmn */
+                /**
+                 * @description The job id (`job_…`)
+                 * @example job_0123456789abcdefghijklmn
+                 */
                 jobId: string;
             };
             cookie?: never;
@@ -1257,7 +1855,10 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @example job_0123456789abcdefghijklmn */
+                /**
+                 * @description The job id (`job_…`)
+                 * @example job_0123456789abcdefghijklmn
+                 */
                 jobId: string;
             };
             cookie?: never;
@@ -1304,45 +1905,160 @@ export interface operations {
                 limit?: number;
                 /** @description The previous page's `nextCursor` (opaque) */
                 cursor?: string;
-                /** @description Overrides Accept: `json` (pages), `csv` or `jsonl` (the whole selection streamed as a download) */
-                format?: "json" | "csv" | "jsonl";
             };
             header?: {
                 /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @example job_0123456789abcdefghijklmn */
+                /**
+                 * @description The job id (`job_…`)
+                 * @example job_0123456789abcdefghijklmn
+                 */
                 jobId: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The set's leads in delivery order */
+            /** @description A page of leads */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
-                    "Content-Disposition": components["headers"]["Content-Disposition"];
                     "Result-Complete": components["headers"]["Result-Complete"];
                     "Job-Status": components["headers"]["Job-Status"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
+                        /** @description The job */
                         jobId: string;
+                        /** @description Its result set */
                         resultSetId: string;
-                        /** @enum {string} */
+                        /**
+                         * @description The job's status when the page was read
+                         * @enum {string}
+                         */
                         status: "queued" | "running" | "COMPLETE" | "PARTIAL" | "EMPTY" | "FAILED" | "CANCELLED";
                         /** @description false while the job runs: the leads committed so far */
                         complete: boolean;
+                        /** @description Pass as `cursor` for the next page; null on the last */
                         nextCursor: string | null;
+                        /** @description The page's leads */
                         items: components["schemas"]["LeadItem"][];
                     };
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            404: components["responses"]["Problem404"];
+            405: components["responses"]["Problem405"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getJobLeadsCsv: {
+        parameters: {
+            query?: {
+                /** @description The previous page's `nextCursor` (opaque) */
+                cursor?: string;
+            };
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /**
+                 * @description The job id (`job_…`)
+                 * @example job_0123456789abcdefghijklmn
+                 */
+                jobId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The leads as CSV */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    "Result-Complete": components["headers"]["Result-Complete"];
+                    "Job-Status": components["headers"]["Job-Status"];
+                    [name: string]: unknown;
+                };
+                content: {
                     "text/csv": string;
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            404: components["responses"]["Problem404"];
+            405: components["responses"]["Problem405"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getJobLeadsJsonl: {
+        parameters: {
+            query?: {
+                /** @description The previous page's `nextCursor` (opaque) */
+                cursor?: string;
+            };
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /**
+                 * @description The job id (`job_…`)
+                 * @example job_0123456789abcdefghijklmn
+                 */
+                jobId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The leads as JSON Lines */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    "Result-Complete": components["headers"]["Result-Complete"];
+                    "Job-Status": components["headers"]["Job-Status"];
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/x-ndjson": string;
                 };
             };
@@ -1372,44 +2088,151 @@ export interface operations {
                 limit?: number;
                 /** @description The previous page's `nextCursor` (opaque) */
                 cursor?: string;
-                /** @description Overrides Accept: `json` (pages), `csv` or `jsonl` (the whole selection streamed as a download) */
-                format?: "json" | "csv" | "jsonl";
             };
             header?: {
                 /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
+                /** @description The result set id (`rs_…`) */
                 resultSetId: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The set's leads in delivery order */
+            /** @description A page of leads */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
-                    "Content-Disposition": components["headers"]["Content-Disposition"];
                     "Result-Complete": components["headers"]["Result-Complete"];
                     "Job-Status": components["headers"]["Job-Status"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
+                        /** @description The job */
                         jobId: string;
+                        /** @description Its result set */
                         resultSetId: string;
-                        /** @enum {string} */
+                        /**
+                         * @description The job's status when the page was read
+                         * @enum {string}
+                         */
                         status: "queued" | "running" | "COMPLETE" | "PARTIAL" | "EMPTY" | "FAILED" | "CANCELLED";
                         /** @description false while the job runs: the leads committed so far */
                         complete: boolean;
+                        /** @description Pass as `cursor` for the next page; null on the last */
                         nextCursor: string | null;
+                        /** @description The page's leads */
                         items: components["schemas"]["LeadItem"][];
                     };
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            404: components["responses"]["Problem404"];
+            405: components["responses"]["Problem405"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getResultSetCsv: {
+        parameters: {
+            query?: {
+                /** @description The previous page's `nextCursor` (opaque) */
+                cursor?: string;
+            };
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The result set id (`rs_…`) */
+                resultSetId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The leads as CSV */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    "Result-Complete": components["headers"]["Result-Complete"];
+                    "Job-Status": components["headers"]["Job-Status"];
+                    [name: string]: unknown;
+                };
+                content: {
                     "text/csv": string;
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            404: components["responses"]["Problem404"];
+            405: components["responses"]["Problem405"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getResultSetJsonl: {
+        parameters: {
+            query?: {
+                /** @description The previous page's `nextCursor` (opaque) */
+                cursor?: string;
+            };
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The result set id (`rs_…`) */
+                resultSetId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The leads as JSON Lines */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    "Result-Complete": components["headers"]["Result-Complete"];
+                    "Job-Status": components["headers"]["Job-Status"];
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/x-ndjson": string;
                 };
             };
@@ -1439,8 +2262,6 @@ export interface operations {
                 limit?: number;
                 /** @description The previous page's `nextCursor` (opaque) */
                 cursor?: string;
-                /** @description Overrides Accept: `json` (pages), `csv` or `jsonl` (the whole selection streamed as a download) */
-                format?: "json" | "csv" | "jsonl";
                 /** @description Only leads of jobs of this source */
                 source?: "google_maps" | "linkedin" | "shopify";
                 /** @description Only leads of this job */
@@ -1459,22 +2280,129 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of leads, or the whole selection as CSV or JSON Lines */
+            /** @description A page of leads */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
-                    "Content-Disposition": components["headers"]["Content-Disposition"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
+                        /** @description Pass as `cursor` for the next page; null on the last */
                         nextCursor: string | null;
+                        /** @description The page's leads */
                         items: components["schemas"]["LeadItem"][];
                     };
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            405: components["responses"]["Problem405"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listLeadsCsv: {
+        parameters: {
+            query?: {
+                /** @description The previous page's `nextCursor` (opaque) */
+                cursor?: string;
+                /** @description Only leads of jobs of this source */
+                source?: "google_maps" | "linkedin" | "shopify";
+                /** @description Only leads of this job */
+                jobId?: string;
+                /** @description Leads of jobs created at or after (RFC 3339, with an offset) */
+                createdAfter?: string;
+                /** @description Leads of jobs created before (RFC 3339, with an offset) */
+                createdBefore?: string;
+            };
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The leads as CSV */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    [name: string]: unknown;
+                };
+                content: {
                     "text/csv": string;
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            405: components["responses"]["Problem405"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listLeadsJsonl: {
+        parameters: {
+            query?: {
+                /** @description The previous page's `nextCursor` (opaque) */
+                cursor?: string;
+                /** @description Only leads of jobs of this source */
+                source?: "google_maps" | "linkedin" | "shopify";
+                /** @description Only leads of this job */
+                jobId?: string;
+                /** @description Leads of jobs created at or after (RFC 3339, with an offset) */
+                createdAfter?: string;
+                /** @description Leads of jobs created before (RFC 3339, with an offset) */
+                createdBefore?: string;
+            };
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The leads as JSON Lines */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/x-ndjson": string;
                 };
             };
@@ -1518,11 +2446,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The account id */
                         accountId: string;
+                        /** @description The account's name */
                         name: string;
+                        /** @description The account's credits */
                         credits: {
+                            /** @description Granted minus charged */
                             balance: number;
+                            /** @description Held by open jobs */
                             reserved: number;
+                            /** @description What a new job may reserve: balance minus reserved */
                             available: number;
                         };
                     };
@@ -1548,7 +2482,9 @@ export interface operations {
     listSuppressions: {
         parameters: {
             query?: {
+                /** @description Only entries of this kind */
                 kind?: "domain" | "email" | "phone";
+                /** @description Entries per page */
                 limit?: number;
                 /** @description nextCursor of the previous page */
                 cursor?: string;
@@ -1572,18 +2508,31 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description How many entries of each kind the list holds */
                         counts: {
+                            /** @description Domains */
                             domain: number;
+                            /** @description Emails */
                             email: number;
+                            /** @description Phones */
                             phone: number;
                         };
+                        /** @description The page's entries */
                         items: {
-                            /** @enum {string} */
+                            /**
+                             * @description What the value is
+                             * @enum {string}
+                             */
                             kind: "domain" | "email" | "phone";
+                            /** @description The normalised value */
                             value: string;
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description When it was added
+                             */
                             createdAt: string;
                         }[];
+                        /** @description Pass as `cursor` for the next page; null on the last */
                         nextCursor: string | null;
                     };
                 };
@@ -1639,10 +2588,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description Entries that were new */
                         added: number;
+                        /** @description How many entries of each kind the list holds */
                         counts: {
+                            /** @description Domains */
                             domain: number;
+                            /** @description Emails */
                             email: number;
+                            /** @description Phones */
                             phone: number;
                         };
                     };
@@ -1701,10 +2655,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description Entries that were there */
                         removed: number;
+                        /** @description How many entries of each kind the list holds */
                         counts: {
+                            /** @description Domains */
                             domain: number;
+                            /** @description Emails */
                             email: number;
+                            /** @description Phones */
                             phone: number;
                         };
                     };
@@ -1749,14 +2708,19 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The list's name */
                         name: string;
+                        /** @description Its countries */
                         countries: {
+                            /** @description ISO 3166-1 alpha-2 code */
                             code: string;
+                            /** @description English name */
                             name: string;
                         }[];
                     };
                 };
             };
+            405: components["responses"]["Problem405"];
             /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
             default: {
                 headers: {
@@ -1788,23 +2752,34 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description One tariff per source */
                         tariffs: {
+                            /** @description The google_maps tariff */
                             google_maps: {
+                                /** @description Credits per delivered lead */
                                 perItem: number;
+                                /** @description Least charge of a job */
                                 minimum: number;
                             };
+                            /** @description The linkedin tariff */
                             linkedin: {
+                                /** @description Credits per delivered lead */
                                 perItem: number;
+                                /** @description Least charge of a job */
                                 minimum: number;
                             };
+                            /** @description The shopify tariff */
                             shopify: {
+                                /** @description Credits per delivered lead */
                                 perItem: number;
+                                /** @description Least charge of a job */
                                 minimum: number;
                             };
                         };
                     };
                 };
             };
+            405: components["responses"]["Problem405"];
             /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
             default: {
                 headers: {
@@ -1836,11 +2811,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `ok`
+                         * @constant
+                         */
                         status: "ok";
                     };
                 };
             };
+            405: components["responses"]["Problem405"];
             /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
             default: {
                 headers: {
@@ -1872,14 +2851,20 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description `ready`, or `unavailable` (then `checks` says which dependency) */
                         status: string;
+                        /** @description Each dependency's state, e.g. `{"postgres":"ok","redis":"ok"}` */
                         checks: {
                             [key: string]: string;
                         };
+                        /** @description What failed, when something did */
                         detail?: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
+            405: components["responses"]["Problem405"];
             /** @description Not ready, or shutting down */
             503: {
                 headers: {
@@ -1887,11 +2872,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description `ready`, or `unavailable` (then `checks` says which dependency) */
                         status: string;
+                        /** @description Each dependency's state, e.g. `{"postgres":"ok","redis":"ok"}` */
                         checks: {
                             [key: string]: string;
                         };
+                        /** @description What failed, when something did */
                         detail?: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -1925,9 +2915,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": {
+                        /** @description The OpenAPI version, `3.1.0` */
+                        openapi: string;
+                        /** @description Title, version, description, license */
+                        info: {
+                            /** @description The API's name */
+                            title: string;
+                            /** @description The document's version */
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description The operations, by path */
+                        paths: {
+                            [key: string]: Record<string, never>;
+                        };
+                        /** @description Schemas, parameters, responses and headers the paths refer to */
+                        components?: Record<string, never>;
+                        /** @description The events this service sends */
+                        webhooks?: Record<string, never>;
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
+            405: components["responses"]["Problem405"];
             /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
             default: {
                 headers: {
@@ -1962,6 +2975,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The endpoints */
                         items: components["schemas"]["WebhookEndpoint"][];
                     };
                 };
@@ -1998,7 +3012,9 @@ export interface operations {
                 "application/json": {
                     /** @description https (plain http only in development or with WEBHOOK_ALLOW_PRIVATE_NETWORKS); its host must resolve to public addresses only */
                     url: string;
+                    /** @description The job events to send */
                     events: ("job.completed" | "job.partial" | "job.empty" | "job.failed" | "job.cancelled")[];
+                    /** @description Your note about the endpoint */
                     description?: string;
                 };
             };
@@ -2171,8 +3187,11 @@ export interface operations {
                 "application/json": {
                     /** @description https (plain http only in development or with WEBHOOK_ALLOW_PRIVATE_NETWORKS); its host must resolve to public addresses only */
                     url?: string;
+                    /** @description The job events to send */
                     events?: ("job.completed" | "job.partial" | "job.empty" | "job.failed" | "job.cancelled")[];
+                    /** @description Your note (null removes it) */
                     description?: string | null;
+                    /** @description true enables a disabled endpoint; false disables it */
                     enabled?: boolean;
                 };
             };
@@ -2341,9 +3360,11 @@ export interface operations {
     listWebhookDeliveries: {
         parameters: {
             query?: {
+                /** @description Deliveries per page */
                 limit?: number;
                 /** @description nextCursor of the previous page */
                 cursor?: string;
+                /** @description Only deliveries in this state */
                 status?: "pending" | "succeeded" | "failed";
             };
             header?: {
@@ -2369,7 +3390,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The page's deliveries */
                         items: components["schemas"]["WebhookDelivery"][];
+                        /** @description Pass as `cursor` for the next page; null on the last */
                         nextCursor: string | null;
                     };
                 };
@@ -2492,6 +3515,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The deliveries */
                         items: components["schemas"]["WebhookDelivery"][];
                     };
                 };
@@ -2671,6 +3695,56 @@ export interface operations {
             };
         };
     };
+    listAuditEvents: {
+        parameters: {
+            query?: {
+                /** @description Events per page */
+                limit?: number;
+                /** @description The previous page's `nextCursor` (opaque) */
+                cursor?: string;
+                /** @description Only events of this action */
+                action?: "key.created" | "key.revoked" | "webhook_endpoint.created" | "webhook_endpoint.changed" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_default_secret.rotated" | "suppressions.changed" | "leads.exported" | "subject.erased" | "account.deleted";
+            };
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEventPage"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            405: components["responses"]["Problem405"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     event_job_completed: {
         parameters: {
             query?: never;
@@ -2688,7 +3762,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @constant */
+                    /**
+                     * @description The event type
+                     * @constant
+                     */
                     type: "job.completed";
                     /**
                      * Format: date-time
@@ -2740,7 +3817,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @constant */
+                    /**
+                     * @description The event type
+                     * @constant
+                     */
                     type: "job.partial";
                     /**
                      * Format: date-time
@@ -2792,7 +3872,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @constant */
+                    /**
+                     * @description The event type
+                     * @constant
+                     */
                     type: "job.empty";
                     /**
                      * Format: date-time
@@ -2844,7 +3927,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @constant */
+                    /**
+                     * @description The event type
+                     * @constant
+                     */
                     type: "job.failed";
                     /**
                      * Format: date-time
@@ -2896,7 +3982,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @constant */
+                    /**
+                     * @description The event type
+                     * @constant
+                     */
                     type: "job.cancelled";
                     /**
                      * Format: date-time
@@ -2948,14 +4037,19 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @constant */
+                    /**
+                     * @description The event type
+                     * @constant
+                     */
                     type: "ping";
                     /**
                      * Format: date-time
                      * @description when the ping was asked for
                      */
                     timestamp: string;
+                    /** @description The pinged endpoint */
                     data: {
+                        /** @description Its id */
                         endpointId: string;
                     };
                 };

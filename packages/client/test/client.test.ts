@@ -57,7 +57,7 @@ describe('@leadgen/client against the real API', () => {
     const windowStart = Math.floor(Date.now() / 60_000);
     // The window's counter, full, for this second and the next: the first attempt gets 429 with Retry-After 1.
     for (const window of [windowStart, windowStart + 1]) {
-      await redis.set(`${world.config.redis.queuePrefix}:ratelimit:generate:${account.accountId}:${window}`, '100000', 'EX', 1);
+      await redis.set(world.api.deps.producer.keys.account(account.accountId).rateLimitWindow('generate', window), '100000', 'EX', 1);
     }
     const job = await client().generate({ category: 'bakery', state: 'FR', maxResults: 2 });
     expect(job.status).toBe('COMPLETE');
@@ -70,6 +70,18 @@ describe('@leadgen/client against the real API', () => {
     const error = await client(poor.apiKey).generate({ category: 'dentist', state: 'US' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LeadgenError);
     expect(error).toMatchObject({ status: 402, code: 'insufficient_credits', problem: { required: 50, available: 0 } });
+  });
+
+  it('when the account’s audit trail is listed, then the pages are yielded newest first until the last', async () => {
+    const owner = await buildAccount(world.db, { credits: 1000 });
+    for (let n = 0; n < 3; n++) expect((await client(owner.apiKey).generate({ category: 'dentist', state: 'US', maxResults: 1 })).status).toBe('COMPLETE');
+    const exported: number[] = [];
+    for await (const item of client(owner.apiKey).exportLeads()) exported.push(item.position);
+    for await (const item of client(owner.apiKey).exportLeads({ source: 'google_maps' })) exported.push(item.position);
+    const pages = [];
+    for await (const page of client(owner.apiKey).listAuditEvents({ action: 'leads.exported', limit: 1 })) pages.push(page);
+    expect(pages).toHaveLength(2);
+    expect(pages.map((p) => p.items[0]!.summary)).toMatchObject([{ selection: { source: 'google_maps' }, leads: 3 }, { selection: { source: null }, leads: 3 }]);
   });
 
   it('when a job does not exist, then job_not_found; a bad request, validation_failed with its pointers', async () => {

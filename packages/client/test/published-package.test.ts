@@ -1,5 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -49,6 +49,9 @@ describe('@leadgen/client as published', () => {
     execFileSync('tar', ['-xzf', path.join(dir, packed[0]!.filename), '-C', path.join(dir, 'node_modules/@leadgen')]);
     renameSync(path.join(dir, 'node_modules/@leadgen/package'), path.join(dir, 'node_modules/@leadgen/client'));
     writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+    // Its dependency, as npm would install it beside it.
+    symlinkSync(path.join(ROOT, 'node_modules/standardwebhooks'), path.join(dir, 'node_modules/standardwebhooks'));
+    for (const dependency of ['@stablelib', 'fast-sha256']) symlinkSync(path.join(ROOT, 'node_modules', dependency), path.join(dir, 'node_modules', dependency));
   }, 120_000);
   afterAll(async () => {
     rmSync(dir, { recursive: true, force: true });
@@ -60,8 +63,10 @@ describe('@leadgen/client as published', () => {
     const installed = path.join(dir, 'node_modules/@leadgen/client');
     const manifest = JSON.parse(readFileSync(path.join(installed, 'package.json'), 'utf8')) as Record<string, unknown>;
     expect(manifest).toMatchObject({ name: '@leadgen/client', type: 'module', exports: { '.': { types: './dist/index.d.ts', default: './dist/index.js' } } });
-    expect(manifest.dependencies).toBeUndefined();
-    expect(readdirSync(installed).sort()).toEqual(['dist', 'package.json']);
+    // One dependency, of its own: the Standard Webhooks verifier behind webhooks.verify.
+    expect(manifest.dependencies).toEqual({ standardwebhooks: expect.any(String) });
+    expect(readdirSync(installed).sort()).toEqual(['README.md', 'dist', 'package.json']);
+    expect(readFileSync(path.join(installed, 'README.md'), 'utf8')).toMatch(/## Migrating/);
     for (const file of readdirSync(path.join(installed, 'dist'))) expect(readFileSync(path.join(installed, 'dist', file), 'utf8')).not.toMatch(/@leadgen\/(?!client)/);
     const resolveThere = createRequire(path.join(dir, 'consumer.js'));
     expect(() => resolveThere.resolve('@leadgen/domain')).toThrow(/Cannot find module/);

@@ -26,20 +26,52 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ ENRICHMENT_USER_AGENT: 'bad\nagent' })).toThrow(ConfigError);
   });
 
-  it('when WORKER_SOURCES names one source, then only that one', () => {
-    expect(loadConfig({ WORKER_SOURCES: ' shopify ' }).worker.sources).toEqual(['shopify']);
+  it('when TRUST_PROXY is a hop count, addresses or CIDRs, then Express gets them; a typo stops the start', () => {
+    expect(loadConfig({}).http.trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: '1' }).http.trustProxy).toBe(1);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, loopback,2001:db8::/32' }).http.trustProxy).toEqual(['10.0.0.0/8', 'loopback', '2001:db8::/32']);
+    expect(() => loadConfig({ TRUST_PROXY: '10.0.0.0/33' })).toThrow(/TRUST_PROXY/);
+    expect(() => loadConfig({ TRUST_PROXY: 'ingress-nginx' })).toThrow(/TRUST_PROXY: must be a hop count/);
+  });
+
+  it('when only the former name WORKER_SOURCES is set, then it is read; when both are, WORKER_QUEUES wins', () => {
+    expect(loadConfig({ WORKER_SOURCES: 'linkedin,webhooks' })).toMatchObject({ worker: { sources: ['linkedin'] }, webhooks: { deliver: true } });
+    expect(loadConfig({ WORKER_SOURCES: 'linkedin', WORKER_QUEUES: 'shopify' }).worker.sources).toEqual(['shopify']);
+    expect(() => loadConfig({ WORKER_SOURCES: 'yelp' })).toThrow(/WORKER_QUEUES/);
+  });
+
+  it('when WORKER_QUEUES names one source, then only that one', () => {
+    expect(loadConfig({ WORKER_QUEUES: ' shopify ' }).worker.sources).toEqual(['shopify']);
   });
 
   it('when several variables are bad, then one error names every one of them', () => {
-    const attempt = () => loadConfig({ PORT: 'eighty', SYNC_WAIT_MS: '-1', WORKER_SOURCES: 'google_maps,yelp', DATABASE_URL: 'mysql://x' });
+    const attempt = () => loadConfig({ PORT: 'eighty', SYNC_WAIT_MS: '-1', WORKER_QUEUES: 'google_maps,yelp', DATABASE_URL: 'mysql://x' });
     expect(attempt).toThrow(ConfigError);
     try {
       attempt();
     } catch (error) {
       const message = (error as ConfigError).message;
-      for (const name of ['PORT', 'SYNC_WAIT_MS', 'WORKER_SOURCES', 'DATABASE_URL']) expect(message).toContain(name);
+      for (const name of ['PORT', 'SYNC_WAIT_MS', 'WORKER_QUEUES', 'DATABASE_URL']) expect(message).toContain(name);
       expect(message.split('\n')).toHaveLength(1);
     }
+  });
+
+  it('when a Redis topology is set, then cluster nodes and sentinels are read as lists, and contradictions are refused', () => {
+    const cluster = loadConfig({ REDIS_CLUSTER_NODES: '10.0.0.1:7000, redis-2.internal:7001', QUEUE_PREFIX: '{leadgen}' }).redis;
+    expect(cluster.clusterNodes).toEqual([
+      { host: '10.0.0.1', port: 7000 },
+      { host: 'redis-2.internal', port: 7001 },
+    ]);
+    expect(cluster.queuePrefix).toBe('{leadgen}');
+    expect(loadConfig({ REDIS_SENTINELS: 's1:26379,s2:26379', REDIS_SENTINEL_NAME: 'main' }).redis).toMatchObject({ sentinels: [{ host: 's1', port: 26379 }, { host: 's2', port: 26379 }], sentinelName: 'main' });
+    const refused = (env: Record<string, string>) => () => loadConfig(env);
+    expect(refused({ REDIS_CLUSTER_NODES: 'no-port' })).toThrow(/REDIS_CLUSTER_NODES: must be `host:port` pairs/);
+    expect(refused({ REDIS_CLUSTER_NODES: 'a:1', REDIS_SENTINELS: 'b:2' })).toThrow(/REDIS_SENTINELS and REDIS_CLUSTER_NODES are both set/);
+    expect(refused({ REDIS_SENTINEL_NAME: 'main' })).toThrow(/REDIS_SENTINEL_NAME is set but REDIS_SENTINELS is not/);
+    expect(refused({ REDIS_TLS_CA: '/ca.pem' })).toThrow(/REDIS_TLS_CA set but TLS is off/);
+    expect(loadConfig({ REDIS_URL: 'rediss://r:6380', REDIS_TLS_CA: '/ca.pem' }).redis.tlsCa).toBe('/ca.pem');
+    expect(refused({ QUEUE_PREFIX: '{a}{b}' })).toThrow(/QUEUE_PREFIX/);
+    expect(refused({ QUEUE_PREFIX: 'a{b' })).toThrow(/QUEUE_PREFIX/);
   });
 
   it('when a secret is set, then a config error never repeats it', () => {
@@ -66,24 +98,24 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ OPS_HOST: 'not a host' })).toThrow(/OPS_HOST/);
   });
 
-  it('when several variables are bad, then the error names each with the rule it broke, WORKER_SOURCES and a lone base URL included', () => {
-    expect(() => loadConfig({ WORKER_SOURCES: 'google_maps,yelp', PDL_BASE_URL: 'http://127.0.0.1:9' })).toThrow(
-      new ConfigError(['WORKER_SOURCES: must list sources from google_maps, linkedin, shopify or webhooks (got "google_maps,yelp")', 'PDL_BASE_URL is set but PDL_API_KEY is not']),
+  it('when several variables are bad, then the error names each with the rule it broke, WORKER_QUEUES and a lone base URL included', () => {
+    expect(() => loadConfig({ WORKER_QUEUES: 'google_maps,yelp', PDL_BASE_URL: 'http://127.0.0.1:9' })).toThrow(
+      new ConfigError(['WORKER_QUEUES: must list sources from google_maps, linkedin, shopify or webhooks (got "google_maps,yelp")', 'PDL_BASE_URL is set but PDL_API_KEY is not']),
     );
-    expect(() => loadConfig({ WORKER_SOURCES: ' , ' })).toThrow(/WORKER_SOURCES: must list sources/);
-    expect(loadConfig({ WORKER_SOURCES: 'shopify,linkedin,shopify' }).worker.sources).toEqual(['shopify', 'linkedin']);
+    expect(() => loadConfig({ WORKER_QUEUES: ' , ' })).toThrow(/WORKER_QUEUES: must list sources/);
+    expect(loadConfig({ WORKER_QUEUES: 'shopify,linkedin,shopify' }).worker.sources).toEqual(['shopify', 'linkedin']);
   });
 
   it('when an entry point reads a bad configuration, then it exits 78 with one line on stderr naming every bad variable', () => {
     const run = spawnSync(process.execPath, ['--import', 'tsx', '-e', "require('@leadgen/config').loadConfigOrExit(); console.log('started')"], {
       cwd: path.resolve(__dirname, '../../..'),
-      env: { ...process.env, PORT: 'eighty', WORKER_SOURCES: 'yelp', PDL_BASE_URL: 'http://127.0.0.1:9', PDL_API_KEY: '' },
+      env: { ...process.env, PORT: 'eighty', WORKER_QUEUES: 'yelp', PDL_BASE_URL: 'http://127.0.0.1:9', PDL_API_KEY: '' },
       encoding: 'utf8',
     });
     expect(run.status).toBe(78);
     expect(run.stdout).toBe('');
     expect(run.stderr.trim().split('\n')).toEqual([
-      'Invalid configuration: PORT: must be a number; WORKER_SOURCES: must list sources from google_maps, linkedin, shopify or webhooks (got "yelp"); PDL_BASE_URL is set but PDL_API_KEY is not',
+      'Invalid configuration: PORT: must be a number; WORKER_QUEUES: must list sources from google_maps, linkedin, shopify or webhooks (got "yelp"); PDL_BASE_URL is set but PDL_API_KEY is not',
     ]);
   }, 30_000);
 
@@ -150,15 +182,31 @@ describe('loadConfig: webhooks', () => {
     });
   });
 
-  it('when WORKER_SOURCES names only webhooks, then a worker for webhooks alone; when it names sources only, then none', () => {
-    expect(loadConfig({ WORKER_SOURCES: 'webhooks' }).worker.sources).toEqual([]);
-    expect(loadConfig({ WORKER_SOURCES: 'webhooks' }).webhooks.deliver).toBe(true);
-    expect(loadConfig({ WORKER_SOURCES: 'shopify' }).webhooks.deliver).toBe(false);
-    expect(() => loadConfig({ WORKER_SOURCES: 'webhook' })).toThrow(/WORKER_SOURCES/);
+  it('when WORKER_QUEUES names only webhooks, then a worker for webhooks alone; when it names sources only, then none', () => {
+    expect(loadConfig({ WORKER_QUEUES: 'webhooks' }).worker.sources).toEqual([]);
+    expect(loadConfig({ WORKER_QUEUES: 'webhooks' }).webhooks.deliver).toBe(true);
+    expect(loadConfig({ WORKER_QUEUES: 'shopify' }).webhooks.deliver).toBe(false);
+    expect(() => loadConfig({ WORKER_QUEUES: 'webhook' })).toThrow(/WORKER_QUEUES/);
   });
 
   it('when the schedule is given in any unit, then milliseconds; a malformed one is refused', () => {
     expect(loadConfig({ WEBHOOK_RETRY_SCHEDULE: '100ms, 2s,1m,1h,250' }).webhooks.retryScheduleMs).toEqual([100, 2_000, 60_000, 3_600_000, 250]);
     expect(() => loadConfig({ WEBHOOK_RETRY_SCHEDULE: '5 minutes' })).toThrow(/WEBHOOK_RETRY_SCHEDULE/);
+  });
+});
+
+describe('SECRETS_ENCRYPTION_KEY', () => {
+  const key = (fill: number) => Buffer.alloc(32, fill).toString('base64');
+
+  it('when production runs without it, then the configuration is refused; elsewhere it may be unset', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/SECRETS_ENCRYPTION_KEY.*required/);
+    expect(loadConfig({ NODE_ENV: 'development' }).secrets.encryptionKeys).toBeNull();
+    expect(loadConfig({ NODE_ENV: 'production', SECRETS_ENCRYPTION_KEY: key(1) }).secrets.encryptionKeys).toEqual([Buffer.alloc(32, 1)]);
+  });
+
+  it('when several keys are given, then they are read newest first; a key that is not 32 bytes of base64 is refused', () => {
+    expect(loadConfig({ SECRETS_ENCRYPTION_KEY: `${key(2)}, ${key(1)}` }).secrets.encryptionKeys).toEqual([Buffer.alloc(32, 2), Buffer.alloc(32, 1)]);
+    expect(() => loadConfig({ SECRETS_ENCRYPTION_KEY: Buffer.alloc(16).toString('base64') })).toThrow(/SECRETS_ENCRYPTION_KEY.*32 bytes/);
+    expect(() => loadConfig({ SECRETS_ENCRYPTION_KEY: 'not base64!' })).toThrow(/SECRETS_ENCRYPTION_KEY/);
   });
 });

@@ -1,5 +1,6 @@
 import Joi from 'joi';
 import { resolve } from './variable';
+import { unknownVariableWarnings } from './variable-typos';
 import { DECLARATION, VARIABLES, type Config } from './variables';
 
 export class ConfigError extends Error {
@@ -14,8 +15,8 @@ const SCHEMA = Joi.object(Object.fromEntries(VARIABLES.map((v) => [v.name, v.sch
 /** Reads the configuration from an environment (process.env by default); throws ConfigError listing every problem. */
 export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config {
   const given: Record<string, string> = {};
-  for (const { name } of VARIABLES) {
-    const value = environment[name];
+  for (const { name, options } of VARIABLES) {
+    const value = environment[name] || (options.formerName ? environment[options.formerName] : undefined);
     // An empty variable counts as unset, as in most twelve-factor tooling.
     if (value !== undefined && value !== '') given[name] = value;
   }
@@ -23,13 +24,26 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
   const problems = (error?.details ?? []).map((d) => `${d.context?.key ?? d.path.join('.')}: ${d.message.replace(/^"[^"]+" /, '')}`);
   for (const { name, options } of VARIABLES) {
     if (options.requires && given[name] !== undefined && given[options.requires] === undefined) problems.push(`${name} is set but ${options.requires} is not`);
+    if (options.conflicts && given[name] !== undefined && given[options.conflicts] !== undefined) problems.push(`${name} and ${options.conflicts} are both set`);
   }
+  problems.push(...redisTlsProblems(given));
   if (problems.length > 0) throw new ConfigError(problems);
   return resolve(DECLARATION, value as Record<string, unknown>);
 }
 
-/** For a process's entry point: the configuration, or one clear line on stderr and exit code 78 (EX_CONFIG). */
+// A certificate option with TLS off would be silently ignored: the connection would go out in clear.
+function redisTlsProblems(given: Record<string, string>): string[] {
+  const tlsOn = given.REDIS_TLS === '1' || given.REDIS_TLS === 'true' || (!given.REDIS_CLUSTER_NODES && !given.REDIS_SENTINELS && /^rediss:/i.test(given.REDIS_URL ?? ''));
+  const options = ['REDIS_TLS_CA', 'REDIS_TLS_CERT', 'REDIS_TLS_KEY', 'REDIS_TLS_SERVERNAME'].filter((name) => given[name] !== undefined);
+  return !tlsOn && options.length > 0 ? [`${options.join(', ')} set but TLS is off (REDIS_TLS=1, or a rediss:// REDIS_URL)`] : [];
+}
+
+/**
+ * For a process's entry point: the configuration, or one clear line on stderr and exit code 78
+ * (EX_CONFIG). Variables that look like ours but are not get a warning line each first.
+ */
 export function loadConfigOrExit(): Config {
+  for (const warning of unknownVariableWarnings()) process.stderr.write(`${warning}\n`);
   try {
     return loadConfig();
   } catch (error) {

@@ -6,6 +6,10 @@ export interface VariableOptions {
   shownDefault?: string;
   /** set explicitly only together with this other variable: a half-configured upstream is a mistake */
   requires?: string;
+  /** never set together with this other variable: the two ask for different things */
+  conflicts?: string;
+  /** the variable's earlier name, still read when the variable itself is unset (deployments set before the rename keep working) */
+  formerName?: string;
 }
 
 /**
@@ -39,7 +43,7 @@ export function flag(name: string, description: string): Variable<boolean> {
 
 /**
  * A second reading of a variable declared elsewhere in the declaration (not a variable of its own, so
- * not a second row of the README's table): e.g. whether WORKER_SOURCES lists `webhooks`.
+ * not a second row of the README's table): e.g. whether WORKER_QUEUES lists `webhooks`.
  */
 export class Reading<T> {
   constructor(

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import Joi from 'joi';
 import { SOURCES, type Source } from '@leadgen/domain';
 import { LOG_LEVELS, type LogLevel } from '@leadgen/logger';
@@ -19,7 +20,30 @@ export function defaultEnrichmentUserAgent(publicBaseUrl: string | null): string
 
 const integer = () => Joi.number().integer();
 
-/** The WORKER_SOURCES entry that makes a worker deliver webhooks (decision 016); the rest are sources. */
+// TRUST_PROXY: a hop count, or a list of addresses, CIDRs and Express's names for ranges; what Express's
+// `trust proxy` takes, checked here so a typo stops the start instead of trusting nobody (or everybody).
+const PROXY_RANGES = ['loopback', 'linklocal', 'uniquelocal'];
+const trustProxy = () =>
+  Joi.alternatives<false | number | string[]>().try(
+    Joi.number().integer().min(1).max(20),
+    Joi.string().custom((value: string, helpers) => {
+      if (/^(false|0|none)$/i.test(value.trim())) return false;
+      const entries = value.split(',').map((entry) => entry.trim()).filter(Boolean);
+      const bad = entries.filter((entry) => {
+        if (PROXY_RANGES.includes(entry)) return false;
+        const [address, bits, ...rest] = entry.split('/');
+        const family = isIP(address ?? '');
+        if (family === 0 || rest.length > 0) return true;
+        return bits !== undefined && !(/^\d+$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
+      });
+      if (entries.length === 0 || bad.length > 0) {
+        return helpers.message({ custom: `{{#label}} must be a hop count or addresses/CIDRs (or ${PROXY_RANGES.join(', ')}), comma-separated (got "${bad.join(', ') || value}")` });
+      }
+      return entries;
+    }),
+  );
+
+/** The WORKER_QUEUES entry that makes a worker deliver webhooks (decision 016); the rest are sources. */
 export const WEBHOOK_WORKER_ENTRY = 'webhooks';
 const WORKER_QUEUES: readonly string[] = [...SOURCES, WEBHOOK_WORKER_ENTRY];
 const listedQueues = (validated: unknown) => validated as string[];
@@ -33,7 +57,27 @@ const durations = () =>
     if (parts.some((p) => p === null)) return helpers.message({ custom: '{{#label}} must be durations like `5s,5m,30m,2h` (got "{{#value}}")' });
     return parts.map((p) => Number(p![1]) * (DURATION_MS[p![2] ?? 'ms'] ?? 1));
   });
+// `host:port,host:port`: Redis nodes or sentinels, read as a list.
+const HOST_PORT = /^\[?([A-Za-z0-9.:-]+?)\]?:(\d{1,5})$/;
+const hostPorts = () =>
+  Joi.string<Array<{ host: string; port: number }>>().custom((value: string, helpers) => {
+    const parts = value.split(',').map((part) => HOST_PORT.exec(part.trim()));
+    if (parts.some((p) => p === null || Number(p[2]) > 65535)) return helpers.message({ custom: '{{#label}} must be `host:port` pairs separated by commas (got "{{#value}}")' });
+    return parts.map((p) => ({ host: p![1]!, port: Number(p![2]) }));
+  });
 const httpUrl = () => Joi.string().uri({ scheme: ['http', 'https'] });
+
+// `KEY[,OLDER_KEY...]`: base64 keys of 32 bytes, newest first, read as Buffers.
+const secretKeys = () =>
+  Joi.string<Buffer[]>()
+    .custom((value: string, helpers) => {
+      const keys = value.split(',').map((part) => part.trim()).filter(Boolean);
+      const decoded = keys.map((k) => (/^[A-Za-z0-9+/_-]+={0,2}$/.test(k) ? Buffer.from(k, 'base64') : Buffer.alloc(0)));
+      if (keys.length === 0 || decoded.some((k) => k.length !== 32)) return helpers.message({ custom: '{{#label}} must be base64 keys of 32 bytes, comma-separated, newest first' });
+      return decoded;
+    })
+    // A production deployment without a key would seal webhook secrets with the published development key.
+    .when('NODE_ENV', { is: 'production', then: Joi.required() });
 
 /** A real upstream: its key (unset, the sandbox serves the source), its address, and the fleet's share of its quota. */
 function upstream(prefix: string, serves: string, baseUrl: string, ratePerMin: number) {
@@ -58,15 +102,55 @@ export const DECLARATION = {
     poolSize: variable('DATABASE_POOL_SIZE', integer().min(1).max(500).default(10), 'PostgreSQL connections per process (1–500), whatever the concurrency'),
   },
   redis: {
-    url: variable('REDIS_URL', Joi.string().uri({ scheme: ['redis', 'rediss'] }).default('redis://127.0.0.1:6379'), 'Redis (queues, events, rate-limit counters)'),
-    queuePrefix: variable('QUEUE_PREFIX', Joi.string().pattern(/^[A-Za-z0-9_:-]+$/).default('leadgen'), 'Redis key prefix, to share one Redis between deployments'),
+    url: variable(
+      'REDIS_URL',
+      Joi.string().uri({ scheme: ['redis', 'rediss'] }).default('redis://127.0.0.1:6379'),
+      'one Redis node (queues, events, rate-limit counters); `rediss://` for TLS. Unused with `REDIS_CLUSTER_NODES` or `REDIS_SENTINELS`',
+    ),
+    clusterNodes: optional('REDIS_CLUSTER_NODES', hostPorts(), 'Redis Cluster: some of its nodes, `host:port,host:port` (the rest are discovered); each queue keeps its keys in one hash slot'),
+    sentinels: optional('REDIS_SENTINELS', hostPorts(), 'Redis Sentinel: the sentinels, `host:port,host:port`; they name the primary to use', {
+      conflicts: 'REDIS_CLUSTER_NODES',
+    }),
+    sentinelName: variable('REDIS_SENTINEL_NAME', Joi.string().default('mymaster'), 'the primary group the sentinels monitor', { requires: 'REDIS_SENTINELS' }),
+    sentinelPassword: optional('REDIS_SENTINEL_PASSWORD', Joi.string(), "the sentinels' own password (unset: none)", { requires: 'REDIS_SENTINELS' }),
+    username: optional('REDIS_USERNAME', Joi.string(), 'ACL user of the cluster nodes or the sentinel-managed primary (a single node takes it in `REDIS_URL`)'),
+    password: optional('REDIS_PASSWORD', Joi.string(), 'password of the cluster nodes or the sentinel-managed primary (a single node takes it in `REDIS_URL`)'),
+    tls: flag('REDIS_TLS', 'TLS to a cluster or to the sentinels and their primary (a single node: `rediss://`)'),
+    tlsCa: optional('REDIS_TLS_CA', Joi.string(), 'PEM file of the CA that signed the Redis certificates (unset: the system store)'),
+    tlsCert: optional('REDIS_TLS_CERT', Joi.string(), 'PEM file of a client certificate, for Redis that asks for one', { requires: 'REDIS_TLS_KEY' }),
+    tlsKey: optional('REDIS_TLS_KEY', Joi.string(), "PEM file of the client certificate's key", { requires: 'REDIS_TLS_CERT' }),
+    tlsServername: optional('REDIS_TLS_SERVERNAME', Joi.string().hostname(), 'the name the Redis certificates carry, when the nodes are reached by address (a cluster announces addresses)'),
+    queuePrefix: variable(
+      'QUEUE_PREFIX',
+      Joi.string()
+        .pattern(/^[A-Za-z0-9_:{}-]+$/)
+        .pattern(/^[^{}]*(\{[^{}]+\}[^{}]*)?$/, 'at most one hash tag')
+        .default('leadgen'),
+      'Redis key prefix, to share one Redis between deployments; a `{hash tag}` in it puts every key in one slot of a cluster',
+    ),
   },
   http: {
     port: variable('PORT', integer().min(0).max(65535).default(3000), 'API port'),
     publicBaseUrl: optional('PUBLIC_BASE_URL', httpUrl().replace(/\/+$/, ''), 'absolute base for `pollUrl` and `Location` (relative paths when unset)'),
     bodyLimitBytes: 16 * 1024,
+    trustProxy: variable(
+      'TRUST_PROXY',
+      trustProxy().default(false),
+      'proxies in front of the API whose `X-Forwarded-For` is believed (Express `trust proxy`): a hop count (`1`: one ingress), or addresses and CIDRs, comma-separated (`10.0.0.0/8,loopback`); the client address it yields keys the login throttle and the logs. Unset: none, the peer address is the client',
+      { shownDefault: '— (none)' },
+    ),
   },
   env: variable('NODE_ENV', Joi.string<(typeof ENVIRONMENTS)[number]>().valid(...ENVIRONMENTS).default('development'), '`production` skips the sandbox account bootstrap of `npm start`'),
+  audit: {
+    retentionDays: variable('AUDIT_RETENTION_DAYS', integer().min(1).max(36_500).default(400), 'days an audit event is kept (GET /api/v1/audit-events, `admin audit:show`), then purged hourly'),
+  },
+  secrets: {
+    encryptionKeys: optional(
+      'SECRETS_ENCRYPTION_KEY',
+      secretKeys(),
+      'base64 AES-256 keys (32 bytes) that seal webhook secrets at rest, comma-separated, newest first (the first seals, each opens; `npm run admin -- secrets:rotate` re-seals under the first); required in production, unset elsewhere the [development key](docs/data-protection.md#secrets-at-rest)',
+    ),
+  },
   log: {
     level: variable(
       'LOG_LEVEL',
@@ -79,7 +163,7 @@ export const DECLARATION = {
     authCacheMs: variable(
       'AUTH_CACHE_MS',
       integer().min(0).max(60_000).default(5_000),
-      "how long an API process keeps a live key's account in memory (0 turns it off): a revoked key stops working within this; an expiry is honoured at once",
+      "how long an API process keeps a live key's account in memory (0 turns it off): a revocation and an expiry are honoured from the next request on regardless",
     ),
     idempotencyTtlHours: variable('IDEMPOTENCY_TTL_HOURS', integer().min(1).max(24 * 30).default(24), 'how long an Idempotency-Key is remembered'),
     rateLimit: {
@@ -93,7 +177,7 @@ export const DECLARATION = {
     port: optional(
       'OPS_PORT',
       integer().min(0).max(65535),
-      'operations port: `GET /healthz`, `GET /readyz`, `GET /metrics`; `0` turns it off (two workers on one host need two ports, or none)',
+      'operations port: `GET /healthz`, `GET /readyz`, `GET /metrics`; `0` turns it off (two workers on one host need two ports, or none); `npm start` gives it to the API and the next port to its worker',
       { shownDefault: `api \`${DEFAULT_OPS_PORTS.api}\`, worker \`${DEFAULT_OPS_PORTS.worker}\`` },
     ),
     // The image sets 0.0.0.0 so probes from outside the container reach it.
@@ -103,7 +187,7 @@ export const DECLARATION = {
   operatorBoardWritable: flag('OPERATOR_BOARD_WRITABLE', "`1` enables the board's write actions (see [Bull Board](#bull-board)); by default it only shows"),
   worker: {
     sources: new Variable(
-      'WORKER_SOURCES',
+      'WORKER_QUEUES',
       // custom() makes the comma-separated list the array of queue names the worker reads.
       Joi.string()
         .custom((value: string, helpers) => {
@@ -115,7 +199,7 @@ export const DECLARATION = {
         })
         .default(() => [...WORKER_QUEUES]),
       'which queues this worker serves: sources, and `webhooks` for webhook deliveries ([decision 016](docs/decisions/016-webhooks.md))',
-      { shownDefault: `\`${WORKER_QUEUES.join(',')}\`` },
+      { shownDefault: `\`${WORKER_QUEUES.join(',')}\``, formerName: 'WORKER_SOURCES' },
       (validated) => listedQueues(validated).filter((n): n is Source => (SOURCES as readonly string[]).includes(n)),
     ),
     concurrency: variable(
@@ -159,8 +243,30 @@ export const DECLARATION = {
       { shownDefault: '`LeadgenBot/1.0 (+<PUBLIC_BASE_URL>; reads public contact pages; honours robots.txt)`' },
     ),
   },
+  verification: {
+    enabled: variable(
+      'EMAIL_VERIFICATION',
+      Joi.boolean().truthy('on').falsy('off').default(true),
+      "`on` or `off`; `off` delivers addresses without verdicts and bills them as channels: only for measuring the checks' cost",
+    ),
+    dnsServers: variable(
+      'DNS_SERVERS',
+      Joi.string<string[]>().custom((value: string, helpers) => {
+        const servers = value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+        const valid = /^(?:[0-9.]+|\[[0-9a-fA-F:]+\])(?::\d{1,5})?$|^[0-9a-fA-F:]+$/;
+        if (servers.some((s) => !valid.test(s))) return helpers.message({ custom: '{{#label}} must be IP addresses, as `1.1.1.1,[2606:4700::1111]:53` (got "{{#value}}")' });
+        return servers;
+      }).default(() => []),
+      "resolvers for email domains' MX/A/AAAA lookups, comma-separated `ip` or `ip:port` (`[v6]:port`); unset: the system's",
+      { shownDefault: "the system's" },
+    ),
+    timeoutMs: variable('DNS_TIMEOUT_MS', integer().min(50).max(30_000).default(2_000), 'email verification: time per DNS query try (two tries)'),
+    concurrency: variable('DNS_CONCURRENCY', integer().min(1).max(200).default(16), 'email verification: DNS lookups in flight per worker process'),
+    cacheFloorSeconds: variable('DNS_CACHE_MIN_TTL_SECONDS', integer().min(0).max(86_400).default(300), "email verification: shortest time a domain's verdict is kept fleet-wide"),
+    cacheCeilingSeconds: variable('DNS_CACHE_MAX_TTL_SECONDS', integer().min(1).max(604_800).default(86_400), "email verification: longest time a domain's verdict is kept fleet-wide"),
+  },
   webhooks: {
-    deliver: readingOf('WORKER_SOURCES', (validated) => listedQueues(validated).includes(WEBHOOK_WORKER_ENTRY)),
+    deliver: readingOf('WORKER_QUEUES', (validated) => listedQueues(validated).includes(WEBHOOK_WORKER_ENTRY)),
     allowPrivateNetworks: flag('WEBHOOK_ALLOW_PRIVATE_NETWORKS', '`1`: webhook targets may be loopback or private addresses, any port, and plain `http` (tests, a closed network)'),
     timeoutMs: variable('WEBHOOK_TIMEOUT_MS', integer().min(100).max(60_000).default(15_000), 'an attempt that has not answered 2xx within this is a failure'),
     retryScheduleMs: variable(

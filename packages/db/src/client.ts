@@ -1,13 +1,14 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import { Pool } from 'pg';
 import { PrismaClient } from './generated/prisma/client';
+import { DEVELOPMENT_SECRETS_KEY, SecretBox } from './secret-box';
 
 /**
  * Prisma for the schema, models and cold paths; `sql`, the very pool Prisma's adapter draws from,
  * for the hot path's hand-written statements (docs/decisions/011-hot-path-sql.md). One bounded
  * pool per process: a connection is borrowed for a statement, never held while a job waits.
  */
-export type Database = PrismaClient & { readonly sql: SqlPool };
+export type Database = PrismaClient & { readonly sql: SqlPool; /** seals and opens the webhook secrets it stores */ readonly secrets: SecretBox };
 export type SqlPool = Pool;
 
 /** The handle a repository function receives inside a Prisma transaction. */
@@ -15,7 +16,8 @@ export type Tx = Omit<PrismaClient, '$connect' | '$disconnect' | '$on' | '$trans
 
 export const DEFAULT_POOL_SIZE = 10;
 
-export function createDatabase(url: string, options: { poolSize?: number } = {}): Database {
+/** `secretKeys`: SECRETS_ENCRYPTION_KEY's keys, newest first (config.secrets.encryptionKeys); unset, the development key. */
+export function createDatabase(url: string, options: { poolSize?: number; secretKeys?: readonly Buffer[] | null } = {}): Database {
   // No named prepared statements anywhere (neither here nor in Prisma's adapter), no session state:
   // the pool works behind PgBouncer in transaction mode.
   const pool = new Pool({ connectionString: url, max: options.poolSize ?? DEFAULT_POOL_SIZE });
@@ -23,7 +25,8 @@ export function createDatabase(url: string, options: { poolSize?: number } = {})
   // pool drops it and the next statement gets a fresh connection.
   pool.on('error', () => undefined);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
-  return Object.assign(prisma, { sql: pool });
+  const secrets = new SecretBox(options.secretKeys?.length ? options.secretKeys : [DEVELOPMENT_SECRETS_KEY]);
+  return Object.assign(prisma, { sql: pool, secrets });
 }
 
 // Interactive transactions serve cold paths only (admin commands); the hot path is single statements.

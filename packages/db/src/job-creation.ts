@@ -1,3 +1,4 @@
+import { secretContext } from './secret-box';
 import type { GenerationRequest } from '@leadgen/domain';
 import type { Database } from './client';
 
@@ -40,8 +41,8 @@ WITH job AS (
 SELECT count(*)::int AS withdrawn FROM job`;
 
 /**
- * Creates a job with its reservation and idempotency binding in one statement (the `create_job`
- * function of the migrations, docs/decisions/011), then hands it to `enqueue`. If the enqueue
+ * Creates a job with its reservation and idempotency binding in one statement (prisma/functions/create_job.sql,
+ * docs/decisions/011), then hands it to `enqueue`. If the enqueue
  * fails, the creation is withdrawn before the error goes on: a refused enqueue leaves no job, no
  * reservation and no bound key. A replay, a reused key or a short account writes nothing.
  */
@@ -63,7 +64,8 @@ export async function createJob(db: Database, job: NewJob, enqueue: () => Promis
         JSON.stringify(job.request),
         job.request.maxResults,
         job.request.webhookUrl ?? null,
-        job.request.webhookUrl ? job.webhookSecretCandidate ?? null : null,
+        // Sealed here: create_job stores it as the account's default secret when it has none yet.
+        job.request.webhookUrl && job.webhookSecretCandidate ? db.secrets.seal(job.webhookSecretCandidate, secretContext.accountDefault(job.accountId)) : null,
       ],
     );
     const row = rows[0];

@@ -1,6 +1,6 @@
 import type { JobStatus, Source } from '@leadgen/domain';
 import type { Database } from './client';
-import { jobColumns, jobFromRow, type JobRecord, type JobRow } from './job-repository';
+import { jobColumns, jobFromRow, type JobRecord, type JobRow } from './jobs';
 
 export interface JobListFilter {
   statuses: JobStatus[] | null;

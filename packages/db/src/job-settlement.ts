@@ -1,6 +1,6 @@
-import { chargeFor, decideTerminal, isTerminal, type JobOutcome, type Source } from '@leadgen/domain';
+import { chargeFor, decideTerminal, isTerminal, JOB_EVENT_OF, type JobOutcome, type Source } from '@leadgen/domain';
 import type { Database } from './client';
-import { findJob, jobColumns, jobFromRow, type JobRecord, type JobRow } from './job-repository';
+import { findJob, jobColumns, jobFromRow, type JobRecord, type JobRow } from './jobs';
 
 export interface Settlement {
   job: JobRecord;
@@ -17,12 +17,12 @@ export interface SettlementBasis {
   deliveredCount: number;
 }
 
-// One statement (the `settle_job` function of the migrations): the compare-and-set that makes a
+// One statement (prisma/functions/settle_job.sql): the compare-and-set that makes a
 // terminal status final (it matches only a job that is not terminal and still has the delivered
 // count the decision was made from), the ledger's release and charge rows (unique per job and kind:
 // a second settlement is impossible whatever code runs), the account's counters, and the outbox
-// rows of the job's webhook event (one probe of an index when the account has no endpoints).
-const SETTLE = `SELECT ${jobColumns('(s.job)')}, s.webhook_deliveries FROM settle_job($1, $2, $3, $4, $5) s`;
+// rows of the job's webhook event, named here (one probe of an index when the account has no endpoints).
+const SETTLE = `SELECT ${jobColumns('(s.job)')}, s.webhook_deliveries FROM settle_job($1, $2, $3, $4, $5, $6) s`;
 
 /**
  * Brings a job to its terminal status and settles its credits: the status from the committed
@@ -48,6 +48,7 @@ export async function settleJob(db: Database, jobId: string, outcome: JobOutcome
       decision.stopReason,
       creditsCharged,
       known.deliveredCount,
+      JOB_EVENT_OF[decision.status],
     ]);
     if (rows[0]) return { job: jobFromRow(rows[0]), settled: true, webhookDeliveryIds: rows[0].webhook_deliveries };
     known = null; // terminal meanwhile, or another page landed: read what is true now

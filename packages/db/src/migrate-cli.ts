@@ -1,14 +1,17 @@
 import { loadConfigOrExit } from '@leadgen/config';
 import { migrate } from './migrator';
+import { sealPlainWebhookSecrets } from './secret-rotation';
 
-// `npm run db:migrate`: applies prisma/migrations to DATABASE_URL.
+// `npm run db:migrate`: applies prisma/migrations, then the changed prisma/functions files, to DATABASE_URL.
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const result = await migrate(config.database.url);
+  // Webhook secrets written before they were sealed: sealed now, under the configured key (decision 019).
+  const sealedSecrets = await sealPlainWebhookSecrets(config.database.url, config.secrets.encryptionKeys);
   const target = new URL(config.database.url);
   target.password = '';
   process.stdout.write(
-    `${JSON.stringify({ database: target.pathname.slice(1), createdDatabase: result.createdDatabase, applied: result.applied })}\n`,
+    `${JSON.stringify({ database: target.pathname.slice(1), createdDatabase: result.createdDatabase, applied: result.applied, functions: result.functions, sealedSecrets })}\n`,
   );
 }
 

@@ -2,12 +2,14 @@ import { createHash, randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
+import { CREATE_FUNCTION_BOOKKEEPING, FUNCTIONS_DIR, readFunctionFiles } from './function-files';
 
 /**
  * Applies prisma/migrations to a database the way `prisma migrate deploy` does, without Prisma's
  * native schema engine (which cannot be downloaded everywhere: docs/decisions/002). It keeps
  * Prisma's own `_prisma_migrations` bookkeeping (same table, same sha256 checksums), so
  * `prisma migrate deploy` on a machine that has the engine sees the same migrations as applied.
+ * After them it applies the function files (function-files.ts), which Prisma knows nothing of.
  */
 export const MIGRATIONS_DIR = findMigrationsDir([
   path.resolve(__dirname, '../../../prisma/migrations'), // sources: packages/db/src
@@ -87,49 +89,89 @@ export async function ensureDatabase(databaseUrl: string): Promise<boolean> {
 
 export interface MigrateResult {
   createdDatabase: boolean;
+  /** the versioned migrations applied now */
   applied: string[];
+  /** the function files (re-)applied now: new or changed since they were last applied */
+  functions: string[];
 }
 
-export async function migrate(databaseUrl: string, dir = MIGRATIONS_DIR): Promise<MigrateResult> {
+export interface MigrateOptions {
+  migrationsDir?: string;
+  functionsDir?: string;
+}
+
+/**
+ * Brings a database to this build's schema: the versioned migrations it lacks, then every function file
+ * that is new or changed since it was last applied (docs/decisions/017-sql-as-code.md), all in one
+ * transaction, so a failure leaves the database as it was and a rolling deploy never sees half a release.
+ */
+export async function migrate(databaseUrl: string, options: MigrateOptions = {}): Promise<MigrateResult> {
+  const { migrationsDir = MIGRATIONS_DIR, functionsDir = FUNCTIONS_DIR } = options;
   const createdDatabase = await ensureDatabase(databaseUrl);
   const client = new Client({ connectionString: databaseUrl });
   await client.connect();
   const applied: string[] = [];
+  const functions: string[] = [];
   try {
     await client.query('SELECT pg_advisory_lock($1)', [ADVISORY_LOCK_ID]);
     await client.query(CREATE_BOOKKEEPING);
+    await client.query(CREATE_FUNCTION_BOOKKEEPING);
     const done = await client.query<{ migration_name: string; checksum: string; finished_at: Date | null }>(
       'SELECT migration_name, checksum, finished_at FROM "_prisma_migrations" WHERE rolled_back_at IS NULL',
     );
     const byName = new Map(done.rows.map((row) => [row.migration_name, row]));
-    for (const migration of readMigrations(dir)) {
+    const pending = readMigrations(migrationsDir).filter((migration) => {
       const previous = byName.get(migration.name);
       if (previous?.finished_at) {
         if (previous.checksum !== migration.checksum) {
           throw new Error(`migration ${migration.name} was edited after it was applied (checksum differs)`);
         }
-        continue;
+        return false;
       }
       if (previous) throw new Error(`migration ${migration.name} failed earlier; resolve it before migrating again`);
-      const id = randomUUID();
-      await client.query('BEGIN');
-      try {
+      return true;
+    });
+    const lastApplied = await client.query<{ name: string; checksum: string }>(
+      'SELECT DISTINCT ON (name) name, checksum FROM "_function_files" ORDER BY name, applied_at DESC',
+    );
+    const appliedChecksum = new Map(lastApplied.rows.map((row) => [row.name, row.checksum]));
+    const changed = readFunctionFiles(functionsDir).filter((file) => appliedChecksum.get(file.name) !== file.checksum);
+    if (pending.length === 0 && changed.length === 0) return { createdDatabase, applied, functions };
+
+    await client.query('BEGIN');
+    let step = '';
+    try {
+      for (const migration of pending) {
+        step = `migration ${migration.name}`;
+        const id = randomUUID();
         await client.query(
           'INSERT INTO "_prisma_migrations" (id, checksum, migration_name, started_at) VALUES ($1, $2, $3, now())',
           [id, migration.checksum, migration.name],
         );
         await client.query(migration.sql);
         await client.query('UPDATE "_prisma_migrations" SET finished_at = now(), applied_steps_count = 1 WHERE id = $1', [id]);
-        await client.query('COMMIT');
-      } catch (error) {
-        await client.query('ROLLBACK');
-        throw new Error(`migration ${migration.name} failed: ${(error as Error).message}`, { cause: error });
+        applied.push(migration.name);
       }
-      applied.push(migration.name);
+      for (const file of changed) {
+        step = `function file ${file.name}.sql`;
+        await client.query(file.sql);
+        await client.query(
+          `INSERT INTO "_function_files" (name, checksum) VALUES ($1, $2)
+           ON CONFLICT (name, checksum) DO UPDATE SET applied_at = clock_timestamp()`,
+          [file.name, file.checksum],
+        );
+        functions.push(file.name);
+      }
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK');
+      applied.length = 0;
+      functions.length = 0;
+      throw new Error(`${step} failed: ${(error as Error).message}`, { cause: error });
     }
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [ADVISORY_LOCK_ID]).catch(() => undefined);
     await client.end();
   }
-  return { createdDatabase, applied };
+  return { createdDatabase, applied, functions };
 }

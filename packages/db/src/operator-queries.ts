@@ -1,4 +1,5 @@
 import type { Database } from './client';
+import { revokeKey } from './accounts';
 
 /** Operator views (the admin CLI): cold paths, plain rows. */
 
@@ -55,11 +56,7 @@ export async function listApiKeys(db: Database, accountId: string): Promise<KeyL
 
 /** Revokes a key by its id (for a key whose secret is lost); false when no such key. Revoking twice is fine. */
 export async function revokeApiKeyById(db: Database, keyId: string): Promise<boolean> {
-  const { rows } = await db.sql.query<{ id: string }>(
-    'UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 RETURNING id',
-    [keyId],
-  );
-  return rows.length > 0;
+  return (await revokeKey(db, { keyId })) !== null;
 }
 
 export interface LedgerRow {

@@ -22,7 +22,7 @@ export type PageCommit =
  * stay frozen even if the cancel message never reached its worker.
  */
 export async function commitPage(db: Database, jobId: string, page: PageLead[], cursor: string | null): Promise<PageCommit> {
-  // One statement (the `commit_page` function of the migrations): lock the job while it is not
+  // One statement (prisma/functions/commit_page.sql): lock the job while it is not
   // terminal, insert the page's new leads, advance count and cursor; no row back means terminal.
   // `m` only when the caller read what the leads can match: its absence asks the function whether the account needs it.
   const items = JSON.stringify(

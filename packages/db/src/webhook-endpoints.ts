@@ -1,5 +1,6 @@
 import { MAX_WEBHOOK_ENDPOINTS, WEBHOOK_SECRET_OVERLAP_MS, newWebhookEndpointId, type JobEventType } from '@leadgen/domain';
 import type { Database } from './client';
+import { secretContext } from './secret-box';
 
 // Webhook endpoints and the account's default webhook secret (decision 016): cold paths, one
 // statement each but the creation, which counts an account's endpoints under its row lock.
@@ -67,11 +68,12 @@ export async function createWebhookEndpoint(db: Database, accountId: string, end
     await client.query('BEGIN');
     // The account's row lock makes two concurrent creations count one after the other.
     await client.query('SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
+    const id = newWebhookEndpointId();
     const { rows } = await client.query<EndpointRow>(
       `INSERT INTO webhook_endpoints (id, account_id, url, description, events, secret)
        SELECT $1, $2, $3, $4, $5, $6 WHERE (SELECT count(*) FROM webhook_endpoints WHERE account_id = $2) < $7
        RETURNING ${ENDPOINT_COLUMNS}`,
-      [newWebhookEndpointId(), accountId, endpoint.url, endpoint.description, JSON.stringify(endpoint.events), endpoint.secret, MAX_WEBHOOK_ENDPOINTS],
+      [id, accountId, endpoint.url, endpoint.description, JSON.stringify(endpoint.events), db.secrets.seal(endpoint.secret, secretContext.endpoint(id)), MAX_WEBHOOK_ENDPOINTS],
     );
     await client.query('COMMIT');
     return rows[0] ? endpointFromRow(rows[0]) : null;
@@ -145,15 +147,9 @@ export async function rotateWebhookEndpointSecret(
        secret = $3, updated_at = now()
      WHERE id = $1 AND account_id = $2
      RETURNING ${ENDPOINT_COLUMNS}`,
-    [id, accountId, secret, WEBHOOK_SECRET_OVERLAP_MS],
+    [id, accountId, db.secrets.seal(secret, secretContext.endpoint(id)), WEBHOOK_SECRET_OVERLAP_MS],
   );
   return rows[0] ? endpointFromRow(rows[0]) : null;
-}
-
-/** The endpoint's current secret, for the one answer that shows it (its creation). */
-export async function webhookEndpointSecret(db: Database, accountId: string, id: string): Promise<string | null> {
-  const { rows } = await db.sql.query<{ secret: string }>('SELECT secret FROM webhook_endpoints WHERE id = $1 AND account_id = $2', [id, accountId]);
-  return rows[0]?.secret ?? null;
 }
 
 export interface RevealedSecret {
@@ -167,14 +163,17 @@ export interface RevealedSecret {
  * when it has been shown already (a rotation makes and shows a new one).
  */
 export async function revealDefaultWebhookSecret(db: Database, accountId: string, candidate: string): Promise<RevealedSecret | null> {
-  await db.sql.query('INSERT INTO account_webhook_secrets (account_id, secret) VALUES ($1, $2) ON CONFLICT DO NOTHING', [accountId, candidate]);
+  await db.sql.query('INSERT INTO account_webhook_secrets (account_id, secret) VALUES ($1, $2) ON CONFLICT DO NOTHING', [
+    accountId,
+    db.secrets.seal(candidate, secretContext.accountDefault(accountId)),
+  ]);
   const { rows } = await db.sql.query<{ secret: string; created_at: Date; previous_secret_expires_at: Date | null }>(
     `UPDATE account_webhook_secrets SET revealed_at = now() WHERE account_id = $1 AND revealed_at IS NULL
      RETURNING secret, created_at, previous_secret_expires_at`,
     [accountId],
   );
   const row = rows[0];
-  return row ? { secret: row.secret, createdAt: row.created_at, previousSecretExpiresAt: row.previous_secret_expires_at } : null;
+  return row ? { secret: db.secrets.open(row.secret, secretContext.accountDefault(accountId)), createdAt: row.created_at, previousSecretExpiresAt: row.previous_secret_expires_at } : null;
 }
 
 /** A new default secret, shown now; the one before keeps signing for WEBHOOK_SECRET_OVERLAP_MS. */
@@ -184,8 +183,8 @@ export async function rotateDefaultWebhookSecret(db: Database, accountId: string
      ON CONFLICT (account_id) DO UPDATE SET previous_secret = s.secret,
        previous_secret_expires_at = now() + make_interval(secs => $3 / 1000.0), secret = EXCLUDED.secret, revealed_at = now(), created_at = now()
      RETURNING secret, created_at, previous_secret_expires_at`,
-    [accountId, secret, WEBHOOK_SECRET_OVERLAP_MS],
+    [accountId, db.secrets.seal(secret, secretContext.accountDefault(accountId)), WEBHOOK_SECRET_OVERLAP_MS],
   );
   const row = rows[0]!;
-  return { secret: row.secret, createdAt: row.created_at, previousSecretExpiresAt: row.previous_secret_expires_at };
+  return { secret: db.secrets.open(row.secret, secretContext.accountDefault(accountId)), createdAt: row.created_at, previousSecretExpiresAt: row.previous_secret_expires_at };
 }

@@ -19,6 +19,7 @@ function randomToken(length: number): string {
 export const newId = {
   account: () => `acc_${randomToken(20)}`,
   apiKeyId: () => `key_${randomToken(20)}`,
+  auditEvent: () => `aud_${randomToken(24)}`,
   job: () => `job_${randomToken(24)}`,
   resultSet: () => `rs_${randomToken(24)}`,
   /** the secret itself: 40 random characters (~206 bits) */

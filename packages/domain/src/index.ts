@@ -8,6 +8,8 @@ export * from './errors';
 export * from './ids';
 export * from './countries';
 export * from './sandbox-directives';
+export * from './storeleads-category-paths';
 export * from './suppressions';
 export * from './job-summary';
 export * from './webhooks';
+export * from './email-verification';

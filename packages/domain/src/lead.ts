@@ -1,3 +1,5 @@
+import type { EmailVerification } from './email-verification';
+
 export interface SocialProfiles {
   facebook: string | null;
   instagram: string | null;
@@ -19,9 +21,13 @@ export interface LeadEnrichment {
 /** The record every source returns, so a client can treat all leads alike (docs/api.md#lead-records). */
 export interface LeadRecord {
   businessName: string;
+  /** never an address whose domain takes no mail, nor a disposable one (docs/api.md, "Email verification") */
   email: string | null;
+  /** the verdict on `email` (null when `email` is null); absent only on leads made before verification existed */
+  emailVerification?: EmailVerification | null;
   phone: string | null;
-  address: string;
+  /** the postal address; null when the source has none (a google_maps service-area business) */
+  address: string | null;
   website: string | null;
   reviewScore: number | null;
   categories: string[];
@@ -42,7 +48,7 @@ export interface StoreDetails {
   domain: string;
   country: string | null;
   platform: string;
-  /** the Store Leads category path the request's category was mapped to (null: none matched, searched as text); absent in the sandbox */
+  /** the published Store Leads category path the request's category was mapped to (null only on leads delivered before categories had to match one, decision 024); absent in the sandbox */
   categoryPath?: string | null;
 }
 
@@ -50,11 +56,17 @@ export interface StoreContact {
   name: string | null;
   title: string | null;
   email: string | null;
+  /** the verdict on `email`, as on the lead */
+  emailVerification?: EmailVerification | null;
   phone: string | null;
   linkedinUrl: string | null;
 }
 
-export type GoogleMapsLead = LeadRecord & { source: 'google_maps' };
+export type GoogleMapsLead = LeadRecord & {
+  source: 'google_maps';
+  /** only on a service-area business (no storefront, `address` null): the locality it serves, null when Google names none */
+  serviceArea?: string | null;
+};
 export type LinkedinLead = LeadRecord & { source: 'linkedin'; person: PersonDetails };
 export type ShopifyLead = LeadRecord & { source: 'shopify'; store: StoreDetails; contacts: StoreContact[] };
 

@@ -15,7 +15,12 @@ export interface SandboxDirectives {
   unauthorized?: boolean;
   /** per-page latency in milliseconds */
   delayMs?: number;
+  /** put the leads' addresses on sandbox domains whose verdict is this (mixed: accepts_mail, no_mail, unknown in turn) */
+  mail?: SandboxMail;
 }
+
+export const SANDBOX_MAIL = ['accepts_mail', 'no_mail', 'unknown', 'mixed'] as const;
+export type SandboxMail = (typeof SANDBOX_MAIL)[number];
 
 export const SANDBOX_PREFIX = 'sandbox:';
 const MAX_DELAY_MS = 60_000;
@@ -37,7 +42,7 @@ export function parseSandboxDirectives(keyword: string): DirectiveParse {
   const body = keyword.trim().slice(SANDBOX_PREFIX.length);
   const directives: SandboxDirectives = {};
   const parts = body.split(';').map((p) => p.trim()).filter((p) => p.length > 0);
-  if (parts.length === 0) return { ok: false, problem: 'sandbox: needs at least one directive (empty, only=N, fail, fail_after=N, delay=MS, unauthorized)' };
+  if (parts.length === 0) return { ok: false, problem: 'sandbox: needs at least one directive (empty, only=N, fail, fail_after=N, delay=MS, unauthorized, mail=STATUS)' };
   for (const part of parts) {
     const [name, value, ...rest] = part.split('=').map((s) => s.trim());
     if (rest.length > 0) return { ok: false, problem: `sandbox directive "${part}" is malformed` };
@@ -64,10 +69,14 @@ export function parseSandboxDirectives(keyword: string): DirectiveParse {
         if (typeof parsed === 'string') return { ok: false, problem: parsed };
         directives.delayMs = parsed;
         break;
+      case 'mail':
+        if (!(SANDBOX_MAIL as readonly string[]).includes(value ?? '')) return { ok: false, problem: `sandbox directive mail takes one of ${SANDBOX_MAIL.join(', ')}` };
+        directives.mail = value as SandboxMail;
+        break;
       default:
         return {
           ok: false,
-          problem: `unknown sandbox directive "${name}"; known: empty, only=N, fail, fail_after=N, delay=MS, unauthorized`,
+          problem: `unknown sandbox directive "${name}"; known: empty, only=N, fail, fail_after=N, delay=MS, unauthorized, mail=STATUS`,
         };
     }
   }

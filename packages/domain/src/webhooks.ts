@@ -28,11 +28,6 @@ export function newWebhookSecret(): string {
 
 export const newWebhookEndpointId = (): string => `whep_${randomBytes(12).toString('hex')}`;
 
-export const WEBHOOK_ID_PATTERNS = {
-  endpoint: /^whep_[0-9a-f]{24}$/,
-  delivery: /^msg_[0-9a-f]{32}$/,
-};
-
 export const WEBHOOK_URL_MAX_LENGTH = 2048;
 
 /** Whether a target URL's form is acceptable: http(s), no credentials, https unless plain http is allowed. */

@@ -2,3 +2,4 @@ export * from './readiness';
 export * from './ops-server';
 export * from './metrics';
 export * from './time-limit';
+export * from './startup-failure';

@@ -59,11 +59,25 @@ export const metrics = {
     labelNames: ['upstream', 'outcome'] as const,
     buckets: SECONDS,
   }),
+  upstreamCallsPerJob: new Histogram({
+    name: `${PREFIX}upstream_calls_per_job`,
+    help: "Requests a job's run sent to an upstream (retries included), by source and upstream, observed when the worker's run of the job ends",
+    labelNames: ['source', 'upstream'] as const,
+    buckets: [1, 2, 3, 5, 8, 13, 21, 34, 55],
+  }),
   enrichmentFetches: new Counter({
     name: `${PREFIX}enrichment_fetches_total`,
     help: 'Website enrichment page fetches, by outcome (ok, http_error, not_a_page, blocked, robots_disallowed, dns_failed, too_many_redirects, aborted, network_error)',
     labelNames: ['outcome'] as const,
   }),
+  // Email verification (docs/api.md): domain lookups, the fleet cache's hits (ratio: hit / (hit + miss)), verdicts delivered.
+  emailDomainLookups: new Counter({
+    name: `${PREFIX}email_domain_lookups_total`,
+    help: 'DNS lookups of email domains, by outcome (mx, null_mx, address_fallback, nxdomain, no_records, timeout, servfail, dns_error, sandbox_rule)',
+    labelNames: ['outcome'] as const,
+  }),
+  emailVerdictCache: new Counter({ name: `${PREFIX}email_verdict_cache_total`, help: 'Fleet-wide email domain verdict cache reads, by result (hit, miss)', labelNames: ['result'] as const }),
+  emailVerdicts: new Counter({ name: `${PREFIX}email_verdicts_total`, help: 'Email verdicts written on leads and contacts, by status', labelNames: ['status'] as const }),
   rateLimited: new Counter({ name: `${PREFIX}rate_limited_total`, help: 'Requests refused 429 by the per-account rate limits, by limit', labelNames: ['limit'] as const }),
   // Webhooks (decision 016): per attempt, in the worker that made it.
   webhookAttemptDuration: new Histogram({
@@ -92,6 +106,9 @@ export function collectProcessMetrics(): void {
   if (defaultsOn) return;
   defaultsOn = true;
   collectDefaultMetrics();
+  // Gauges named like counters break `promtool check metrics` (and Prometheus' naming rules); each is the sum
+  // of its `type`-labelled sibling without the suffix, which stays: sum(nodejs_active_handles) is the same figure.
+  for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) register.removeSingleMetric(name);
 }
 
 /** The names of every metric family this code registers (for the deploy/ check). */

@@ -60,7 +60,7 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
     server.once('error', (error: NodeJS.ErrnoException) => {
       reject(
         error.code === 'EADDRINUSE'
-          ? new Error(`OPS_PORT ${options.port} on ${options.host} is in use: give each process on a host its own OPS_PORT, or OPS_PORT=0 for none`)
+          ? new Error(`OPS_PORT ${options.port} on ${options.host} is in use: give each process on a host its own OPS_PORT, or OPS_PORT=0 for none`, { cause: error })
           : error,
       );
     });

@@ -1,3 +1,6 @@
+import { raceAbort } from '@leadgen/network-guard';
+
+export { raceAbort };
 /**
  * The abort-aware waits every part of the providers uses (upstream calls, enrichment, the
  * sandbox). Every wait in a provider must end the moment the job's signal aborts (cancel,
@@ -18,28 +21,6 @@ export function sleep(ms: number, signal: AbortSignal): Promise<void> {
       resolve();
     }, ms);
     signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
-/** Settles with `promise`, or rejects with `signal.reason` first if the signal aborts (the work itself is not stopped). */
-export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    promise.catch(() => undefined);
-    return Promise.reject(signal.reason);
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
   });
 }
 

@@ -1,8 +1,6 @@
-import { Redis } from 'ioredis';
 import type { Config } from '@leadgen/config';
 import type { Source } from '@leadgen/domain';
-import { logger } from '@leadgen/logger';
-import { closeRedis } from '@leadgen/queue';
+import { closeRedis, redisConnection, redisKeys, type RedisClient } from '@leadgen/queue';
 import { createWebsiteEnricher, type EnrichmentStep, type WebsiteEnricherLike } from './enrichment';
 import { createGooglePlacesProvider } from './google-places';
 import { FleetRateLimiter, type RateLimiter, UpstreamClient } from './upstream';
@@ -10,14 +8,42 @@ import { createCompanyPeopleFinder, createPeopleDataLabsProvider } from './peopl
 import type { LeadProvider, ProviderRegistry } from './lead-provider';
 import { createSandboxProvider } from './sandbox/sandbox-provider';
 import { createStoreLeadsProvider } from './store-leads';
+import { createDnsMailCheck, createEmailVerifier, sandboxMailAnswer, VerdictCache, withEmailVerification, type EmailVerifier } from './verification';
 
 export interface ProviderDependencies {
-  /** not used by the sandbox; real adapters share fleet-wide rate limits through it (default: config.redis.url) */
-  redisUrl?: string;
   /** an existing connection to use instead of opening one; closeProviders leaves it open */
-  redis?: Redis;
+  redis?: RedisClient;
   /** replaces the website enricher built from config.enrichment (tests) */
   enricher?: WebsiteEnricherLike;
+}
+
+/**
+ * Each provider with its leads' addresses verified (docs/api.md, "Email verification"): the sandbox's
+ * `.example` domains by the sandbox rule, a real upstream's through DNS with the fleet-wide cache.
+ * One verifier of each kind per process, so the DNS concurrency limit is per worker.
+ */
+function verifying(config: Config, connection: () => RedisClient): <S extends Source>(provider: LeadProvider<S>) => LeadProvider<S> {
+  const settings = config.verification;
+  let sandboxVerifier: EmailVerifier | null = null;
+  let dnsVerifier: EmailVerifier | null = null;
+  return (provider) => {
+    if (!settings.enabled) return provider;
+    if (provider.name === 'sandbox') {
+      sandboxVerifier ??= createEmailVerifier({ check: sandboxMailAnswer, cache: null, concurrency: settings.concurrency });
+      return withEmailVerification(provider, sandboxVerifier);
+    }
+    dnsVerifier ??= createEmailVerifier({
+      check: createDnsMailCheck({ servers: settings.dnsServers, timeoutMs: settings.timeoutMs }),
+      cache: new VerdictCache({
+        redis: connection(),
+        key: (domain) => redisKeys(config.redis).key('mailverdict', domain),
+        floorSeconds: settings.cacheFloorSeconds,
+        ceilingSeconds: Math.max(settings.cacheFloorSeconds, settings.cacheCeilingSeconds),
+      }),
+      concurrency: settings.concurrency,
+    });
+    return withEmailVerification(provider, dnsVerifier);
+  };
 }
 
 /** An upstream's settings as the configuration holds them. */
@@ -86,14 +112,13 @@ export async function closeProviders(providers: LoadedProviders): Promise<void> 
  * caller decides what that means (the worker refuses to start).
  */
 export function createProviders(config: Config, sources: readonly Source[], deps: ProviderDependencies = {}): LoadedProviders {
-  let redis: Redis | null = null;
+  let redis: RedisClient | null = null;
   let ownsRedis = false;
-  const connection = (): Redis => {
+  const connection = (): RedisClient => {
     if (redis === null) {
       ownsRedis = deps.redis === undefined;
-      redis = deps.redis ?? new Redis(deps.redisUrl ?? config.redis.url, { maxRetriesPerRequest: 2, lazyConnect: true });
-      // The limiter fails open when Redis is away; without a listener ioredis would print every retry.
-      if (ownsRedis) redis.on('error', (error: unknown) => logger.warn('provider rate limit Redis connection error', { error }));
+      // The limiter fails open when Redis is away; the connection logs its failures, bounded.
+      redis = deps.redis ?? redisConnection(config.redis, 'lazy', 'provider-rate-limits');
     }
     return redis;
   };
@@ -102,7 +127,7 @@ export function createProviders(config: Config, sources: readonly Source[], deps
   const limiter = (name: string, ratePerMin: number): RateLimiter => {
     let found = limiters.get(name);
     if (!found) {
-      found = new FleetRateLimiter({ redis: connection(), key: `${config.redis.queuePrefix}:ratelimit:${name}`, ratePerMin });
+      found = new FleetRateLimiter({ redis: connection(), key: redisKeys(config.redis).key('ratelimit', name), ratePerMin });
       limiters.set(name, found);
     }
     return found;
@@ -129,16 +154,17 @@ export function createProviders(config: Config, sources: readonly Source[], deps
     pdlClient: () => shared.upstream('people_data_labs', peopleDataLabs, { 'x-api-key': peopleDataLabs.apiKey ?? '' }),
   };
 
+  const verify = verifying(config, connection);
   const providers: LoadedProviders = {};
   const build = <S extends Source>(source: S) => {
     // Missing only for a source the type system did not see (a cast, plain JavaScript).
     if (!Object.hasOwn(PROVIDER_FACTORIES, source)) return;
     // TypeScript checks reads through a generic key, not writes: the factory of S builds a LeadProvider<S>.
-    (providers as Record<S, LeadProvider<S>>)[source] = PROVIDER_FACTORIES[source](shared);
+    (providers as Record<S, LeadProvider<S>>)[source] = verify(PROVIDER_FACTORIES[source](shared));
   };
   for (const source of sources) build(source);
   closers.set(providers, async () => {
-    const open = redis as Redis | null;
+    const open = redis as RedisClient | null;
     // A lazy connection that never sent a command has nothing to say goodbye to: closeRedis drops it.
     if (open !== null && ownsRedis) await closeRedis(open);
   });

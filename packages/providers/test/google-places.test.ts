@@ -2,7 +2,7 @@ import { FIELD_MASK, createGooglePlacesProvider } from '../src/google-places';
 import type { WebsiteEnricherLike } from '../src/enrichment';
 import { UpstreamClient } from '../src/upstream';
 import type { ProviderLead } from '../src/lead-provider';
-import { type GooglePlacesFake, makePlaces, startGooglePlacesFake } from './fakes/google-places-fake';
+import { components, type FakePlace, type GooglePlacesFake, makePlaces, startGooglePlacesFake } from './fakes/google-places-fake';
 import { collect, context, FAST_RETRY, failure, request, StubEnricher } from './support/provider-search';
 
 let fake: GooglePlacesFake;
@@ -59,7 +59,8 @@ describe('google_places adapter', () => {
     const sent = fake.requests[0]!;
     expect(sent.headers['x-goog-fieldmask']).toBe(FIELD_MASK);
     expect(FIELD_MASK).not.toContain('priceLevel');
-    expect(sent.body).toMatchObject({ textQuery: 'Dentist kids in Austin, United States', regionCode: 'US', pageSize: 20 });
+    expect(sent.body).toMatchObject({ textQuery: 'Dentist kids in Austin, United States', regionCode: 'US', pageSize: 20, includePureServiceAreaBusinesses: true });
+    expect(String(sent.headers['x-goog-fieldmask']).split(',')).toEqual(expect.arrayContaining(['places.addressComponents', 'places.pureServiceAreaBusiness']));
   });
 
   it('when a place is closed permanently or temporarily, then it is skipped', async () => {
@@ -84,25 +85,65 @@ describe('google_places adapter', () => {
     expect(pages.at(-1)?.cursor).toBeNull();
   });
 
-  it('when 100 are asked for, then query variants reach 100 unique places past the 60 cap, with dedup by place id', async () => {
+  it('when 100 dentists are asked for in a city with 150, then rectangles get past 60, and every call after the first brings places not seen before', async () => {
     const pages = await collect(provider(), request({ maxResults: 100 }), context(), 100);
     const keys = leadsOf(pages).map((l) => l.dedupKey);
     expect(keys.length).toBeGreaterThanOrEqual(100);
     expect(new Set(keys).size).toBe(keys.length);
-    // Pages of every variant repeat the first call's parameters, token aside, and never exceed 20.
+    const seen = new Set<string>();
+    for (const answer of fake.answers) {
+      expect(answer.some((id) => !seen.has(id))).toBe(true); // no call returned only duplicates
+      answer.forEach((id) => seen.add(id));
+    }
     const bodies = fake.requests.map((r) => r.body as Record<string, unknown>);
+    expect(bodies[0]).toMatchObject({ textQuery: 'dentist in Austin, United States' });
+    expect(bodies[0]).not.toHaveProperty('locationRestriction');
+    // After the city query: the text names no place, and a rectangle restricts where Google looks.
+    const later = bodies.filter((b) => b.pageToken === undefined).slice(1);
+    expect(later.length).toBeGreaterThan(0);
+    for (const body of later) {
+      expect(body).toMatchObject({ textQuery: 'dentist', locationRestriction: { rectangle: expect.any(Object) } });
+      expect(body).not.toHaveProperty('locationBias');
+    }
     expect(bodies.every((b) => (b.pageSize as number) <= 20)).toBe(true);
-    expect(new Set(bodies.map((b) => JSON.stringify({ ...b, pageToken: undefined }))).size).toBeGreaterThan(1);
-    const returned = fake.requests.length * 20;
-    expect(returned).toBeGreaterThan(keys.length); // overlapping variants: duplicates were dropped
   });
 
-  it('when every variant has run, then the search ends with a null cursor', async () => {
-    fake.places = makePlaces(70);
-    const pages = await collect(provider(), request({ maxResults: 100 }), context());
-    expect(pages.at(-1)?.cursor).toBeNull();
-    expect(new Set(leadsOf(pages).map((l) => l.dedupKey)).size).toBe(70);
-    expect(fake.requests.length).toBeLessThanOrEqual(6 * 3);
+  it('when the text names the city, then a location bias changes nothing (the fake answers as Google documents, which is why bias variants were wasted)', async () => {
+    const client = new UpstreamClient({ name: 'google_places', baseUrl: fake.url, headers: { 'x-goog-api-key': 'good-key' }, retry: FAST_RETRY });
+    const ask = async (extra: Record<string, unknown>) => {
+      const response = await client.request({ method: 'POST', path: 'v1/places:searchText', headers: { 'x-goog-fieldmask': 'places.id' }, body: { textQuery: 'dentist in Austin', ...extra }, signal: new AbortController().signal, deadline: Date.now() + 5_000 });
+      return ((response.body as { places: Array<{ id: string }> }).places).map((p) => p.id);
+    };
+    const plain = await ask({});
+    const biased = await ask({ locationBias: { circle: { center: { latitude: 30.36, longitude: -97.87 }, radius: 2_000 } } });
+    expect(biased).toEqual(plain);
+  });
+
+  it('when Google lists places across the border (regionCode only biases), then only places in the requested country are delivered', async () => {
+    const abroad = makePlaces(5, 'mx').map((p) => ({ ...p, formattedAddress: 'Av. Juárez 1, Ciudad Juárez, Chih., México', addressComponents: components('Ciudad Juárez', 'Chih.', 'MX', 'Mexico') }));
+    const unknown = makePlaces(2, 'nc').map(({ addressComponents: _none, ...p }) => p);
+    fake.places = [...makePlaces(10), ...abroad, ...unknown];
+    const leads = leadsOf(await collect(provider(), request({ maxResults: 50 }), context()));
+    expect(leads.map((l) => l.dedupKey).sort()).toEqual(makePlaces(10).map((p) => p.id).sort());
+  });
+
+  it('when service-area businesses match, then they are asked for and delivered with address null and the locality they serve', async () => {
+    const plumber: FakePlace = {
+      ...makePlaces(1, 'sab')[0]!,
+      pureServiceAreaBusiness: true,
+      formattedAddress: undefined,
+      location: undefined,
+      serviceAt: { latitude: 30.3, longitude: -97.75 },
+    };
+    const { addressComponents: _none, ...noArea } = { ...makePlaces(1, 'sabx')[0]!, pureServiceAreaBusiness: true, formattedAddress: undefined, location: undefined };
+    fake.places = [...makePlaces(3), plumber, { ...noArea, addressComponents: [{ longText: 'United States', shortText: 'US', types: ['country', 'political'] }] }];
+    const leads = leadsOf(await collect(provider(), request({ category: 'plumber' }), context()));
+    const byKey = Object.fromEntries(leads.map((l) => [l.dedupKey, l.lead]));
+    expect(Object.keys(byKey)).toHaveLength(5);
+    expect(byKey.ChIJsab0000).toMatchObject({ address: null, serviceArea: 'Austin', businessName: 'Business sab0', phone: '+1 512-555-1000' });
+    expect(byKey.ChIJsabx0000).toMatchObject({ address: null, serviceArea: null });
+    expect(byKey.ChIJp0000).not.toHaveProperty('serviceArea');
+    expect(byKey.ChIJp0000).toMatchObject({ address: '0 Main St, Austin, TX 78701, USA' });
   });
 
   it('when a replacement worker resumes from a cursor, then it continues with the next page and not from the start', async () => {
@@ -176,7 +217,7 @@ describe('google_places adapter', () => {
     });
 
     it('when a resumed job meets a wrong key, then it is not mistaken for an expired page token', async () => {
-      const cursor = JSON.stringify({ v: 1, variant: 0, pageToken: 'stale', area: null });
+      const cursor = JSON.stringify({ v: 2, area: null, pageToken: 'stale', pending: [], bounds: null, returned: 20, fresh: 20, asked: 0 });
       const error = await failure(provider(null, 5_000, 'expired-key'), request(), context({ cursor }));
       expect(error).toMatchObject({ reason: 'provider_unauthorized' });
       expect(fake.requests).toHaveLength(1);
@@ -199,6 +240,17 @@ describe('google_places adapter', () => {
       const pages = await collect(provider(), request(), context(), 1);
       expect(pages[0]!.leads.length).toBeGreaterThan(0);
       expect(fake.requests).toHaveLength(3);
+    });
+
+    it('when a 429 carries google.rpc.RetryInfo, then the retry waits its retryDelay', async () => {
+      fake.retryDelay = '0.6s';
+      fake.failNext({ status: 429 });
+      const started = Date.now();
+      const pages = await collect(provider(), request(), context(), 1);
+      expect(pages[0]!.leads.length).toBeGreaterThan(0);
+      expect(fake.requests).toHaveLength(2);
+      expect(fake.requests[1]!.at - fake.requests[0]!.at).toBeGreaterThanOrEqual(600);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(600);
     });
 
     it('when quota stays exhausted, then the job ends provider_error with the upstream status in the message', async () => {

@@ -157,6 +157,45 @@ describe('people_data_labs adapter', () => {
       expect(pages.flatMap((p) => p.leads).map((l) => l.dedupKey)).toEqual(['https://www.linkedin.com/in/k-2', 'https://www.linkedin.com/in/k-3']);
     });
 
+    it('when the keyword is part of a company name, then it does not match it: job_company_name and skills are keyword fields, queried with term on the whole value', async () => {
+      fake.people = makePeople(4, (i) => ({
+        linkedin_url: `linkedin.com/in/c-${i}`,
+        job_company_name: i === 0 ? 'acme dental group' : i === 1 ? 'acme' : 'other co',
+        skills: i === 2 ? ['acme'] : ['excel'],
+        summary: i === 3 ? 'ten years selling acme dental chairs' : 'manager',
+        job_title: 'manager',
+      }));
+      const keys = (await collect(provider(), linkedin({ keyword: 'Acme' }), context())).flatMap((p) => p.leads).map((l) => l.dedupKey);
+      expect(keys).toEqual(['https://www.linkedin.com/in/c-1', 'https://www.linkedin.com/in/c-2', 'https://www.linkedin.com/in/c-3']);
+      const query = JSON.stringify((fake.requests[0]!.body as { query: unknown }).query);
+      expect(query).toContain('{"term":{"job_company_name":"acme"}}');
+      expect(query).toContain('{"term":{"skills":"acme"}}');
+      expect(query).not.toMatch(/match_phrase":\{"(job_company_name|skills|location_locality|industry)"/);
+    });
+
+    it('when a city is given, then location_locality (a keyword field) is matched as a whole value', async () => {
+      fake.people = makePeople(3, (i) => ({ location_locality: ['austin', 'austin lakes', 'dallas'][i] }));
+      const keys = (await collect(provider(), linkedin({ city: 'Austin' }), context())).flatMap((p) => p.leads).map((l) => l.dedupKey);
+      expect(keys).toEqual(['https://www.linkedin.com/in/person-0']);
+      expect(JSON.stringify((fake.requests[0]!.body as { query: unknown }).query)).toContain('{"term":{"location_locality":"austin"}}');
+    });
+
+    it('when people are searched, then the dataset is the resume slice (records with a LinkedIn profile, the lead\'s identity)', async () => {
+      await collect(provider(), linkedin(), context());
+      expect(fake.requests[0]!.body).toMatchObject({ dataset: 'resume' });
+    });
+
+    it('when PDL reports the minute\'s allowance spent, then the fleet is held until its reset', async () => {
+      fake.perMinute = 1;
+      const pauses: number[] = [];
+      const limiter = { acquire: async () => undefined, pause: async (ms: number) => void pauses.push(ms) };
+      const client = new UpstreamClient({ name: 'people_data_labs', baseUrl: fake.url, headers: { 'x-api-key': 'good-key' }, retry: FAST_RETRY, rateLimiter: limiter });
+      await collect(createPeopleDataLabsProvider({ client }), linkedin({ maxResults: 5 }), context(), 5);
+      expect(fake.requests).toHaveLength(1);
+      expect(pauses).toEqual([1_000]);
+      fake.perMinute = 100;
+    });
+
     it('when the account is out of credits (402 payment_required), then the job ends provider_error with PDL\'s words', async () => {
       fake.failNext({ status: 402 });
       const client = new UpstreamClient({ name: 'people_data_labs', baseUrl: fake.url, headers: { 'x-api-key': 'good-key' }, retry: FAST_RETRY });

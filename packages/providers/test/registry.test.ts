@@ -25,14 +25,14 @@ afterAll(async () => {
 
 describe('provider registry', () => {
   it('when no credentials are configured, then every source is served by the sandbox and there is nothing to close', async () => {
-    const providers = createProviders(loadConfig({}), SOURCES, { redisUrl });
+    const providers = createProviders(loadConfig({}), SOURCES, {});
     expect(Object.values(providers).map((p) => p.name)).toEqual(['sandbox', 'sandbox', 'sandbox']);
     await closeProviders(providers);
   });
 
   it('when API keys are configured, then the real adapters are built, under the names job bodies show', async () => {
     const config = loadConfig({ GOOGLE_PLACES_API_KEY: 'g', PDL_API_KEY: 'p', STORELEADS_API_KEY: 's', QUEUE_PREFIX: prefix });
-    const providers = createProviders(config, SOURCES, { redisUrl, enricher: new StubEnricher() });
+    const providers = createProviders(config, SOURCES, { enricher: new StubEnricher() });
     expect(Object.fromEntries(Object.entries(providers).map(([source, p]) => [source, p.name]))).toEqual({
       google_maps: 'google_places',
       linkedin: 'people_data_labs',
@@ -43,14 +43,14 @@ describe('provider registry', () => {
   });
 
   it('when only the sources of one fleet are asked for, then only those are built', () => {
-    const providers = createProviders(loadConfig({ STORELEADS_API_KEY: 's' }), ['shopify'], { redisUrl });
+    const providers = createProviders(loadConfig({ STORELEADS_API_KEY: 's' }), ['shopify'], {});
     expect(Object.keys(providers)).toEqual(['shopify']);
     return closeProviders(providers);
   });
 
   it('when the Google adapter is built from the configuration, then it searches the configured upstream under the fleet rate limit', async () => {
     const config = loadConfig({ GOOGLE_PLACES_API_KEY: 'registry-key', GOOGLE_PLACES_BASE_URL: fake.url, QUEUE_PREFIX: prefix });
-    const providers = createProviders(config, ['google_maps'], { redisUrl, enricher: new StubEnricher() });
+    const providers = createProviders(config, ['google_maps'], { enricher: new StubEnricher() });
     try {
       const pages = await collect(providers.google_maps!, request(), context());
       expect(pages.flatMap((p) => p.leads)).toHaveLength(5);
@@ -61,7 +61,7 @@ describe('provider registry', () => {
   });
 
   it('when a source is asked for that the registry has no factory for, then it is left out for the caller to refuse', async () => {
-    const providers = createProviders(loadConfig({}), ['linkedin', 'twitter' as Source], { redisUrl });
+    const providers = createProviders(loadConfig({}), ['linkedin', 'twitter' as Source], {});
     expect(Object.keys(providers)).toEqual(['linkedin']);
     await closeProviders(providers);
   });

@@ -3,6 +3,7 @@ import type { WebsiteEnricherLike } from '../src/enrichment';
 import { UpstreamClient } from '../src/upstream';
 import { createCompanyPeopleFinder } from '../src/people-data-labs';
 import { createStoreLeadsProvider } from '../src/store-leads';
+import { STORELEADS_CATEGORY_PATHS } from '@leadgen/domain';
 import { makePeople, type PdlFake, startPdlFake } from './fakes/pdl-fake';
 import { makeStores, type StoreLeadsFake, startStoreLeadsFake } from './fakes/storeleads-fake';
 import { collect, context, FAST_RETRY, failure, request, StubEnricher } from './support/provider-search';
@@ -75,7 +76,7 @@ describe('storeleads adapter', () => {
       },
     });
     const query = stores.requests[0]!.query;
-    expect(Object.fromEntries(query)).toMatchObject({ 'f:p': 'shopify', 'f:cc': 'US', 'f:cat': '/Apparel', page: '0', page_size: '25' });
+    expect(Object.fromEntries(query)).toMatchObject({ 'f:p': 'shopify', 'f:cc': 'US', 'f:cat': '/Apparel', 'f:ds': 'Active', page: '0', page_size: '25' });
   });
 
   it('when the stores span several pages, then page and page_size page through them, one row per domain, handed over in chunks', async () => {
@@ -147,6 +148,8 @@ describe('storeleads adapter', () => {
     pdl.people = makePeople(1, () => ({ job_company_website: 'store3.com', job_title: 'founder', phone_numbers: ['+1 3'], work_email: 'd@store3.com' }));
     const enricher = new StubEnricher({ 'https://store1.com': { emails: ['found@store1.com'], linkedin: 'https://www.linkedin.com/company/store1' } });
     const leads = leadsOf(await collect(provider({ enricher }), shopify({ requiredChannels: ['email', 'phone'], decisionMakerTitles: ['founder'] }), context()));
+    // the people lookup searches the slices that can add the missing channels
+    expect(pdl.requests[0]!.body).toMatchObject({ dataset: 'email,phone' });
     expect(leads.map((l) => l.store.domain)).toEqual(['store0.com', 'store1.com', 'store3.com']);
     expect(leads[1]).toMatchObject({ email: 'found@store1.com', socialProfiles: { linkedin: 'https://www.linkedin.com/company/store1' } });
     expect(stores.requests[0]!.query.get('page_size')).toBe('50');
@@ -162,23 +165,45 @@ describe('storeleads adapter', () => {
   });
 
   describe('as Store Leads documents it (UPSTREAM.md)', () => {
-    it('when a free-text category is asked, then it is sent as the Store Leads path it names, and each row says which path', async () => {
+    it('when a free-text category is asked, then it is sent as the published Store Leads path it names, and each row says which path', async () => {
       stores.stores = [
-        ...makeStores(2, (i) => ({ name: `shoes${i}.com`, categories: ['/Apparel/Footwear/'] })),
-        ...makeStores(2, (i) => ({ name: `tees${i}.com`, categories: ["/Apparel/Men's Clothing/"] })),
+        ...makeStores(2, (i) => ({ name: `lipstick${i}.com`, categories: ['/Beauty & Fitness/Face & Body Care/Make-Up & Cosmetics/'] })),
+        ...makeStores(2, (i) => ({ name: `tees${i}.com`, categories: ['/Apparel/'] })),
       ];
-      const leads = leadsOf(await collect(provider({ withPdl: false }), shopify({ category: 'Running shoes' }), context()));
-      expect(stores.requests[0]!.query.get('f:cat')).toBe('/Apparel/Footwear');
+      const leads = leadsOf(await collect(provider({ withPdl: false }), shopify({ category: 'Cosmetics' }), context()));
+      expect(stores.requests[0]!.query.get('f:cat')).toBe('/Beauty & Fitness/Face & Body Care/Make-Up & Cosmetics');
       expect(stores.requests[0]!.query.get('q')).toBeNull();
-      expect(leads.map((l) => [l.store.domain, l.store.categoryPath])).toEqual([['shoes0.com', '/Apparel/Footwear'], ['shoes1.com', '/Apparel/Footwear']]);
+      expect(leads.map((l) => [l.store.domain, l.store.categoryPath])).toEqual([
+        ['lipstick0.com', '/Beauty & Fitness/Face & Body Care/Make-Up & Cosmetics'],
+        ['lipstick1.com', '/Beauty & Fitness/Face & Body Care/Make-Up & Cosmetics'],
+      ]);
     });
 
-    it('when the category names no Store Leads path, then it is searched as text (never sent as a filter the API ignores) and the rows say no path was used', async () => {
-      stores.stores = makeStores(3, (i) => ({ merchant_name: i === 1 ? 'Zorbing Gear Co' : `Store ${i}` }));
-      const leads = leadsOf(await collect(provider({ withPdl: false }), shopify({ category: 'zorbing' }), context()));
-      expect(stores.requests[0]!.query.has('f:cat')).toBe(false);
-      expect(stores.requests[0]!.query.get('q')).toBe('zorbing');
-      expect(leads.map((l) => [l.businessName, l.store.categoryPath])).toEqual([['Zorbing Gear Co', null]]);
+    it('when the category names no published path, then nothing is asked and the job fails: never a guessed path, never unfiltered', async () => {
+      const error = await failure(provider({ withPdl: false }), shopify({ category: 'zorbing' }), context());
+      expect(error).toMatchObject({ reason: 'provider_error' });
+      expect((error as Error).message).toContain('/Health/Nutrition');
+      expect(stores.requests).toHaveLength(0);
+    });
+
+    it('when any category is asked, then f:cat is only ever a shipped path', async () => {
+      for (const category of ['apparel', 'beauty', 'skincare', 'perfume', 'gym', 'protein powder', 'makeup brushes']) {
+        stores.reset();
+        await collect(provider({ withPdl: false }), shopify({ category }), context());
+        expect(STORELEADS_CATEGORY_PATHS).toContain(stores.requests[0]!.query.get('f:cat'));
+      }
+    });
+
+    it('when an f:cat is no path Store Leads has, then the fake lists no store (the reading UPSTREAM.md gives, which the adapter never relies on)', async () => {
+      const response = await fetch(`${stores.url}/json/api/v1/all/domain?f:cat=${encodeURIComponent('/Beauty & Fitness/Make-Up & Cosmetics')}`, { headers: { authorization: 'Bearer sl-key' } });
+      expect(await response.json()).toEqual({ domains: [] });
+    });
+
+    it('when stores are no longer live, then f:ds=Active leaves them out', async () => {
+      stores.stores = makeStores(4, (i) => ({ domain_state: i % 2 === 0 ? 'Active' : 'Inactive' }));
+      const leads = leadsOf(await collect(provider({ withPdl: false }), shopify(), context()));
+      expect(stores.requests[0]!.query.get('f:ds')).toBe('Active');
+      expect(leads.map((l) => l.store.domain)).toEqual(['store0.com', 'store2.com']);
     });
 
     it("when the home page's title is a slogan, then the business name is merchant_name, and the domain without one", async () => {

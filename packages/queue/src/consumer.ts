@@ -1,6 +1,6 @@
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { JobStatus, Source, StopReason } from '@leadgen/domain';
-import { workerConnectionOptions } from './redis-connections';
+import { closeRedis, redisConnection, redisKeys, type RedisSettings } from './redis-connections';
 import { QUEUE_NAMES, type QueuePayloads } from './queue-names';
 
 /** A queue entry's return value: the job's terminal object as PostgreSQL settled it (what Bull Board shows). */
@@ -38,15 +38,15 @@ export class JobFailedError extends UnrecoverableError {
 const MAX_STALLS = 1_000_000;
 
 export interface ConsumerOptions {
-  redisUrl: string;
-  prefix: string;
+  redis: RedisSettings;
   concurrency: number;
   lockMs: number;
   stalledCheckMs: number;
 }
 
 export function createLeadConsumer<S extends Source>(source: S, handler: LeadJobHandler<S>, options: ConsumerOptions): Worker<QueuePayloads[S]> {
-  return new Worker<QueuePayloads[S]>(
+  const connection = redisConnection(options.redis, 'blocking', `consumer:${source}`);
+  const worker = new Worker<QueuePayloads[S]>(
     QUEUE_NAMES[source],
     async (job, token, signal) => {
       const result = await handler(job, token ?? '', signal ?? new AbortController().signal);
@@ -54,8 +54,9 @@ export function createLeadConsumer<S extends Source>(source: S, handler: LeadJob
       return result;
     },
     {
-      connection: workerConnectionOptions(options.redisUrl),
-      prefix: options.prefix,
+      // BullMQ makes its blocking connection from this one and closes only that one.
+      connection,
+      prefix: redisKeys(options.redis).queuePrefix(QUEUE_NAMES[source]),
       concurrency: options.concurrency,
       lockDuration: options.lockMs,
       stalledInterval: options.stalledCheckMs,
@@ -67,4 +68,6 @@ export function createLeadConsumer<S extends Source>(source: S, handler: LeadJob
       autorun: false,
     },
   );
+  worker.once('closed', () => void closeRedis(connection));
+  return worker;
 }

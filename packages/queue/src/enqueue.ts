@@ -29,10 +29,15 @@ export async function enqueueLeadJob(queues: LeadQueues, source: Source, payload
   );
 }
 
-/** Removes a job that no worker holds yet (a cancel); true when it was removed. */
+const WAITING_STATES = new Set(['waiting', 'delayed', 'prioritized', 'paused', 'waiting-children']);
+
+/** Removes a job that no worker has taken yet (a cancel); true when it was removed. */
 export async function removeWaitingJob(queues: LeadQueues, source: Source, jobId: string): Promise<boolean> {
   const job = await queues.queue(source).getJob(jobId);
   if (!job) return false;
-  // remove() refuses a job a worker holds (it is locked): that one stops through the cancel message.
+  // Only an entry no worker has taken: one a worker finished meanwhile is the board's record of the job and
+  // stays. An entry taken after this check is locked, and remove() refuses a locked one: that worker stops
+  // through the cancel message. What is left is an entry taken and finished within one round trip.
+  if (!WAITING_STATES.has(await job.getState())) return false;
   return job.remove().then(() => true, () => false);
 }

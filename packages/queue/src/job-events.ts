@@ -1,5 +1,5 @@
-import type { Redis } from 'ioredis';
-import { closeRedis, subscriberConnection } from './redis-connections';
+import { closeRedis, redisKeys, subscriberConnection, type RedisClient, type RedisSettings } from './redis-connections';
+import type { RedisKeys } from './redis-keys';
 import { channels } from './queue-names';
 
 export type JobEventHandler = (jobId: string) => void;
@@ -7,13 +7,15 @@ export type JobEventHandler = (jobId: string) => void;
 export interface JobEventPublisher {
   publishTerminal(jobId: string): Promise<void>;
   publishCancel(jobId: string): Promise<void>;
+  publishLeadsErased(jobId: string): Promise<void>;
 }
 
-export function jobEventPublisher(connection: Redis, prefix: string): JobEventPublisher {
-  const names = channels(prefix);
+export function jobEventPublisher(connection: RedisClient, keys: RedisKeys): JobEventPublisher {
+  const names = channels(keys);
   return {
     publishTerminal: async (jobId) => void (await connection.publish(names.jobTerminal, jobId)),
     publishCancel: async (jobId) => void (await connection.publish(names.jobCancel, jobId)),
+    publishLeadsErased: async (jobId) => void (await connection.publish(names.jobLeadsErased, jobId)),
   };
 }
 
@@ -23,21 +25,26 @@ export interface JobEventSubscription {
 
 /**
  * One subscriber connection per process for the fleet's job events. Handlers are per process,
- * not per request: the API fans terminal events out to its waiting requests itself.
+ * not per request: the API fans terminal events out to its waiting requests itself. On a cluster a
+ * PUBLISH reaches every node, so the subscriber may listen on any of them.
  */
 export function subscribeJobEvents(
-  redisUrl: string,
-  prefix: string,
-  handlers: { onTerminal?: JobEventHandler; onCancel?: JobEventHandler },
+  settings: RedisSettings,
+  handlers: { onTerminal?: JobEventHandler; onCancel?: JobEventHandler; onLeadsErased?: JobEventHandler },
 ): JobEventSubscription {
-  const names = channels(prefix);
-  const connection: Redis = subscriberConnection(redisUrl);
-  const wanted = [handlers.onTerminal ? names.jobTerminal : null, handlers.onCancel ? names.jobCancel : null].filter(
+  const names = channels(redisKeys(settings));
+  const connection = subscriberConnection(settings, 'job-events');
+  const wanted = [
+    handlers.onTerminal ? names.jobTerminal : null,
+    handlers.onCancel ? names.jobCancel : null,
+    handlers.onLeadsErased ? names.jobLeadsErased : null,
+  ].filter(
     (c): c is string => c !== null,
   );
   connection.on('message', (channel: string, jobId: string) => {
     if (channel === names.jobTerminal) handlers.onTerminal?.(jobId);
     else if (channel === names.jobCancel) handlers.onCancel?.(jobId);
+    else if (channel === names.jobLeadsErased) handlers.onLeadsErased?.(jobId);
   });
   // Not awaited: with Redis down the subscription waits for it (ioredis queues the command and
   // re-subscribes after every reconnect) while the process starts and serves what it can.

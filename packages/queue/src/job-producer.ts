@@ -3,6 +3,7 @@ import { enqueueLeadJob, removeWaitingJob } from './enqueue';
 import { jobEventPublisher, type JobEventPublisher } from './job-events';
 import { openLeadQueues, type LeadQueues } from './lead-queues';
 import type { LeadJobPayload } from './queue-names';
+import type { RedisSettings } from './redis-connections';
 
 /**
  * What the API (and the admin CLI) holds of the queue: it enqueues the jobs it commits, and at a
@@ -14,11 +15,11 @@ export interface JobProducer extends LeadQueues, JobEventPublisher {
   removeWaiting(source: Source, jobId: string): Promise<boolean>;
 }
 
-export function createJobProducer(redisUrl: string, prefix: string): JobProducer {
-  const queues = openLeadQueues(redisUrl, prefix);
+export function createJobProducer(settings: RedisSettings): JobProducer {
+  const queues = openLeadQueues(settings, 'job-producer');
   return {
     ...queues,
-    ...jobEventPublisher(queues.connection, prefix),
+    ...jobEventPublisher(queues.connection, queues.keys),
     enqueue: (source, payload) => enqueueLeadJob(queues, source, payload),
     removeWaiting: (source, jobId) => removeWaitingJob(queues, source, jobId),
   };

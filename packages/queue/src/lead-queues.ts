@@ -1,9 +1,10 @@
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { SOURCES, type Source } from '@leadgen/domain';
 import type { QueueCounts } from '@leadgen/ops';
-import { closeRedis, ignoreConnectionErrors, producerConnection, waitUntilConnected } from './redis-connections';
+import { closeRedis, ignoreConnectionErrors, producerConnection, redisKeys, waitUntilConnected, type RedisClient, type RedisSettings } from './redis-connections';
 import { QUEUE_NAMES } from './queue-names';
+import type { RedisKeys } from './redis-keys';
+import { probeQueue } from './queue-probe';
 
 /**
  * Access to the queues (one BullMQ Queue per source) from outside a consumer: what the API adds
@@ -12,24 +13,30 @@ import { QUEUE_NAMES } from './queue-names';
  */
 export interface LeadQueues {
   /** the connection the queues share; it never queues a command while Redis is away */
-  readonly connection: Redis;
-  readonly prefix: string;
+  readonly connection: RedisClient;
+  /** the key names of this deployment (redis-keys.ts) */
+  readonly keys: RedisKeys;
   queue(source: Source): Queue;
   /** every source's queue, for the operator board */
   queues(): Queue[];
   /** each queue's waiting, active and delayed entries (one Redis transaction per queue), for the queue-depth metric */
   counts(): Promise<QueueCounts>;
+  /** a script on the queue's own keys: what an enqueue needs of Redis (routing, scripting, the keys' ACL) */
+  probe(source: Source): Promise<void>;
   /** resolves once the connection is up, fails to come up, or after `ms` */
   waitUntilReady(ms: number): Promise<void>;
   close(): Promise<void>;
 }
 
-export function openLeadQueues(redisUrl: string, prefix: string): LeadQueues {
-  const connection = producerConnection(redisUrl);
-  const bySource = new Map<Source, Queue>(SOURCES.map((source) => [source, ignoreConnectionErrors(new Queue(QUEUE_NAMES[source], { connection, prefix }))]));
+export function openLeadQueues(settings: RedisSettings, name = 'lead-queues'): LeadQueues {
+  const connection = producerConnection(settings, name);
+  const keys = redisKeys(settings);
+  const bySource = new Map<Source, Queue>(
+    SOURCES.map((source) => [source, ignoreConnectionErrors(new Queue(QUEUE_NAMES[source], { connection, prefix: keys.queuePrefix(QUEUE_NAMES[source]) }))]),
+  );
   return {
     connection,
-    prefix,
+    keys,
     queue: (source) => bySource.get(source)!,
     queues: () => [...bySource.values()],
     async counts() {
@@ -40,6 +47,7 @@ export function openLeadQueues(redisUrl: string, prefix: string): LeadQueues {
       }
       return counts;
     },
+    probe: (source) => probeQueue(connection, bySource.get(source)!),
     waitUntilReady: (ms) => waitUntilConnected(connection, ms),
     async close() {
       // Queues share this connection; once it is gone they have nothing left to close.

@@ -5,6 +5,7 @@
  * strands every waiting job under the old one. Add a new queue and drain the old one instead.
  */
 import type { Source } from '@leadgen/domain';
+import type { RedisKeys } from './redis-keys';
 
 export const QUEUE_NAMES: { readonly [S in Source]: S } = {
   google_maps: 'google_maps',
@@ -29,11 +30,13 @@ export interface WebhookDeliveryPayload {
 }
 
 /** Redis pub/sub channels between the API processes and the worker fleet. */
-export function channels(prefix: string) {
+export function channels(keys: RedisKeys) {
   return {
     /** a worker (or a cancelling API process) committed a terminal status; message: the job id */
-    jobTerminal: `${prefix}:events:job-terminal`,
+    jobTerminal: keys.channel('job-terminal'),
     /** the owner cancelled a running job: the worker holding it should abort; message: the job id */
-    jobCancel: `${prefix}:events:job-cancel`,
+    jobCancel: keys.channel('job-cancel'),
+    /** leads of a finished job were erased: API processes drop the job's kept body; message: the job id */
+    jobLeadsErased: keys.channel('job-leads-erased'),
   };
 }

@@ -1,8 +1,8 @@
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { answerWithin, type QueueCounts } from '@leadgen/ops';
 import { claimPeriodicTask } from './periodic-task-claim';
-import { closeRedis, ignoreConnectionErrors, producerConnection, waitUntilConnected, workerConnectionOptions } from './redis-connections';
+import { closeRedis, ignoreConnectionErrors, producerConnection, redisConnection, redisKeys, waitUntilConnected, type RedisSettings } from './redis-connections';
+import { probeQueue } from './queue-probe';
 import { WEBHOOK_QUEUE_NAME, type WebhookDeliveryPayload } from './queue-names';
 
 // The webhook queue (decision 016): entries carry attempts of deliveries that PostgreSQL records.
@@ -53,12 +53,15 @@ export interface WebhookProducer {
   queue(): Queue;
   /** the queue's waiting, active and delayed entries, for the queue-depth metric */
   counts(): Promise<QueueCounts>;
+  /** a script on the queue's own keys (queue-probe.ts) */
+  probe(): Promise<void>;
   close(): Promise<void>;
 }
 
-export function createWebhookProducer(redisUrl: string, prefix: string): WebhookProducer {
-  const connection: Redis = producerConnection(redisUrl);
-  const queue = ignoreConnectionErrors(new Queue<WebhookDeliveryPayload>(WEBHOOK_QUEUE_NAME, { connection, prefix }));
+export function createWebhookProducer(settings: RedisSettings, name = 'webhook-producer'): WebhookProducer {
+  const connection = producerConnection(settings, name);
+  const keys = redisKeys(settings);
+  const queue = ignoreConnectionErrors(new Queue<WebhookDeliveryPayload>(WEBHOOK_QUEUE_NAME, { connection, prefix: keys.queuePrefix(WEBHOOK_QUEUE_NAME) }));
   const add = (deliveryId: string, delayMs: number) =>
     queue.add(WEBHOOK_QUEUE_NAME, { deliveryId }, { ...ENTRY_OPTIONS, jobId: deliveryId, delay: Math.max(0, Math.round(delayMs)) });
   return {
@@ -77,12 +80,13 @@ export function createWebhookProducer(redisUrl: string, prefix: string): Webhook
       await queue.remove(deliveryId);
       await add(deliveryId, delayMs);
     },
-    claimPeriodicTask: (name, periodMs) => claimPeriodicTask(connection, prefix, name, periodMs),
+    claimPeriodicTask: (task, periodMs) => claimPeriodicTask(connection, keys, task, periodMs),
     queue: () => queue,
     async counts() {
       const c = await queue.getJobCounts('waiting', 'active', 'delayed');
       return { [WEBHOOK_QUEUE_NAME]: { waiting: c.waiting ?? 0, active: c.active ?? 0, delayed: c.delayed ?? 0 } };
     },
+    probe: () => probeQueue(connection, queue),
     async close() {
       if (connection.status === 'ready') await queue.close();
       await closeRedis(connection);
@@ -93,8 +97,7 @@ export function createWebhookProducer(redisUrl: string, prefix: string): Webhook
 export type WebhookDeliveryHandler = (job: Job<WebhookDeliveryPayload>) => Promise<unknown>;
 
 export interface WebhookConsumerOptions {
-  redisUrl: string;
-  prefix: string;
+  redis: RedisSettings;
   concurrency: number;
   lockMs: number;
   stalledCheckMs: number;
@@ -106,9 +109,11 @@ export interface WebhookConsumerOptions {
  * (the schedule with its jitter), through BullMQ's custom backoff strategy.
  */
 export function createWebhookConsumer(handler: WebhookDeliveryHandler, options: WebhookConsumerOptions): Worker<WebhookDeliveryPayload> {
-  return new Worker<WebhookDeliveryPayload>(WEBHOOK_QUEUE_NAME, handler, {
-    connection: workerConnectionOptions(options.redisUrl),
-    prefix: options.prefix,
+  const connection = redisConnection(options.redis, 'blocking', 'consumer:webhooks');
+  const worker = new Worker<WebhookDeliveryPayload>(WEBHOOK_QUEUE_NAME, handler, {
+    // BullMQ makes its blocking connection from this one and closes only that one.
+    connection,
+    prefix: redisKeys(options.redis).queuePrefix(WEBHOOK_QUEUE_NAME),
     concurrency: options.concurrency,
     lockDuration: options.lockMs,
     stalledInterval: options.stalledCheckMs,
@@ -121,4 +126,6 @@ export function createWebhookConsumer(handler: WebhookDeliveryHandler, options: 
         type === BACKOFF_TYPE && error instanceof WebhookRetryLater ? error.delayMs : Math.min(60_000, 1_000 * 2 ** Math.min(attemptsMade, 6)),
     },
   });
+  worker.once('closed', () => void closeRedis(connection));
+  return worker;
 }

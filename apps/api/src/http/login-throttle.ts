@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
-import { hitFixedWindow, waitUntilConnected } from '@leadgen/queue';
+import { hitFixedWindow } from '@leadgen/rate-limits';
+import { runScript, waitUntilConnected, type RedisClient, type RedisKeys, type RedisScript } from '@leadgen/queue';
 
 /**
  * Failed logins counted per client address and per user name, in Redis so every API process
@@ -18,7 +18,7 @@ export const DEFAULT_LOGIN_LIMITS: LoginLimits = { perClient: 10, perUser: 30, w
 
 // Seconds until the client may try again (0 = allowed), over both windows in one round trip; a
 // failure is counted by the fixed window every rate limit of the service uses (hitFixedWindow).
-const CHECK = `
+const CHECK: RedisScript = { name: 'loginThrottleCheck', keys: 2, lua: `
 local wait = 0
 for i, key in ipairs(KEYS) do
   local count = tonumber(redis.call('GET', key) or '0')
@@ -28,7 +28,7 @@ for i, key in ipairs(KEYS) do
     if ttl > wait then wait = ttl end
   end
 end
-return wait`;
+return wait` };
 
 export interface LoginThrottle {
   /** seconds to wait before another attempt is looked at; 0 when the attempt may proceed */
@@ -41,16 +41,18 @@ export interface LoginThrottle {
 // after start-up, or a reconnect) fails at once: give the connection a moment before calling it down.
 const CONNECTING_GRACE_MS = 1_000;
 
-export function loginThrottle(redis: Redis, prefix: string, limits: LoginLimits = DEFAULT_LOGIN_LIMITS): LoginThrottle {
+export function loginThrottle(redis: RedisClient, redisKeys: RedisKeys, limits: LoginLimits = DEFAULT_LOGIN_LIMITS): LoginThrottle {
+  // One script reads both counters: they share a hash tag (one slot of a cluster).
+  const failures = redisKeys.group('login-failures');
   // Hashed: the user name is whatever a client typed, and must not shape our key space.
   const keys = (client: string, user: string): [string, string] => [
-    `${prefix}:login-failures:client:${client}`,
-    `${prefix}:login-failures:user:${createHash('sha256').update(user).digest('hex').slice(0, 32)}`,
+    failures('client', client),
+    failures('user', createHash('sha256').update(user).digest('hex').slice(0, 32)),
   ];
   return {
     async retryAfter(client, user) {
       await waitUntilConnected(redis, CONNECTING_GRACE_MS);
-      return (await redis.eval(CHECK, 2, ...keys(client, user), limits.perClient, limits.perUser)) as number;
+      return (await runScript(redis, CHECK, keys(client, user), [limits.perClient, limits.perUser])) as number;
     },
     async recordFailure(client, user) {
       const [clientKey, userKey] = keys(client, user);

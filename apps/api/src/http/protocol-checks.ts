@@ -6,7 +6,7 @@ const CONTINUE = /(?:^|\W)100-continue(?:$|\W)/i;
 
 /**
  * Two requests Node would refuse itself, with a bare answer: an HTTP/1.1 request without Host
- * (RFC 9112 3.2: 400) and an Expect it cannot meet (RFC 9110 10.1.1: 417). server.ts hands them to
+ * (RFC 9112 3.2: 400) and an Expect it cannot meet (RFC 9110 10.1.1: 417). start-api.ts hands them to
  * Express instead (requireHostHeader off, checkExpectation routed to the app), so they are answered
  * here as Problem Details with a request id and the security headers.
  */

@@ -1,5 +1,5 @@
 import parseJoi from 'joi-to-json';
-import { MAX_RESULTS_DEFAULT, NON_TERMINAL_STATUSES, SOURCES, TERMINAL_STATUSES } from '@leadgen/domain';
+import { DEFAULT_SOURCE, MAX_RESULTS_DEFAULT, NON_TERMINAL_STATUSES, SOURCES, TERMINAL_STATUSES } from '@leadgen/domain';
 
 // The OpenAPI document's building blocks: schemas of the bodies, headers, Problem responses.
 import { generateRequestSchema } from '../routes/leads/generate-schema';
@@ -18,9 +18,11 @@ export const PROBLEM_CODES = [
 ] as const;
 
 /**
- * joi-to-json writes a Joi `when` as `oneOf` of its branches under a type that allows anything; two
- * branches that both accept a string (state: linkedin list or ISO code) would then fail `oneOf`. The
- * branches are alternatives, so `anyOf` says what Joi does; the catch-all type is dropped.
+ * joi-to-json writes a Joi `when` as `oneOf` of its branches under a type that allows anything, and
+ * Joi's `forbidden` (a field of another source) as an `anyOf` branch `{ not: {} }`. Generators type such
+ * a field `unknown`, so the catch-all type and the impossible branch go; the source a field belongs to
+ * is said by `dependentSchemas` instead (JSON Schema 2020-12, which validators apply and type
+ * generators ignore), and `state` by its own schema below.
  */
 function tidy(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(tidy);
@@ -29,20 +31,101 @@ function tidy(node: unknown): unknown {
   const source = node as Schema;
   for (const [key, value] of Object.entries(source)) {
     if (key === 'type' && Array.isArray(value) && value.length === 6 && source.oneOf) continue;
-    out[key === 'oneOf' ? 'anyOf' : key] = tidy(value);
+    if ((key === 'anyOf' || key === 'oneOf') && Array.isArray(value)) {
+      const possible = value.filter((branch) => JSON.stringify(branch) !== '{"not":{}}');
+      if (possible.length === 1) Object.assign(out, tidy(possible[0]));
+      else out.anyOf = tidy(possible);
+      continue;
+    }
+    out[key] = tidy(value);
   }
   return out;
 }
 
-/** The generation request, derived from the Joi schema that validates it, so the two cannot drift. */
-export function generationRequestSchema(): Schema {
-  const derived = tidy(parseJoi(generateRequestSchema, 'open-api-3.1')) as Schema;
+const ISO_CODE = '^\\s*[A-Za-z]{2}\\s*$';
+// Three letters at least, so a string matches exactly one of the two branches.
+const COUNTRY_NAME = "^\\s*[A-Za-z][A-Za-z .'-]+[A-Za-z]\\s*$";
+const countryInput = (description: string) => ({
+  description,
+  oneOf: [
+    { type: 'string', pattern: ISO_CODE, title: 'ISO 3166-1 alpha-2 code', description: 'Any case, e.g. `US` or `de`.' },
+    { type: 'string', pattern: COUNTRY_NAME, maxLength: 100, title: 'LinkedIn country name', description: 'Source linkedin only: an English name from GET /api/v1/meta/linkedin-countries.' },
+  ],
+});
+const onlyWithSource = (source: string) => ({ properties: { source: { const: source } }, required: ['source'] });
+
+/** One line per field a client may send (the Joi schema in routes/leads/generate-schema.ts validates them). */
+const REQUEST_FIELDS: Record<string, string> = {
+  source: `Which source to search. Default: \`${DEFAULT_SOURCE}\`.`,
+  category: 'The business type or professional category, e.g. `dentist`.',
+  state: 'The country: an ISO 3166-1 alpha-2 code; with source linkedin also an English name from GET /api/v1/meta/linkedin-countries.',
+  city: 'A city name; narrows the search.',
+  keyword: 'An additional keyword filter; `sandbox:…` steers a sandbox key\'s job (docs/api.md).',
+  maxResults: `How many leads at most, never clamped. Default: ${MAX_RESULTS_DEFAULT}.`,
+  excludeDelivered: 'Skip (neither deliver nor bill) leads this account received in any earlier job. Default: false.',
+  webhookUrl: 'Where this job\'s terminal event is also POSTed, signed with the account\'s default webhook secret.',
+  linkedinParams: 'Structured LinkedIn filters (source linkedin only).',
+  decisionMakerTitles: 'Shopify contact roles to keep (source shopify only).',
+  requiredChannels: 'Shopify stores must have each of these channels (source shopify only).',
+};
+const LINKEDIN_FIELDS: Record<string, string> = {
+  title: 'Job title(s).',
+  seniority: 'Seniority levels.',
+  industry: 'Industry or industries.',
+  companySize: 'Company headcount bands.',
+  country: 'The country, as `state`.',
+};
+
+const describe = (properties: Schema, lines: Record<string, string>) =>
+  Object.fromEntries(Object.entries(properties).map(([name, schema]) => [name, { ...(schema as Schema), description: lines[name] }]));
+
+/**
+ * What a client may send to POST /api/v1/leads/generate, derived from the Joi schema that validates it
+ * so the two cannot drift. No `default` keywords: a generator would make those fields required in the
+ * body (openapi-typescript does by default); the defaults are in the descriptions.
+ */
+export function generationRequestInputSchema(): Schema {
+  const derived = tidy(parseJoi(generateRequestSchema, 'open-api-3.1')) as Schema & { properties: Record<string, Schema> };
+  const properties = Object.fromEntries(Object.entries(derived.properties).map(([name, schema]) => [name, Object.fromEntries(Object.entries(schema).filter(([key]) => key !== 'default'))]));
+  const linkedin = properties.linkedinParams as Schema & { properties: Record<string, Schema> };
+  properties.linkedinParams = { ...linkedin, properties: describe({ ...linkedin.properties, country: countryInput('') }, LINKEDIN_FIELDS) };
+  properties.state = countryInput('');
   return {
     ...derived,
+    title: 'GenerationRequestInput',
+    properties: describe(properties, REQUEST_FIELDS),
+    dependentSchemas: { linkedinParams: onlyWithSource('linkedin'), decisionMakerTitles: onlyWithSource('shopify'), requiredChannels: onlyWithSource('shopify') },
     description:
-      'What to search for; every problem is reported at once (400 validation_failed). Unknown fields and fields of another source are refused. `state`: ISO 3166-1 alpha-2 (any case); for linkedin a code or English name from GET /api/v1/meta/linkedin-countries. `linkedinParams` only with source linkedin; `decisionMakerTitles` and `requiredChannels` only with source shopify.',
+      'What to search for; every problem is reported at once (400 validation_failed). Unknown fields and fields of another source are refused. `linkedinParams` only with source linkedin; `decisionMakerTitles` and `requiredChannels` only with source shopify.',
     example: { source: 'google_maps', category: 'dentist', state: 'US', city: 'Austin', maxResults: MAX_RESULTS_DEFAULT },
   };
+}
+
+const code = { type: 'string', pattern: '^[A-Z]{2}$' };
+/** The normalised request a job reports: defaults filled in, `state` an upper-case code, titles as arrays. */
+export function generationRequestSchema(): Schema {
+  const input = generationRequestInputSchema() as { properties: Record<string, Schema> };
+  const list = (schema: unknown) => ((schema as Schema).anyOf as Schema[])[0];
+  const linkedin = input.properties.linkedinParams as { properties: Record<string, Schema> };
+  const strict = (schema: Schema) => Object.fromEntries(Object.entries(schema).filter(([key]) => key !== 'minLength' && key !== 'maxLength'));
+  return object(
+    describe(
+      {
+        ...input.properties,
+        source: { type: 'string', enum: [...SOURCES] },
+        state: code,
+        maxResults: strict(input.properties.maxResults as Schema),
+        excludeDelivered: { const: true },
+        linkedinParams: object(
+          describe({ ...linkedin.properties, title: list(linkedin.properties.title), industry: list(linkedin.properties.industry), country: code }, LINKEDIN_FIELDS),
+          [],
+        ),
+      },
+      { ...REQUEST_FIELDS, state: 'The country\'s ISO 3166-1 alpha-2 code, upper case.', excludeDelivered: 'Present (true) exactly when the job skips leads the account already had.' },
+    ),
+    ['source', 'category', 'state', 'maxResults'],
+    { title: 'GenerationRequest', description: 'The normalised generation request a job reports: defaults filled in, `state` an upper-case code, LinkedIn titles and industries as arrays.' },
+  );
 }
 
 export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -98,79 +181,144 @@ export const problems = {
 };
 export const pick = (...codes: Array<keyof typeof problems>) => Object.fromEntries(codes.map((c) => [c, { $ref: `#/components/responses/Problem${c}` }]));
 
+/** A schema with its one-line description (every property a consumer reads has one). */
+export const d = (description: string, schema: Schema) => ({ ...schema, description });
+const sources = { type: 'string', enum: [...SOURCES] };
+const profiles = (what: string) =>
+  object({ facebook: d(`Facebook ${what}`, nullable(str)), instagram: d(`Instagram ${what}`, nullable(str)), linkedin: d(`LinkedIn ${what}`, nullable(str)) });
+
 export const leadSchema = object(
   {
-    source: { type: 'string', enum: [...SOURCES] },
-    businessName: str,
-    email: nullable(str),
-    phone: nullable(str),
-    address: nullable(str),
-    website: nullable(str),
-    reviewScore: nullable({ type: 'number' }),
-    categories: { type: 'array', items: str },
-    socialProfiles: object({ facebook: nullable(str), instagram: nullable(str), linkedin: nullable(str) }),
-    person: object({ fullName: str, title: nullable(str), seniority: nullable(str), linkedinUrl: str, location: nullable(str) }),
-    store: object({ domain: str, country: nullable(str), platform: str, categoryPath: nullable(str) }, ['domain', 'country', 'platform']),
+    source: d('The source that found the lead', sources),
+    businessName: d('The business (or for linkedin the person\'s company) name', str),
+    email: d('A contact email address, when one was found: never an address whose domain takes no mail, nor a disposable one (the next-best address the lead carries, or null)', nullable(str)),
+    emailVerification: {
+      anyOf: [{ $ref: '#/components/schemas/EmailVerification' }, { type: 'null' }],
+      description: 'The verdict on `email` (domain-level, from DNS); null when `email` is null',
+    },
+    phone: d('A phone number in international form, when known', nullable(str)),
+    address: d('The postal address; null for a google_maps service-area business (no storefront), which has `serviceArea` instead', nullable(str)),
+    serviceArea: d('google_maps service-area businesses only: the locality they serve, null when Google names none', nullable(str)),
+    website: d('The business\'s website URL, when known', nullable(str)),
+    reviewScore: d('The average review score (google_maps), when known', nullable({ type: 'number' })),
+    categories: d('The source\'s categories for the business', { type: 'array', items: str }),
+    socialProfiles: d('Profile URLs found for the business', profiles('page URL')),
+    person: d(
+      'The person (linkedin only)',
+      object({
+        fullName: d('Full name', str),
+        title: d('Job title', nullable(str)),
+        seniority: d('Seniority level', nullable(str)),
+        linkedinUrl: d('LinkedIn profile URL', str),
+        location: d('Location as the profile states it', nullable(str)),
+      }),
+    ),
+    store: d(
+      'The store (shopify only)',
+      object(
+        {
+          domain: d('The store\'s domain', str),
+          country: d('ISO 3166-1 alpha-2 country of the store, when known', nullable(str)),
+          platform: d('The e-commerce platform', str),
+          categoryPath: d('The store\'s category path, when known', nullable(str)),
+        },
+        ['domain', 'country', 'platform'],
+      ),
+    ),
     enrichment: object(
       {
-        emailSource: nullable(str),
-        emailBasis: nullable(str),
-        profileSources: object({ facebook: nullable(str), instagram: nullable(str), linkedin: nullable(str) }),
-        pagesVisited: int(),
+        emailSource: d('Where the email was found (a page URL or the source)', nullable(str)),
+        emailBasis: d('How the email was chosen', nullable(str)),
+        profileSources: d('Where each social profile was found', profiles('source page')),
+        pagesVisited: d('Website pages read while enriching', int()),
       },
       undefined,
       { description: 'where an enriched lead\'s email and profiles were found (decision 015)' },
     ),
-    contacts: {
+    contacts: d('Contacts at the store (shopify only)', {
       type: 'array',
-      items: object({ name: nullable(str), title: nullable(str), email: nullable(str), phone: nullable(str), linkedinUrl: nullable(str) }),
-    },
+      items: object({
+        name: d('Full name', nullable(str)),
+        title: d('Role', nullable(str)),
+        email: d('Email address', nullable(str)),
+        emailVerification: { anyOf: [{ $ref: '#/components/schemas/EmailVerification' }, { type: 'null' }], description: 'The verdict on the contact\'s `email`; null when it has none' },
+        phone: d('Phone number', nullable(str)),
+        linkedinUrl: d('LinkedIn profile URL', nullable(str)),
+      }),
+    }),
   },
   ['source', 'businessName', 'email', 'phone', 'address', 'website', 'reviewScore', 'categories', 'socialProfiles'],
   { description: 'The common record for every source; `person` for linkedin, `store` and `contacts` for shopify.' },
 );
 
-export const progress = object({ requestedCount: int(1), deliveredCount: int() });
+export const progress = object({ requestedCount: d('maxResults of the request', int(1)), deliveredCount: d('Leads delivered so far', int()) });
 export const jobCommon = {
-  jobId: str,
-  resultSetId: str,
-  pollUrl: str,
-  source: { type: 'string', enum: [...SOURCES] },
-  provider: nullable(str),
+  jobId: d('The job id (`job_…`)', str),
+  resultSetId: d('The id of the job\'s result set (`rs_…`)', str),
+  pollUrl: d('Where to poll the job', str),
+  source: d('The request\'s source', sources),
+  provider: d('The provider that ran the job, once one has', nullable(str)),
   request: { ...ref('GenerationRequest'), description: 'the normalised generation request (defaults filled in)' },
-  progress,
-  createdAt: time,
-  startedAt: nullable(time),
-  finishedAt: nullable(time),
+  progress: d('How far along the job is', progress),
+  createdAt: d('When the job was created', time),
+  startedAt: d('When a worker started it', nullable(time)),
+  finishedAt: d('When it reached its terminal status', nullable(time)),
   creditsReserved: { ...int(), description: 'held until the job settles; 0 once terminal' },
-  creditsCharged: nullable(int()),
+  creditsCharged: d('Credits charged, once terminal', nullable(int())),
   skipped: {
-    ...object({ alreadyDelivered: int(), suppressed: int() }),
+    ...object({ alreadyDelivered: d('Leads the account already had (excludeDelivered)', int()), suppressed: d('Leads on the account\'s suppression list', int()) }),
     description: 'leads passed over and not billed: ones the account already had (with excludeDelivered) and ones on its suppression list (decision 014)',
   },
 };
-export const terminalObject = object({
-  status: { type: 'string', enum: [...TERMINAL_STATUSES] },
-  requestedCount: int(1),
-  deliveredCount: int(),
-  resultSetId: str,
-  stopReason: nullable({ type: 'string', enum: ['source_exhausted', 'no_results', 'provider_error', 'provider_unauthorized', 'timeout', 'internal_error', 'cancelled_by_owner'] }),
-});
-export const openJob = object({ ...jobCommon, status: { type: 'string', enum: [...NON_TERMINAL_STATUSES] } }, undefined, { title: 'Job (queued or running)' });
+export const terminalObject = d(
+  'The outcome; present exactly when the status is terminal, and then it never changes',
+  object({
+    status: d('The terminal status', { type: 'string', enum: [...TERMINAL_STATUSES] }),
+    requestedCount: d('maxResults of the request', int(1)),
+    deliveredCount: d('Leads delivered', int()),
+    resultSetId: d('The result set holding the leads', str),
+    stopReason: d(
+      'Why the job stopped producing leads (null for a job that delivered everything asked for)',
+      nullable({ type: 'string', enum: ['source_exhausted', 'no_results', 'provider_error', 'provider_unauthorized', 'timeout', 'internal_error', 'cancelled_by_owner'] }),
+    ),
+  }),
+);
+const nonTerminal = d('queued or running', { type: 'string', enum: [...NON_TERMINAL_STATUSES] });
+const terminal = d('A terminal status: it never changes again', { type: 'string', enum: [...TERMINAL_STATUSES] });
+export const openJob = object({ ...jobCommon, status: nonTerminal }, undefined, { title: 'JobOpen', description: 'A job still queued or running: no `terminal`, no `leads`' });
 export const finishedJob = (withLeads: boolean) =>
   object(
     {
       ...jobCommon,
-      status: { type: 'string', enum: [...TERMINAL_STATUSES] },
+      status: terminal,
       terminal: terminalObject,
-      ...(withLeads ? { leads: { type: 'array', items: ref('Lead') } } : {}),
+      ...(withLeads ? { leads: d('The delivered leads in delivery order', { type: 'array', items: ref('Lead') }) } : {}),
     },
     undefined,
-    { title: `Job (terminal${withLeads ? '' : ', without leads'})` },
+    { description: withLeads ? 'A terminal job with its leads' : 'A terminal job, without `leads` (listings, webhook events)' },
   );
 
+/**
+ * A union on `status` with a discriminator mapping every status to its branch, so generators type it
+ * as a discriminated union (`job.status === 'COMPLETE'` narrows to the terminal branch).
+ */
+export const jobUnion = (open: string, finished: string, description: string) => ({
+  description,
+  oneOf: [ref(open), ref(finished)],
+  discriminator: {
+    propertyName: 'status',
+    mapping: Object.fromEntries([...NON_TERMINAL_STATUSES.map((s) => [s, `#/components/schemas/${open}`]), ...TERMINAL_STATUSES.map((s) => [s, `#/components/schemas/${finished}`])]),
+  },
+});
+
 export const leadItem = object(
-  { jobId: str, resultSetId: str, position: int(), deliveredAt: time, lead: ref('Lead') },
+  {
+    jobId: d('The job that delivered the lead', str),
+    resultSetId: d('That job\'s result set', str),
+    position: d('The lead\'s position in the result set (0-based, delivery order)', int()),
+    deliveredAt: d('When it was delivered', time),
+    lead: ref('Lead'),
+  },
   undefined,
   { description: 'A delivered lead and where it belongs; `lead` is the record of the job body.' },
 );

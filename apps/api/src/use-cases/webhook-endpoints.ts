@@ -10,7 +10,6 @@ import {
   retryWebhookDelivery,
   rotateWebhookEndpointSecret,
   updateWebhookEndpoint,
-  webhookEndpointSecret,
   type DeliveryScope,
   type WebhookDeliveryRecord,
   type WebhookDeliveryStatus,
@@ -69,13 +68,6 @@ export async function rotateEndpointSecret(deps: ApiDependencies, accountId: str
   const endpoint = await rotateWebhookEndpointSecret(deps.db, accountId, id, secret);
   if (!endpoint) throw webhookErrors.endpointNotFound();
   return { endpoint, secret };
-}
-
-/** The secret of an endpoint created a moment ago (its creation's answer). */
-export async function endpointSecret(deps: ApiDependencies, accountId: string, id: string): Promise<string> {
-  const secret = await webhookEndpointSecret(deps.db, accountId, id);
-  if (!secret) throw webhookErrors.endpointNotFound();
-  return secret;
 }
 
 /** Enqueues a delivery now; if Redis refuses, the outbox sweep enqueues it (the delivery is recorded already). */

@@ -1,5 +1,5 @@
 import { errors, webhookUrlProblem } from '@leadgen/domain';
-import { FetchError, resolveWebhookTarget, webhookNetworkPolicy } from '@leadgen/providers';
+import { FetchError, resolveWebhookTarget, webhookNetworkPolicy } from '@leadgen/network-guard';
 import type { ApiDependencies } from '../dependencies';
 
 const CHECK_TIMEOUT_MS = 5_000;

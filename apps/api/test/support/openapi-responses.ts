@@ -6,6 +6,7 @@ import { openApiDocument } from '../../src/openapi/openapi-document';
 type Doc = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- an OpenAPI document walked by key
 
 const MAX_CAPTURE = 1024 * 1024;
+const DOWNLOADS: Record<string, string> = { 'text/csv': 'csv', 'application/x-ndjson': 'jsonl' };
 const escape = (segment: string) => segment.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /**
@@ -22,9 +23,11 @@ export class OpenApiResponses {
   constructor() {
     addFormats(this.ajv);
     this.ajv.addSchema({ ...this.doc, $id: 'doc' });
-    this.routes = Object.keys(this.doc.paths as object).map((template) => ({
+    // Most literal characters first, so `/result-sets/{id}.csv` is found before `/result-sets/{id}` takes `rs_….csv`.
+    const literal = (template: string) => template.replace(/\{[^}]+\}/g, '').length;
+    this.routes = Object.keys(this.doc.paths as object).sort((a, b) => literal(b) - literal(a)).map((template) => ({
       template,
-      pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`),
+      pattern: new RegExp(`^${template.replace(/\./g, '\\.').replace(/\{[^}]+\}/g, '[^/]+')}$`),
     }));
   }
 
@@ -36,6 +39,10 @@ export class OpenApiResponses {
     } catch {
       return null; // a request line no URL parser takes (the HTTP fuzzing sends them) names no documented path
     }
+    // A listing asked for a download the older way (`?format=csv`, Accept) answers as its `.csv` / `.jsonl`
+    // operation does: check it against that one.
+    const download = DOWNLOADS[(contentType ?? '').split(';')[0]!.trim()];
+    if (download && this.routes.some((r) => r.pattern.test(`${path}.${download}`))) path = `${path}.${download}`;
     const route = this.routes.find((r) => r.pattern.test(path));
     const operation = route && (this.doc.paths[route.template][method.toLowerCase()] as Doc | undefined);
     if (!route || !operation) return null;

@@ -9,7 +9,7 @@ import {
 } from '@leadgen/db';
 import { logger, withLogContext } from '@leadgen/logger';
 import { metrics } from '@leadgen/ops';
-import { webhookNetworkPolicy } from '@leadgen/providers';
+import { webhookNetworkPolicy } from '@leadgen/network-guard';
 import { WebhookDeliveryFailed, WebhookRetryLater, type Job, type WebhookDeliveryHandler, type WebhookDeliveryPayload } from '@leadgen/queue';
 import { sendWebhook } from './send-webhook';
 import { signatureHeaders, webhookEnvelope } from './webhook-message';

@@ -1,7 +1,7 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { FetchError, resolveWebhookTarget, type NetworkPolicy } from '@leadgen/providers';
+import { FetchError, resolveWebhookTarget, type NetworkPolicy } from '@leadgen/network-guard';
 import type { AttemptResult } from '@leadgen/db';
 
 const EXCERPT_BYTES = 1024;

@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { webhookNetworkPolicy } from '@leadgen/providers';
+import { webhookNetworkPolicy } from '@leadgen/network-guard';
 import { sendWebhook } from './send-webhook';
 import { Webhook } from 'standardwebhooks';
 import { newWebhookSecret, webhookUrlProblem } from '@leadgen/domain';

@@ -2,14 +2,14 @@ import type { Config } from '@leadgen/config';
 import type { Database } from '@leadgen/db';
 import { logger } from '@leadgen/logger';
 import { metrics } from '@leadgen/ops';
-import { createWebhookConsumer, createWebhookProducer, WEBHOOK_QUEUE_NAME, WebhookDeliveryFailed, WebhookRetryLater, type WebhookProducer, type Worker } from '@leadgen/queue';
+import { connectionLog, createWebhookConsumer, createWebhookProducer, WEBHOOK_QUEUE_NAME, WebhookDeliveryFailed, WebhookRetryLater, type WebhookProducer, type Worker } from '@leadgen/queue';
 import { createWebhookDeliveryHandler } from './deliver-webhook';
 import { startOutboxSweep } from './webhook-outbox-sweep';
 
 export interface WebhookDelivery {
   /** every worker enqueues the deliveries of the jobs it settles, whether it delivers webhooks or not */
   producer: WebhookProducer;
-  /** the webhook queue's consumer, when WORKER_SOURCES lists `webhooks` */
+  /** the webhook queue's consumer, when WORKER_QUEUES lists `webhooks` */
   consumer: Worker | null;
   close(): Promise<void>;
 }
@@ -19,19 +19,19 @@ export interface WebhookDelivery {
  * so a slow receiver never holds a lead job's slot, and the fleet-wide outbox sweep.
  */
 export async function startWebhookDelivery(config: Config, db: Database): Promise<WebhookDelivery> {
-  const producer = createWebhookProducer(config.redis.url, config.redis.queuePrefix);
+  const producer = createWebhookProducer(config.redis);
   if (!config.webhooks.deliver) {
     return { producer, consumer: null, close: () => producer.close() };
   }
   const consumer = createWebhookConsumer(createWebhookDeliveryHandler(config, db), {
-    redisUrl: config.redis.url,
-    prefix: config.redis.queuePrefix,
+    redis: config.redis,
     concurrency: config.webhooks.concurrency,
     // Renewed while the worker lives: a dead worker's attempt is made again by another after WORKER_LOCK_MS.
     lockMs: config.worker.lockMs,
     stalledCheckMs: config.worker.stalledCheckMs,
   });
-  consumer.on('error', (error) => logger.warn('webhook consumer connection error', { error: error.message }));
+  // BullMQ re-emits its connections' errors here: bounded like every connection's (connection-log.ts).
+  consumer.on('error', connectionLog('consumer:webhooks').failed);
   consumer.on('failed', (job, error) => {
     // Outcomes of attempts are logged by the handler; anything else is an infrastructure fault, retried.
     if (!job || error instanceof WebhookRetryLater || error instanceof WebhookDeliveryFailed) return;
@@ -54,12 +54,4 @@ export async function startWebhookDelivery(config: Config, db: Database): Promis
       await producer.close();
     },
   };
-}
-
-/** Hands a settled job's deliveries to the queue; if Redis refuses, the outbox sweep enqueues them later. */
-export async function enqueueWebhookDeliveries(producer: Pick<WebhookProducer, 'enqueue'> | undefined, deliveryIds: readonly string[]): Promise<void> {
-  if (!producer || deliveryIds.length === 0) return;
-  await producer.enqueue(deliveryIds).catch((error: Error) => {
-    logger.warn('webhook deliveries not enqueued; the outbox sweep will', { count: deliveryIds.length, error: error.message });
-  });
 }

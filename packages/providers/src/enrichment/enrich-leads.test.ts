@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
 import type { GoogleMapsLead } from '@leadgen/domain';
 import { enrichLeads, type WebsiteEnricherLike } from './enrich-leads';
 
@@ -91,5 +93,13 @@ describe('enrichLeads concurrency and deadline', () => {
     await expect(enrichLeads(sites(3), { enricher, concurrency: 1, deadlineMarginMs: 0 }, controller.signal, Date.now() + 5_000)).rejects.toBe(reason);
     expect(held.running).toBe(0);
     expect(held.started).toHaveLength(1);
+  });
+});
+
+describe('enrichLeads on a full page', () => {
+  it('when 25 leads wait for 2 slots on one job signal, then Node prints no listener-leak warning (a worker’s stderr stays JSON)', () => {
+    const run = spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, '../../test/fixtures/enrich-full-page.ts')], { env: process.env, encoding: 'utf8' });
+    expect(run.stdout.trim()).toBe('25 enriched');
+    expect(run.stderr).not.toContain('MaxListenersExceededWarning');
   });
 });

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { LeadEnrichment, LeadRecord, SocialProfiles } from '@leadgen/domain';
 import { signalUntil } from '../abortable-waits';
 import { abortableLimit } from './concurrency-limits';
@@ -48,6 +49,10 @@ export async function enrichLeads(leads: readonly LeadRecord[], step: Enrichment
   const todo = leads.filter(needsEnrichment);
   if (todo.length === 0) return;
   const scope = signalUntil(signal, deadline - step.deadlineMarginMs);
+  // Every lead of the page waits on this one signal (a listener each while it waits for a slot, one more
+  // while it visits): that is the design, not a leak, and Node's default of 10 would print a warning on the
+  // worker's stderr for every page of more than 10 leads.
+  setMaxListeners(todo.length * 2 + 10, scope.signal);
   // A lead still waiting for a slot when the scope ends is skipped (the limit rejects it): it is handed over as the upstream gave it.
   const limit = abortableLimit(Math.max(1, step.concurrency));
   try {

@@ -13,10 +13,22 @@ const CANDIDATE = /(?:https?:)?\/\/(?:[a-z0-9-]+\.)*(?:facebook|fb|instagram|lin
 const FACEBOOK_NOT_PROFILE = new Set(['sharer', 'sharer.php', 'share', 'share.php', 'dialog', 'plugins', 'tr', 'login', 'login.php', 'l.php', 'home.php', 'hashtag', 'help', 'policies', 'privacy', 'legal', 'ads', 'events', 'groups', 'watch', 'photo', 'photo.php', 'photos', 'video.php', 'story.php', 'permalink.php', 'search', 'marketplace', 'gaming', 'settings', 'messages', 'notifications', 'bookmarks', 'business', 'pages', 'people', 'v2.0', 'recover', 'reg', 'r.php', 'connect', 'privacy_policy']);
 const INSTAGRAM_NOT_PROFILE = new Set(['p', 'reel', 'reels', 'tv', 'explore', 'stories', 'accounts', 'about', 'legal', 'developer', 'direct', 'web', 'emails', 'challenge', 'privacy', 'terms', 'share', 's', 'oauth', 'embed.js']);
 
+// An XML namespace declaration (xmlns:fb="http://www.facebook.com/2008/fbml") names a vocabulary, not a page.
+const NAMESPACE_ATTRIBUTE = /\bxmlns(?::[\w-]+)?\s*=\s*(?:"[^"]*"|'[^']*')/gi;
+
+// Handles that site builders' and themes' templates link to until the owner replaces them, and the
+// placeholders of hand-made templates: the builder's or a sample account, never the business's.
+const TEMPLATE_HANDLES = new Set([
+  'wix', 'wixcom', 'squarespace', 'shopify', 'webflow', 'wordpress', 'wordpressdotcom', 'elementor', 'elegantthemes', 'divi', 'godaddy', 'weebly',
+  'jimdo', 'strato', 'ionos', 'ionos.de', '1und1', 'hostinger', 'themeforest', 'envato', 'themeisle', 'astrawp', 'generatepress', 'oceanwp', 'bootstrapmade',
+  'templatemonster', 'zyro', 'carrd', 'site123', 'duda', 'ovh', 'yourpage', 'your-page', 'yourcompany', 'your.company', 'yourbusiness', 'username', 'yourusername',
+  'your_username', 'yourhandle', 'yourname', 'youraccount', 'example', 'company', 'page', 'profile', 'facebook', 'instagram', 'linkedin', 'meta',
+]);
+
 /** The first facebook, instagram and linkedin profile a page links to, normalised; share buttons are not profiles. */
 export function extractSocialProfiles(html: string, baseUrl: string): SocialProfiles {
   const profiles: SocialProfiles = { facebook: null, instagram: null, linkedin: null };
-  const source = decodeEntities(unescapeScriptText(html));
+  const source = decodeEntities(unescapeScriptText(html.replace(NAMESPACE_ATTRIBUTE, '')));
   for (const match of source.matchAll(CANDIDATE)) {
     let url: URL;
     try {
@@ -25,12 +37,18 @@ export function extractSocialProfiles(html: string, baseUrl: string): SocialProf
     } catch {
       continue;
     }
-    profiles.facebook ??= facebookProfile(url);
-    profiles.instagram ??= instagramProfile(url);
-    profiles.linkedin ??= linkedinProfile(url);
+    profiles.facebook ??= notTemplate(facebookProfile(url));
+    profiles.instagram ??= notTemplate(instagramProfile(url));
+    profiles.linkedin ??= notTemplate(linkedinProfile(url));
     if (profiles.facebook && profiles.instagram && profiles.linkedin) break;
   }
   return profiles;
+}
+
+function notTemplate(profile: string | null): string | null {
+  if (profile === null) return null;
+  const handle = profile.replace(/^https:\/\/www\.[a-z]+\.com\/(?:company\/|in\/)?/, '').toLowerCase();
+  return TEMPLATE_HANDLES.has(handle) ? null : profile;
 }
 
 function segments(url: URL): string[] {

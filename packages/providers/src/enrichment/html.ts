@@ -33,7 +33,10 @@ export interface TextBlock {
 
 /** Where the credit phrase starts in a line of text, or -1. */
 export function creditIndex(text: string): number {
-  return text.length <= 300 ? `${text} `.search(CREDIT_TEXT) : -1;
+  if (text.length > 300) return -1;
+  const latin = `${text} `.search(CREDIT_TEXT);
+  const other = text.search(CREDIT_TEXT_OTHER);
+  return latin === -1 ? other : other === -1 ? latin : Math.min(latin, other);
 }
 
 export interface Anchor {
@@ -59,12 +62,15 @@ const BLOCK_TAGS = new Set([
   'html', 'iframe', 'img', 'input', 'label', 'legend', 'li', 'main', 'nav', 'ol', 'option', 'p', 'pre', 'section',
   'select', 'summary', 'table', 'tbody', 'td', 'textarea', 'tfoot', 'th', 'thead', 'title', 'tr', 'ul',
 ]);
-const SKIPPED_TAGS = new Set(['style', 'template', 'svg']);
+// Code samples show addresses as syntax (`git config user.email you@...`), never as a way to reach the business.
+const SKIPPED_TAGS = new Set(['style', 'template', 'svg', 'code', 'kbd', 'samp']);
 const CONTACT_MARKUP = /contact|kontakt|contacto|contatti|impressum|imprint|vcard|h-card|business-info|store-info|company-info|anschrift|adresse|address/i;
 const CREDIT_MARKUP = /credit|designed-?by|made-?by|powered-?by|agency|webdesign|site-?by/i;
 const ORGANIZATION_TYPE = /schema\.org\/(?:Organization|LocalBusiness|Corporation|Store|[A-Za-z]*(?:Business|Store|Restaurant|Office|Practice|Clinic|Dentist|Shop))/i;
 // "Website by Acme", "Webdesign: Acme", "Réalisé par", "Erstellt von", "Diseño web por", "Realizzato da" ...
-const CREDIT_TEXT = /\b(?:(?:web)?site|web ?design(?:ed)?|webdesign|design(?:ed)?|developed|built|made|created|powered|theme|realis[eé]e?|r[eé]alis[eé]e?|con[cç]eption|erstellt|umgesetzt|gestaltet|entwickelt|dise[nñ]o(?: web)?|desarrollad[oa]|realizzato|sviluppato|progettato|criado|desenvolvido)\s*(?:and \w+\s*)?(?:by|von|durch|par|por|da|di|:)\s/i;
+const CREDIT_TEXT = /\b(?:(?:web)?site|web ?design(?:ed)?|webdesign|design(?:ed)?|developed|built|made|created|powered|theme|concept|konzept|realis[eé]e?|r[eé]alis[eé]e?|con[cç]eption|erstellt|umgesetzt|umsetzung|gestaltet|gestaltung|entwickelt|dise[nñ]o(?: web)?|desarrollad[oa]|realizzato|sviluppato|progettato|criado|desenvolvido|ontwerp|ontwikkeld|gemaakt|realisatie|projekt|realizacja|wykonanie|wykonana|stworzone)(?:\s*(?:&|and|und|et|e|y|en|i|\+|,)\s*[\p{L}-]+){0,3}\s*(?:(?:by|von|durch|par|por|da|di|door|przez)\s*:?|:)\s/iu;
+// Scripts without word spaces or Latin letters: "サイト制作：", "ホームページ制作", "עיצוב ובניית אתרים:", "تصميم وتطوير:".
+const CREDIT_TEXT_OTHER = /(?:サイト制作|ホームページ制作|ウェブ制作|web制作|制作会社|デザイン・制作|עיצוב (?:ו)?(?:בניית|פיתוח)|בניית אתרים|תכנות ועיצוב|تصميم وتطوير|تصميم الموقع|تطوير الموقع|برمجة وتصميم)/iu;
 
 /** One pass of htmlparser2 over the page: its text blocks, links, and scripts. */
 export function parsePage(html: string): PageDocument {
@@ -110,6 +116,8 @@ export function parsePage(html: string): PageDocument {
           return;
         }
         if (skipping > 0) return;
+        // NFKC: full-width forms (Japanese pages write ＠ and ｉｎｆｏ) read as the ASCII a reader types.
+        data = data.normalize('NFKC');
         buffer += data;
         for (const anchor of openAnchors) anchor.text += data;
         if (data.trim() !== '') {
@@ -168,9 +176,17 @@ export function foldWords(text: string): string {
   return text.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().replace(/ß/g, 'ss').replace(/[^a-z0-9]+/g, ' ').trim();
 }
 
+// Link texts in scripts that folding to a-z erases (Japanese, Hebrew, Arabic).
+const OTHER_SCRIPT_KINDS: Array<[PageKind, RegExp, number]> = [
+  ['contact', /お問い?合わせ|問合せ|連絡先|アクセス|צור קשר|יצירת קשר|اتصل بنا|تواصل معنا|اتصال/u, 100],
+  ['imprint', /特定商取引法|特商法|会社概要|運営会社|運営者情報|מידע משפטי|הצהרת נגישות|إشعار قانوني|معلومات قانونية/u, 90],
+];
+
 function kindOf(path: string, text: string): { kind: PageKind; score: number } | null {
   const words = [foldWords(path), foldWords(text)];
   for (const [kind, pattern, score] of PAGE_KINDS) if (words.some((w) => pattern.test(w))) return { kind, score };
+  const raw = text.normalize('NFKC');
+  for (const [kind, pattern, score] of OTHER_SCRIPT_KINDS) if (pattern.test(raw)) return { kind, score };
   return null;
 }
 

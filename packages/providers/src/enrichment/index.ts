@@ -5,7 +5,6 @@ export type { EnrichmentHints, EnrichmentOptions, EnrichmentProvenance, Enrichme
 export { extractEmails } from './extract-emails';
 export { extractSocialProfiles } from './extract-social';
 export type { SocialProfiles } from './extract-social';
-export { isForbiddenAddress } from './address-guard';
 export { parseRobots } from './robots';
 export type { RobotsRules } from './robots';
 export { enrichLeads, type EnrichmentStep, type WebsiteEnricherLike } from './enrich-leads';

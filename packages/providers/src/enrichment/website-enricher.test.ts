@@ -1,5 +1,5 @@
 import * as zlib from 'zlib';
-import { isForbiddenAddress } from './address-guard';
+import { isForbiddenAddress } from '@leadgen/network-guard';
 import { createEnricherWithPolicy, createWebsiteEnricher, DEFAULT_USER_AGENT, type EnrichmentOptions } from './website-enricher';
 import { html, loopbackLookup, notFound, redirect, startFakeSite, streamHuge, type FakeSite } from '../../test/fakes/fake-site';
 

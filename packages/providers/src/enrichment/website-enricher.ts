@@ -1,13 +1,13 @@
 import { metrics } from '@leadgen/ops';
 import { promises as dns } from 'dns';
 import { signalUntil } from '../abortable-waits';
-import { isForbiddenAddress } from './address-guard';
+import { isForbiddenAddress } from '@leadgen/network-guard';
 import { type EmailBasis, type EmailSighting, rankSightings, sightEmails } from './extract-emails';
 import { extractSocialProfiles, type SocialProfiles } from './extract-social';
 import { findContactPages, isSameSite, type PageKind, parsePage } from './html';
 import { abortableLimit, type AbortableLimit, KeyedLimiter } from './concurrency-limits';
 import { allowAll, disallowAll, parseRobots, type RobotsRules } from './robots';
-import { FetchError, safeFetch, type FetchedResponse, type LookupFn, type NetworkPolicy, type SafeFetchOptions } from './safe-fetch';
+import { FetchError, safeFetch, type FetchedResponse, type LookupFn, type NetworkPolicy, type SafeFetchOptions } from '@leadgen/network-guard';
 
 export interface EnrichmentOptions {
   /** default false in production; tests set true to reach local fake sites */

@@ -3,8 +3,8 @@ import type { LeadProvider, ProviderLead, ProviderPage, SearchContext } from '..
 import { enrichLeads, type EnrichmentStep } from '../enrichment';
 import { type UpstreamClient, UpstreamError } from '../upstream';
 import { placeToLead } from './google-places-mapping';
-import { PAGE_SIZE, searchText } from './places-api';
-import { type Area, areaOf, isLatLng, VARIANT_COUNT, variantBody } from './variants';
+import { MAX_RESULTS_PER_QUERY, PAGE_SIZE, type Rect, searchText } from './places-api';
+import { extend, isLatLng, isRect, MAX_AREA_QUERIES, quarters, queryBody, searchArea } from './search-areas';
 
 export interface GooglePlacesProviderOptions {
   /** an UpstreamClient for GOOGLE_PLACES_BASE_URL carrying X-Goog-Api-Key */
@@ -14,45 +14,73 @@ export interface GooglePlacesProviderOptions {
 }
 
 /**
- * Cursor (JSON): `{ v: 1, variant, pageToken, area }`: the variant to run next, the page token to
- * continue it with (null: from its first page), and the area learnt from variant 0's first page
- * (needed by the sub-area variants, so a replacement worker does not have to ask again).
+ * Cursor (JSON, v2): the query to run next and where in it (search-areas.ts says how areas are chosen).
+ * A replacement worker resumes exactly there, without asking Google again for what it knew.
  */
-interface CursorState {
-  variant: number;
+export interface CursorState {
+  /** null: the city query; else the rectangle the query is restricted to */
+  area: Rect | null;
+  /** the page token to continue the query with (null: its first page) */
   pageToken: string | null;
-  area: Area | null;
+  /** rectangles still to ask, in order */
+  pending: Rect[];
+  /** the bounds of the city query's results so far (the rectangle split after it) */
+  bounds: Rect | null;
+  /** places the current query returned so far, and how many of them were new */
+  returned: number;
+  fresh: number;
+  /** rectangle queries started so far */
+  asked: number;
 }
 
-const START: CursorState = { variant: 0, pageToken: null, area: null };
+const START: CursorState = { area: null, pageToken: null, pending: [], bounds: null, returned: 0, fresh: 0, asked: 0 };
 
 export function encodeCursor(state: CursorState): string {
-  return JSON.stringify({ v: 1, ...state });
+  return JSON.stringify({ v: 2, ...state });
 }
+
+const count = (value: unknown) => (typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : null);
 
 /** An unreadable cursor (another version, corruption) restarts the search: the worker deduplicates. */
 export function decodeCursor(cursor: string | null): CursorState {
   if (cursor === null) return START;
   try {
     const raw = JSON.parse(cursor) as Record<string, unknown>;
-    if (raw.v !== 1 || typeof raw.variant !== 'number' || !Number.isInteger(raw.variant) || raw.variant < 0) return START;
-    const area = raw.area as Record<string, unknown> | null | undefined;
+    const [returned, fresh, asked] = [count(raw.returned), count(raw.fresh), count(raw.asked)];
+    if (raw.v !== 2 || returned === null || fresh === null || asked === null || !Array.isArray(raw.pending) || !raw.pending.every(isRect)) return START;
+    if (raw.area !== null && !isRect(raw.area)) return START;
+    if (raw.bounds !== null && !isRect(raw.bounds)) return START;
     return {
-      variant: raw.variant,
+      area: raw.area as Rect | null,
       pageToken: typeof raw.pageToken === 'string' ? raw.pageToken : null,
-      area: area && isLatLng(area.center) && typeof area.radius === 'number' ? { center: area.center, radius: area.radius } : null,
+      pending: raw.pending as Rect[],
+      bounds: raw.bounds as Rect | null,
+      returned,
+      fresh,
+      asked,
     };
   } catch {
     return START;
   }
 }
 
-/** The first variant after `state`'s that can be run, or null when the variants are exhausted. */
-function nextVariant(request: GenerationRequest, state: CursorState): CursorState | null {
-  for (let variant = state.variant + 1; variant < VARIANT_COUNT; variant++) {
-    if (variantBody(request, variant, state.area, PAGE_SIZE) !== null) return { ...state, variant, pageToken: null };
+/**
+ * The query after `state`'s finished one, or null when no call could add a place: the city query
+ * listed fewer than Google's 60 (that was every match), a rectangle brought nothing new (its
+ * quarters would only repeat it), or the rectangles ran out.
+ */
+export function nextQuery(state: CursorState): CursorState | null {
+  const saturated = state.returned >= MAX_RESULTS_PER_QUERY;
+  const pending = [...state.pending];
+  if (state.area === null) {
+    if (!saturated || state.bounds === null) return null;
+    pending.push(...quarters(searchArea(state.bounds)));
+  } else if (saturated && state.fresh > 0) {
+    pending.push(...quarters(state.area));
   }
-  return null;
+  const area = pending.shift();
+  if (area === undefined || state.asked >= MAX_AREA_QUERIES) return null;
+  return { ...state, area, pending, pageToken: null, returned: 0, fresh: 0, asked: state.asked + 1 };
 }
 
 export function createGooglePlacesProvider(options: GooglePlacesProviderOptions): LeadProvider<'google_maps'> {
@@ -70,11 +98,7 @@ async function* search(options: GooglePlacesProviderOptions, request: Generation
   let tokenFromCursor = state.pageToken !== null;
   const seen = new Set<string>();
   while (state !== null) {
-    const first = variantBody(request, state.variant, state.area, PAGE_SIZE);
-    if (first === null) {
-      state = nextVariant(request, state);
-      continue;
-    }
+    const first = queryBody(request, state.area, PAGE_SIZE);
     // Google requires every parameter but the token to repeat unchanged on later pages.
     const body = state.pageToken === null ? first : { ...first, pageToken: state.pageToken };
     let page;
@@ -83,28 +107,27 @@ async function* search(options: GooglePlacesProviderOptions, request: Generation
     } catch (error) {
       if (tokenFromCursor && error instanceof UpstreamError && error.upstreamStatus === 400 && error.reason === 'provider_error') {
         tokenFromCursor = false;
-        state = { ...state, pageToken: null };
+        state = { ...state, pageToken: null, returned: 0, fresh: 0 };
         continue;
       }
       throw error;
     }
     tokenFromCursor = false;
-    if (state.variant === 0 && state.pageToken === null && state.area === null) state = { ...state, area: areaOf(page.places) };
 
+    let { bounds, fresh } = state;
     const leads: ProviderLead[] = [];
     for (const place of page.places) {
-      const mapped = placeToLead(place, request.category);
-      if (mapped === null || seen.has(mapped.dedupKey)) continue;
-      seen.add(mapped.dedupKey);
-      leads.push(mapped);
+      if (state.area === null && isLatLng(place.location)) bounds = extend(bounds, place.location);
+      if (seen.has(place.id)) continue;
+      seen.add(place.id);
+      fresh += 1;
+      const mapped = placeToLead(place, request.category, request.state);
+      if (mapped !== null) leads.push(mapped);
     }
     if (options.enrichment) await enrichLeads(leads.map((l) => l.lead), options.enrichment, signal, deadline);
 
-    let next: CursorState | null;
-    if (page.nextPageToken !== null) next = { ...state, pageToken: page.nextPageToken };
-    // Variant 0 ran out before filling its last page: it listed every match there is.
-    else if (state.variant === 0 && page.places.length < PAGE_SIZE) next = null;
-    else next = nextVariant(request, state);
+    const done: CursorState = { ...state, bounds, fresh, returned: state.returned + page.places.length };
+    const next = page.nextPageToken !== null ? { ...done, pageToken: page.nextPageToken } : nextQuery(done);
     yield { leads, cursor: next === null ? null : encodeCursor(next) };
     state = next;
   }

@@ -4,12 +4,15 @@ import type { UpstreamClient } from '../upstream';
 /**
  * The fields we read, and nothing else: the bill for a Text Search call follows the costliest
  * field in the mask. Phone, website and rating put the call in the Enterprise tier whatever else
- * is asked; `places.location` (Pro tier, so free on top) feeds the sub-area split.
+ * is asked; `places.location` feeds the rectangles, `places.addressComponents` the country check
+ * and a service-area business's locality, `places.pureServiceAreaBusiness` says which has no address.
  */
 export const FIELD_MASK = [
   'places.id',
   'places.displayName',
   'places.formattedAddress',
+  'places.addressComponents',
+  'places.pureServiceAreaBusiness',
   'places.location',
   'places.internationalPhoneNumber',
   'places.nationalPhoneNumber',
@@ -23,23 +26,43 @@ export const FIELD_MASK = [
 /** The API's own maximum; also the cheapest choice, since each call is billed whatever its size. */
 export const PAGE_SIZE = 20;
 
+/** Text Search lists at most this many places for one query, however many pages are asked for. */
+export const MAX_RESULTS_PER_QUERY = 60;
+
 export interface LatLng {
   latitude: number;
   longitude: number;
 }
 
+/** google.geo.type.Viewport: `low` is the south-west corner, `high` the north-east one. */
+export interface Rect {
+  low: LatLng;
+  high: LatLng;
+}
+
 export interface TextSearchBody {
   textQuery: string;
   pageSize: number;
+  /** formats and biases the answer; it does not restrict it to the country (UPSTREAM.md) */
   regionCode?: string;
-  locationBias?: { circle: { center: LatLng; radius: number } };
+  /** a hard limit: no place outside it is returned; only with a text query that names no place */
+  locationRestriction?: { rectangle: Rect };
+  includePureServiceAreaBusinesses?: boolean;
   pageToken?: string;
+}
+
+export interface AddressComponent {
+  longText?: string;
+  shortText?: string;
+  types?: string[];
 }
 
 export interface Place {
   id: string;
   displayName?: { text?: string };
   formattedAddress?: string;
+  addressComponents?: AddressComponent[];
+  pureServiceAreaBusiness?: boolean;
   location?: LatLng;
   internationalPhoneNumber?: string;
   nationalPhoneNumber?: string;

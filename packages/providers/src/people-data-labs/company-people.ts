@@ -1,13 +1,13 @@
-import type { StoreContact } from '@leadgen/domain';
+import type { ContactChannel, StoreContact } from '@leadgen/domain';
 import type { UpstreamClient } from '../upstream';
 import { personToContact } from './people-data-labs-mapping';
 import { MAX_SIZE, personSearch } from './pdl-api';
-import { buildCompanyPeopleQuery } from './query';
+import { buildCompanyPeopleQuery, contactDataset } from './query';
 
 /** Finds decision makers at companies, by company website domain. */
 export interface CompanyPeopleFinder {
   /** contacts per (lower-case, www-less) domain; a domain with nobody found is absent */
-  find(domains: readonly string[], titles: readonly string[], signal: AbortSignal, deadline: number): Promise<Map<string, StoreContact[]>>;
+  find(domains: readonly string[], titles: readonly string[], signal: AbortSignal, deadline: number, channels?: readonly ContactChannel[]): Promise<Map<string, StoreContact[]>>;
 }
 
 /** "https://www.Shop.com/about" → "shop.com" */
@@ -27,12 +27,12 @@ function holdsTitle(contact: StoreContact, titles: readonly string[]): boolean {
  */
 export function createCompanyPeopleFinder(client: UpstreamClient, perCompany = 5): CompanyPeopleFinder {
   return {
-    async find(domains, titles, signal, deadline) {
+    async find(domains, titles, signal, deadline, channels = []) {
       const found = new Map<string, StoreContact[]>();
       const wanted = [...new Set(domains.map(bareDomain).filter(Boolean))];
       if (wanted.length === 0 || titles.length === 0) return found;
       const size = Math.min(MAX_SIZE, wanted.length * perCompany);
-      const page = await personSearch(client, { query: buildCompanyPeopleQuery(wanted, titles), size }, signal, deadline);
+      const page = await personSearch(client, { query: buildCompanyPeopleQuery(wanted, titles), size, dataset: contactDataset(channels) }, signal, deadline);
       for (const person of page?.people ?? []) {
         const domain = typeof person.job_company_website === 'string' ? bareDomain(person.job_company_website) : '';
         if (!wanted.includes(domain)) continue;

@@ -7,6 +7,8 @@ export const MAX_SIZE = 100;
 export interface PersonSearchBody {
   query: Record<string, unknown>;
   size: number;
+  /** which slices of PDL's person data to search (query.ts: personDataset, contactDataset) */
+  dataset: string;
   scroll_token?: string;
 }
 

@@ -3,7 +3,7 @@ import type { LeadProvider, ProviderLead, ProviderPage, SearchContext } from '..
 import { type UpstreamClient, UpstreamError } from '../upstream';
 import { personToLead } from './people-data-labs-mapping';
 import { MAX_SIZE, personSearch } from './pdl-api';
-import { buildPersonQuery } from './query';
+import { buildPersonQuery, personDataset } from './query';
 
 export interface PeopleDataLabsProviderOptions {
   /** an UpstreamClient for PDL_BASE_URL carrying X-Api-Key */
@@ -45,7 +45,7 @@ async function* search(client: UpstreamClient, request: GenerationRequest, conte
     let page;
     try {
       // The query must repeat unchanged with the scroll token.
-      page = await personSearch(client, { query, size, ...(scrollToken === null ? {} : { scroll_token: scrollToken }) }, signal, deadline);
+      page = await personSearch(client, { query, size, dataset: personDataset(), ...(scrollToken === null ? {} : { scroll_token: scrollToken }) }, signal, deadline);
     } catch (error) {
       // A stored scroll token can expire before a replacement worker uses it: start over.
       if (tokenFromCursor && error instanceof UpstreamError && error.upstreamStatus === 400 && error.reason === 'provider_error') {

@@ -1,9 +1,11 @@
 import { isSandboxKeyword, parseSandboxDirectives } from '@leadgen/domain';
 import type { GenerationRequest, SandboxDirectives, Source } from '@leadgen/domain';
+import { metrics } from '@leadgen/ops';
 import { sleep } from '../abortable-waits';
 import { ProviderError, type LeadProvider, type ProviderPage, type SearchContext } from '../lead-provider';
 import { MatchStream, defaultMatchCount } from './sandbox-matches';
 import { toQuery } from './sandbox-query';
+import { steerMail } from './sandbox-mail';
 
 export const SANDBOX_PAGE_SIZE = 10;
 
@@ -42,16 +44,24 @@ async function* search(source: Source, request: GenerationRequest, context: Sear
   matches.skip(offset);
 
   for (;;) {
-    // each page is one upstream round trip: the latency comes first, then its answer or its error
+    // each page is one upstream round trip: the latency comes first, then its answer or its error; each is
+    // measured as a real upstream's attempt is (upstream `sandbox`), so a new deployment's dashboard is not empty
+    const started = performance.now();
     await sleep(delayMs, signal);
     signal.throwIfAborted();
+    const attempt = (outcome: 'ok' | 'unauthorized' | '5xx') =>
+      metrics.upstreamRequestDuration.observe({ upstream: 'sandbox', outcome }, (performance.now() - started) / 1000);
     if (directives.unauthorized) {
+      attempt('unauthorized');
       throw new ProviderError('provider_unauthorized', 'sandbox upstream refused the credentials (sandbox:unauthorized)', 401);
     }
     if (offset >= failAt) {
+      attempt('5xx');
       throw new ProviderError('provider_error', `sandbox upstream failed after ${offset} results (sandbox directive)`, 500);
     }
+    attempt('ok');
     const leads = matches.take(Math.min(SANDBOX_PAGE_SIZE, failAt - offset));
+    steerMail(leads, directives.mail, offset);
     offset += leads.length;
     // reaching the failure point means one more request, the one that fails, so the cursor stays open
     const more = offset >= failAt || matches.hasMore();

@@ -17,7 +17,7 @@ describe('sandbox records: every source', () => {
       for (const field of RECORD_FIELDS) expect(lead).toHaveProperty(field);
       expect(Object.keys(lead.socialProfiles).sort()).toEqual(['facebook', 'instagram', 'linkedin']);
       expect(lead.businessName.length).toBeGreaterThan(0);
-      expect(lead.address.length).toBeGreaterThan(0);
+      expect((lead.address ?? '').length).toBeGreaterThan(0);
       expect(lead.categories.length).toBeGreaterThan(0);
     }
   });
@@ -68,7 +68,7 @@ describe('sandbox records: google_maps', () => {
     for (const phone of anywhere.leads.map((l) => l.phone).filter((p) => p !== null)) {
       expect(phone).toMatch(/^\+44 (20 7946|1\d\d 496) 0\d{3}$/);
     }
-    expect(anywhere.leads.every((l) => l.address.endsWith(', United Kingdom'))).toBe(true);
+    expect(anywhere.leads.every((l) => (l.address ?? '').endsWith(', United Kingdom'))).toBe(true);
   });
 
   it('when leads are counted, then most but not all carry each optional field', async () => {

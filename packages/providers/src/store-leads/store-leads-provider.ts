@@ -1,10 +1,9 @@
-import type { GenerationRequest, ShopifyLead, StoreContact } from '@leadgen/domain';
+import { type ContactChannel, type GenerationRequest, matchCategoryPath, type ShopifyLead, STORELEADS_CATEGORY_PATHS, type StoreContact } from '@leadgen/domain';
 import { logger } from '@leadgen/logger';
 import { type LeadProvider, ProviderError, type ProviderLead, type ProviderPage, type SearchContext } from '../lead-provider';
 import { enrichLeads, type EnrichmentStep } from '../enrichment';
 import type { UpstreamClient } from '../upstream';
 import type { CompanyPeopleFinder } from '../people-data-labs/company-people';
-import { matchCategoryPath } from './category-paths';
 import { hasChannels, inCity, storeToLead } from './store-leads-mapping';
 import { listDomains, MAX_PAGE_SIZE } from './storeleads-api';
 
@@ -70,10 +69,16 @@ export function createStoreLeadsProvider(options: StoreLeadsProviderOptions): Le
  * failure there costs the contacts, not the job. Refused PDL credentials still end the job: they
  * are an operator's mistake that would otherwise go unnoticed.
  */
-async function findPeople(options: StoreLeadsProviderOptions, leads: readonly ShopifyLead[], titles: readonly string[], context: SearchContext): Promise<Map<string, StoreContact[]>> {
+async function findPeople(
+  options: StoreLeadsProviderOptions,
+  leads: readonly ShopifyLead[],
+  titles: readonly string[],
+  channels: readonly ContactChannel[],
+  context: SearchContext,
+): Promise<Map<string, StoreContact[]>> {
   if (options.people === null || titles.length === 0 || leads.length === 0) return new Map();
   try {
-    return await options.people.find(leads.map((l) => l.store.domain), titles, context.signal, context.deadline);
+    return await options.people.find(leads.map((l) => l.store.domain), titles, context.signal, context.deadline, channels);
   } catch (error) {
     if (context.signal.aborted) throw context.signal.reason;
     if (error instanceof ProviderError && error.reason === 'provider_unauthorized') throw error;
@@ -88,9 +93,13 @@ async function* search(options: StoreLeadsProviderOptions, request: GenerationRe
   const titles = request.decisionMakerTitles ?? [];
   let state = decodeCursor(context.cursor) ?? { page: 0, offset: 0, pageSize: pageSizeFor(request) };
   const seen = new Set<string>();
-  // Store Leads ignores a filter value that is not one of its paths: free text would filter nothing.
+  // Only a published path is ever sent: a guessed one filters nothing or everything (UPSTREAM.md).
+  // The API refuses such a category before a job exists; a job that got here anyway fails, unfiltered never.
   const categoryPath = matchCategoryPath(request.category);
-  const text = [categoryPath === null ? request.category.trim() : '', request.keyword?.trim() ?? ''].filter(Boolean).join(' ') || undefined;
+  if (categoryPath === null) {
+    throw new ProviderError('provider_error', `storeleads: "${request.category.trim()}" names no published Store Leads category (${STORELEADS_CATEGORY_PATHS.join(', ')})`);
+  }
+  const text = request.keyword?.trim() || undefined;
   for (;;) {
     const domains = await listDomains(
       options.client,
@@ -108,7 +117,7 @@ async function* search(options: StoreLeadsProviderOptions, request: GenerationRe
       seen.add(row.dedupKey);
       rows.set(index, row);
     });
-    const people = await findPeople(options, [...rows.values()].map((r) => r.lead), titles, context);
+    const people = await findPeople(options, [...rows.values()].map((r) => r.lead), titles, channels, context);
     for (const row of rows.values()) row.lead.contacts.push(...(people.get(row.dedupKey) ?? []));
 
     for (let start = state.offset; start < domains.length; start += chunkSize) {

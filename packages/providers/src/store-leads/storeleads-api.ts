@@ -28,9 +28,9 @@ export interface StoreDomain {
 export interface DomainQuery {
   /** ISO country code */
   country: string;
-  /** a Store Leads category path (`/Apparel/Footwear`); unknown values are silently ignored upstream */
-  categoryPath: string | null;
-  /** free text for `q`: the keyword, and the category when it matched no path */
+  /** a published Store Leads category path (@leadgen/domain's storeleads-category-paths.ts), never a guess */
+  categoryPath: string;
+  /** free text for `q`: the keyword */
   text?: string;
   page: number;
   pageSize: number;
@@ -58,7 +58,10 @@ export function parseDomains(body: unknown): StoreDomain[] {
   return domains;
 }
 
-/** One page (0-based) of Shopify stores in a country and category. */
+/** `f:ds`: only stores whose domain is live, as other Store Leads clients ask by default (UPSTREAM.md). */
+export const ACTIVE_DOMAIN_STATE = 'Active';
+
+/** One page (0-based) of active Shopify stores in a country and category. */
 export async function listDomains(client: UpstreamClient, query: DomainQuery, signal: AbortSignal, deadline: number): Promise<StoreDomain[]> {
   const response = await client.request({
     method: 'GET',
@@ -66,7 +69,8 @@ export async function listDomains(client: UpstreamClient, query: DomainQuery, si
     query: {
       'f:p': 'shopify',
       'f:cc': query.country,
-      'f:cat': query.categoryPath ?? undefined,
+      'f:cat': query.categoryPath,
+      'f:ds': ACTIVE_DOMAIN_STATE,
       q: query.text,
       page: query.page,
       page_size: query.pageSize,

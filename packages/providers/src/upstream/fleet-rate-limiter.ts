@@ -1,12 +1,12 @@
-import type { Redis } from 'ioredis';
 import { logger } from '@leadgen/logger';
-import { pauseBucket, reserveToken, type TokenBucket } from '@leadgen/queue';
+import type { RedisClient } from '@leadgen/queue';
+import { pauseBucket, reserveToken, type TokenBucket } from '@leadgen/rate-limits';
 import { ProviderError } from '../lead-provider';
 import { raceAbort, sleep } from '../abortable-waits';
 import type { RateLimiter } from './rate-limiter';
 
 export interface FleetRateLimiterOptions {
-  redis: Redis;
+  redis: RedisClient;
   /** e.g. `<QUEUE_PREFIX>:ratelimit:<provider>` */
   key: string;
   ratePerMin: number;

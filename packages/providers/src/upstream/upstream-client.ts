@@ -4,6 +4,7 @@ import { ProviderError } from '../lead-provider';
 import { signalUntil, sleep } from '../abortable-waits';
 import { type RateLimiter, unlimitedRateLimiter } from './rate-limiter';
 import { backoffDelay, DEFAULT_RETRY_POLICY, parseRetryAfter, type RetryPolicy } from './retry-policy';
+import { pauseFromRateLimitHeaders } from './rate-limit-headers';
 import { describeErrorBody, UpstreamError } from './upstream-error';
 
 export interface UpstreamClientOptions {
@@ -55,6 +56,16 @@ const retryListeners = new AsyncLocalStorage<(retry: UpstreamRetry) => void>();
  */
 export function onUpstreamRetry<T>(listener: (retry: UpstreamRetry) => void, fn: () => T): T {
   return retryListeners.run(listener, fn);
+}
+
+const callCounters = new AsyncLocalStorage<Map<string, number>>();
+
+/**
+ * Counts in `counts` (by upstream name) every request sent while `fn` runs, retries included, however
+ * deep in a provider: the worker reports what a job cost upstream without every adapter counting.
+ */
+export function countUpstreamCalls<T>(counts: Map<string, number>, fn: () => T): T {
+  return callCounters.run(counts, fn);
 }
 
 /** A failure worth another attempt, with the delay the upstream asked for, if any. */
@@ -124,6 +135,8 @@ export class UpstreamClient {
 
   /** One attempt, counted with its latency by outcome (leadgen_upstream_request_duration_seconds). */
   private async attempt(request: UpstreamRequest): Promise<UpstreamResponse> {
+    const counts = callCounters.getStore();
+    counts?.set(this.name, (counts.get(this.name) ?? 0) + 1);
     const started = performance.now();
     let outcome = 'ok';
     try {
@@ -157,6 +170,9 @@ export class UpstreamClient {
       });
       status = response.status;
       retryAfter = response.headers.get('retry-after');
+      // The upstream says its window is spent: hold the fleet until it resets instead of collecting 429s.
+      const pause = pauseFromRateLimitHeaders(response.headers);
+      if (pause !== null && pause > 0) await this.limiter.pause(Math.min(pause, this.policy.maxRetryAfterMs));
       // The same signal bounds the body: a response that starts but never finishes is cut off.
       text = await response.text();
     } catch (error) {
@@ -175,7 +191,8 @@ export class UpstreamClient {
     const described = describeErrorBody(body);
     const detail = [described.code, described.message].filter(Boolean).join(': ');
     const message = `${this.name}: HTTP ${status}${detail ? ` ${detail}` : ''}`;
-    if (status === 429 || status >= 500) throw new Transient(message, status, parseRetryAfter(retryAfter), described.code);
+    // Retry-After when sent; Google sends none and puts the delay in the body's RetryInfo instead.
+    if (status === 429 || status >= 500) throw new Transient(message, status, parseRetryAfter(retryAfter) ?? described.retryAfterMs ?? null, described.code);
     if (status === 401 || status === 403 || described.credentialsRefused) throw new UpstreamError('provider_unauthorized', `${message} (credentials refused)`, status, described.code);
     throw new UpstreamError('provider_error', message, status, described.code);
   }

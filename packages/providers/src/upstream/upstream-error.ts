@@ -23,6 +23,25 @@ export interface UpstreamErrorDescription {
   message?: string;
   /** the body itself says the credentials were refused, whatever the status (Google's 400 API_KEY_INVALID) */
   credentialsRefused?: boolean;
+  /** how long the upstream asked to wait before retrying, when the body says it (google.rpc.RetryInfo) */
+  retryAfterMs?: number;
+}
+
+const RETRY_INFO = 'type.googleapis.com/google.rpc.RetryInfo';
+
+/**
+ * google.rpc.RetryInfo's `retryDelay`, a google.protobuf.Duration, which JSON writes as seconds with
+ * an "s" suffix ("3s", "0.5s"); null when no detail carries one.
+ */
+export function retryDelayOf(details: unknown): number | null {
+  if (!Array.isArray(details)) return null;
+  for (const detail of details) {
+    if (detail === null || typeof detail !== 'object' || (detail as Record<string, unknown>)['@type'] !== RETRY_INFO) continue;
+    const delay = (detail as Record<string, unknown>).retryDelay;
+    const match = typeof delay === 'string' ? /^(\d+(?:\.\d+)?)s$/.exec(delay.trim()) : null;
+    if (match) return Math.round(Number(match[1]) * 1000);
+  }
+  return null;
 }
 
 /**
@@ -57,7 +76,13 @@ export function describeErrorBody(body: unknown): UpstreamErrorDescription {
     const code = text(inner.status) ?? text(inner.type);
     const refused = reasons.some((r) => REFUSED_KEY_REASONS.has(r)) || (code !== undefined && REFUSED_CODES.has(code));
     const reason = reasons[0];
-    return { code: reason && code ? `${code}/${reason}` : code, message: text(inner.message), credentialsRefused: refused };
+    const retryAfterMs = retryDelayOf(inner.details);
+    return {
+      code: reason && code ? `${code}/${reason}` : code,
+      message: text(inner.message),
+      credentialsRefused: refused,
+      ...(retryAfterMs === null ? {} : { retryAfterMs }),
+    };
   }
   return { message: text(error) ?? text(record.message) };
 }

@@ -1,27 +1,37 @@
 import { FakeServer, type FakeResponse, makeToken, readToken, type RecordedRequest, shuffled } from './fake-server';
 
 /**
- * A fake of Places API (New) Text Search, answering as Google documents it:
+ * A fake of Places API (New) Text Search, answering as Google documents it (src/google-places/UPSTREAM.md
+ * gives the source of each point):
  * - `POST /v1/places:searchText`, key in `X-Goog-Api-Key`: a missing, wrong or expired key is
  *   400 INVALID_ARGUMENT with ErrorInfo reason API_KEY_INVALID in `details` (not 401/403); a key
  *   whose project has the API disabled (`apiDisabled`) is 403 PERMISSION_DENIED, reason
- *   SERVICE_DISABLED; quota (`failNext({ status: 429 })`) is 429 RESOURCE_EXHAUSTED, no Retry-After;
- *   see src/google-places/UPSTREAM.md;
+ *   SERVICE_DISABLED; quota (`failNext({ status: 429 })`) is 429 RESOURCE_EXHAUSTED, no Retry-After
+ *   header, and with `retryDelay` set a google.rpc.RetryInfo in `details`;
  * - `X-Goog-FieldMask` is required (400 INVALID_ARGUMENT without it), and the answer holds only
  *   the masked fields: `nextPageToken` too is returned only when the mask names it;
  * - `pageSize` defaults to 20, values above 20 are set to 20, negative ones are 400;
  * - at most 60 results per query, in pages linked by `nextPageToken`; a page token is only valid
  *   with every other parameter repeated unchanged (else 400), and tokens can be expired at will;
+ * - where it searches: a text query that names a place (one of `placeNames`, or "in/near <place>")
+ *   is searched there and a `locationBias` beside it is ignored; `locationRestriction.rectangle`
+ *   returns no place outside it; `locationBias` with `locationRestriction` is 400; `regionCode`
+ *   restricts nothing, so a place across the border in `places` comes back (it only biases);
+ * - pure service-area businesses (`pureServiceAreaBusiness: true`) only with
+ *   `includePureServiceAreaBusinesses: true`; they have no `location` or `formattedAddress`
+ *   (`serviceAt`, never returned, is where a rectangle finds them);
  * - no result: `{}`;
  * - errors as google.rpc.Status: `{ error: { code, message, status, details } }`.
  *
- * Which places a query finds: `rank` (default: the whole pool, in an order that depends on the
- * query text and location bias, so that query variants overlap but differ, as they do for real).
+ * `answers` keeps the place ids each request was answered with, so a test can show that every call
+ * brought something new.
  */
 export interface FakePlace {
   id: string;
   displayName?: { text: string; languageCode: string };
   formattedAddress?: string;
+  addressComponents?: Array<{ longText: string; shortText: string; types: string[]; languageCode?: string }>;
+  pureServiceAreaBusiness?: boolean;
   location?: { latitude: number; longitude: number };
   internationalPhoneNumber?: string;
   nationalPhoneNumber?: string;
@@ -31,7 +41,12 @@ export interface FakePlace {
   businessStatus?: string;
   /** not in our mask: must never reach the adapter */
   priceLevel?: string;
+  /** not a Google field: where a rectangle finds a service-area business (Google does not say) */
+  serviceAt?: { latitude: number; longitude: number };
 }
+
+type LatLng = { latitude: number; longitude: number };
+type Rect = { low: LatLng; high: LatLng };
 
 const STATUS_NAME: Record<number, string> = {
   400: 'INVALID_ARGUMENT',
@@ -42,9 +57,19 @@ const STATUS_NAME: Record<number, string> = {
   503: 'UNAVAILABLE',
 };
 
-export function googleError(code: number, message = 'fake upstream error', reason?: string): unknown {
-  const details = reason === undefined ? [] : [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: 'googleapis.com', metadata: { service: 'places.googleapis.com' } }];
+export function googleError(code: number, message = 'fake upstream error', reason?: string, retryDelay?: string): unknown {
+  const details: unknown[] = reason === undefined ? [] : [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: 'googleapis.com', metadata: { service: 'places.googleapis.com' } }];
+  if (retryDelay !== undefined) details.push({ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay });
   return { error: { code, message, status: STATUS_NAME[code] ?? 'UNKNOWN', details } };
+}
+
+/** address components as Google gives them: long and short text, types, for a locality in a country */
+export function components(locality: string, region: string, country: string, countryName: string): NonNullable<FakePlace['addressComponents']> {
+  return [
+    { longText: locality, shortText: locality, types: ['locality', 'political'], languageCode: 'en' },
+    { longText: region, shortText: region, types: ['administrative_area_level_1', 'political'], languageCode: 'en' },
+    { longText: countryName, shortText: country, types: ['country', 'political'], languageCode: 'en' },
+  ];
 }
 
 export function makePlaces(count: number, prefix = 'p'): FakePlace[] {
@@ -52,6 +77,7 @@ export function makePlaces(count: number, prefix = 'p'): FakePlace[] {
     id: `ChIJ${prefix}${String(i).padStart(4, '0')}`,
     displayName: { text: `Business ${prefix}${i}`, languageCode: 'en' },
     formattedAddress: `${i} Main St, Austin, TX 78701, USA`,
+    addressComponents: components('Austin', 'TX', 'US', 'United States'),
     location: { latitude: 30.27 + (i % 10) * 0.01, longitude: -97.74 - Math.floor(i / 10) * 0.01 },
     internationalPhoneNumber: `+1 512-555-${String(1000 + i)}`,
     nationalPhoneNumber: `(512) 555-${String(1000 + i)}`,
@@ -65,19 +91,38 @@ export function makePlaces(count: number, prefix = 'p'): FakePlace[] {
 
 export class GooglePlacesFake extends FakeServer {
   places: FakePlace[] = [];
-  rank: (body: Record<string, unknown>) => FakePlace[] = (body) =>
-    shuffled(this.places, `${String(body.textQuery)}|${JSON.stringify(body.locationBias ?? null)}`);
+  /** place names the fake recognises in a text query (besides "in/near <place>") */
+  placeNames: string[] = ['Austin', 'United States'];
+  /** the order a query lists its matches in: by default, one that depends on the query text and area */
+  rank: (body: Record<string, unknown>, matches: FakePlace[]) => FakePlace[] = (body, matches) =>
+    shuffled(matches, `${String(body.textQuery)}|${JSON.stringify(body.locationRestriction ?? null)}`);
+  /** the place ids each answered request listed, in request order */
+  readonly answers: string[][] = [];
   /** the project behind the key has Places API (New) disabled */
   apiDisabled = false;
+  /** with failNext({ status: 429 }): the RetryInfo.retryDelay put in the error's details */
+  retryDelay: string | undefined;
   /** bumped by expireTokens(): older page tokens are refused */
   private generation = 0;
 
   constructor(readonly apiKey = 'google-test-key') {
-    super((request) => this.answer(request), (status) => googleError(status));
+    super((request) => this.answer(request), (status) => googleError(status, 'fake upstream error', undefined, status === 429 ? this.retryDelay : undefined));
+  }
+
+  override reset(): void {
+    super.reset();
+    this.answers.length = 0;
+    this.retryDelay = undefined;
   }
 
   expireTokens(): void {
     this.generation++;
+  }
+
+  /** Whether the text names a place: Google then searches there, whatever the location bias says. */
+  namesPlace(text: string): boolean {
+    const lower = text.toLowerCase();
+    return /\b(in|near)\s+\S/.test(lower) || this.placeNames.some((name) => lower.includes(name.toLowerCase()));
   }
 
   private answer(request: RecordedRequest): FakeResponse {
@@ -97,6 +142,9 @@ export class GooglePlacesFake extends FakeServer {
       return { status: 400, body: googleError(400, 'Empty text_query.') };
     }
     const { pageToken, ...params } = body as Record<string, unknown>;
+    if (params.locationBias !== undefined && params.locationRestriction !== undefined) {
+      return { status: 400, body: googleError(400, 'location_bias cannot be set along with location_restriction.') };
+    }
     const rawSize = params.pageSize ?? 20;
     if (typeof rawSize !== 'number' || rawSize < 0) return { status: 400, body: googleError(400, 'Invalid page_size.') };
     const pageSize = rawSize === 0 ? 20 : Math.min(20, rawSize);
@@ -109,8 +157,9 @@ export class GooglePlacesFake extends FakeServer {
       }
       offset = token.offset;
     }
-    const matches = this.rank(params).slice(0, 60);
+    const matches = this.search(params).slice(0, 60);
     const page = matches.slice(offset, offset + pageSize);
+    this.answers.push(page.map((place) => place.id));
     const answer: Record<string, unknown> = {};
     if (page.length > 0) answer.places = page.map((place) => masked(place, mask));
     if (offset + pageSize < matches.length && maskNames(mask, 'nextPageToken')) {
@@ -118,6 +167,32 @@ export class GooglePlacesFake extends FakeServer {
     }
     return { status: 200, body: answer };
   }
+
+  /** Every match of a query, in the order it lists them (regionCode filters nothing: it only biases). */
+  private search(params: Record<string, unknown>): FakePlace[] {
+    const withSab = params.includePureServiceAreaBusinesses === true;
+    const restriction = (params.locationRestriction as { rectangle?: Rect } | undefined)?.rectangle;
+    const pool = this.places.filter((place) => {
+      if (place.pureServiceAreaBusiness === true && !withSab) return false;
+      if (restriction === undefined) return true;
+      const at = place.location ?? place.serviceAt;
+      return at !== undefined && inside(restriction, at);
+    });
+    const bias = (params.locationBias as { circle?: { center: LatLng } } | undefined)?.circle?.center;
+    // A bias re-ranks only when the text names no place; Google ignores it otherwise.
+    if (bias !== undefined && !this.namesPlace(String(params.textQuery))) {
+      return [...pool].sort((a, b) => distance(bias, a.location ?? a.serviceAt) - distance(bias, b.location ?? b.serviceAt));
+    }
+    return this.rank(params, pool);
+  }
+}
+
+function inside(rect: Rect, at: LatLng): boolean {
+  return at.latitude >= rect.low.latitude && at.latitude <= rect.high.latitude && at.longitude >= rect.low.longitude && at.longitude <= rect.high.longitude;
+}
+
+function distance(from: LatLng, to: LatLng | undefined): number {
+  return to === undefined ? Infinity : Math.hypot(from.latitude - to.latitude, from.longitude - to.longitude);
 }
 
 function maskNames(mask: string, field: string): boolean {
@@ -127,6 +202,7 @@ function maskNames(mask: string, field: string): boolean {
 function masked(place: FakePlace, mask: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(place)) {
+    if (key === 'serviceAt') continue;
     if (maskNames(mask, `places.${key}`) || maskNames(mask, 'places')) out[key] = value;
   }
   return out;

@@ -8,13 +8,24 @@ import { FakeServer, type FakeResponse, makeToken, readToken, type RecordedReque
  *   `scroll_token` (a token used with another query: 400); nothing (more) to return: 404
  *   not_found, which PDL does not bill;
  * - errors as `{ status, error: { type, message } }`.
+ * - `dataset`: the slices searched, comma-separated (`resume`: records with a LinkedIn URL, `email`,
+ *   `phone`, `all`); an unknown name is 400;
+ * - every answer carries `x-ratelimit-remaining` (`{"minute": n}`, counting down from
+ *   `perMinute`), `x-ratelimit-reset` and `x-totallimit-remaining`, as the official SDK reads them.
  * The query is evaluated for real over `people`, for the clauses the adapter writes: bool
- * (must/should/filter/minimum_should_match), term, terms, match, match_phrase, exists. Enumerated
- * fields (`industry`, `location_country`, `job_title_levels`, `job_company_size`) are keywords, as in
- * PDL's mapping: any query on them matches only the whole canonical value, so "software" finds no
- * "computer software" (see src/people-data-labs/UPSTREAM.md).
+ * (must/should/filter/minimum_should_match), term, terms, match, match_phrase, exists. Fields are
+ * `keyword` or `text` as in PDL's mapping: on a keyword field (`industry`, `job_company_name`,
+ * `skills`, `location_locality`, ...) any query matches only the whole value, so "software" finds no
+ * "computer software" and "acme" no "acme dental"; on a text field (`job_title`, `summary`) a phrase
+ * matches inside, and a `term` must be one word (see src/people-data-labs/UPSTREAM.md).
  */
-const KEYWORD_FIELDS = new Set(['industry', 'location_country', 'job_title_levels', 'job_company_size']);
+const TEXT_FIELDS = new Set(['job_title', 'summary']);
+const DATASETS: Record<string, (person: FakePerson) => boolean> = {
+  all: () => true,
+  resume: (p) => values(p, 'linkedin_url').length > 0,
+  email: (p) => values(p, 'work_email').length > 0 || (Array.isArray(p.emails) && p.emails.length > 0),
+  phone: (p) => values(p, 'phone_numbers').length > 0,
+};
 export type FakePerson = Record<string, unknown>;
 
 const ERROR_TYPE: Record<number, string> = {
@@ -51,16 +62,16 @@ export function matches(person: FakePerson, clause: unknown): boolean {
     }
     case 'term': {
       const [field, value] = Object.entries(spec)[0] ?? [];
-      return values(person, field ?? '').includes(String(value));
+      return termMatches(person, field ?? '', value);
     }
     case 'terms': {
       const [field, list] = Object.entries(spec)[0] ?? [];
-      return (list as unknown[]).some((v) => values(person, field ?? '').includes(String(v)));
+      return (list as unknown[]).some((v) => termMatches(person, field ?? '', v));
     }
     case 'match':
     case 'match_phrase': {
       const [field, text] = Object.entries(spec)[0] ?? [];
-      if (KEYWORD_FIELDS.has(field ?? '')) return values(person, field ?? '').includes(String(text).toLowerCase());
+      if (!TEXT_FIELDS.has(field ?? '')) return values(person, field ?? '').includes(String(text).toLowerCase());
       if (kind === 'match_phrase') {
         const phrase = ` ${String(text).toLowerCase()} `;
         return values(person, field ?? '').some((v) => ` ${v.replace(/\W+/g, ' ')} `.includes(phrase));
@@ -73,6 +84,13 @@ export function matches(person: FakePerson, clause: unknown): boolean {
     default:
       throw new Error(`unsupported clause ${String(kind)}`);
   }
+}
+
+/** A term is not analysed: on a keyword field it is the whole value, on a text field one of its words. */
+function termMatches(person: FakePerson, field: string, value: unknown): boolean {
+  const wanted = String(value);
+  if (!TEXT_FIELDS.has(field)) return values(person, field).includes(wanted);
+  return values(person, field).some((v) => v.split(/\W+/).includes(wanted));
 }
 
 export function makePeople(count: number, overrides: (i: number) => Partial<FakePerson> = () => ({})): FakePerson[] {
@@ -99,6 +117,9 @@ export function makePeople(count: number, overrides: (i: number) => Partial<Fake
 
 export class PdlFake extends FakeServer {
   people: FakePerson[] = [];
+  /** the per-minute allowance the rate-limit headers count down from */
+  perMinute = 100;
+  private usedThisMinute = 0;
 
   constructor(readonly apiKey = 'pdl-test-key') {
     super((request) => this.answer(request), (status) => pdlError(status));
@@ -122,15 +143,33 @@ export class PdlFake extends FakeServer {
       if (!token || token.sig !== signature || typeof token.offset !== 'number') return { status: 400, body: pdlError(400, 'Invalid scroll_token') };
       offset = token.offset;
     }
+    const slices = typeof body.dataset === 'string' ? body.dataset.split(',').map((d) => d.trim()) : ['all'];
+    const unknown = slices.find((d) => DATASETS[d] === undefined);
+    if (unknown !== undefined) return { status: 400, body: pdlError(400, `Invalid dataset: ${unknown}`) };
     let found: FakePerson[];
     try {
-      found = this.people.filter((p) => matches(p, body.query));
+      found = this.people.filter((p) => slices.some((d) => DATASETS[d]!(p)) && matches(p, body.query));
     } catch (error) {
       return { status: 400, body: pdlError(400, (error as Error).message) };
     }
     const data = found.slice(offset, offset + size);
-    if (data.length === 0) return { status: 404, body: pdlError(404, 'No records were found matching your search') };
-    return { status: 200, body: { status: 200, data, total: found.length, scroll_token: makeToken({ sig: signature, offset: offset + size }) } };
+    const headers = this.rateLimitHeaders();
+    if (data.length === 0) return { status: 404, body: pdlError(404, 'No records were found matching your search'), headers };
+    return { status: 200, body: { status: 200, data, total: found.length, scroll_token: makeToken({ sig: signature, offset: offset + size }) }, headers };
+  }
+
+  override reset(): void {
+    super.reset();
+    this.usedThisMinute = 0;
+  }
+
+  private rateLimitHeaders(): Record<string, string> {
+    this.usedThisMinute += 1;
+    return {
+      'x-ratelimit-remaining': JSON.stringify({ minute: Math.max(0, this.perMinute - this.usedThisMinute) }),
+      'x-ratelimit-reset': '1',
+      'x-totallimit-remaining': '1000',
+    };
   }
 }
 

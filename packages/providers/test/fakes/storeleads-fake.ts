@@ -3,9 +3,11 @@ import { FakeServer, type FakeResponse, type RecordedRequest } from './fake-serv
 /**
  * A fake of Store Leads' domain list (`GET /json/api/v1/all/domain`):
  * - `Authorization: Bearer <key>` (wrong or missing: 401);
- * - filters `f:p` (platform), `f:cc` (country code), `f:cat` (a category path: the stores in it or
- *   below it; a value that is not a path matches nothing), `q` (text in name, merchant_name, title);
- *   unknown filter keys are silently ignored, as the API does (see src/store-leads/UPSTREAM.md);
+ * - filters `f:p` (platform), `f:cc` (country code), `f:ds` (domain state: `Active` leaves out the
+ *   stores that are no longer live; without it they come back too), `f:cat` (a category path: the
+ *   stores in it or below it; a path no store carries matches nothing: UPSTREAM.md says what is and
+ *   is not known of an unknown path), `q` (text in name, merchant_name, title); unknown filter keys
+ *   are silently ignored (see src/store-leads/UPSTREAM.md);
  * - `merchant_name` is the business, `title` the home page's <title>; address in `street_address`,
  *   `city`, `state`, `postal_code`, `country_code`;
  * - `page` (0-based) and `page_size` (at most 50, else 400); `fields` limits the keys returned;
@@ -26,6 +28,8 @@ export interface FakeStore {
   categories?: string[];
   contact_info?: Array<{ type: string; value: string; source?: string }>;
   estimated_sales?: number;
+  /** what `f:ds` filters on: `Active`, or `Inactive` for a store no longer live */
+  domain_state?: string;
 }
 
 export function storeLeadsError(_status: number, message = 'fake upstream error'): unknown {
@@ -44,6 +48,7 @@ export function makeStores(count: number, overrides: (i: number) => Partial<Fake
     categories: ['/Apparel/Footwear/'],
     contact_info: [],
     estimated_sales: 1000 * i,
+    domain_state: 'Active',
     ...overrides(i),
   }));
 }
@@ -71,11 +76,13 @@ export class StoreLeadsFake extends FakeServer {
     const platform = q.get('f:p');
     const country = q.get('f:cc')?.toUpperCase();
     const category = q.get('f:cat')?.toLowerCase().replace(/\/+$/, '');
+    const domainState = q.get('f:ds')?.toLowerCase();
     const text = q.get('q')?.toLowerCase();
     const found = this.stores.filter(
       (s) =>
         (!platform || s.platform === platform) &&
         (!country || s.country_code === country) &&
+        (!domainState || (s.domain_state ?? 'Active').toLowerCase() === domainState) &&
         (!category || (s.categories ?? []).some((c) => inPath(c, category))) &&
         (!text || `${s.name} ${s.merchant_name ?? ''} ${s.title ?? ''}`.toLowerCase().includes(text)),
     );

@@ -5,6 +5,7 @@ import { authenticatedAccount } from '../../http/authenticate';
 import { parsePrefer } from '../../http/prefer';
 import { pollHeaders, presentAccepted } from '../../presenters/job-presenter';
 import { generateLeads } from '../../use-cases/generate-leads';
+import { checkShopifyCategory } from '../../use-cases/shopify-category-check';
 import { checkJobWebhookUrl } from '../../use-cases/webhook-target-check';
 import { parseGenerationRequest } from './generate-schema';
 
@@ -38,6 +39,7 @@ export function generateRoute(deps: ApiDependencies) {
     const account = authenticatedAccount(res.locals);
     const idempotencyKey = parseIdempotencyKey(req.get('Idempotency-Key'));
     const request = parseGenerationRequest(req.body);
+    checkShopifyCategory(deps.config, request);
     // A job's own webhook target is checked as an endpoint's is (https outside development, public addresses).
     if (request.webhookUrl) await checkJobWebhookUrl(deps, request.webhookUrl);
     const prefer = parsePrefer(req.get('Prefer'), deps.config.api.syncWaitMs);

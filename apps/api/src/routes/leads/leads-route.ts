@@ -6,9 +6,11 @@ import { authenticatedAccount } from '../../http/authenticate';
 import { encodeCursor, linkNext, nextPageUrl, parseQuery } from '../../http/paging';
 import { exportFormat, streamExport } from '../../lead-export';
 import { presentLeadItemJson } from '../../presenters/lead-presenter';
+import { audit } from '../../use-cases/audit-trail';
 import { EXPORT_BATCH, keysetOf, readAccountLeads, readResultSet } from '../../use-cases/read-leads';
 import { accountLeadsQuerySchema, resultSetQuerySchema, type AccountLeadsQuery, type ResultSetQuery } from './leads-schema';
 
+type DownloadFormat = 'csv' | 'jsonl';
 
 /** The JSON page: items spliced from the stored records, never parsed and serialised again. */
 function sendPage(req: Request, res: Response, deps: ApiDependencies, head: Record<string, unknown>, items: LeadRow[], nextCursor: string | null) {
@@ -18,15 +20,18 @@ function sendPage(req: Request, res: Response, deps: ApiDependencies, head: Reco
   res.status(200).type('application/json').send(`${start.slice(0, -1)},"items":[${items.map(presentLeadItemJson).join(',')}]}`);
 }
 
-/** GET /api/v1/leads/jobs/{jobId}/leads and GET /api/v1/leads/result-sets/{id}: the same set, in delivery order. */
-export function resultSetLeadsRoute(deps: ApiDependencies, by: 'job' | 'resultSet') {
+/**
+ * GET /api/v1/leads/jobs/{jobId}/leads and GET /api/v1/leads/result-sets/{id}: the same set, in delivery
+ * order. `download` is the format of the `.csv` / `.jsonl` paths; without it `?format=` or Accept choose.
+ */
+export function resultSetLeadsRoute(deps: ApiDependencies, by: 'job' | 'resultSet', download?: DownloadFormat) {
   return async (req: Request, res: Response): Promise<void> => {
     const account = authenticatedAccount(res.locals);
     const id = String(req.params.id ?? '');
     // A malformed id cannot name a job: the same 404 as an unknown one, without asking the database.
     if (!(by === 'job' ? ID_PATTERNS.job : ID_PATTERNS.resultSet).test(id)) throw errors.jobNotFound();
     const query = parseQuery<ResultSetQuery>(resultSetQuerySchema, req.query);
-    const format = exportFormat(req, query.format);
+    const format = download ?? exportFormat(req, query.format);
     const after = query.cursor ?? -1;
     const selection = await readResultSet(deps, account.id, by, id, after, format === 'json' ? query.limit + 1 : EXPORT_BATCH);
     // While the job runs the set grows: say so in every format (the JSON body has it too).
@@ -39,21 +44,22 @@ export function resultSetLeadsRoute(deps: ApiDependencies, by: 'job' | 'resultSe
       sendPage(req, res, deps, head, page, more ? encodeCursor('p', [page.at(-1)!.position]) : null);
       return;
     }
-    await streamExport(res, format, {
+    const outcome = await streamExport(res, format, {
       first: selection.leads,
       next: async (last) => (await readResultSet(deps, account.id, by, id, last.position, EXPORT_BATCH)).leads,
       filename: `leads-${selection.jobId}`,
       headers: marks,
     });
+    await audit(deps, res.locals, account.id, 'leads.exported', { selection: { jobId: selection.jobId, resultSetId: selection.resultSetId }, format, ...outcome });
   };
 }
 
-/** GET /api/v1/leads: every lead delivered to the account, oldest job first, each job's in delivery order. */
-export function accountLeadsRoute(deps: ApiDependencies) {
+/** GET /api/v1/leads (and `.csv` / `.jsonl`): every lead delivered to the account, oldest job first, each job's in delivery order. */
+export function accountLeadsRoute(deps: ApiDependencies, download?: DownloadFormat) {
   return async (req: Request, res: Response): Promise<void> => {
     const account = authenticatedAccount(res.locals);
     const query = parseQuery<AccountLeadsQuery>(accountLeadsQuerySchema, req.query);
-    const format = exportFormat(req, query.format);
+    const format = download ?? exportFormat(req, query.format);
     const filter = {
       source: (query.source ?? null) as Source | null,
       jobId: query.jobId ?? null,
@@ -69,10 +75,13 @@ export function accountLeadsRoute(deps: ApiDependencies) {
       sendPage(req, res, deps, {}, page, cursor);
       return;
     }
-    await streamExport(res, format, {
+    const outcome = await streamExport(res, format, {
       first,
       next: (last) => readAccountLeads(deps, account.id, filter, keysetOf(last), EXPORT_BATCH),
       filename: `leads-${new Date().toISOString().slice(0, 10)}`,
     });
+    // The selection as the client asked for it (no lead in it): which leads went out is known from the jobs.
+    const selection = { ...filter, createdAfter: filter.createdAfter?.toISOString() ?? null, createdBefore: filter.createdBefore?.toISOString() ?? null, after: query.cursor ? 'cursor' : null };
+    await audit(deps, res.locals, account.id, 'leads.exported', { selection, format, ...outcome });
   };
 }

@@ -3,6 +3,7 @@ import { addSuppressions, countSuppressions, listSuppressions, removeSuppression
 import type { ApiDependencies } from '../../dependencies';
 import { authenticatedAccount } from '../../http/authenticate';
 import { presentSuppression } from '../../presenters/suppression-presenter';
+import { audit } from '../../use-cases/audit-trail';
 import { encodeCursor, parseSuppressionsBody, parseSuppressionsQuery } from './suppressions-schema';
 
 /**
@@ -14,6 +15,7 @@ function changeSuppressionsRoute(deps: ApiDependencies, change: 'added' | 'remov
   return async (req: Request, res: Response): Promise<void> => {
     const account = authenticatedAccount(res.locals);
     const changed = await apply(deps.db, account.id, parseSuppressionsBody(req.body));
+    await audit(deps, res.locals, account.id, 'suppressions.changed', { [change]: changed });
     res.setHeader('Cache-Control', 'no-store');
     res.json({ [change]: changed, counts: await countSuppressions(deps.db, account.id) });
   };

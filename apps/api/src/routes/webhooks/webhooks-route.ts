@@ -4,6 +4,7 @@ import type { ApiDependencies } from '../../dependencies';
 import { authenticatedAccount } from '../../http/authenticate';
 import { linkNext, nextPageUrl, parseQuery } from '../../http/paging';
 import { deliveryBody, endpointBody } from '../../presenters/webhook-presenter';
+import { audit } from '../../use-cases/audit-trail';
 import { revealDefaultSecret, rotateDefaultSecret } from '../../use-cases/default-webhook-secret';
 import {
   createEndpoint,
@@ -45,6 +46,7 @@ export const createEndpointRoute = route(async (req, res, deps, accountId) => {
     events: input.events!,
     description: input.description ?? null,
   });
+  await audit(deps, res.locals, accountId, 'webhook_endpoint.created', { endpointId: endpoint.id, events: endpoint.events });
   res.setHeader('Location', `${deps.config.http.publicBaseUrl ?? ''}/api/v1/webhooks/${endpoint.id}`);
   res.status(201).json({ ...endpointBody(endpoint), secret });
 });
@@ -59,16 +61,20 @@ export const getEndpointRoute = route(async (req, res, deps, accountId) => {
 
 export const updateEndpointRoute = route(async (req, res, deps, accountId) => {
   const change = parseEndpointBody(updateEndpointSchema(allowsPlainHttp(deps)), req.body);
-  res.json(endpointBody(await updateEndpoint(deps, accountId, param(req, 'id'), change)));
+  const endpoint = await updateEndpoint(deps, accountId, param(req, 'id'), change);
+  await audit(deps, res.locals, accountId, 'webhook_endpoint.changed', { endpointId: endpoint.id, fields: Object.keys(change).sort() });
+  res.json(endpointBody(endpoint));
 });
 
 export const deleteEndpointRoute = route(async (req, res, deps, accountId) => {
   await deleteEndpoint(deps, accountId, param(req, 'id'));
+  await audit(deps, res.locals, accountId, 'webhook_endpoint.deleted', { endpointId: param(req, 'id') });
   res.status(204).end();
 });
 
 export const rotateSecretRoute = route(async (req, res, deps, accountId) => {
   const { endpoint, secret } = await rotateEndpointSecret(deps, accountId, param(req, 'id'));
+  await audit(deps, res.locals, accountId, 'webhook_endpoint.secret_rotated', { endpointId: endpoint.id });
   res.json({ ...endpointBody(endpoint), secret });
 });
 
@@ -103,7 +109,9 @@ export const revealDefaultSecretRoute = route(async (_req, res, deps, accountId)
 });
 
 export const rotateDefaultSecretRoute = route(async (_req, res, deps, accountId) => {
-  res.json(secretBody(await rotateDefaultSecret(deps, accountId)));
+  const rotated = await rotateDefaultSecret(deps, accountId);
+  await audit(deps, res.locals, accountId, 'webhook_default_secret.rotated', {});
+  res.json(secretBody(rotated));
 });
 
 export const listJobDeliveriesRoute = route(async (req, res, deps, accountId) => {

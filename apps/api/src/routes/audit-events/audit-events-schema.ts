@@ -1,0 +1,31 @@
+import Joi from 'joi';
+import { AUDIT_ACTIONS, type AuditAction } from '@leadgen/db';
+import { decodeCursor } from '../../http/paging';
+
+export const AUDIT_PAGE_DEFAULT = 50;
+export const AUDIT_PAGE_LIMIT = 200;
+
+const auditCursor = Joi.string()
+  .max(512)
+  .custom((value: string, helpers) => {
+    const [time, id] = decodeCursor('a', value) ?? [];
+    if (typeof time !== 'string' || typeof id !== 'string' || Number.isNaN(Date.parse(time))) return helpers.error('cursor.invalid');
+    return { createdAt: new Date(time), id };
+  })
+  .messages({ 'cursor.invalid': '{{#label}} is not a cursor of this listing (pass nextCursor back as it was given)' });
+
+/** GET /api/v1/audit-events: the query of the audit listing. */
+export const auditEventsQuerySchema = Joi.object({
+  /** events per page, 1..200 (default 50) */
+  limit: Joi.number().integer().min(1).max(AUDIT_PAGE_LIMIT).default(AUDIT_PAGE_DEFAULT),
+  /** the previous page's nextCursor */
+  cursor: auditCursor,
+  /** only events of this action */
+  action: Joi.string().valid(...AUDIT_ACTIONS),
+}).messages({ 'object.unknown': '{{#label}} is not a query parameter of this endpoint' });
+
+export interface AuditEventsQuery {
+  limit: number;
+  cursor?: { createdAt: Date; id: string };
+  action?: AuditAction;
+}

@@ -1,0 +1,2 @@
+export * from './settle-job';
+export * from './cancel-job';

@@ -1,0 +1,99 @@
+import { createHash } from 'node:crypto';
+import { newId } from '@leadgen/domain';
+import type { Database, Tx } from './client';
+
+export interface AccountRecord {
+  id: string;
+  name: string;
+  createdAt: Date;
+}
+
+export interface IssuedKey {
+  keyId: string;
+  /** the secret: shown once, never stored */
+  apiKey: string;
+  /** when the key stops working, if it does */
+  expiresAt?: string;
+}
+
+export function hashApiKey(apiKey: string): string {
+  return createHash('sha256').update(apiKey).digest('hex');
+}
+
+export async function createAccount(db: Database | Tx, name: string): Promise<AccountRecord> {
+  const row = await db.account.create({ data: { id: newId.account(), name } });
+  return { id: row.id, name: row.name, createdAt: row.createdAt };
+}
+
+export async function findAccount(db: Database | Tx, id: string): Promise<AccountRecord | null> {
+  const row = await db.account.findUnique({ where: { id } });
+  return row ? { id: row.id, name: row.name, createdAt: row.createdAt } : null;
+}
+
+export async function countAccounts(db: Database): Promise<number> {
+  return db.account.count();
+}
+
+export async function issueApiKey(db: Database | Tx, accountId: string, options: { expiresAt?: Date } = {}): Promise<IssuedKey> {
+  const apiKey = newId.apiKeySecret();
+  const keyId = newId.apiKeyId();
+  await db.apiKey.create({ data: { id: keyId, accountId, keyHash: hashApiKey(apiKey), prefix: apiKey.slice(0, 12), expiresAt: options.expiresAt ?? null } });
+  return { keyId, apiKey, ...(options.expiresAt ? { expiresAt: options.expiresAt.toISOString() } : {}) };
+}
+
+export interface KeyAuthentication {
+  account: AccountRecord;
+  /** when the key stops working, if it does */
+  keyExpiresAt: Date | null;
+  /** the account's key epoch as of the same read: a revocation since has raised it */
+  keyEpoch: number;
+  /** the key's id (key_...): who did it, in the audit trail */
+  keyId: string;
+}
+
+/** The account a live key belongs to, when the key expires and the account's key epoch; null for unknown, revoked or expired keys. */
+export async function authenticateApiKey(db: Database, keyHash: string): Promise<KeyAuthentication | null> {
+  // One statement per request (prisma/functions/authenticate_key.sql): the account and its key epoch from
+  // one snapshot, and the key's last use recorded only when the recorded one is an hour old, so it stays a read nearly always.
+  const { rows } = await db.sql.query<{ o_id: string; o_name: string; o_created_at: Date; o_key_expires_at: Date | null; o_key_epoch: string; o_key_id: string }>(
+    'SELECT * FROM authenticate_key($1)',
+    [keyHash],
+  );
+  const row = rows[0];
+  return row
+    ? { account: { id: row.o_id, name: row.o_name, createdAt: row.o_created_at }, keyExpiresAt: row.o_key_expires_at, keyEpoch: Number(row.o_key_epoch), keyId: row.o_key_id }
+    : null;
+}
+
+/** The account a live key belongs to; null for unknown, revoked or expired keys. */
+export async function accountForApiKey(db: Database, apiKey: string): Promise<AccountRecord | null> {
+  return (await authenticateApiKey(db, hashApiKey(apiKey)))?.account ?? null;
+}
+
+export interface KeyRevocation {
+  keyId: string;
+  accountId: string;
+  /** the account's key epoch after this revocation: what the API processes must see in Redis (announceKeyEpoch) */
+  keyEpoch: number;
+}
+
+/**
+ * Revokes a key by its id or by the key itself, and raises its account's key epoch in the same
+ * statement; null when no such key. Revoking twice is fine (the epoch rises again, which costs the
+ * API processes one more key read).
+ */
+export async function revokeKey(db: Database | Tx, by: { keyId: string } | { apiKey: string }): Promise<KeyRevocation | null> {
+  const [column, value] = 'keyId' in by ? ['id', by.keyId] : ['key_hash', hashApiKey(by.apiKey)];
+  const rows = await db.$queryRawUnsafe<Array<{ key_id: string; account_id: string; key_epoch: bigint }>>(
+    `WITH k AS (UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE ${column} = $1 RETURNING id, account_id)
+     UPDATE accounts a SET key_epoch = a.key_epoch + 1 FROM k WHERE a.id = k.account_id RETURNING k.id AS key_id, a.id AS account_id, a.key_epoch`,
+    value,
+  );
+  const row = rows[0];
+  return row ? { keyId: row.key_id, accountId: row.account_id, keyEpoch: Number(row.key_epoch) } : null;
+}
+
+/** Revokes a key; false when no such key exists. Revoking twice is fine. The caller announces the epoch (revokeKey) for at-once effect. */
+export async function revokeApiKey(db: Database, apiKey: string): Promise<boolean> {
+  return (await revokeKey(db, { apiKey })) !== null;
+}

@@ -1,0 +1,130 @@
+import { newId } from '@leadgen/domain';
+import type { Database, Tx } from './client';
+
+// The audit trail (decision 019): cold paths, one statement each. A summary holds ids, counts and
+// selections, never personal data nor secrets, so erasing a person never has to rewrite it.
+
+/** What the trail records (docs/data-protection.md says when each is written). */
+export const AUDIT_ACTIONS = [
+  'key.created',
+  'key.revoked',
+  'webhook_endpoint.created',
+  'webhook_endpoint.changed',
+  'webhook_endpoint.deleted',
+  'webhook_endpoint.secret_rotated',
+  'webhook_default_secret.rotated',
+  'suppressions.changed',
+  'leads.exported',
+  'subject.erased',
+  'account.deleted',
+] as const;
+
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/** Who did it: an API key (with the request) or the operator's CLI. */
+export interface AuditActor {
+  actor: string;
+  requestId: string | null;
+}
+
+export const OPERATOR: AuditActor = { actor: 'operator', requestId: null };
+
+export interface AuditEventRecord {
+  id: string;
+  accountId: string | null;
+  actor: string;
+  action: AuditAction;
+  requestId: string | null;
+  summary: Record<string, unknown>;
+  createdAt: Date;
+}
+
+export async function recordAuditEvent(
+  db: Database | Tx,
+  event: { accountId: string | null; action: AuditAction; summary: Record<string, unknown> } & AuditActor,
+): Promise<void> {
+  await db.$executeRawUnsafe(
+    'INSERT INTO audit_events (id, account_id, actor, action, request_id, summary) VALUES ($1, $2, $3, $4, $5, $6::jsonb)',
+    newId.auditEvent(),
+    event.accountId,
+    event.actor,
+    event.action,
+    event.requestId,
+    JSON.stringify(event.summary),
+  );
+}
+
+export interface AuditKeyset {
+  createdAt: Date;
+  id: string;
+}
+
+interface AuditRow {
+  id: string;
+  account_id: string | null;
+  actor: string;
+  action: AuditAction;
+  request_id: string | null;
+  summary: Record<string, unknown>;
+  created_at: Date;
+}
+
+const fromRow = (r: AuditRow): AuditEventRecord => ({
+  id: r.id,
+  accountId: r.account_id,
+  actor: r.actor,
+  action: r.action,
+  requestId: r.request_id,
+  summary: r.summary,
+  createdAt: r.created_at,
+});
+
+// Newest first on (created_at DESC, id DESC), as the job listing pages (job-listing.ts): the index
+// (account_id, created_at) is walked backwards from the keyset's time. `$1` null: every account's
+// events (the operator's audit:show without --account).
+const LIST = `
+SELECT id, account_id, actor, action, request_id, summary, created_at FROM audit_events
+WHERE ($1::text IS NULL OR account_id = $1)
+  AND ($2::text IS NULL OR action = $2)
+  AND ($3::timestamptz IS NULL OR (created_at <= $3 AND (created_at, id) < ($3, $4::text)))
+ORDER BY created_at DESC, id DESC
+LIMIT $5`;
+
+/** Up to `limit` events (of one account, or of all when null) after `after`, newest first. */
+export async function listAuditEvents(
+  db: Database,
+  accountId: string | null,
+  filter: { action: string | null },
+  after: AuditKeyset | null,
+  limit: number,
+): Promise<AuditEventRecord[]> {
+  const { rows } = await db.sql.query<AuditRow>(LIST, [accountId, filter.action, after?.createdAt ?? null, after?.id ?? null, limit]);
+  return rows.map(fromRow);
+}
+
+/** Deletes the events older than `days`, in batches; returns how many. */
+export async function purgeAuditEvents(db: Database, days: number, batch = 5_000): Promise<number> {
+  let purged = 0;
+  for (;;) {
+    const client = await db.sql.connect();
+    let deleted: number;
+    try {
+      await client.query('BEGIN');
+      // The append-only trigger lets this transaction's deletes through, and no other's.
+      await client.query("SET LOCAL leadgen.audit_purge = 'on'");
+      const result = await client.query(
+        `DELETE FROM audit_events WHERE id IN (SELECT id FROM audit_events WHERE created_at < now() - make_interval(days => $1) LIMIT $2)`,
+        [days, batch],
+      );
+      await client.query('COMMIT');
+      deleted = result.rowCount ?? 0;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+    purged += deleted;
+    if (deleted < batch) return purged;
+  }
+}

@@ -1,0 +1,111 @@
+import type { GenerationRequest, JobFacts, JobStatus, Source, StopReason } from '@leadgen/domain';
+import type { Database } from './client';
+
+/** A job as the rest of the service sees it: a plain object, no Prisma or pg types (what a job body is made of, and more). */
+export interface JobRecord extends JobFacts {
+  accountId: string;
+  cursor: string | null;
+}
+
+const COLUMNS = ['id', 'account_id', 'result_set_id', 'source', 'status', 'request', 'requested_count', 'delivered_count', 'stop_reason',
+  'provider', 'credits_reserved', 'credits_charged', 'cursor', 'skipped_already_delivered', 'skipped_suppressed', 'created_at', 'started_at', 'finished_at'];
+
+/** The columns a statement that returns a job selects, in the shape `jobFromRow` reads (enums as text). */
+export function jobColumns(table?: string): string {
+  const prefix = table ? `${table}.` : '';
+  return COLUMNS.map((c) => (c === 'source' || c === 'status' ? `${prefix}${c}::text AS ${c}` : `${prefix}${c}`)).join(', ');
+}
+const JOB_COLUMNS = jobColumns();
+
+export interface JobRow {
+  id: string;
+  account_id: string;
+  result_set_id: string;
+  source: string;
+  status: string;
+  request: unknown;
+  requested_count: number;
+  delivered_count: number;
+  stop_reason: string | null;
+  provider: string | null;
+  credits_reserved: number;
+  credits_charged: number | null;
+  cursor: string | null;
+  skipped_already_delivered: number;
+  skipped_suppressed: number;
+  created_at: Date;
+  started_at: Date | null;
+  finished_at: Date | null;
+}
+
+export function jobFromRow(row: JobRow): JobRecord {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    resultSetId: row.result_set_id,
+    source: row.source as Source,
+    status: row.status as JobStatus,
+    request: row.request as GenerationRequest,
+    requestedCount: row.requested_count,
+    deliveredCount: row.delivered_count,
+    stopReason: row.stop_reason as StopReason | null,
+    provider: row.provider,
+    creditsReserved: row.credits_reserved,
+    creditsCharged: row.credits_charged,
+    cursor: row.cursor,
+    skippedAlreadyDelivered: row.skipped_already_delivered,
+    skippedSuppressed: row.skipped_suppressed,
+    createdAt: row.created_at,
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+  };
+}
+
+export async function findJob(db: Database, id: string): Promise<JobRecord | null> {
+  const { rows } = await db.sql.query<JobRow>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE id = $1`, [id]);
+  return rows[0] ? jobFromRow(rows[0]) : null;
+}
+
+/** A job of this account, or null: another account's job is indistinguishable from none. */
+export async function findAccountJob(db: Database, accountId: string, id: string): Promise<JobRecord | null> {
+  const { rows } = await db.sql.query<JobRow>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE id = $1 AND account_id = $2`, [id, accountId]);
+  return rows[0] ? jobFromRow(rows[0]) : null;
+}
+
+export interface JobView {
+  job: JobRecord;
+  /**
+   * The job's leads as one JSON array text, exactly when the job is terminal: PostgreSQL builds it
+   * and the API splices it into the body as it is, so a 100-lead answer is never parsed and re-serialised.
+   */
+  leadsJson: string | null;
+}
+
+/**
+ * One statement (prisma/functions/read_job.sql): the job and, once it is terminal, its leads in delivery order. `accountId` null
+ * reads any account's job (the creating request, which already knows it owns it).
+ */
+export async function readJobView(db: Database, id: string, accountId: string | null): Promise<JobView | null> {
+  const { rows } = await db.sql.query<JobRow & { leads_json: string | null }>(`SELECT ${jobColumns('(job)')}, leads_json FROM read_job($1, $2)`, [
+    id,
+    accountId,
+  ]);
+  const row = rows[0];
+  return row ? { job: jobFromRow(row), leadsJson: row.leads_json } : null;
+}
+
+/** The leads of a result set in delivery order (tests and cold paths; the API reads `readJobView`). */
+export async function listLeads(db: Database, jobId: string): Promise<unknown[]> {
+  const { rows } = await db.sql.query<{ data: unknown }>('SELECT data FROM leads WHERE job_id = $1 ORDER BY position', [jobId]);
+  return rows.map((row) => row.data);
+}
+
+/**
+ * queued → running (or running again, after a worker died), recording the provider, in one
+ * statement (prisma/functions/start_job.sql) that also returns the row. Null when the job is terminal or its row not visible (yet).
+ * started_at keeps the first start: the time budget covers the whole job, not one attempt.
+ */
+export async function startJob(db: Database, id: string, provider: string): Promise<JobRecord | null> {
+  const { rows } = await db.sql.query<JobRow>(`SELECT ${JOB_COLUMNS} FROM start_job($1, $2)`, [id, provider]);
+  return rows[0] ? jobFromRow(rows[0]) : null;
+}

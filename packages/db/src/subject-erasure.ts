@@ -1,0 +1,72 @@
+import { suppressionKeysOf, type Lead, type SuppressionEntry } from '@leadgen/domain';
+import type { Database } from './client';
+
+const BATCH = 1_000;
+
+export interface ErasureReport {
+  /** leads deleted, per account that had any */
+  perAccount: Array<{ accountId: string; leads: number }>;
+  leads: number;
+  /** the jobs that lost leads: API processes must drop the bodies they keep of them */
+  jobIds: string[];
+  /** false when the subject was on the global list already (running it again is harmless) */
+  newlySuppressed: boolean;
+}
+
+// A cheap first filter PostgreSQL can apply to a lead's stored JSON; each candidate is then matched in
+// full with the very rule a page commit uses (suppressionKeysOf), so nothing is deleted on a substring.
+function candidateFilter(entry: SuppressionEntry): { sql: string; param: string } {
+  if (entry.kind === 'phone') return { sql: `regexp_replace(l.data::text, '[^0-9]', '', 'g') LIKE '%' || $1 || '%'`, param: entry.value.replace(/\D/g, '').slice(-7) };
+  return { sql: `l.data::text ILIKE '%' || $1 || '%'`, param: entry.value.replace(/[\\%_]/g, (c) => `\\${c}`) };
+}
+
+/**
+ * Erases a data subject (an email, a phone number or a domain, in its normal form) everywhere: it joins
+ * the global suppression list first, so no job collects or delivers it from then on; then every open
+ * job's row is locked once (a barrier: a page commit that read the list before it joined has committed
+ * when the lock is had); then every stored lead that matches is deleted, in batches. The job rows keep
+ * their counts and charges; account_deliveries keeps the dedup keys (no personal data) so excludeDelivered
+ * still never bills twice. Idempotent.
+ */
+export async function eraseSubject(db: Database, entry: SuppressionEntry): Promise<ErasureReport> {
+  const inserted = await db.sql.query('INSERT INTO global_suppressions (kind, value) VALUES ($1, $2) ON CONFLICT DO NOTHING', [entry.kind, entry.value]);
+  const barrier = await db.sql.connect();
+  try {
+    await barrier.query('BEGIN');
+    await barrier.query(`SELECT id FROM jobs WHERE status IN ('queued', 'running') ORDER BY id FOR UPDATE`);
+    await barrier.query('COMMIT');
+  } catch (error) {
+    await barrier.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    barrier.release();
+  }
+
+  const filter = candidateFilter(entry);
+  const perAccount = new Map<string, number>();
+  const jobIds = new Set<string>();
+  let after: [string, number] = ['', -1];
+  for (;;) {
+    const { rows } = await db.sql.query<{ job_id: string; position: number; data: Lead; account_id: string; country: string }>(
+      `SELECT l.job_id, l.position, l.data, j.account_id, j.request->>'state' AS country
+       FROM leads l JOIN jobs j ON j.id = l.job_id
+       WHERE ${filter.sql} AND (l.job_id, l.position) > ($2, $3)
+       ORDER BY l.job_id, l.position LIMIT ${BATCH}`,
+      [filter.param, after[0], after[1]],
+    );
+    if (rows.length === 0) break;
+    after = [rows.at(-1)!.job_id, rows.at(-1)!.position];
+    const matching = rows.filter((r) => suppressionKeysOf(r.data, r.country ?? '').some((k) => k.kind === entry.kind && k.value === entry.value));
+    if (matching.length === 0) continue;
+    await db.sql.query('DELETE FROM leads l USING unnest($1::text[], $2::int[]) AS d(job_id, position) WHERE l.job_id = d.job_id AND l.position = d.position', [
+      matching.map((r) => r.job_id),
+      matching.map((r) => r.position),
+    ]);
+    for (const r of matching) {
+      perAccount.set(r.account_id, (perAccount.get(r.account_id) ?? 0) + 1);
+      jobIds.add(r.job_id);
+    }
+  }
+  const list = [...perAccount.entries()].map(([accountId, leads]) => ({ accountId, leads })).sort((a, b) => a.accountId.localeCompare(b.accountId));
+  return { perAccount: list, leads: list.reduce((n, a) => n + a.leads, 0), jobIds: [...jobIds], newlySuppressed: (inserted.rowCount ?? 0) > 0 };
+}

@@ -1,0 +1,53 @@
+import { loadConfig } from '@leadgen/config';
+import { parseSandboxDirectives, type Lead, type ShopifyLead } from '@leadgen/domain';
+import { closeProviders, createProviders } from '../registry';
+import { collect, context, request } from '../../test/support/provider-search';
+
+const leadsOf = async (source: 'google_maps' | 'shopify', overrides: Parameters<typeof request>[0], env: Record<string, string> = {}): Promise<Lead[]> => {
+  const providers = createProviders(loadConfig({ ...process.env, SANDBOX_PAGE_DELAY_MS: '0', ...env }), [source]);
+  try {
+    const pages = await collect(providers[source]!, request({ source, ...overrides }), context());
+    return pages.flatMap((p) => p.leads.map((r) => r.lead));
+  } finally {
+    await closeProviders(providers);
+  }
+};
+
+describe('the sandbox emits verdicts', () => {
+  it('when a sandbox job runs, then every delivered address carries accepts_mail by the sandbox rule', async () => {
+    const leads = await leadsOf('google_maps', { keyword: 'sandbox:only=20' });
+    const withEmail = leads.filter((l) => l.email !== null);
+    expect(withEmail.length).toBeGreaterThan(5);
+    for (const lead of leads) {
+      expect(lead.emailVerification === null).toBe(lead.email === null);
+      if (lead.email !== null) expect(lead.emailVerification).toMatchObject({ status: 'accepts_mail', checks: { syntax: true, disposable: false } });
+    }
+  });
+
+  it('when sandbox:mail=mixed, then every status comes out, and no no_mail address is a lead email', async () => {
+    const leads = (await leadsOf('shopify', { category: 'apparel', state: 'DE', city: undefined, keyword: 'sandbox:only=30;mail=mixed' })) as ShopifyLead[];
+    const statuses = new Set(leads.flatMap((l) => [l.emailVerification?.status, ...l.contacts.map((c) => c.emailVerification?.status)]));
+    expect(statuses.has('accepts_mail') && statuses.has('no_mail') && statuses.has('unknown')).toBe(true);
+    for (const lead of leads) {
+      expect(lead.email ?? '').not.toMatch(/no-mail\.example$/);
+      if (lead.email !== null) expect(lead.emailVerification?.status).not.toBe('no_mail');
+    }
+  });
+
+  it('when shopify requires the email channel and every address takes no mail, then no store is handed over (nor billed)', async () => {
+    const base = { category: 'apparel', state: 'DE', city: undefined, requiredChannels: ['email' as const] };
+    expect((await leadsOf('shopify', { ...base, keyword: 'sandbox:only=20' })).length).toBe(20);
+    expect(await leadsOf('shopify', { ...base, keyword: 'sandbox:only=20;mail=no_mail' })).toEqual([]);
+  });
+
+  it('when EMAIL_VERIFICATION=off, then leads carry no verdict', async () => {
+    const leads = await leadsOf('google_maps', { keyword: 'sandbox:only=10' }, { EMAIL_VERIFICATION: 'off' });
+    expect(leads.some((l) => l.email !== null)).toBe(true);
+    expect(leads.every((l) => l.emailVerification === undefined)).toBe(true);
+  });
+
+  it('when the mail directive names no status, then it is refused', () => {
+    expect(parseSandboxDirectives('sandbox:mail=bouncy')).toMatchObject({ ok: false });
+    expect(parseSandboxDirectives('sandbox:mail=unknown')).toEqual({ ok: true, directives: { mail: 'unknown' } });
+  });
+});

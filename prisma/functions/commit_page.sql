@@ -1,0 +1,108 @@
+-- commit_page: one page of a job's leads. Lock the job while it is not terminal, then, with a snapshot
+-- taken after the lock (so a second worker's page committed meanwhile is seen), insert the leads the result
+-- set does not have, at most what is missing, numbered on from the delivered count; advance count and cursor.
+-- Besides:
+-- - a lead matching the account's suppression list, or the global one of erased subjects (each item's `m`: the
+--   kinds and values it can match; the global list is read after the job lock, so an erasure that committed
+--   before this page's lock is honoured, and one that came later waits at its barrier for this commit), is
+--   passed over and counted; when the account has a list and the page came without `m`, it writes nothing and
+--   answers o_needs_matches, so workers read leads' domains, emails and phones only for accounts with a list;
+-- - every delivered lead's key is remembered for the account (account_deliveries), and a job whose request
+--   has `excludeDelivered` delivers only keys it can claim (in page order, up to what is still missing) and
+--   counts the ones it passed over (docs/decisions/014-never-paying-twice.md).
+-- Called by: packages/db/src/page-commit.ts (commitPage).
+-- Locks: the jobs row (FOR UPDATE), then account_deliveries keys it claims.
+-- Guarantees: no row back when the job is terminal and nothing was written; a lead is delivered at most once
+--   per result set, and at most once per account for an excludeDelivered job.
+
+CREATE OR REPLACE FUNCTION "commit_page"(p_job_id TEXT, p_items JSONB, p_cursor TEXT)
+RETURNS TABLE (o_delivered_count INTEGER, o_requested_count INTEGER, o_needs_matches BOOLEAN)
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
+DECLARE
+  v_account_id TEXT;
+  v_source "Source";
+  v_exclude BOOLEAN;
+  v_requested INTEGER;
+  v_delivered INTEGER;
+  v_added INTEGER := 0;
+  v_skipped INTEGER := 0;
+  v_item RECORD;
+  v_claimed INTEGER;
+  v_suppressed TEXT[] := '{}';
+BEGIN
+  SELECT j."account_id", j."source", COALESCE((j."request"->>'excludeDelivered')::BOOLEAN, false), j."requested_count", j."delivered_count"
+  INTO v_account_id, v_source, v_exclude, v_requested, v_delivered
+  FROM "jobs" j
+  WHERE j."id" = p_job_id AND j."status" IN ('queued', 'running')
+  FOR UPDATE;
+  IF NOT FOUND THEN RETURN; END IF;
+
+  -- Only an account with a list (or a fleet with erased subjects) pays for the lookups: one primary-key probe
+  -- per value a lead can match.
+  IF EXISTS (SELECT 1 FROM "suppressions" s WHERE s."account_id" = v_account_id) OR EXISTS (SELECT 1 FROM "global_suppressions") THEN
+    IF jsonb_array_length(p_items) > 0 AND NOT (p_items->0 ? 'm') THEN
+      RETURN QUERY SELECT v_delivered, v_requested, true;
+      RETURN;
+    END IF;
+    SELECT COALESCE(array_agg(DISTINCT p.item->>'k'), '{}') INTO v_suppressed
+    FROM jsonb_array_elements(p_items) AS p(item)
+    WHERE NOT EXISTS (SELECT 1 FROM "leads" l WHERE l."job_id" = p_job_id AND l."dedup_key" = p.item->>'k')
+      AND EXISTS (
+        SELECT 1 FROM jsonb_array_elements(COALESCE(p.item->'m', '[]'::jsonb)) AS x(entry)
+        WHERE EXISTS (SELECT 1 FROM "suppressions" s WHERE s."account_id" = v_account_id AND s."kind" = (x.entry->>'t')::"SuppressionKind" AND s."value" = x.entry->>'v')
+           OR EXISTS (SELECT 1 FROM "global_suppressions" g WHERE g."kind" = (x.entry->>'t')::"SuppressionKind" AND g."value" = x.entry->>'v')
+      );
+  END IF;
+
+  IF NOT v_exclude THEN
+    -- Set-based: the page's new leads, then their keys remembered for the account.
+    WITH page AS (
+      SELECT DISTINCT ON (p.item->>'k') p.item->>'k' AS dedup_key, p.item->'d' AS data, p.ord
+      FROM jsonb_array_elements(p_items) WITH ORDINALITY AS p(item, ord)
+      WHERE NOT EXISTS (SELECT 1 FROM "leads" l WHERE l."job_id" = p_job_id AND l."dedup_key" = p.item->>'k')
+        AND NOT (p.item->>'k' = ANY(v_suppressed))
+      ORDER BY p.item->>'k', p.ord
+    ), fresh AS (
+      SELECT page.dedup_key, page.data, row_number() OVER (ORDER BY page.ord) - 1 AS n FROM page
+    ), inserted AS (
+      INSERT INTO "leads" ("job_id", "position", "dedup_key", "data")
+      SELECT p_job_id, v_delivered + fresh.n, fresh.dedup_key, fresh.data FROM fresh WHERE fresh.n < v_requested - v_delivered
+      RETURNING "dedup_key"
+    ), remembered AS (
+      INSERT INTO "account_deliveries" ("account_id", "source", "dedup_key", "job_id")
+      SELECT v_account_id, v_source, inserted."dedup_key", p_job_id FROM inserted
+      ON CONFLICT DO NOTHING
+    )
+    SELECT count(*) INTO v_added FROM inserted;
+  ELSE
+    -- One lead at a time, in page order: a key is delivered only if this job can claim it.
+    FOR v_item IN
+      SELECT q.dedup_key, q.data FROM (
+        SELECT DISTINCT ON (p.item->>'k') p.item->>'k' AS dedup_key, p.item->'d' AS data, p.ord
+        FROM jsonb_array_elements(p_items) WITH ORDINALITY AS p(item, ord)
+        WHERE NOT EXISTS (SELECT 1 FROM "leads" l WHERE l."job_id" = p_job_id AND l."dedup_key" = p.item->>'k')
+          AND NOT (p.item->>'k' = ANY(v_suppressed))
+        ORDER BY p.item->>'k', p.ord
+      ) q ORDER BY q.ord
+    LOOP
+      EXIT WHEN v_delivered + v_added >= v_requested;
+      INSERT INTO "account_deliveries" ("account_id", "source", "dedup_key", "job_id")
+      VALUES (v_account_id, v_source, v_item.dedup_key, p_job_id)
+      ON CONFLICT DO NOTHING;
+      GET DIAGNOSTICS v_claimed = ROW_COUNT;
+      IF v_claimed = 0 THEN
+        v_skipped := v_skipped + 1;
+      ELSE
+        INSERT INTO "leads" ("job_id", "position", "dedup_key", "data") VALUES (p_job_id, v_delivered + v_added, v_item.dedup_key, v_item.data);
+        v_added := v_added + 1;
+      END IF;
+    END LOOP;
+  END IF;
+
+  UPDATE "jobs" SET "delivered_count" = v_delivered + v_added, "skipped_already_delivered" = "skipped_already_delivered" + v_skipped,
+    "skipped_suppressed" = "skipped_suppressed" + cardinality(v_suppressed),
+    "cursor" = p_cursor, "updated_at" = now()
+  WHERE "id" = p_job_id;
+  RETURN QUERY SELECT v_delivered + v_added, v_requested, false;
+END
+$$;

@@ -1,0 +1,46 @@
+-- settle_job: the terminal compare-and-set, the only statement that writes a terminal status (worker end,
+-- timeout, last failed attempt, owner's and operator's cancel). It matches only a job that is not terminal
+-- and still has the delivered count the decision was made from; then the ledger's release and charge rows,
+-- the account's counters, and the outbox rows of the job's webhook event, all in one transaction. A job
+-- without webhookUrl of an account without endpoints pays one probe of webhook_endpoints_account_id_idx.
+-- The event's name comes from the caller (packages/domain's JOB_EVENT_OF), so it is written in one place.
+-- Called by: packages/db/src/job-settlement.ts (settleJob).
+-- Locks: the jobs row, then the accounts row.
+-- Guarantees: no row back when the job was terminal already or its count moved on; each job is charged at
+--   most once (the ledger's unique (job, kind)); the deliveries' ids to enqueue are returned with the job.
+-- Depends on: record_job_event
+
+CREATE OR REPLACE FUNCTION "settle_job"(p_job_id TEXT, p_status "JobStatus", p_stop_reason TEXT, p_charge INTEGER, p_delivered INTEGER, p_event_type TEXT)
+RETURNS TABLE ("job" "jobs", "webhook_deliveries" TEXT[])
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
+DECLARE
+  v_job "jobs";
+  v_deliveries TEXT[] := '{}';
+BEGIN
+  UPDATE "jobs" SET "status" = p_status, "stop_reason" = p_stop_reason, "credits_charged" = p_charge, "finished_at" = now(), "updated_at" = now()
+  WHERE "id" = p_job_id AND "status" IN ('queued', 'running') AND "delivered_count" = p_delivered
+  RETURNING * INTO v_job;
+  IF NOT FOUND THEN RETURN; END IF;
+  IF v_job."credits_reserved" > 0 THEN
+    INSERT INTO "credit_ledger" ("account_id", "job_id", "kind", "amount") VALUES (v_job."account_id", p_job_id, 'release', v_job."credits_reserved");
+  END IF;
+  IF p_charge > 0 THEN
+    INSERT INTO "credit_ledger" ("account_id", "job_id", "kind", "amount") VALUES (v_job."account_id", p_job_id, 'charge', p_charge);
+  END IF;
+  UPDATE "accounts" SET "balance" = "balance" - p_charge, "reserved" = "reserved" - v_job."credits_reserved" WHERE "id" = v_job."account_id";
+  IF v_job."webhook_url" IS NOT NULL OR EXISTS (SELECT 1 FROM "webhook_endpoints" e WHERE e."account_id" = v_job."account_id") THEN
+    v_deliveries := record_job_event(v_job, p_event_type);
+  END IF;
+  RETURN QUERY SELECT v_job, v_deliveries;
+END
+$$;
+
+-- The previous release's form, without the event's name: its pods call it during a rolling deploy
+-- (docs/decisions/017-sql-as-code.md). Contract: a migration of the next release drops it, and with it the
+-- only other place an event name is derived (previous-release.test.ts checks it agrees with JOB_EVENT_OF).
+CREATE OR REPLACE FUNCTION "settle_job"(p_job_id TEXT, p_status "JobStatus", p_stop_reason TEXT, p_charge INTEGER, p_delivered INTEGER)
+RETURNS TABLE ("job" "jobs", "webhook_deliveries" TEXT[])
+LANGUAGE sql AS $$
+  SELECT * FROM settle_job(p_job_id, p_status, p_stop_reason, p_charge, p_delivered,
+    CASE p_status WHEN 'COMPLETE' THEN 'job.completed' ELSE 'job.' || lower(p_status::TEXT) END)
+$$;

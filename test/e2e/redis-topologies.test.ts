@@ -1,0 +1,148 @@
+import { startApi } from '../../apps/api/src/start-api';
+import { requeueLostJobs } from '../../apps/worker/src/requeue-lost-jobs';
+import { startWorker } from '../../apps/worker/src/start-worker';
+import { lostJobQueue, QUEUE_NAMES, redisKeys, slotOf, WEBHOOK_QUEUE_NAME } from '@leadgen/queue';
+import { generate, startWorld, testConfig, type TestWorld } from '../harness';
+import { buildAccount } from '../factories';
+import { startLocalCluster, startLocalSentinels, type LocalCluster, type LocalSentinels } from '../redis-topologies';
+import { startWebhookReceiver, type WebhookReceiver } from '../webhook-receiver';
+
+// The service against a real Redis Cluster and a real Sentinel set (decision 023): a job, a cancel,
+// a webhook and the lost-job sweep, each through the topology's own client, and readiness.
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error('condition not reached in time');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+// linkedin is left to the sweep's scenario: no worker takes its jobs.
+const WORLD_ENV = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WORKER_SOURCES: 'google_maps,shopify,webhooks' };
+
+function scenarios(name: string, world: () => TestWorld, receiver: () => WebhookReceiver) {
+  it(`when a job is generated on ${name}, then a worker completes it and the API answers it synchronously`, async () => {
+    const account = await buildAccount(world().db, { credits: 1_000 });
+    const res = await generate(world(), account, { category: 'dentist', state: 'US', maxResults: 5 });
+    expect(res.status).toBe(200);
+    expect(res.body.terminal).toMatchObject({ status: 'COMPLETE', deliveredCount: 5 });
+  });
+
+  it(`when a running job is cancelled on ${name}, then the worker holding it stops and it ends CANCELLED`, async () => {
+    const account = await buildAccount(world().db, { credits: 10_000 });
+    const created = await generate(world(), account, { category: 'gym', state: 'US', maxResults: 100, keyword: 'sandbox:delay=100' }, { Prefer: 'respond-async' });
+    const jobId = created.body.jobId as string;
+    await waitFor(async () => ((await world().db.job.findUnique({ where: { id: jobId } }))?.deliveredCount ?? 0) >= 10);
+    const cancelled = await world().http.delete(`/api/v1/leads/jobs/${jobId}`).set(account.auth);
+    expect(cancelled.status).toBe(200);
+    const delivered = cancelled.body.terminal.deliveredCount as number;
+    expect(delivered).toBeLessThan(100);
+    // The cancel message reached the worker: no page lands after the settlement.
+    await new Promise((r) => setTimeout(r, 400));
+    expect(await world().db.lead.count({ where: { jobId } })).toBe(delivered);
+  });
+
+  it(`when a job ends on ${name}, then its webhook is delivered once`, async () => {
+    const account = await buildAccount(world().db, { credits: 1_000 });
+    const path = `/${name.replace(/\W/g, '-')}`;
+    const endpoint = await world().http.post('/api/v1/webhooks').set(account.auth).send({ url: receiver().url(path), events: ['job.completed'] });
+    expect(endpoint.status).toBe(201);
+    const res = await generate(world(), account, { category: 'dentist', state: 'US', maxResults: 3 });
+    const [delivery] = await receiver().waitFor(1, (r) => r.path === path);
+    expect(JSON.parse(delivery!.body).data.jobId).toBe(res.body.jobId);
+  });
+
+  it(`when ${name} lost a queued job, then the sweep enqueues it again, and a cancel removes that entry`, async () => {
+    const account = await buildAccount(world().db, { credits: 1_000 });
+    // No worker serves linkedin here (WORKER_SOURCES): the job stays queued.
+    const res = await generate(world(), account, { source: 'linkedin', category: 'cto', state: 'DE', maxResults: 4 });
+    expect(res.status).toBe(202);
+    const jobId = res.body.jobId as string;
+    const { producer } = world().api.deps;
+    const queue = producer.queue('linkedin');
+    await queue.remove(jobId);
+    expect(await queue.getJobState(jobId)).toBe('unknown');
+    await world().db.job.update({ where: { id: jobId }, data: { updatedAt: new Date(Date.now() - 5 * 60_000) } });
+    const requeued = await requeueLostJobs(world().db, lostJobQueue(producer), ['linkedin'], Date.now() - 3 * 60_000);
+    expect(requeued).toContain(jobId);
+    expect(await queue.getJobState(jobId)).toBe('waiting');
+    const cancelled = await world().http.delete(`/api/v1/leads/jobs/${jobId}`).set(account.auth);
+    expect(cancelled.body.status).toBe('CANCELLED');
+    expect(await queue.getJobState(jobId)).toBe('unknown');
+  });
+
+  it(`when readiness is asked on ${name}, then both processes are ready`, async () => {
+    expect(await world().api.readiness()).toMatchObject({ ready: true, checks: { redis: 'ok' } });
+    expect(await world().worker!.readiness()).toMatchObject({ ready: true, checks: { redis: 'ok' } });
+  });
+}
+
+describe('on a Redis Cluster', () => {
+  let cluster: LocalCluster;
+  let world: TestWorld;
+  let receiver: WebhookReceiver;
+  beforeAll(async () => {
+    cluster = await startLocalCluster();
+    receiver = await startWebhookReceiver(() => ({ status: 200 }));
+    world = await startWorld({ env: { ...cluster.env, ...WORLD_ENV } });
+  }, 60_000);
+  afterAll(async () => {
+    await world?.close();
+    await receiver?.close();
+    cluster?.stop();
+  });
+
+  it('when the queues are opened, then each keeps its keys under a hash tag of its own, spread over the slots', () => {
+    const queues = [...world.api.deps.producer.queues(), world.api.deps.webhooks.queue()];
+    const prefix = world.config.redis.queuePrefix;
+    expect(queues.map((q) => q.keys.wait)).toEqual([...Object.values(QUEUE_NAMES), WEBHOOK_QUEUE_NAME].map((name) => `{${prefix}:${name}}:${name}:wait`));
+    for (const q of queues) expect(new Set(Object.values(q.keys).filter(Boolean).map((key) => slotOf(key!))).size).toBe(1);
+    expect(new Set(queues.map((q) => slotOf(q.keys.wait!))).size).toBe(queues.length);
+  });
+
+  scenarios('a cluster', () => world, () => receiver);
+
+  it('when the API is pointed at a cluster node as if it were one Redis, then /readyz says not ready and why', async () => {
+    const config = testConfig({ QUEUE_PREFIX: world.config.redis.queuePrefix });
+    const probeKey = `${redisKeys(config.redis).queuePrefix(QUEUE_NAMES.google_maps)}:${QUEUE_NAMES.google_maps}:readiness-probe`;
+    const node = await cluster.nodeNotServing(probeKey);
+    const api = await startApi(testConfig({ QUEUE_PREFIX: world.config.redis.queuePrefix, REDIS_URL: `redis://127.0.0.1:${node}` }));
+    try {
+      const report = await api.readiness();
+      expect(report).toMatchObject({ ready: false, checks: { redis: 'cluster_node' } });
+      expect(report.detail).toContain('REDIS_CLUSTER_NODES');
+    } finally {
+      await api.close();
+    }
+  });
+
+  it('when a worker is pointed at a cluster node as if it were one Redis, then its /readyz says not ready and why', async () => {
+    const config = testConfig({ QUEUE_PREFIX: world.config.redis.queuePrefix, WORKER_SOURCES: 'google_maps' });
+    const node = await cluster.nodeNotServing(`${config.redis.queuePrefix}:${QUEUE_NAMES.google_maps}:wait`);
+    const worker = await startWorker(testConfig({ QUEUE_PREFIX: config.redis.queuePrefix, WORKER_SOURCES: 'google_maps', REDIS_URL: `redis://127.0.0.1:${node}` }));
+    try {
+      expect(await worker.readiness()).toMatchObject({ ready: false, checks: { redis: 'cluster_node' } });
+    } finally {
+      await worker.close();
+    }
+  });
+});
+
+describe('through Redis Sentinel', () => {
+  let sentinels: LocalSentinels;
+  let world: TestWorld;
+  let receiver: WebhookReceiver;
+  beforeAll(async () => {
+    sentinels = await startLocalSentinels();
+    receiver = await startWebhookReceiver(() => ({ status: 200 }));
+    world = await startWorld({ env: { ...sentinels.env, ...WORLD_ENV } });
+  }, 60_000);
+  afterAll(async () => {
+    await world?.close();
+    await receiver?.close();
+    sentinels?.stop();
+  });
+
+  scenarios('sentinel', () => world, () => receiver);
+});

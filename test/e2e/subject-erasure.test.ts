@@ -1,0 +1,96 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { dropDatabase, eraseSubject, migrate } from '@leadgen/db';
+import { buildAccount } from '../factories';
+import { generate, pollUntilTerminal, startWorld, type TestWorld } from '../harness';
+import { ROOT } from '../processes';
+
+type Lead = { email: string | null; businessName: string };
+
+// The sandbox is deterministic: the same request gives the same leads to every account.
+const request = (maxResults: number) => ({ category: 'dentist', state: 'US', city: 'Austin', maxResults });
+
+// A database of this file's own: the global suppression list is global, and every other test file's
+// page commits would have to match against what this one erases.
+const url = new URL(process.env.DATABASE_URL!);
+url.pathname = `${url.pathname}_erasure_${randomBytes(3).toString('hex')}`;
+const databaseUrl = url.toString();
+
+describe('erasing a data subject (admin subject:erase)', () => {
+  let world: TestWorld;
+  beforeAll(async () => {
+    await migrate(databaseUrl);
+    world = await startWorld({ env: { DATABASE_URL: databaseUrl, SANDBOX_PAGE_DELAY_MS: '250' } });
+  }, 60_000);
+  afterAll(async () => {
+    await world.close();
+    await dropDatabase(databaseUrl);
+  });
+
+  const leadsOf = async (jobId: string) => (await world.db.lead.findMany({ where: { jobId }, orderBy: { position: 'asc' } })).map((l) => l.data as unknown as Lead);
+
+  it('when an email is erased, then every account loses the leads holding it, later jobs never deliver it, and running it again deletes nothing', async () => {
+    const first = await buildAccount(world.db, { credits: 10_000 });
+    const second = await buildAccount(world.db, { credits: 10_000 });
+    const a = await generate(world, first, request(10), { Prefer: 'wait=60' });
+    const b = await generate(world, second, request(10), { Prefer: 'wait=60' });
+    expect([a.status, b.status]).toEqual([200, 200]);
+    const email = (a.body.leads as Lead[]).find((l) => l.email)!.email!;
+    expect((b.body.leads as Lead[]).some((l) => l.email === email)).toBe(true);
+
+    const run = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'apps/admin/src/main.ts'), 'subject:erase', '--email', email.toUpperCase(), '--json'], {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: databaseUrl, QUEUE_PREFIX: world.config.redis.queuePrefix },
+      encoding: 'utf8',
+    });
+    expect(run.status).toBe(0);
+    const printed = JSON.parse(run.stdout) as { leadsDeleted: number; rows: Array<{ accountId: string; leads: number }> };
+    expect(printed.rows.map((r) => r.accountId)).toEqual(expect.arrayContaining([first.accountId, second.accountId]));
+    for (const jobId of [a.body.jobId, b.body.jobId]) expect((await leadsOf(jobId)).some((l) => l.email === email)).toBe(false);
+    // The job keeps its counts and its charge; its body's leads no longer hold the person.
+    // (The API had kept the finished body in memory: the erasure's word over Redis makes it read it again.)
+    let after = await world.http.get(`/api/v1/leads/jobs/${a.body.jobId}`).set(first.auth);
+    for (let i = 0; i < 40 && JSON.stringify(after.body).includes(email); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      after = await world.http.get(`/api/v1/leads/jobs/${a.body.jobId}`).set(first.auth);
+    }
+    expect(after.body.progress).toEqual({ requestedCount: 10, deliveredCount: 10 });
+    expect(after.body.creditsCharged).toBe(a.body.creditsCharged);
+    expect(JSON.stringify(after.body)).not.toContain(email);
+
+    const third = await buildAccount(world.db, { credits: 10_000 });
+    const c = await generate(world, third, request(10), { Prefer: 'wait=60' });
+    expect(c.status).toBe(200);
+    expect(JSON.stringify(c.body.leads)).not.toContain(email);
+    expect((await world.db.job.findUniqueOrThrow({ where: { id: c.body.jobId } })).skippedSuppressed).toBeGreaterThanOrEqual(1);
+
+    expect((await eraseSubject(world.db, { kind: 'email', value: email })).leads).toBe(0);
+    // The trail says an erasure happened to the account, not who was erased.
+    const trail = await world.http.get('/api/v1/audit-events?action=subject.erased').set(first.auth);
+    expect(trail.body.items[0]).toMatchObject({ actor: 'operator', summary: { kind: 'email' } });
+    expect(JSON.stringify(trail.body)).not.toContain(email);
+  }, 120_000);
+
+  it('when an erasure races a job that is delivering the person, then the person does not come out of that job', async () => {
+    // Where the person is: a later page of the same request (pages of 10, 250 ms apart).
+    const scout = await buildAccount(world.db, { credits: 100_000 });
+    const known = await generate(world, scout, { ...request(60), city: 'Dallas' }, { Prefer: 'wait=60' });
+    expect(known.status).toBe(200);
+    const later = (known.body.leads as Lead[]).slice(30).find((l) => l.email)!.email!;
+
+    const owner = await buildAccount(world.db, { credits: 100_000 });
+    const started = await generate(world, owner, { ...request(60), city: 'Dallas' }, { Prefer: 'respond-async' });
+    expect(started.status).toBe(202);
+    // Erase while the job is between its first pages and the page with the person.
+    for (;;) {
+      const job = await world.db.job.findUniqueOrThrow({ where: { id: started.body.jobId } });
+      if (job.deliveredCount >= 10) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await eraseSubject(world.db, { kind: 'email', value: later });
+    const done = await pollUntilTerminal(world, owner, started.body.jobId, 60_000);
+    expect(JSON.stringify(done.leads)).not.toContain(later);
+    expect((await leadsOf(started.body.jobId)).some((l) => l.email === later)).toBe(false);
+  }, 120_000);
+});

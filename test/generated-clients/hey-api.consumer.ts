@@ -1,0 +1,69 @@
+// A strict consumer of the client @hey-api/openapi-ts (its defaults: types, SDK, fetch client) makes from
+// the served document: copied beside the generated `hey/` by generated-clients.test.ts, type-checked with
+// tsc --strict and run against an API process. No cast anywhere. Prints `{ operationId: status }`.
+import { client } from './hey/client.gen.js';
+import * as sdk from './hey/sdk.gen.js';
+
+client.setConfig({ baseUrl: process.env.LEADGEN_BASE_URL ?? '', auth: () => process.env.LEADGEN_API_KEY ?? '' });
+
+const statuses: Record<string, number> = {};
+/** The answer's data, recorded under the SDK function's name (the operation id); throws unless it succeeded. */
+function ok<T>(operation: keyof typeof sdk, answer: { data?: T; response?: Response }): T {
+  statuses[operation] = answer.response?.status ?? 0;
+  if (answer.data === undefined) throw new Error(`${operation}: ${answer.response?.status}`);
+  return answer.data;
+}
+function status(operation: keyof typeof sdk, answer: { response?: Response }): void {
+  statuses[operation] = answer.response?.status ?? 0;
+}
+
+const started = ok(
+  'generateLeads',
+  await sdk.generateLeads({ headers: { 'Idempotency-Key': `hey-${Date.now()}`, Prefer: 'wait=30' }, body: { category: 'dentist', state: 'US', maxResults: 3 } }),
+);
+const jobId = started.jobId;
+const job = ok('getJob', await sdk.getJob({ path: { jobId } }));
+const delivered: number = job.status === 'COMPLETE' ? job.terminal.deliveredCount + job.leads.length * 0 : -1;
+const jobs = ok('listJobs', await sdk.listJobs({ query: { status: ['COMPLETE'], limit: 5 } }));
+status('cancelJob', await sdk.cancelJob({ path: { jobId } }));
+const page = ok('getJobLeads', await sdk.getJobLeads({ path: { jobId }, query: { limit: 2 } }));
+const csv: string = ok('getJobLeadsCsv', await sdk.getJobLeadsCsv({ path: { jobId } }));
+ok('getJobLeadsJsonl', await sdk.getJobLeadsJsonl({ path: { jobId } }));
+const resultSetId = page.resultSetId;
+ok('getResultSet', await sdk.getResultSet({ path: { resultSetId } }));
+ok('getResultSetCsv', await sdk.getResultSetCsv({ path: { resultSetId } }));
+ok('getResultSetJsonl', await sdk.getResultSetJsonl({ path: { resultSetId } }));
+const leads = ok('listLeads', await sdk.listLeads({ query: { jobId } }));
+ok('listLeadsCsv', await sdk.listLeadsCsv({ query: { jobId } }));
+ok('listLeadsJsonl', await sdk.listLeadsJsonl({ query: { jobId } }));
+const account = ok('getAccount', await sdk.getAccount());
+ok('addSuppressions', await sdk.addSuppressions({ body: { phones: ['+15555550100'] } }));
+ok('listSuppressions', await sdk.listSuppressions({ query: { kind: 'phone' } }));
+ok('removeSuppressions', await sdk.removeSuppressions({ body: { phones: ['+15555550100'] } }));
+const audit = ok('listAuditEvents', await sdk.listAuditEvents({ query: { action: 'suppressions.changed', limit: 10 } }));
+ok('getLinkedinCountries', await sdk.getLinkedinCountries());
+ok('getTariffs', await sdk.getTariffs());
+ok('health', await sdk.health());
+ok('ready', await sdk.ready());
+const document = ok('getOpenApi', await sdk.getOpenApi());
+const created = ok('createWebhookEndpoint', await sdk.createWebhookEndpoint({ body: { url: 'http://127.0.0.1:9/hey', events: ['job.failed'] } }));
+const id = created.id;
+ok('listWebhookEndpoints', await sdk.listWebhookEndpoints());
+ok('getWebhookEndpoint', await sdk.getWebhookEndpoint({ path: { id } }));
+ok('updateWebhookEndpoint', await sdk.updateWebhookEndpoint({ path: { id }, body: { enabled: true } }));
+ok('rotateWebhookSecret', await sdk.rotateWebhookSecret({ path: { id } }));
+const ping = ok('pingWebhookEndpoint', await sdk.pingWebhookEndpoint({ path: { id } }));
+ok('listWebhookDeliveries', await sdk.listWebhookDeliveries({ path: { id } }));
+status('retryWebhookDelivery', await sdk.retryWebhookDelivery({ path: { id, deliveryId: ping.id } }));
+ok('listJobWebhookDeliveries', await sdk.listJobWebhookDeliveries({ path: { jobId } }));
+status('retryJobWebhookDelivery', await sdk.retryJobWebhookDelivery({ path: { jobId, deliveryId: 'msg_unknown' } }));
+status('revealDefaultWebhookSecret', await sdk.revealDefaultWebhookSecret());
+ok('rotateDefaultWebhookSecret', await sdk.rotateDefaultWebhookSecret());
+status('deleteWebhookEndpoint', await sdk.deleteWebhookEndpoint({ path: { id } }));
+
+console.log(
+  JSON.stringify({
+    statuses,
+    seen: { delivered, listed: jobs.items.length, csvLines: csv.trimEnd().split('\r\n').length, leads: leads.items.length, available: account.credits.available >= 0, audited: audit.items.map((event) => event.action), version: document.openapi },
+  }),
+);

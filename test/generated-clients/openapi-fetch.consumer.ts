@@ -1,0 +1,119 @@
+// A strict consumer of the client openapi-typescript (its defaults) and openapi-fetch make from the
+// served document: copied beside the generated `schema.d.ts` by generated-clients.test.ts, type-checked
+// with tsc --strict and run against an API process. No cast anywhere: if the document types an answer
+// wrongly, this does not compile. Prints `{ operationId: status }` for every operation.
+import createClient from 'openapi-fetch';
+import type { operations, paths } from './schema.js';
+
+const base = process.env.LEADGEN_BASE_URL ?? '';
+const client = createClient<paths>({ baseUrl: base, headers: { Authorization: `Bearer ${process.env.LEADGEN_API_KEY ?? ''}` } });
+
+interface Answer<T> {
+  data?: T;
+  response: Response;
+}
+const statuses: Record<string, number> = {};
+/** The answer's data, recorded under the operation's id; throws when the call did not succeed. */
+function ok<T>(operation: keyof operations, answer: Answer<T>): T {
+  statuses[operation] = answer.response.status;
+  if (answer.data === undefined) throw new Error(`${operation}: ${answer.response.status}`);
+  return answer.data;
+}
+/** A call whose documented answer is an error (a 404, a 409): only its status is recorded. */
+function status(operation: keyof operations, answer: { response: Response }): void {
+  statuses[operation] = answer.response.status;
+}
+
+const started = ok(
+  'generateLeads',
+  await client.POST('/api/v1/leads/generate', {
+    params: { header: { 'Idempotency-Key': `consumer-${Date.now()}`, Prefer: 'wait=30' } },
+    body: { category: 'dentist', state: 'US', city: 'Austin', maxResults: 5 },
+  }),
+);
+const jobId = started.jobId;
+const job = ok('getJob', await client.GET('/api/v1/leads/jobs/{jobId}', { params: { path: { jobId } } }));
+// The union narrows on `status`: the terminal branch has `terminal` and `leads`, the open one neither.
+const delivered: number = job.status === 'COMPLETE' ? job.terminal.deliveredCount + job.leads.length * 0 : -1;
+if (job.status === 'queued' || job.status === 'running') {
+  // @ts-expect-error a job still under way has no `terminal`
+  console.error(job.terminal);
+}
+const request: { source: string; maxResults: number } = job.request;
+const jobs = ok('listJobs', await client.GET('/api/v1/leads/jobs', { params: { query: { status: ['COMPLETE', 'PARTIAL'], limit: 5 } } }));
+const firstListed: string | undefined = jobs.items[0]?.jobId;
+status('cancelJob', await client.DELETE('/api/v1/leads/jobs/{jobId}', { params: { path: { jobId } } }));
+
+const page = ok('getJobLeads', await client.GET('/api/v1/leads/jobs/{jobId}/leads', { params: { path: { jobId }, query: { limit: 2 } } }));
+const firstLead: string | undefined = page.items[0]?.lead.businessName;
+const csv: string = ok('getJobLeadsCsv', await client.GET('/api/v1/leads/jobs/{jobId}/leads.csv', { params: { path: { jobId } }, parseAs: 'text' }));
+const jsonl: string = ok('getJobLeadsJsonl', await client.GET('/api/v1/leads/jobs/{jobId}/leads.jsonl', { params: { path: { jobId } }, parseAs: 'text' }));
+const resultSetId = page.resultSetId;
+const set = ok('getResultSet', await client.GET('/api/v1/leads/result-sets/{resultSetId}', { params: { path: { resultSetId } } }));
+const setComplete: boolean = set.complete;
+ok('getResultSetCsv', await client.GET('/api/v1/leads/result-sets/{resultSetId}.csv', { params: { path: { resultSetId } }, parseAs: 'text' }));
+ok('getResultSetJsonl', await client.GET('/api/v1/leads/result-sets/{resultSetId}.jsonl', { params: { path: { resultSetId } }, parseAs: 'text' }));
+const leads = ok('listLeads', await client.GET('/api/v1/leads', { params: { query: { jobId, source: 'google_maps' } } }));
+const allCsv: string = ok('listLeadsCsv', await client.GET('/api/v1/leads.csv', { params: { query: { jobId } }, parseAs: 'text' }));
+ok('listLeadsJsonl', await client.GET('/api/v1/leads.jsonl', { params: { query: { jobId } }, parseAs: 'text' }));
+
+const account = ok('getAccount', await client.GET('/api/v1/account'));
+const available: number = account.credits.available;
+ok('addSuppressions', await client.PUT('/api/v1/suppressions', { body: { domains: ['example.com'], emails: ['a@example.com'] } }));
+const suppressions = ok('listSuppressions', await client.GET('/api/v1/suppressions', { params: { query: { kind: 'domain' } } }));
+const domains: number = suppressions.counts.domain;
+ok('removeSuppressions', await client.DELETE('/api/v1/suppressions', { body: { domains: ['example.com'] } }));
+const audit = ok('listAuditEvents', await client.GET('/api/v1/audit-events', { params: { query: { action: 'suppressions.changed', limit: 10 } } }));
+const audited: string[] = audit.items.map((event) => event.action);
+
+const countries = ok('getLinkedinCountries', await client.GET('/api/v1/meta/linkedin-countries'));
+const tariffs = ok('getTariffs', await client.GET('/api/v1/meta/tariffs'));
+const perItem: number = tariffs.tariffs.linkedin.perItem;
+const health = ok('health', await client.GET('/healthz'));
+const ready = ok('ready', await client.GET('/readyz'));
+const document = ok('getOpenApi', await client.GET('/api/v1/openapi.json'));
+const version: string = document.openapi;
+
+const created = ok('createWebhookEndpoint', await client.POST('/api/v1/webhooks', { body: { url: 'http://127.0.0.1:9/hooks', events: ['job.completed'] } }));
+const id = created.id;
+const secret: string = created.secret;
+ok('listWebhookEndpoints', await client.GET('/api/v1/webhooks'));
+ok('getWebhookEndpoint', await client.GET('/api/v1/webhooks/{id}', { params: { path: { id } } }));
+ok('updateWebhookEndpoint', await client.PATCH('/api/v1/webhooks/{id}', { params: { path: { id } }, body: { description: 'consumer' } }));
+ok('rotateWebhookSecret', await client.POST('/api/v1/webhooks/{id}/rotate-secret', { params: { path: { id } } }));
+const ping = ok('pingWebhookEndpoint', await client.POST('/api/v1/webhooks/{id}/test', { params: { path: { id } } }));
+const deliveries = ok('listWebhookDeliveries', await client.GET('/api/v1/webhooks/{id}/deliveries', { params: { path: { id }, query: { status: 'pending' } } }));
+const attempts: number = deliveries.items.reduce((sum, delivery) => sum + delivery.attempts.length, 0);
+status('retryWebhookDelivery', await client.POST('/api/v1/webhooks/{id}/deliveries/{deliveryId}/retry', { params: { path: { id, deliveryId: ping.id } } }));
+ok('listJobWebhookDeliveries', await client.GET('/api/v1/leads/jobs/{jobId}/webhook-deliveries', { params: { path: { jobId } } }));
+status('retryJobWebhookDelivery', await client.POST('/api/v1/leads/jobs/{jobId}/webhook-deliveries/{deliveryId}/retry', { params: { path: { jobId, deliveryId: 'msg_unknown' } } }));
+status('revealDefaultWebhookSecret', await client.POST('/api/v1/webhooks/default-secret'));
+ok('rotateDefaultWebhookSecret', await client.POST('/api/v1/webhooks/default-secret/rotate'));
+status('deleteWebhookEndpoint', await client.DELETE('/api/v1/webhooks/{id}', { params: { path: { id } } }));
+
+console.log(
+  JSON.stringify({
+    statuses,
+    seen: {
+      delivered,
+      request: request.source,
+      listed: firstListed === jobId,
+      firstLead: typeof firstLead,
+      csvLines: csv.trimEnd().split('\r\n').length,
+      jsonlLines: jsonl.trimEnd().split('\n').length,
+      setComplete,
+      leads: leads.items.length,
+      allCsvLines: allCsv.trimEnd().split('\r\n').length,
+      available: available >= 0,
+      domains,
+      audited,
+      countries: countries.countries.length > 0,
+      perItem: perItem > 0,
+      health: health.status,
+      ready: ready.status,
+      version,
+      secret: secret.startsWith('whsec_'),
+      attempts: attempts >= 0,
+    },
+  }),
+);
