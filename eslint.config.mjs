@@ -1,4 +1,5 @@
 import js from '@eslint/js';
+import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -6,7 +7,9 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', require: 'readonly', __dirname: 'readonly', module: 'writable' } },
+    languageOptions: {
+      globals: { process: 'readonly', console: 'readonly', require: 'readonly', __dirname: 'readonly', module: 'writable' },
+    },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-console': 'error',
@@ -16,10 +19,14 @@ export default tseslint.config(
     // `npm run build` bundles whatever production code imports: test helpers stay out of it.
     files: ['apps/*/src/**/*.ts', 'packages/*/src/**/*.ts'],
     ignores: ['**/*.test.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '(^|/)test(-support)?/', message: 'test helpers are for tests only' }] }] },
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: '(^|/)test(-support)?/', message: 'test helpers are for tests only' }] }],
+    },
   },
   {
     files: ['scripts/**', 'apps/admin/**', '**/*.js'],
     rules: { 'no-console': 'off', '@typescript-eslint/no-require-imports': 'off' },
   },
+  // Layout is Prettier's (`npm run format`; `npm run check` runs `prettier --check`): no lint rule argues with it.
+  prettier,
 );

@@ -15,8 +15,16 @@ async function main(): Promise<void> {
   try {
     const { port } = api.server.address() as { port: number };
     await promisify(execFile)(process.env.CHROMIUM ?? '/usr/bin/chromium', [
-      '--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync',
-      '--window-size=1280,1600', '--virtual-time-budget=8000', `--screenshot=${out}`, `http://127.0.0.1:${port}/docs/`,
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--window-size=1280,1600',
+      '--virtual-time-budget=8000',
+      `--screenshot=${out}`,
+      `http://127.0.0.1:${port}/docs/`,
     ]);
     console.log(`wrote ${out}`);
   } finally {

@@ -7,7 +7,16 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { DEFAULT_OPS_PORTS, loadConfigOrExit } from '@leadgen/config';
 import { startupFailureLine } from '@leadgen/ops';
-import { countAccounts, createAccount, createDatabase, grantCredits, issueApiKey, migrate, sealPlainWebhookSecrets, transaction } from '@leadgen/db';
+import {
+  countAccounts,
+  createAccount,
+  createDatabase,
+  grantCredits,
+  issueApiKey,
+  migrate,
+  sealPlainWebhookSecrets,
+  transaction,
+} from '@leadgen/db';
 
 const SANDBOX_CREDITS = 10_000;
 

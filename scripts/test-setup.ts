@@ -7,7 +7,9 @@ const url = process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:54
 async function main(): Promise<void> {
   await dropDatabase(url);
   const result = await migrate(url);
-  console.log(`test database ${new URL(url).pathname.slice(1)}: applied ${result.applied.length} migration(s), ${result.functions.length} function file(s)`);
+  console.log(
+    `test database ${new URL(url).pathname.slice(1)}: applied ${result.applied.length} migration(s), ${result.functions.length} function file(s)`,
+  );
 }
 
 main().catch((error: Error) => {

@@ -15,7 +15,10 @@ const workspaces = ['apps', 'packages'].flatMap((group) => readdirSync(path.join
 function stages(): Record<string, string[]> {
   const result: Record<string, string[]> = {};
   let current = '';
-  const lines = dockerfile.replace(/\\\n/g, ' ').split('\n').filter((l) => l.trim() && !l.trim().startsWith('#'));
+  const lines = dockerfile
+    .replace(/\\\n/g, ' ')
+    .split('\n')
+    .filter((l) => l.trim() && !l.trim().startsWith('#'));
   for (const line of lines) {
     const from = /^FROM\s+(\S+)(?:\s+AS\s+(\S+))?/i.exec(line);
     if (from) current = from[2] ?? from[1]!;
@@ -63,14 +66,36 @@ describe('docker/entrypoint.sh', () => {
 describe('docker/compose.yaml', () => {
   const file = path.join(ROOT, 'docker/compose.yaml');
   const compose = parse(readFileSync(file, 'utf8'), { merge: true }) as {
-    services: Record<string, { command?: string[]; entrypoint?: string[]; environment?: Record<string, string>; healthcheck?: Record<string, unknown>; stop_grace_period?: string }>;
+    services: Record<
+      string,
+      {
+        command?: string[];
+        entrypoint?: string[];
+        environment?: Record<string, string>;
+        healthcheck?: Record<string, unknown>;
+        stop_grace_period?: string;
+      }
+    >;
   };
 
   it('when linted against the Compose specification (dclint), then no error and no warning', () => {
-    const run = spawnSync(process.execPath, [path.join(ROOT, 'node_modules/dclint/bin/dclint.cjs'), '-c', 'docker/dclint.json', '--max-warnings', '0', '--color', 'false', 'docker/compose.yaml'], {
-      cwd: ROOT,
-      encoding: 'utf8',
-    });
+    const run = spawnSync(
+      process.execPath,
+      [
+        path.join(ROOT, 'node_modules/dclint/bin/dclint.cjs'),
+        '-c',
+        'docker/dclint.json',
+        '--max-warnings',
+        '0',
+        '--color',
+        'false',
+        'docker/compose.yaml',
+      ],
+      {
+        cwd: ROOT,
+        encoding: 'utf8',
+      },
+    );
     expect(run.stdout + run.stderr).not.toMatch(/error|warning/);
     expect(run.status).toBe(0);
   });
@@ -100,7 +125,8 @@ describe('docker/compose.yaml', () => {
         // Another service variable's value here would be a copy-paste slip (POSTGRES_PASSWORD is compose's own).
         if (used !== name && CONFIG_VARIABLES.includes(used!)) problems.push(`${name} reads \${${used}}`);
         // An empty value means the declaration's default: a copy of it here would go stale when it changes.
-        if (used === name && fallback && isDeepStrictEqual(loadConfig({ [name]: fallback }), loadConfig({}))) problems.push(`${name} repeats its default ${fallback}`);
+        if (used === name && fallback && isDeepStrictEqual(loadConfig({ [name]: fallback }), loadConfig({})))
+          problems.push(`${name} repeats its default ${fallback}`);
       }
     }
     expect(problems).toEqual([]);

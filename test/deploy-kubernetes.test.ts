@@ -33,7 +33,9 @@ interface Generator {
 }
 
 function readYaml(file: string): Doc[] {
-  return parseAllDocuments(readFileSync(file, 'utf8')).map((d) => d.toJS() as Doc).filter(Boolean);
+  return parseAllDocuments(readFileSync(file, 'utf8'))
+    .map((d) => d.toJS() as Doc)
+    .filter(Boolean);
 }
 
 /** KEY=value lines; a secret's file is not in git, so its .example stands in. */
@@ -120,7 +122,13 @@ const processOf = (container: Doc) => container.args[0] as 'api' | 'worker' | 'm
 
 describe('deploy/kubernetes (example overlay)', () => {
   it('when rendered, then the API, one worker per source, the migrations Job, budgets and scalers are there', () => {
-    expect(deployments.map((d) => d.metadata.name).sort()).toEqual(['leadgen-api', 'leadgen-webhooks', 'leadgen-worker-google-maps', 'leadgen-worker-linkedin', 'leadgen-worker-shopify']);
+    expect(deployments.map((d) => d.metadata.name).sort()).toEqual([
+      'leadgen-api',
+      'leadgen-webhooks',
+      'leadgen-worker-google-maps',
+      'leadgen-worker-linkedin',
+      'leadgen-worker-shopify',
+    ]);
     expect(byKind('Service').map((d) => d.metadata.name)).toEqual(['leadgen-api']);
     expect(byKind('Job').map((d) => d.metadata.name)).toEqual(['leadgen-migrate']);
     expect(byKind('PodDisruptionBudget')).toHaveLength(5);
@@ -147,10 +155,15 @@ describe('deploy/kubernetes (example overlay)', () => {
       const process = processOf(container);
       expect(['api', 'worker']).toContain(process);
       const opsPort = config.ops.port ?? DEFAULT_OPS_PORTS[process as 'api' | 'worker'];
-      const portNumber = (port: string | number) => (typeof port === 'number' ? port : container.ports.find((p: Doc) => p.name === port)?.containerPort);
+      const portNumber = (port: string | number) =>
+        typeof port === 'number' ? port : container.ports.find((p: Doc) => p.name === port)?.containerPort;
       expect(portNumber('ops')).toBe(opsPort);
       expect(config.ops.host).toBe('127.0.0.1'); // the image's OPS_HOST=0.0.0.0 applies: the manifests leave it alone
-      for (const [probe, expectedPath] of [['startupProbe', OPS_PATHS.health], ['livenessProbe', OPS_PATHS.health], ['readinessProbe', OPS_PATHS.ready]] as const) {
+      for (const [probe, expectedPath] of [
+        ['startupProbe', OPS_PATHS.health],
+        ['livenessProbe', OPS_PATHS.health],
+        ['readinessProbe', OPS_PATHS.ready],
+      ] as const) {
         const get = container[probe]?.httpGet;
         expect({ deployment: deployment.metadata.name, probe, path: get?.path, port: portNumber(get?.port) }).toEqual({
           deployment: deployment.metadata.name,
@@ -190,13 +203,22 @@ describe('deploy/kubernetes (example overlay)', () => {
   });
 
   it('when the webhook worker is read, then it alone delivers webhooks, serves no source, and has a budget and a scaler on its queue', () => {
-    const deliverers = deployments.filter((d) => processOf(d.spec.template.spec.containers[0]) === 'worker' && loadConfig(environmentOf(d.spec.template.spec.containers[0])).webhooks.deliver);
+    const deliverers = deployments.filter(
+      (d) =>
+        processOf(d.spec.template.spec.containers[0]) === 'worker' &&
+        loadConfig(environmentOf(d.spec.template.spec.containers[0])).webhooks.deliver,
+    );
     expect(deliverers.map((d) => d.metadata.name)).toEqual(['leadgen-webhooks']);
     const config = loadConfig(environmentOf(deliverers[0]!.spec.template.spec.containers[0]));
     expect(config.worker.sources).toEqual([]);
-    expect(byKind('PodDisruptionBudget').find((p) => p.metadata.name === 'leadgen-webhooks')?.spec.selector.matchLabels).toEqual(deliverers[0]!.spec.selector.matchLabels);
+    expect(byKind('PodDisruptionBudget').find((p) => p.metadata.name === 'leadgen-webhooks')?.spec.selector.matchLabels).toEqual(
+      deliverers[0]!.spec.selector.matchLabels,
+    );
     const scaler = byKind('ScaledObject').find((s) => s.spec.scaleTargetRef.name === 'leadgen-webhooks');
-    expect(scaler!.spec.triggers.map((t: Doc) => t.metadata.listName)).toEqual([`${config.redis.queuePrefix}:${WEBHOOK_QUEUE_NAME}:wait`, `${config.redis.queuePrefix}:${WEBHOOK_QUEUE_NAME}:active`]);
+    expect(scaler!.spec.triggers.map((t: Doc) => t.metadata.listName)).toEqual([
+      `${config.redis.queuePrefix}:${WEBHOOK_QUEUE_NAME}:wait`,
+      `${config.redis.queuePrefix}:${WEBHOOK_QUEUE_NAME}:active`,
+    ]);
   });
 
   describe('KEDA', () => {
@@ -219,7 +241,8 @@ describe('deploy/kubernetes (example overlay)', () => {
         expect(listNames).toEqual([queue.keys.wait, queue.keys.active]);
         expect(queue.keys.wait).toBe(`${config.redis.queuePrefix}:${QUEUE_NAMES[source]}:wait`);
         await queue.close();
-        for (const trigger of scaler!.spec.triggers) expect(trigger.authenticationRef.name).toBe(byKind('TriggerAuthentication')[0]!.metadata.name);
+        for (const trigger of scaler!.spec.triggers)
+          expect(trigger.authenticationRef.name).toBe(byKind('TriggerAuthentication')[0]!.metadata.name);
       }
     });
 
@@ -248,7 +271,8 @@ describe.each([
   const workers = rendered.filter((d) => d.kind === 'Deployment' && processOf(d.spec.template.spec.containers[0]) === 'worker');
   const environment = (container: Doc) => {
     const env: Record<string, string> = {};
-    for (const from of container.envFrom ?? []) Object.assign(env, rendered.find((d) => d.metadata.name === (from.configMapRef ?? from.secretRef).name)?.data);
+    for (const from of container.envFrom ?? [])
+      Object.assign(env, rendered.find((d) => d.metadata.name === (from.configMapRef ?? from.secretRef).name)?.data);
     for (const { name, value } of container.env ?? []) env[name] = value;
     return env;
   };

@@ -54,7 +54,12 @@ describe('deploy/ dashboards and alerts', () => {
   });
 
   it('when the alert rules are read, then the four operator alerts are there, each with a duration, a severity and a summary', () => {
-    expect(rules.map((r) => r.alert).sort()).toEqual(['LeadgenJobFailureRatio', 'LeadgenNoWorkerConsuming', 'LeadgenQueueBackingUp', 'LeadgenUpstream429Storm']);
+    expect(rules.map((r) => r.alert).sort()).toEqual([
+      'LeadgenJobFailureRatio',
+      'LeadgenNoWorkerConsuming',
+      'LeadgenQueueBackingUp',
+      'LeadgenUpstream429Storm',
+    ]);
     for (const rule of rules) {
       expect(rule.for).toMatch(/^\d+m$/);
       expect(['warning', 'critical']).toContain(rule.labels.severity);

@@ -1,5 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { commitPage, createAccount, createJob, findJob, grantCredits, issueApiKey, settleJob, startJob, type Database, type JobRecord } from '@leadgen/db';
+import {
+  commitPage,
+  createAccount,
+  createJob,
+  findJob,
+  grantCredits,
+  issueApiKey,
+  settleJob,
+  startJob,
+  type Database,
+  type JobRecord,
+} from '@leadgen/db';
 import { newId, reservationFor, type GenerationRequest, type JobOutcome, type JobStatus, type Lead, type Source } from '@leadgen/domain';
 
 /**

@@ -19,7 +19,12 @@ const TTL = 120;
  * as its A-label). Any other name is NXDOMAIN.
  */
 export const ZONES: Record<string, RecordSet & { behaviour?: Behaviour }> = {
-  'mx.test': { mx: [[10, 'mail.mx.test'], [20, 'backup.mx.test']] },
+  'mx.test': {
+    mx: [
+      [10, 'mail.mx.test'],
+      [20, 'backup.mx.test'],
+    ],
+  },
   'mail.mx.test': { a: ['192.0.2.1'] },
   'a-only.test': { a: ['192.0.2.2'], aaaa: ['2001:db8::2'] },
   'null-mx.test': { mx: [[0, '.']], a: ['192.0.2.3'] },
@@ -43,7 +48,12 @@ export interface FakeDnsServer {
   close(): Promise<void>;
 }
 
-const TYPE_NAMES: Record<number, string> = { [Packet.TYPE.A]: 'A', [Packet.TYPE.AAAA]: 'AAAA', [Packet.TYPE.MX]: 'MX', [Packet.TYPE.CNAME]: 'CNAME' };
+const TYPE_NAMES: Record<number, string> = {
+  [Packet.TYPE.A]: 'A',
+  [Packet.TYPE.AAAA]: 'AAAA',
+  [Packet.TYPE.MX]: 'MX',
+  [Packet.TYPE.CNAME]: 'CNAME',
+};
 
 function zoneOf(name: string): string | undefined {
   const labels = name.split('.');
@@ -89,7 +99,15 @@ export async function startFakeDnsServer(options: FakeDnsOptions = {}): Promise<
       if (special && ZONES[special]!.behaviour === 'servfail') {
         response.header.rcode = 2;
       } else if (!Object.hasOwn(ZONES, name) && under(name)) {
-        if (question.type === Packet.TYPE.MX) response.answers.push({ name, type: Packet.TYPE.MX, class: Packet.CLASS.IN, ttl: TTL, priority: 10, exchange: `mail.${name}` } as (typeof response.answers)[number]);
+        if (question.type === Packet.TYPE.MX)
+          response.answers.push({
+            name,
+            type: Packet.TYPE.MX,
+            class: Packet.CLASS.IN,
+            ttl: TTL,
+            priority: 10,
+            exchange: `mail.${name}`,
+          } as (typeof response.answers)[number]);
       } else if (!Object.hasOwn(ZONES, name)) {
         response.header.rcode = 3; // NXDOMAIN
       } else {

@@ -40,7 +40,12 @@ describe('GET /metrics on the operations port', () => {
     // Only google_maps is consumed here, so a shopify job stays waiting and the queue depth shows it.
     world = await startWorld({ env: { WORKER_QUEUES: 'google_maps', RATE_LIMIT_GENERATE_PER_MIN: '5' } });
     collectProcessMetrics();
-    ops = (await startOpsServer({ host: '127.0.0.1', port: await freePort(), readiness: world.api.readiness, routes: { '/metrics': metricsRoute } }))!;
+    ops = (await startOpsServer({
+      host: '127.0.0.1',
+      port: await freePort(),
+      readiness: world.api.readiness,
+      routes: { '/metrics': metricsRoute },
+    }))!;
     const account = await buildAccount(world.db, { credits: 100_000 });
     const complete = { category: 'bakery', state: 'FR', maxResults: 12 };
     const key = idempotencyKey();
@@ -49,7 +54,10 @@ describe('GET /metrics on the operations port', () => {
     expect((await generate(world, account, { ...complete, keyword: 'sandbox:fail' })).body.status).toBe('FAILED');
     const slow = await generate(world, account, { ...complete, keyword: 'sandbox:delay=2000' }, { Prefer: 'respond-async' });
     expect((await world.http.delete(`/api/v1/leads/jobs/${slow.body.jobId}`).set(account.auth)).body.status).toBe('CANCELLED');
-    expect((await generate(world, account, { source: 'shopify', category: 'apparel', state: 'CA', maxResults: 4 }, { Prefer: 'respond-async' })).status).toBe(202);
+    expect(
+      (await generate(world, account, { source: 'shopify', category: 'apparel', state: 'CA', maxResults: 4 }, { Prefer: 'respond-async' }))
+        .status,
+    ).toBe(202);
     const limited = await buildAccount(world.db, { credits: 0 });
     const statuses = [];
     for (let i = 0; i < 6; i++) statuses.push((await generate(world, limited, {})).status);
@@ -71,10 +79,20 @@ describe('GET /metrics on the operations port', () => {
       attemptTimeoutMs: 200,
     });
     for (const path of ['200', '429', '503', '401', 'hang']) {
-      await client.request({ method: 'GET', path, signal: new AbortController().signal, deadline: Date.now() + 5_000 }).catch(() => undefined);
+      await client
+        .request({ method: 'GET', path, signal: new AbortController().signal, deadline: Date.now() + 5_000 })
+        .catch(() => undefined);
     }
-    site = await startFakeSite((req, res) => (req.url === '/' ? html(res, '<a href="/contact">Contact</a> info@shop.example') : html(res, 'gone', 404)));
-    const enricher = createWebsiteEnricher({ allowPrivateNetworks: true, timeoutMs: 2_000, maxBytes: 65_536, concurrency: 2, lookup: loopbackLookup() });
+    site = await startFakeSite((req, res) =>
+      req.url === '/' ? html(res, '<a href="/contact">Contact</a> info@shop.example') : html(res, 'gone', 404),
+    );
+    const enricher = createWebsiteEnricher({
+      allowPrivateNetworks: true,
+      timeoutMs: 2_000,
+      maxBytes: 65_536,
+      concurrency: 2,
+      lookup: loopbackLookup(),
+    });
     await enricher.enrich(`http://shop.example:${site.port}/`, new AbortController().signal);
 
     const res = await fetch(`http://127.0.0.1:${ops.port}/metrics`);
@@ -106,17 +124,27 @@ describe('GET /metrics on the operations port', () => {
   });
 
   it('when requests were answered, then they are counted by route template, method and status', () => {
-    expect(value('leadgen_http_request_duration_seconds_count', { route: '/api/v1/leads/generate', method: 'POST', status: '200' })).toBeGreaterThanOrEqual(3);
-    expect(value('leadgen_http_request_duration_seconds_count', { route: '/api/v1/leads/jobs/:jobId', method: 'DELETE', status: '200' })).toBeGreaterThanOrEqual(1);
+    expect(
+      value('leadgen_http_request_duration_seconds_count', { route: '/api/v1/leads/generate', method: 'POST', status: '200' }),
+    ).toBeGreaterThanOrEqual(3);
+    expect(
+      value('leadgen_http_request_duration_seconds_count', { route: '/api/v1/leads/jobs/:jobId', method: 'DELETE', status: '200' }),
+    ).toBeGreaterThanOrEqual(1);
     expect(exposition).not.toMatch(/route="\/api\/v1\/leads\/jobs\/job_/);
   });
 
   it('when jobs were created and ended, then creations, terminal statuses, durations, leads and credits are counted by source', () => {
     expect(value('leadgen_jobs_created_total', { source: 'google_maps' })).toBeGreaterThanOrEqual(3);
     expect(value('leadgen_jobs_created_total', { source: 'shopify' })).toBeGreaterThanOrEqual(1);
-    expect(value('leadgen_jobs_terminal_total', { source: 'google_maps', status: 'COMPLETE', stop_reason: 'none' })).toBeGreaterThanOrEqual(1);
-    expect(value('leadgen_jobs_terminal_total', { source: 'google_maps', status: 'FAILED', stop_reason: 'provider_error' })).toBeGreaterThanOrEqual(1);
-    expect(value('leadgen_jobs_terminal_total', { source: 'google_maps', status: 'CANCELLED', stop_reason: 'cancelled_by_owner' })).toBeGreaterThanOrEqual(1);
+    expect(value('leadgen_jobs_terminal_total', { source: 'google_maps', status: 'COMPLETE', stop_reason: 'none' })).toBeGreaterThanOrEqual(
+      1,
+    );
+    expect(
+      value('leadgen_jobs_terminal_total', { source: 'google_maps', status: 'FAILED', stop_reason: 'provider_error' }),
+    ).toBeGreaterThanOrEqual(1);
+    expect(
+      value('leadgen_jobs_terminal_total', { source: 'google_maps', status: 'CANCELLED', stop_reason: 'cancelled_by_owner' }),
+    ).toBeGreaterThanOrEqual(1);
     expect(value('leadgen_job_duration_seconds_count', { source: 'google_maps' })).toBeGreaterThanOrEqual(3);
     expect(value('leadgen_job_time_to_first_lead_seconds_count', { source: 'google_maps' })).toBeGreaterThanOrEqual(1);
     expect(value('leadgen_leads_delivered_total', { source: 'google_maps' })).toBeGreaterThanOrEqual(12);
@@ -125,7 +153,9 @@ describe('GET /metrics on the operations port', () => {
 
   it('when a job waits in a queue nobody consumes, then the queue depth and the consumers say so', () => {
     expect(value('leadgen_queue_jobs', { queue: 'shopify', state: 'waiting' })).toBeGreaterThanOrEqual(1);
-    expect(samples.some((s) => s.name === 'leadgen_queue_jobs' && s.labels.queue === 'google_maps' && s.labels.state === 'active')).toBe(true);
+    expect(samples.some((s) => s.name === 'leadgen_queue_jobs' && s.labels.queue === 'google_maps' && s.labels.state === 'active')).toBe(
+      true,
+    );
     expect(value('leadgen_queue_consumers', { queue: 'google_maps' })).toBeGreaterThanOrEqual(1);
   });
 
@@ -139,7 +169,9 @@ describe('GET /metrics on the operations port', () => {
     for (const outcome of ['ok', '429', '5xx', 'unauthorized', 'timeout']) {
       expect(value('leadgen_upstream_request_duration_seconds_count', { upstream: 'fake_upstream', outcome })).toBe(1);
     }
-    expect(value('leadgen_upstream_request_duration_seconds_sum', { upstream: 'fake_upstream', outcome: 'timeout' })).toBeGreaterThanOrEqual(0.15);
+    expect(
+      value('leadgen_upstream_request_duration_seconds_sum', { upstream: 'fake_upstream', outcome: 'timeout' }),
+    ).toBeGreaterThanOrEqual(0.15);
   });
 
   it('when a website was enriched, then its page fetches are counted by outcome', () => {

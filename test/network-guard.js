@@ -32,7 +32,9 @@ function mayResolve(host) {
 /** @param {string} host @param {string} [address] */
 function refusal(host, address) {
   const resolved = address && address !== host ? ` (${address})` : '';
-  const error = new Error(`network guard: tests may connect only to loopback (127.0.0.0/8, ::1, localhost) or unix sockets; refused ${host}${resolved}`);
+  const error = new Error(
+    `network guard: tests may connect only to loopback (127.0.0.0/8, ::1, localhost) or unix sockets; refused ${host}${resolved}`,
+  );
   return Object.assign(error, { code: 'ERR_NETWORK_GUARD', host });
 }
 

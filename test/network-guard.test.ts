@@ -21,7 +21,10 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as net.AddressInfo).port;
   // Nothing below may ask DNS or the network about a name unless the guard is in place.
-  if (!(dns.lookup as unknown as Record<symbol, unknown>)[GUARDED] || !(net.Socket.prototype.connect as unknown as Record<symbol, unknown>)[GUARDED]) {
+  if (
+    !(dns.lookup as unknown as Record<symbol, unknown>)[GUARDED] ||
+    !(net.Socket.prototype.connect as unknown as Record<symbol, unknown>)[GUARDED]
+  ) {
     throw new Error('the network guard is not installed in this test process');
   }
 });
@@ -67,11 +70,19 @@ describe('the network guard', () => {
     await expect(fetch(`http://0.0.0.0:${port}/`)).rejects.toMatchObject({ cause: { code: 'ERR_NETWORK_GUARD' } });
   });
 
-  it('when a test\'s own resolver maps a name outside loopback, then the connection is refused naming the name and the address', async () => {
-    const resolver = (address: string): net.LookupFunction => (_host, options, callback) =>
-      options.all ? (callback as (e: null, all: dns.LookupAddress[]) => void)(null, [{ address, family: 4 }]) : callback(null, address, 4);
-    expect(await outcome(net.connect({ port, host: 'shop.example', lookup: resolver('0.0.0.0') }))).toMatch(/refused shop\.example \(0\.0\.0\.0\)$/);
-    expect(await outcome(net.connect({ port, host: 'shop.example', lookup: resolver('0.0.0.0'), autoSelectFamily: false }))).toMatch(/refused shop\.example \(0\.0\.0\.0\)$/);
+  it("when a test's own resolver maps a name outside loopback, then the connection is refused naming the name and the address", async () => {
+    const resolver =
+      (address: string): net.LookupFunction =>
+      (_host, options, callback) =>
+        options.all
+          ? (callback as (e: null, all: dns.LookupAddress[]) => void)(null, [{ address, family: 4 }])
+          : callback(null, address, 4);
+    expect(await outcome(net.connect({ port, host: 'shop.example', lookup: resolver('0.0.0.0') }))).toMatch(
+      /refused shop\.example \(0\.0\.0\.0\)$/,
+    );
+    expect(await outcome(net.connect({ port, host: 'shop.example', lookup: resolver('0.0.0.0'), autoSelectFamily: false }))).toMatch(
+      /refused shop\.example \(0\.0\.0\.0\)$/,
+    );
     // The same resolver mapping to loopback is how the enrichment tests reach their fake sites.
     expect(await outcome(net.connect({ port, host: 'shop.example', lookup: resolver('127.0.0.1') }))).toBe('data: hello');
   });
@@ -97,7 +108,10 @@ describe('the network guard', () => {
     expect(process.env.NODE_OPTIONS).toContain(path.join(__dirname, 'network-guard.js'));
     const child = spawnSync(
       process.execPath,
-      ['-e', `require('node:net').connect(${port}, '0.0.0.0').on('error', (e) => console.log(e.message)).on('data', (d) => console.log('connected'))`],
+      [
+        '-e',
+        `require('node:net').connect(${port}, '0.0.0.0').on('error', (e) => console.log(e.message)).on('data', (d) => console.log('connected'))`,
+      ],
       { env: { ...process.env }, encoding: 'utf8', timeout: 10_000 },
     );
     expect(child.stdout.trim()).toMatch(/^network guard: .*refused 0\.0\.0\.0$/);

@@ -38,7 +38,7 @@ describe('Bull Board with OPERATOR_BOARD_WRITABLE=1', () => {
   });
   afterAll(() => world.close());
 
-  it('when an operator removes a queued job\'s entry, then the job stays queued in PostgreSQL and the next lost-job sweep puts it back', async () => {
+  it("when an operator removes a queued job's entry, then the job stays queued in PostgreSQL and the next lost-job sweep puts it back", async () => {
     const created = await generate(world, account, { category: 'bakery', state: 'FR', maxResults: 5 }, { Prefer: 'respond-async' });
     const jobId = created.body.jobId as string;
     const removed = await world.http.put(`/admin/queues/api/queues/google_maps/${jobId}/clean`).set('Authorization', auth);
@@ -48,7 +48,13 @@ describe('Bull Board with OPERATOR_BOARD_WRITABLE=1', () => {
     expect((await findJob(world.db, jobId))?.status).toBe('queued');
     // The sweep's view once LOST_JOB_AFTER_MS has passed since the job last moved.
     const stillForMs = world.config.worker.lostJobAfterMs;
-    const requeued = await requeueLostJobs(world.db, lostJobQueue(world.api.deps.producer), ['google_maps'], Date.now() + stillForMs + 1, stillForMs);
+    const requeued = await requeueLostJobs(
+      world.db,
+      lostJobQueue(world.api.deps.producer),
+      ['google_maps'],
+      Date.now() + stillForMs + 1,
+      stillForMs,
+    );
     expect(requeued).toContain(jobId);
     expect(await queue.getJobState(jobId)).toBe('waiting');
   });

@@ -66,11 +66,23 @@ export async function startApiProcess(env: Record<string, string>, entry = 'apps
   const port = await freePort();
   const dir = mkdtempSync(path.join(tmpdir(), 'leadgen-api-'));
   const reportFile = path.join(dir, 'openapi-check.json');
-  const child = spawn(process.execPath, ['--import', 'tsx', '--import', path.join(ROOT, 'test/openapi-check-preload.ts'), path.join(ROOT, entry)], {
-    cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'info', OPS_PORT: '0', SHUTDOWN_GRACE_MS: '2000', ...env, PORT: String(port), OPENAPI_CHECK_REPORT: reportFile },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', '--import', path.join(ROOT, 'test/openapi-check-preload.ts'), path.join(ROOT, entry)],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        LOG_LEVEL: 'info',
+        OPS_PORT: '0',
+        SHUTDOWN_GRACE_MS: '2000',
+        ...env,
+        PORT: String(port),
+        OPENAPI_CHECK_REPORT: reportFile,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -81,7 +93,8 @@ export async function startApiProcess(env: Record<string, string>, entry = 'apps
   // Generous: tsx compiles the API at start, and CI machines are shared.
   const until = Date.now() + 60_000;
   for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`api exited (${child.exitCode ?? child.signalCode}) before it was ready: ${output.slice(-2000)}`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`api exited (${child.exitCode ?? child.signalCode}) before it was ready: ${output.slice(-2000)}`);
     const status = await fetch(`${origin}/readyz`, { signal: AbortSignal.timeout(2_000) }).then(
       async (res) => (await res.arrayBuffer(), res.status),
       () => 0,
@@ -101,10 +114,14 @@ export async function startApiProcess(env: Record<string, string>, entry = 'apps
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       await exited;
-      const report = existsSync(reportFile) ? (JSON.parse(readFileSync(reportFile, 'utf8')) as { checked: number; problems: string[] }) : null;
+      const report = existsSync(reportFile)
+        ? (JSON.parse(readFileSync(reportFile, 'utf8')) as { checked: number; problems: string[] })
+        : null;
       rmSync(dir, { recursive: true, force: true });
-      if (!report) throw new Error(`api exited (${child.exitCode ?? child.signalCode}) without its OpenAPI check report: ${output.slice(-2000)}`);
-      if (report.problems.length) throw new Error(`responses that leave the OpenAPI document:\n${[...new Set(report.problems)].join('\n')}`);
+      if (!report)
+        throw new Error(`api exited (${child.exitCode ?? child.signalCode}) without its OpenAPI check report: ${output.slice(-2000)}`);
+      if (report.problems.length)
+        throw new Error(`responses that leave the OpenAPI document:\n${[...new Set(report.problems)].join('\n')}`);
       return { checked: report.checked };
     },
   };

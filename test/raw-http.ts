@@ -24,12 +24,27 @@ function parsed(text: string): Record<string, unknown> | null {
  */
 export function rawRequest(
   port: number,
-  options: { method: string; path: string; headers?: Record<string, string | number>; body?: Buffer | string; localAddress?: string; timeoutMs?: number },
+  options: {
+    method: string;
+    path: string;
+    headers?: Record<string, string | number>;
+    body?: Buffer | string;
+    localAddress?: string;
+    timeoutMs?: number;
+  },
 ): Promise<RawAnswer> {
   const started = Date.now();
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: '127.0.0.1', port, method: options.method, path: options.path, headers: options.headers ?? {}, localAddress: options.localAddress, agent: false },
+      {
+        host: '127.0.0.1',
+        port,
+        method: options.method,
+        path: options.path,
+        headers: options.headers ?? {},
+        localAddress: options.localAddress,
+        agent: false,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -78,7 +93,14 @@ export function rawSocket(port: number, bytes: Buffer | string, timeoutMs = 3_00
       const status = /^HTTP\/1\.[01] (\d{3})/.exec(statusLine);
       // Only the first response: a pipelined second one may follow it.
       const bodyText = end < 0 ? '' : raw.slice(end + 4, end + 4 + Number(headers['content-length'] ?? raw.length));
-      resolve({ raw, status: status ? Number(status[1]) : null, headers, body: parsed(Buffer.from(bodyText, 'latin1').toString('utf8')), closed, ms: Date.now() - started });
+      resolve({
+        raw,
+        status: status ? Number(status[1]) : null,
+        headers,
+        body: parsed(Buffer.from(bodyText, 'latin1').toString('utf8')),
+        closed,
+        ms: Date.now() - started,
+      });
     };
     const timer = setTimeout(finish, timeoutMs);
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));

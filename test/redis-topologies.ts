@@ -114,10 +114,14 @@ export async function startLocalCluster(): Promise<LocalCluster> {
   );
   try {
     await Promise.all(ports.map((port) => answering(port)));
-    const created = spawnSync('redis-cli', ['--cluster', 'create', ...ports.map((p) => `${HOST}:${p}`), '--cluster-replicas', '1', '--cluster-yes'], {
-      encoding: 'utf8',
-      timeout: 30_000,
-    });
+    const created = spawnSync(
+      'redis-cli',
+      ['--cluster', 'create', ...ports.map((p) => `${HOST}:${p}`), '--cluster-replicas', '1', '--cluster-yes'],
+      {
+        encoding: 'utf8',
+        timeout: 30_000,
+      },
+    );
     if (created.status !== 0) throw new Error(`redis-cli --cluster create failed: ${created.stdout} ${created.stderr}`);
     await waitFor('cluster state ok on every node', async () => {
       const infos = await Promise.all(ports.map((port) => command(port, 'CLUSTER', 'INFO')));
@@ -135,7 +139,10 @@ export async function startLocalCluster(): Promise<LocalCluster> {
   }
   const alive = () => processes.filter((p) => p.child.exitCode === null && p.child.signalCode === null);
   const slotOwner = async (key: string): Promise<number> => {
-    const cluster = new Cluster(alive().map((p) => ({ host: HOST, port: p.port })), { clusterRetryStrategy: () => null });
+    const cluster = new Cluster(
+      alive().map((p) => ({ host: HOST, port: p.port })),
+      { clusterRetryStrategy: () => null },
+    );
     cluster.on('error', () => undefined);
     try {
       await cluster.call('EXISTS', key);
@@ -154,7 +161,9 @@ export async function startLocalCluster(): Promise<LocalCluster> {
     primaryOf: slotOwner,
     async nodeNotServing(key) {
       const owner = await slotOwner(key);
-      const roles = await Promise.all(alive().map(async (p) => ({ port: p.port, role: String(((await command(p.port, 'ROLE')) as unknown[])[0]) })));
+      const roles = await Promise.all(
+        alive().map(async (p) => ({ port: p.port, role: String(((await command(p.port, 'ROLE')) as unknown[])[0]) })),
+      );
       return roles.find((r) => r.role === 'master' && r.port !== owner)!.port;
     },
     async killAndWaitForFailover(port) {
@@ -162,10 +171,21 @@ export async function startLocalCluster(): Promise<LocalCluster> {
       victim.child.kill('SIGKILL');
       await new Promise((resolve) => victim.child.once('exit', resolve));
       // Until the others notice (the node timeout), the state still reads ok: wait for slots without the dead node.
-      await waitFor('a replica took over every slot', async () => {
-        const views = await Promise.all(alive().map(async (p) => ({ info: String(await command(p.port, 'CLUSTER', 'INFO')), slots: JSON.stringify(await command(p.port, 'CLUSTER', 'SLOTS')) })));
-        return views.every((v) => v.info.includes('cluster_state:ok') && !v.slots.includes(`,${port},`) && !v.slots.includes(`,${port}]`));
-      }, 30_000);
+      await waitFor(
+        'a replica took over every slot',
+        async () => {
+          const views = await Promise.all(
+            alive().map(async (p) => ({
+              info: String(await command(p.port, 'CLUSTER', 'INFO')),
+              slots: JSON.stringify(await command(p.port, 'CLUSTER', 'SLOTS')),
+            })),
+          );
+          return views.every(
+            (v) => v.info.includes('cluster_state:ok') && !v.slots.includes(`,${port},`) && !v.slots.includes(`,${port}]`),
+          );
+        },
+        30_000,
+      );
     },
     stop: () => stopAll(processes, dir),
   };
@@ -206,7 +226,9 @@ export async function startLocalSentinels(): Promise<LocalSentinels> {
       processes.push({ port, child: spawn('redis-server', [file, '--sentinel'], { stdio: 'ignore' }) });
     }
     await Promise.all(sentinelPorts.map((port) => answering(port)));
-    await waitFor('the replica in sync', async () => String(await command(replicaPort!, 'INFO', 'replication')).includes('master_link_status:up'));
+    await waitFor('the replica in sync', async () =>
+      String(await command(replicaPort!, 'INFO', 'replication')).includes('master_link_status:up'),
+    );
     await waitFor('every sentinel knows the replica and the others', async () => {
       const views = await Promise.all(sentinelPorts.map((port) => command(port, 'SENTINEL', 'REPLICAS', SENTINEL_NAME)));
       const peers = await Promise.all(sentinelPorts.map((port) => command(port, 'SENTINEL', 'SENTINELS', SENTINEL_NAME)));
@@ -216,17 +238,22 @@ export async function startLocalSentinels(): Promise<LocalSentinels> {
     stopAll(processes, dir);
     throw error;
   }
-  const primary = async () => Number(((await command(sentinelPorts[0]!, 'SENTINEL', 'GET-MASTER-ADDR-BY-NAME', SENTINEL_NAME)) as string[])[1]);
+  const primary = async () =>
+    Number(((await command(sentinelPorts[0]!, 'SENTINEL', 'GET-MASTER-ADDR-BY-NAME', SENTINEL_NAME)) as string[])[1]);
   return {
     env: { REDIS_SENTINELS: sentinelPorts.map((p) => `${HOST}:${p}`).join(','), REDIS_SENTINEL_NAME: SENTINEL_NAME },
     primary,
     async killPrimaryAndWaitForFailover() {
       const before = await primary();
       processes.find((p) => p.port === before)!.child.kill('SIGKILL');
-      await waitFor('the sentinels promoted the replica', async () => {
-        const now = await primary();
-        return now !== before && String(((await command(now, 'ROLE')) as unknown[])[0]) === 'master';
-      }, 30_000);
+      await waitFor(
+        'the sentinels promoted the replica',
+        async () => {
+          const now = await primary();
+          return now !== before && String(((await command(now, 'ROLE')) as unknown[])[0]) === 'master';
+        },
+        30_000,
+      );
     },
     stop: () => stopAll(processes, dir),
   };

@@ -33,7 +33,10 @@ export async function startWebhookReceiver(answer: (request: ReceivedWebhook, in
         held.push(res);
         return;
       }
-      res.writeHead(reply.status, { 'Content-Type': 'text/plain', ...(reply.status >= 300 && reply.status < 400 ? { Location: 'http://127.0.0.1:9/elsewhere' } : {}) });
+      res.writeHead(reply.status, {
+        'Content-Type': 'text/plain',
+        ...(reply.status >= 300 && reply.status < 400 ? { Location: 'http://127.0.0.1:9/elsewhere' } : {}),
+      });
       res.end(reply.body ?? 'ok');
     });
   });

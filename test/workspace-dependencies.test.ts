@@ -16,7 +16,13 @@ function files(dir: string): string[] {
   if (!existsSync(dir)) return [];
   if (!statSync(dir).isDirectory()) return [dir];
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.name === 'node_modules' ? [] : entry.isDirectory() ? files(path.join(dir, entry.name)) : /\.(ts|js|mjs)$/.test(entry.name) ? [path.join(dir, entry.name)] : [],
+    entry.name === 'node_modules'
+      ? []
+      : entry.isDirectory()
+        ? files(path.join(dir, entry.name))
+        : /\.(ts|js|mjs)$/.test(entry.name)
+          ? [path.join(dir, entry.name)]
+          : [],
   );
 }
 

@@ -12,7 +12,12 @@
 const path = require('node:path');
 
 const counts = { sql: 0, sqlTx: 0, redis: 0 };
-const wanted = new Set((process.env.BENCH_COUNT || '').split(',').map((s) => s.trim()).filter(Boolean));
+const wanted = new Set(
+  (process.env.BENCH_COUNT || '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
+);
 // Resolve from the working directory (the repository root), as the service's own imports do, so
 // the module patched is the one instance the service loads, not a copy beside this file.
 const fromRepo = (name) => require(require.resolve(name, { paths: [process.cwd(), path.resolve(__dirname, '../..')] }));

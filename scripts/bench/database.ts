@@ -78,7 +78,10 @@ export interface CheckLine {
 export async function waitAllTerminal(probe: Client, accountId: string, timeoutMs: number): Promise<void> {
   const until = Date.now() + timeoutMs;
   for (;;) {
-    const { rows } = await probe.query<{ n: number }>("SELECT count(*)::int AS n FROM jobs WHERE account_id = $1 AND status::text IN ('queued', 'running')", [accountId]);
+    const { rows } = await probe.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM jobs WHERE account_id = $1 AND status::text IN ('queued', 'running')",
+      [accountId],
+    );
     if (rows[0]!.n === 0 || Date.now() > until) return;
     await new Promise((r) => setTimeout(r, 250));
   }
@@ -87,13 +90,20 @@ export async function waitAllTerminal(probe: Client, accountId: string, timeoutM
 /** The invariants of the old bench, over every job of the account, from PostgreSQL (the source of truth). */
 export async function correctnessChecks(probe: Client, input: CheckInput): Promise<CheckLine[]> {
   const one = async <T>(sql: string) => (await probe.query(sql, [input.accountId])).rows[0] as T;
-  const statuses = (await probe.query<{ status: string; n: number }>('SELECT status::text, count(*)::int AS n FROM jobs WHERE account_id = $1 GROUP BY 1 ORDER BY 1', [input.accountId])).rows;
+  const statuses = (
+    await probe.query<{ status: string; n: number }>(
+      'SELECT status::text, count(*)::int AS n FROM jobs WHERE account_id = $1 GROUP BY 1 ORDER BY 1',
+      [input.accountId],
+    )
+  ).rows;
   const jobs = await one<{ n: number; open: number; delivered: number; charged: number }>(
     `SELECT count(*)::int AS n, count(*) FILTER (WHERE status::text IN ('queued', 'running'))::int AS open,
             COALESCE(sum(delivered_count), 0)::int AS delivered, COALESCE(sum(credits_charged), 0)::int AS charged
        FROM jobs WHERE account_id = $1`,
   );
-  const leadRows = await one<{ n: number }>('SELECT count(*)::int AS n FROM leads l JOIN jobs j ON j.id = l.job_id WHERE j.account_id = $1');
+  const leadRows = await one<{ n: number }>(
+    'SELECT count(*)::int AS n FROM leads l JOIN jobs j ON j.id = l.job_id WHERE j.account_id = $1',
+  );
   const dups = await one<{ n: number }>(
     'SELECT count(*)::int AS n FROM (SELECT 1 FROM leads l JOIN jobs j ON j.id = l.job_id WHERE j.account_id = $1 GROUP BY l.job_id, l.dedup_key HAVING count(*) > 1) d',
   );
@@ -107,19 +117,26 @@ export async function correctnessChecks(probe: Client, input: CheckInput): Promi
   // What clients were told against what the database holds, for the jobs whose terminal body they read.
   const ids = [...input.seen.keys()];
   const dbDelivered = ids.length
-    ? (await probe.query<{ id: string; delivered: number }>('SELECT id, delivered_count AS delivered FROM jobs WHERE id = ANY($1)', [ids])).rows
+    ? (await probe.query<{ id: string; delivered: number }>('SELECT id, delivered_count AS delivered FROM jobs WHERE id = ANY($1)', [ids]))
+        .rows
     : [];
   const seenDelivered = [...input.seen.values()].reduce((s, v) => s + v.delivered, 0);
   const seenLeads = [...input.seen.values()].reduce((s, v) => s + v.leads, 0);
   const dbSeen = dbDelivered.reduce((s, r) => s + r.delivered, 0);
   return [
-    { ok: jobs.open === 0, what: `every job terminal: ${jobs.n - jobs.open}/${jobs.n} (${statuses.map((s) => `${s.status} ${s.n}`).join(', ')})` },
+    {
+      ok: jobs.open === 0,
+      what: `every job terminal: ${jobs.n - jobs.open}/${jobs.n} (${statuses.map((s) => `${s.status} ${s.n}`).join(', ')})`,
+    },
     {
       ok: leadRows.n === jobs.delivered && seenLeads === seenDelivered && seenDelivered === dbSeen,
       what: `leads = sum(deliveredCount): ${leadRows.n} lead rows, sum ${jobs.delivered}; clients received ${seenLeads} leads for ${ids.length} jobs whose deliveredCount says ${seenDelivered} (database ${dbSeen})`,
     },
     { ok: dups.n === 0, what: `no duplicate (job_id, dedup_key): ${dups.n} duplicated` },
-    { ok: multi.n === 0 && mismatched.n === 0, what: `ledger: at most one charge per job (${multi.n} with more), equal to credits_charged (${mismatched.n} differ)` },
+    {
+      ok: multi.n === 0 && mismatched.n === 0,
+      what: `ledger: at most one charge per job (${multi.n} with more), equal to credits_charged (${mismatched.n} differ)`,
+    },
     {
       ok: input.credits.balance === GRANT - jobs.charged && input.credits.reserved === 0,
       what: `balance ${input.credits.balance} = grants ${GRANT} - charges ${jobs.charged}; reserved ${input.credits.reserved}`,

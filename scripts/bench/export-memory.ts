@@ -84,8 +84,13 @@ export async function measureExports(options: {
 }): Promise<ExportRun[]> {
   const accounts = [...options.accounts].sort((a, b) => a.leads - b.leads);
   const service = (format: 'csv' | 'jsonl', account: ExportAccount) =>
-    download(`${options.service.origin}/api/v1/leads?format=${format}`, { authorization: `Bearer ${account.apiKey}` }, options.service.proc.pid);
-  const baseline = (leads: number, bytes: number) => download(`${options.baseline.origin}/export?rows=${leads}&bytes=${bytes}`, {}, options.baseline.proc.pid);
+    download(
+      `${options.service.origin}/api/v1/leads?format=${format}`,
+      { authorization: `Bearer ${account.apiKey}` },
+      options.service.proc.pid,
+    );
+  const baseline = (leads: number, bytes: number) =>
+    download(`${options.baseline.origin}/export?rows=${leads}&bytes=${bytes}`, {}, options.baseline.proc.pid);
 
   for (const format of ['csv', 'jsonl'] as const) {
     const warm = await service(format, accounts[0]!);
@@ -107,7 +112,9 @@ export async function measureExports(options: {
           const r = side === 'service' ? await service(format, account) : await baseline(account.leads, bytes);
           if (side === 'service') bytes = r.bytes;
           runs.push({ format, leads: account.leads, side, bytes: r.bytes, ms: r.ms, idleRss: idle[side], peakRss: r.peakRss });
-          options.log(`  round ${round} export ${format.padEnd(5)} ${account.leads.toLocaleString('en').padStart(7)} ${side.padEnd(8)} ${mib(r.bytes)} in ${r.ms.toFixed(0)} ms, peak RSS ${mib(r.peakRss)}`);
+          options.log(
+            `  round ${round} export ${format.padEnd(5)} ${account.leads.toLocaleString('en').padStart(7)} ${side.padEnd(8)} ${mib(r.bytes)} in ${r.ms.toFixed(0)} ms, peak RSS ${mib(r.peakRss)}`,
+          );
         }
       }
     }
@@ -128,7 +135,12 @@ function cells(runs: ExportRun[]): Map<string, Cell> {
   for (const r of runs) {
     const id = `${r.format}/${r.leads}/${r.side}`;
     const prior = out.get(id);
-    out.set(id, { bytes: r.bytes, ms: Math.min(r.ms, prior?.ms ?? Infinity), idleRss: r.idleRss, peakRss: Math.max(r.peakRss, prior?.peakRss ?? 0) });
+    out.set(id, {
+      bytes: r.bytes,
+      ms: Math.min(r.ms, prior?.ms ?? Infinity),
+      idleRss: r.idleRss,
+      peakRss: Math.max(r.peakRss, prior?.peakRss ?? 0),
+    });
   }
   return out;
 }
@@ -138,7 +150,9 @@ const growth = (c: Cell | undefined) => (c ? c.peakRss - c.idleRss : 0);
 export function exportTable(runs: ExportRun[]): string {
   const by = cells(runs);
   const sizes = [...new Set(runs.map((r) => r.leads))].sort((a, b) => a - b);
-  const rows = [['export (whole account)', 'sent', 'baseline: peak RSS (over idle), time', 'service: peak RSS (over idle), time', 'growth ratio']];
+  const rows = [
+    ['export (whole account)', 'sent', 'baseline: peak RSS (over idle), time', 'service: peak RSS (over idle), time', 'growth ratio'],
+  ];
   const cell = (c: Cell | undefined) => (c ? `${mib(c.peakRss)} (${signed(growth(c))}), ${c.ms.toFixed(0)} ms` : '-');
   for (const leads of sizes) {
     for (const format of ['csv', 'jsonl'] as const) {
@@ -165,7 +179,12 @@ export function exportTarget(runs: ExportRun[]): Target {
   const sizes = [...new Set(runs.map((r) => r.leads))].sort((a, b) => a - b);
   const small = sizes[0]!;
   const large = sizes.at(-1)!;
-  const peakGrowth = (leads: number, side: string) => Math.max(...(['csv', 'jsonl'] as const).map((f) => growth(by.get(`${f}/${leads}/${side}`))));
+  const peakGrowth = (leads: number, side: string) =>
+    Math.max(...(['csv', 'jsonl'] as const).map((f) => growth(by.get(`${f}/${leads}/${side}`))));
   const measured = `service ${signed(peakGrowth(large, 'service'))} over idle at ${large.toLocaleString('en')}, ${signed(peakGrowth(small, 'service'))} at ${small.toLocaleString('en')}; baseline ${signed(peakGrowth(large, 'baseline'))}, ${signed(peakGrowth(small, 'baseline'))}`;
-  return { what, measured, met: large === 100_000 && small * 10 === large ? peakGrowth(large, 'service') - peakGrowth(small, 'service') <= 16 * MiB : null };
+  return {
+    what,
+    measured,
+    met: large === 100_000 && small * 10 === large ? peakGrowth(large, 'service') - peakGrowth(small, 'service') <= 16 * MiB : null,
+  };
 }

@@ -14,7 +14,14 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
-import { correctnessChecks, createBenchAccount, createBenchDatabase, waitAllTerminal, type BenchDatabase, type CheckLine } from './database';
+import {
+  correctnessChecks,
+  createBenchAccount,
+  createBenchDatabase,
+  waitAllTerminal,
+  type BenchDatabase,
+  type CheckLine,
+} from './database';
 import { exportTable, exportTarget, measureExports, seedExportAccounts, type ExportRun } from './export-memory';
 import { HttpClient, closedLoop, type Task } from './load';
 import { measure, type Environment, type Kind, type Measured } from './measure';
@@ -88,7 +95,17 @@ type Key = (typeof ALL)[number];
 const ONLY = new Set<Key>(flags.only ? (flags.only.split(',').map((s) => s.trim()) as Key[]) : ALL.filter((k) => k !== 'held' || HELD > 0));
 if (HELD > 0) ONLY.add('held');
 for (const k of ONLY) if (!ALL.includes(k)) usage(`--only: unknown scenario "${k}"`);
-for (const [name, v] of Object.entries({ duration: DURATION_MS, rounds: ROUNDS, workers: FLEET_WORKERS, concurrency: WORKER_CONCURRENCY, 'fleet-clients': FLEET_CLIENTS, 'fleet-duration': FLEET_MS, held: HELD, 'held-delay': HELD_DELAY_MS, 'export-leads': EXPORT_LEADS }))
+for (const [name, v] of Object.entries({
+  duration: DURATION_MS,
+  rounds: ROUNDS,
+  workers: FLEET_WORKERS,
+  concurrency: WORKER_CONCURRENCY,
+  'fleet-clients': FLEET_CLIENTS,
+  'fleet-duration': FLEET_MS,
+  held: HELD,
+  'held-delay': HELD_DELAY_MS,
+  'export-leads': EXPORT_LEADS,
+}))
   if (!Number.isFinite(v) || v < 0) usage(`--${name}: not a number`);
 
 const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
@@ -158,7 +175,13 @@ function serviceEnv(databaseUrl: string, extra: Record<string, string>): NodeJS.
 }
 
 /** Worker processes connected to every served queue: BullMQ names a worker's connection `<prefix>:<base64(queue)>`. */
-async function waitForWorkers(redis: Redis, sources: string[], expected: number, procs: BenchProcess[], timeoutMs = 120_000): Promise<boolean> {
+async function waitForWorkers(
+  redis: Redis,
+  sources: string[],
+  expected: number,
+  procs: BenchProcess[],
+  timeoutMs = 120_000,
+): Promise<boolean> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const dead = procs.find((p) => !p.alive);
@@ -188,16 +211,29 @@ interface Side {
 
 async function main(): Promise<number> {
   const started = Date.now();
-  log(`leadgen bench ${RUN}: ${QUICK ? 'quick, ' : ''}${DURATION_MS / 1000} s per side x ${ROUNDS} round(s), scenarios ${[...ONLY].join(', ')}`);
-  log(`machine: ${(await import('node:os')).cpus().length} cores, load average ${(await import('node:os')).loadavg().map((v) => v.toFixed(2)).join(' ')} at start`);
+  log(
+    `leadgen bench ${RUN}: ${QUICK ? 'quick, ' : ''}${DURATION_MS / 1000} s per side x ${ROUNDS} round(s), scenarios ${[...ONLY].join(', ')}`,
+  );
+  log(
+    `machine: ${(await import('node:os')).cpus().length} cores, load average ${(await import('node:os'))
+      .loadavg()
+      .map((v) => v.toFixed(2))
+      .join(' ')} at start`,
+  );
 
   if (ONLY.has('enrichment')) {
     // The website enricher on the unseen-sites corpus (packages/providers/test/fixtures), served from loopback.
     const score = await evaluateCorpus(UNSEEN_SITES);
     log('');
     log(`enrichment, unseen-sites corpus (${score.sites} sites, ${score.expected} business addresses, ${score.ms} ms):`);
-    log(`  recall ${(score.recall * 100).toFixed(1)} % (${score.found}/${score.expected}; target >= 95 %), junk ${score.junk} (target 0), wrong profiles ${score.wrongProfiles} (target 0)`);
-    for (const site of score.perSite) if (site.missed.length + site.junk.length + site.wrongProfiles.length > 0) log(`  ${site.id}: missed ${site.missed.join(', ') || '-'}; junk ${site.junk.join(', ') || '-'}; profiles ${site.wrongProfiles.join(', ') || '-'}`);
+    log(
+      `  recall ${(score.recall * 100).toFixed(1)} % (${score.found}/${score.expected}; target >= 95 %), junk ${score.junk} (target 0), wrong profiles ${score.wrongProfiles} (target 0)`,
+    );
+    for (const site of score.perSite)
+      if (site.missed.length + site.junk.length + site.wrongProfiles.length > 0)
+        log(
+          `  ${site.id}: missed ${site.missed.join(', ') || '-'}; junk ${site.junk.join(', ') || '-'}; profiles ${site.wrongProfiles.join(', ') || '-'}`,
+        );
     if ([...ONLY].every((k) => k === 'enrichment' || k === 'verify') && !ONLY.has('verify')) return 0;
   }
   let verificationAddedMs: number | null = null;
@@ -205,8 +241,12 @@ async function main(): Promise<number> {
     // In this process, before any service process starts: nothing else competes for the CPU it measures.
     const cost = await measureVerificationCost(QUICK ? 40 : 150, ROUNDS * 2);
     log('');
-    log(`email verification, sandbox, worker provider stage (${cost.jobs} jobs per side, ${cost.verdictsPerJob.toFixed(1)} verdicts per job):`);
-    log(`  CPU per job: off ${cost.offCpuMsPerJob.toFixed(2)} ms, on ${cost.onCpuMsPerJob.toFixed(2)} ms (the provider stage alone: on/off ${cost.ratio.toFixed(2)})`);
+    log(
+      `email verification, sandbox, worker provider stage (${cost.jobs} jobs per side, ${cost.verdictsPerJob.toFixed(1)} verdicts per job):`,
+    );
+    log(
+      `  CPU per job: off ${cost.offCpuMsPerJob.toFixed(2)} ms, on ${cost.onCpuMsPerJob.toFixed(2)} ms (the provider stage alone: on/off ${cost.ratio.toFixed(2)})`,
+    );
     verificationAddedMs = cost.onCpuMsPerJob - cost.offCpuMsPerJob;
     if ([...ONLY].every((k) => k === 'verify' || k === 'enrichment')) {
       log('  (add sync1 to the run for the ratio against a whole job: --only verify,sync1)');
@@ -224,7 +264,8 @@ async function main(): Promise<number> {
     await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
     // Our keys alone (unique prefixes): leaving them would litter a shared Redis.
     for (const prefix of [PREFIX, BASE_PREFIX]) {
-      for await (const keys of redis.scanStream({ match: `${prefix}:*`, count: 1000 })) if ((keys as string[]).length) await redis.unlink(...(keys as string[]));
+      for await (const keys of redis.scanStream({ match: `${prefix}:*`, count: 1000 }))
+        if ((keys as string[]).length) await redis.unlink(...(keys as string[]));
     }
     await redis.quit();
     if (db) await db.drop();
@@ -249,7 +290,9 @@ async function main(): Promise<number> {
       redisPid,
       pg: postmaster ? new PostgresCpu(postmaster, db.name, () => [db!.probePid]) : null,
     };
-    log(`database ${db.name}, queue prefix ${PREFIX}; PostgreSQL postmaster pid ${postmaster ?? 'not found'}, redis-server pid ${redisPid ?? 'not found'}`);
+    log(
+      `database ${db.name}, queue prefix ${PREFIX}; PostgreSQL postmaster pid ${postmaster ?? 'not found'}, redis-server pid ${redisPid ?? 'not found'}`,
+    );
     const svcAccount = await createBenchAccount(db.url, 'bench');
     const asyncAccount = await createBenchAccount(db.url, 'bench-async');
 
@@ -257,14 +300,38 @@ async function main(): Promise<number> {
     const apiPort = await freePort();
     const baseEnv = { ...process.env, REDIS_URL, QUEUE_PREFIX: BASE_PREFIX, BASELINE_CONCURRENCY: String(WORKER_CONCURRENCY) };
     const track = (p: BenchProcess) => (processes.push(p), p);
-    const api = track(startProcess('service api', 'apps/api/src/main.ts', serviceEnv(db.url, { PORT: String(apiPort) }), ['pg', 'ioredis']));
+    const api = track(
+      startProcess('service api', 'apps/api/src/main.ts', serviceEnv(db.url, { PORT: String(apiPort) }), ['pg', 'ioredis']),
+    );
     const workers = [track(startProcess('service worker 1', 'apps/worker/src/main.ts', serviceEnv(db.url, {}), ['pg', 'ioredis']))];
     const ports = { hello: await freePort(), enqueue: await freePort(), roundtrip: await freePort(), exportStream: await freePort() };
     const hello = track(startProcess('baseline hello', 'scripts/bench/baselines/hello.ts', { ...baseEnv, PORT: String(ports.hello) }, []));
-    const enqueue = track(startProcess('baseline enqueue', 'scripts/bench/baselines/enqueue.ts', { ...baseEnv, PORT: String(ports.enqueue) }, ['ioredis']));
-    const rtApi = track(startProcess('baseline roundtrip api', 'scripts/bench/baselines/roundtrip.ts', { ...baseEnv, PORT: String(ports.roundtrip), BASELINE_ROLE: 'api' }, ['ioredis']));
-    const rtWorker = track(startProcess('baseline roundtrip worker', 'scripts/bench/baselines/roundtrip.ts', { ...baseEnv, BASELINE_ROLE: 'worker' }, ['ioredis']));
-    const exportStream = ONLY.has('export') ? track(startProcess('baseline export stream', 'scripts/bench/baselines/export-stream.ts', { ...baseEnv, PORT: String(ports.exportStream) }, [])) : null;
+    const enqueue = track(
+      startProcess('baseline enqueue', 'scripts/bench/baselines/enqueue.ts', { ...baseEnv, PORT: String(ports.enqueue) }, ['ioredis']),
+    );
+    const rtApi = track(
+      startProcess(
+        'baseline roundtrip api',
+        'scripts/bench/baselines/roundtrip.ts',
+        { ...baseEnv, PORT: String(ports.roundtrip), BASELINE_ROLE: 'api' },
+        ['ioredis'],
+      ),
+    );
+    const rtWorker = track(
+      startProcess('baseline roundtrip worker', 'scripts/bench/baselines/roundtrip.ts', { ...baseEnv, BASELINE_ROLE: 'worker' }, [
+        'ioredis',
+      ]),
+    );
+    const exportStream = ONLY.has('export')
+      ? track(
+          startProcess(
+            'baseline export stream',
+            'scripts/bench/baselines/export-stream.ts',
+            { ...baseEnv, PORT: String(ports.exportStream) },
+            [],
+          ),
+        )
+      : null;
 
     const origin = (port: number) => `http://127.0.0.1:${port}`;
     await Promise.all([
@@ -279,7 +346,11 @@ async function main(): Promise<number> {
 
     const maxC = Math.max(50, FLEET_CLIENTS) + 8;
     const svc = new HttpClient(origin(apiPort), maxC);
-    const base = { hello: new HttpClient(origin(ports.hello), 60), enqueue: new HttpClient(origin(ports.enqueue), 60), roundtrip: new HttpClient(origin(ports.roundtrip), 60) };
+    const base = {
+      hello: new HttpClient(origin(ports.hello), 60),
+      enqueue: new HttpClient(origin(ports.enqueue), 60),
+      roundtrip: new HttpClient(origin(ports.roundtrip), 60),
+    };
     clients.push(svc, base.hello, base.enqueue, base.roundtrip);
 
     const auth = (apiKey: string) => ({ authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' });
@@ -290,17 +361,26 @@ async function main(): Promise<number> {
     const json = { 'content-type': 'application/json' };
 
     const syncGenerate: Task = async (c, i) => {
-      const res = await c.request('POST', '/api/v1/leads/generate', { ...svcHeaders, 'idempotency-key': key() }, SYNC_BODIES[i % SYNC_BODIES.length]);
+      const res = await c.request(
+        'POST',
+        '/api/v1/leads/generate',
+        { ...svcHeaders, 'idempotency-key': key() },
+        SYNC_BODIES[i % SYNC_BODIES.length],
+      );
       return res.status === 200 ? { ok: true } : { ok: false, error: `sync generate answered ${res.status}: ${res.body.slice(0, 200)}` };
     };
     const asyncGenerate: Task = async (c) => {
       const res = await c.request('POST', '/api/v1/leads/generate', { ...asyncHeaders, 'idempotency-key': key() }, ASYNC_BODY);
       return res.status === 202 ? { ok: true } : { ok: false, error: `async generate answered ${res.status}: ${res.body.slice(0, 200)}` };
     };
-    const expect = (method: 'GET' | 'POST', path: string, status: number, body?: string): Task => async (c) => {
-      const res = await c.request(method, path, body ? json : {}, body);
-      return res.status === status ? { ok: true } : { ok: false, error: `${method} ${path} answered ${res.status}: ${res.body.slice(0, 200)}` };
-    };
+    const expect =
+      (method: 'GET' | 'POST', path: string, status: number, body?: string): Task =>
+      async (c) => {
+        const res = await c.request(method, path, body ? json : {}, body);
+        return res.status === status
+          ? { ok: true }
+          : { ok: false, error: `${method} ${path} answered ${res.status}: ${res.body.slice(0, 200)}` };
+      };
 
     // Warm-up: the first requests of a tsx-compiled process pay for lazy imports and JIT; also
     // proves a worker answers before anything is measured.
@@ -311,9 +391,15 @@ async function main(): Promise<number> {
     const [apiCounts, workerCounts] = await Promise.all([api.counts(), workers[0]!.counts()]);
     counterBlind.sql = apiCounts.sql === 0 || workerCounts.sql === 0;
     counterBlind.redis = apiCounts.redis === 0 || workerCounts.redis === 0;
-    log(`counters after warm-up (${warm.okTotal} sync jobs): api ${apiCounts.sql} SQL / ${apiCounts.redis} Redis, worker ${workerCounts.sql} SQL / ${workerCounts.redis} Redis`);
-    if (counterBlind.sql) log('  ! count-sql.cjs saw no SQL in the API or the worker: is pg still the driver? SQL figures below are not measured');
-    if (counterBlind.redis) log('  ! count-sql.cjs saw no Redis command in the API or the worker: is ioredis still the client? Redis "sent" figures are not measured');
+    log(
+      `counters after warm-up (${warm.okTotal} sync jobs): api ${apiCounts.sql} SQL / ${apiCounts.redis} Redis, worker ${workerCounts.sql} SQL / ${workerCounts.redis} Redis`,
+    );
+    if (counterBlind.sql)
+      log('  ! count-sql.cjs saw no SQL in the API or the worker: is pg still the driver? SQL figures below are not measured');
+    if (counterBlind.redis)
+      log(
+        '  ! count-sql.cjs saw no Redis command in the API or the worker: is ioredis still the client? Redis "sent" figures are not measured',
+      );
 
     const serviceProcs = () => [{ kind: 'api' as const, proc: api }, ...workers.map((proc) => ({ kind: 'worker' as const, proc }))];
     const scenarios: Scenario[] = [];
@@ -321,7 +407,12 @@ async function main(): Promise<number> {
     // The terminal job the GET scenario reads: 100 leads, as the issue's figure.
     let terminalJobId = '';
     if (ONLY.has('get')) {
-      const res = await svc.request('POST', '/api/v1/leads/generate', { ...svcHeaders, 'idempotency-key': key(), prefer: 'wait=60' }, JSON.stringify({ source: 'google_maps', category: 'dentist', state: 'US', city: 'Austin', maxResults: 100 }));
+      const res = await svc.request(
+        'POST',
+        '/api/v1/leads/generate',
+        { ...svcHeaders, 'idempotency-key': key(), prefer: 'wait=60' },
+        JSON.stringify({ source: 'google_maps', category: 'dentist', state: 'US', city: 'Austin', maxResults: 100 }),
+      );
       const body = JSON.parse(res.body) as { jobId: string; leads?: unknown[] };
       if (res.status !== 200) throw new HarnessError(`the 100-lead job did not finish within 60 s (${res.status})`);
       terminalJobId = body.jobId;
@@ -333,21 +424,42 @@ async function main(): Promise<number> {
         key: 'sync1',
         title: 'sync generate c=1',
         concurrency: 1,
-        baseline: { label: 'POST→add→worker→event', client: base.roundtrip, procs: [{ kind: 'api', proc: rtApi }, { kind: 'worker', proc: rtWorker }], task: expect('POST', '/jobs', 200, SYNC_BODIES[0]) },
+        baseline: {
+          label: 'POST→add→worker→event',
+          client: base.roundtrip,
+          procs: [
+            { kind: 'api', proc: rtApi },
+            { kind: 'worker', proc: rtWorker },
+          ],
+          task: expect('POST', '/jobs', 200, SYNC_BODIES[0]),
+        },
         service: { label: 'sync generate', client: svc, procs: serviceProcs(), task: syncGenerate },
       },
       {
         key: 'sync50',
         title: 'sync generate c=50',
         concurrency: 50,
-        baseline: { label: 'POST→add→worker→event', client: base.roundtrip, procs: [{ kind: 'api', proc: rtApi }, { kind: 'worker', proc: rtWorker }], task: expect('POST', '/jobs', 200, SYNC_BODIES[0]) },
+        baseline: {
+          label: 'POST→add→worker→event',
+          client: base.roundtrip,
+          procs: [
+            { kind: 'api', proc: rtApi },
+            { kind: 'worker', proc: rtWorker },
+          ],
+          task: expect('POST', '/jobs', 200, SYNC_BODIES[0]),
+        },
         service: { label: 'sync generate', client: svc, procs: serviceProcs(), task: syncGenerate },
       },
       {
         key: 'async',
         title: 'respond-async POST c=50',
         concurrency: 50,
-        baseline: { label: 'POST→add→202', client: base.enqueue, procs: [{ kind: 'api', proc: enqueue }], task: expect('POST', '/jobs', 202, ASYNC_BODY) },
+        baseline: {
+          label: 'POST→add→202',
+          client: base.enqueue,
+          procs: [{ kind: 'api', proc: enqueue }],
+          task: expect('POST', '/jobs', 202, ASYNC_BODY),
+        },
         service: { label: 'async generate', client: svc, procs: serviceProcs(), task: asyncGenerate },
       },
       {
@@ -368,7 +480,13 @@ async function main(): Promise<number> {
     ];
     const defs = allDefs.filter((d) => ONLY.has(d.key));
 
-    for (const d of defs) scenarios.push({ key: d.key, title: d.title, baseline: { label: d.baseline.label, runs: [] }, service: { label: d.service.label, runs: [] } });
+    for (const d of defs)
+      scenarios.push({
+        key: d.key,
+        title: d.title,
+        baseline: { label: d.baseline.label, runs: [] },
+        service: { label: d.service.label, runs: [] },
+      });
     for (let round = 1; round <= ROUNDS; round += 1) {
       for (const [i, d] of defs.entries()) {
         const sc = scenarios[i]!;
@@ -377,9 +495,13 @@ async function main(): Promise<number> {
         for (const which of order) {
           const side = d[which];
           if (round === 1) await closedLoop(side.client, d.concurrency, WARM_MS / 2, side.task);
-          const m = await measure(env, side.procs, () => closedLoop(side.client, d.concurrency, DURATION_MS, side.task), { usesPostgres: which === 'service' });
+          const m = await measure(env, side.procs, () => closedLoop(side.client, d.concurrency, DURATION_MS, side.task), {
+            usesPostgres: which === 'service',
+          });
           sc[which]!.runs.push(m);
-          log(`  round ${round} ${d.key.padEnd(6)} ${which.padEnd(8)} ${fmt.rate(rate(m.load)).padStart(6)} req/s${m.load.errors ? `, ${m.load.errors} errors (${m.load.firstError})` : ''}`);
+          log(
+            `  round ${round} ${d.key.padEnd(6)} ${which.padEnd(8)} ${fmt.rate(rate(m.load)).padStart(6)} req/s${m.load.errors ? `, ${m.load.errors} errors (${m.load.firstError})` : ''}`,
+          );
         }
       }
     }
@@ -390,14 +512,21 @@ async function main(): Promise<number> {
     let checks: CheckLine[] = [];
     let fleet: Measured | null = null;
     if (ONLY.has('fleet')) {
-      for (let n = workers.length + 1; n <= FLEET_WORKERS; n += 1) workers.push(track(startProcess(`service worker ${n}`, 'apps/worker/src/main.ts', serviceEnv(db.url, {}), ['pg', 'ioredis'])));
+      for (let n = workers.length + 1; n <= FLEET_WORKERS; n += 1)
+        workers.push(track(startProcess(`service worker ${n}`, 'apps/worker/src/main.ts', serviceEnv(db.url, {}), ['pg', 'ioredis'])));
       await waitForWorkers(redis, SERVED, workers.length, workers);
       if (workers.length > 1) await closedLoop(svc, 8, WARM_MS, syncGenerate); // warm the new ones
       const fleetTask: Task = async (c, i) => {
         const t0 = performance.now();
-        let res = await c.request('POST', '/api/v1/leads/generate', { ...svcHeaders, 'idempotency-key': key() }, SYNC_BODIES[i % SYNC_BODIES.length]);
+        let res = await c.request(
+          'POST',
+          '/api/v1/leads/generate',
+          { ...svcHeaders, 'idempotency-key': key() },
+          SYNC_BODIES[i % SYNC_BODIES.length],
+        );
         let body = JSON.parse(res.body) as { jobId?: string; terminal?: { deliveredCount: number }; leads?: unknown[] };
-        if (res.status !== 200 && res.status !== 202) return { ok: false, error: `generate answered ${res.status}: ${res.body.slice(0, 200)}` };
+        if (res.status !== 200 && res.status !== 202)
+          return { ok: false, error: `generate answered ${res.status}: ${res.body.slice(0, 200)}` };
         while (!body.terminal) {
           if (performance.now() - t0 > 120_000) return { ok: false, error: `job ${body.jobId} not terminal after 120 s` };
           await sleep(50);
@@ -409,8 +538,14 @@ async function main(): Promise<number> {
         return { ok: true };
       };
       fleet = await measure(env, serviceProcs(), () => closedLoop(svc, FLEET_CLIENTS, FLEET_MS, fleetTask), { usesPostgres: true });
-      scenarios.push({ key: 'fleet', title: `worker fleet e2e, ${workers.length} worker process(es), c=${FLEET_CLIENTS}, jobs/s`, service: { label: 'fleet', runs: [fleet] } });
-      log(`  fleet: ${fmt.rate(rate(fleet.load))} jobs/s with ${workers.length} worker process(es)${fleet.load.errors ? `, ${fleet.load.errors} errors (${fleet.load.firstError})` : ''}`);
+      scenarios.push({
+        key: 'fleet',
+        title: `worker fleet e2e, ${workers.length} worker process(es), c=${FLEET_CLIENTS}, jobs/s`,
+        service: { label: 'fleet', runs: [fleet] },
+      });
+      log(
+        `  fleet: ${fmt.rate(rate(fleet.load))} jobs/s with ${workers.length} worker process(es)${fleet.load.errors ? `, ${fleet.load.errors} errors (${fleet.load.firstError})` : ''}`,
+      );
     }
 
     // Correctness over every job of the service account (sync scenarios, the GET job and the fleet).
@@ -427,7 +562,9 @@ async function main(): Promise<number> {
       const sizes = [Math.max(1, Math.round(EXPORT_LEADS / 10)), EXPORT_LEADS];
       const seededAt = Date.now();
       const accounts = await seedExportAccounts(db.url, sizes);
-      log(`export: ${sizes.map((n) => n.toLocaleString('en')).join(' and ')} leads seeded in ${((Date.now() - seededAt) / 1000).toFixed(1)} s`);
+      log(
+        `export: ${sizes.map((n) => n.toLocaleString('en')).join(' and ')} leads seeded in ${((Date.now() - seededAt) / 1000).toFixed(1)} s`,
+      );
       exports = await measureExports({
         service: { proc: api, origin: origin(apiPort) },
         baseline: { proc: exportStream, origin: origin(ports.exportStream) },
@@ -445,9 +582,16 @@ async function main(): Promise<number> {
     if (verificationAddedMs !== null && sync1) {
       // The service's workers run with verification on: a whole job's CPU without it is their figure less the added part.
       const runs = sync1.service!.runs;
-      const perJob = runs.reduce((sum, m) => sum + m.cpu.worker + m.cpu.api + (m.cpu.pg ?? 0), 0) / Math.max(1, runs.reduce((sum, m) => sum + m.load.okTotal, 0));
+      const perJob =
+        runs.reduce((sum, m) => sum + m.cpu.worker + m.cpu.api + (m.cpu.pg ?? 0), 0) /
+        Math.max(
+          1,
+          runs.reduce((sum, m) => sum + m.load.okTotal, 0),
+        );
       const off = perJob - verificationAddedMs;
-      log(`email verification against a whole sync job (sync1: api + worker + PostgreSQL CPU ${perJob.toFixed(2)} ms per job): on/off ${(perJob / off).toFixed(3)} (target ≤ 1.10)`);
+      log(
+        `email verification against a whole sync job (sync1: api + worker + PostgreSQL CPU ${perJob.toFixed(2)} ms per job): on/off ${(perJob / off).toFixed(3)} (target ≤ 1.10)`,
+      );
     }
     const elapsed = (Date.now() - started) / 1000;
     if (scenarios.length) printTables(scenarios);
@@ -463,9 +607,11 @@ async function main(): Promise<number> {
     log(targetTable([...targets(scenarios, fleet, held), exportTarget(exports)]));
     if (held) {
       log('');
-      log(held.refused
-        ? `held jobs: the worker refused WORKER_CONCURRENCY=${HELD}: ${held.refused}`
-        : `held jobs: ${held.running}/${HELD} running in one worker (sandbox:delay=${HELD_DELAY_MS} per page): worker RSS ${fmt.mb(held.rss)}, its PostgreSQL connections ${held.pgConns} (pg_stat_activity by client port; ${held.allConns} to the bench database with the API's);\n  then over ${(held.afterMs / 1000).toFixed(0)} s through the first pages' commits: peak RSS ${fmt.mb(held.afterRss)}, peak connections ${held.afterConns}`);
+      log(
+        held.refused
+          ? `held jobs: the worker refused WORKER_CONCURRENCY=${HELD}: ${held.refused}`
+          : `held jobs: ${held.running}/${HELD} running in one worker (sandbox:delay=${HELD_DELAY_MS} per page): worker RSS ${fmt.mb(held.rss)}, its PostgreSQL connections ${held.pgConns} (pg_stat_activity by client port; ${held.allConns} to the bench database with the API's);\n  then over ${(held.afterMs / 1000).toFixed(0)} s through the first pages' commits: peak RSS ${fmt.mb(held.afterRss)}, peak connections ${held.afterConns}`,
+      );
     }
     if (checks.length) {
       log('');
@@ -474,7 +620,12 @@ async function main(): Promise<number> {
       if (checks.some((c) => !c.ok)) exitCode = 1;
     }
     log('');
-    log(`run took ${elapsed.toFixed(0)} s; load average at end ${(await import('node:os')).loadavg().map((v) => v.toFixed(2)).join(' ')} (other users of this machine count in it)`);
+    log(
+      `run took ${elapsed.toFixed(0)} s; load average at end ${(await import('node:os'))
+        .loadavg()
+        .map((v) => v.toFixed(2))
+        .join(' ')} (other users of this machine count in it)`,
+    );
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
@@ -495,16 +646,39 @@ async function heldJobs(
   await Promise.all(workers.map((w) => w.stop()));
   const account = await createBenchAccount(db.url, 'bench-held');
   const worker = track(
-    startProcess('held worker', 'apps/worker/src/main.ts', serviceEnv(db.url, { WORKER_CONCURRENCY: String(HELD), WORKER_QUEUES: 'google_maps' }), ['pg', 'ioredis']),
+    startProcess(
+      'held worker',
+      'apps/worker/src/main.ts',
+      serviceEnv(db.url, { WORKER_CONCURRENCY: String(HELD), WORKER_QUEUES: 'google_maps' }),
+      ['pg', 'ioredis'],
+    ),
   );
-  const ready = await Promise.race([waitForWorkers(redis, ['google_maps'], 1, []).then(() => 'ready'), worker.whenExited().then(() => 'exited')]);
+  const ready = await Promise.race([
+    waitForWorkers(redis, ['google_maps'], 1, []).then(() => 'ready'),
+    worker.whenExited().then(() => 'exited'),
+  ]);
   if (ready === 'exited' || !worker.alive) {
-    return { refused: `exit code ${worker.exitCode}: ${worker.tail() || '(no message)'}`, running: 0, rss: 0, pgConns: 0, allConns: 0, afterRss: 0, afterConns: 0, afterMs: 0 };
+    return {
+      refused: `exit code ${worker.exitCode}: ${worker.tail() || '(no message)'}`,
+      running: 0,
+      rss: 0,
+      pgConns: 0,
+      allConns: 0,
+      afterRss: 0,
+      afterConns: 0,
+      afterMs: 0,
+    };
   }
 
   const headers = { authorization: `Bearer ${account.apiKey}`, 'content-type': 'application/json', prefer: 'respond-async' };
   // A long per-page delay: each job sits on its first page for HELD_DELAY_MS, holding nothing but a slot.
-  const body = JSON.stringify({ source: 'google_maps', category: 'dentist', state: 'US', keyword: `sandbox:delay=${HELD_DELAY_MS}`, maxResults: 25 });
+  const body = JSON.stringify({
+    source: 'google_maps',
+    category: 'dentist',
+    state: 'US',
+    keyword: `sandbox:delay=${HELD_DELAY_MS}`,
+    maxResults: 25,
+  });
   let posted = 0;
   let refusedPost: string | undefined;
   await Promise.all(
@@ -522,7 +696,11 @@ async function heldJobs(
   const until = Date.now() + Math.min(HELD_DELAY_MS, 120_000);
   let running = 0;
   while (Date.now() < until && worker.alive) {
-    running = (await db.probe.query<{ n: number }>("SELECT count(*)::int AS n FROM jobs WHERE account_id = $1 AND status::text = 'running'", [account.accountId])).rows[0]!.n;
+    running = (
+      await db.probe.query<{ n: number }>("SELECT count(*)::int AS n FROM jobs WHERE account_id = $1 AND status::text = 'running'", [
+        account.accountId,
+      ])
+    ).rows[0]!.n;
     if (running >= HELD) break;
     await sleep(250);
   }
@@ -585,23 +763,47 @@ function targets(scenarios: Scenario[], fleet: Measured | null, held: Held | nul
   const svc1 = s1 && summarize(s1.service.runs);
   out.push({ what: 'sync c=1 p50 <= 10 ms', measured: svc1 ? fmt.ms(svc1.p50) : '-', met: svc1 ? (svc1.p50 ?? Infinity) <= 10 : null });
   const fleetRate = fleet ? rate(fleet.load) : null;
-  out.push({ what: '>= 150 jobs/s of 25 leads end to end', measured: fleetRate === null ? '-' : `${fmt.rate(fleetRate)} jobs/s`, met: fleetRate === null ? null : fleetRate >= 150 });
+  out.push({
+    what: '>= 150 jobs/s of 25 leads end to end',
+    measured: fleetRate === null ? '-' : `${fmt.rate(fleetRate)} jobs/s`,
+    met: fleetRate === null ? null : fleetRate >= 150,
+  });
   // Per sync job at c=50: the steady state, where idle overheads spread thinnest.
   const svc50 = s50 && summarize(s50.service.runs);
   const cpu = svc50?.cpu.serviceTotal ?? null;
-  out.push({ what: '<= 10 ms CPU per sync job, all processes', measured: cpu === null ? '-' : `${fmt.ms(cpu)} (sync c=50; api+worker+pg+redis)`, met: cpu === null ? null : cpu <= 10 });
+  out.push({
+    what: '<= 10 ms CPU per sync job, all processes',
+    measured: cpu === null ? '-' : `${fmt.ms(cpu)} (sync c=50; api+worker+pg+redis)`,
+    met: cpu === null ? null : cpu <= 10,
+  });
   const sqlOk = svc50 && !counterBlind.sql;
-  out.push({ what: '<= 15 SQL statements per job', measured: sqlOk ? `${fmt.n(svc50.sql)} (sync c=50: api ${fmt.n(svc50.sqlApi)}, worker ${fmt.n(svc50.sql - svc50.sqlApi)})` : counterBlind.sql ? 'counter saw no SQL' : '-', met: sqlOk ? svc50.sql <= 15 : null });
+  out.push({
+    what: '<= 15 SQL statements per job',
+    measured: sqlOk
+      ? `${fmt.n(svc50.sql)} (sync c=50: api ${fmt.n(svc50.sqlApi)}, worker ${fmt.n(svc50.sql - svc50.sqlApi)})`
+      : counterBlind.sql
+        ? 'counter saw no SQL'
+        : '-',
+    met: sqlOk ? svc50.sql <= 15 : null,
+  });
   out.push({
     what: '<= 6 Redis round trips per job',
-    measured: svc50 && !counterBlind.redis ? `${fmt.n(svc50.redisClient, 2)} commands sent by api+worker (sync c=50; instance INFO ${fmt.n(svc50.redisInfo)})` : '-',
+    measured:
+      svc50 && !counterBlind.redis
+        ? `${fmt.n(svc50.redisClient, 2)} commands sent by api+worker (sync c=50; instance INFO ${fmt.n(svc50.redisInfo)})`
+        : '-',
     met: svc50 && !counterBlind.redis ? svc50.redisClient <= 6 : null,
   });
-  const ratio = (sc: Scenario | undefined) => (sc && sc.baseline ? summarize(sc.service.runs).reqPerS / summarize(sc.baseline.runs).reqPerS : null);
+  const ratio = (sc: Scenario | undefined) =>
+    sc && sc.baseline ? summarize(sc.service.runs).reqPerS / summarize(sc.baseline.runs).reqPerS : null;
   const ra = ratio(asy);
   out.push({ what: 'async POST >= 0.3x baseline', measured: ra === null ? '-' : `${fmt.ratio(ra)}x`, met: ra === null ? null : ra >= 0.3 });
   const rg = ratio(get);
-  out.push({ what: 'terminal GET >= 0.3x baseline', measured: rg === null ? '-' : `${fmt.ratio(rg)}x`, met: rg === null ? null : rg >= 0.3 });
+  out.push({
+    what: 'terminal GET >= 0.3x baseline',
+    measured: rg === null ? '-' : `${fmt.ratio(rg)}x`,
+    met: rg === null ? null : rg >= 0.3,
+  });
   out.push({
     what: '1,000 held jobs, one worker: < 250 MB RSS, <= 20 PG conns',
     // Judged on the worse of "while held" and "through the first pages' commits".
@@ -614,7 +816,10 @@ function targets(scenarios: Scenario[], fleet: Measured | null, held: Held | nul
       ? null
       : held.refused
         ? false
-        : HELD >= 1000 && held.running >= 1000 && Math.max(held.rss, held.afterRss) < 250 * 1024 * 1024 && Math.max(held.pgConns, held.afterConns) <= 20,
+        : HELD >= 1000 &&
+          held.running >= 1000 &&
+          Math.max(held.rss, held.afterRss) < 250 * 1024 * 1024 &&
+          Math.max(held.pgConns, held.afterConns) <= 20,
   });
   return out;
 }

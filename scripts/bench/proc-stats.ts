@@ -57,7 +57,9 @@ function ppid(pid: number): number | null {
 }
 
 function allPids(): number[] {
-  return readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number);
+  return readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .map(Number);
 }
 
 /** The redis-server serving `port` (by its command line, `redis-server 127.0.0.1:6379`); else the only one. */
@@ -81,7 +83,8 @@ export function postgresChildren(postmaster: number): Array<{ pid: number; title
   // The kernel's own list of children when it keeps one (CONFIG_PROC_CHILDREN): one read instead
   // of scanning every process, which the sampler would otherwise do ten times a second.
   const listed = readText(`/proc/${postmaster}/task/${postmaster}/children`);
-  const pids = listed !== null ? listed.trim().split(/\s+/).filter(Boolean).map(Number) : allPids().filter((pid) => ppid(pid) === postmaster);
+  const pids =
+    listed !== null ? listed.trim().split(/\s+/).filter(Boolean).map(Number) : allPids().filter((pid) => ppid(pid) === postmaster);
   return pids.map((pid) => ({ pid, title: cmdline(pid) })).filter((p) => p.title !== '');
 }
 

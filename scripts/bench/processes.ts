@@ -36,7 +36,10 @@ export class BenchProcess {
     this.exited = new Promise((resolve) =>
       child.once('exit', (code, signal) => {
         this.exitCode = code ?? (signal ? 128 : 0);
-        if (!this.stopping) console.error(`  ! ${name} (pid ${child.pid}) exited early: code ${code}, signal ${signal}${this.tail() ? `\n    ${this.tail()}` : ''}`);
+        if (!this.stopping)
+          console.error(
+            `  ! ${name} (pid ${child.pid}) exited early: code ${code}, signal ${signal}${this.tail() ? `\n    ${this.tail()}` : ''}`,
+          );
         resolve();
       }),
     );
@@ -117,7 +120,8 @@ export async function freePort(): Promise<number> {
 export async function waitForHttp(url: string, proc: BenchProcess, timeoutMs = 90_000): Promise<void> {
   const until = Date.now() + timeoutMs;
   for (;;) {
-    if (!proc.alive) throw new Error(`${proc.name} exited (code ${proc.exitCode}) before answering ${url}${proc.tail() ? `: ${proc.tail()}` : ''}`);
+    if (!proc.alive)
+      throw new Error(`${proc.name} exited (code ${proc.exitCode}) before answering ${url}${proc.tail() ? `: ${proc.tail()}` : ''}`);
     try {
       const res = await fetch(url, { signal: AbortSignal.timeout(2_000) });
       await res.arrayBuffer();

@@ -25,7 +25,15 @@ export interface Summary {
   p95?: number;
   perRoundReqPerS: number[];
   /** ms of CPU per successful request */
-  cpu: { api: number; worker: number; pg: number | null; pgCluster: number | null; redis: number | null; load: number; serviceTotal: number | null };
+  cpu: {
+    api: number;
+    worker: number;
+    pg: number | null;
+    pgCluster: number | null;
+    redis: number | null;
+    load: number;
+    serviceTotal: number | null;
+  };
   sql: number;
   sqlApi: number;
   sqlTx: number;
@@ -46,7 +54,8 @@ export function rate(load: LoadResult): number {
   return load.totalMs === 0 ? 0 : load.okTotal / (load.totalMs / 1000);
 }
 
-const nullableSum = (values: Array<number | null>) => (values.some((v) => v === null) ? null : values.reduce<number>((s, v) => s + (v ?? 0), 0));
+const nullableSum = (values: Array<number | null>) =>
+  values.some((v) => v === null) ? null : values.reduce<number>((s, v) => s + (v ?? 0), 0);
 
 export function summarize(runs: Measured[]): Summary {
   const okInWindow = runs.reduce((s, r) => s + r.load.okInWindow, 0);
@@ -91,7 +100,8 @@ export function summarize(runs: Measured[]): Summary {
 }
 
 export const fmt = {
-  ms: (v: number | undefined | null) => (v === undefined || v === null ? '-' : v < 10 ? `${v.toFixed(2)} ms` : v < 100 ? `${v.toFixed(1)} ms` : `${v.toFixed(0)} ms`),
+  ms: (v: number | undefined | null) =>
+    v === undefined || v === null ? '-' : v < 10 ? `${v.toFixed(2)} ms` : v < 100 ? `${v.toFixed(1)} ms` : `${v.toFixed(0)} ms`,
   n: (v: number | null, digits = 1) => (v === null ? '-' : v.toFixed(digits)),
   mb: (bytes: number) => (bytes === 0 ? '-' : `${(bytes / 1024 / 1024).toFixed(0)} MB`),
   rate: (v: number) => (v >= 100 ? v.toFixed(0) : v.toFixed(1)),
@@ -119,14 +129,35 @@ export function sideBySide(scenarios: Scenario[]): string {
     }
     const base = summarize(sc.baseline.runs);
     const perRound = svc.perRoundReqPerS.map((v, i) => fmt.ratio(v / (base.perRoundReqPerS[i] ?? NaN))).join(', ');
-    rows.push([`${sc.title} [${sc.baseline.label}]`, throughputCell(base), throughputCell(svc), `${fmt.ratio(svc.reqPerS / base.reqPerS)} (${perRound})`]);
+    rows.push([
+      `${sc.title} [${sc.baseline.label}]`,
+      throughputCell(base),
+      throughputCell(svc),
+      `${fmt.ratio(svc.reqPerS / base.reqPerS)} (${perRound})`,
+    ]);
   }
   return table(rows);
 }
 
 export function costTable(scenarios: Scenario[]): string {
   const rows = [
-    ['per request', 'n', 'api', 'worker', 'pg', 'redis', 'svc total', 'load gen', 'pg cluster', 'SQL api+wrk (tx)', 'redis sent', 'redis exec', 'RSS api', 'RSS wrk', 'pg conns'],
+    [
+      'per request',
+      'n',
+      'api',
+      'worker',
+      'pg',
+      'redis',
+      'svc total',
+      'load gen',
+      'pg cluster',
+      'SQL api+wrk (tx)',
+      'redis sent',
+      'redis exec',
+      'RSS api',
+      'RSS wrk',
+      'pg conns',
+    ],
   ];
   const row = (name: string, s: Summary) =>
     rows.push([
@@ -161,5 +192,8 @@ export interface Target {
 }
 
 export function targetTable(targets: Target[]): string {
-  return table([['target', 'measured', ''], ...targets.map((t) => [t.what, t.measured, t.met === null ? 'not run' : t.met ? 'met' : 'MISSED'])]);
+  return table([
+    ['target', 'measured', ''],
+    ...targets.map((t) => [t.what, t.measured, t.met === null ? 'not run' : t.met ? 'met' : 'MISSED']),
+  ]);
 }

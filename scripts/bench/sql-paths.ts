@@ -6,11 +6,23 @@ import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { Client } from 'pg';
 import { loadConfig } from '@leadgen/config';
-import { addSuppressions, commitPage, createAccount, createDatabase, createJob, grantCredits, migrate, readJobView, type Database } from '@leadgen/db';
+import {
+  addSuppressions,
+  commitPage,
+  createAccount,
+  createDatabase,
+  createJob,
+  grantCredits,
+  migrate,
+  readJobView,
+  type Database,
+} from '@leadgen/db';
 import type { GenerationRequest, Lead } from '@leadgen/domain';
 import { newId } from '@leadgen/domain';
 
-const { values: flags } = parseArgs({ options: { statements: { type: 'string', default: '2000' }, rounds: { type: 'string', default: '3' } } });
+const { values: flags } = parseArgs({
+  options: { statements: { type: 'string', default: '2000' }, rounds: { type: 'string', default: '3' } },
+});
 const N = Number(flags.statements);
 const ROUNDS = Number(flags.rounds);
 
@@ -43,7 +55,16 @@ async function main(): Promise<void> {
     const newJob = async (key: string, request: GenerationRequest) => {
       const created = await createJob(
         db,
-        { accountId: account.id, idempotencyKey: key, fingerprint: 'f', idempotencyTtlHours: 1, jobId: newId.job(), resultSetId: newId.resultSet(), request, creditsReserved: 200 },
+        {
+          accountId: account.id,
+          idempotencyKey: key,
+          fingerprint: 'f',
+          idempotencyTtlHours: 1,
+          jobId: newId.job(),
+          resultSetId: newId.resultSet(),
+          request,
+          creditsReserved: 200,
+        },
         async () => undefined,
       );
       if (created.kind !== 'created') throw new Error('job not created');
@@ -77,7 +98,14 @@ async function main(): Promise<void> {
     for (let round = 0; round < ROUNDS; round += 1) {
       rows.push(await measure('read   via pg pool', pool, read, params));
       rows.push(await measure('read   via Prisma ', prisma, read, params));
-      rows.push(await measure('read   via Prisma model API (findUnique)', (_sql, p) => db.job.findUnique({ where: { id: p[0] as string } }), read, params));
+      rows.push(
+        await measure(
+          'read   via Prisma model API (findUnique)',
+          (_sql, p) => db.job.findUnique({ where: { id: p[0] as string } }),
+          read,
+          params,
+        ),
+      );
       rows.push(await measure('update via pg pool', pool, write, params));
       rows.push(await measure('update via Prisma ', prisma, write, params));
     }
@@ -101,7 +129,13 @@ async function main(): Promise<void> {
       let spent = 0;
       let pages = 0;
       for (let job = 0; job < 20; job += 1) {
-        const request: GenerationRequest = { source: 'google_maps', category: 'dentist', state: 'US', maxResults: 100, ...(exclude ? { excludeDelivered: true as const } : {}) };
+        const request: GenerationRequest = {
+          source: 'google_maps',
+          category: 'dentist',
+          state: 'US',
+          maxResults: 100,
+          ...(exclude ? { excludeDelivered: true as const } : {}),
+        };
         const id = await newJob(`page-${exclude}-${round}-${job}`, request);
         for (let n = 0; n < 10; n += 1) {
           const t0 = performance.now();
@@ -118,7 +152,11 @@ async function main(): Promise<void> {
       pageRows.push(['page commit, excludeDelivered', await pageCost(true, round)]);
     }
     // The same pages for an account whose suppression list holds 100,000 entries.
-    await addSuppressions(db, account.id, Array.from({ length: 100_000 }, (_, i) => ({ kind: 'email' as const, value: `person${i}@list.example` })));
+    await addSuppressions(
+      db,
+      account.id,
+      Array.from({ length: 100_000 }, (_, i) => ({ kind: 'email' as const, value: `person${i}@list.example` })),
+    );
     for (let round = 0; round < ROUNDS; round += 1) {
       pageRows.push(['page commit, 100,000 suppressions', await pageCost(false, ROUNDS + round)]);
     }
@@ -126,7 +164,10 @@ async function main(): Promise<void> {
     // same query wrapped in a PL/pgSQL function made for this measurement only (its kept plan is what a
     // function would save). Wall time per statement, PostgreSQL's planning included (decision 017).
     const endpointId = `whep_${randomBytes(12).toString('hex')}`;
-    await db.sql.query(`INSERT INTO webhook_endpoints (id, account_id, url, events, secret) VALUES ($1, $2, 'https://hooks.example.com/x', '["job.completed"]', 'whsec_x')`, [endpointId, account.id]);
+    await db.sql.query(
+      `INSERT INTO webhook_endpoints (id, account_id, url, events, secret) VALUES ($1, $2, 'https://hooks.example.com/x', '["job.completed"]', 'whsec_x')`,
+      [endpointId, account.id],
+    );
     const { rows: deliveries } = await db.sql.query<{ id: string }>(
       `INSERT INTO webhook_deliveries (account_id, endpoint_id, event_type) SELECT $1, $2, 'ping' FROM generate_series(1, 20) RETURNING id`,
       [account.id, endpointId],
@@ -139,35 +180,51 @@ async function main(): Promise<void> {
      LEFT JOIN webhook_endpoints e ON e.id = d.endpoint_id
      LEFT JOIN account_webhook_secrets s ON d.endpoint_id IS NULL AND s.account_id = d.account_id
      WHERE d.id = $1`;
-    await db.sql.query(`CREATE FUNCTION bench_attempt_read(p_id TEXT) RETURNS TABLE (id TEXT, account_id TEXT, endpoint_id TEXT, event_type TEXT, status TEXT, url TEXT,
+    await db.sql
+      .query(`CREATE FUNCTION bench_attempt_read(p_id TEXT) RETURNS TABLE (id TEXT, account_id TEXT, endpoint_id TEXT, event_type TEXT, status TEXT, url TEXT,
        secret TEXT, previous_secret TEXT, round_attempts INTEGER, attempts INTEGER, created_at TIMESTAMPTZ, disabled BOOLEAN, failing_since TIMESTAMPTZ, job_id TEXT)
        LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $f$ BEGIN RETURN QUERY ${attemptRead.replace('$1', 'p_id')}; END $f$`);
     const deliveryParams = (i: number) => [deliveries[i % deliveries.length]!.id];
     const webhookRows: Array<[string, number]> = [];
     for (let round = 0; round < ROUNDS; round += 1) {
-      for (const [label, sql] of [['webhook attempt read, inline', attemptRead], ['webhook attempt read, PL/pgSQL function', 'SELECT * FROM bench_attempt_read($1)']] as const) {
+      for (const [label, sql] of [
+        ['webhook attempt read, inline', attemptRead],
+        ['webhook attempt read, PL/pgSQL function', 'SELECT * FROM bench_attempt_read($1)'],
+      ] as const) {
         const t0 = performance.now();
         await measure(label, pool, sql, deliveryParams);
         webhookRows.push([label, ((performance.now() - t0) * 1000) / N]);
       }
     }
 
-    console.log(`\n${N} statements per figure, 4 in flight, ${ROUNDS} rounds (this process's CPU only; PostgreSQL's work is the same for both)`);
+    console.log(
+      `\n${N} statements per figure, 4 in flight, ${ROUNDS} rounds (this process's CPU only; PostgreSQL's work is the same for both)`,
+    );
     const names = [...new Set(rows.map((r) => r.name))];
     for (const n of names) {
       const mine = rows.filter((r) => r.name === n);
       const cpu = mine.map((r) => r.perStatementCpuUs).sort((a, b) => a - b)[Math.floor(mine.length / 2)]!;
       const rate = mine.map((r) => r.perSecond).sort((a, b) => a - b)[Math.floor(mine.length / 2)]!;
-      console.log(`${n.padEnd(40)} CPU ${cpu.toFixed(0).padStart(5)} µs/statement   ${rate.toFixed(0).padStart(6)} statements/s (median of rounds)`);
+      console.log(
+        `${n.padEnd(40)} CPU ${cpu.toFixed(0).padStart(5)} µs/statement   ${rate.toFixed(0).padStart(6)} statements/s (median of rounds)`,
+      );
     }
     console.log('\n10-lead pages of 20 jobs over one area, one commit at a time (wall time, median of rounds)');
     for (const n of [...new Set(pageRows.map(([name]) => name))]) {
-      const times = pageRows.filter(([name]) => name === n).map(([, ms]) => ms).sort((a, b) => a - b);
+      const times = pageRows
+        .filter(([name]) => name === n)
+        .map(([, ms]) => ms)
+        .sort((a, b) => a - b);
       console.log(`${n.padEnd(40)} ${times[Math.floor(times.length / 2)]!.toFixed(2)} ms per page`);
     }
-    console.log('\nThe webhook path, per attempt (wall µs per statement, 4 in flight, median of rounds); an attempt itself waits tens of ms on the receiver');
+    console.log(
+      '\nThe webhook path, per attempt (wall µs per statement, 4 in flight, median of rounds); an attempt itself waits tens of ms on the receiver',
+    );
     for (const n of [...new Set(webhookRows.map(([name]) => name))]) {
-      const times = webhookRows.filter(([name]) => name === n).map(([, us]) => us).sort((a, b) => a - b);
+      const times = webhookRows
+        .filter(([name]) => name === n)
+        .map(([, us]) => us)
+        .sort((a, b) => a - b);
       console.log(`${n.padEnd(40)} ${times[Math.floor(times.length / 2)]!.toFixed(0)} µs per statement`);
     }
   } finally {

@@ -22,7 +22,14 @@ const REQUESTS: GenerationRequest[] = [
 ];
 
 async function runJobs(on: boolean, jobs: number): Promise<{ cpuMs: number; verdicts: number }> {
-  const config = loadConfig({ ...process.env, SANDBOX_PAGE_DELAY_MS: '0', EMAIL_VERIFICATION: on ? 'on' : 'off', GOOGLE_PLACES_API_KEY: '', STORELEADS_API_KEY: '', PDL_API_KEY: '' });
+  const config = loadConfig({
+    ...process.env,
+    SANDBOX_PAGE_DELAY_MS: '0',
+    EMAIL_VERIFICATION: on ? 'on' : 'off',
+    GOOGLE_PLACES_API_KEY: '',
+    STORELEADS_API_KEY: '',
+    PDL_API_KEY: '',
+  });
   const providers = createProviders(config, ['google_maps', 'shopify']);
   let verdicts = 0;
   const before = process.cpuUsage();
@@ -32,7 +39,11 @@ async function runJobs(on: boolean, jobs: number): Promise<{ cpuMs: number; verd
     const request = { ...base, city: `Town ${i}` };
     const provider = providers[request.source]!;
     let delivered = 0;
-    for await (const page of provider.search(request, { signal: new AbortController().signal, cursor: null, deadline: Date.now() + 60_000 })) {
+    for await (const page of provider.search(request, {
+      signal: new AbortController().signal,
+      cursor: null,
+      deadline: Date.now() + 60_000,
+    })) {
       delivered += page.leads.length;
       for (const { lead } of page.leads) if (lead.emailVerification) verdicts += 1;
       if (delivered >= request.maxResults) break;

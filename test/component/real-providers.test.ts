@@ -2,7 +2,13 @@ import { creditSummary } from '@leadgen/db';
 import { metrics } from '@leadgen/ops';
 import { DEFAULT_RETRY_POLICY } from '../../packages/providers/src/upstream';
 import { html, notFound, startFakeSite, type FakeSite } from '../../packages/providers/test/fakes/fake-site';
-import { components, type FakePlace, type GooglePlacesFake, makePlaces, startGooglePlacesFake } from '../../packages/providers/test/fakes/google-places-fake';
+import {
+  components,
+  type FakePlace,
+  type GooglePlacesFake,
+  makePlaces,
+  startGooglePlacesFake,
+} from '../../packages/providers/test/fakes/google-places-fake';
 import { makePeople, type PdlFake, startPdlFake } from '../../packages/providers/test/fakes/pdl-fake';
 import { type FakeStore, makeStores, type StoreLeadsFake, startStoreLeadsFake } from '../../packages/providers/test/fakes/storeleads-fake';
 import { generate, startWorld, type TestWorld } from '../harness';
@@ -39,7 +45,13 @@ async function ledgerOf(world: TestWorld, jobId: string): Promise<Array<[string,
   return entries.map((e) => [e.kind, e.amount]);
 }
 
-async function expectNothingCharged(world: TestWorld, account: TestAccount, job: { jobId: string; creditsCharged: number }, reserved: number, granted: number) {
+async function expectNothingCharged(
+  world: TestWorld,
+  account: TestAccount,
+  job: { jobId: string; creditsCharged: number },
+  reserved: number,
+  granted: number,
+) {
   expect(job.creditsCharged).toBe(0);
   expect(await ledgerOf(world, job.jobId)).toEqual([
     ['reserve', reserved],
@@ -109,7 +121,13 @@ describe('google_maps through Google Places (New)', () => {
       const { websiteUri: _unused, ...rest } = place;
       if (i === 0) return { ...rest, displayName: { text: 'Smile Dental', languageCode: 'en' }, rating: 4.8, websiteUri: `${siteUrl}/` };
       if (i === 1) return { ...rest, displayName: { text: 'Plain Dental', languageCode: 'en' }, websiteUri: `${siteUrl}/plain` };
-      if (i === 2) return { ...rest, displayName: { text: 'Closed For Good', languageCode: 'en' }, businessStatus: 'CLOSED_PERMANENTLY', websiteUri: `${siteUrl}/closed` };
+      if (i === 2)
+        return {
+          ...rest,
+          displayName: { text: 'Closed For Good', languageCode: 'en' },
+          businessStatus: 'CLOSED_PERMANENTLY',
+          websiteUri: `${siteUrl}/closed`,
+        };
       if (i === 3) return { ...rest, displayName: { text: 'Closed For Now', languageCode: 'en' }, businessStatus: 'CLOSED_TEMPORARILY' };
       if (i === 4) {
         const { internationalPhoneNumber: _none, ...national } = rest;
@@ -167,13 +185,19 @@ describe('google_maps through Google Places (New)', () => {
       website: `${siteUrl}/plain`,
       socialProfiles: { facebook: null, instagram: null, linkedin: null },
     });
-    expect(byName.get('National Phone Dental')).toMatchObject({ phone: '(512) 555-1004', website: null, address: '4 Main St, Austin, TX 78701, USA' });
+    expect(byName.get('National Phone Dental')).toMatchObject({
+      phone: '(512) 555-1004',
+      website: null,
+      address: '4 Main St, Austin, TX 78701, USA',
+    });
 
     // One Text Search call (12 matches fit one page), as Google documents it.
     expect(google.requests).toHaveLength(1);
     const [call] = google.requests;
     expect(call!.headers['x-goog-api-key']).toBe(GOOGLE_KEY);
-    expect(String(call!.headers['x-goog-fieldmask']).split(',')).toEqual(expect.arrayContaining(['places.websiteUri', 'places.businessStatus', 'nextPageToken']));
+    expect(String(call!.headers['x-goog-fieldmask']).split(',')).toEqual(
+      expect.arrayContaining(['places.websiteUri', 'places.businessStatus', 'nextPageToken']),
+    );
     expect(call!.body).toMatchObject({ textQuery: 'dentist in Austin, United States', regionCode: 'US' });
     // The enricher visited the open businesses' websites, never the closed one's.
     expect(site.paths()).toEqual(expect.arrayContaining(['/robots.txt', '/', '/plain']));
@@ -187,8 +211,12 @@ describe('google_maps through Google Places (New)', () => {
     expect(await creditSummary(world.db, account.accountId)).toEqual({ balance: 980, reserved: 0, available: 980 });
   });
 
-  it('when 100 dentists are asked for in a city with 150, then COMPLETE past Google\'s 60, only US places, no call that listed only places already seen, and the calls counted for the job', async () => {
-    const abroad = makePlaces(3, 'mx').map((p) => ({ ...p, formattedAddress: 'Av. Juárez 1, Cd Juárez, Chih., México', addressComponents: components('Ciudad Juárez', 'Chih.', 'MX', 'Mexico') }));
+  it("when 100 dentists are asked for in a city with 150, then COMPLETE past Google's 60, only US places, no call that listed only places already seen, and the calls counted for the job", async () => {
+    const abroad = makePlaces(3, 'mx').map((p) => ({
+      ...p,
+      formattedAddress: 'Av. Juárez 1, Cd Juárez, Chih., México',
+      addressComponents: components('Ciudad Juárez', 'Chih.', 'MX', 'Mexico'),
+    }));
     google.places = [...makePlaces(150, 'big'), ...abroad].map(({ websiteUri: _site, ...place }) => place);
     const callsBefore = await upstreamCallsObserved();
     const account = await buildAccount(world.db, { credits: 1_000 });
@@ -285,7 +313,9 @@ describe('linkedin through People Data Labs', () => {
 
   beforeAll(async () => {
     pdl = await startPdlFake(PDL_KEY);
-    world = await startWorld({ env: { ...dnsEnv(), WORKER_QUEUES: 'linkedin', PDL_API_KEY: PDL_KEY, PDL_BASE_URL: pdl.url, PDL_RATE_PER_MIN: PDL_RATE } });
+    world = await startWorld({
+      env: { ...dnsEnv(), WORKER_QUEUES: 'linkedin', PDL_API_KEY: PDL_KEY, PDL_BASE_URL: pdl.url, PDL_RATE_PER_MIN: PDL_RATE },
+    });
   });
   afterAll(async () => {
     await world?.close();
@@ -356,7 +386,12 @@ describe('linkedin through People Data Labs', () => {
 
   it('when PDL has no match (404 not_found), then EMPTY no_results, nothing charged', async () => {
     const account = await buildAccount(world.db, { credits: 1_000 });
-    const job = await generateTerminal(world, account, { ...request, state: 'DE', linkedinParams: { ...request.linkedinParams, country: 'DE' }, maxResults: 10 });
+    const job = await generateTerminal(world, account, {
+      ...request,
+      state: 'DE',
+      linkedinParams: { ...request.linkedinParams, country: 'DE' },
+      maxResults: 10,
+    });
 
     expect(job).toMatchObject({
       provider: 'people_data_labs',
@@ -424,7 +459,10 @@ describe('shopify through Store Leads, with decision makers from People Data Lab
     const account = await buildAccount(world.db, { credits: 1_000 });
     const res = await generate(world, account, { source: 'shopify', category: 'coffee roasters', state: 'US', maxResults: 5 }, WAIT);
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ code: 'validation_failed', errors: [{ pointer: '#/category', detail: expect.stringContaining('Health > Nutrition') }] });
+    expect(res.body).toMatchObject({
+      code: 'validation_failed',
+      errors: [{ pointer: '#/category', detail: expect.stringContaining('Health > Nutrition') }],
+    });
     expect(stores.requests).toHaveLength(0);
     expect(await world.db.job.count({ where: { accountId: account.accountId } })).toBe(0);
   });
@@ -441,12 +479,26 @@ describe('shopify through Store Leads, with decision makers from People Data Lab
       store('shop4.example', null),
       store('shop5.example', null),
     ];
-    pdl.people = makePeople(4, (i) => [
-      { job_company_website: 'shop0.example', job_title: 'founder', linkedin_url: 'linkedin.com/in/shop0-founder', work_email: 'ceo@shop0.example' },
-      { job_company_website: 'shop0.example', job_title: 'warehouse clerk', linkedin_url: 'linkedin.com/in/shop0-clerk' },
-      { job_company_website: 'Shop2.example', job_title: 'head of ecommerce', linkedin_url: 'linkedin.com/in/shop2-head', work_email: null },
-      { job_company_website: 'elsewhere.example', job_title: 'founder', linkedin_url: 'linkedin.com/in/elsewhere-founder' },
-    ][i]!);
+    pdl.people = makePeople(
+      4,
+      (i) =>
+        [
+          {
+            job_company_website: 'shop0.example',
+            job_title: 'founder',
+            linkedin_url: 'linkedin.com/in/shop0-founder',
+            work_email: 'ceo@shop0.example',
+          },
+          { job_company_website: 'shop0.example', job_title: 'warehouse clerk', linkedin_url: 'linkedin.com/in/shop0-clerk' },
+          {
+            job_company_website: 'Shop2.example',
+            job_title: 'head of ecommerce',
+            linkedin_url: 'linkedin.com/in/shop2-head',
+            work_email: null,
+          },
+          { job_company_website: 'elsewhere.example', job_title: 'founder', linkedin_url: 'linkedin.com/in/elsewhere-founder' },
+        ][i]!,
+    );
     const account = await buildAccount(world.db, { credits: 1_000 });
     const job = await generateTerminal(world, account, {
       source: 'shopify',
@@ -485,14 +537,25 @@ describe('shopify through Store Leads, with decision makers from People Data Lab
       contacts: [
         { name: null, title: null, email: 'hello@shop0.example', emailVerification: ACCEPTS, phone: null, linkedinUrl: null },
         { name: null, title: null, email: null, emailVerification: null, phone: '+1 512-555-0100', linkedinUrl: null },
-        { name: 'Person Number0', title: 'founder', email: 'ceo@shop0.example', emailVerification: ACCEPTS, phone: '+15125551000', linkedinUrl: 'https://www.linkedin.com/in/shop0-founder' },
+        {
+          name: 'Person Number0',
+          title: 'founder',
+          email: 'ceo@shop0.example',
+          emailVerification: ACCEPTS,
+          phone: '+15125551000',
+          linkedinUrl: 'https://www.linkedin.com/in/shop0-founder',
+        },
       ],
     });
     // The first listing of a store is the row: the duplicate's phone does not reach it.
     expect(job.leads[1]).toMatchObject({ phone: null, store: { domain: 'shop1.example' } });
     expect(job.leads[2].contacts).toEqual([
       { name: null, title: null, email: 'hello@shop2.example', emailVerification: ACCEPTS, phone: null, linkedinUrl: null },
-      expect.objectContaining({ name: 'Person Number2', title: 'head of ecommerce', linkedinUrl: 'https://www.linkedin.com/in/shop2-head' }),
+      expect.objectContaining({
+        name: 'Person Number2',
+        title: 'head of ecommerce',
+        linkedinUrl: 'https://www.linkedin.com/in/shop2-head',
+      }),
     ]);
     const everyContact = job.leads.flatMap((l: { contacts: Array<{ title: string | null }> }) => l.contacts);
     expect(everyContact.map((c: { title: string | null }) => c.title)).not.toContain('warehouse clerk');
@@ -500,7 +563,14 @@ describe('shopify through Store Leads, with decision makers from People Data Lab
     // Store Leads filtered by platform, country and category; one PDL call for the whole page.
     expect(stores.requests).toHaveLength(1);
     expect(stores.requests[0]!.headers.authorization).toBe(`Bearer ${STORELEADS_KEY}`);
-    expect(Object.fromEntries(stores.requests[0]!.query)).toMatchObject({ 'f:p': 'shopify', 'f:cc': 'US', 'f:cat': '/Apparel', 'f:ds': 'Active', page: '0', page_size: '10' });
+    expect(Object.fromEntries(stores.requests[0]!.query)).toMatchObject({
+      'f:p': 'shopify',
+      'f:cc': 'US',
+      'f:cat': '/Apparel',
+      'f:ds': 'Active',
+      page: '0',
+      page_size: '10',
+    });
     expect(pdl.requests).toHaveLength(1);
     expect(pdl.requests[0]!.headers['x-api-key']).toBe(PDL_KEY);
 
@@ -519,10 +589,24 @@ describe('shopify through Store Leads, with decision makers from People Data Lab
       store('viaclerk.example', null), // only a clerk has a phone: not a decision maker
       store('silent.example', null), // no phone anywhere
     ];
-    pdl.people = makePeople(2, (i) => [
-      { job_company_website: 'viafounder.example', job_title: 'founder', linkedin_url: 'linkedin.com/in/viafounder', phone_numbers: ['+1 512 555 0300'] },
-      { job_company_website: 'viaclerk.example', job_title: 'clerk', linkedin_url: 'linkedin.com/in/viaclerk', phone_numbers: ['+1 512 555 0400'] },
-    ][i]!);
+    pdl.people = makePeople(
+      2,
+      (i) =>
+        [
+          {
+            job_company_website: 'viafounder.example',
+            job_title: 'founder',
+            linkedin_url: 'linkedin.com/in/viafounder',
+            phone_numbers: ['+1 512 555 0300'],
+          },
+          {
+            job_company_website: 'viaclerk.example',
+            job_title: 'clerk',
+            linkedin_url: 'linkedin.com/in/viaclerk',
+            phone_numbers: ['+1 512 555 0400'],
+          },
+        ][i]!,
+    );
     const account = await buildAccount(world.db, { credits: 1_000 });
     const job = await generateTerminal(world, account, {
       source: 'shopify',

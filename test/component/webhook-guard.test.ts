@@ -32,7 +32,10 @@ describe('webhook targets without private networks', () => {
     ['http://93.184.215.14/hook', 'https'],
     ['https://user:pass@93.184.215.14/hook', 'credentials'],
   ])('when an endpoint is created for %s, then it is refused (%s)', async (url, why) => {
-    const res = await world.http.post('/api/v1/webhooks').set(account.auth).send({ url, events: ['job.completed'] });
+    const res = await world.http
+      .post('/api/v1/webhooks')
+      .set(account.auth)
+      .send({ url, events: ['job.completed'] });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('validation_failed');
     expect(res.body.errors).toEqual([{ pointer: '#/url', detail: expect.stringContaining(why) }]);
@@ -42,7 +45,12 @@ describe('webhook targets without private networks', () => {
     const res = await generate(world, account, { category: 'dentist', state: 'US', maxResults: 1, webhookUrl: receiver.url() });
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual([{ pointer: '#/webhookUrl', detail: expect.stringContaining('https') }]);
-    const viaHttps = await generate(world, account, { category: 'dentist', state: 'US', maxResults: 1, webhookUrl: 'https://127.0.0.1:8443/x' });
+    const viaHttps = await generate(world, account, {
+      category: 'dentist',
+      state: 'US',
+      maxResults: 1,
+      webhookUrl: 'https://127.0.0.1:8443/x',
+    });
     expect(viaHttps.body.errors).toEqual([{ pointer: '#/webhookUrl', detail: expect.stringContaining('non-public') }]);
     expect(await world.db.job.count({ where: { accountId: account.accountId } })).toBe(0);
   });
@@ -50,7 +58,13 @@ describe('webhook targets without private networks', () => {
   it('when a stored endpoint points at a private address, then the delivery refuses to connect and says why', async () => {
     // As if the URL had been accepted earlier (with the escape hatch on, or a public name that now resolves privately).
     const endpoint = await world.db.webhookEndpoint.create({
-      data: { id: newWebhookEndpointId(), accountId: account.accountId, url: receiver.url('/private'), events: ['job.completed'], secret: `whsec_${Buffer.alloc(32, 1).toString('base64')}` },
+      data: {
+        id: newWebhookEndpointId(),
+        accountId: account.accountId,
+        url: receiver.url('/private'),
+        events: ['job.completed'],
+        secret: `whsec_${Buffer.alloc(32, 1).toString('base64')}`,
+      },
     });
     const job = await generate(world, account, { category: 'dentist', state: 'US', maxResults: 1 });
     expect(job.body.status).toBe('COMPLETE');
@@ -58,7 +72,10 @@ describe('webhook targets without private networks', () => {
     let delivery;
     do {
       await new Promise((r) => setTimeout(r, 100));
-      delivery = await world.db.webhookDelivery.findFirst({ where: { endpointId: endpoint.id }, include: { attemptLog: { orderBy: { attempt: 'asc' } } } });
+      delivery = await world.db.webhookDelivery.findFirst({
+        where: { endpointId: endpoint.id },
+        include: { attemptLog: { orderBy: { attempt: 'asc' } } },
+      });
     } while (delivery?.status !== 'failed' && Date.now() < until);
     expect(delivery?.status).toBe('failed');
     expect(delivery?.attemptLog.map((a) => [a.error, a.responseStatus, a.succeeded])).toEqual([

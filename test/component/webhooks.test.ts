@@ -22,7 +22,13 @@ async function createEndpoint(world: TestWorld, account: TestAccount, url: strin
 async function deliveries(world: TestWorld, account: TestAccount, endpointId: string) {
   const res = await world.http.get(`/api/v1/webhooks/${endpointId}/deliveries`).set(account.auth);
   expect(res.status).toBe(200);
-  return res.body.items as Array<{ id: string; eventType: string; status: string; jobId: string | null; attempts: Array<{ responseStatus: number | null; error: string | null; succeeded: boolean }> }>;
+  return res.body.items as Array<{
+    id: string;
+    eventType: string;
+    status: string;
+    jobId: string | null;
+    attempts: Array<{ responseStatus: number | null; error: string | null; succeeded: boolean }>;
+  }>;
 }
 
 async function waitForDelivery(world: TestWorld, account: TestAccount, endpointId: string, id: string, status: string) {
@@ -197,7 +203,10 @@ describe('webhooks', () => {
     await world.db.webhookEndpoint.update({ where: { id: endpoint.id }, data: { failingSince: new Date(Date.now() - 4 * 24 * 3600_000) } });
     const ping = await world.http.post(`/api/v1/webhooks/${endpoint.id}/test`).set(account.auth);
     await waitForDelivery(world, account, endpoint.id, ping.body.id, 'failed');
-    expect((await world.http.get(`/api/v1/webhooks/${endpoint.id}`).set(account.auth)).body).toMatchObject({ enabled: false, disabledReason: 'failing' });
+    expect((await world.http.get(`/api/v1/webhooks/${endpoint.id}`).set(account.auth)).body).toMatchObject({
+      enabled: false,
+      disabledReason: 'failing',
+    });
   });
 
   it('when the secret is rotated, then deliveries verify with the new secret and, for a day, with the old one too', async () => {
@@ -244,7 +253,9 @@ describe('webhooks', () => {
       await new Promise((r) => setTimeout(r, 100));
       listed = (await world.http.get(path).set(account.auth)).body.items;
     }
-    expect(listed).toEqual([expect.objectContaining({ id: request!.headers['webhook-id'], endpointId: null, eventType: 'job.completed', status: 'succeeded' })]);
+    expect(listed).toEqual([
+      expect.objectContaining({ id: request!.headers['webhook-id'], endpointId: null, eventType: 'job.completed', status: 'succeeded' }),
+    ]);
     const retried = await world.http.post(`${path}/${listed[0].id}/retry`).set(account.auth);
     expect(retried.status).toBe(202);
     const [, resent] = await receiver.waitFor(2, (r) => r.path === '/job-own');
@@ -270,7 +281,10 @@ describe('webhooks', () => {
     const listed = await world.http.get('/api/v1/webhooks').set(account.auth);
     expect(listed.body.items).toEqual([expect.objectContaining({ id: endpoint.id, events: ['job.completed'], enabled: true })]);
     expect(listed.body.items[0].secret).toBeUndefined();
-    const patched = await world.http.patch(`/api/v1/webhooks/${endpoint.id}`).set(account.auth).send({ events: ['job.failed', 'job.empty'], description: null });
+    const patched = await world.http
+      .patch(`/api/v1/webhooks/${endpoint.id}`)
+      .set(account.auth)
+      .send({ events: ['job.failed', 'job.empty'], description: null });
     expect(patched.body).toMatchObject({ events: ['job.failed', 'job.empty'], description: null });
 
     const other = await buildAccount(world.db, { credits: 0 });
@@ -285,12 +299,18 @@ describe('webhooks', () => {
       expect(res.body.code).toBe('webhook_endpoint_not_found');
     }
 
-    const invalid = await world.http.post('/api/v1/webhooks').set(account.auth).send({ url: 'ftp://x.example', events: ['job.done'], secret: 'mine' });
+    const invalid = await world.http
+      .post('/api/v1/webhooks')
+      .set(account.auth)
+      .send({ url: 'ftp://x.example', events: ['job.done'], secret: 'mine' });
     expect(invalid.status).toBe(400);
     expect(invalid.body.errors.map((e: { pointer: string }) => e.pointer).sort()).toEqual(['#/events/0', '#/secret', '#/url']);
 
     for (let i = 1; i < 10; i += 1) await createEndpoint(world, account, receiver.url(`/many-${i}`));
-    const eleventh = await world.http.post('/api/v1/webhooks').set(account.auth).send({ url: receiver.url('/eleventh'), events: ['job.failed'] });
+    const eleventh = await world.http
+      .post('/api/v1/webhooks')
+      .set(account.auth)
+      .send({ url: receiver.url('/eleventh'), events: ['job.failed'] });
     expect(eleventh.status).toBe(409);
     expect(eleventh.body.code).toBe('webhook_endpoint_limit');
     expect((await world.http.delete(`/api/v1/webhooks/${endpoint.id}`).set(account.auth)).status).toBe(204);
@@ -299,11 +319,14 @@ describe('webhooks', () => {
 
   it('when deliveries are listed, then newest first in pages with a cursor', async () => {
     const endpoint = await createEndpoint(world, account, receiver.url('/paged'));
-    for (let i = 0; i < 3; i += 1) expect((await world.http.post(`/api/v1/webhooks/${endpoint.id}/test`).set(account.auth)).status).toBe(202);
+    for (let i = 0; i < 3; i += 1)
+      expect((await world.http.post(`/api/v1/webhooks/${endpoint.id}/test`).set(account.auth)).status).toBe(202);
     const first = await world.http.get(`/api/v1/webhooks/${endpoint.id}/deliveries?limit=2`).set(account.auth);
     expect(first.body.items).toHaveLength(2);
     expect(first.headers.link).toContain('rel="next"');
-    const second = await world.http.get(`/api/v1/webhooks/${endpoint.id}/deliveries?limit=2&cursor=${first.body.nextCursor}`).set(account.auth);
+    const second = await world.http
+      .get(`/api/v1/webhooks/${endpoint.id}/deliveries?limit=2&cursor=${first.body.nextCursor}`)
+      .set(account.auth);
     expect(second.body.items).toHaveLength(1);
     expect(second.body.nextCursor).toBeNull();
     const bad = await world.http.get(`/api/v1/webhooks/${endpoint.id}/deliveries?cursor=nope&extra=1`).set(account.auth);

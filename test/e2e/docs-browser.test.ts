@@ -38,10 +38,21 @@ if (!haveBrowser) {
     mkdirSync(SHOTS, { recursive: true });
     world = await startWorld({ worker: false });
     account = await buildAccount(world.db, { credits: 100 });
-    api = await startApiProcess({ DATABASE_URL: world.config.database.url, REDIS_URL: world.config.redis.url, QUEUE_PREFIX: world.config.redis.queuePrefix });
+    api = await startApiProcess({
+      DATABASE_URL: world.config.database.url,
+      REDIS_URL: world.config.redis.url,
+      QUEUE_PREFIX: world.config.redis.queuePrefix,
+    });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
     page = await (await browser.newContext({ viewport: { width: 1280, height: 1000 } })).newPage();
     page.setDefaultTimeout(15_000);
@@ -65,7 +76,8 @@ if (!haveBrowser) {
     await page.locator('.opblock').first().waitFor();
     type Operations = Record<string, Record<string, { operationId?: string }>>;
     const document = openApiDocument() as { paths: Operations; webhooks?: Operations };
-    const idsOf = (items: Operations) => Object.values(items).flatMap((item) => Object.values(item).flatMap((op) => (op?.operationId ? [op.operationId] : [])));
+    const idsOf = (items: Operations) =>
+      Object.values(items).flatMap((item) => Object.values(item).flatMap((op) => (op?.operationId ? [op.operationId] : [])));
     // Swagger UI lists the OpenAPI 3.1 `webhooks` (the events we send) as operations too.
     const operationIds = [...idsOf(document.paths), ...idsOf(document.webhooks ?? {})];
     expect(operationIds.length).toBeGreaterThan(15);

@@ -46,7 +46,9 @@ describe('revocation on every API process at once', () => {
     const { id: keyId } = (await db.apiKey.findFirst({ where: { accountId: account.accountId, id: { not: other.keyId } } }))!;
     expect(admin('key:revoke', '--id', keyId)).toMatchObject({ revoked: true, everywhere: true });
     // The operator's revocation is in the account's audit trail.
-    const trail = admin('audit:show', '--account', account.accountId) as { rows: Array<{ action: string; actor: string; summary: string }> };
+    const trail = admin('audit:show', '--account', account.accountId) as {
+      rows: Array<{ action: string; actor: string; summary: string }>;
+    };
     expect(trail.rows[0]).toMatchObject({ action: 'key.revoked', actor: 'operator', summary: JSON.stringify({ keyId }) });
     for (const api of apis) {
       expect(await statusOf(api, account.apiKey)).toBe(401);

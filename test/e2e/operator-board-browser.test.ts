@@ -38,7 +38,12 @@ if (!haveBrowser) {
     world = await startWorld({ env: { OPERATOR_PASSWORD: PASSWORD } });
     account = await buildAccount(world.db, { credits: 10_000 });
     // Pages a second apart, as a real upstream's: progress is written at most once a second per job.
-    const complete = await generate(world, account, { category: 'bakery', state: 'FR', maxResults: 12, keyword: 'sandbox:delay=1100' }, { Prefer: 'wait=20' });
+    const complete = await generate(
+      world,
+      account,
+      { category: 'bakery', state: 'FR', maxResults: 12, keyword: 'sandbox:delay=1100' },
+      { Prefer: 'wait=20' },
+    );
     const failed = await generate(world, account, { category: 'bakery', state: 'FR', maxResults: 5, keyword: 'sandbox:fail' });
     expect(complete.body.status).toBe('COMPLETE');
     expect(failed.body.status).toBe('FAILED');
@@ -46,16 +51,29 @@ if (!haveBrowser) {
     failedId = failed.body.jobId as string;
     // The entry ends just after the settlement: wait until both have.
     const queue = world.api.deps.producer.queues().find((q) => q.name === 'google_maps')!;
-    for (const [id, state] of [[completeId, 'completed'], [failedId, 'failed']] as const) {
+    for (const [id, state] of [
+      [completeId, 'completed'],
+      [failedId, 'failed'],
+    ] as const) {
       const until = Date.now() + 10_000;
       while ((await queue.getJobState(id)) !== state && Date.now() < until) await new Promise((r) => setTimeout(r, 25));
     }
     origin = `http://127.0.0.1:${world.api.port}`;
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
-    const context = await browser.newContext({ httpCredentials: { username: 'operator', password: PASSWORD }, viewport: { width: 1400, height: 1000 } });
+    const context = await browser.newContext({
+      httpCredentials: { username: 'operator', password: PASSWORD },
+      viewport: { width: 1400, height: 1000 },
+    });
     page = await context.newPage();
     page.setDefaultTimeout(10_000);
     page.on('request', (request) => {

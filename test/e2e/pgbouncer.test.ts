@@ -81,9 +81,7 @@ describeWithBouncer('behind PgBouncer in transaction mode', () => {
     ];
     const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => generate(world, account, bodies[i % bodies.length])));
     const jobs = await Promise.all(answers.map((a) => (a.status === 200 ? a.body : pollUntilTerminal(world, account, a.body.jobId))));
-    expect(jobs.map((j) => j.status).sort()).toEqual(
-      [...Array(18).fill('COMPLETE'), ...Array(12).fill('PARTIAL')].sort(),
-    );
+    expect(jobs.map((j) => j.status).sort()).toEqual([...Array(18).fill('COMPLETE'), ...Array(12).fill('PARTIAL')].sort());
 
     // Replays, a reused key, a cancel and a 402, each through the bouncer.
     const key = idempotencyKey();
@@ -92,13 +90,20 @@ describeWithBouncer('behind PgBouncer in transaction mode', () => {
     expect(again.body.jobId).toBe(first.body.jobId);
     expect(again.get('Idempotent-Replayed')).toBe('true');
     expect((await generate(world, account, bodies[1], { 'Idempotency-Key': key })).status).toBe(422);
-    const slow = await generate(world, account, { category: 'bakery', state: 'FR', keyword: 'sandbox:delay=200', maxResults: 50 }, { Prefer: 'respond-async' });
+    const slow = await generate(
+      world,
+      account,
+      { category: 'bakery', state: 'FR', keyword: 'sandbox:delay=200', maxResults: 50 },
+      { Prefer: 'respond-async' },
+    );
     const cancelled = await world.http.delete(`/api/v1/leads/jobs/${slow.body.jobId}`).set(account.auth);
     expect(cancelled.body.status).toBe('CANCELLED');
     const poor = await buildAccount(world.db, { credits: 5 });
     expect((await generate(world, poor, bodies[0])).status).toBe(402);
 
-    const discrepancies = (await findCreditDiscrepancies(world.db)).filter((d) => d.accountId === account.accountId || d.accountId === poor.accountId);
+    const discrepancies = (await findCreditDiscrepancies(world.db)).filter(
+      (d) => d.accountId === account.accountId || d.accountId === poor.accountId,
+    );
     expect(discrepancies).toEqual([]);
     expect(readFileSync(path.join(dir, 'pgbouncer.log'), 'utf8')).not.toMatch(/prepared statement|server_reset_query|ERROR/i);
   }, 60_000);

@@ -9,7 +9,10 @@ const MAX_LINES = 60;
 const ALL_QUEUES = 'google_maps,linkedin,shopify,webhooks';
 
 function lines(worker: WorkerProcess): string[] {
-  return worker.output().split('\n').filter((line) => line.trim() !== '');
+  return worker
+    .output()
+    .split('\n')
+    .filter((line) => line.trim() !== '');
 }
 
 describe('a worker whose Redis is dead', () => {
@@ -31,7 +34,8 @@ describe('a worker whose Redis is dead', () => {
     // A process takes a while to start on a loaded machine: the window opens once each has said it cannot connect.
     const until = Date.now() + 60_000;
     while (!neverThere.every((w) => lines(w).some((line) => line.includes('redis connection failing')))) {
-      if (Date.now() > until) throw new Error(`a worker never said Redis fails:\n${neverThere.map((w) => w.output().slice(-1000)).join('\n')}`);
+      if (Date.now() > until)
+        throw new Error(`a worker never said Redis fails:\n${neverThere.map((w) => w.output().slice(-1000)).join('\n')}`);
       await new Promise((r) => setTimeout(r, 100));
     }
     const before = workers.map((w) => lines(w).length);
@@ -39,11 +43,14 @@ describe('a worker whose Redis is dead', () => {
     await new Promise((r) => setTimeout(r, WATCH_MS));
 
     const written = workers.map((w, i) => lines(w).slice(before[i]));
-    if (process.env.DEBUG_LOG_BOUND) process.stderr.write(`lines written: ${written.map((w) => w.length).join(', ')}\n${written[0]!.join('\n')}\n`);
+    if (process.env.DEBUG_LOG_BOUND)
+      process.stderr.write(`lines written: ${written.map((w) => w.length).join(', ')}\n${written[0]!.join('\n')}\n`);
     // Once per connection and state, then once per interval: not once per reconnect attempt.
     for (const output of written) expect(output.length).toBeLessThanOrEqual(MAX_LINES);
     for (const worker of neverThere) expect(lines(worker).length).toBeLessThanOrEqual(MAX_LINES);
     // The connections of the running worker each said they fail, not only one of them.
-    expect(new Set(written[0]!.filter((l) => l.includes('redis connection failing')).map((l) => JSON.parse(l).connection)).size).toBeGreaterThanOrEqual(5);
+    expect(
+      new Set(written[0]!.filter((l) => l.includes('redis connection failing')).map((l) => JSON.parse(l).connection)).size,
+    ).toBeGreaterThanOrEqual(5);
   }, 120_000);
 });

@@ -31,7 +31,12 @@ function scenarios(name: string, world: () => TestWorld, receiver: () => Webhook
 
   it(`when a running job is cancelled on ${name}, then the worker holding it stops and it ends CANCELLED`, async () => {
     const account = await buildAccount(world().db, { credits: 10_000 });
-    const created = await generate(world(), account, { category: 'gym', state: 'US', maxResults: 100, keyword: 'sandbox:delay=100' }, { Prefer: 'respond-async' });
+    const created = await generate(
+      world(),
+      account,
+      { category: 'gym', state: 'US', maxResults: 100, keyword: 'sandbox:delay=100' },
+      { Prefer: 'respond-async' },
+    );
     const jobId = created.body.jobId as string;
     await waitFor(async () => ((await world().db.job.findUnique({ where: { id: jobId } }))?.deliveredCount ?? 0) >= 10);
     const cancelled = await world().http.delete(`/api/v1/leads/jobs/${jobId}`).set(account.auth);
@@ -46,7 +51,10 @@ function scenarios(name: string, world: () => TestWorld, receiver: () => Webhook
   it(`when a job ends on ${name}, then its webhook is delivered once`, async () => {
     const account = await buildAccount(world().db, { credits: 1_000 });
     const path = `/${name.replace(/\W/g, '-')}`;
-    const endpoint = await world().http.post('/api/v1/webhooks').set(account.auth).send({ url: receiver().url(path), events: ['job.completed'] });
+    const endpoint = await world()
+      .http.post('/api/v1/webhooks')
+      .set(account.auth)
+      .send({ url: receiver().url(path), events: ['job.completed'] });
     expect(endpoint.status).toBe(201);
     const res = await generate(world(), account, { category: 'dentist', state: 'US', maxResults: 3 });
     const [delivery] = await receiver().waitFor(1, (r) => r.path === path);
@@ -96,12 +104,25 @@ describe('on a Redis Cluster', () => {
   it('when the queues are opened, then each keeps its keys under a hash tag of its own, spread over the slots', () => {
     const queues = [...world.api.deps.producer.queues(), world.api.deps.webhooks.queue()];
     const prefix = world.config.redis.queuePrefix;
-    expect(queues.map((q) => q.keys.wait)).toEqual([...Object.values(QUEUE_NAMES), WEBHOOK_QUEUE_NAME].map((name) => `{${prefix}:${name}}:${name}:wait`));
-    for (const q of queues) expect(new Set(Object.values(q.keys).filter(Boolean).map((key) => slotOf(key!))).size).toBe(1);
+    expect(queues.map((q) => q.keys.wait)).toEqual(
+      [...Object.values(QUEUE_NAMES), WEBHOOK_QUEUE_NAME].map((name) => `{${prefix}:${name}}:${name}:wait`),
+    );
+    for (const q of queues)
+      expect(
+        new Set(
+          Object.values(q.keys)
+            .filter(Boolean)
+            .map((key) => slotOf(key!)),
+        ).size,
+      ).toBe(1);
     expect(new Set(queues.map((q) => slotOf(q.keys.wait!))).size).toBe(queues.length);
   });
 
-  scenarios('a cluster', () => world, () => receiver);
+  scenarios(
+    'a cluster',
+    () => world,
+    () => receiver,
+  );
 
   it('when the API is pointed at a cluster node as if it were one Redis, then /readyz says not ready and why', async () => {
     const config = testConfig({ QUEUE_PREFIX: world.config.redis.queuePrefix });
@@ -120,7 +141,9 @@ describe('on a Redis Cluster', () => {
   it('when a worker is pointed at a cluster node as if it were one Redis, then its /readyz says not ready and why', async () => {
     const config = testConfig({ QUEUE_PREFIX: world.config.redis.queuePrefix, WORKER_SOURCES: 'google_maps' });
     const node = await cluster.nodeNotServing(`${config.redis.queuePrefix}:${QUEUE_NAMES.google_maps}:wait`);
-    const worker = await startWorker(testConfig({ QUEUE_PREFIX: config.redis.queuePrefix, WORKER_SOURCES: 'google_maps', REDIS_URL: `redis://127.0.0.1:${node}` }));
+    const worker = await startWorker(
+      testConfig({ QUEUE_PREFIX: config.redis.queuePrefix, WORKER_SOURCES: 'google_maps', REDIS_URL: `redis://127.0.0.1:${node}` }),
+    );
     try {
       expect(await worker.readiness()).toMatchObject({ ready: false, checks: { redis: 'cluster_node' } });
     } finally {
@@ -144,5 +167,9 @@ describe('through Redis Sentinel', () => {
     sentinels?.stop();
   });
 
-  scenarios('sentinel', () => world, () => receiver);
+  scenarios(
+    'sentinel',
+    () => world,
+    () => receiver,
+  );
 });

@@ -30,7 +30,10 @@ describe('webhook secrets sealed at rest', () => {
   let world: TestWorld;
   beforeAll(async () => {
     await migrate(databaseUrl);
-    world = await startWorld({ worker: false, env: { DATABASE_URL: databaseUrl, SECRETS_ENCRYPTION_KEY: key.toString('base64'), WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1' } });
+    world = await startWorld({
+      worker: false,
+      env: { DATABASE_URL: databaseUrl, SECRETS_ENCRYPTION_KEY: key.toString('base64'), WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1' },
+    });
   }, 60_000);
   afterAll(async () => {
     await world.close();
@@ -40,14 +43,26 @@ describe('webhook secrets sealed at rest', () => {
   it('when every kind of secret has been shown to the owner, then a pg_dump of the database holds none of them, nor any whsec_ value', async () => {
     const account = await buildAccount(world.db, { credits: 100 });
     const shown: string[] = [];
-    const created = await world.http.post('/api/v1/webhooks').set(account.auth).send({ url: 'http://127.0.0.1:9/hook', events: ['job.completed'] });
+    const created = await world.http
+      .post('/api/v1/webhooks')
+      .set(account.auth)
+      .send({ url: 'http://127.0.0.1:9/hook', events: ['job.completed'] });
     expect(created.status).toBe(201);
     shown.push(created.body.secret);
     const rotated = await world.http.post(`/api/v1/webhooks/${created.body.id}/rotate-secret`).set(account.auth);
     expect(rotated.status).toBe(200);
     shown.push(rotated.body.secret);
     // A job's own webhookUrl makes the account's default secret; revealing it, then rotating it, shows both.
-    expect((await generate(world, account, { category: 'dentist', state: 'US', maxResults: 1, webhookUrl: 'http://127.0.0.1:9/own' }, { Prefer: 'respond-async' })).status).toBe(202);
+    expect(
+      (
+        await generate(
+          world,
+          account,
+          { category: 'dentist', state: 'US', maxResults: 1, webhookUrl: 'http://127.0.0.1:9/own' },
+          { Prefer: 'respond-async' },
+        )
+      ).status,
+    ).toBe(202);
     const revealed = await world.http.post('/api/v1/webhooks/default-secret').set(account.auth);
     expect(revealed.status).toBe(200);
     shown.push(revealed.body.secret);
@@ -69,7 +84,9 @@ describe('webhook secrets sealed at rest', () => {
     const account = await buildAccount(world.db, { credits: 0 });
     const plain = newWebhookSecret();
     const id = newWebhookEndpointId();
-    await world.db.webhookEndpoint.create({ data: { id, accountId: account.accountId, url: 'http://127.0.0.1:9/old', events: ['job.completed'], secret: plain } });
+    await world.db.webhookEndpoint.create({
+      data: { id, accountId: account.accountId, url: 'http://127.0.0.1:9/old', events: ['job.completed'], secret: plain },
+    });
     await world.db.webhookDelivery.create({ data: { accountId: account.accountId, endpointId: id, eventType: 'job.completed' } });
     expect(await sealPlainWebhookSecrets(databaseUrl, [key])).toBeGreaterThanOrEqual(1);
     const stored = (await world.db.webhookEndpoint.findUniqueOrThrow({ where: { id } })).secret;
@@ -83,7 +100,10 @@ describe('webhook secrets sealed at rest', () => {
 
   it('when a new key is put in front and secrets:rotate runs, then everything opens with the new key alone', async () => {
     const account = await buildAccount(world.db, { credits: 0 });
-    const created = await world.http.post('/api/v1/webhooks').set(account.auth).send({ url: 'http://127.0.0.1:9/rot', events: ['job.completed'] });
+    const created = await world.http
+      .post('/api/v1/webhooks')
+      .set(account.auth)
+      .send({ url: 'http://127.0.0.1:9/rot', events: ['job.completed'] });
     const newKey = randomBytes(32);
     let both: Database | null = createDatabase(databaseUrl, { poolSize: 1, secretKeys: [newKey, key] });
     let onlyNew: Database | null = null;

@@ -18,7 +18,15 @@ interface Run {
 function start(entry: string, env: Record<string, string>): Run {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, entry)], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', LOG_LEVEL: 'info', QUEUE_PREFIX: `t-${randomUUID().slice(0, 8)}`, DATABASE_URL, REDIS_URL, ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'info',
+      QUEUE_PREFIX: `t-${randomUUID().slice(0, 8)}`,
+      DATABASE_URL,
+      REDIS_URL,
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -57,12 +65,15 @@ const lines = (text: string) => text.split('\n').filter((line) => line.trim() &&
 describe('entry points failing loudly and clearly', () => {
   it('when PostgreSQL does not answer, then npm start exits 1 with one line naming DATABASE_URL and no stack', async () => {
     const dead = await freePort();
-    const run = start('scripts/start-all.ts', { DATABASE_URL: `postgresql://postgres@127.0.0.1:${dead}/leadgen`, PORT: String(await freePort()) });
+    const run = start('scripts/start-all.ts', {
+      DATABASE_URL: `postgresql://postgres@127.0.0.1:${dead}/leadgen`,
+      PORT: String(await freePort()),
+    });
     expect(await run.code).toBe(1);
     expect(lines(run.stderr())).toEqual(['start: PostgreSQL does not answer at DATABASE_URL: start it, or fix DATABASE_URL']);
   }, 60_000);
 
-  it('when the API\'s PORT or OPS_PORT is taken, then it exits 1 with one line naming that variable; a misspelt variable gets a warning', async () => {
+  it("when the API's PORT or OPS_PORT is taken, then it exits 1 with one line naming that variable; a misspelt variable gets a warning", async () => {
     const { port, server } = await busyPort();
     try {
       const api = start('apps/api/src/main.ts', { PORT: String(port), OPS_PORT: '0', SYNC_WAIT_MSS: '5' });
@@ -84,7 +95,11 @@ describe('entry points failing loudly and clearly', () => {
     const opsPort = await freePort();
     const worker = start('apps/worker/src/main.ts', { REDIS_URL: `redis://127.0.0.1:${await freePort()}`, OPS_PORT: String(opsPort) });
     try {
-      await until(() => ((worker.output().match(/Redis does not answer at REDIS_URL/g) ?? []).length >= 2 ? true : null), 60_000, worker.output);
+      await until(
+        () => ((worker.output().match(/Redis does not answer at REDIS_URL/g) ?? []).length >= 2 ? true : null),
+        60_000,
+        worker.output,
+      );
       const ready = await fetch(`http://127.0.0.1:${opsPort}/readyz`);
       expect(ready.status).toBe(503);
       expect(await ready.json()).toMatchObject({ checks: { redis: 'unavailable' } });
@@ -100,7 +115,17 @@ describe('entry points failing loudly and clearly', () => {
     const healthy = start('scripts/start-all.ts', { PORT: String(await freePort()), OPS_PORT: String(ops) });
     try {
       for (const port of [ops, ops + 1]) {
-        await until(async () => ((await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.status, () => 0)) === 200 ? true : null), 150_000, healthy.output);
+        await until(
+          async () =>
+            (await fetch(`http://127.0.0.1:${port}/healthz`).then(
+              (r) => r.status,
+              () => 0,
+            )) === 200
+              ? true
+              : null,
+          150_000,
+          healthy.output,
+        );
       }
     } finally {
       healthy.kill('SIGTERM');

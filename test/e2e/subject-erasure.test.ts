@@ -28,7 +28,8 @@ describe('erasing a data subject (admin subject:erase)', () => {
     await dropDatabase(databaseUrl);
   });
 
-  const leadsOf = async (jobId: string) => (await world.db.lead.findMany({ where: { jobId }, orderBy: { position: 'asc' } })).map((l) => l.data as unknown as Lead);
+  const leadsOf = async (jobId: string) =>
+    (await world.db.lead.findMany({ where: { jobId }, orderBy: { position: 'asc' } })).map((l) => l.data as unknown as Lead);
 
   it('when an email is erased, then every account loses the leads holding it, later jobs never deliver it, and running it again deletes nothing', async () => {
     const first = await buildAccount(world.db, { credits: 10_000 });
@@ -39,11 +40,15 @@ describe('erasing a data subject (admin subject:erase)', () => {
     const email = (a.body.leads as Lead[]).find((l) => l.email)!.email!;
     expect((b.body.leads as Lead[]).some((l) => l.email === email)).toBe(true);
 
-    const run = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'apps/admin/src/main.ts'), 'subject:erase', '--email', email.toUpperCase(), '--json'], {
-      cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: databaseUrl, QUEUE_PREFIX: world.config.redis.queuePrefix },
-      encoding: 'utf8',
-    });
+    const run = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', path.join(ROOT, 'apps/admin/src/main.ts'), 'subject:erase', '--email', email.toUpperCase(), '--json'],
+      {
+        cwd: ROOT,
+        env: { ...process.env, DATABASE_URL: databaseUrl, QUEUE_PREFIX: world.config.redis.queuePrefix },
+        encoding: 'utf8',
+      },
+    );
     expect(run.status).toBe(0);
     const printed = JSON.parse(run.stdout) as { leadsDeleted: number; rows: Array<{ accountId: string; leads: number }> };
     expect(printed.rows.map((r) => r.accountId)).toEqual(expect.arrayContaining([first.accountId, second.accountId]));

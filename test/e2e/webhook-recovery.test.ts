@@ -11,7 +11,10 @@ import { startWebhookReceiver, type WebhookReceiver } from '../webhook-receiver'
 async function waitForStatus(world: TestWorld, deliveryId: string, status: string, timeoutMs = 20_000) {
   const until = Date.now() + timeoutMs;
   for (;;) {
-    const delivery = await world.db.webhookDelivery.findUnique({ where: { id: deliveryId }, include: { attemptLog: { orderBy: { attempt: 'asc' } } } });
+    const delivery = await world.db.webhookDelivery.findUnique({
+      where: { id: deliveryId },
+      include: { attemptLog: { orderBy: { attempt: 'asc' } } },
+    });
     if (delivery?.status === status) return delivery;
     if (Date.now() > until) throw new Error(`delivery ${deliveryId} is ${delivery?.status ?? 'missing'}, not ${status}`);
     await new Promise((r) => setTimeout(r, 100));
@@ -51,7 +54,10 @@ describe('webhook recovery', () => {
   });
 
   it('when the worker delivering an event is SIGKILLed mid-request, then another worker delivers it, with the same webhook-id', async () => {
-    const created = await world.http.post('/api/v1/webhooks').set(account.auth).send({ url: receiver.url('/killed'), events: ['job.completed'] });
+    const created = await world.http
+      .post('/api/v1/webhooks')
+      .set(account.auth)
+      .send({ url: receiver.url('/killed'), events: ['job.completed'] });
     const first = startWorkerProcess(workerEnv('google_maps,webhooks'));
     children.push(first);
     await first.ready;
@@ -65,15 +71,21 @@ describe('webhook recovery', () => {
     await second.ready;
     const [, again] = await receiver.waitFor(2, (r) => r.path === '/killed');
     expect(again!.headers['webhook-id']).toBe(held!.headers['webhook-id']);
-    expect(new Webhook(created.body.secret).verify(again!.body, again!.headers)).toMatchObject({ type: 'job.completed', data: { jobId: job.body.jobId } });
+    expect(new Webhook(created.body.secret).verify(again!.body, again!.headers)).toMatchObject({
+      type: 'job.completed',
+      data: { jobId: job.body.jobId },
+    });
     const delivery = await waitForStatus(world, held!.headers['webhook-id']!, 'succeeded');
     // The killed worker never recorded its attempt: the one kept is the one that was answered.
     expect(delivery.attemptLog.map((a) => [a.responseStatus, a.succeeded])).toEqual([[200, true]]);
     second.kill('SIGTERM');
   }, 60_000);
 
-  it('when Redis lost a pending delivery\'s queue entry, then the outbox sweep enqueues it again and it is delivered', async () => {
-    const created = await world.http.post('/api/v1/webhooks').set(account.auth).send({ url: receiver.url('/lost'), events: ['job.cancelled'] });
+  it("when Redis lost a pending delivery's queue entry, then the outbox sweep enqueues it again and it is delivered", async () => {
+    const created = await world.http
+      .post('/api/v1/webhooks')
+      .set(account.auth)
+      .send({ url: receiver.url('/lost'), events: ['job.cancelled'] });
     const job = await generate(world, account, { category: 'dentist', state: 'US', maxResults: 5 }, { Prefer: 'respond-async' });
     expect((await world.http.delete(`/api/v1/leads/jobs/${job.body.jobId}`).set(account.auth)).status).toBe(200);
     const [delivery] = await world.db.webhookDelivery.findMany({ where: { jobId: job.body.jobId } });

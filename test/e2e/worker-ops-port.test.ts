@@ -49,11 +49,15 @@ describe('worker operations port', () => {
     const exited = new Promise<number | null>((resolve) => worker.once('exit', (code) => resolve(code)));
 
     // Generous: tsx compiles the worker at start, and CI machines are shared.
-    const ready = await until('the worker to be ready', async () => {
-      if (worker.exitCode !== null) throw new Error(`worker exited (${worker.exitCode})`);
-      const res = await probe(port, '/readyz');
-      return res.status === 200 ? res : undefined;
-    }, 60_000).catch((error: Error) => {
+    const ready = await until(
+      'the worker to be ready',
+      async () => {
+        if (worker.exitCode !== null) throw new Error(`worker exited (${worker.exitCode})`);
+        const res = await probe(port, '/readyz');
+        return res.status === 200 ? res : undefined;
+      },
+      60_000,
+    ).catch((error: Error) => {
       throw new Error(`${error.message}; worker output: ${worker.output().slice(-2000)}`);
     });
     expect(ready.body).toEqual({ status: 'ready', checks: { postgres: 'ok', redis: 'ok', consumers: 'ok' } });
@@ -64,9 +68,16 @@ describe('worker operations port', () => {
     expect(scraped).toMatch(/^leadgen_queue_consumers\{queue="google_maps"\} [1-9]/m);
 
     // A job the worker holds when SIGTERM comes: it keeps running it, and says it is draining meanwhile.
-    const created = await generate(world, account, { category: 'dentist', state: 'US', maxResults: 30, keyword: 'sandbox:delay=300' }, { Prefer: 'respond-async' });
+    const created = await generate(
+      world,
+      account,
+      { category: 'dentist', state: 'US', maxResults: 30, keyword: 'sandbox:delay=300' },
+      { Prefer: 'respond-async' },
+    );
     const jobId = created.body.jobId as string;
-    await until('the job to start', async () => ((await world.db.job.findUniqueOrThrow({ where: { id: jobId } })).deliveredCount > 0 ? true : undefined));
+    await until('the job to start', async () =>
+      (await world.db.job.findUniqueOrThrow({ where: { id: jobId } })).deliveredCount > 0 ? true : undefined,
+    );
     worker.kill('SIGTERM');
     const draining = await until('readiness to drop', async () => {
       const res = await probe(port, '/readyz');

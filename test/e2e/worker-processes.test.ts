@@ -71,7 +71,12 @@ describe('worker processes', () => {
     const first = startWorker(world);
     children.push(first);
     await first.ready;
-    const created = await generate(world, account, { category: 'dentist', state: 'US', maxResults: 60, keyword: 'sandbox:delay=150' }, { Prefer: 'respond-async' });
+    const created = await generate(
+      world,
+      account,
+      { category: 'dentist', state: 'US', maxResults: 60, keyword: 'sandbox:delay=150' },
+      { Prefer: 'respond-async' },
+    );
     const jobId = created.body.jobId as string;
     await waitForDelivered(world, jobId, 20);
     first.kill('SIGKILL');
@@ -89,7 +94,12 @@ describe('worker processes', () => {
     const first = startWorker(world, { SHUTDOWN_GRACE_MS: '200' });
     children.push(first);
     await first.ready;
-    const created = await generate(world, account, { category: 'dentist', state: 'CA', maxResults: 60, keyword: 'sandbox:delay=150' }, { Prefer: 'respond-async' });
+    const created = await generate(
+      world,
+      account,
+      { category: 'dentist', state: 'CA', maxResults: 60, keyword: 'sandbox:delay=150' },
+      { Prefer: 'respond-async' },
+    );
     const jobId = created.body.jobId as string;
     await waitForDelivered(world, jobId, 10);
     first.kill('SIGTERM');
@@ -122,7 +132,8 @@ describe('worker processes', () => {
     const done = await pollUntilTerminal(world, account, jobId, 30_000);
     expect(done.terminal).toMatchObject({ status: 'COMPLETE', deliveredCount: 60 });
     expect(done.skipped).toEqual({ alreadyDelivered: 20, suppressed: 0 });
-    const keys = (body: { leads: Array<{ businessName: string; address: string }> }) => body.leads.map((l) => `${l.businessName}|${l.address}`);
+    const keys = (body: { leads: Array<{ businessName: string; address: string }> }) =>
+      body.leads.map((l) => `${l.businessName}|${l.address}`);
     expect(new Set(keys(done)).size).toBe(60);
     expect(keys(done).filter((key) => keys(earlier.body).includes(key))).toEqual([]);
   }, 60_000);

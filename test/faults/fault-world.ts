@@ -11,7 +11,8 @@ export { startWorkerProcess, type WorkerProcess } from '../processes';
 /** How hard the fault suite pushes: small in CI (FAULT_SCALE=ci), larger by hand (FAULT_SCALE=full). */
 // `seconds` of chaos at most; then every job must end within `settleSeconds`. A job here takes ~10 s of
 // its worker's time and two workers run 5 each, so the full run's 60 jobs need a minute of work alone.
-export const SCALE = process.env.FAULT_SCALE === 'full' ? { jobs: 60, seconds: 90, settleSeconds: 180 } : { jobs: 30, seconds: 25, settleSeconds: 90 };
+export const SCALE =
+  process.env.FAULT_SCALE === 'full' ? { jobs: 60, seconds: 90, settleSeconds: 180 } : { jobs: 30, seconds: 25, settleSeconds: 90 };
 
 /** A database of the fault test's own, migrated, on the server DATABASE_URL names; dropped by `drop`. */
 export async function ownDatabase(base = process.env.DATABASE_URL!): Promise<{ url: string; drop(): Promise<void> }> {
@@ -59,8 +60,21 @@ export async function ownPostgres(): Promise<{ url: string; restart(): Promise<v
     // Asynchronous, so the test's own process (which may host the API) keeps answering meanwhile.
     restart: () =>
       new Promise<void>((resolve, reject) => {
-        const [cmd, argv] = asPostgres(`${PG_BIN}/pg_ctl`, ['-D', data, '-w', '-l', path.join(dir, 'log'), '-m', 'fast', '-o', options, 'restart']);
-        spawn(cmd, argv, { stdio: 'ignore' }).once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`pg_ctl restart exited ${code}`))));
+        const [cmd, argv] = asPostgres(`${PG_BIN}/pg_ctl`, [
+          '-D',
+          data,
+          '-w',
+          '-l',
+          path.join(dir, 'log'),
+          '-m',
+          'fast',
+          '-o',
+          options,
+          'restart',
+        ]);
+        spawn(cmd, argv, { stdio: 'ignore' }).once('exit', (code) =>
+          code === 0 ? resolve() : reject(new Error(`pg_ctl restart exited ${code}`)),
+        );
       }),
     stop() {
       ctl('-m', 'immediate', 'stop');
@@ -76,8 +90,18 @@ export async function ownRedis(): Promise<{ url: string; start(): Promise<void>;
   const redis = {
     url: `redis://127.0.0.1:${port}`,
     async start() {
-      server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-      for (let i = 0; i < 100 && spawnSync('redis-cli', ['-p', String(port), 'ping']).stdout?.toString().trim() !== 'PONG'; i += 1) await sleep(50);
+      server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+        stdio: 'ignore',
+      });
+      for (
+        let i = 0;
+        i < 100 &&
+        spawnSync('redis-cli', ['-p', String(port), 'ping'])
+          .stdout?.toString()
+          .trim() !== 'PONG';
+        i += 1
+      )
+        await sleep(50);
     },
     async stop() {
       const exited = new Promise((resolve) => server?.once('exit', resolve));

@@ -7,7 +7,25 @@ import fc from 'fast-check';
  */
 
 // Strings a client can put in JSON that a database, a log line or a parser may choke on.
-const NASTY = ['\u0000', '\ud800', '\udfff', '\ud83d', '\ufeff', '\u202e', '\u2028', '\\', '"', "'; DROP TABLE jobs; --", '%00', '${x}', '{{x}}', '\r\n', 'ℌ', '🦷', 'e\u0301'];
+const NASTY = [
+  '\u0000',
+  '\ud800',
+  '\udfff',
+  '\ud83d',
+  '\ufeff',
+  '\u202e',
+  '\u2028',
+  '\\',
+  '"',
+  "'; DROP TABLE jobs; --",
+  '%00',
+  '${x}',
+  '{{x}}',
+  '\r\n',
+  'ℌ',
+  '🦷',
+  'e\u0301',
+];
 
 export const nastyString = fc.oneof(
   fc.string({ maxLength: 20 }),
@@ -21,20 +39,72 @@ export const nastyString = fc.oneof(
 const numberText = fc.oneof(
   fc.integer().map(String),
   fc.double({ noNaN: true, noDefaultInfinity: true }).map((n) => JSON.stringify(n)),
-  fc.constantFrom('1e999', '-1e999', '-0', '0.0', '1.0', '10.5', '123456789012345678901234567890', '9007199254740993', '1e-400', '100', '101', '0', '25'),
+  fc.constantFrom(
+    '1e999',
+    '-1e999',
+    '-0',
+    '0.0',
+    '1.0',
+    '10.5',
+    '123456789012345678901234567890',
+    '9007199254740993',
+    '1e-400',
+    '100',
+    '101',
+    '0',
+    '25',
+  ),
 );
 
 /** A JSON tree whose objects are entry lists, so keys like __proto__ survive into the text. */
 export type Tree = { leaf: string } | Tree[] | { entries: Array<[string, Tree]> };
 
-const FIELDS = ['source', 'category', 'state', 'city', 'keyword', 'maxResults', 'linkedinParams', 'decisionMakerTitles', 'requiredChannels', 'title', 'seniority', 'industry', 'companySize', 'country'];
-export const key = fc.oneof(fc.constantFrom(...FIELDS, '__proto__', 'constructor', 'prototype', 'hasOwnProperty', 'toString', ''), nastyString);
+const FIELDS = [
+  'source',
+  'category',
+  'state',
+  'city',
+  'keyword',
+  'maxResults',
+  'linkedinParams',
+  'decisionMakerTitles',
+  'requiredChannels',
+  'title',
+  'seniority',
+  'industry',
+  'companySize',
+  'country',
+];
+export const key = fc.oneof(
+  fc.constantFrom(...FIELDS, '__proto__', 'constructor', 'prototype', 'hasOwnProperty', 'toString', ''),
+  nastyString,
+);
 
 const leaf = fc.oneof(
   nastyString.map((s) => ({ leaf: JSON.stringify(s) })),
   numberText.map((n) => ({ leaf: n })),
   fc.constantFrom('true', 'false', 'null').map((l) => ({ leaf: l })),
-  fc.constantFrom('google_maps', 'linkedin', 'shopify', 'US', 'de', 'Germany', 'ZZ', 'email', 'phone', 'owner', '11-50', 'sandbox:empty', 'sandbox:fail', 'sandbox:only=3', 'sandbox:fail_after=5', 'sandbox:delay=20', 'sandbox:bogus').map((s) => ({ leaf: JSON.stringify(s) })),
+  fc
+    .constantFrom(
+      'google_maps',
+      'linkedin',
+      'shopify',
+      'US',
+      'de',
+      'Germany',
+      'ZZ',
+      'email',
+      'phone',
+      'owner',
+      '11-50',
+      'sandbox:empty',
+      'sandbox:fail',
+      'sandbox:only=3',
+      'sandbox:fail_after=5',
+      'sandbox:delay=20',
+      'sandbox:bogus',
+    )
+    .map((s) => ({ leaf: JSON.stringify(s) })),
 );
 
 export const tree: fc.Arbitrary<Tree> = fc.letrec<{ tree: Tree }>((tie) => ({
@@ -66,10 +136,25 @@ export const generateBodyText = fc.oneof(
     weight: 2,
     arbitrary: fc.oneof(
       fc.integer({ min: 1, max: 9000 }).map((n) => `${'['.repeat(n)}${']'.repeat(n)}`),
-      fc.integer({ min: 1, max: 2500 }).map((n) => `{"category":"x","state":"US","city":${'['.repeat(n)}${'"\\u0000",'.repeat(60)}"\\ud800"${']'.repeat(n)}}`),
+      fc
+        .integer({ min: 1, max: 2500 })
+        .map((n) => `{"category":"x","state":"US","city":${'['.repeat(n)}${'"\\u0000",'.repeat(60)}"\\ud800"${']'.repeat(n)}}`),
       fc.integer({ min: 1, max: 3000 }).map((n) => `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`),
-      fc.integer({ min: 1, max: 2000 }).map((n) => `{"category":"dentist","state":"US","linkedinParams":${'{"__proto__":'.repeat(n)}{}${'}'.repeat(n)}}`),
-      fc.constantFrom('', ' ', 'null', '[]', '"x"', '{', '{"category":', '\ufeff{"category":"dentist","state":"US"}', '{"category":"dentist","state":"US","maxResults":1e999}', '{"category":"dentist","category":"x","state":"US"}'),
+      fc
+        .integer({ min: 1, max: 2000 })
+        .map((n) => `{"category":"dentist","state":"US","linkedinParams":${'{"__proto__":'.repeat(n)}{}${'}'.repeat(n)}}`),
+      fc.constantFrom(
+        '',
+        ' ',
+        'null',
+        '[]',
+        '"x"',
+        '{',
+        '{"category":',
+        '\ufeff{"category":"dentist","state":"US"}',
+        '{"category":"dentist","state":"US","maxResults":1e999}',
+        '{"category":"dentist","category":"x","state":"US"}',
+      ),
       fc.integer({ min: 16_000, max: 40_000 }).map((n) => JSON.stringify({ category: 'x'.repeat(n), state: 'US' })),
       fc.string({ unit: 'binary', maxLength: 200 }),
     ),
@@ -83,7 +168,10 @@ export const bodyBytes = fc.oneof(
 );
 
 // Header values Node's client will send: no CR, LF or NUL (those are the raw-socket property's).
-const headerText = fc.string({ unit: 'binary', maxLength: 40 }).map((s) => s.replace(/[^\t\x20-\x7e\x80-\xff]/g, '')).filter((s) => !/wait/i.test(s));
+const headerText = fc
+  .string({ unit: 'binary', maxLength: 40 })
+  .map((s) => s.replace(/[^\t\x20-\x7e\x80-\xff]/g, ''))
+  .filter((s) => !/wait/i.test(s));
 
 const optional = <T>(arbitrary: fc.Arbitrary<T>) => fc.option(arbitrary, { nil: undefined });
 
@@ -92,7 +180,21 @@ export const contentType = optional(
     { weight: 6, arbitrary: fc.constant('application/json') },
     {
       weight: 3,
-      arbitrary: fc.constantFrom('application/json; charset=utf-8', 'application/json; charset=utf-16', 'application/json; charset=latin1', 'APPLICATION/JSON', 'application/problem+json', 'application/merge-patch+json', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', '', ';;', 'application/json; charset="', 'application/json;;;charset=utf-8'),
+      arbitrary: fc.constantFrom(
+        'application/json; charset=utf-8',
+        'application/json; charset=utf-16',
+        'application/json; charset=latin1',
+        'APPLICATION/JSON',
+        'application/problem+json',
+        'application/merge-patch+json',
+        'text/plain',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data; boundary=x',
+        '',
+        ';;',
+        'application/json; charset="',
+        'application/json;;;charset=utf-8',
+      ),
     },
     { weight: 1, arbitrary: headerText },
   ),
@@ -100,7 +202,12 @@ export const contentType = optional(
 
 export type Encoding = { header: string | undefined; compress: boolean };
 export const contentEncoding: fc.Arbitrary<Encoding> = fc.record({
-  header: optional(fc.oneof(fc.constantFrom('identity', 'gzip', 'deflate', 'br', 'zstd', 'GZIP', 'x-gzip', 'gzip, identity', 'identity, gzip', '', 'compress'), headerText)),
+  header: optional(
+    fc.oneof(
+      fc.constantFrom('identity', 'gzip', 'deflate', 'br', 'zstd', 'GZIP', 'x-gzip', 'gzip, identity', 'identity, gzip', '', 'compress'),
+      headerText,
+    ),
+  ),
   compress: fc.boolean(),
 });
 
@@ -121,13 +228,31 @@ export function encodeBody(body: Buffer, encoding: Encoding): Buffer {
 export const idempotencyKey = optional(
   fc.oneof(
     { weight: 5, arbitrary: fc.uuid() },
-    { weight: 2, arbitrary: fc.constantFrom('', '""', '"', '"a"', 'a'.repeat(255), 'a'.repeat(256), `"${'a'.repeat(255)}"`, ' k ', 'key\u00ff', 'k\t') },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom('', '""', '"', '"a"', 'a'.repeat(255), 'a'.repeat(256), `"${'a'.repeat(255)}"`, ' k ', 'key\u00ff', 'k\t'),
+    },
     { weight: 2, arbitrary: headerText },
   ),
 );
 
 // Waits stay at 1 s at most, so the 2 s bound measures the service, not the wait a client asked for.
-export const prefer = optional(fc.oneof(fc.constantFrom('respond-async', 'wait=0', 'wait=1', 'wait="1"', 'wait=-1', 'wait=1.5', 'respond-async, wait=1', 'handling=lenient, wait=0', 'wait'), headerText));
+export const prefer = optional(
+  fc.oneof(
+    fc.constantFrom(
+      'respond-async',
+      'wait=0',
+      'wait=1',
+      'wait="1"',
+      'wait=-1',
+      'wait=1.5',
+      'respond-async, wait=1',
+      'handling=lenient, wait=0',
+      'wait',
+    ),
+    headerText,
+  ),
+);
 
 export const requestIdHeader = optional(fc.oneof(fc.constantFrom('abc', 'x'.repeat(129), 'a b', 'req_1;DROP'), headerText));
 
@@ -142,18 +267,47 @@ export type Credential =
 
 export const credential: fc.Arbitrary<Credential> = fc.oneof(
   { weight: 6, arbitrary: fc.constant({ kind: 'valid' as const }) },
-  { weight: 1, arbitrary: fc.constantFrom<Credential>({ kind: 'other-account' }, { kind: 'revoked' }, { kind: 'none' }, { kind: 'operator' }) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom<Credential>({ kind: 'other-account' }, { kind: 'revoked' }, { kind: 'none' }, { kind: 'operator' }),
+  },
   {
     weight: 2,
     arbitrary: fc
-      .oneof(fc.constantFrom('Bearer', 'Bearer ', 'bearer lg_live_x', 'Basic', 'Basic !!!', 'Bearer lg_live_' + 'a'.repeat(5000), 'Bearer a b', 'Digest x'), headerText.map((t) => `Bearer ${t}`), headerText)
+      .oneof(
+        fc.constantFrom(
+          'Bearer',
+          'Bearer ',
+          'bearer lg_live_x',
+          'Basic',
+          'Basic !!!',
+          'Bearer lg_live_' + 'a'.repeat(5000),
+          'Bearer a b',
+          'Digest x',
+        ),
+        headerText.map((t) => `Bearer ${t}`),
+        headerText,
+      )
       .map((value) => ({ kind: 'header' as const, value })),
   },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('basic' as const), user: fc.oneof(fc.constant('operator'), fc.string({ maxLength: 10 })), password: fc.string({ maxLength: 12 }) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('basic' as const),
+      user: fc.oneof(fc.constant('operator'), fc.string({ maxLength: 10 })),
+      password: fc.string({ maxLength: 12 }),
+    }),
+  },
 );
 
 const percentGarbage = fc
-  .array(fc.oneof(fc.constantFrom('%', '%f', '%ff', '%zz', '%00', '%2F', '%2e%2e', '%C0%AF', '%E0%A4%A', '%ED%A0%80', '%uD800', '%25', '..', '/'), fc.stringMatching(/^[a-z0-9_]{0,5}$/)), { minLength: 1, maxLength: 6 })
+  .array(
+    fc.oneof(
+      fc.constantFrom('%', '%f', '%ff', '%zz', '%00', '%2F', '%2e%2e', '%C0%AF', '%E0%A4%A', '%ED%A0%80', '%uD800', '%25', '..', '/'),
+      fc.stringMatching(/^[a-z0-9_]{0,5}$/),
+    ),
+    { minLength: 1, maxLength: 6 },
+  )
   .map((parts) => parts.join(''));
 
 // Every byte of the string's UTF-8 (a lone surrogate becomes U+FFFD's), where encodeURIComponent would throw.
@@ -178,12 +332,35 @@ export function anyPath(realIds: string[]): fc.Arbitrary<string> {
     { weight: 3, arbitrary: jobPath(realIds) },
     {
       weight: 3,
-      arbitrary: fc.constantFrom('/api/v1/leads/generate', '/api/v1/account', '/api/v1/meta/tariffs', '/api/v1/meta/linkedin-countries', '/healthz', '/readyz', '/', '/api/v1', '/api/v1/leads/jobs', '/api/v1/leads/jobs/', '//api/v1/account', '/API/V1/ACCOUNT', '/admin/queues', '/admin/queues/api/queues', '/admin/queues/api/queues/google_maps/pause', '/admin/queues/static/../../package.json', '/admin/queues/api/queues/%ff'),
+      arbitrary: fc.constantFrom(
+        '/api/v1/leads/generate',
+        '/api/v1/account',
+        '/api/v1/meta/tariffs',
+        '/api/v1/meta/linkedin-countries',
+        '/healthz',
+        '/readyz',
+        '/',
+        '/api/v1',
+        '/api/v1/leads/jobs',
+        '/api/v1/leads/jobs/',
+        '//api/v1/account',
+        '/API/V1/ACCOUNT',
+        '/admin/queues',
+        '/admin/queues/api/queues',
+        '/admin/queues/api/queues/google_maps/pause',
+        '/admin/queues/static/../../package.json',
+        '/admin/queues/api/queues/%ff',
+      ),
     },
     { weight: 1, arbitrary: percentGarbage.map((g) => `/api/v1/${g}`) },
     { weight: 1, arbitrary: pathText.map((p) => `/${p}`) },
   );
-  const query = optional(fc.oneof(fc.constantFrom('?', '?a=1&a=2', '?__proto__[x]=1', '?%ff', '?q=' + 'x'.repeat(3000)), pathText.map((p) => `?${p}`)));
+  const query = optional(
+    fc.oneof(
+      fc.constantFrom('?', '?a=1&a=2', '?__proto__[x]=1', '?%ff', '?q=' + 'x'.repeat(3000)),
+      pathText.map((p) => `?${p}`),
+    ),
+  );
   return fc.tuple(base, query).map(([p, q]) => `${p}${q ?? ''}`);
 }
 
@@ -194,23 +371,45 @@ const head = 'POST /api/v1/leads/generate HTTP/1.1\r\nHost: x\r\nContent-Type: a
 export const malformedMessage: fc.Arbitrary<Buffer> = fc
   .oneof(
     // Chunk sizes that are not hex (a valid size larger than the data would rightly be waited for).
-    fc.stringMatching(/^[0-9a-f]{0,3}[g-zG-Z =-][0-9a-zG-Z =-]{0,4}$/).map((size) => `${head}Transfer-Encoding: chunked\r\n\r\n${size}\r\n{}\r\n0\r\n\r\n`),
-    fc.nat(100).map((n) => `${head}Content-Length: ${n}\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n`),
-    fc.constantFrom('-1', '1e3', '0x10', '99999999999999999999', ' ', '2, 3', '+2').map((cl) => `${head}Content-Length: ${cl}\r\nConnection: close\r\n\r\n{}`),
-    fc.constant(`${head}Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}`),
-    fc.constantFrom('chunked, gzip', 'gzip', 'identity', 'chunked, chunked', 'xchunked').map((te) => `${head}Transfer-Encoding: ${te}\r\nConnection: close\r\n\r\n2\r\n{}\r\n0\r\n\r\n`),
-    fc.integer({ min: 0, max: 31 }).filter((b) => b !== 9).map((b) => `${head}X-A: a${String.fromCharCode(b)}b\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`),
-    fc.integer({ min: 0, max: 31 }).filter((b) => b !== 9).map((b) => `${head}Idempotency-Key: k${String.fromCharCode(b)}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`),
-    fc.constantFrom('X Y', '(x)', 'x\u007f', ' x', 'x\u00ff', '').map((name) => `${head}${name}: v\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`),
-    fc.integer({ min: 17_000, max: 70_000 }).map((n) => `${head}X-Big: ${'a'.repeat(n)}\r\n\r\n`),
-    fc.integer({ min: 200, max: 3000 }).map((n) => `${head}Connection: close\r\n${Array.from({ length: n }, (_, i) => `X-${i}: v`).join('\r\n')}\r\n\r\n`),
     fc
-      .tuple(fc.constantFrom('GET', 'POST', 'G\u0000T', 'BREW', 'get', 'CONNECT', ''), fc.string({ unit: 'binary-ascii', maxLength: 20 }), fc.constantFrom('HTTP/1.1', 'HTTP/1.0', 'HTTP/2.0', 'HTTP/1.1x', '', 'HTTP/9.9', 'http/1.1'))
+      .stringMatching(/^[0-9a-f]{0,3}[g-zG-Z =-][0-9a-zG-Z =-]{0,4}$/)
+      .map((size) => `${head}Transfer-Encoding: chunked\r\n\r\n${size}\r\n{}\r\n0\r\n\r\n`),
+    fc.nat(100).map((n) => `${head}Content-Length: ${n}\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n`),
+    fc
+      .constantFrom('-1', '1e3', '0x10', '99999999999999999999', ' ', '2, 3', '+2')
+      .map((cl) => `${head}Content-Length: ${cl}\r\nConnection: close\r\n\r\n{}`),
+    fc.constant(`${head}Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}`),
+    fc
+      .constantFrom('chunked, gzip', 'gzip', 'identity', 'chunked, chunked', 'xchunked')
+      .map((te) => `${head}Transfer-Encoding: ${te}\r\nConnection: close\r\n\r\n2\r\n{}\r\n0\r\n\r\n`),
+    fc
+      .integer({ min: 0, max: 31 })
+      .filter((b) => b !== 9)
+      .map((b) => `${head}X-A: a${String.fromCharCode(b)}b\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`),
+    fc
+      .integer({ min: 0, max: 31 })
+      .filter((b) => b !== 9)
+      .map((b) => `${head}Idempotency-Key: k${String.fromCharCode(b)}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`),
+    fc
+      .constantFrom('X Y', '(x)', 'x\u007f', ' x', 'x\u00ff', '')
+      .map((name) => `${head}${name}: v\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`),
+    fc.integer({ min: 17_000, max: 70_000 }).map((n) => `${head}X-Big: ${'a'.repeat(n)}\r\n\r\n`),
+    fc
+      .integer({ min: 200, max: 3000 })
+      .map((n) => `${head}Connection: close\r\n${Array.from({ length: n }, (_, i) => `X-${i}: v`).join('\r\n')}\r\n\r\n`),
+    fc
+      .tuple(
+        fc.constantFrom('GET', 'POST', 'G\u0000T', 'BREW', 'get', 'CONNECT', ''),
+        fc.string({ unit: 'binary-ascii', maxLength: 20 }),
+        fc.constantFrom('HTTP/1.1', 'HTTP/1.0', 'HTTP/2.0', 'HTTP/1.1x', '', 'HTTP/9.9', 'http/1.1'),
+      )
       .map(([m, p, v]) => `${m} /${p} ${v}\r\nHost: x\r\nConnection: close\r\n\r\n`),
     fc.constant(`${head}Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\nX-Trailer: a\u0001\r\n\r\n`),
     fc.constant(`${head} folded: continuation\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`),
     fc.constantFrom('GET /healthz HTTP/1.1\r\n\r\n', 'POST /api/v1/leads/generate HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}'),
-    fc.constantFrom('foo', '100-continue-not', '', '200-ok').map((e) => `${head}Expect: ${e}\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`),
+    fc
+      .constantFrom('foo', '100-continue-not', '', '200-ok')
+      .map((e) => `${head}Expect: ${e}\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`),
     fc.constant('POST /api/v1/leads/generate HTTP/1.1\nHost: x\nContent-Length: 0\n\n'),
     fc.constant(`${head}Transfer-Encoding: chunked\r\n\r\n${'f'.repeat(20)}\r\n`),
     fc.constant(`${head}Transfer-Encoding: chunked\r\n\r\n2;${'e'.repeat(20_000)}\r\n{}\r\n0\r\n\r\n`),

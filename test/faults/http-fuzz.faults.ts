@@ -79,7 +79,10 @@ function authorization(given: Credential): { headers: Record<string, string>; lo
     case 'basic':
       // Failed logins are throttled per address: a guesser of its own, so the operator's own
       // address stays usable for the board's pages during the run.
-      return { headers: { Authorization: basic(given.user, given.password) }, localAddress: `127.0.0.${2 + Math.floor(Math.random() * 250)}` };
+      return {
+        headers: { Authorization: basic(given.user, given.password) },
+        localAddress: `127.0.0.${2 + Math.floor(Math.random() * 250)}`,
+      };
   }
 }
 
@@ -92,7 +95,13 @@ function tally(property: string, status: number | null): void {
 }
 
 afterAll(() => {
-  const lines = [...seen].map(([property, counts]) => `${property}: ${[...counts].sort(([a], [b]) => a - b).map(([s, n]) => `${s || 'none'}x${n}`).join(' ')}`);
+  const lines = [...seen].map(
+    ([property, counts]) =>
+      `${property}: ${[...counts]
+        .sort(([a], [b]) => a - b)
+        .map(([s, n]) => `${s || 'none'}x${n}`)
+        .join(' ')}`,
+  );
   process.stdout.write(`statuses (FUZZ_RUNS=${RUNS}${SEED === undefined ? '' : `, FUZZ_SEED=${SEED}`})\n${lines.join('\n')}\n`);
 });
 
@@ -108,9 +117,13 @@ function checkAnswer(sent: { method: string; path: string; headers: Record<strin
   // Documented exceptions (docs/errors.md): the board's Basic challenge is plain text, its own API
   // answers its page in Bull Board's JSON; HEAD answers carry no body.
   const boardChallenge = res.status === 401 && sent.path.startsWith('/admin/queues');
-  const boardApi = sent.path.startsWith('/admin/queues/api/') && String(res.headers['content-type']).startsWith('application/json') && typeof (res.body?.error as { key?: unknown } | undefined)?.key === 'string';
+  const boardApi =
+    sent.path.startsWith('/admin/queues/api/') &&
+    String(res.headers['content-type']).startsWith('application/json') &&
+    typeof (res.body?.error as { key?: unknown } | undefined)?.key === 'string';
   if (res.status >= 400 && sent.method !== 'HEAD' && !boardChallenge && !boardApi) {
-    if (!String(res.headers['content-type']).startsWith('application/problem+json')) problems.push(`content-type ${res.headers['content-type']}`);
+    if (!String(res.headers['content-type']).startsWith('application/problem+json'))
+      problems.push(`content-type ${res.headers['content-type']}`);
     const body = res.body ?? {};
     if (typeof body.code !== 'string' || !/^[a-z][a-z0-9_]*$/.test(body.code)) problems.push(`code ${JSON.stringify(body.code)}`);
     if (body.requestId !== requestId) problems.push(`requestId ${JSON.stringify(body.requestId)} vs header ${requestId}`);
@@ -128,20 +141,29 @@ function checkSocketAnswer(bytes: Buffer, res: SocketAnswer, expectClose: boolea
   const problems: string[] = [];
   if (res.status !== null && res.status >= 500) problems.push(`status ${res.status}`);
   if (res.status !== null && res.status >= 400) {
-    if (!String(res.headers['content-type']).startsWith('application/problem+json')) problems.push(`content-type ${res.headers['content-type']}`);
-    if (!res.headers['x-request-id'] || res.body?.requestId !== res.headers['x-request-id']) problems.push('requestId missing or not the header');
+    if (!String(res.headers['content-type']).startsWith('application/problem+json'))
+      problems.push(`content-type ${res.headers['content-type']}`);
+    if (!res.headers['x-request-id'] || res.body?.requestId !== res.headers['x-request-id'])
+      problems.push('requestId missing or not the header');
     if (typeof res.body?.code !== 'string') problems.push('no code');
     if (res.headers['x-content-type-options'] !== 'nosniff') problems.push('no X-Content-Type-Options: nosniff');
   }
   if (expectClose && !res.closed) problems.push(`connection still open after ${res.ms} ms`);
-  if (problems.length > 0) throw new Error(`${problems.join('; ')}\nsent ${JSON.stringify(bytes.toString('latin1').slice(0, 300))}\ngot ${JSON.stringify(res.raw.slice(0, 400))}`);
+  if (problems.length > 0)
+    throw new Error(
+      `${problems.join('; ')}\nsent ${JSON.stringify(bytes.toString('latin1').slice(0, 300))}\ngot ${JSON.stringify(res.raw.slice(0, 400))}`,
+    );
 }
 
 describe('HTTP fuzzing', () => {
   it('when generation requests carry any body, then no 5xx, every error is Problem Details, and all within 2 s', async () => {
     await fc.assert(
       fc.asyncProperty(bodyBytes, prefer, async (body, preference) => {
-        const headers: Record<string, string> = { ...account.auth, 'Content-Type': 'application/json', 'Idempotency-Key': `fuzz-${Math.random()}` };
+        const headers: Record<string, string> = {
+          ...account.auth,
+          'Content-Type': 'application/json',
+          'Idempotency-Key': `fuzz-${Math.random()}`,
+        };
         if (preference !== undefined) headers.Prefer = preference;
         const res = await rawRequest(world.api.port, { method: 'POST', path: '/api/v1/leads/generate', headers, body });
         tally('bodies', res.status);
@@ -154,7 +176,15 @@ describe('HTTP fuzzing', () => {
   it('when generation requests carry any headers, then no 5xx, every error is Problem Details, and all within 2 s', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.record({ body: bodyBytes, type: contentType, encoding: contentEncoding, key: idempotencyKey, preference: prefer, who: credential, requestId: requestIdHeader }),
+        fc.record({
+          body: bodyBytes,
+          type: contentType,
+          encoding: contentEncoding,
+          key: idempotencyKey,
+          preference: prefer,
+          who: credential,
+          requestId: requestIdHeader,
+        }),
         async ({ body, type, encoding, key, preference, who, requestId }) => {
           const auth = authorization(who);
           const headers: Record<string, string> = { ...auth.headers };
@@ -163,7 +193,13 @@ describe('HTTP fuzzing', () => {
           if (key !== undefined) headers['Idempotency-Key'] = key;
           if (preference !== undefined) headers.Prefer = preference;
           if (requestId !== undefined) headers['X-Request-Id'] = requestId;
-          const res = await rawRequest(world.api.port, { method: 'POST', path: '/api/v1/leads/generate', headers, body: encodeBody(body, encoding), localAddress: auth.localAddress });
+          const res = await rawRequest(world.api.port, {
+            method: 'POST',
+            path: '/api/v1/leads/generate',
+            headers,
+            body: encodeBody(body, encoding),
+            localAddress: auth.localAddress,
+          });
           tally('headers', res.status);
           checkAnswer({ method: 'POST', path: '/api/v1/leads/generate', headers }, res);
         },

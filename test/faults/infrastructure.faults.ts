@@ -33,7 +33,13 @@ describe('the stores fail under a running fleet', () => {
     world = await startWorld({ worker: false, env });
     for (let i = 0; i < 2; i += 1) {
       workers.push(
-        startWorkerProcess({ ...env, QUEUE_PREFIX: world.config.redis.queuePrefix, WORKER_LOCK_MS: '1000', WORKER_STALLED_CHECK_MS: '500', WORKER_CONCURRENCY: '5' }),
+        startWorkerProcess({
+          ...env,
+          QUEUE_PREFIX: world.config.redis.queuePrefix,
+          WORKER_LOCK_MS: '1000',
+          WORKER_STALLED_CHECK_MS: '500',
+          WORKER_CONCURRENCY: '5',
+        }),
       );
     }
     await Promise.all(workers.map((w) => w.ready));
@@ -50,7 +56,12 @@ describe('the stores fail under a running fleet', () => {
   async function submit(count: number): Promise<string[]> {
     const ids: string[] = [];
     for (let i = 0; i < count; i += 1) {
-      const res = await generate(world, account, { category: 'dentist', state: 'US', maxResults: 50, keyword: 'sandbox:delay=300' }, { Prefer: 'respond-async' });
+      const res = await generate(
+        world,
+        account,
+        { category: 'dentist', state: 'US', maxResults: 50, keyword: 'sandbox:delay=300' },
+        { Prefer: 'respond-async' },
+      );
       expect(res.status).toBe(202);
       ids.push(res.body.jobId as string);
     }
@@ -62,7 +73,10 @@ describe('the stores fail under a running fleet', () => {
     for (;;) {
       const open = await world.db.sql
         .query<{ n: number }>(`SELECT count(*)::int AS n FROM jobs WHERE id = ANY($1) AND status IN ('queued', 'running')`, [ids])
-        .then((r) => r.rows[0]!.n, () => -1);
+        .then(
+          (r) => r.rows[0]!.n,
+          () => -1,
+        );
       if (open === 0) return Date.now() - started;
       if (Date.now() - started > boundMs * 2) throw new Error(`${open} jobs still open after ${Date.now() - started} ms`);
       await sleep(200);
@@ -110,7 +124,7 @@ describe('the stores fail under a running fleet', () => {
     expect(answers.filter((a) => a.status === 503 && !/^\d+$/.test(a.retryAfter ?? ''))).toEqual([]);
     expect(answers.filter((a) => a.ms > 3_000)).toEqual([]);
     await restarted;
-    if (process.env.DEBUG_FAULTS) process.stderr.write(`answers during the restart: ${answers.map((a) => a.status).join(" ")}\n`);
+    if (process.env.DEBUG_FAULTS) process.stderr.write(`answers during the restart: ${answers.map((a) => a.status).join(' ')}\n`);
 
     const accepted = [...ids];
     await untilTerminal(accepted, RECOVERY_BOUND_MS);

@@ -36,12 +36,28 @@ const q = (text: string) => (jobId: string, accountId: string) => [text, text.in
 it.each([
   ['a lead is lost', q('DELETE FROM leads WHERE job_id = $1 AND position = 4'), ['delivered_count_matches_leads']],
   ['a delivered lead is forgotten by the account', q('DELETE FROM account_deliveries WHERE job_id = $1'), ['delivered_leads_remembered']],
-  ['the job records another charge than the ledger', q('UPDATE jobs SET credits_charged = credits_charged + 2 WHERE id = $1'), ['terminal_job_settled']],
+  [
+    'the job records another charge than the ledger',
+    q('UPDATE jobs SET credits_charged = credits_charged + 2 WHERE id = $1'),
+    ['terminal_job_settled'],
+  ],
   // Written behind the account's counters' back, so they disagree with the ledger too.
-  ['a reservation is open with no job', q("INSERT INTO credit_ledger (account_id, job_id, kind, amount) SELECT $2, NULL, 'reserve', 5 WHERE $1::text IS NOT NULL"), ['ledger_adds_up', 'account_counters_match_ledger']],
+  [
+    'a reservation is open with no job',
+    q("INSERT INTO credit_ledger (account_id, job_id, kind, amount) SELECT $2, NULL, 'reserve', 5 WHERE $1::text IS NOT NULL"),
+    ['ledger_adds_up', 'account_counters_match_ledger'],
+  ],
   ['a terminal job is reopened', q("UPDATE jobs SET status = 'running' WHERE id = $1"), ['open_job_unsettled', 'ledger_adds_up']],
-  ['a complete job is short', q('UPDATE jobs SET delivered_count = 4 WHERE id = $1'), ['delivered_count_matches_leads', 'status_matches_delivered_count']],
-  ['the reservation disagrees with the job', q('UPDATE jobs SET credits_reserved = credits_reserved + 1 WHERE id = $1'), ['reservation_matches_job', 'terminal_job_settled']],
+  [
+    'a complete job is short',
+    q('UPDATE jobs SET delivered_count = 4 WHERE id = $1'),
+    ['delivered_count_matches_leads', 'status_matches_delivered_count'],
+  ],
+  [
+    'the reservation disagrees with the job',
+    q('UPDATE jobs SET credits_reserved = credits_reserved + 1 WHERE id = $1'),
+    ['reservation_matches_job', 'terminal_job_settled'],
+  ],
 ])('when %s, then the checker names it', async (_what, tamper, expected) => {
   const { accountId, jobId } = await finishedJob();
   const [text, params] = tamper(jobId, accountId);
@@ -54,7 +70,12 @@ it.each([
 
 it('when an invariant needs a column the schema does not have yet, then it is skipped, and run once the column exists', async () => {
   const { accountId } = await finishedJob();
-  const always = (requires: string[]) => ({ name: requires.join(','), rule: 'always broken', requires, sql: 'SELECT 1 AS broken WHERE $1::text[] IS NOT NULL' });
+  const always = (requires: string[]) => ({
+    name: requires.join(','),
+    rule: 'always broken',
+    requires,
+    sql: 'SELECT 1 AS broken WHERE $1::text[] IS NOT NULL',
+  });
   const violations = await checkInvariants(world.config.database.url, {
     accountIds: [accountId],
     invariants: [always(['accounts.no_such_column']), always(['accounts.name'])],

@@ -121,7 +121,7 @@ export const INVARIANTS: Invariant[] = [
   },
   {
     name: 'idempotency_key_names_own_job',
-    rule: "an Idempotency-Key points at a job of the same account",
+    rule: 'an Idempotency-Key points at a job of the same account',
     sql: `SELECT k.account_id, k.key, k.job_id, j.account_id AS job_account FROM idempotency_keys k
           LEFT JOIN jobs j ON j.id = k.job_id WHERE ${scoped('k.account_id')} AND (j.id IS NULL OR j.account_id <> k.account_id)`,
   },
@@ -171,7 +171,5 @@ export async function checkInvariants(
 
 /** A readable report of violations, for an assertion message. */
 export function describeViolations(violations: Violation[]): string {
-  return violations
-    .map((v) => `${v.invariant}: ${v.rule}\n${v.rows.map((row) => `  ${JSON.stringify(row)}`).join('\n')}`)
-    .join('\n');
+  return violations.map((v) => `${v.invariant}: ${v.rule}\n${v.rows.map((row) => `  ${JSON.stringify(row)}`).join('\n')}`).join('\n');
 }

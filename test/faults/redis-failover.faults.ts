@@ -76,7 +76,12 @@ describe.each([
   it('when the primary is killed, then every job ends COMPLETE once with exactly its leads, and the invariants hold', async () => {
     const ids: string[] = [];
     for (let i = 0; i < JOBS; i += 1) {
-      const res = await generate(world, account, { category: 'dentist', state: 'US', maxResults: PER_JOB, keyword: 'sandbox:delay=300' }, { Prefer: 'respond-async' });
+      const res = await generate(
+        world,
+        account,
+        { category: 'dentist', state: 'US', maxResults: PER_JOB, keyword: 'sandbox:delay=300' },
+        { Prefer: 'respond-async' },
+      );
       expect(res.status).toBe(202);
       ids.push(res.body.jobId as string);
     }
@@ -85,9 +90,13 @@ describe.each([
 
     const started = Date.now();
     for (;;) {
-      const { rows } = await world.db.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM jobs WHERE id = ANY($1) AND status IN ('queued', 'running')`, [ids]);
+      const { rows } = await world.db.sql.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM jobs WHERE id = ANY($1) AND status IN ('queued', 'running')`,
+        [ids],
+      );
       if (rows[0]!.n === 0) break;
-      if (Date.now() - started > BOUND_MS) throw new Error(`${rows[0]!.n} jobs still open ${BOUND_MS} ms after the failover\n${workers[0]!.output().slice(-3000)}`);
+      if (Date.now() - started > BOUND_MS)
+        throw new Error(`${rows[0]!.n} jobs still open ${BOUND_MS} ms after the failover\n${workers[0]!.output().slice(-3000)}`);
       await sleep(250);
     }
     const { rows } = await world.db.sql.query<{ status: string; delivered: number; leads: number; charges: number }>(

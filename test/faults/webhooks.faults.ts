@@ -39,7 +39,13 @@ describe('webhooks when the stores fail', () => {
     world = await startWorld({ worker: false, env });
     for (let i = 0; i < 2; i += 1) {
       workers.push(
-        startWorkerProcess({ ...env, QUEUE_PREFIX: world.config.redis.queuePrefix, WORKER_LOCK_MS: '1000', WORKER_STALLED_CHECK_MS: '500', WORKER_CONCURRENCY: '5' }),
+        startWorkerProcess({
+          ...env,
+          QUEUE_PREFIX: world.config.redis.queuePrefix,
+          WORKER_LOCK_MS: '1000',
+          WORKER_STALLED_CHECK_MS: '500',
+          WORKER_CONCURRENCY: '5',
+        }),
       );
     }
     await Promise.all(workers.map((w) => w.ready));
@@ -58,7 +64,12 @@ describe('webhooks when the stores fail', () => {
   async function submit(count: number): Promise<string[]> {
     const ids: string[] = [];
     while (ids.length < count) {
-      const res = await generate(world, account, { category: 'dentist', state: 'US', maxResults: 20, keyword: 'sandbox:delay=200' }, { Prefer: 'respond-async' });
+      const res = await generate(
+        world,
+        account,
+        { category: 'dentist', state: 'US', maxResults: 20, keyword: 'sandbox:delay=200' },
+        { Prefer: 'respond-async' },
+      );
       if (res.status === 202) ids.push(res.body.jobId);
       else await sleep(200);
     }
@@ -66,7 +77,11 @@ describe('webhooks when the stores fail', () => {
   }
 
   // Each test adds its own endpoint (the earlier one stays subscribed): only that endpoint's deliveries are counted and verified.
-  async function expectEveryEventDelivered(endpoint: { id: string; secret: string; path: string }, jobIds: string[], timeoutMs: number): Promise<void> {
+  async function expectEveryEventDelivered(
+    endpoint: { id: string; secret: string; path: string },
+    jobIds: string[],
+    timeoutMs: number,
+  ): Promise<void> {
     const until = Date.now() + timeoutMs;
     for (;;) {
       const { rows } = await world.db.sql.query<{ status: string; deliveries: number; succeeded: number }>(
@@ -90,7 +105,10 @@ describe('webhooks when the stores fail', () => {
   }
 
   it('when Redis dies and comes back empty mid-run, then every job that ends still reaches the endpoint', async () => {
-    const created = await world.http.post('/api/v1/webhooks').set(account.auth).send({ url: receiver.url('/redis'), events: ['job.completed', 'job.partial'] });
+    const created = await world.http
+      .post('/api/v1/webhooks')
+      .set(account.auth)
+      .send({ url: receiver.url('/redis'), events: ['job.completed', 'job.partial'] });
     expect(created.status).toBe(201);
     const ids = await submit(15);
     await sleep(1_500);
@@ -101,7 +119,10 @@ describe('webhooks when the stores fail', () => {
   }, 120_000);
 
   it('when PostgreSQL restarts mid-run, then every job that ends still reaches the endpoint', async () => {
-    const created = await world.http.post('/api/v1/webhooks').set(account.auth).send({ url: receiver.url('/postgres'), events: ['job.completed', 'job.partial'] });
+    const created = await world.http
+      .post('/api/v1/webhooks')
+      .set(account.auth)
+      .send({ url: receiver.url('/postgres'), events: ['job.completed', 'job.partial'] });
     expect(created.status).toBe(201);
     const ids = await submit(15);
     await sleep(1_000);

@@ -162,22 +162,40 @@ export async function runCommand(argv: string[], services: Services): Promise<Re
       const db = await database();
       const account = await existingAccount(db, required(flags, 'account'));
       const issued = await issueApiKey(db, account.id, { expiresAt });
-      await recordAuditEvent(db, { accountId: account.id, action: 'key.created', summary: { keyId: issued.keyId, expiresAt: issued.expiresAt ?? null }, ...OPERATOR });
+      await recordAuditEvent(db, {
+        accountId: account.id,
+        action: 'key.created',
+        summary: { keyId: issued.keyId, expiresAt: issued.expiresAt ?? null },
+        ...OPERATOR,
+      });
       return { ...issued };
     }
     case 'key:revoke': {
       const flags = parseFlags(args, ['key', 'id']);
-      if (flags.has('id') === flags.has('key')) throw new UsageError(`key:revoke needs --id KEY_ID or --key API_KEY (npm run admin -- --help lists the commands)`);
+      if (flags.has('id') === flags.has('key'))
+        throw new UsageError(`key:revoke needs --id KEY_ID or --key API_KEY (npm run admin -- --help lists the commands)`);
       const db = await database();
       const revocation = await revokeKey(db, flags.has('id') ? { keyId: required(flags, 'id') } : { apiKey: required(flags, 'key') });
       if (!revocation) {
-        if (flags.has('id')) throw new UsageError(`admin: no key ${flags.get('id')}: npm run admin -- key:list --account ID shows an account's keys`, 1);
+        if (flags.has('id'))
+          throw new UsageError(`admin: no key ${flags.get('id')}: npm run admin -- key:list --account ID shows an account's keys`, 1);
         throw new UsageError('admin: no such API key: revoke by id instead (key:list --account ID shows the ids)', 1);
       }
-      await recordAuditEvent(db, { accountId: revocation.accountId, action: 'key.revoked', summary: { keyId: revocation.keyId }, ...OPERATOR });
+      await recordAuditEvent(db, {
+        accountId: revocation.accountId,
+        action: 'key.revoked',
+        summary: { keyId: revocation.keyId },
+        ...OPERATOR,
+      });
       // PostgreSQL refuses the key already; the epoch in Redis makes every API process drop its cached copy at its next request.
-      const announced = await services.announceKeyEpoch(revocation.accountId, revocation.keyEpoch).then(() => true, () => false);
-      if (!announced) process.stderr.write(`admin: the key is revoked; Redis was not told (away), so an API process that had it cached may accept it for up to AUTH_CACHE_MS\n`);
+      const announced = await services.announceKeyEpoch(revocation.accountId, revocation.keyEpoch).then(
+        () => true,
+        () => false,
+      );
+      if (!announced)
+        process.stderr.write(
+          `admin: the key is revoked; Redis was not told (away), so an API process that had it cached may accept it for up to AUTH_CACHE_MS\n`,
+        );
       return { revoked: true, keyId: revocation.keyId, accountId: revocation.accountId, everywhere: announced };
     }
     case 'account:list': {
@@ -206,14 +224,19 @@ export async function runCommand(argv: string[], services: Services): Promise<Re
       const flags = parseFlags(args, ['job']);
       const db = await database();
       const job = await existingJob(db, required(flags, 'job'));
-      if (isTerminal(job.status) && job.status !== 'CANCELLED') throw new UsageError(`admin: job ${job.id} is ${job.status} already: only a queued or running job can be cancelled`, 1);
+      if (isTerminal(job.status) && job.status !== 'CANCELLED')
+        throw new UsageError(`admin: job ${job.id} is ${job.status} already: only a queued or running job can be cancelled`, 1);
       // The same cancel command as the owner's DELETE: CANCELLED with what was delivered, then word to the fleet.
       const producer = services.producer();
       // A connection made a moment ago: the first message must not be refused only because it is still connecting.
       await producer.waitUntilReady(2000);
       const cancellation = await cancelJob({ db, events: producer, queue: producer, webhooks: services.webhooks() }, job.id, null);
       if (cancellation.kind === 'not_found') throw new UsageError(`admin: no job ${job.id}`, 1);
-      if (cancellation.kind === 'not_cancellable') throw new UsageError(`admin: job ${job.id} is ${cancellation.job.status} already: only a queued or running job can be cancelled`, 1);
+      if (cancellation.kind === 'not_cancellable')
+        throw new UsageError(
+          `admin: job ${job.id} is ${cancellation.job.status} already: only a queued or running job can be cancelled`,
+          1,
+        );
       // PostgreSQL has it CANCELLED either way: a worker stops at its next page commit, a queued entry finds the job
       // terminal, and the outbox sweep sends its webhooks. The operator still learns, in one line, that Redis was not told.
       if (cancellation.untold.length > 0) {
@@ -237,7 +260,12 @@ export async function runCommand(argv: string[], services: Services): Promise<Re
       const flags = parseFlags(args, ['account']);
       const db = await database();
       const account = await existingAccount(db, required(flags, 'account'));
-      return { accountId: account.id, name: account.name, createdAt: account.createdAt.toISOString(), credits: await creditSummary(db, account.id) };
+      return {
+        accountId: account.id,
+        name: account.name,
+        createdAt: account.createdAt.toISOString(),
+        credits: await creditSummary(db, account.id),
+      };
     }
     case 'credits:verify': {
       const flags = parseFlags(args, ['account']);
@@ -256,7 +284,14 @@ export async function runCommand(argv: string[], services: Services): Promise<Re
       // A deleted account's events stay: an id that is no longer an account is still asked about.
       const rows = await listAuditEvents(db, only, { action: flags.get('action') ?? null }, null, limit);
       return {
-        rows: rows.map((e) => ({ at: e.createdAt.toISOString(), accountId: e.accountId, actor: e.actor, action: e.action, requestId: e.requestId, summary: JSON.stringify(e.summary) })),
+        rows: rows.map((e) => ({
+          at: e.createdAt.toISOString(),
+          accountId: e.accountId,
+          actor: e.actor,
+          action: e.action,
+          requestId: e.requestId,
+          summary: JSON.stringify(e.summary),
+        })),
       };
     }
     case 'subject:erase': {
@@ -265,16 +300,23 @@ export async function runCommand(argv: string[], services: Services): Promise<Re
       if (given.length !== 1) throw new UsageError('subject:erase needs exactly one of --email X, --phone X, --domain X');
       const kind: SuppressionKind = given[0]!;
       const value = normalizeSuppression(kind, required(flags, kind));
-      if (!value) throw new UsageError(`--${kind} is not a valid ${kind}: give it as a client would (an E.164 phone number, such as +15125550100)`);
+      if (!value)
+        throw new UsageError(`--${kind} is not a valid ${kind}: give it as a client would (an E.164 phone number, such as +15125550100)`);
       const db = await database();
       const report = await eraseSubject(db, { kind, value });
       // API processes keep finished jobs' bodies in memory: told to drop those that held the person.
       const producer = services.producer();
       await waitUntilConnected(producer.connection, 3_000);
       const told = await Promise.allSettled(report.jobIds.map((jobId) => producer.publishLeadsErased(jobId)));
-      if (told.some((t) => t.status === 'rejected')) process.stderr.write('admin: Redis away: an API process may show an erased lead in a finished job\'s body until it restarts\n');
+      if (told.some((t) => t.status === 'rejected'))
+        process.stderr.write("admin: Redis away: an API process may show an erased lead in a finished job's body until it restarts\n");
       // The trail keeps that it happened and how much went, never who it was.
-      await recordAuditEvent(db, { accountId: null, action: 'subject.erased', summary: { kind, leads: report.leads, accounts: report.perAccount.length }, ...OPERATOR });
+      await recordAuditEvent(db, {
+        accountId: null,
+        action: 'subject.erased',
+        summary: { kind, leads: report.leads, accounts: report.perAccount.length },
+        ...OPERATOR,
+      });
       for (const { accountId, leads } of report.perAccount) {
         await recordAuditEvent(db, { accountId, action: 'subject.erased', summary: { kind, leads }, ...OPERATOR });
       }

@@ -29,6 +29,10 @@ export function failureLine(error: unknown): string {
     return 'admin: PostgreSQL does not answer at DATABASE_URL: start it, or fix DATABASE_URL';
   }
   if (/ECONNREFUSED|Redis/i.test(message)) return 'admin: Redis does not answer at REDIS_URL: start it, or fix REDIS_URL';
-  const firstLine = message.split('\n').find((l) => l.trim() && !/invocation|^\s*\d+\s|→/.test(l))?.trim() ?? 'unexpected error';
+  const firstLine =
+    message
+      .split('\n')
+      .find((l) => l.trim() && !/invocation|^\s*\d+\s|→/.test(l))
+      ?.trim() ?? 'unexpected error';
   return `admin: ${firstLine.slice(0, 300)}`;
 }

@@ -34,7 +34,11 @@ async function main(argv: string[]): Promise<number> {
       db = createDatabase(config.database.url, { poolSize: 2, secretKeys: config.secrets.encryptionKeys });
       // Checked first, so a missing migration is one clear line rather than a failed statement.
       const status = await schemaStatus(db);
-      if (!status.current) throw new UsageError(`admin: the database is not migrated (${status.missing.length} migration(s) missing): run npm run db:migrate first`, 1);
+      if (!status.current)
+        throw new UsageError(
+          `admin: the database is not migrated (${status.missing.length} migration(s) missing): run npm run db:migrate first`,
+          1,
+        );
       return db;
     },
     producer: () => (producer ??= createJobProducer(config.redis)),

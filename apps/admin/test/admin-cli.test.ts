@@ -52,7 +52,12 @@ describe('npm run admin', () => {
     const expiring = admin('key:create', '--account', accountId, '--expires-in', '30d').json() as { expiresAt: string };
     expect(Date.parse(expiring.expiresAt) - Date.now()).toBeGreaterThan(29 * 86_400_000);
 
-    expect(admin('key:revoke', '--key', second).json()).toEqual({ revoked: true, keyId: expect.stringMatching(/^key_/), accountId, everywhere: true });
+    expect(admin('key:revoke', '--key', second).json()).toEqual({
+      revoked: true,
+      keyId: expect.stringMatching(/^key_/),
+      accountId,
+      everywhere: true,
+    });
     expect(await accountForApiKey(db, second)).toBeNull();
     expect((await accountForApiKey(db, apiKey))?.id).toBe(accountId);
 
@@ -88,12 +93,16 @@ describe('npm run admin', () => {
     [['key:revoke', '--id', 'key_nope'], /no key key_nope/],
     [['job:show', '--job', 'job_nope'], /no job job_nope/],
     [['ledger:show', '--account', 'acc_nope'], /no account acc_nope/],
-  ])('when called with %j, then a clear message on stderr and a non-zero exit', (args, message) => {
-    const result = admin(...args);
-    expect(result.code).not.toBe(0);
-    expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(message);
-  }, 30_000);
+  ])(
+    'when called with %j, then a clear message on stderr and a non-zero exit',
+    (args, message) => {
+      const result = admin(...args);
+      expect(result.code).not.toBe(0);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(message);
+    },
+    30_000,
+  );
 });
 
 describe('npm run admin: listing, revoking by id, jobs and the ledger', () => {
@@ -111,13 +120,25 @@ describe('npm run admin: listing, revoking by id, jobs and the ledger', () => {
   });
 
   it('when accounts and keys are listed, then JSON off a terminal, a table with --table, and a key is revoked by its id', async () => {
-    const { accountId, apiKey } = admin('account:create', '--name', 'Lister', '--credits', '40').json() as { accountId: string; apiKey: string };
+    const { accountId, apiKey } = admin('account:create', '--name', 'Lister', '--credits', '40').json() as {
+      accountId: string;
+      apiKey: string;
+    };
     const accounts = admin('account:list').json() as { rows: Array<Record<string, unknown>> };
-    expect(accounts.rows).toContainEqual(expect.objectContaining({ accountId, name: 'Lister', balance: 40, reserved: 0, available: 40, activeKeys: 1 }));
+    expect(accounts.rows).toContainEqual(
+      expect.objectContaining({ accountId, name: 'Lister', balance: 40, reserved: 0, available: 40, activeKeys: 1 }),
+    );
 
     const keys = admin('key:list', '--account', accountId).json() as { rows: Array<Record<string, unknown>> };
     expect(keys.rows).toEqual([
-      { keyId: expect.stringMatching(/^key_/), prefix: apiKey.slice(0, 12), createdAt: expect.any(String), lastUsedAt: null, expiresAt: null, revokedAt: null },
+      {
+        keyId: expect.stringMatching(/^key_/),
+        prefix: apiKey.slice(0, 12),
+        createdAt: expect.any(String),
+        lastUsedAt: null,
+        expiresAt: null,
+        revokedAt: null,
+      },
     ]);
     const keyId = keys.rows[0]!.keyId as string;
 
@@ -141,17 +162,37 @@ describe('npm run admin: listing, revoking by id, jobs and the ledger', () => {
     const jobId = created.body.jobId as string;
     const env = { QUEUE_PREFIX: world.config.redis.queuePrefix };
 
-    expect(adminWith(env, 'job:show', '--job', jobId).json()).toMatchObject({ jobId, accountId: account.accountId, status: 'queued', requestedCount: 10, creditsReserved: 20 });
+    expect(adminWith(env, 'job:show', '--job', jobId).json()).toMatchObject({
+      jobId,
+      accountId: account.accountId,
+      status: 'queued',
+      requestedCount: 10,
+      creditsReserved: 20,
+    });
     const cancelled = adminWith(env, 'job:cancel', '--job', jobId);
     expect(cancelled.code).toBe(0);
-    expect(cancelled.json()).toMatchObject({ jobId, status: 'CANCELLED', stopReason: 'cancelled_by_owner', deliveredCount: 0, creditsCharged: 0, creditsReserved: 0 });
+    expect(cancelled.json()).toMatchObject({
+      jobId,
+      status: 'CANCELLED',
+      stopReason: 'cancelled_by_owner',
+      deliveredCount: 0,
+      creditsCharged: 0,
+      creditsReserved: 0,
+    });
     const queue = world.api.deps.producer.queues().find((q) => q.name === 'google_maps')!;
     expect(await queue.getJob(jobId)).toBeUndefined();
-    expect((await world.http.get(`/api/v1/leads/jobs/${jobId}`).set(account.auth)).body).toMatchObject({ status: 'CANCELLED', terminal: { stopReason: 'cancelled_by_owner' } });
+    expect((await world.http.get(`/api/v1/leads/jobs/${jobId}`).set(account.auth)).body).toMatchObject({
+      status: 'CANCELLED',
+      terminal: { stopReason: 'cancelled_by_owner' },
+    });
     // again: the same answer, as DELETE is idempotent
     expect(adminWith(env, 'job:cancel', '--job', jobId).json()).toMatchObject({ status: 'CANCELLED' });
 
-    const ledger = admin('ledger:show', '--account', account.accountId).json() as { balance: number; reserved: number; rows: Array<Record<string, unknown>> };
+    const ledger = admin('ledger:show', '--account', account.accountId).json() as {
+      balance: number;
+      reserved: number;
+      rows: Array<Record<string, unknown>>;
+    };
     expect(ledger).toMatchObject({ accountId: account.accountId, balance: 1_000, reserved: 0 });
     expect(ledger.rows.map((r) => [r.kind, r.amount, r.jobId, r.balance, r.reserved])).toEqual([
       ['grant', 1_000, null, 1_000, 0],
@@ -164,11 +205,20 @@ describe('npm run admin: listing, revoking by id, jobs and the ledger', () => {
     const account = await buildAccount(world.db, { credits: 1_000 });
     // Written as the API would store it; the test's sweep waits 10 minutes (setup-env), so an entry now is the CLI's.
     await world.db.webhookEndpoint.create({
-      data: { id: 'whep_0123456789abcdef0123abcd', accountId: account.accountId, url: 'https://hooks.example/leadgen', events: ['job.cancelled'], secret: newWebhookSecret() },
+      data: {
+        id: 'whep_0123456789abcdef0123abcd',
+        accountId: account.accountId,
+        url: 'https://hooks.example/leadgen',
+        events: ['job.cancelled'],
+        secret: newWebhookSecret(),
+      },
     });
     const created = await generate(world, account, { category: 'bakery', state: 'FR', maxResults: 10 }, { Prefer: 'respond-async' });
     const jobId = created.body.jobId as string;
-    expect(adminWith({ QUEUE_PREFIX: world.config.redis.queuePrefix }, 'job:cancel', '--job', jobId).json()).toMatchObject({ jobId, status: 'CANCELLED' });
+    expect(adminWith({ QUEUE_PREFIX: world.config.redis.queuePrefix }, 'job:cancel', '--job', jobId).json()).toMatchObject({
+      jobId,
+      status: 'CANCELLED',
+    });
     const deliveries = await world.db.webhookDelivery.findMany({ where: { jobId } });
     expect(deliveries.map((d) => [d.endpointId, d.eventType])).toEqual([['whep_0123456789abcdef0123abcd', 'job.cancelled']]);
     expect(await world.api.deps.webhooks.queue().getJobState(deliveries[0]!.id)).not.toBe('unknown');
@@ -179,7 +229,9 @@ describe('npm run admin: listing, revoking by id, jobs and the ledger', () => {
     const failed = await buildJob(world.db, { accountId, status: 'FAILED' });
     const refused = adminWith({ QUEUE_PREFIX: world.config.redis.queuePrefix }, 'job:cancel', '--job', failed.id);
     expect(refused.code).toBe(1);
-    expect(refused.stderr.trim().split('\n')).toEqual([expect.stringMatching(/is FAILED already: only a queued or running job can be cancelled$/)]);
+    expect(refused.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/is FAILED already: only a queued or running job can be cancelled$/),
+    ]);
   }, 30_000);
 });
 
@@ -199,12 +251,16 @@ describe('npm run admin against a database that is not ready', () => {
   it.each([
     ['a database that does not exist', `${base.pathname.slice(1)}_admin_missing`],
     ['a database without the migrations', emptyName],
-  ])('when run against %s, then one line says to run npm run db:migrate first, with no stack', (_what, name) => {
-    for (const args of [['account:list'], ['key:revoke', '--id', 'key_x'], ['account:show', '--account', 'acc_x']]) {
-      const result = adminWith({ DATABASE_URL: named(name) }, ...args);
-      expect(result.code).toBe(1);
-      expect(result.stdout).toBe('');
-      expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^admin: .*run npm run db:migrate first/)]);
-    }
-  }, 60_000);
+  ])(
+    'when run against %s, then one line says to run npm run db:migrate first, with no stack',
+    (_what, name) => {
+      for (const args of [['account:list'], ['key:revoke', '--id', 'key_x'], ['account:show', '--account', 'acc_x']]) {
+        const result = adminWith({ DATABASE_URL: named(name) }, ...args);
+        expect(result.code).toBe(1);
+        expect(result.stdout).toBe('');
+        expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^admin: .*run npm run db:migrate first/)]);
+      }
+    },
+    60_000,
+  );
 });

@@ -24,7 +24,12 @@ describe('npm run admin, as scripts run it', () => {
       [accountId],
     );
     // The reader starts a second late, as a `| jq` on a busy machine may: the CLI must not exit before the pipe drained.
-    const result = spawnSync('bash', ['-o', 'pipefail', '-c', `${ADMIN} ledger:show --account ${accountId} --json | (sleep 1; cat)`], { cwd: ROOT, env: process.env, encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
+    const result = spawnSync('bash', ['-o', 'pipefail', '-c', `${ADMIN} ledger:show --account ${accountId} --json | (sleep 1; cat)`], {
+      cwd: ROOT,
+      env: process.env,
+      encoding: 'utf8',
+      maxBuffer: 16 * 1024 * 1024,
+    });
     expect({ status: result.status, stderr: result.stderr }).toEqual({ status: 0, stderr: '' });
     expect(result.stdout.length).toBeGreaterThan(200_000);
     const ledger = JSON.parse(result.stdout) as { rows: unknown[]; balance: number };
@@ -33,7 +38,12 @@ describe('npm run admin, as scripts run it', () => {
   });
 
   it('when --help follows a command, then that command is explained; an unknown one gets the whole usage', () => {
-    const run = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'apps/admin/src/main.ts'), ...args], { cwd: ROOT, env: process.env, encoding: 'utf8' });
+    const run = (...args: string[]) =>
+      spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'apps/admin/src/main.ts'), ...args], {
+        cwd: ROOT,
+        env: process.env,
+        encoding: 'utf8',
+      });
     const cancel = run('job:cancel', '--help');
     expect(cancel.status).toBe(0);
     expect(cancel.stdout).toContain('usage: npm run admin -- job:cancel --job ID');
@@ -47,12 +57,16 @@ describe('npm run admin, as scripts run it', () => {
 describe('npm run admin -- job:cancel', () => {
   const cancel = (jobId: string, env: Record<string, string> = {}) => {
     const started = Date.now();
-    const result = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'apps/admin/src/main.ts'), 'job:cancel', '--job', jobId, '--json'], {
-      cwd: ROOT,
-      env: { ...process.env, ...env },
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
+    const result = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', path.join(ROOT, 'apps/admin/src/main.ts'), 'job:cancel', '--job', jobId, '--json'],
+      {
+        cwd: ROOT,
+        env: { ...process.env, ...env },
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    );
     return { ...result, seconds: (Date.now() - started) / 1000 };
   };
 
@@ -62,7 +76,10 @@ describe('npm run admin -- job:cancel', () => {
     // A port nothing listens on: refused at once, as a stopped Redis is.
     // What starting the CLI and reading the job costs on this machine now (tests share two busy cores).
     const started = Date.now();
-    spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'apps/admin/src/main.ts'), 'job:show', '--job', job.id], { cwd: ROOT, env: process.env });
+    spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'apps/admin/src/main.ts'), 'job:show', '--job', job.id], {
+      cwd: ROOT,
+      env: process.env,
+    });
     const baseline = (Date.now() - started) / 1000;
     const result = cancel(job.id, { REDIS_URL: `redis://127.0.0.1:${await freePort()}` });
     expect(result.status).toBe(1);

@@ -34,10 +34,30 @@ interface LeadData {
  * spreadsheet or CRM mapping made once keeps working: documented in docs/api.md. Never reorder or rename.
  */
 export const CSV_COLUMNS = [
-  'jobId', 'resultSetId', 'position', 'deliveredAt', 'source', 'businessName', 'email', 'phone', 'address', 'website',
-  'reviewScore', 'categories', 'socialProfiles.facebook', 'socialProfiles.instagram', 'socialProfiles.linkedin',
-  'person.fullName', 'person.title', 'person.seniority', 'person.linkedinUrl', 'person.location',
-  'store.domain', 'store.country', 'store.platform', 'contacts',
+  'jobId',
+  'resultSetId',
+  'position',
+  'deliveredAt',
+  'source',
+  'businessName',
+  'email',
+  'phone',
+  'address',
+  'website',
+  'reviewScore',
+  'categories',
+  'socialProfiles.facebook',
+  'socialProfiles.instagram',
+  'socialProfiles.linkedin',
+  'person.fullName',
+  'person.title',
+  'person.seniority',
+  'person.linkedinUrl',
+  'person.location',
+  'store.domain',
+  'store.country',
+  'store.platform',
+  'contacts',
 ] as const;
 
 function flatten(row: LeadRow): Flat {

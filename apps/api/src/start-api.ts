@@ -47,16 +47,23 @@ export async function startApi(config: Config): Promise<RunningApi> {
 
   let shuttingDown = false;
   const extraRouters = config.operatorPassword
-    ? [{ path: BOARD_PATH, handler: operatorBoard([...producer.queues(), webhooks.queue()], config.operatorPassword, {
-          redis,
-          keys: producer.keys,
-          writable: config.operatorBoardWritable,
-        }) }]
+    ? [
+        {
+          path: BOARD_PATH,
+          handler: operatorBoard([...producer.queues(), webhooks.queue()], config.operatorPassword, {
+            redis,
+            keys: producer.keys,
+            writable: config.operatorBoardWritable,
+          }),
+        },
+      ]
     : [];
   const app = createApp(deps, {
     isShuttingDown: () => shuttingDown,
     extraRouters,
-    requestObservers: [(req, status, seconds, route) => metrics.httpRequestDuration.observe({ route, method: req.method, status: String(status) }, seconds)],
+    requestObservers: [
+      (req, status, seconds, route) => metrics.httpRequestDuration.observe({ route, method: req.method, status: String(status) }, seconds),
+    ],
   });
   // Read only while scraped, at most once per 10 s; the webhooks queue beside the sources'.
   reportQueueDepth(async () => ({ ...(await producer.counts()), ...(await webhooks.counts()) }));

@@ -36,7 +36,6 @@ describe('API keys that expire and say when they were used', () => {
     await world.http.get('/api/v1/account').set(account.auth);
     expect((await world.db.apiKey.findUnique({ where: { id: keyId } }))!.lastUsedAt!.getTime()).toBeGreaterThan(anHourAgo.getTime());
   });
-
 });
 
 describe('live keys kept in memory for AUTH_CACHE_MS', () => {

@@ -15,14 +15,24 @@ describe('the audit trail (GET /api/v1/audit-events)', () => {
     const owner = await buildAccount(world.db, { credits: 0 });
     const stranger = await buildAccount(world.db, { credits: 0 });
     const as = (requestId: string) => ({ ...owner.auth, 'X-Request-Id': requestId });
-    const created = await world.http.post('/api/v1/webhooks').set(as('r-create')).send({ url: 'http://127.0.0.1:9/h', events: ['job.completed'] });
+    const created = await world.http
+      .post('/api/v1/webhooks')
+      .set(as('r-create'))
+      .send({ url: 'http://127.0.0.1:9/h', events: ['job.completed'] });
     expect(created.status).toBe(201);
     const endpointId = created.body.id as string;
     expect((await world.http.patch(`/api/v1/webhooks/${endpointId}`).set(as('r-change')).send({ description: 'crm' })).status).toBe(200);
     expect((await world.http.post(`/api/v1/webhooks/${endpointId}/rotate-secret`).set(as('r-rotate'))).status).toBe(200);
     expect((await world.http.delete(`/api/v1/webhooks/${endpointId}`).set(as('r-delete'))).status).toBe(204);
     expect((await world.http.post('/api/v1/webhooks/default-secret/rotate').set(as('r-default'))).status).toBe(200);
-    expect((await world.http.put('/api/v1/suppressions').set(as('r-supp')).send({ emails: ['a@b.example'] })).status).toBe(200);
+    expect(
+      (
+        await world.http
+          .put('/api/v1/suppressions')
+          .set(as('r-supp'))
+          .send({ emails: ['a@b.example'] })
+      ).status,
+    ).toBe(200);
     const [jobId] = await buildDeliveredJobs(world.db, owner.accountId, 1, 3);
     const csv = await world.http.get(`/api/v1/leads/jobs/${jobId}/leads?format=csv`).set(as('r-export'));
     expect(csv.status).toBe(200);
@@ -32,7 +42,8 @@ describe('the audit trail (GET /api/v1/audit-events)', () => {
     const seen: Array<{ action: string; actor: string; requestId: string; summary: Record<string, unknown> }> = [];
     let cursor: string | null = null;
     do {
-      const page: { status: number; body: { items: typeof seen; nextCursor: string | null }; get(name: string): string | undefined } = await world.http.get(`/api/v1/audit-events?limit=3${cursor ? `&cursor=${cursor}` : ''}`).set(owner.auth);
+      const page: { status: number; body: { items: typeof seen; nextCursor: string | null }; get(name: string): string | undefined } =
+        await world.http.get(`/api/v1/audit-events?limit=3${cursor ? `&cursor=${cursor}` : ''}`).set(owner.auth);
       expect(page.status).toBe(200);
       expect(page.body.items.length).toBeLessThanOrEqual(3);
       seen.push(...page.body.items);
@@ -69,8 +80,16 @@ describe('the audit trail (GET /api/v1/audit-events)', () => {
 
   it('when anything tries to change or remove an event, then PostgreSQL refuses it', async () => {
     const owner = await buildAccount(world.db, { credits: 0 });
-    await recordAuditEvent(world.db, { accountId: owner.accountId, action: 'key.created', summary: {}, actor: 'operator', requestId: null });
-    await expect(world.db.sql.query("UPDATE audit_events SET actor = 'someone' WHERE account_id = $1", [owner.accountId])).rejects.toThrow(/append-only/);
+    await recordAuditEvent(world.db, {
+      accountId: owner.accountId,
+      action: 'key.created',
+      summary: {},
+      actor: 'operator',
+      requestId: null,
+    });
+    await expect(world.db.sql.query("UPDATE audit_events SET actor = 'someone' WHERE account_id = $1", [owner.accountId])).rejects.toThrow(
+      /append-only/,
+    );
     await expect(world.db.sql.query('DELETE FROM audit_events WHERE account_id = $1', [owner.accountId])).rejects.toThrow(/append-only/);
   });
 });
@@ -84,15 +103,32 @@ describe('audit retention', () => {
 
   it('when events are older than AUDIT_RETENTION_DAYS, then the purge removes them and nothing younger', async () => {
     const owner = await buildAccount(world.db, { credits: 0 });
-    await recordAuditEvent(world.db, { accountId: owner.accountId, action: 'key.created', summary: { n: 'old' }, actor: 'operator', requestId: null });
-    await recordAuditEvent(world.db, { accountId: owner.accountId, action: 'key.created', summary: { n: 'young' }, actor: 'operator', requestId: null });
+    await recordAuditEvent(world.db, {
+      accountId: owner.accountId,
+      action: 'key.created',
+      summary: { n: 'old' },
+      actor: 'operator',
+      requestId: null,
+    });
+    await recordAuditEvent(world.db, {
+      accountId: owner.accountId,
+      action: 'key.created',
+      summary: { n: 'young' },
+      actor: 'operator',
+      requestId: null,
+    });
     // Backdated as the purge's own transaction may: the trigger lets no one else change a row.
     const client = await world.db.sql.connect();
     try {
       await client.query('BEGIN');
       await client.query("SET LOCAL leadgen.audit_purge = 'on'");
-      const [old] = (await client.query("DELETE FROM audit_events WHERE account_id = $1 AND summary->>'n' = 'old' RETURNING *", [owner.accountId])).rows;
-      await client.query("INSERT INTO audit_events (id, account_id, actor, action, request_id, summary, created_at) VALUES ($1, $2, $3, $4, $5, $6, now() - interval '31 days')", [old.id, old.account_id, old.actor, old.action, old.request_id, old.summary]);
+      const [old] = (
+        await client.query("DELETE FROM audit_events WHERE account_id = $1 AND summary->>'n' = 'old' RETURNING *", [owner.accountId])
+      ).rows;
+      await client.query(
+        "INSERT INTO audit_events (id, account_id, actor, action, request_id, summary, created_at) VALUES ($1, $2, $3, $4, $5, $6, now() - interval '31 days')",
+        [old.id, old.account_id, old.actor, old.action, old.request_id, old.summary],
+      );
       await client.query('COMMIT');
     } finally {
       client.release();

@@ -39,7 +39,9 @@ describe('excludeDelivered: never paying twice for the same lead', () => {
   it('when two excluding jobs of one account race over the same area, then no lead is delivered by both', async () => {
     const account = await buildAccount(world.db, { credits: 10_000 });
     const racing = await Promise.all(
-      Array.from({ length: 4 }, () => generate(world, account, { ...area, maxResults: 12, excludeDelivered: true }, { Prefer: 'respond-async' })),
+      Array.from({ length: 4 }, () =>
+        generate(world, account, { ...area, maxResults: 12, excludeDelivered: true }, { Prefer: 'respond-async' }),
+      ),
     );
     const jobs = await Promise.all(racing.map((res) => pollUntilTerminal(world, account, res.body.jobId)));
     const all = jobs.flatMap((job) => keysOf(job.leads));

@@ -26,7 +26,13 @@ function post(body: string | Buffer, headers: Record<string, string> = {}) {
   return rawRequest(world.api.port, {
     method: 'POST',
     path: GENERATE,
-    headers: { ...account.auth, 'Idempotency-Key': idempotencyKey(), 'Content-Type': 'application/json', Prefer: 'respond-async', ...headers },
+    headers: {
+      ...account.auth,
+      'Idempotency-Key': idempotencyKey(),
+      'Content-Type': 'application/json',
+      Prefer: 'respond-async',
+      ...headers,
+    },
     body,
   });
 }
@@ -36,7 +42,11 @@ const pointers = (res: RawAnswer) => (res.body?.errors as Array<{ pointer: strin
 describe('malformed percent-escapes in paths', () => {
   it.each(['%ff', '%zz', '%', 'job_%E0%A4%A'])('when a job path holds %s, then 400 malformed_path', async (id) => {
     for (const method of ['GET', 'DELETE']) {
-      expectProblem(await rawRequest(world.api.port, { method, path: `/api/v1/leads/jobs/${id}`, headers: account.auth }), 400, 'malformed_path');
+      expectProblem(
+        await rawRequest(world.api.port, { method, path: `/api/v1/leads/jobs/${id}`, headers: account.auth }),
+        400,
+        'malformed_path',
+      );
     }
   });
 
@@ -130,20 +140,28 @@ describe('malformed HTTP', () => {
   const head = `POST ${GENERATE} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n`;
   it.each([
     ['bad chunking', 400, 'malformed_request', `${head}Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`],
-    ['Content-Length with Transfer-Encoding', 400, 'malformed_request', `${head}Content-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n`],
+    [
+      'Content-Length with Transfer-Encoding',
+      400,
+      'malformed_request',
+      `${head}Content-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n`,
+    ],
     ['a control byte in a header', 400, 'malformed_request', `${head}X-Evil: a\u0001b\r\nContent-Length: 0\r\n\r\n`],
     ['a space before the colon', 400, 'malformed_request', `${head}Content-Length : 0\r\n\r\n`],
     ['a bogus request line', 400, 'malformed_request', 'GET /\u0000 HTTP/1.1\r\n\r\n'],
     ['headers over the limit', 431, 'headers_too_large', `${head}X-Big: ${'a'.repeat(20_000)}\r\n\r\n`],
-  ])('when the request has %s, then %i %s as Problem Details with an X-Request-Id, and the connection closes', async (_what, status, code, bytes) => {
-    const res = await rawSocket(world.api.port, bytes);
-    expect(res.status).toBe(status);
-    expect(res.headers['content-type']).toBe('application/problem+json');
-    expect(res.headers['x-request-id']).toMatch(/^req_[0-9a-f]{32}$/);
-    expect(res.headers['x-content-type-options']).toBe('nosniff');
-    expect(res.body).toMatchObject({ status, code, requestId: res.headers['x-request-id'] });
-    expect(res.closed).toBe(true);
-  });
+  ])(
+    'when the request has %s, then %i %s as Problem Details with an X-Request-Id, and the connection closes',
+    async (_what, status, code, bytes) => {
+      const res = await rawSocket(world.api.port, bytes);
+      expect(res.status).toBe(status);
+      expect(res.headers['content-type']).toBe('application/problem+json');
+      expect(res.headers['x-request-id']).toMatch(/^req_[0-9a-f]{32}$/);
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+      expect(res.body).toMatchObject({ status, code, requestId: res.headers['x-request-id'] });
+      expect(res.closed).toBe(true);
+    },
+  );
 
   it('when an HTTP/1.1 request has no Host, then 400 malformed_request as Problem Details, and the connection closes', async () => {
     const res = await rawSocket(world.api.port, 'GET /healthz HTTP/1.1\r\n\r\n');
@@ -153,12 +171,15 @@ describe('malformed HTTP', () => {
     expect(res.closed).toBe(true);
   });
 
-  it('when an HTTP/1.0 request has no Host, then it is served (Host is HTTP/1.1\'s rule)', async () => {
+  it("when an HTTP/1.0 request has no Host, then it is served (Host is HTTP/1.1's rule)", async () => {
     expect((await rawSocket(world.api.port, 'GET /healthz HTTP/1.0\r\n\r\n')).status).toBe(200);
   });
 
   it('when a request carries an Expect the server cannot meet, then 417 expectation_failed as Problem Details', async () => {
-    const res = await rawSocket(world.api.port, `POST ${GENERATE} HTTP/1.1\r\nHost: x\r\nExpect: foo\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`);
+    const res = await rawSocket(
+      world.api.port,
+      `POST ${GENERATE} HTTP/1.1\r\nHost: x\r\nExpect: foo\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`,
+    );
     expect(res.status).toBe(417);
     expect(res.body).toMatchObject({ code: 'expectation_failed', requestId: res.headers['x-request-id'] });
   });

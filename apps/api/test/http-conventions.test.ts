@@ -47,12 +47,20 @@ interface RawAnswer {
 /** A POST whose headers are exactly these: supertest would add a Content-Type of its own. */
 function rawPost(path: string, headers: Record<string, string>, body: string): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
-    const options = { host: '127.0.0.1', port: world.api.port, method: 'POST', path, headers: { ...headers, 'Content-Length': Buffer.byteLength(body) } };
+    const options = {
+      host: '127.0.0.1',
+      port: world.api.port,
+      method: 'POST',
+      path,
+      headers: { ...headers, 'Content-Length': Buffer.byteLength(body) },
+    };
     const req = http.request(options, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(text) as Record<string, unknown> }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(text) as Record<string, unknown> }),
+      );
     });
     req.on('error', reject);
     req.end(body);
@@ -298,7 +306,7 @@ describe('routing', () => {
   });
 });
 
-describe('a job that is not the caller\'s answers as one that does not exist', () => {
+describe("a job that is not the caller's answers as one that does not exist", () => {
   /** What a client can see of a 404, less the per-request id. */
   function shape(res: Response) {
     const { requestId: _id, ...body } = res.body as Record<string, unknown>;

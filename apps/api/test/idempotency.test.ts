@@ -39,7 +39,12 @@ describe('Idempotency-Key', () => {
 
   it('when the same key comes with the same body in another field order or with defaults spelt out, then it is the same request', async () => {
     const key = idempotencyKey();
-    const first = await generate(world, account, { maxResults: 5, state: 'us', category: 'dentist', city: 'Boston' }, { 'Idempotency-Key': key });
+    const first = await generate(
+      world,
+      account,
+      { maxResults: 5, state: 'us', category: 'dentist', city: 'Boston' },
+      { 'Idempotency-Key': key },
+    );
     const again = await generate(world, account, { source: 'google_maps', ...body }, { 'Idempotency-Key': key });
     expect(again.get('Idempotent-Replayed')).toBe('true');
     expect(again.body.jobId).toBe(first.body.jobId);

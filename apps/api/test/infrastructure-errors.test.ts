@@ -21,7 +21,9 @@ async function adminShutdownError(): Promise<unknown> {
       (error: unknown) => error,
     );
     for (let i = 0; i < 50; i += 1) {
-      const { rowCount } = await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%${tag}%' AND pid <> pg_backend_pid()`);
+      const { rowCount } = await admin.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%${tag}%' AND pid <> pg_backend_pid()`,
+      );
       if (rowCount) break;
       await new Promise((r) => setTimeout(r, 20));
     }
@@ -64,7 +66,10 @@ describe('PostgreSQL connection failures', () => {
         ['get', '/api/v1/leads/jobs/job_000000000000000000000000'],
         ['post', '/api/v1/leads/generate'],
       ] as const) {
-        const res = await world.http[method](path).set('Authorization', 'Bearer lg_live_nothing').set('Idempotency-Key', 'k').send({ category: 'x', state: 'US' });
+        const res = await world.http[method](path)
+          .set('Authorization', 'Bearer lg_live_nothing')
+          .set('Idempotency-Key', 'k')
+          .send({ category: 'x', state: 'US' });
         expect({ path, status: res.status, code: res.body.code }).toEqual({ path, status: 503, code: 'service_unavailable' });
         expect(res.get('Retry-After')).toBeDefined();
       }
@@ -102,9 +107,22 @@ describe('PostgreSQL connection failures', () => {
     ['57P02 crash shutdown', { code: '57P02', message: 'terminating connection because of crash of another server process' }],
     ['57P03 cannot connect now', { code: '57P03', message: 'the database system is starting up' }],
     ['08006 connection failure', { code: '08006', message: 'connection failure' }],
-    ['55000 not accepting connections, as adapter-pg reports it', { name: 'DriverAdapterError', cause: { kind: 'postgres', code: '55000', message: 'database "leadgen" is not currently accepting connections' } }],
+    [
+      '55000 not accepting connections, as adapter-pg reports it',
+      {
+        name: 'DriverAdapterError',
+        cause: { kind: 'postgres', code: '55000', message: 'database "leadgen" is not currently accepting connections' },
+      },
+    ],
     ['adapter ConnectionClosed', { name: 'DriverAdapterError', message: 'ConnectionClosed', cause: { kind: 'ConnectionClosed' } }],
-    ['adapter 57P03 wrapped in Prisma', { name: 'PrismaClientKnownRequestError', code: 'P2010', meta: { driverAdapterError: { name: 'DriverAdapterError', cause: { kind: 'postgres', code: '57P03' } } } }],
+    [
+      'adapter 57P03 wrapped in Prisma',
+      {
+        name: 'PrismaClientKnownRequestError',
+        code: 'P2010',
+        meta: { driverAdapterError: { name: 'DriverAdapterError', cause: { kind: 'postgres', code: '57P03' } } },
+      },
+    ],
     ['Prisma pool timeout', { name: 'PrismaClientKnownRequestError', code: 'P2024', message: 'Timed out fetching a new connection' }],
     ['pg connection terminated', new Error('Connection terminated unexpectedly')],
     ['pg-pool connect timeout', new Error('timeout exceeded when trying to connect')],
@@ -114,7 +132,14 @@ describe('PostgreSQL connection failures', () => {
   });
 
   it.each([
-    ['a unique violation', { name: 'PrismaClientKnownRequestError', code: 'P2002', meta: { driverAdapterError: { cause: { kind: 'UniqueConstraintViolation' } } } }],
+    [
+      'a unique violation',
+      {
+        name: 'PrismaClientKnownRequestError',
+        code: 'P2002',
+        meta: { driverAdapterError: { cause: { kind: 'UniqueConstraintViolation' } } },
+      },
+    ],
     ['a syntax error', { code: '42601', message: 'syntax error at or near "x"' }],
     ['another 55000', { code: '55000', message: 'currval of sequence "x" is not yet defined in this session' }],
     ['a database that does not exist (misconfiguration)', { cause: { kind: 'DatabaseDoesNotExist', db: 'x' } }],

@@ -45,11 +45,23 @@ describe('POST /api/v1/leads/generate answered synchronously', () => {
 describe('terminal statuses and their counts', () => {
   const cases: Array<[string, Record<string, unknown>, Record<string, unknown>]> = [
     ['the source has enough', { maxResults: 25 }, { status: 'COMPLETE', deliveredCount: 25, stopReason: null }],
-    ['the source has fewer', { maxResults: 25, keyword: 'sandbox:only=7' }, { status: 'PARTIAL', deliveredCount: 7, stopReason: 'source_exhausted' }],
+    [
+      'the source has fewer',
+      { maxResults: 25, keyword: 'sandbox:only=7' },
+      { status: 'PARTIAL', deliveredCount: 7, stopReason: 'source_exhausted' },
+    ],
     ['the source has none', { keyword: 'sandbox:empty' }, { status: 'EMPTY', deliveredCount: 0, stopReason: 'no_results' }],
     ['the upstream fails at once', { keyword: 'sandbox:fail' }, { status: 'FAILED', deliveredCount: 0, stopReason: 'provider_error' }],
-    ['the upstream refuses the credentials', { keyword: 'sandbox:unauthorized' }, { status: 'FAILED', deliveredCount: 0, stopReason: 'provider_unauthorized' }],
-    ['the upstream fails after some', { maxResults: 30, keyword: 'sandbox:fail_after=12' }, { status: 'PARTIAL', deliveredCount: 12, stopReason: 'provider_error' }],
+    [
+      'the upstream refuses the credentials',
+      { keyword: 'sandbox:unauthorized' },
+      { status: 'FAILED', deliveredCount: 0, stopReason: 'provider_unauthorized' },
+    ],
+    [
+      'the upstream fails after some',
+      { maxResults: 30, keyword: 'sandbox:fail_after=12' },
+      { status: 'PARTIAL', deliveredCount: 12, stopReason: 'provider_error' },
+    ],
   ];
   it.each(cases)('when %s, then the terminal object says so', async (_name, extra, expected) => {
     const res = await generate(world, account, { category: 'plumber', state: 'GB', ...extra });
@@ -77,7 +89,12 @@ describe('terminal statuses and their counts', () => {
 
 describe('the asynchronous answer', () => {
   it('when the job outlasts the wait, then 202 with Location, Retry-After and the job reference', async () => {
-    const res = await generate(world, account, { category: 'gym', state: 'US', maxResults: 20, keyword: 'sandbox:delay=300' }, { Prefer: 'wait=0' });
+    const res = await generate(
+      world,
+      account,
+      { category: 'gym', state: 'US', maxResults: 20, keyword: 'sandbox:delay=300' },
+      { Prefer: 'wait=0' },
+    );
     expect(res.status).toBe(202);
     expect(res.get('Preference-Applied')).toBe('wait=0');
     expect(res.get('Location')).toBe(`/api/v1/leads/jobs/${res.body.jobId}`);
@@ -136,7 +153,10 @@ describe('billing', () => {
     const { res } = await charged({ source: 'linkedin', category: 'software', state: 'United States', maxResults: 4 });
     expect(res.body.creditsCharged).toBe(8);
     expect(res.body.request.state).toBe('US');
-    expect(res.body.leads[0].person).toMatchObject({ fullName: expect.any(String), linkedinUrl: expect.stringContaining('linkedin.com/in/') });
+    expect(res.body.leads[0].person).toMatchObject({
+      fullName: expect.any(String),
+      linkedinUrl: expect.stringContaining('linkedin.com/in/'),
+    });
   });
 
   it('when shopify delivers 3 store rows, then 26 credits each', async () => {
@@ -161,7 +181,12 @@ describe('billing', () => {
 
   it('when a job is under way, then its worst case is reserved and unavailable to others', async () => {
     const who = await buildAccount(world.db, { credits: 300 });
-    const res = await generate(world, who, { category: 'vet', state: 'US', maxResults: 100, keyword: 'sandbox:delay=200' }, { Prefer: 'respond-async' });
+    const res = await generate(
+      world,
+      who,
+      { category: 'vet', state: 'US', maxResults: 100, keyword: 'sandbox:delay=200' },
+      { Prefer: 'respond-async' },
+    );
     expect(res.status).toBe(202);
     const account = await world.http.get('/api/v1/account').set(who.auth);
     expect(account.body.credits).toEqual({ balance: 300, reserved: 200, available: 100 });

@@ -59,7 +59,12 @@ describe('result sets and exports', () => {
   });
 
   it('when another account or a malformed id asks, then 404 job_not_found', async () => {
-    for (const url of [`/api/v1/leads/jobs/${maps.jobId}/leads`, `/api/v1/leads/result-sets/${maps.resultSetId}`, '/api/v1/leads/jobs/nope/leads', '/api/v1/leads/result-sets/rs_x']) {
+    for (const url of [
+      `/api/v1/leads/jobs/${maps.jobId}/leads`,
+      `/api/v1/leads/result-sets/${maps.resultSetId}`,
+      '/api/v1/leads/jobs/nope/leads',
+      '/api/v1/leads/result-sets/rs_x',
+    ]) {
       const res = await world.http.get(url).set(stranger.auth);
       expect(res.status).toBe(404);
       expect(res.body.code).toBe('job_not_found');
@@ -70,7 +75,12 @@ describe('result sets and exports', () => {
   });
 
   it('when a job is still running, then the leads committed so far, marked incomplete', async () => {
-    const started = await generate(world, account, { category: 'gym', state: 'US', maxResults: 100, keyword: 'sandbox:delay=150' }, { Prefer: 'respond-async' });
+    const started = await generate(
+      world,
+      account,
+      { category: 'gym', state: 'US', maxResults: 100, keyword: 'sandbox:delay=150' },
+      { Prefer: 'respond-async' },
+    );
     const jobId = started.body.jobId as string;
     for (let i = 0; i < 100; i += 1) {
       const job = await world.db.job.findUnique({ where: { id: jobId } });
@@ -109,7 +119,10 @@ describe('result sets and exports', () => {
     const paged: Item[] = [];
     let cursor: string | null = null;
     do {
-      const res = await world.http.get('/api/v1/leads').query({ limit: 7, ...(cursor ? { cursor } : {}) }).set(account.auth);
+      const res = await world.http
+        .get('/api/v1/leads')
+        .query({ limit: 7, ...(cursor ? { cursor } : {}) })
+        .set(account.auth);
       paged.push(...(res.body.items as Item[]));
       cursor = res.body.nextCursor as string | null;
     } while (cursor);
@@ -117,15 +130,23 @@ describe('result sets and exports', () => {
   });
 
   it('when exported as JSON Lines (Accept or ?format), then one item per line, as an attachment', async () => {
-    const res = await world.http.get(`/api/v1/leads/jobs/${maps.jobId}/leads`).set(account.auth).set('Accept', 'application/x-ndjson').buffer(true).parse((r, cb) => {
-      let text = '';
-      r.on('data', (c: Buffer) => (text += c.toString()));
-      r.on('end', () => cb(null, text));
-    });
+    const res = await world.http
+      .get(`/api/v1/leads/jobs/${maps.jobId}/leads`)
+      .set(account.auth)
+      .set('Accept', 'application/x-ndjson')
+      .buffer(true)
+      .parse((r, cb) => {
+        let text = '';
+        r.on('data', (c: Buffer) => (text += c.toString()));
+        r.on('end', () => cb(null, text));
+      });
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^application\/x-ndjson/);
     expect(res.headers['content-disposition']).toBe(`attachment; filename="leads-${maps.jobId}.jsonl"`);
-    const lines = (res.body as string).trimEnd().split('\n').map((l) => JSON.parse(l) as Item);
+    const lines = (res.body as string)
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Item);
     expect(lines.map((l) => l.lead)).toEqual(maps.leads);
     const viaQuery = await world.http.get('/api/v1/leads?format=jsonl').set(account.auth).buffer(true);
     expect(viaQuery.headers['content-type']).toMatch(/^application\/x-ndjson/);
@@ -138,7 +159,9 @@ describe('result sets and exports', () => {
     expect(res.headers['content-disposition']).toMatch(/^attachment; filename="leads-\d{4}-\d{2}-\d{2}\.csv"$/);
     expect(res.text).toContain('\r\n');
     const rows = parse(res.text, { columns: true }) as Array<Record<string, string>>;
-    expect(Object.keys(rows[0]!)).toEqual(expect.arrayContaining(['jobId', 'businessName', 'socialProfiles.linkedin', 'person.fullName', 'store.domain', 'contacts']));
+    expect(Object.keys(rows[0]!)).toEqual(
+      expect.arrayContaining(['jobId', 'businessName', 'socialProfiles.linkedin', 'person.fullName', 'store.domain', 'contacts']),
+    );
     expect(runningJobLeads).toBeGreaterThanOrEqual(10);
     expect(rows.length).toBe(25 + 12 + shopify.leads.length + runningJobLeads);
     const person = rows.find((r) => r.jobId === linkedin.jobId)!;
@@ -159,16 +182,25 @@ describe('result sets and exports', () => {
       [`/api/v1/leads.jsonl?jobId=${maps.jobId}`, `/api/v1/leads?format=jsonl&jobId=${maps.jobId}`],
     ];
     for (const [own, negotiated] of pairs) {
-      const a = await world.http.get(own).set(account.auth).set('Accept', 'application/json').buffer(true).parse((r, cb) => {
-        let body = '';
-        r.on('data', (c: Buffer) => (body += c.toString()));
-        r.on('end', () => cb(null, body));
-      });
-      const b = await world.http.get(negotiated).set(account.auth).buffer(true).parse((r, cb) => {
-        let body = '';
-        r.on('data', (c: Buffer) => (body += c.toString()));
-        r.on('end', () => cb(null, body));
-      });
+      const a = await world.http
+        .get(own)
+        .set(account.auth)
+        .set('Accept', 'application/json')
+        .buffer(true)
+        .parse((r, cb) => {
+          let body = '';
+          r.on('data', (c: Buffer) => (body += c.toString()));
+          r.on('end', () => cb(null, body));
+        });
+      const b = await world.http
+        .get(negotiated)
+        .set(account.auth)
+        .buffer(true)
+        .parse((r, cb) => {
+          let body = '';
+          r.on('data', (c: Buffer) => (body += c.toString()));
+          r.on('end', () => cb(null, body));
+        });
       expect([own, a.status, a.headers['content-type']]).toEqual([own, 200, b.headers['content-type']]);
       expect(a.headers['content-disposition']).toBe(b.headers['content-disposition']);
       expect(String(a.body).split('\n').length).toBe(own.includes('.csv') ? 27 : 26);
@@ -181,7 +213,14 @@ describe('result sets and exports', () => {
 
   it('when a cell would run as a spreadsheet formula, then it is neutralised with a leading apostrophe', async () => {
     const job = await finishedJob(world, account, { category: 'bakery', state: 'FR', maxResults: 1 });
-    const evil = { ...(job.leads[0] as object), businessName: '=HYPERLINK("http://evil.example","x")', address: '@SUM(A1)', email: '-2+3', website: '\tx', categories: ['+cmd'] };
+    const evil = {
+      ...(job.leads[0] as object),
+      businessName: '=HYPERLINK("http://evil.example","x")',
+      address: '@SUM(A1)',
+      email: '-2+3',
+      website: '\tx',
+      categories: ['+cmd'],
+    };
     await world.db.sql.query('UPDATE leads SET data = $2 WHERE job_id = $1', [job.jobId, JSON.stringify(evil)]);
     const res = await world.http.get(`/api/v1/leads/jobs/${job.jobId}/leads?format=csv`).set(account.auth).buffer(true);
     const [row] = parse(res.text, { columns: true }) as Array<Record<string, string>>;
@@ -193,13 +232,18 @@ describe('result sets and exports', () => {
   });
 
   it('when the parameters are bad, then 400 validation_failed with a pointer per parameter', async () => {
-    const res = await world.http.get('/api/v1/leads?limit=1001&format=xml&source=x&jobId=1&createdAfter=now&cursor=zz&q=1').set(account.auth);
+    const res = await world.http
+      .get('/api/v1/leads?limit=1001&format=xml&source=x&jobId=1&createdAfter=now&cursor=zz&q=1')
+      .set(account.auth);
     expect(res.status).toBe(400);
     expect((res.body.errors as Array<{ pointer: string }>).map((e) => e.pointer).sort()).toEqual(
       ['#/createdAfter', '#/cursor', '#/format', '#/jobId', '#/limit', '#/q', '#/source'].sort(),
     );
     const jobsCursor = await world.http.get('/api/v1/leads/jobs?limit=1').set(account.auth);
-    const crossed = await world.http.get(`/api/v1/leads/jobs/${maps.jobId}/leads`).query({ cursor: jobsCursor.body.nextCursor }).set(account.auth);
+    const crossed = await world.http
+      .get(`/api/v1/leads/jobs/${maps.jobId}/leads`)
+      .query({ cursor: jobsCursor.body.nextCursor })
+      .set(account.auth);
     expect(crossed.status).toBe(400);
   });
 });
@@ -215,17 +259,21 @@ describe('a large export', () => {
   afterAll(() => world.close());
 
   it('when the whole account is streamed, then every lead arrives once, in order, in batches', async () => {
-    const res = await world.http.get('/api/v1/leads?format=jsonl').set(account.auth).buffer(true).parse((r, cb) => {
-      let lines = 0;
-      let last = '';
-      r.on('data', (c: Buffer) => {
-        const text = last + c.toString();
-        const parts = text.split('\n');
-        last = parts.pop()!;
-        lines += parts.length;
+    const res = await world.http
+      .get('/api/v1/leads?format=jsonl')
+      .set(account.auth)
+      .buffer(true)
+      .parse((r, cb) => {
+        let lines = 0;
+        let last = '';
+        r.on('data', (c: Buffer) => {
+          const text = last + c.toString();
+          const parts = text.split('\n');
+          last = parts.pop()!;
+          lines += parts.length;
+        });
+        r.on('end', () => cb(null, lines));
       });
-      r.on('end', () => cb(null, lines));
-    });
     expect(res.status).toBe(200);
     expect(res.body).toBe(50_000);
   });

@@ -36,7 +36,10 @@ describe('GET /api/v1/leads paged while jobs are created and deliver', () => {
       // created and run to their end; then it pages on to the end.
       const creating = cursor && seen.length < before.length;
       const [res] = await Promise.all([
-        world.http.get('/api/v1/leads').query({ limit: 5, ...(cursor ? { cursor } : {}) }).set(account.auth),
+        world.http
+          .get('/api/v1/leads')
+          .query({ limit: 5, ...(cursor ? { cursor } : {}) })
+          .set(account.auth),
         creating ? Promise.all([finishedJob(world, account, 3), finishedJob(world, account, 2)]).then((ids) => created.push(...ids)) : null,
       ]);
       expect(res.status).toBe(200);

@@ -71,7 +71,13 @@ describe('GET /api/v1/leads/jobs', () => {
     const at = new Date('2026-01-01T00:00:00.000Z');
     await world.db.job.updateMany({ where: { id: { in: jobs.slice(0, 4).map((j) => j.id) } }, data: { createdAt: at } });
     const { seen } = await pageAll(world, account, '/api/v1/leads/jobs?limit=1&createdBefore=2026-01-01T00:00:00.001Z');
-    expect(seen.map((j) => j.jobId)).toEqual(jobs.slice(0, 4).map((j) => j.id).sort().reverse());
+    expect(seen.map((j) => j.jobId)).toEqual(
+      jobs
+        .slice(0, 4)
+        .map((j) => j.id)
+        .sort()
+        .reverse(),
+    );
   });
 
   it('when another account lists, then none of this account’s jobs appear', async () => {
@@ -95,7 +101,9 @@ describe('GET /api/v1/leads/jobs', () => {
     const bySource = await world.http.get('/api/v1/leads/jobs?source=linkedin').set(account.auth);
     expect((bySource.body.items as Array<{ jobId: string }>).map((j) => j.jobId)).toEqual([linkedin]);
     const last = await world.db.job.findUniqueOrThrow({ where: { id: linkedin! } });
-    const after = await world.http.get(`/api/v1/leads/jobs?createdAfter=${encodeURIComponent(last.createdAt.toISOString())}`).set(account.auth);
+    const after = await world.http
+      .get(`/api/v1/leads/jobs?createdAfter=${encodeURIComponent(last.createdAt.toISOString())}`)
+      .set(account.auth);
     expect((after.body.items as Array<{ jobId: string }>).map((j) => j.jobId)).toEqual([linkedin]);
     const before = await world.http.get('/api/v1/leads/jobs?createdBefore=2000-01-01T00:00:00%2B02:00').set(account.auth);
     expect(before.body.items).toEqual([]);

@@ -27,7 +27,8 @@ function undescribed(schema: unknown, at: string, out: string[] = []): string[] 
     if (!property.description && !property.$ref) out.push(`${at}.${name}`);
     undescribed(property, `${at}.${name}`, out);
   }
-  for (const key of ['items', 'anyOf', 'oneOf', 'allOf', 'additionalProperties']) if (node[key]) undescribed(node[key], `${at}/${key}`, out);
+  for (const key of ['items', 'anyOf', 'oneOf', 'allOf', 'additionalProperties'])
+    if (node[key]) undescribed(node[key], `${at}/${key}`, out);
   return out;
 }
 
@@ -40,10 +41,15 @@ describe('the OpenAPI document, as tools read it', () => {
       const cli = path.join(ROOT, 'node_modules/@redocly/cli/bin/cli.js');
       // No telemetry, no update check: tests reach nothing but loopback.
       const env = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', CI: 'true', NO_COLOR: '1' };
-      const run = await promisify(execFile)(process.execPath, [cli, 'lint', file, '--extends=recommended', '--format=json'], { env, cwd: dir, maxBuffer: 16 << 20 }).catch(
-        (error: { stdout: string; stderr: string }) => error,
-      );
-      const report = JSON.parse(run.stdout.slice(run.stdout.indexOf('{'))) as { totals: Record<string, number>; problems: Array<{ ruleId: string; message: string }> };
+      const run = await promisify(execFile)(process.execPath, [cli, 'lint', file, '--extends=recommended', '--format=json'], {
+        env,
+        cwd: dir,
+        maxBuffer: 16 << 20,
+      }).catch((error: { stdout: string; stderr: string }) => error);
+      const report = JSON.parse(run.stdout.slice(run.stdout.indexOf('{'))) as {
+        totals: Record<string, number>;
+        problems: Array<{ ruleId: string; message: string }>;
+      };
       expect(report.problems.map((p) => `${p.ruleId}: ${p.message}`)).toEqual([]);
       expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
     } finally {
@@ -57,10 +63,13 @@ describe('the OpenAPI document, as tools read it', () => {
       for (const key of ['operationId', 'summary', 'description']) if (!operation[key]) missing.push(`${name}: ${key}`);
       if (!operation.tags?.length) missing.push(`${name}: tags`);
       for (const [status, response] of Object.entries(operation.responses as Doc)) {
-        for (const [type, media] of Object.entries((response.content ?? {}) as Doc)) missing.push(...undescribed(media.schema, `${name} ${status} ${type}`));
+        for (const [type, media] of Object.entries((response.content ?? {}) as Doc))
+          missing.push(...undescribed(media.schema, `${name} ${status} ${type}`));
       }
-      for (const [type, media] of Object.entries((operation.requestBody?.content ?? {}) as Doc)) missing.push(...undescribed(media.schema, `${name} body ${type}`));
-      for (const parameter of (operation.parameters ?? []) as Doc[]) if (!parameter.$ref && !parameter.description) missing.push(`${name}: parameter ${parameter.name}`);
+      for (const [type, media] of Object.entries((operation.requestBody?.content ?? {}) as Doc))
+        missing.push(...undescribed(media.schema, `${name} body ${type}`));
+      for (const parameter of (operation.parameters ?? []) as Doc[])
+        if (!parameter.$ref && !parameter.description) missing.push(`${name}: parameter ${parameter.name}`);
     }
     for (const [name, schema] of Object.entries(doc.components.schemas as Doc)) missing.push(...undescribed(schema, name));
     expect(missing).toEqual([]);

@@ -22,12 +22,17 @@ describe('the OpenAPI document', () => {
     expect(validate(doc)).toBe(true);
     const refs = JSON.stringify(doc).match(/"\$ref":"#\/[^"]+"/g) ?? [];
     for (const ref of refs) {
-      const target = ref.slice(9, -1).split('/').slice(1).reduce((node: any, key) => node?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], doc); // eslint-disable-line @typescript-eslint/no-explicit-any
+      const target = ref
+        .slice(9, -1)
+        .split('/')
+        .slice(1)
+        .reduce((node: any, key) => node?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], doc); // eslint-disable-line @typescript-eslint/no-explicit-any
       expect([ref, target !== undefined]).toEqual([ref, true]);
     }
     // Every schema compiles (as JSON Schema 2020-12, OpenAPI 3.1's dialect).
     ajv.addSchema({ ...doc, $id: 'doc' });
-    for (const name of Object.keys(doc.components.schemas)) expect(() => ajv.compile({ $ref: `doc#/components/schemas/${name}` })).not.toThrow();
+    for (const name of Object.keys(doc.components.schemas))
+      expect(() => ajv.compile({ $ref: `doc#/components/schemas/${name}` })).not.toThrow();
   });
 
   it('when compared with docs/errors.md, then the Problem schema lists exactly its codes', () => {
@@ -45,7 +50,12 @@ describe('the OpenAPI document', () => {
     const samples: unknown[] = [
       { category: 'dentist', state: 'US' },
       { category: 'dentist', state: 'US', city: 'Austin', keyword: 'kids', maxResults: 100 },
-      { source: 'linkedin', category: 'cto', state: 'DE', linkedinParams: { title: ['CTO', 'VP'], seniority: ['vp'], companySize: ['11-50'] } },
+      {
+        source: 'linkedin',
+        category: 'cto',
+        state: 'DE',
+        linkedinParams: { title: ['CTO', 'VP'], seniority: ['vp'], companySize: ['11-50'] },
+      },
       { source: 'shopify', category: 'apparel', state: 'US', decisionMakerTitles: ['Founder'], requiredChannels: ['email'] },
       { category: 'dentist' },
       { state: 'US' },
@@ -77,11 +87,29 @@ describe('the OpenAPI document', () => {
 
   it('when a response leaves the document, then the response checker reports it', () => {
     const checker = new OpenApiResponses();
-    expect(checker.check('GET', '/api/v1/account', 200, 'application/json', '{"accountId":"a","name":"n","credits":{"balance":1,"reserved":0,"available":1}}')).toBeNull();
+    expect(
+      checker.check(
+        'GET',
+        '/api/v1/account',
+        200,
+        'application/json',
+        '{"accountId":"a","name":"n","credits":{"balance":1,"reserved":0,"available":1}}',
+      ),
+    ).toBeNull();
     expect(checker.check('GET', '/api/v1/account', 200, 'application/json', '{"accountId":"a"}')).toMatch(/credits/);
     expect(checker.check('GET', '/api/v1/account', 200, 'text/html', '<p>')).toMatch(/content type/);
-    expect(checker.check('GET', '/api/v1/leads/jobs/job_x', 404, 'application/problem+json', '{"type":"t","title":"t","status":404,"detail":"d","code":"nope"}')).toMatch(/code/);
-    expect(checker.check('GET', '/api/v1/leads/jobs?limit=1', 200, 'application/json', '{"items":[{"jobId":"j"}],"nextCursor":null}')).not.toBeNull();
+    expect(
+      checker.check(
+        'GET',
+        '/api/v1/leads/jobs/job_x',
+        404,
+        'application/problem+json',
+        '{"type":"t","title":"t","status":404,"detail":"d","code":"nope"}',
+      ),
+    ).toMatch(/code/);
+    expect(
+      checker.check('GET', '/api/v1/leads/jobs?limit=1', 200, 'application/json', '{"items":[{"jobId":"j"}],"nextCursor":null}'),
+    ).not.toBeNull();
   });
 });
 

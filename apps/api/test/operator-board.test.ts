@@ -29,7 +29,12 @@ describe('Bull Board for operators', () => {
     expect(page.text).not.toMatch(/https:\/\/fonts\./);
     const queues = await world.http.get('/admin/queues/api/queues').set('Authorization', auth);
     expect(queues.status).toBe(200);
-    expect((queues.body.queues as Array<{ name: string }>).map((q) => q.name).sort()).toEqual(['google_maps', 'linkedin', 'shopify', 'webhooks']);
+    expect((queues.body.queues as Array<{ name: string }>).map((q) => q.name).sort()).toEqual([
+      'google_maps',
+      'linkedin',
+      'shopify',
+      'webhooks',
+    ]);
   });
 });
 

@@ -17,7 +17,12 @@ describe('Bull Board login throttling', () => {
 
   /** GET /admin/queues from a loopback address of its own, so a test can be several clients. */
   const login = (from: string, user: string, password: string) =>
-    rawRequest(world.api.port, { method: 'GET', path: '/admin/queues', headers: { Authorization: basic(user, password) }, localAddress: from });
+    rawRequest(world.api.port, {
+      method: 'GET',
+      path: '/admin/queues',
+      headers: { Authorization: basic(user, password) },
+      localAddress: from,
+    });
 
   it('when one client fails too often, then 429 with Retry-After even for the right password, while other clients still log in', async () => {
     for (let i = 0; i < PER_CLIENT; i += 1) expect((await login('127.0.0.1', 'operator', `guess-${i}`)).status).toBe(401);
@@ -83,9 +88,19 @@ describe('Bull Board security headers', () => {
 
   it('when the board API gets a compressed or malformed body, then Problem Details, never the board error page', async () => {
     const auth = { Authorization: basic('operator', PASSWORD), 'Content-Type': 'application/json' };
-    const gz = await rawRequest(world.api.port, { method: 'PUT', path: '/admin/queues/api/queues/google_maps/pause', headers: { ...auth, 'Content-Encoding': 'gzip' }, body: 'xx' });
+    const gz = await rawRequest(world.api.port, {
+      method: 'PUT',
+      path: '/admin/queues/api/queues/google_maps/pause',
+      headers: { ...auth, 'Content-Encoding': 'gzip' },
+      body: 'xx',
+    });
     expect({ status: gz.status, code: gz.body?.code }).toEqual({ status: 415, code: 'unsupported_content_encoding' });
-    const bad = await rawRequest(world.api.port, { method: 'PUT', path: '/admin/queues/api/queues/google_maps/pause', headers: auth, body: '{"x":' });
+    const bad = await rawRequest(world.api.port, {
+      method: 'PUT',
+      path: '/admin/queues/api/queues/google_maps/pause',
+      headers: auth,
+      body: '{"x":',
+    });
     expect({ status: bad.status, code: bad.body?.code }).toEqual({ status: 400, code: 'malformed_json' });
   });
 });

@@ -64,7 +64,10 @@ describe('readiness against the database schema', () => {
       const shipped = shippedSchema();
       const [first] = shipped.functions;
       if (!first) throw new Error('no function files shipped');
-      const changed = { ...shipped, functions: [...shipped.functions.filter((f) => f !== first), { name: first.name, checksum: 'f'.repeat(64) }] };
+      const changed = {
+        ...shipped,
+        functions: [...shipped.functions.filter((f) => f !== first), { name: first.name, checksum: 'f'.repeat(64) }],
+      };
       expect(await schemaStatus(db, changed)).toMatchObject({ current: false, missing: [`${first.name}.sql`] });
       await db.$executeRawUnsafe('DELETE FROM "_function_files" WHERE name = $1', first.name);
       const res = await world.http.get('/readyz');
@@ -72,7 +75,12 @@ describe('readiness against the database schema', () => {
       expect(res.body.checks.postgres).toBe('schema_behind');
       expect(res.body.detail).toContain(`${first.name}.sql`);
       // A newer release re-applied the file with another text after this one's: this one still counts it applied.
-      await db.$executeRawUnsafe('INSERT INTO "_function_files" (name, checksum, applied_at) VALUES ($1, $2, now() - interval \'1 hour\'), ($1, $3, now())', first.name, first.checksum, 'e'.repeat(64));
+      await db.$executeRawUnsafe(
+        'INSERT INTO "_function_files" (name, checksum, applied_at) VALUES ($1, $2, now() - interval \'1 hour\'), ($1, $3, now())',
+        first.name,
+        first.checksum,
+        'e'.repeat(64),
+      );
       expect(await schemaStatus(db, shipped)).toEqual({ current: true });
     } finally {
       await db.$disconnect();

@@ -177,7 +177,13 @@ describe('linkedinParams', () => {
   it('when every filter is given with good values, then all are accepted and normalised', async () => {
     const request = await accepted({
       ...linkedin,
-      linkedinParams: { title: 'CTO', seniority: ['c_suite', 'vp'], industry: 'Software', companySize: ['11-50', '10001+'], country: 'Germany' },
+      linkedinParams: {
+        title: 'CTO',
+        seniority: ['c_suite', 'vp'],
+        industry: 'Software',
+        companySize: ['11-50', '10001+'],
+        country: 'Germany',
+      },
     });
     expect(request.linkedinParams).toEqual({
       title: ['CTO'],
@@ -296,8 +302,21 @@ describe('the body as a whole', () => {
       decisionMakerTitles: ['x'],
       requiredChannels: ['email'],
     });
-    expect(expectValidationProblem(res).map((p) => p.pointer).sort()).toEqual(
-      ['#/category', '#/city', '#/decisionMakerTitles', '#/keyword', '#/linkedinParams', '#/maxResults', '#/requiredChannels', '#/state'].sort(),
+    expect(
+      expectValidationProblem(res)
+        .map((p) => p.pointer)
+        .sort(),
+    ).toEqual(
+      [
+        '#/category',
+        '#/city',
+        '#/decisionMakerTitles',
+        '#/keyword',
+        '#/linkedinParams',
+        '#/maxResults',
+        '#/requiredChannels',
+        '#/state',
+      ].sort(),
     );
   });
 

@@ -12,7 +12,11 @@ describe('the suppression list', () => {
   });
   afterAll(() => world.close());
 
-  const put = (who: TestAccount, body: unknown) => world.http.put('/api/v1/suppressions').set(who.auth).send(body as object);
+  const put = (who: TestAccount, body: unknown) =>
+    world.http
+      .put('/api/v1/suppressions')
+      .set(who.auth)
+      .send(body as object);
 
   it('when entries are not what their list says, then 400 with a pointer to each, and nothing is stored', async () => {
     const res = await put(account, { domains: ['acme.com', 'not a domain'], emails: ['x@'], phones: ['555-0100'], urls: [] });
@@ -27,8 +31,17 @@ describe('the suppression list', () => {
   it('when leads match the list, then they are neither delivered nor billed, the job fills up with others and says how many it passed over', async () => {
     const who = await buildAccount(world.db, { credits: 10_000 });
     const before = await generate(world, who, area);
-    const [byDomain, byEmail, byPhone] = before.body.leads as Array<{ website: string; email: string; phone: string; businessName: string }>;
-    const added = await put(who, { domains: [`https://WWW.${new URL(byDomain!.website).hostname}/about`], emails: [byEmail!.email.toUpperCase()], phones: [byPhone!.phone] });
+    const [byDomain, byEmail, byPhone] = before.body.leads as Array<{
+      website: string;
+      email: string;
+      phone: string;
+      businessName: string;
+    }>;
+    const added = await put(who, {
+      domains: [`https://WWW.${new URL(byDomain!.website).hostname}/about`],
+      emails: [byEmail!.email.toUpperCase()],
+      phones: [byPhone!.phone],
+    });
     expect(added.status).toBe(200);
     expect(added.body).toMatchObject({ added: 3, counts: { domain: 1, email: 1, phone: 1 } });
 
@@ -60,7 +73,10 @@ describe('the suppression list', () => {
     expect(second.body.items[0].value > first.body.items[999].value).toBe(true);
     expect((await world.http.get('/api/v1/suppressions?cursor=bogus').set(who.auth)).body.errors[0].pointer).toBe('#/cursor');
 
-    const removed = await world.http.delete('/api/v1/suppressions').set(who.auth).send({ emails: emails.slice(0, 500) });
+    const removed = await world.http
+      .delete('/api/v1/suppressions')
+      .set(who.auth)
+      .send({ emails: emails.slice(0, 500) });
     expect(removed.body).toEqual({ removed: 500, counts: { domain: 0, email: 99_500, phone: 0 } });
     const tooMany = await put(who, { emails: [...emails, 'one@more.example'] });
     expect(tooMany.status).toBe(400);

@@ -25,10 +25,13 @@ async function startProxy(target: number): Promise<{ port: number; close(): Prom
 function login(port: number, client: string, password: string): Promise<number> {
   return new Promise((resolve, reject) => {
     http
-      .get({ host: '127.0.0.1', port, path: '/admin/queues', headers: { Authorization: basic(password), 'X-Test-Client': client } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      })
+      .get(
+        { host: '127.0.0.1', port, path: '/admin/queues', headers: { Authorization: basic(password), 'X-Test-Client': client } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      )
       .on('error', reject);
   });
 }

@@ -1,6 +1,13 @@
 import { loadConfigOrExit, opsPort } from '@leadgen/config';
 import { logger, setLogLevel, setProcessName } from '@leadgen/logger';
-import { collectProcessMetrics, metricsRoute, startOpsServer, startingReport, startupFailureLine, type ReadinessReport } from '@leadgen/ops';
+import {
+  collectProcessMetrics,
+  metricsRoute,
+  startOpsServer,
+  startingReport,
+  startupFailureLine,
+  type ReadinessReport,
+} from '@leadgen/ops';
 import { startWorker, type RunningWorker } from './start-worker';
 import { waitForRedis } from './wait-for-redis';
 
@@ -14,7 +21,12 @@ async function main(): Promise<void> {
   // The operations port first, so liveness answers while the consumers connect.
   let worker: RunningWorker | null = null;
   let redisDown = false;
-  const waitingForRedis: ReadinessReport = { ready: false, status: 'unavailable', checks: { redis: 'unavailable' }, detail: 'Redis does not answer at REDIS_URL' };
+  const waitingForRedis: ReadinessReport = {
+    ready: false,
+    status: 'unavailable',
+    checks: { redis: 'unavailable' },
+    detail: 'Redis does not answer at REDIS_URL',
+  };
   ports = { OPS_PORT: opsPort(config, 'worker') };
   const ops = await startOpsServer({
     host: config.ops.host,

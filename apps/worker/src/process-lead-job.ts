@@ -4,7 +4,14 @@ import { commitPage, findJob, startJob, type Database, type JobRecord, type Sett
 import { isTerminal, suppressionKeysOf, type JobOutcome, type Source } from '@leadgen/domain';
 import { logger, withLogContext } from '@leadgen/logger';
 import { metrics } from '@leadgen/ops';
-import { countUpstreamCalls, onUpstreamRetry, ProviderError, type LeadProvider, type ProviderLead, type UpstreamRetry } from '@leadgen/providers';
+import {
+  countUpstreamCalls,
+  onUpstreamRetry,
+  ProviderError,
+  type LeadProvider,
+  type ProviderLead,
+  type UpstreamRetry,
+} from '@leadgen/providers';
 import {
   WaitingError,
   type Job,
@@ -83,8 +90,7 @@ async function processLeadJob<S extends Source>(
   const deadline = (record.startedAt ?? new Date()).getTime() + config.worker.jobTimeoutMs;
   const controller = new AbortController();
   // BullMQ aborts its signal for worker.cancelJob (a cancel message) and cancelAllJobs (shutdown).
-  const onBullAbort = () =>
-    controller.abort(new JobInterrupted(bullSignal.reason === 'shutdown' ? 'shutdown' : 'cancelled'));
+  const onBullAbort = () => controller.abort(new JobInterrupted(bullSignal.reason === 'shutdown' ? 'shutdown' : 'cancelled'));
   bullSignal.addEventListener('abort', onBullAbort, { once: true });
   const timer = setTimeout(() => controller.abort(new JobInterrupted('timeout')), Math.max(0, deadline - Date.now()));
 
@@ -180,7 +186,9 @@ function pageReporter(job: Job): { page: (report: PageReport) => void; flush: ()
     lastWrite = Date.now();
     const lines = unwritten.join('\n');
     unwritten = [];
-    Promise.all([job.updateProgress(progress), job.log(lines)]).catch((error: Error) => logger.debug('job progress not recorded', { error: error.message }));
+    Promise.all([job.updateProgress(progress), job.log(lines)]).catch((error: Error) =>
+      logger.debug('job progress not recorded', { error: error.message }),
+    );
   };
   return {
     page: ({ page, leads, deliveredCount, requestedCount }) => {
@@ -220,7 +228,8 @@ async function collectLeads(
   // Each lead's domains, emails and phones are read only once the account is known to keep a
   // suppression list (the first page commit says so, writing nothing, and is sent again).
   let withMatches = false;
-  const matched = (leads: ProviderLead[]) => leads.map((item) => ({ ...item, matches: suppressionKeysOf(item.lead, record.request.state) }));
+  const matched = (leads: ProviderLead[]) =>
+    leads.map((item) => ({ ...item, matches: suppressionKeysOf(item.lead, record.request.state) }));
   const commitWithMatches = async (leads: ProviderLead[], cursor: string | null) => {
     const commit = await commitPage(db, record.id, withMatches ? matched(leads) : leads, cursor);
     if (commit.kind !== 'needs_matches') return commit;
@@ -236,7 +245,8 @@ async function collectLeads(
     const leads = commit.deliveredCount - basis.deliveredCount;
     if (leads > 0) {
       metrics.leadsDelivered.inc({ source: record.source }, leads);
-      if (basis.deliveredCount === 0) metrics.timeToFirstLead.observe({ source: record.source }, (Date.now() - record.createdAt.getTime()) / 1000);
+      if (basis.deliveredCount === 0)
+        metrics.timeToFirstLead.observe({ source: record.source }, (Date.now() - record.createdAt.getTime()) / 1000);
     }
     basis.deliveredCount = commit.deliveredCount;
     pageNumber += 1;
@@ -251,7 +261,12 @@ async function collectLeads(
  * Settles the job through the one settlement pipeline (@leadgen/commands: PostgreSQL, the source of truth,
  * then metrics, the terminal event and the webhook deliveries) and returns its terminal object for the queue entry.
  */
-export async function finish(deps: HandlerDependencies, jobId: string, outcome: JobOutcome, basis?: SettlementBasis): Promise<LeadJobResult | null> {
+export async function finish(
+  deps: HandlerDependencies,
+  jobId: string,
+  outcome: JobOutcome,
+  basis?: SettlementBasis,
+): Promise<LeadJobResult | null> {
   const { settlement } = await settleJob(deps, jobId, outcome, basis);
   return jobResult(settlement?.job);
 }

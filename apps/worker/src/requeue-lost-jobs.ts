@@ -28,13 +28,17 @@ export async function requeueLostJobs(
   const lost = [];
   for (const job of still) if (await queue.hasNoLiveEntry(job.source, job.id)) lost.push(job);
   if (lost.length === 0) return [];
-  const stillOpen = await openJobIds(db, lost.map((job) => job.id));
+  const stillOpen = await openJobIds(
+    db,
+    lost.map((job) => job.id),
+  );
   const requeued: string[] = [];
   for (const job of lost) {
     if (!stillOpen.has(job.id)) continue;
     await queue.requeue(job.source, { jobId: job.id, accountId: job.accountId });
     requeued.push(job.id);
   }
-  if (requeued.length > 0) logger.warn('requeued jobs whose queue entry was lost', { count: requeued.length, jobIds: requeued.slice(0, 20) });
+  if (requeued.length > 0)
+    logger.warn('requeued jobs whose queue entry was lost', { count: requeued.length, jobIds: requeued.slice(0, 20) });
   return requeued;
 }

@@ -32,7 +32,9 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
   const missing = sources.filter((source) => !providers[source]);
   if (missing.length > 0) {
     await closeProviders(providers);
-    throw new Error(`WORKER_QUEUES names ${missing.join(', ')}, which no provider serves: the worker would leave those jobs in their queues`);
+    throw new Error(
+      `WORKER_QUEUES names ${missing.join(', ')}, which no provider serves: the worker would leave those jobs in their queues`,
+    );
   }
 
   // Bounded whatever the concurrency: a job borrows a connection for a statement, never while it waits on an upstream.
@@ -62,7 +64,10 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
   await consumers.start();
   // Its connection fails fast rather than queueing commands: the first sweep waits for it.
   await queues.waitUntilReady(5_000);
-  const sweep = startLostJobSweep(db, queues, sources, { stillForMs: config.worker.lostJobAfterMs, periodMs: config.worker.lostJobSweepMs });
+  const sweep = startLostJobSweep(db, queues, sources, {
+    stillForMs: config.worker.lostJobAfterMs,
+    periodMs: config.worker.lostJobSweepMs,
+  });
   logger.info('worker started', {
     sources,
     concurrency: config.worker.concurrency,

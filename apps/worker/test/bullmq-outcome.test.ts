@@ -25,7 +25,12 @@ describe("a queue entry's BullMQ outcome matches its job's terminal status", () 
 
   it('when a job is COMPLETE, then its entry completed with the terminal object, progress and a log line per page', async () => {
     // Pages a second apart, as a real upstream's: progress is written at most once a second per job.
-    const res = await generate(world, account, { category: 'bakery', state: 'FR', maxResults: 25, keyword: 'sandbox:delay=1100' }, { Prefer: 'wait=20' });
+    const res = await generate(
+      world,
+      account,
+      { category: 'bakery', state: 'FR', maxResults: 25, keyword: 'sandbox:delay=1100' },
+      { Prefer: 'wait=20' },
+    );
     expect(res.body.status).toBe('COMPLETE');
     expect(await settled(queue, res.body.jobId)).toBe('completed');
     const entry = (await queue.getJob(res.body.jobId))!;
@@ -49,7 +54,12 @@ describe("a queue entry's BullMQ outcome matches its job's terminal status", () 
   });
 
   it('when pages come less than a second apart and the job runs past its first second, then every page has its line, the last ones written at the end', async () => {
-    const res = await generate(world, account, { category: 'bakery', state: 'FR', maxResults: 25, keyword: 'sandbox:delay=600' }, { Prefer: 'wait=20' });
+    const res = await generate(
+      world,
+      account,
+      { category: 'bakery', state: 'FR', maxResults: 25, keyword: 'sandbox:delay=600' },
+      { Prefer: 'wait=20' },
+    );
     expect(res.body.status).toBe('COMPLETE');
     expect(await settled(queue, res.body.jobId)).toBe('completed');
     const { logs } = await queue.getJobLogs(res.body.jobId);

@@ -28,12 +28,18 @@ describe('a job whose own code fails', () => {
   });
 
   const attempt = (jobId: string, accountId: string, attemptsMade: number) =>
-    ({ data: { jobId, accountId, source: 'google_maps' }, attemptsMade, opts: { attempts: 5 } }) as unknown as Job<QueuePayloads['google_maps']>;
+    ({ data: { jobId, accountId, source: 'google_maps' }, attemptsMade, opts: { attempts: 5 } }) as unknown as Job<
+      QueuePayloads['google_maps']
+    >;
 
   it('when an attempt that is not the last fails, then BullMQ gets the error to retry and the job stays open', async () => {
     const account = await buildAccount(world.db, { credits: 1_000 });
     const res = await generate(world, account, { category: 'dentist', state: 'US', maxResults: 5 }, { Prefer: 'respond-async' });
-    const handler = createLeadJobHandler(buggy, { config: world.config, db: world.db, events: jobEventPublisher(connection, redisKeys(world.config.redis)) });
+    const handler = createLeadJobHandler(buggy, {
+      config: world.config,
+      db: world.db,
+      events: jobEventPublisher(connection, redisKeys(world.config.redis)),
+    });
     await expect(handler(attempt(res.body.jobId, account.accountId, 0), 'token', new AbortController().signal)).rejects.toThrow(TypeError);
     expect((await findJob(world.db, res.body.jobId))?.status).toBe('running');
   });
@@ -41,7 +47,11 @@ describe('a job whose own code fails', () => {
   it('when its last attempt fails, then the worker holding it settles it FAILED internal_error itself, reservation released', async () => {
     const account = await buildAccount(world.db, { credits: 1_000 });
     const res = await generate(world, account, { category: 'dentist', state: 'US', maxResults: 5 }, { Prefer: 'respond-async' });
-    const handler = createLeadJobHandler(buggy, { config: world.config, db: world.db, events: jobEventPublisher(connection, redisKeys(world.config.redis)) });
+    const handler = createLeadJobHandler(buggy, {
+      config: world.config,
+      db: world.db,
+      events: jobEventPublisher(connection, redisKeys(world.config.redis)),
+    });
     await handler(attempt(res.body.jobId, account.accountId, 4), 'token', new AbortController().signal);
     expect(await findJob(world.db, res.body.jobId)).toMatchObject({ status: 'FAILED', stopReason: 'internal_error', creditsCharged: 0 });
     expect(await creditSummary(world.db, account.accountId)).toEqual({ balance: 1_000, reserved: 0, available: 1_000 });

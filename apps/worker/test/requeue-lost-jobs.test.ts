@@ -45,7 +45,7 @@ describe('jobs whose queue entry was lost', () => {
     }
   });
 
-  it('when a job finishes between the sweep\'s read and its look at the queue, then it is not enqueued again', async () => {
+  it("when a job finishes between the sweep's read and its look at the queue, then it is not enqueued again", async () => {
     const account = await buildAccount(world.db, { credits: 1_000 });
     const res = await generate(world, account, { category: 'dentist', state: 'US', maxResults: 4 }, { Prefer: 'respond-async' });
     const jobId = res.body.jobId as string;

@@ -1,4 +1,15 @@
-import type { Account, AuditEventPage, LinkedinCountries, OpenApiDocument, Readiness, SuppressionLists, SuppressionPage, SuppressionsAdded, SuppressionsRemoved, Tariffs } from './api-bodies.js';
+import type {
+  Account,
+  AuditEventPage,
+  LinkedinCountries,
+  OpenApiDocument,
+  Readiness,
+  SuppressionLists,
+  SuppressionPage,
+  SuppressionsAdded,
+  SuppressionsRemoved,
+  Tariffs,
+} from './api-bodies.js';
 import { sendJson, type HttpOptions, type RequestOptions } from './http.js';
 import { items, pages, query } from './query-string.js';
 import type { WithMeta } from './response-meta.js';

@@ -52,4 +52,10 @@ export type NewWebhookEndpoint = NonNullable<operations['createWebhookEndpoint']
 export type WebhookEndpointChange = NonNullable<operations['updateWebhookEndpoint']['requestBody']>['content']['application/json'];
 export type WebhookDeliveryPage = operations['listWebhookDeliveries']['responses'][200]['content']['application/json'];
 /** What a verified webhook delivery carries: a job event, or a ping. */
-export type WebhookEvent = NonNullable<operations['event_job_completed']['requestBody']>['content']['application/json'] | NonNullable<operations['event_ping']['requestBody']>['content']['application/json'] | NonNullable<operations['event_job_failed']['requestBody']>['content']['application/json'] | NonNullable<operations['event_job_partial']['requestBody']>['content']['application/json'] | NonNullable<operations['event_job_empty']['requestBody']>['content']['application/json'] | NonNullable<operations['event_job_cancelled']['requestBody']>['content']['application/json'];
+export type WebhookEvent =
+  | NonNullable<operations['event_job_completed']['requestBody']>['content']['application/json']
+  | NonNullable<operations['event_ping']['requestBody']>['content']['application/json']
+  | NonNullable<operations['event_job_failed']['requestBody']>['content']['application/json']
+  | NonNullable<operations['event_job_partial']['requestBody']>['content']['application/json']
+  | NonNullable<operations['event_job_empty']['requestBody']>['content']['application/json']
+  | NonNullable<operations['event_job_cancelled']['requestBody']>['content']['application/json'];

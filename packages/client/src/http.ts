@@ -61,7 +61,13 @@ async function problemOf(response: Response): Promise<ErrorProblem> {
   } catch {
     // not Problem Details: a proxy's page, for instance
   }
-  return { type: 'about:blank', title: response.statusText, status: response.status, detail: text.slice(0, 200), code: `http_${response.status}` };
+  return {
+    type: 'about:blank',
+    title: response.statusText,
+    status: response.status,
+    detail: text.slice(0, 200),
+    code: `http_${response.status}`,
+  };
 }
 
 /** An attempt's signal: the caller's, and a timer that `stop()` ends once the answer is read. */
@@ -91,7 +97,11 @@ function attemptSignal(outer: AbortSignal | undefined, timeoutMs: number) {
  * timeout until `read` has the body (for `stream`, until the headers). Safe for POST generate only
  * because the caller sends the same Idempotency-Key on every attempt.
  */
-export async function send<T>(options: HttpOptions, call: Call, read: (response: Response) => Promise<T>): Promise<{ value: T; meta: ResponseMeta; response: Response }> {
+export async function send<T>(
+  options: HttpOptions,
+  call: Call,
+  read: (response: Response) => Promise<T>,
+): Promise<{ value: T; meta: ResponseMeta; response: Response }> {
   const url = /^https?:/.test(call.path) ? call.path : `${options.baseUrl.replace(/\/$/, '')}${call.path}`;
   const timeoutMs = call.timeoutMs ?? options.timeoutMs;
   for (let attempt = 0; ; attempt += 1) {

@@ -1,4 +1,14 @@
-import type { AcceptedBody, GenerationRequest, JobBody, JobPage, JobStatus, JobSummary, Source, TerminalJob, WebhookDelivery } from './api-bodies.js';
+import type {
+  AcceptedBody,
+  GenerationRequest,
+  JobBody,
+  JobPage,
+  JobStatus,
+  JobSummary,
+  Source,
+  TerminalJob,
+  WebhookDelivery,
+} from './api-bodies.js';
 import { sendJson, sleep, type HttpOptions, type RequestOptions } from './http.js';
 import { LeadgenTimeoutError } from './problem-error.js';
 import { items, newKey, pages, query, seg } from './query-string.js';
@@ -53,11 +63,18 @@ export class JobsApi {
     });
     if (!wait || isTerminal(body)) return body;
     const maxWaitMs = options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS;
-    return this.waitFor(body.jobId, { ...options, maxWaitMs: maxWaitMs - (Date.now() - started), firstDelayMs: body.meta.retryAfterMs ?? 1000 });
+    return this.waitFor(body.jobId, {
+      ...options,
+      maxWaitMs: maxWaitMs - (Date.now() - started),
+      firstDelayMs: body.meta.retryAfterMs ?? 1000,
+    });
   }
 
   /** Polls the job after each Retry-After until it is terminal, for at most `maxWaitMs` (default 10 minutes). */
-  async waitFor(jobId: string, options: RequestOptions & { maxWaitMs?: number; firstDelayMs?: number } = {}): Promise<WithMeta<TerminalJob>> {
+  async waitFor(
+    jobId: string,
+    options: RequestOptions & { maxWaitMs?: number; firstDelayMs?: number } = {},
+  ): Promise<WithMeta<TerminalJob>> {
     const maxWaitMs = options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS;
     const deadline = Date.now() + maxWaitMs;
     let delay = options.firstDelayMs ?? 0;
@@ -102,6 +119,10 @@ export class JobsApi {
 
   /** Sends one of the job's finished deliveries again (the way to resend one to its own `webhookUrl`). */
   retryWebhookDelivery(jobId: string, deliveryId: string, options: RequestOptions = {}): Promise<WithMeta<WebhookDelivery>> {
-    return sendJson(this.http, { ...options, method: 'POST', path: `${API}/leads/jobs/${seg(jobId)}/webhook-deliveries/${seg(deliveryId)}/retry` });
+    return sendJson(this.http, {
+      ...options,
+      method: 'POST',
+      path: `${API}/leads/jobs/${seg(jobId)}/webhook-deliveries/${seg(deliveryId)}/retry`,
+    });
   }
 }

@@ -33,17 +33,34 @@ export class LeadsApi {
 
   /** One JSON page of a job's leads (a running job's so far: `complete` false). */
   jobPage(jobId: string, paging: { cursor?: string; limit?: number } = {}, options: RequestOptions = {}): Promise<WithMeta<ResultSetPage>> {
-    return sendJson<ResultSetPage>(this.http, { ...options, method: 'GET', path: listingPath({ ofJob: jobId }, '', paging.cursor, paging.limit) });
+    return sendJson<ResultSetPage>(this.http, {
+      ...options,
+      method: 'GET',
+      path: listingPath({ ofJob: jobId }, '', paging.cursor, paging.limit),
+    });
   }
 
   /** One JSON page of a result set: the same answer as its job's leads. */
-  resultSetPage(resultSetId: string, paging: { cursor?: string; limit?: number } = {}, options: RequestOptions = {}): Promise<WithMeta<ResultSetPage>> {
-    return sendJson<ResultSetPage>(this.http, { ...options, method: 'GET', path: listingPath({ resultSet: resultSetId }, '', paging.cursor, paging.limit) });
+  resultSetPage(
+    resultSetId: string,
+    paging: { cursor?: string; limit?: number } = {},
+    options: RequestOptions = {},
+  ): Promise<WithMeta<ResultSetPage>> {
+    return sendJson<ResultSetPage>(this.http, {
+      ...options,
+      method: 'GET',
+      path: listingPath({ resultSet: resultSetId }, '', paging.cursor, paging.limit),
+    });
   }
 
   /** Every page of the selection. */
-  pages(selection: LeadSelection = {}, options: RequestOptions & { limit?: number } = {}): AsyncGenerator<WithMeta<LeadPage | ResultSetPage>> {
-    return pages((cursor) => sendJson<LeadPage | ResultSetPage>(this.http, { ...options, method: 'GET', path: listingPath(selection, '', cursor, options.limit) }));
+  pages(
+    selection: LeadSelection = {},
+    options: RequestOptions & { limit?: number } = {},
+  ): AsyncGenerator<WithMeta<LeadPage | ResultSetPage>> {
+    return pages((cursor) =>
+      sendJson<LeadPage | ResultSetPage>(this.http, { ...options, method: 'GET', path: listingPath(selection, '', cursor, options.limit) }),
+    );
   }
 
   /** Every lead of the selection, page by page as you read: `for await (const item of client.leads.list({ ofJob }))`. */
@@ -53,13 +70,24 @@ export class LeadsApi {
 
   /** The whole selection streamed as JSON Lines, yielded one by one as they arrive: constant memory however many. */
   async *stream(selection: LeadSelection = {}, options: RequestOptions = {}): AsyncGenerator<LeadItem> {
-    const { value } = await send(this.http, { ...options, method: 'GET', path: listingPath(selection, '.jsonl') }, async (response) => response.body!);
+    const { value } = await send(
+      this.http,
+      { ...options, method: 'GET', path: listingPath(selection, '.jsonl') },
+      async (response) => response.body!,
+    );
     yield* jsonLines<LeadItem>(value);
   }
 
   /** The whole selection as CSV bytes (docs/api.md lists the columns), to pipe into a file or an upload. */
-  async csv(selection: LeadSelection = {}, options: RequestOptions = {}): Promise<{ body: ReadableStream<Uint8Array>; meta: ResponseMeta }> {
-    const { value, meta } = await send(this.http, { ...options, method: 'GET', path: listingPath(selection, '.csv') }, async (response) => response.body!);
+  async csv(
+    selection: LeadSelection = {},
+    options: RequestOptions = {},
+  ): Promise<{ body: ReadableStream<Uint8Array>; meta: ResponseMeta }> {
+    const { value, meta } = await send(
+      this.http,
+      { ...options, method: 'GET', path: listingPath(selection, '.csv') },
+      async (response) => response.body!,
+    );
     return { body: value, meta };
   }
 }

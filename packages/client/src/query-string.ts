@@ -26,7 +26,9 @@ export async function* items<T>(pages: AsyncGenerator<{ items: T[] }>): AsyncGen
 }
 
 /** The pages of a cursor-paged listing, following `nextCursor` until it is null. */
-export async function* pages<P extends { nextCursor: string | null }>(fetchPage: (cursor: string | undefined) => Promise<P>): AsyncGenerator<P> {
+export async function* pages<P extends { nextCursor: string | null }>(
+  fetchPage: (cursor: string | undefined) => Promise<P>,
+): AsyncGenerator<P> {
   let cursor: string | undefined;
   do {
     const page = await fetchPage(cursor);

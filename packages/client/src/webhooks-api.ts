@@ -1,5 +1,14 @@
 import { Webhook } from 'standardwebhooks';
-import type { NewWebhookEndpoint, WebhookDelivery, WebhookDeliveryPage, WebhookEndpoint, WebhookEndpointChange, WebhookEndpointWithSecret, WebhookEvent, WebhookSecret } from './api-bodies.js';
+import type {
+  NewWebhookEndpoint,
+  WebhookDelivery,
+  WebhookDeliveryPage,
+  WebhookEndpoint,
+  WebhookEndpointChange,
+  WebhookEndpointWithSecret,
+  WebhookEvent,
+  WebhookSecret,
+} from './api-bodies.js';
 import { send, sendJson, type HttpOptions, type RequestOptions } from './http.js';
 import { items, pages, query, seg } from './query-string.js';
 import { withMeta, type WithMeta } from './response-meta.js';
@@ -43,17 +52,33 @@ export class WebhooksApi {
     return sendJson<WebhookDelivery>(this.http, { ...options, method: 'POST', path: `${API}/webhooks/${seg(id)}/test` });
   }
 
-  deliveriesPage(id: string, filter: { status?: DeliveryStatus; limit?: number; cursor?: string } = {}, options: RequestOptions = {}): Promise<WithMeta<WebhookDeliveryPage>> {
-    return sendJson<WebhookDeliveryPage>(this.http, { ...options, method: 'GET', path: `${API}/webhooks/${seg(id)}/deliveries${query(filter)}` });
+  deliveriesPage(
+    id: string,
+    filter: { status?: DeliveryStatus; limit?: number; cursor?: string } = {},
+    options: RequestOptions = {},
+  ): Promise<WithMeta<WebhookDeliveryPage>> {
+    return sendJson<WebhookDeliveryPage>(this.http, {
+      ...options,
+      method: 'GET',
+      path: `${API}/webhooks/${seg(id)}/deliveries${query(filter)}`,
+    });
   }
 
   /** Every delivery of the endpoint, newest first, page by page as you read. */
-  deliveries(id: string, filter: { status?: DeliveryStatus; limit?: number } = {}, options: RequestOptions = {}): AsyncGenerator<WebhookDelivery> {
+  deliveries(
+    id: string,
+    filter: { status?: DeliveryStatus; limit?: number } = {},
+    options: RequestOptions = {},
+  ): AsyncGenerator<WebhookDelivery> {
     return items(pages((cursor) => this.deliveriesPage(id, { ...filter, cursor }, options)));
   }
 
   retryDelivery(id: string, deliveryId: string, options: RequestOptions = {}): Promise<WithMeta<WebhookDelivery>> {
-    return sendJson<WebhookDelivery>(this.http, { ...options, method: 'POST', path: `${API}/webhooks/${seg(id)}/deliveries/${seg(deliveryId)}/retry` });
+    return sendJson<WebhookDelivery>(this.http, {
+      ...options,
+      method: 'POST',
+      path: `${API}/webhooks/${seg(id)}/deliveries/${seg(deliveryId)}/retry`,
+    });
   }
 
   /** The default secret (signs jobs' own `webhookUrl` deliveries): created if needed, shown once. */
@@ -77,7 +102,11 @@ export class WebhooksApi {
       const value = record[name] ?? Object.entries(record).find(([key]) => key.toLowerCase() === name)?.[1];
       return Array.isArray(value) ? value.join(' ') : (value ?? '');
     };
-    const signed = { 'webhook-id': get('webhook-id'), 'webhook-timestamp': get('webhook-timestamp'), 'webhook-signature': get('webhook-signature') };
+    const signed = {
+      'webhook-id': get('webhook-id'),
+      'webhook-timestamp': get('webhook-timestamp'),
+      'webhook-signature': get('webhook-signature'),
+    };
     return new Webhook(secret).verify(payload, signed) as WebhookEvent;
   }
 }

@@ -13,7 +13,9 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 describe('@leadgen/client covers the document', () => {
   it('when the document has an operation, then the client has a method for it (named in OPERATION_METHODS) that exists', () => {
     const doc = openApiDocument() as { paths: Record<string, Record<string, { operationId?: string }>> };
-    const ids = Object.values(doc.paths).flatMap((item) => METHODS.map((m) => item[m]?.operationId).filter((id): id is string => Boolean(id)));
+    const ids = Object.values(doc.paths).flatMap((item) =>
+      METHODS.map((m) => item[m]?.operationId).filter((id): id is string => Boolean(id)),
+    );
     const client = new LeadgenClient({ baseUrl: 'http://127.0.0.1:1', apiKey: 'x' }) as unknown as Record<string, Record<string, unknown>>;
     const table = OPERATION_METHODS as Record<string, string>;
     const missing = ids
@@ -21,7 +23,10 @@ describe('@leadgen/client covers the document', () => {
         const [area, method] = (table[id] ?? '.').split('.');
         return typeof client[area!]?.[method!] !== 'function';
       })
-      .map((id) => `operation ${id} has no method in @leadgen/client: add one to its area (packages/client/src/*-api.ts) and name it in OPERATION_METHODS (packages/client/src/operations.ts)`);
+      .map(
+        (id) =>
+          `operation ${id} has no method in @leadgen/client: add one to its area (packages/client/src/*-api.ts) and name it in OPERATION_METHODS (packages/client/src/operations.ts)`,
+      );
     expect(missing).toEqual([]);
     expect(Object.keys(table).filter((id) => !ids.includes(id))).toEqual([]);
   });
@@ -47,8 +52,14 @@ describe('@leadgen/client against a server that never answers', () => {
 
   it('when the timeout passes, then a LeadgenTimeoutError, per client and per call', async () => {
     const started = Date.now();
-    await expect(new LeadgenClient({ baseUrl, apiKey: 'x', timeoutMs: 300 }).account.get()).rejects.toMatchObject({ name: 'LeadgenTimeoutError', kind: 'request', timeoutMs: 300 });
-    await expect(new LeadgenClient({ baseUrl, apiKey: 'x' }).jobs.get('job_x', { timeoutMs: 200 })).rejects.toBeInstanceOf(LeadgenTimeoutError);
+    await expect(new LeadgenClient({ baseUrl, apiKey: 'x', timeoutMs: 300 }).account.get()).rejects.toMatchObject({
+      name: 'LeadgenTimeoutError',
+      kind: 'request',
+      timeoutMs: 300,
+    });
+    await expect(new LeadgenClient({ baseUrl, apiKey: 'x' }).jobs.get('job_x', { timeoutMs: 200 })).rejects.toBeInstanceOf(
+      LeadgenTimeoutError,
+    );
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 });
@@ -121,8 +132,15 @@ describe('@leadgen/client areas against an API process', () => {
   });
 
   it('when a job would outlast maxWaitMs, then the wait ends with a LeadgenTimeoutError naming the job', async () => {
-    const started = await client.jobs.generate({ category: 'dentist', state: 'US', keyword: 'sandbox:delay=3000', maxResults: 2 }, { wait: false });
-    await expect(client.jobs.waitFor(started.jobId, { maxWaitMs: 300 })).rejects.toMatchObject({ name: 'LeadgenTimeoutError', kind: 'wait', jobId: started.jobId });
+    const started = await client.jobs.generate(
+      { category: 'dentist', state: 'US', keyword: 'sandbox:delay=3000', maxResults: 2 },
+      { wait: false },
+    );
+    await expect(client.jobs.waitFor(started.jobId, { maxWaitMs: 300 })).rejects.toMatchObject({
+      name: 'LeadgenTimeoutError',
+      kind: 'wait',
+      jobId: started.jobId,
+    });
     await client.jobs.cancel(started.jobId).catch(() => undefined);
   });
 
@@ -153,7 +171,11 @@ describe('@leadgen/client areas against an API process', () => {
     // A delivery signed as the worker signs it (Standard Webhooks), checked by the client's helper.
     const payload = JSON.stringify({ type: 'ping', timestamp: new Date().toISOString(), data: { endpointId: endpoint.id } });
     const at = new Date();
-    const headers = { 'webhook-id': 'msg_1', 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': new Webhook(rotated.secret).sign('msg_1', at, payload) };
+    const headers = {
+      'webhook-id': 'msg_1',
+      'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+      'webhook-signature': new Webhook(rotated.secret).sign('msg_1', at, payload),
+    };
     expect(client.webhooks.verify(payload, headers, rotated.secret)).toMatchObject({ type: 'ping', data: { endpointId: endpoint.id } });
     expect(client.webhooks.verify(payload, new Headers(headers), rotated.secret).type).toBe('ping');
     expect(() => client.webhooks.verify(payload.replace('ping', 'pong'), headers, rotated.secret)).toThrow();

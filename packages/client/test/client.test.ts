@@ -34,17 +34,25 @@ describe('@leadgen/client against the real API', () => {
   });
 
   it('when the job outlasts the server’s wait, then it follows the 202 by polling and resolves with the terminal job, one job made', async () => {
-    const job = await client().generate({ category: 'gym', state: 'DE', maxResults: 30, keyword: 'sandbox:delay=60' }, { serverWaitSeconds: 0 });
+    const job = await client().generate(
+      { category: 'gym', state: 'DE', maxResults: 30, keyword: 'sandbox:delay=60' },
+      { serverWaitSeconds: 0 },
+    );
     expect(job.status).toBe('COMPLETE');
     expect(job.leads).toHaveLength(30);
     expect(seen[0]!.status).toBe(202);
     expect(seen.length).toBeGreaterThan(1);
     expect(seen.slice(1).every((s) => s.method === 'GET' && s.url.endsWith(`/api/v1/leads/jobs/${job.jobId}`))).toBe(true);
-    expect(await world.db.job.count({ where: { accountId: account.accountId, request: { path: ['keyword'], equals: 'sandbox:delay=60' } } })).toBe(1);
+    expect(
+      await world.db.job.count({ where: { accountId: account.accountId, request: { path: ['keyword'], equals: 'sandbox:delay=60' } } }),
+    ).toBe(1);
   });
 
   it('when a running job is cancelled, then the CANCELLED body; a second cancel answers the same', async () => {
-    const started = await client().generate({ category: 'gym', state: 'US', maxResults: 100, keyword: 'sandbox:delay=200' }, { wait: false });
+    const started = await client().generate(
+      { category: 'gym', state: 'US', maxResults: 100, keyword: 'sandbox:delay=200' },
+      { wait: false },
+    );
     expect(started.status).toMatch(/queued|running/);
     const cancelled = await client().cancelJob(started.jobId);
     expect(cancelled).toMatchObject({ status: 'CANCELLED', terminal: { stopReason: 'cancelled_by_owner' } });
@@ -67,26 +75,35 @@ describe('@leadgen/client against the real API', () => {
 
   it('when the account cannot pay, then a LeadgenError carrying 402 insufficient_credits and the Problem Details', async () => {
     const poor = await buildAccount(world.db, { credits: 0 });
-    const error = await client(poor.apiKey).generate({ category: 'dentist', state: 'US' }).catch((e: unknown) => e);
+    const error = await client(poor.apiKey)
+      .generate({ category: 'dentist', state: 'US' })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LeadgenError);
     expect(error).toMatchObject({ status: 402, code: 'insufficient_credits', problem: { required: 50, available: 0 } });
   });
 
   it('when the account’s audit trail is listed, then the pages are yielded newest first until the last', async () => {
     const owner = await buildAccount(world.db, { credits: 1000 });
-    for (let n = 0; n < 3; n++) expect((await client(owner.apiKey).generate({ category: 'dentist', state: 'US', maxResults: 1 })).status).toBe('COMPLETE');
+    for (let n = 0; n < 3; n++)
+      expect((await client(owner.apiKey).generate({ category: 'dentist', state: 'US', maxResults: 1 })).status).toBe('COMPLETE');
     const exported: number[] = [];
     for await (const item of client(owner.apiKey).exportLeads()) exported.push(item.position);
     for await (const item of client(owner.apiKey).exportLeads({ source: 'google_maps' })) exported.push(item.position);
     const pages = [];
     for await (const page of client(owner.apiKey).listAuditEvents({ action: 'leads.exported', limit: 1 })) pages.push(page);
     expect(pages).toHaveLength(2);
-    expect(pages.map((p) => p.items[0]!.summary)).toMatchObject([{ selection: { source: 'google_maps' }, leads: 3 }, { selection: { source: null }, leads: 3 }]);
+    expect(pages.map((p) => p.items[0]!.summary)).toMatchObject([
+      { selection: { source: 'google_maps' }, leads: 3 },
+      { selection: { source: null }, leads: 3 },
+    ]);
   });
 
   it('when a job does not exist, then job_not_found; a bad request, validation_failed with its pointers', async () => {
     await expect(client().getJob('job_000000000000000000000000')).rejects.toMatchObject({ code: 'job_not_found', status: 404 });
-    await expect(client().generate({ category: '', state: 'XX' })).rejects.toMatchObject({ code: 'validation_failed', problem: { errors: expect.any(Array) } });
+    await expect(client().generate({ category: '', state: 'XX' })).rejects.toMatchObject({
+      code: 'validation_failed',
+      problem: { errors: expect.any(Array) },
+    });
   });
 
   it('when jobs are listed, then an async iterator over pages, newest first, ending on the last page', async () => {
@@ -109,7 +126,10 @@ describe('@leadgen/client against the real API', () => {
 
   it('when the caller aborts, then the call rejects with the abort and stops polling', async () => {
     const controller = new AbortController();
-    const pending = client().generate({ category: 'gym', state: 'US', maxResults: 100, keyword: 'sandbox:delay=200' }, { serverWaitSeconds: 0, signal: controller.signal });
+    const pending = client().generate(
+      { category: 'gym', state: 'US', maxResults: 100, keyword: 'sandbox:delay=200' },
+      { serverWaitSeconds: 0, signal: controller.signal },
+    );
     setTimeout(() => controller.abort(new Error('stop')), 300);
     await expect(pending).rejects.toThrow('stop');
   });

@@ -9,9 +9,14 @@ const ROOT = path.resolve(__dirname, '../../..');
 // process: openapi-typescript's dependencies are ES modules, which jest's module system cannot load.
 describe('the client’s generated types', () => {
   it('when generated again from the served document, then they are the checked-in file', () => {
-    const generated = execFileSync(process.execPath, ['--import', 'tsx', 'scripts/client-types.ts', '--print'], { cwd: ROOT, encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
+    const generated = execFileSync(process.execPath, ['--import', 'tsx', 'scripts/client-types.ts', '--print'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      maxBuffer: 16 * 1024 * 1024,
+    });
     const checkedIn = readFileSync(path.join(ROOT, 'packages/client/src/openapi-types.ts'), 'utf8');
     expect(generated).toContain('export interface components');
-    if (generated !== checkedIn) throw new Error('packages/client/src/openapi-types.ts is not what the OpenAPI document gives: run `npm run client:types`');
+    if (generated !== checkedIn)
+      throw new Error('packages/client/src/openapi-types.ts is not what the OpenAPI document gives: run `npm run client:types`');
   });
 });

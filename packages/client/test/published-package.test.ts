@@ -43,7 +43,11 @@ describe('@leadgen/client as published', () => {
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'leadgen-client-consumer-'));
     const packed = JSON.parse(
-      execFileSync('npm', ['pack', '--json', '--pack-destination', dir], { cwd: path.join(ROOT, 'packages/client'), encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }),
+      execFileSync('npm', ['pack', '--json', '--pack-destination', dir], {
+        cwd: path.join(ROOT, 'packages/client'),
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      }),
     ) as Array<{ filename: string }>;
     mkdirSync(path.join(dir, 'node_modules/@leadgen'), { recursive: true });
     execFileSync('tar', ['-xzf', path.join(dir, packed[0]!.filename), '-C', path.join(dir, 'node_modules/@leadgen')]);
@@ -51,7 +55,8 @@ describe('@leadgen/client as published', () => {
     writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
     // Its dependency, as npm would install it beside it.
     symlinkSync(path.join(ROOT, 'node_modules/standardwebhooks'), path.join(dir, 'node_modules/standardwebhooks'));
-    for (const dependency of ['@stablelib', 'fast-sha256']) symlinkSync(path.join(ROOT, 'node_modules', dependency), path.join(dir, 'node_modules', dependency));
+    for (const dependency of ['@stablelib', 'fast-sha256'])
+      symlinkSync(path.join(ROOT, 'node_modules', dependency), path.join(dir, 'node_modules', dependency));
   }, 120_000);
   afterAll(async () => {
     rmSync(dir, { recursive: true, force: true });
@@ -62,12 +67,17 @@ describe('@leadgen/client as published', () => {
   it('when packed, then only its build output and manifest, with no dependency on another @leadgen package', () => {
     const installed = path.join(dir, 'node_modules/@leadgen/client');
     const manifest = JSON.parse(readFileSync(path.join(installed, 'package.json'), 'utf8')) as Record<string, unknown>;
-    expect(manifest).toMatchObject({ name: '@leadgen/client', type: 'module', exports: { '.': { types: './dist/index.d.ts', default: './dist/index.js' } } });
+    expect(manifest).toMatchObject({
+      name: '@leadgen/client',
+      type: 'module',
+      exports: { '.': { types: './dist/index.d.ts', default: './dist/index.js' } },
+    });
     // One dependency, of its own: the Standard Webhooks verifier behind webhooks.verify.
     expect(manifest.dependencies).toEqual({ standardwebhooks: expect.any(String) });
     expect(readdirSync(installed).sort()).toEqual(['README.md', 'dist', 'package.json']);
     expect(readFileSync(path.join(installed, 'README.md'), 'utf8')).toMatch(/## Migrating/);
-    for (const file of readdirSync(path.join(installed, 'dist'))) expect(readFileSync(path.join(installed, 'dist', file), 'utf8')).not.toMatch(/@leadgen\/(?!client)/);
+    for (const file of readdirSync(path.join(installed, 'dist')))
+      expect(readFileSync(path.join(installed, 'dist', file), 'utf8')).not.toMatch(/@leadgen\/(?!client)/);
     const resolveThere = createRequire(path.join(dir, 'consumer.js'));
     expect(() => resolveThere.resolve('@leadgen/domain')).toThrow(/Cannot find module/);
   });
@@ -96,25 +106,59 @@ export async function start(): Promise<void> {
 export type Listing = paths['/api/v1/leads/jobs']['get']['responses'][200]['content']['application/json'];
 `,
     );
-    const browser = { compilerOptions: { strict: true, noEmit: true, target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', lib: ['ES2022', 'DOM'], types: [] }, files: ['browser.ts'] };
+    const browser = {
+      compilerOptions: {
+        strict: true,
+        noEmit: true,
+        target: 'ES2022',
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        lib: ['ES2022', 'DOM'],
+        types: [],
+      },
+      files: ['browser.ts'],
+    };
     expect(tsc(dir, browser)).toBe('');
-    writeFileSync(path.join(dir, 'browser.ts'), `import { LeadgenClient } from '@leadgen/client';\nawait new LeadgenClient({ baseUrl: '', apiKey: '' }).generate({ category: 'dentist', state: 'US', maxResults: '5' });\n`);
+    writeFileSync(
+      path.join(dir, 'browser.ts'),
+      `import { LeadgenClient } from '@leadgen/client';\nawait new LeadgenClient({ baseUrl: '', apiKey: '' }).generate({ category: 'dentist', state: 'US', maxResults: '5' });\n`,
+    );
     expect(() => tsc(dir, browser)).toThrow(/browser\.ts\(2,\d+\): error TS2322: Type 'string' is not assignable to type 'number'/);
   });
 
   it('when the README’s example runs in plain Node against an API process, then it type-checks and does what it says', async () => {
     world = await startWorld();
     account = await buildAccount(world.db, { credits: 10_000 });
-    api = await startApiProcess({ DATABASE_URL: world.config.database.url, REDIS_URL: world.config.redis.url, QUEUE_PREFIX: world.config.redis.queuePrefix });
+    api = await startApiProcess({
+      DATABASE_URL: world.config.database.url,
+      REDIS_URL: world.config.redis.url,
+      QUEUE_PREFIX: world.config.redis.queuePrefix,
+    });
     writeFileSync(path.join(dir, 'readme.ts'), readmeExample().replace("'http://localhost:3000'", JSON.stringify(api.origin)));
     const node = {
-      compilerOptions: { strict: true, target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', lib: ['ES2022'], types: ['node'], typeRoots: [path.join(ROOT, 'node_modules/@types')], outDir: 'out' },
+      compilerOptions: {
+        strict: true,
+        target: 'ES2022',
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        lib: ['ES2022'],
+        types: ['node'],
+        typeRoots: [path.join(ROOT, 'node_modules/@types')],
+        outDir: 'out',
+      },
       files: ['readme.ts'],
     };
     expect(tsc(dir, node)).toBe('');
     // Not execFileSync: the worker doing the example's job runs in this process and must not be blocked.
-    const { stdout } = await promisify(execFile)(process.execPath, [path.join(dir, 'out/readme.js')], { cwd: dir, env: { ...process.env, LEADGEN_API_KEY: account.apiKey }, timeout: 60_000 });
-    const [job] = await world.db.job.findMany({ where: { accountId: account.accountId }, include: { leads: { orderBy: { position: 'asc' } } } });
+    const { stdout } = await promisify(execFile)(process.execPath, [path.join(dir, 'out/readme.js')], {
+      cwd: dir,
+      env: { ...process.env, LEADGEN_API_KEY: account.apiKey },
+      timeout: 60_000,
+    });
+    const [job] = await world.db.job.findMany({
+      where: { accountId: account.accountId },
+      include: { leads: { orderBy: { position: 'asc' } } },
+    });
     expect(stdout.trim().split('\n')).toEqual([
       'COMPLETE 50', // the job, waited for
       '1', // one page of COMPLETE jobs: this one

@@ -36,7 +36,12 @@ const ANNOUNCE_WITHIN_MS = 3000;
  * worker's next page commit, a waiting request answers from PostgreSQL at its timeout, and the outbox sweep
  * sends the deliveries; what was not told is returned so the caller can say so.
  */
-export async function settleJob(deps: SettlementDependencies, jobId: string, outcome: JobOutcome, basis?: SettlementBasis): Promise<SettledJob> {
+export async function settleJob(
+  deps: SettlementDependencies,
+  jobId: string,
+  outcome: JobOutcome,
+  basis?: SettlementBasis,
+): Promise<SettledJob> {
   const settlement = await settleInDatabase(deps.db, jobId, outcome, basis);
   if (!settlement?.settled) return { settlement, untold: [] };
   const { job } = settlement;
@@ -67,7 +72,11 @@ export async function settleJob(deps: SettlementDependencies, jobId: string, out
     else {
       await answerWithin(ANNOUNCE_WITHIN_MS, deps.webhooks.enqueue(settlement.webhookDeliveryIds), 'Redis').catch((error: Error) => {
         untold.push('webhooks');
-        logger.warn('webhook deliveries not enqueued; the outbox sweep will', { jobId, count: settlement.webhookDeliveryIds.length, error: error.message });
+        logger.warn('webhook deliveries not enqueued; the outbox sweep will', {
+          jobId,
+          count: settlement.webhookDeliveryIds.length,
+          error: error.message,
+        });
       });
     }
   }

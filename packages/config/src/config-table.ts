@@ -17,7 +17,8 @@ function shownDefault(variable: Variable<unknown>): string {
 export function renderConfigTable(): string {
   const cell = (text: string) => text.replace(/\|/g, '\\|');
   const rows = VARIABLES.map(
-    (v) => `| \`${v.name}\` | ${cell(shownDefault(v))} | ${cell(v.description)}${v.options.formerName ? ` (formerly \`${v.options.formerName}\`, still read when this is unset)` : ''} |`,
+    (v) =>
+      `| \`${v.name}\` | ${cell(shownDefault(v))} | ${cell(v.description)}${v.options.formerName ? ` (formerly \`${v.options.formerName}\`, still read when this is unset)` : ''} |`,
   );
   return ['| Variable | Default | Meaning |', '|---|---|---|', ...rows].join('\n');
 }

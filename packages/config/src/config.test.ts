@@ -3,7 +3,16 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Source } from '@leadgen/domain';
 import type { LogLevel } from '@leadgen/logger';
-import { CONFIG_VARIABLES, ConfigError, DEFAULT_OPS_PORTS, loadConfig, opsPort, renderConfigTable, withConfigTable, type Config } from './index';
+import {
+  CONFIG_VARIABLES,
+  ConfigError,
+  DEFAULT_OPS_PORTS,
+  loadConfig,
+  opsPort,
+  renderConfigTable,
+  withConfigTable,
+  type Config,
+} from './index';
 import { VARIABLES } from './variables';
 
 describe('loadConfig', () => {
@@ -12,30 +21,48 @@ describe('loadConfig', () => {
     expect(config.http.port).toBe(3000);
     expect(config.database.url).toBe('postgresql://postgres@127.0.0.1:5432/leadgen');
     expect(config.redis.url).toBe('redis://127.0.0.1:6379');
-    expect(config.api).toEqual({ syncWaitMs: 10_000, idempotencyTtlHours: 24, authCacheMs: 5_000, rateLimit: { generatePerMin: 120, readPerMin: 1200 } });
+    expect(config.api).toEqual({
+      syncWaitMs: 10_000,
+      idempotencyTtlHours: 24,
+      authCacheMs: 5_000,
+      rateLimit: { generatePerMin: 120, readPerMin: 1200 },
+    });
     expect(config.worker.sources).toEqual(['google_maps', 'linkedin', 'shopify']);
     expect(config.sandbox.pageDelayMs).toBe(50);
     expect(config.providers.googlePlaces.apiKey).toBeNull();
     expect(config.enrichment.allowPrivateNetworks).toBe(false);
   });
 
-  it('when ENRICHMENT_USER_AGENT is unset, then the crawler names itself and the deployment\'s public address; when set, it is used as given', () => {
-    expect(loadConfig({}).enrichment.userAgent).toBe('LeadgenBot/1.0 (self-hosted lead generation service; reads public contact pages; honours robots.txt)');
-    expect(loadConfig({ PUBLIC_BASE_URL: 'https://leads.acme.example/' }).enrichment.userAgent).toBe('LeadgenBot/1.0 (+https://leads.acme.example; reads public contact pages; honours robots.txt)');
-    expect(loadConfig({ ENRICHMENT_USER_AGENT: 'AcmeLeads/2 (+https://acme.example/bot)' }).enrichment.userAgent).toBe('AcmeLeads/2 (+https://acme.example/bot)');
+  it("when ENRICHMENT_USER_AGENT is unset, then the crawler names itself and the deployment's public address; when set, it is used as given", () => {
+    expect(loadConfig({}).enrichment.userAgent).toBe(
+      'LeadgenBot/1.0 (self-hosted lead generation service; reads public contact pages; honours robots.txt)',
+    );
+    expect(loadConfig({ PUBLIC_BASE_URL: 'https://leads.acme.example/' }).enrichment.userAgent).toBe(
+      'LeadgenBot/1.0 (+https://leads.acme.example; reads public contact pages; honours robots.txt)',
+    );
+    expect(loadConfig({ ENRICHMENT_USER_AGENT: 'AcmeLeads/2 (+https://acme.example/bot)' }).enrichment.userAgent).toBe(
+      'AcmeLeads/2 (+https://acme.example/bot)',
+    );
     expect(() => loadConfig({ ENRICHMENT_USER_AGENT: 'bad\nagent' })).toThrow(ConfigError);
   });
 
   it('when TRUST_PROXY is a hop count, addresses or CIDRs, then Express gets them; a typo stops the start', () => {
     expect(loadConfig({}).http.trustProxy).toBe(false);
     expect(loadConfig({ TRUST_PROXY: '1' }).http.trustProxy).toBe(1);
-    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, loopback,2001:db8::/32' }).http.trustProxy).toEqual(['10.0.0.0/8', 'loopback', '2001:db8::/32']);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, loopback,2001:db8::/32' }).http.trustProxy).toEqual([
+      '10.0.0.0/8',
+      'loopback',
+      '2001:db8::/32',
+    ]);
     expect(() => loadConfig({ TRUST_PROXY: '10.0.0.0/33' })).toThrow(/TRUST_PROXY/);
     expect(() => loadConfig({ TRUST_PROXY: 'ingress-nginx' })).toThrow(/TRUST_PROXY: must be a hop count/);
   });
 
   it('when only the former name WORKER_SOURCES is set, then it is read; when both are, WORKER_QUEUES wins', () => {
-    expect(loadConfig({ WORKER_SOURCES: 'linkedin,webhooks' })).toMatchObject({ worker: { sources: ['linkedin'] }, webhooks: { deliver: true } });
+    expect(loadConfig({ WORKER_SOURCES: 'linkedin,webhooks' })).toMatchObject({
+      worker: { sources: ['linkedin'] },
+      webhooks: { deliver: true },
+    });
     expect(loadConfig({ WORKER_SOURCES: 'linkedin', WORKER_QUEUES: 'shopify' }).worker.sources).toEqual(['shopify']);
     expect(() => loadConfig({ WORKER_SOURCES: 'yelp' })).toThrow(/WORKER_QUEUES/);
   });
@@ -63,7 +90,13 @@ describe('loadConfig', () => {
       { host: 'redis-2.internal', port: 7001 },
     ]);
     expect(cluster.queuePrefix).toBe('{leadgen}');
-    expect(loadConfig({ REDIS_SENTINELS: 's1:26379,s2:26379', REDIS_SENTINEL_NAME: 'main' }).redis).toMatchObject({ sentinels: [{ host: 's1', port: 26379 }, { host: 's2', port: 26379 }], sentinelName: 'main' });
+    expect(loadConfig({ REDIS_SENTINELS: 's1:26379,s2:26379', REDIS_SENTINEL_NAME: 'main' }).redis).toMatchObject({
+      sentinels: [
+        { host: 's1', port: 26379 },
+        { host: 's2', port: 26379 },
+      ],
+      sentinelName: 'main',
+    });
     const refused = (env: Record<string, string>) => () => loadConfig(env);
     expect(refused({ REDIS_CLUSTER_NODES: 'no-port' })).toThrow(/REDIS_CLUSTER_NODES: must be `host:port` pairs/);
     expect(refused({ REDIS_CLUSTER_NODES: 'a:1', REDIS_SENTINELS: 'b:2' })).toThrow(/REDIS_SENTINELS and REDIS_CLUSTER_NODES are both set/);
@@ -100,18 +133,25 @@ describe('loadConfig', () => {
 
   it('when several variables are bad, then the error names each with the rule it broke, WORKER_QUEUES and a lone base URL included', () => {
     expect(() => loadConfig({ WORKER_QUEUES: 'google_maps,yelp', PDL_BASE_URL: 'http://127.0.0.1:9' })).toThrow(
-      new ConfigError(['WORKER_QUEUES: must list sources from google_maps, linkedin, shopify or webhooks (got "google_maps,yelp")', 'PDL_BASE_URL is set but PDL_API_KEY is not']),
+      new ConfigError([
+        'WORKER_QUEUES: must list sources from google_maps, linkedin, shopify or webhooks (got "google_maps,yelp")',
+        'PDL_BASE_URL is set but PDL_API_KEY is not',
+      ]),
     );
     expect(() => loadConfig({ WORKER_QUEUES: ' , ' })).toThrow(/WORKER_QUEUES: must list sources/);
     expect(loadConfig({ WORKER_QUEUES: 'shopify,linkedin,shopify' }).worker.sources).toEqual(['shopify', 'linkedin']);
   });
 
   it('when an entry point reads a bad configuration, then it exits 78 with one line on stderr naming every bad variable', () => {
-    const run = spawnSync(process.execPath, ['--import', 'tsx', '-e', "require('@leadgen/config').loadConfigOrExit(); console.log('started')"], {
-      cwd: path.resolve(__dirname, '../../..'),
-      env: { ...process.env, PORT: 'eighty', WORKER_QUEUES: 'yelp', PDL_BASE_URL: 'http://127.0.0.1:9', PDL_API_KEY: '' },
-      encoding: 'utf8',
-    });
+    const run = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', '-e', "require('@leadgen/config').loadConfigOrExit(); console.log('started')"],
+      {
+        cwd: path.resolve(__dirname, '../../..'),
+        env: { ...process.env, PORT: 'eighty', WORKER_QUEUES: 'yelp', PDL_BASE_URL: 'http://127.0.0.1:9', PDL_API_KEY: '' },
+        encoding: 'utf8',
+      },
+    );
     expect(run.status).toBe(78);
     expect(run.stdout).toBe('');
     expect(run.stderr.trim().split('\n')).toEqual([
@@ -133,7 +173,7 @@ describe('the declaration', () => {
     }
   });
 
-  it('when the grouped configuration is typed, then it is the declaration\'s (checked by tsc)', () => {
+  it("when the grouped configuration is typed, then it is the declaration's (checked by tsc)", () => {
     const config: Config = loadConfig({});
     const typed: {
       env: 'development' | 'production' | 'test';
@@ -152,7 +192,15 @@ describe('the declaration', () => {
       apiKey: config.providers.storeLeads.apiKey,
       writable: config.operatorBoardWritable,
     };
-    expect(typed).toEqual({ env: 'development', level: 'info', sources: ['google_maps', 'linkedin', 'shopify'], opsPort: null, publicBaseUrl: null, apiKey: null, writable: false });
+    expect(typed).toEqual({
+      env: 'development',
+      level: 'info',
+      sources: ['google_maps', 'linkedin', 'shopify'],
+      opsPort: null,
+      publicBaseUrl: null,
+      apiKey: null,
+      writable: false,
+    });
     expect(config.http.bodyLimitBytes).toBe(16 * 1024);
   });
 
@@ -190,7 +238,9 @@ describe('loadConfig: webhooks', () => {
   });
 
   it('when the schedule is given in any unit, then milliseconds; a malformed one is refused', () => {
-    expect(loadConfig({ WEBHOOK_RETRY_SCHEDULE: '100ms, 2s,1m,1h,250' }).webhooks.retryScheduleMs).toEqual([100, 2_000, 60_000, 3_600_000, 250]);
+    expect(loadConfig({ WEBHOOK_RETRY_SCHEDULE: '100ms, 2s,1m,1h,250' }).webhooks.retryScheduleMs).toEqual([
+      100, 2_000, 60_000, 3_600_000, 250,
+    ]);
     expect(() => loadConfig({ WEBHOOK_RETRY_SCHEDULE: '5 minutes' })).toThrow(/WEBHOOK_RETRY_SCHEDULE/);
   });
 });
@@ -205,7 +255,10 @@ describe('SECRETS_ENCRYPTION_KEY', () => {
   });
 
   it('when several keys are given, then they are read newest first; a key that is not 32 bytes of base64 is refused', () => {
-    expect(loadConfig({ SECRETS_ENCRYPTION_KEY: `${key(2)}, ${key(1)}` }).secrets.encryptionKeys).toEqual([Buffer.alloc(32, 2), Buffer.alloc(32, 1)]);
+    expect(loadConfig({ SECRETS_ENCRYPTION_KEY: `${key(2)}, ${key(1)}` }).secrets.encryptionKeys).toEqual([
+      Buffer.alloc(32, 2),
+      Buffer.alloc(32, 1),
+    ]);
     expect(() => loadConfig({ SECRETS_ENCRYPTION_KEY: Buffer.alloc(16).toString('base64') })).toThrow(/SECRETS_ENCRYPTION_KEY.*32 bytes/);
     expect(() => loadConfig({ SECRETS_ENCRYPTION_KEY: 'not base64!' })).toThrow(/SECRETS_ENCRYPTION_KEY/);
   });

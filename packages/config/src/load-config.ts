@@ -23,8 +23,10 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
   const { value, error } = SCHEMA.validate(given, { abortEarly: false, convert: true });
   const problems = (error?.details ?? []).map((d) => `${d.context?.key ?? d.path.join('.')}: ${d.message.replace(/^"[^"]+" /, '')}`);
   for (const { name, options } of VARIABLES) {
-    if (options.requires && given[name] !== undefined && given[options.requires] === undefined) problems.push(`${name} is set but ${options.requires} is not`);
-    if (options.conflicts && given[name] !== undefined && given[options.conflicts] !== undefined) problems.push(`${name} and ${options.conflicts} are both set`);
+    if (options.requires && given[name] !== undefined && given[options.requires] === undefined)
+      problems.push(`${name} is set but ${options.requires} is not`);
+    if (options.conflicts && given[name] !== undefined && given[options.conflicts] !== undefined)
+      problems.push(`${name} and ${options.conflicts} are both set`);
   }
   problems.push(...redisTlsProblems(given));
   if (problems.length > 0) throw new ConfigError(problems);
@@ -33,7 +35,10 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
 
 // A certificate option with TLS off would be silently ignored: the connection would go out in clear.
 function redisTlsProblems(given: Record<string, string>): string[] {
-  const tlsOn = given.REDIS_TLS === '1' || given.REDIS_TLS === 'true' || (!given.REDIS_CLUSTER_NODES && !given.REDIS_SENTINELS && /^rediss:/i.test(given.REDIS_URL ?? ''));
+  const tlsOn =
+    given.REDIS_TLS === '1' ||
+    given.REDIS_TLS === 'true' ||
+    (!given.REDIS_CLUSTER_NODES && !given.REDIS_SENTINELS && /^rediss:/i.test(given.REDIS_URL ?? ''));
   const options = ['REDIS_TLS_CA', 'REDIS_TLS_CERT', 'REDIS_TLS_KEY', 'REDIS_TLS_SERVERNAME'].filter((name) => given[name] !== undefined);
   return !tlsOn && options.length > 0 ? [`${options.join(', ')} set but TLS is off (REDIS_TLS=1, or a rediss:// REDIS_URL)`] : [];
 }

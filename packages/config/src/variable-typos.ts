@@ -6,7 +6,9 @@ import { CONFIG_VARIABLES } from './variables';
 
 // First words of our names that other software uses for its own variables too.
 const SHARED_PREFIXES = new Set(['NODE', 'LOG', 'PUBLIC', 'JOB', 'AUTH', 'GOOGLE']);
-const OUR_PREFIXES = [...new Set(CONFIG_VARIABLES.filter((n) => n.includes('_')).map((n) => n.split('_')[0]!))].filter((p) => !SHARED_PREFIXES.has(p));
+const OUR_PREFIXES = [...new Set(CONFIG_VARIABLES.filter((n) => n.includes('_')).map((n) => n.split('_')[0]!))].filter(
+  (p) => !SHARED_PREFIXES.has(p),
+);
 const declared = new Set(CONFIG_VARIABLES);
 
 /** The declared name closest to `name`, and how far it is. */
@@ -24,7 +26,12 @@ export function unknownVariableWarnings(environment: NodeJS.ProcessEnv = process
     const misspelt = near.distance <= (name.length >= 8 ? 2 : 1);
     const prefix = OUR_PREFIXES.find((p) => name.startsWith(`${p}_`));
     if (!misspelt && !prefix) continue;
-    const intended = misspelt ? near.name : closest(name, CONFIG_VARIABLES.filter((n) => n.startsWith(`${prefix}_`))).name;
+    const intended = misspelt
+      ? near.name
+      : closest(
+          name,
+          CONFIG_VARIABLES.filter((n) => n.startsWith(`${prefix}_`)),
+        ).name;
     warnings.push(`warning: ${name} is not a leadgen variable and is ignored; did you mean ${intended}? (README, "Configuration")`);
   }
   return warnings;

@@ -63,7 +63,13 @@ export interface Group {
 
 /** The value a declaration gives: each variable replaced by what it reads, groups kept. */
 export type Resolved<Declared> =
-  Declared extends Variable<infer T> ? T : Declared extends Reading<infer R> ? R : Declared extends Group ? { -readonly [K in keyof Declared]: Resolved<Declared[K]> } : Declared;
+  Declared extends Variable<infer T>
+    ? T
+    : Declared extends Reading<infer R>
+      ? R
+      : Declared extends Group
+        ? { -readonly [K in keyof Declared]: Resolved<Declared[K]> }
+        : Declared;
 
 /** Every variable of a declaration, in the order it declares them (the README's order). */
 export function variablesOf(group: Group): Array<Variable<unknown>> {
@@ -77,7 +83,11 @@ export function resolve<Declared extends Group>(group: Declared, values: Readonl
   const out: Record<string, unknown> = {};
   for (const [key, entry] of Object.entries(group)) {
     out[key] =
-      entry instanceof Variable || entry instanceof Reading ? entry.read(values[entry.name]) : typeof entry === 'object' ? resolve(entry, values) : entry;
+      entry instanceof Variable || entry instanceof Reading
+        ? entry.read(values[entry.name])
+        : typeof entry === 'object'
+          ? resolve(entry, values)
+          : entry;
   }
   return out as Resolved<Declared>;
 }

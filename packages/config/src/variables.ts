@@ -28,7 +28,10 @@ const trustProxy = () =>
     Joi.number().integer().min(1).max(20),
     Joi.string().custom((value: string, helpers) => {
       if (/^(false|0|none)$/i.test(value.trim())) return false;
-      const entries = value.split(',').map((entry) => entry.trim()).filter(Boolean);
+      const entries = value
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter(Boolean);
       const bad = entries.filter((entry) => {
         if (PROXY_RANGES.includes(entry)) return false;
         const [address, bits, ...rest] = entry.split('/');
@@ -37,7 +40,9 @@ const trustProxy = () =>
         return bits !== undefined && !(/^\d+$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
       });
       if (entries.length === 0 || bad.length > 0) {
-        return helpers.message({ custom: `{{#label}} must be a hop count or addresses/CIDRs (or ${PROXY_RANGES.join(', ')}), comma-separated (got "${bad.join(', ') || value}")` });
+        return helpers.message({
+          custom: `{{#label}} must be a hop count or addresses/CIDRs (or ${PROXY_RANGES.join(', ')}), comma-separated (got "${bad.join(', ') || value}")`,
+        });
       }
       return entries;
     }),
@@ -54,7 +59,8 @@ const DURATION_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_6
 const durations = () =>
   Joi.string<number[]>().custom((value: string, helpers) => {
     const parts = value.split(',').map((part) => DURATION.exec(part.trim()));
-    if (parts.some((p) => p === null)) return helpers.message({ custom: '{{#label}} must be durations like `5s,5m,30m,2h` (got "{{#value}}")' });
+    if (parts.some((p) => p === null))
+      return helpers.message({ custom: '{{#label}} must be durations like `5s,5m,30m,2h` (got "{{#value}}")' });
     return parts.map((p) => Number(p![1]) * (DURATION_MS[p![2] ?? 'ms'] ?? 1));
   });
 // `host:port,host:port`: Redis nodes or sentinels, read as a list.
@@ -62,7 +68,8 @@ const HOST_PORT = /^\[?([A-Za-z0-9.:-]+?)\]?:(\d{1,5})$/;
 const hostPorts = () =>
   Joi.string<Array<{ host: string; port: number }>>().custom((value: string, helpers) => {
     const parts = value.split(',').map((part) => HOST_PORT.exec(part.trim()));
-    if (parts.some((p) => p === null || Number(p[2]) > 65535)) return helpers.message({ custom: '{{#label}} must be `host:port` pairs separated by commas (got "{{#value}}")' });
+    if (parts.some((p) => p === null || Number(p[2]) > 65535))
+      return helpers.message({ custom: '{{#label}} must be `host:port` pairs separated by commas (got "{{#value}}")' });
     return parts.map((p) => ({ host: p![1]!, port: Number(p![2]) }));
   });
 const httpUrl = () => Joi.string().uri({ scheme: ['http', 'https'] });
@@ -71,9 +78,13 @@ const httpUrl = () => Joi.string().uri({ scheme: ['http', 'https'] });
 const secretKeys = () =>
   Joi.string<Buffer[]>()
     .custom((value: string, helpers) => {
-      const keys = value.split(',').map((part) => part.trim()).filter(Boolean);
+      const keys = value
+        .split(',')
+        .map((part) => part.trim())
+        .filter(Boolean);
       const decoded = keys.map((k) => (/^[A-Za-z0-9+/_-]+={0,2}$/.test(k) ? Buffer.from(k, 'base64') : Buffer.alloc(0)));
-      if (keys.length === 0 || decoded.some((k) => k.length !== 32)) return helpers.message({ custom: '{{#label}} must be base64 keys of 32 bytes, comma-separated, newest first' });
+      if (keys.length === 0 || decoded.some((k) => k.length !== 32))
+        return helpers.message({ custom: '{{#label}} must be base64 keys of 32 bytes, comma-separated, newest first' });
       return decoded;
     })
     // A production deployment without a key would seal webhook secrets with the published development key.
@@ -85,8 +96,17 @@ function upstream(prefix: string, serves: string, baseUrl: string, ratePerMin: n
   return {
     apiKey: optional(apiKey, Joi.string(), `${serves}; unset: the sandbox`),
     // Pointing an adapter at an upstream without its key would silently run the sandbox instead.
-    baseUrl: variable(`${prefix}_BASE_URL`, httpUrl().default(baseUrl), `where \`${apiKey}\` is sent (a proxy, a fake); refused without it`, { requires: apiKey }),
-    ratePerMin: variable(`${prefix}_RATE_PER_MIN`, integer().min(1).default(ratePerMin), 'requests per minute to it, shared by every worker'),
+    baseUrl: variable(
+      `${prefix}_BASE_URL`,
+      httpUrl().default(baseUrl),
+      `where \`${apiKey}\` is sent (a proxy, a fake); refused without it`,
+      { requires: apiKey },
+    ),
+    ratePerMin: variable(
+      `${prefix}_RATE_PER_MIN`,
+      integer().min(1).default(ratePerMin),
+      'requests per minute to it, shared by every worker',
+    ),
   };
 }
 
@@ -97,29 +117,68 @@ function upstream(prefix: string, serves: string, baseUrl: string, ratePerMin: n
  */
 export const DECLARATION = {
   database: {
-    url: variable('DATABASE_URL', Joi.string().uri({ scheme: ['postgres', 'postgresql'] }).default('postgresql://postgres@127.0.0.1:5432/leadgen'), 'PostgreSQL (the source of truth)'),
+    url: variable(
+      'DATABASE_URL',
+      Joi.string()
+        .uri({ scheme: ['postgres', 'postgresql'] })
+        .default('postgresql://postgres@127.0.0.1:5432/leadgen'),
+      'PostgreSQL (the source of truth)',
+    ),
     // A job borrows a connection for a statement, not for its life.
-    poolSize: variable('DATABASE_POOL_SIZE', integer().min(1).max(500).default(10), 'PostgreSQL connections per process (1–500), whatever the concurrency'),
+    poolSize: variable(
+      'DATABASE_POOL_SIZE',
+      integer().min(1).max(500).default(10),
+      'PostgreSQL connections per process (1–500), whatever the concurrency',
+    ),
   },
   redis: {
     url: variable(
       'REDIS_URL',
-      Joi.string().uri({ scheme: ['redis', 'rediss'] }).default('redis://127.0.0.1:6379'),
+      Joi.string()
+        .uri({ scheme: ['redis', 'rediss'] })
+        .default('redis://127.0.0.1:6379'),
       'one Redis node (queues, events, rate-limit counters); `rediss://` for TLS. Unused with `REDIS_CLUSTER_NODES` or `REDIS_SENTINELS`',
     ),
-    clusterNodes: optional('REDIS_CLUSTER_NODES', hostPorts(), 'Redis Cluster: some of its nodes, `host:port,host:port` (the rest are discovered); each queue keeps its keys in one hash slot'),
-    sentinels: optional('REDIS_SENTINELS', hostPorts(), 'Redis Sentinel: the sentinels, `host:port,host:port`; they name the primary to use', {
-      conflicts: 'REDIS_CLUSTER_NODES',
+    clusterNodes: optional(
+      'REDIS_CLUSTER_NODES',
+      hostPorts(),
+      'Redis Cluster: some of its nodes, `host:port,host:port` (the rest are discovered); each queue keeps its keys in one hash slot',
+    ),
+    sentinels: optional(
+      'REDIS_SENTINELS',
+      hostPorts(),
+      'Redis Sentinel: the sentinels, `host:port,host:port`; they name the primary to use',
+      {
+        conflicts: 'REDIS_CLUSTER_NODES',
+      },
+    ),
+    sentinelName: variable('REDIS_SENTINEL_NAME', Joi.string().default('mymaster'), 'the primary group the sentinels monitor', {
+      requires: 'REDIS_SENTINELS',
     }),
-    sentinelName: variable('REDIS_SENTINEL_NAME', Joi.string().default('mymaster'), 'the primary group the sentinels monitor', { requires: 'REDIS_SENTINELS' }),
-    sentinelPassword: optional('REDIS_SENTINEL_PASSWORD', Joi.string(), "the sentinels' own password (unset: none)", { requires: 'REDIS_SENTINELS' }),
-    username: optional('REDIS_USERNAME', Joi.string(), 'ACL user of the cluster nodes or the sentinel-managed primary (a single node takes it in `REDIS_URL`)'),
-    password: optional('REDIS_PASSWORD', Joi.string(), 'password of the cluster nodes or the sentinel-managed primary (a single node takes it in `REDIS_URL`)'),
+    sentinelPassword: optional('REDIS_SENTINEL_PASSWORD', Joi.string(), "the sentinels' own password (unset: none)", {
+      requires: 'REDIS_SENTINELS',
+    }),
+    username: optional(
+      'REDIS_USERNAME',
+      Joi.string(),
+      'ACL user of the cluster nodes or the sentinel-managed primary (a single node takes it in `REDIS_URL`)',
+    ),
+    password: optional(
+      'REDIS_PASSWORD',
+      Joi.string(),
+      'password of the cluster nodes or the sentinel-managed primary (a single node takes it in `REDIS_URL`)',
+    ),
     tls: flag('REDIS_TLS', 'TLS to a cluster or to the sentinels and their primary (a single node: `rediss://`)'),
     tlsCa: optional('REDIS_TLS_CA', Joi.string(), 'PEM file of the CA that signed the Redis certificates (unset: the system store)'),
-    tlsCert: optional('REDIS_TLS_CERT', Joi.string(), 'PEM file of a client certificate, for Redis that asks for one', { requires: 'REDIS_TLS_KEY' }),
+    tlsCert: optional('REDIS_TLS_CERT', Joi.string(), 'PEM file of a client certificate, for Redis that asks for one', {
+      requires: 'REDIS_TLS_KEY',
+    }),
     tlsKey: optional('REDIS_TLS_KEY', Joi.string(), "PEM file of the client certificate's key", { requires: 'REDIS_TLS_CERT' }),
-    tlsServername: optional('REDIS_TLS_SERVERNAME', Joi.string().hostname(), 'the name the Redis certificates carry, when the nodes are reached by address (a cluster announces addresses)'),
+    tlsServername: optional(
+      'REDIS_TLS_SERVERNAME',
+      Joi.string().hostname(),
+      'the name the Redis certificates carry, when the nodes are reached by address (a cluster announces addresses)',
+    ),
     queuePrefix: variable(
       'QUEUE_PREFIX',
       Joi.string()
@@ -131,7 +190,11 @@ export const DECLARATION = {
   },
   http: {
     port: variable('PORT', integer().min(0).max(65535).default(3000), 'API port'),
-    publicBaseUrl: optional('PUBLIC_BASE_URL', httpUrl().replace(/\/+$/, ''), 'absolute base for `pollUrl` and `Location` (relative paths when unset)'),
+    publicBaseUrl: optional(
+      'PUBLIC_BASE_URL',
+      httpUrl().replace(/\/+$/, ''),
+      'absolute base for `pollUrl` and `Location` (relative paths when unset)',
+    ),
     bodyLimitBytes: 16 * 1024,
     trustProxy: variable(
       'TRUST_PROXY',
@@ -140,9 +203,19 @@ export const DECLARATION = {
       { shownDefault: '— (none)' },
     ),
   },
-  env: variable('NODE_ENV', Joi.string<(typeof ENVIRONMENTS)[number]>().valid(...ENVIRONMENTS).default('development'), '`production` skips the sandbox account bootstrap of `npm start`'),
+  env: variable(
+    'NODE_ENV',
+    Joi.string<(typeof ENVIRONMENTS)[number]>()
+      .valid(...ENVIRONMENTS)
+      .default('development'),
+    '`production` skips the sandbox account bootstrap of `npm start`',
+  ),
   audit: {
-    retentionDays: variable('AUDIT_RETENTION_DAYS', integer().min(1).max(36_500).default(400), 'days an audit event is kept (GET /api/v1/audit-events, `admin audit:show`), then purged hourly'),
+    retentionDays: variable(
+      'AUDIT_RETENTION_DAYS',
+      integer().min(1).max(36_500).default(400),
+      'days an audit event is kept (GET /api/v1/audit-events, `admin audit:show`), then purged hourly',
+    ),
   },
   secrets: {
     encryptionKeys: optional(
@@ -154,24 +227,45 @@ export const DECLARATION = {
   log: {
     level: variable(
       'LOG_LEVEL',
-      Joi.string<LogLevel>().valid(...LOG_LEVELS).default('info'),
+      Joi.string<LogLevel>()
+        .valid(...LOG_LEVELS)
+        .default('info'),
       '`error`, `warn`, `info` (one line per request, job events), `http`, `debug` (adds probe requests) or `silent`',
     ),
   },
   api: {
-    syncWaitMs: variable('SYNC_WAIT_MS', integer().min(0).max(60_000).default(10_000), 'how long a generate call waits before answering 202'),
+    syncWaitMs: variable(
+      'SYNC_WAIT_MS',
+      integer().min(0).max(60_000).default(10_000),
+      'how long a generate call waits before answering 202',
+    ),
     authCacheMs: variable(
       'AUTH_CACHE_MS',
       integer().min(0).max(60_000).default(5_000),
       "how long an API process keeps a live key's account in memory (0 turns it off): a revocation and an expiry are honoured from the next request on regardless",
     ),
-    idempotencyTtlHours: variable('IDEMPOTENCY_TTL_HOURS', integer().min(1).max(24 * 30).default(24), 'how long an Idempotency-Key is remembered'),
+    idempotencyTtlHours: variable(
+      'IDEMPOTENCY_TTL_HOURS',
+      integer()
+        .min(1)
+        .max(24 * 30)
+        .default(24),
+      'how long an Idempotency-Key is remembered',
+    ),
     rateLimit: {
       generatePerMin: variable('RATE_LIMIT_GENERATE_PER_MIN', integer().min(1).default(120), 'generate calls per account per minute'),
-      readPerMin: variable('RATE_LIMIT_READ_PER_MIN', integer().min(1).default(1200), 'poll, cancel, listing, export and account calls per account per minute'),
+      readPerMin: variable(
+        'RATE_LIMIT_READ_PER_MIN',
+        integer().min(1).default(1200),
+        'poll, cancel, listing, export and account calls per account per minute',
+      ),
     },
   },
-  shutdownGraceMs: variable('SHUTDOWN_GRACE_MS', integer().min(0).default(25_000), 'on SIGTERM: time to drain requests / finish jobs before handing them back'),
+  shutdownGraceMs: variable(
+    'SHUTDOWN_GRACE_MS',
+    integer().min(0).default(25_000),
+    'on SIGTERM: time to drain requests / finish jobs before handing them back',
+  ),
   ops: {
     // null: the process's own default (opsPort); 0: no operations listener.
     port: optional(
@@ -181,19 +275,33 @@ export const DECLARATION = {
       { shownDefault: `api \`${DEFAULT_OPS_PORTS.api}\`, worker \`${DEFAULT_OPS_PORTS.worker}\`` },
     ),
     // The image sets 0.0.0.0 so probes from outside the container reach it.
-    host: variable('OPS_HOST', Joi.string().hostname().default('127.0.0.1'), 'address the operations port listens on', { shownDefault: '`127.0.0.1` (`0.0.0.0` in the image)' }),
+    host: variable('OPS_HOST', Joi.string().hostname().default('127.0.0.1'), 'address the operations port listens on', {
+      shownDefault: '`127.0.0.1` (`0.0.0.0` in the image)',
+    }),
   },
-  operatorPassword: optional('OPERATOR_PASSWORD', Joi.string().min(12), 'enables Bull Board at `/admin/queues` (HTTP Basic, user `operator`), 12+ characters'),
-  operatorBoardWritable: flag('OPERATOR_BOARD_WRITABLE', "`1` enables the board's write actions (see [Bull Board](#bull-board)); by default it only shows"),
+  operatorPassword: optional(
+    'OPERATOR_PASSWORD',
+    Joi.string().min(12),
+    'enables Bull Board at `/admin/queues` (HTTP Basic, user `operator`), 12+ characters',
+  ),
+  operatorBoardWritable: flag(
+    'OPERATOR_BOARD_WRITABLE',
+    "`1` enables the board's write actions (see [Bull Board](#bull-board)); by default it only shows",
+  ),
   worker: {
     sources: new Variable(
       'WORKER_QUEUES',
       // custom() makes the comma-separated list the array of queue names the worker reads.
       Joi.string()
         .custom((value: string, helpers) => {
-          const names = value.split(',').map((s) => s.trim()).filter(Boolean);
+          const names = value
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean);
           if (names.length === 0 || names.some((n) => !WORKER_QUEUES.includes(n))) {
-            return helpers.message({ custom: `{{#label}} must list sources from ${SOURCES.join(', ')} or ${WEBHOOK_WORKER_ENTRY} (got "{{#value}}")` });
+            return helpers.message({
+              custom: `{{#label}} must list sources from ${SOURCES.join(', ')} or ${WEBHOOK_WORKER_ENTRY} (got "{{#value}}")`,
+            });
           }
           return [...new Set(names)];
         })
@@ -207,22 +315,43 @@ export const DECLARATION = {
       integer().min(1).max(10_000).default(5),
       'jobs at once per source per worker process (1–10000; I/O-bound sources hold no connection while they wait)',
     ),
-    jobTimeoutMs: variable('JOB_TIMEOUT_MS', integer().min(100).default(300_000), "a job's whole time budget, across retries and resumptions"),
-    lockMs: variable('WORKER_LOCK_MS', integer().min(500).default(30_000), 'how long a silent worker keeps its jobs before another takes them over'),
-    stalledCheckMs: variable('WORKER_STALLED_CHECK_MS', integer().min(500).default(30_000), 'how often workers look for jobs whose worker died'),
+    jobTimeoutMs: variable(
+      'JOB_TIMEOUT_MS',
+      integer().min(100).default(300_000),
+      "a job's whole time budget, across retries and resumptions",
+    ),
+    lockMs: variable(
+      'WORKER_LOCK_MS',
+      integer().min(500).default(30_000),
+      'how long a silent worker keeps its jobs before another takes them over',
+    ),
+    stalledCheckMs: variable(
+      'WORKER_STALLED_CHECK_MS',
+      integer().min(500).default(30_000),
+      'how often workers look for jobs whose worker died',
+    ),
     lostJobAfterMs: variable(
       'LOST_JOB_AFTER_MS',
       integer().min(1_000).default(30_000),
       'an open job that has not moved for this long and has no queue entry (Redis lost it) is enqueued again',
     ),
-    lostJobSweepMs: variable('LOST_JOB_SWEEP_MS', integer().min(1_000).default(15_000), 'how often the fleet looks for such jobs (one worker per source and period)'),
+    lostJobSweepMs: variable(
+      'LOST_JOB_SWEEP_MS',
+      integer().min(1_000).default(15_000),
+      'how often the fleet looks for such jobs (one worker per source and period)',
+    ),
   },
   sandbox: {
     pageDelayMs: variable('SANDBOX_PAGE_DELAY_MS', integer().min(0).max(60_000).default(50), 'sandbox latency per page of 10 leads'),
   },
   providers: {
     googlePlaces: upstream('GOOGLE_PLACES', 'google_maps through Places API (New) Text Search', 'https://places.googleapis.com', 600),
-    peopleDataLabs: upstream('PDL', "linkedin through People Data Labs Person Search (and shopify's people lookup)", 'https://api.peopledatalabs.com', 10),
+    peopleDataLabs: upstream(
+      'PDL',
+      "linkedin through People Data Labs Person Search (and shopify's people lookup)",
+      'https://api.peopledatalabs.com',
+      10,
+    ),
     storeLeads: upstream('STORELEADS', 'shopify through Store Leads', 'https://storeleads.app', 60),
   },
   enrichment: {
@@ -238,7 +367,9 @@ export const DECLARATION = {
         .min(1)
         .max(300)
         .pattern(/^[\x20-\x7e]+$/)
-        .default((given: Record<string, unknown>) => defaultEnrichmentUserAgent(typeof given.PUBLIC_BASE_URL === 'string' ? given.PUBLIC_BASE_URL : null)),
+        .default((given: Record<string, unknown>) =>
+          defaultEnrichmentUserAgent(typeof given.PUBLIC_BASE_URL === 'string' ? given.PUBLIC_BASE_URL : null),
+        ),
       "the crawler's User-Agent; set it to name your deployment and a page or address where site owners can reach you (robots.txt rules for `LeadgenBot` apply to the default)",
       { shownDefault: '`LeadgenBot/1.0 (+<PUBLIC_BASE_URL>; reads public contact pages; honours robots.txt)`' },
     ),
@@ -251,36 +382,84 @@ export const DECLARATION = {
     ),
     dnsServers: variable(
       'DNS_SERVERS',
-      Joi.string<string[]>().custom((value: string, helpers) => {
-        const servers = value.split(',').map((s) => s.trim()).filter((s) => s !== '');
-        const valid = /^(?:[0-9.]+|\[[0-9a-fA-F:]+\])(?::\d{1,5})?$|^[0-9a-fA-F:]+$/;
-        if (servers.some((s) => !valid.test(s))) return helpers.message({ custom: '{{#label}} must be IP addresses, as `1.1.1.1,[2606:4700::1111]:53` (got "{{#value}}")' });
-        return servers;
-      }).default(() => []),
+      Joi.string<string[]>()
+        .custom((value: string, helpers) => {
+          const servers = value
+            .split(',')
+            .map((s) => s.trim())
+            .filter((s) => s !== '');
+          const valid = /^(?:[0-9.]+|\[[0-9a-fA-F:]+\])(?::\d{1,5})?$|^[0-9a-fA-F:]+$/;
+          if (servers.some((s) => !valid.test(s)))
+            return helpers.message({ custom: '{{#label}} must be IP addresses, as `1.1.1.1,[2606:4700::1111]:53` (got "{{#value}}")' });
+          return servers;
+        })
+        .default(() => []),
       "resolvers for email domains' MX/A/AAAA lookups, comma-separated `ip` or `ip:port` (`[v6]:port`); unset: the system's",
       { shownDefault: "the system's" },
     ),
-    timeoutMs: variable('DNS_TIMEOUT_MS', integer().min(50).max(30_000).default(2_000), 'email verification: time per DNS query try (two tries)'),
-    concurrency: variable('DNS_CONCURRENCY', integer().min(1).max(200).default(16), 'email verification: DNS lookups in flight per worker process'),
-    cacheFloorSeconds: variable('DNS_CACHE_MIN_TTL_SECONDS', integer().min(0).max(86_400).default(300), "email verification: shortest time a domain's verdict is kept fleet-wide"),
-    cacheCeilingSeconds: variable('DNS_CACHE_MAX_TTL_SECONDS', integer().min(1).max(604_800).default(86_400), "email verification: longest time a domain's verdict is kept fleet-wide"),
+    timeoutMs: variable(
+      'DNS_TIMEOUT_MS',
+      integer().min(50).max(30_000).default(2_000),
+      'email verification: time per DNS query try (two tries)',
+    ),
+    concurrency: variable(
+      'DNS_CONCURRENCY',
+      integer().min(1).max(200).default(16),
+      'email verification: DNS lookups in flight per worker process',
+    ),
+    cacheFloorSeconds: variable(
+      'DNS_CACHE_MIN_TTL_SECONDS',
+      integer().min(0).max(86_400).default(300),
+      "email verification: shortest time a domain's verdict is kept fleet-wide",
+    ),
+    cacheCeilingSeconds: variable(
+      'DNS_CACHE_MAX_TTL_SECONDS',
+      integer().min(1).max(604_800).default(86_400),
+      "email verification: longest time a domain's verdict is kept fleet-wide",
+    ),
   },
   webhooks: {
     deliver: readingOf('WORKER_QUEUES', (validated) => listedQueues(validated).includes(WEBHOOK_WORKER_ENTRY)),
-    allowPrivateNetworks: flag('WEBHOOK_ALLOW_PRIVATE_NETWORKS', '`1`: webhook targets may be loopback or private addresses, any port, and plain `http` (tests, a closed network)'),
-    timeoutMs: variable('WEBHOOK_TIMEOUT_MS', integer().min(100).max(60_000).default(15_000), 'an attempt that has not answered 2xx within this is a failure'),
+    allowPrivateNetworks: flag(
+      'WEBHOOK_ALLOW_PRIVATE_NETWORKS',
+      '`1`: webhook targets may be loopback or private addresses, any port, and plain `http` (tests, a closed network)',
+    ),
+    timeoutMs: variable(
+      'WEBHOOK_TIMEOUT_MS',
+      integer().min(100).max(60_000).default(15_000),
+      'an attempt that has not answered 2xx within this is a failure',
+    ),
     retryScheduleMs: variable(
       'WEBHOOK_RETRY_SCHEDULE',
       durations().default(() => [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]),
       "waits between a delivery's attempts (each ±20 % jitter; units `ms`, `s`, `m`, `h`); its length is the number of retries",
       { shownDefault: '`5s,5m,30m,2h,5h,10h,10h`' },
     ),
-    disableAfterMs: variable('WEBHOOK_DISABLE_AFTER_MS', integer().min(1_000).default(3 * 24 * 3_600_000), 'an endpoint whose every attempt failed for this long is disabled (reason `failing`)', {
-      shownDefault: '`259200000` (3 days)',
-    }),
-    concurrency: variable('WEBHOOK_CONCURRENCY', integer().min(1).max(1_000).default(10), "deliveries at once per worker process, apart from the lead jobs' slots"),
-    lostAfterMs: variable('WEBHOOK_LOST_AFTER_MS', integer().min(1_000).default(30_000), 'a pending delivery this far past its due time and without a queue entry is enqueued again'),
-    sweepMs: variable('WEBHOOK_SWEEP_MS', integer().min(1_000).default(15_000), 'how often the fleet (one worker per period) looks for such deliveries'),
+    disableAfterMs: variable(
+      'WEBHOOK_DISABLE_AFTER_MS',
+      integer()
+        .min(1_000)
+        .default(3 * 24 * 3_600_000),
+      'an endpoint whose every attempt failed for this long is disabled (reason `failing`)',
+      {
+        shownDefault: '`259200000` (3 days)',
+      },
+    ),
+    concurrency: variable(
+      'WEBHOOK_CONCURRENCY',
+      integer().min(1).max(1_000).default(10),
+      "deliveries at once per worker process, apart from the lead jobs' slots",
+    ),
+    lostAfterMs: variable(
+      'WEBHOOK_LOST_AFTER_MS',
+      integer().min(1_000).default(30_000),
+      'a pending delivery this far past its due time and without a queue entry is enqueued again',
+    ),
+    sweepMs: variable(
+      'WEBHOOK_SWEEP_MS',
+      integer().min(1_000).default(15_000),
+      'how often the fleet (one worker per period) looks for such deliveries',
+    ),
   },
 };
 

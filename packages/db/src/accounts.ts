@@ -37,7 +37,9 @@ export async function countAccounts(db: Database): Promise<number> {
 export async function issueApiKey(db: Database | Tx, accountId: string, options: { expiresAt?: Date } = {}): Promise<IssuedKey> {
   const apiKey = newId.apiKeySecret();
   const keyId = newId.apiKeyId();
-  await db.apiKey.create({ data: { id: keyId, accountId, keyHash: hashApiKey(apiKey), prefix: apiKey.slice(0, 12), expiresAt: options.expiresAt ?? null } });
+  await db.apiKey.create({
+    data: { id: keyId, accountId, keyHash: hashApiKey(apiKey), prefix: apiKey.slice(0, 12), expiresAt: options.expiresAt ?? null },
+  });
   return { keyId, apiKey, ...(options.expiresAt ? { expiresAt: options.expiresAt.toISOString() } : {}) };
 }
 
@@ -55,13 +57,22 @@ export interface KeyAuthentication {
 export async function authenticateApiKey(db: Database, keyHash: string): Promise<KeyAuthentication | null> {
   // One statement per request (prisma/functions/authenticate_key.sql): the account and its key epoch from
   // one snapshot, and the key's last use recorded only when the recorded one is an hour old, so it stays a read nearly always.
-  const { rows } = await db.sql.query<{ o_id: string; o_name: string; o_created_at: Date; o_key_expires_at: Date | null; o_key_epoch: string; o_key_id: string }>(
-    'SELECT * FROM authenticate_key($1)',
-    [keyHash],
-  );
+  const { rows } = await db.sql.query<{
+    o_id: string;
+    o_name: string;
+    o_created_at: Date;
+    o_key_expires_at: Date | null;
+    o_key_epoch: string;
+    o_key_id: string;
+  }>('SELECT * FROM authenticate_key($1)', [keyHash]);
   const row = rows[0];
   return row
-    ? { account: { id: row.o_id, name: row.o_name, createdAt: row.o_created_at }, keyExpiresAt: row.o_key_expires_at, keyEpoch: Number(row.o_key_epoch), keyId: row.o_key_id }
+    ? {
+        account: { id: row.o_id, name: row.o_name, createdAt: row.o_created_at },
+        keyExpiresAt: row.o_key_expires_at,
+        keyEpoch: Number(row.o_key_epoch),
+        keyId: row.o_key_id,
+      }
     : null;
 }
 

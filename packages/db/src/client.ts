@@ -8,7 +8,10 @@ import { DEVELOPMENT_SECRETS_KEY, SecretBox } from './secret-box';
  * for the hot path's hand-written statements (docs/decisions/011-hot-path-sql.md). One bounded
  * pool per process: a connection is borrowed for a statement, never held while a job waits.
  */
-export type Database = PrismaClient & { readonly sql: SqlPool; /** seals and opens the webhook secrets it stores */ readonly secrets: SecretBox };
+export type Database = PrismaClient & {
+  readonly sql: SqlPool;
+  /** seals and opens the webhook secrets it stores */ readonly secrets: SecretBox;
+};
 export type SqlPool = Pool;
 
 /** The handle a repository function receives inside a Prisma transaction. */

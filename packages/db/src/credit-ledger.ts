@@ -17,7 +17,9 @@ const summary = (balance: unknown, reserved: unknown): CreditSummary => {
 
 /** The account's counters: one row read, whatever the length of its history. */
 export async function creditSummary(db: Database, accountId: string): Promise<CreditSummary> {
-  const { rows } = await db.sql.query<{ balance: string; reserved: string }>('SELECT balance, reserved FROM accounts WHERE id = $1', [accountId]);
+  const { rows } = await db.sql.query<{ balance: string; reserved: string }>('SELECT balance, reserved FROM accounts WHERE id = $1', [
+    accountId,
+  ]);
   return summary(rows[0]?.balance, rows[0]?.reserved);
 }
 

@@ -8,10 +8,11 @@ import path from 'node:path';
  * the versioned migrations as repeatable scripts: a file whose checksum changed is run again, an
  * unchanged one is skipped.
  */
-export const FUNCTIONS_DIR = [
-  path.resolve(__dirname, '../../../prisma/functions'), // sources: packages/db/src
-  path.resolve(__dirname, '../prisma/functions'), // the build: dist/, beside prisma/ (also in the image)
-].find((dir) => existsSync(dir)) ?? path.resolve(__dirname, '../../../prisma/functions');
+export const FUNCTIONS_DIR =
+  [
+    path.resolve(__dirname, '../../../prisma/functions'), // sources: packages/db/src
+    path.resolve(__dirname, '../prisma/functions'), // the build: dist/, beside prisma/ (also in the image)
+  ].find((dir) => existsSync(dir)) ?? path.resolve(__dirname, '../../../prisma/functions');
 
 export interface FunctionFile {
   /** the file's name without `.sql`: the function (or view) it defines */
@@ -48,7 +49,8 @@ export function readFunctionFiles(dir = FUNCTIONS_DIR): FunctionFile[] {
   const state = new Map<string, 'visiting' | 'done'>();
   const visit = (file: FunctionFile, chain: string[]): void => {
     if (state.get(file.name) === 'done') return;
-    if (state.get(file.name) === 'visiting') throw new Error(`function files depend on each other in a cycle: ${[...chain, file.name].join(' → ')}`);
+    if (state.get(file.name) === 'visiting')
+      throw new Error(`function files depend on each other in a cycle: ${[...chain, file.name].join(' → ')}`);
     state.set(file.name, 'visiting');
     for (const dependency of file.dependsOn) {
       const needed = byName.get(dependency);

@@ -50,24 +50,28 @@ export async function createJob(db: Database, job: NewJob, enqueue: () => Promis
   // A key bound to a creation being withdrawn at this instant can vanish between the function's
   // conflict and its read: then the creation is simply tried again.
   for (let attempt = 0; attempt < 3; attempt += 1) {
-    const { rows } = await db.sql.query<{ o_outcome: string; o_job_id: string | null; o_fingerprint: string | null; o_available: string | null }>(
-      'SELECT * FROM create_job($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)',
-      [
-        job.accountId,
-        job.idempotencyKey,
-        job.fingerprint,
-        job.jobId,
-        job.idempotencyTtlHours,
-        job.creditsReserved,
-        job.resultSetId,
-        job.request.source,
-        JSON.stringify(job.request),
-        job.request.maxResults,
-        job.request.webhookUrl ?? null,
-        // Sealed here: create_job stores it as the account's default secret when it has none yet.
-        job.request.webhookUrl && job.webhookSecretCandidate ? db.secrets.seal(job.webhookSecretCandidate, secretContext.accountDefault(job.accountId)) : null,
-      ],
-    );
+    const { rows } = await db.sql.query<{
+      o_outcome: string;
+      o_job_id: string | null;
+      o_fingerprint: string | null;
+      o_available: string | null;
+    }>('SELECT * FROM create_job($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)', [
+      job.accountId,
+      job.idempotencyKey,
+      job.fingerprint,
+      job.jobId,
+      job.idempotencyTtlHours,
+      job.creditsReserved,
+      job.resultSetId,
+      job.request.source,
+      JSON.stringify(job.request),
+      job.request.maxResults,
+      job.request.webhookUrl ?? null,
+      // Sealed here: create_job stores it as the account's default secret when it has none yet.
+      job.request.webhookUrl && job.webhookSecretCandidate
+        ? db.secrets.seal(job.webhookSecretCandidate, secretContext.accountDefault(job.accountId))
+        : null,
+    ]);
     const row = rows[0];
     if (!row) continue;
     if (row.o_outcome === 'insufficient_credits') return { kind: 'insufficient_credits', available: Number(row.o_available ?? 0) };

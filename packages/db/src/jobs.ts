@@ -7,8 +7,26 @@ export interface JobRecord extends JobFacts {
   cursor: string | null;
 }
 
-const COLUMNS = ['id', 'account_id', 'result_set_id', 'source', 'status', 'request', 'requested_count', 'delivered_count', 'stop_reason',
-  'provider', 'credits_reserved', 'credits_charged', 'cursor', 'skipped_already_delivered', 'skipped_suppressed', 'created_at', 'started_at', 'finished_at'];
+const COLUMNS = [
+  'id',
+  'account_id',
+  'result_set_id',
+  'source',
+  'status',
+  'request',
+  'requested_count',
+  'delivered_count',
+  'stop_reason',
+  'provider',
+  'credits_reserved',
+  'credits_charged',
+  'cursor',
+  'skipped_already_delivered',
+  'skipped_suppressed',
+  'created_at',
+  'started_at',
+  'finished_at',
+];
 
 /** The columns a statement that returns a job selects, in the shape `jobFromRow` reads (enums as text). */
 export function jobColumns(table?: string): string {
@@ -86,10 +104,10 @@ export interface JobView {
  * reads any account's job (the creating request, which already knows it owns it).
  */
 export async function readJobView(db: Database, id: string, accountId: string | null): Promise<JobView | null> {
-  const { rows } = await db.sql.query<JobRow & { leads_json: string | null }>(`SELECT ${jobColumns('(job)')}, leads_json FROM read_job($1, $2)`, [
-    id,
-    accountId,
-  ]);
+  const { rows } = await db.sql.query<JobRow & { leads_json: string | null }>(
+    `SELECT ${jobColumns('(job)')}, leads_json FROM read_job($1, $2)`,
+    [id, accountId],
+  );
   const row = rows[0];
   return row ? { job: jobFromRow(row), leadsJson: row.leads_json } : null;
 }

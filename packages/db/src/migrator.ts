@@ -144,10 +144,11 @@ export async function migrate(databaseUrl: string, options: MigrateOptions = {})
       for (const migration of pending) {
         step = `migration ${migration.name}`;
         const id = randomUUID();
-        await client.query(
-          'INSERT INTO "_prisma_migrations" (id, checksum, migration_name, started_at) VALUES ($1, $2, $3, now())',
-          [id, migration.checksum, migration.name],
-        );
+        await client.query('INSERT INTO "_prisma_migrations" (id, checksum, migration_name, started_at) VALUES ($1, $2, $3, now())', [
+          id,
+          migration.checksum,
+          migration.name,
+        ]);
         await client.query(migration.sql);
         await client.query('UPDATE "_prisma_migrations" SET finished_at = now(), applied_steps_count = 1 WHERE id = $1', [id]);
         applied.push(migration.name);

@@ -14,7 +14,14 @@ export interface AccountListing {
 }
 
 export async function listAccounts(db: Database): Promise<AccountListing[]> {
-  const { rows } = await db.sql.query<{ id: string; name: string; created_at: Date; balance: string; reserved: string; active_keys: string }>(`
+  const { rows } = await db.sql.query<{
+    id: string;
+    name: string;
+    created_at: Date;
+    balance: string;
+    reserved: string;
+    active_keys: string;
+  }>(`
     SELECT a.id, a.name, a.created_at, a.balance, a.reserved,
       (SELECT count(*) FROM api_keys k WHERE k.account_id = a.id AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())) AS active_keys
     FROM accounts a ORDER BY a.created_at, a.id`);
@@ -40,10 +47,16 @@ export interface KeyListing {
 }
 
 export async function listApiKeys(db: Database, accountId: string): Promise<KeyListing[]> {
-  const { rows } = await db.sql.query<{ id: string; prefix: string; created_at: Date; last_used_at: Date | null; expires_at: Date | null; revoked_at: Date | null }>(
-    'SELECT id, prefix, created_at, last_used_at, expires_at, revoked_at FROM api_keys WHERE account_id = $1 ORDER BY created_at, id',
-    [accountId],
-  );
+  const { rows } = await db.sql.query<{
+    id: string;
+    prefix: string;
+    created_at: Date;
+    last_used_at: Date | null;
+    expires_at: Date | null;
+    revoked_at: Date | null;
+  }>('SELECT id, prefix, created_at, last_used_at, expires_at, revoked_at FROM api_keys WHERE account_id = $1 ORDER BY created_at, id', [
+    accountId,
+  ]);
   return rows.map((r) => ({
     keyId: r.id,
     prefix: r.prefix,
@@ -72,12 +85,29 @@ export interface LedgerRow {
 
 /** An account's ledger, oldest first, with the running balance and reservation after each row. */
 export async function accountLedger(db: Database, accountId: string): Promise<LedgerRow[]> {
-  const { rows } = await db.sql.query<{ created_at: Date; kind: LedgerRow['kind']; amount: number; job_id: string | null; balance: string; reserved: string }>(`
+  const { rows } = await db.sql.query<{
+    created_at: Date;
+    kind: LedgerRow['kind'];
+    amount: number;
+    job_id: string | null;
+    balance: string;
+    reserved: string;
+  }>(
+    `
     SELECT created_at, kind::text AS kind, amount, job_id,
       SUM(CASE kind WHEN 'grant' THEN amount WHEN 'charge' THEN -amount ELSE 0 END) OVER w AS balance,
       SUM(CASE kind WHEN 'reserve' THEN amount WHEN 'release' THEN -amount ELSE 0 END) OVER w AS reserved
     FROM credit_ledger WHERE account_id = $1
     WINDOW w AS (ORDER BY id ROWS UNBOUNDED PRECEDING)
-    ORDER BY id`, [accountId]);
-  return rows.map((r) => ({ at: r.created_at.toISOString(), kind: r.kind, amount: r.amount, jobId: r.job_id, balance: Number(r.balance), reserved: Number(r.reserved) }));
+    ORDER BY id`,
+    [accountId],
+  );
+  return rows.map((r) => ({
+    at: r.created_at.toISOString(),
+    kind: r.kind,
+    amount: r.amount,
+    jobId: r.job_id,
+    balance: Number(r.balance),
+    reserved: Number(r.reserved),
+  }));
 }

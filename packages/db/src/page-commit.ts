@@ -26,13 +26,16 @@ export async function commitPage(db: Database, jobId: string, page: PageLead[], 
   // terminal, insert the page's new leads, advance count and cursor; no row back means terminal.
   // `m` only when the caller read what the leads can match: its absence asks the function whether the account needs it.
   const items = JSON.stringify(
-    page.map((p) => (p.matches ? { k: p.dedupKey, d: p.lead, m: p.matches.map((entry) => ({ t: entry.kind, v: entry.value })) } : { k: p.dedupKey, d: p.lead })),
+    page.map((p) =>
+      p.matches
+        ? { k: p.dedupKey, d: p.lead, m: p.matches.map((entry) => ({ t: entry.kind, v: entry.value })) }
+        : { k: p.dedupKey, d: p.lead },
+    ),
   );
-  const { rows } = await db.sql.query<{ o_delivered_count: number; o_requested_count: number; o_needs_matches: boolean }>('SELECT * FROM commit_page($1, $2, $3)', [
-    jobId,
-    items,
-    cursor,
-  ]);
+  const { rows } = await db.sql.query<{ o_delivered_count: number; o_requested_count: number; o_needs_matches: boolean }>(
+    'SELECT * FROM commit_page($1, $2, $3)',
+    [jobId, items, cursor],
+  );
   const row = rows[0];
   if (!row) return { kind: 'stopped' };
   if (row.o_needs_matches) return { kind: 'needs_matches' };

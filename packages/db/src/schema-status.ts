@@ -58,7 +58,9 @@ export async function schemaStatus(db: Database, expected: ShippedSchema | strin
   const { migrations, functions } = Array.isArray(expected) ? { migrations: expected, functions: [] } : expected;
   const applied = await appliedNames(db);
   const missingMigrations = migrations.filter((name) => !applied.has(`migration ${name}`));
-  const missingFunctions = functions.filter((file) => !applied.has(`function ${file.name}:${file.checksum}`)).map((file) => `${file.name}.sql`);
+  const missingFunctions = functions
+    .filter((file) => !applied.has(`function ${file.name}:${file.checksum}`))
+    .map((file) => `${file.name}.sql`);
   const missing = [...missingMigrations, ...missingFunctions];
   if (missing.length === 0) return { current: true };
   const parts = [

@@ -38,8 +38,10 @@ export async function resealWebhookSecrets(db: Database, options: { onlyPlain?: 
       if (rows.length === 0) break;
       after = rows.at(-1)!.row_key;
       for (const row of rows) {
-        const wanted = (stored: string | null): boolean => stored !== null && (options.onlyPlain ? !SecretBox.isSealed(stored) : !db.secrets.isCurrent(stored));
-        const reseal = (stored: string | null) => (stored !== null && wanted(stored) ? db.secrets.seal(db.secrets.open(stored, context(row.row_key)), context(row.row_key)) : stored);
+        const wanted = (stored: string | null): boolean =>
+          stored !== null && (options.onlyPlain ? !SecretBox.isSealed(stored) : !db.secrets.isCurrent(stored));
+        const reseal = (stored: string | null) =>
+          stored !== null && wanted(stored) ? db.secrets.seal(db.secrets.open(stored, context(row.row_key)), context(row.row_key)) : stored;
         const changes = [row.secret, row.previous_secret].filter(wanted);
         report.current += [row.secret, row.previous_secret].filter((s) => s !== null).length - changes.length;
         if (changes.length === 0) continue;

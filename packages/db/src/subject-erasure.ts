@@ -16,7 +16,11 @@ export interface ErasureReport {
 // A cheap first filter PostgreSQL can apply to a lead's stored JSON; each candidate is then matched in
 // full with the very rule a page commit uses (suppressionKeysOf), so nothing is deleted on a substring.
 function candidateFilter(entry: SuppressionEntry): { sql: string; param: string } {
-  if (entry.kind === 'phone') return { sql: `regexp_replace(l.data::text, '[^0-9]', '', 'g') LIKE '%' || $1 || '%'`, param: entry.value.replace(/\D/g, '').slice(-7) };
+  if (entry.kind === 'phone')
+    return {
+      sql: `regexp_replace(l.data::text, '[^0-9]', '', 'g') LIKE '%' || $1 || '%'`,
+      param: entry.value.replace(/\D/g, '').slice(-7),
+    };
   return { sql: `l.data::text ILIKE '%' || $1 || '%'`, param: entry.value.replace(/[\\%_]/g, (c) => `\\${c}`) };
 }
 
@@ -29,7 +33,10 @@ function candidateFilter(entry: SuppressionEntry): { sql: string; param: string 
  * still never bills twice. Idempotent.
  */
 export async function eraseSubject(db: Database, entry: SuppressionEntry): Promise<ErasureReport> {
-  const inserted = await db.sql.query('INSERT INTO global_suppressions (kind, value) VALUES ($1, $2) ON CONFLICT DO NOTHING', [entry.kind, entry.value]);
+  const inserted = await db.sql.query('INSERT INTO global_suppressions (kind, value) VALUES ($1, $2) ON CONFLICT DO NOTHING', [
+    entry.kind,
+    entry.value,
+  ]);
   const barrier = await db.sql.connect();
   try {
     await barrier.query('BEGIN');
@@ -56,17 +63,26 @@ export async function eraseSubject(db: Database, entry: SuppressionEntry): Promi
     );
     if (rows.length === 0) break;
     after = [rows.at(-1)!.job_id, rows.at(-1)!.position];
-    const matching = rows.filter((r) => suppressionKeysOf(r.data, r.country ?? '').some((k) => k.kind === entry.kind && k.value === entry.value));
+    const matching = rows.filter((r) =>
+      suppressionKeysOf(r.data, r.country ?? '').some((k) => k.kind === entry.kind && k.value === entry.value),
+    );
     if (matching.length === 0) continue;
-    await db.sql.query('DELETE FROM leads l USING unnest($1::text[], $2::int[]) AS d(job_id, position) WHERE l.job_id = d.job_id AND l.position = d.position', [
-      matching.map((r) => r.job_id),
-      matching.map((r) => r.position),
-    ]);
+    await db.sql.query(
+      'DELETE FROM leads l USING unnest($1::text[], $2::int[]) AS d(job_id, position) WHERE l.job_id = d.job_id AND l.position = d.position',
+      [matching.map((r) => r.job_id), matching.map((r) => r.position)],
+    );
     for (const r of matching) {
       perAccount.set(r.account_id, (perAccount.get(r.account_id) ?? 0) + 1);
       jobIds.add(r.job_id);
     }
   }
-  const list = [...perAccount.entries()].map(([accountId, leads]) => ({ accountId, leads })).sort((a, b) => a.accountId.localeCompare(b.accountId));
-  return { perAccount: list, leads: list.reduce((n, a) => n + a.leads, 0), jobIds: [...jobIds], newlySuppressed: (inserted.rowCount ?? 0) > 0 };
+  const list = [...perAccount.entries()]
+    .map(([accountId, leads]) => ({ accountId, leads }))
+    .sort((a, b) => a.accountId.localeCompare(b.accountId));
+  return {
+    perAccount: list,
+    leads: list.reduce((n, a) => n + a.leads, 0),
+    jobIds: [...jobIds],
+    newlySuppressed: (inserted.rowCount ?? 0) > 0,
+  };
 }

@@ -97,7 +97,12 @@ export interface AttemptDecision {
  * meanwhile is left alone), and its endpoint's failure streak ended, begun or turned into a
  * disablement. False when the delivery was no longer pending.
  */
-export async function recordWebhookAttempt(db: Database, deliveryId: string, result: AttemptResult, decision: AttemptDecision): Promise<boolean> {
+export async function recordWebhookAttempt(
+  db: Database,
+  deliveryId: string,
+  result: AttemptResult,
+  decision: AttemptDecision,
+): Promise<boolean> {
   const { rows } = await db.sql.query<{ recorded: number }>(
     `WITH d AS (
        UPDATE webhook_deliveries SET attempts = attempts + 1, round_attempts = round_attempts + 1, status = $2::"WebhookDeliveryStatus",
@@ -135,5 +140,7 @@ export async function recordWebhookAttempt(db: Database, deliveryId: string, res
 
 /** A delivery that can no longer be attempted (its endpoint disabled or gone) ends failed, with no attempt. */
 export async function abandonWebhookDelivery(db: Database, deliveryId: string): Promise<void> {
-  await db.sql.query(`UPDATE webhook_deliveries SET status = 'failed', updated_at = now() WHERE id = $1 AND status = 'pending'`, [deliveryId]);
+  await db.sql.query(`UPDATE webhook_deliveries SET status = 'failed', updated_at = now() WHERE id = $1 AND status = 'pending'`, [
+    deliveryId,
+  ]);
 }

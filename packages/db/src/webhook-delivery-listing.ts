@@ -115,7 +115,10 @@ function scopeFilter(scope: DeliveryScope, first: number): { sql: string; params
 
 export async function findWebhookDelivery(db: Database, scope: DeliveryScope, id: string): Promise<WebhookDeliveryRecord | null> {
   const filter = scopeFilter(scope, 2);
-  const { rows } = await db.sql.query<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d WHERE d.id = $1 AND ${filter.sql}`, [id, ...filter.params]);
+  const { rows } = await db.sql.query<DeliveryRow>(
+    `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d WHERE d.id = $1 AND ${filter.sql}`,
+    [id, ...filter.params],
+  );
   return rows[0] ? deliveryFromRow(rows[0]) : null;
 }
 

@@ -36,7 +36,8 @@ interface EndpointRow {
 }
 
 // Never the secrets: they leave the database only for the one answer that shows them, and for signing.
-const ENDPOINT_COLUMNS = 'id, account_id, url, description, events, disabled_at, disabled_reason, failing_since, previous_secret_expires_at, created_at, updated_at';
+const ENDPOINT_COLUMNS =
+  'id, account_id, url, description, events, disabled_at, disabled_reason, failing_since, previous_secret_expires_at, created_at, updated_at';
 
 function endpointFromRow(row: EndpointRow): WebhookEndpointRecord {
   return {
@@ -48,7 +49,8 @@ function endpointFromRow(row: EndpointRow): WebhookEndpointRecord {
     disabledAt: row.disabled_at,
     disabledReason: row.disabled_reason,
     failingSince: row.failing_since,
-    previousSecretExpiresAt: row.previous_secret_expires_at && row.previous_secret_expires_at > new Date() ? row.previous_secret_expires_at : null,
+    previousSecretExpiresAt:
+      row.previous_secret_expires_at && row.previous_secret_expires_at > new Date() ? row.previous_secret_expires_at : null,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -62,7 +64,11 @@ export interface NewWebhookEndpoint {
 }
 
 /** The new endpoint, or null when the account has MAX_WEBHOOK_ENDPOINTS already. */
-export async function createWebhookEndpoint(db: Database, accountId: string, endpoint: NewWebhookEndpoint): Promise<WebhookEndpointRecord | null> {
+export async function createWebhookEndpoint(
+  db: Database,
+  accountId: string,
+  endpoint: NewWebhookEndpoint,
+): Promise<WebhookEndpointRecord | null> {
   const client = await db.sql.connect();
   try {
     await client.query('BEGIN');
@@ -73,7 +79,15 @@ export async function createWebhookEndpoint(db: Database, accountId: string, end
       `INSERT INTO webhook_endpoints (id, account_id, url, description, events, secret)
        SELECT $1, $2, $3, $4, $5, $6 WHERE (SELECT count(*) FROM webhook_endpoints WHERE account_id = $2) < $7
        RETURNING ${ENDPOINT_COLUMNS}`,
-      [id, accountId, endpoint.url, endpoint.description, JSON.stringify(endpoint.events), db.secrets.seal(endpoint.secret, secretContext.endpoint(id)), MAX_WEBHOOK_ENDPOINTS],
+      [
+        id,
+        accountId,
+        endpoint.url,
+        endpoint.description,
+        JSON.stringify(endpoint.events),
+        db.secrets.seal(endpoint.secret, secretContext.endpoint(id)),
+        MAX_WEBHOOK_ENDPOINTS,
+      ],
     );
     await client.query('COMMIT');
     return rows[0] ? endpointFromRow(rows[0]) : null;
@@ -86,13 +100,19 @@ export async function createWebhookEndpoint(db: Database, accountId: string, end
 }
 
 export async function listWebhookEndpoints(db: Database, accountId: string): Promise<WebhookEndpointRecord[]> {
-  const { rows } = await db.sql.query<EndpointRow>(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE account_id = $1 ORDER BY created_at, id`, [accountId]);
+  const { rows } = await db.sql.query<EndpointRow>(
+    `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE account_id = $1 ORDER BY created_at, id`,
+    [accountId],
+  );
   return rows.map(endpointFromRow);
 }
 
 /** An endpoint of this account, or null: another account's is indistinguishable from none. */
 export async function findWebhookEndpoint(db: Database, accountId: string, id: string): Promise<WebhookEndpointRecord | null> {
-  const { rows } = await db.sql.query<EndpointRow>(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE id = $1 AND account_id = $2`, [id, accountId]);
+  const { rows } = await db.sql.query<EndpointRow>(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE id = $1 AND account_id = $2`, [
+    id,
+    accountId,
+  ]);
   return rows[0] ? endpointFromRow(rows[0]) : null;
 }
 
@@ -104,7 +124,12 @@ export interface WebhookEndpointChange {
   enabled?: boolean;
 }
 
-export async function updateWebhookEndpoint(db: Database, accountId: string, id: string, change: WebhookEndpointChange): Promise<WebhookEndpointRecord | null> {
+export async function updateWebhookEndpoint(
+  db: Database,
+  accountId: string,
+  id: string,
+  change: WebhookEndpointChange,
+): Promise<WebhookEndpointRecord | null> {
   const { rows } = await db.sql.query<EndpointRow>(
     `UPDATE webhook_endpoints SET
        url = COALESCE($3, url),
@@ -173,7 +198,13 @@ export async function revealDefaultWebhookSecret(db: Database, accountId: string
     [accountId],
   );
   const row = rows[0];
-  return row ? { secret: db.secrets.open(row.secret, secretContext.accountDefault(accountId)), createdAt: row.created_at, previousSecretExpiresAt: row.previous_secret_expires_at } : null;
+  return row
+    ? {
+        secret: db.secrets.open(row.secret, secretContext.accountDefault(accountId)),
+        createdAt: row.created_at,
+        previousSecretExpiresAt: row.previous_secret_expires_at,
+      }
+    : null;
 }
 
 /** A new default secret, shown now; the one before keeps signing for WEBHOOK_SECRET_OVERLAP_MS. */
@@ -186,5 +217,9 @@ export async function rotateDefaultWebhookSecret(db: Database, accountId: string
     [accountId, db.secrets.seal(secret, secretContext.accountDefault(accountId)), WEBHOOK_SECRET_OVERLAP_MS],
   );
   const row = rows[0]!;
-  return { secret: db.secrets.open(row.secret, secretContext.accountDefault(accountId)), createdAt: row.created_at, previousSecretExpiresAt: row.previous_secret_expires_at };
+  return {
+    secret: db.secrets.open(row.secret, secretContext.accountDefault(accountId)),
+    createdAt: row.created_at,
+    previousSecretExpiresAt: row.previous_secret_expires_at,
+  };
 }

@@ -37,9 +37,13 @@ async function query<T>(url: string, sql: string): Promise<T[]> {
 
 /** The whole schema as pg_dump writes it (functions' full definitions included), without the migrators' own bookkeeping. */
 function schemaOf(url: string): string {
-  return execFileSync('pg_dump', ['--schema-only', '--no-owner', '--no-privileges', '--exclude-table=_prisma_migrations', '--exclude-table=_function_files', url], {
-    encoding: 'utf8',
-  })
+  return execFileSync(
+    'pg_dump',
+    ['--schema-only', '--no-owner', '--no-privileges', '--exclude-table=_prisma_migrations', '--exclude-table=_function_files', url],
+    {
+      encoding: 'utf8',
+    },
+  )
     .split('\n')
     .filter((line) => !line.startsWith('-- Dumped') && !line.startsWith('\\restrict') && !line.startsWith('\\unrestrict'))
     .join('\n');
@@ -48,7 +52,8 @@ function schemaOf(url: string): string {
 /** A migrations folder holding copies of the first `count` migrations only. */
 function migrationsUpTo(count: number): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'leadgen-migrations-'));
-  for (const migration of readMigrations().slice(0, count)) cpSync(path.join(MIGRATIONS_DIR, migration.name), path.join(dir, migration.name), { recursive: true });
+  for (const migration of readMigrations().slice(0, count))
+    cpSync(path.join(MIGRATIONS_DIR, migration.name), path.join(dir, migration.name), { recursive: true });
   return dir;
 }
 
@@ -61,7 +66,8 @@ describe('function files', () => {
       expect({ file: file.name, defines: [...new Set(names)] }).toEqual({ file: file.name, defines: [file.name] });
       for (const name of names) definedIn.set(name, [...new Set([...(definedIn.get(name) ?? []), file.name])]);
       expect(file.sql).toMatch(/^-- \w+: /);
-      for (const heading of ['Called by:', 'Locks:', 'Guarantees:']) expect({ file: file.name, heading, present: file.sql.includes(`-- ${heading}`) }).toMatchObject({ present: true });
+      for (const heading of ['Called by:', 'Locks:', 'Guarantees:'])
+        expect({ file: file.name, heading, present: file.sql.includes(`-- ${heading}`) }).toMatchObject({ present: true });
     }
     const inDatabase = await query<{ name: string }>(
       process.env.DATABASE_URL!,
@@ -72,7 +78,11 @@ describe('function files', () => {
     expect(inDatabase.map((row) => row.name).sort()).toEqual([...definedIn.keys()].sort());
 
     const later = readMigrations().filter((migration) => migration.name > LAST_MIGRATION_WITH_FUNCTIONS);
-    for (const migration of later) expect({ migration: migration.name, definesCode: DEFINES_CODE.test(migration.sql) }).toEqual({ migration: migration.name, definesCode: false });
+    for (const migration of later)
+      expect({ migration: migration.name, definesCode: DEFINES_CODE.test(migration.sql) }).toEqual({
+        migration: migration.name,
+        definesCode: false,
+      });
   });
 
   it('when an empty database and a database left at each earlier migration are migrated, then their schemas are the same', async () => {
@@ -126,7 +136,10 @@ describe('function files', () => {
     try {
       await migrate(url, { migrationsDir: earlier, functionsDir: dir });
       cpSync(FUNCTIONS_DIR, dir, { recursive: true });
-      writeFileSync(path.join(dir, 'zz_broken.sql'), '-- zz_broken: a file that does not parse.\nCREATE OR REPLACE FUNCTION zz_broken( AS $$ $$;\n');
+      writeFileSync(
+        path.join(dir, 'zz_broken.sql'),
+        '-- zz_broken: a file that does not parse.\nCREATE OR REPLACE FUNCTION zz_broken( AS $$ $$;\n',
+      );
       await expect(migrate(url, { functionsDir: dir })).rejects.toThrow(/function file zz_broken\.sql failed/);
       const migrations = await query<{ n: number }>(url, 'SELECT count(*)::int AS n FROM "_prisma_migrations"');
       expect(migrations[0]!.n).toBe(readMigrations().length - 1);

@@ -67,7 +67,7 @@ describe('credit counters beside the ledger', () => {
     await expect(db.sql.query('UPDATE accounts SET reserved = 11 WHERE id = $1', [accountId])).rejects.toMatchObject({ code: '23514' });
   });
 
-  it('when a counter is changed behind the ledger\'s back, then the discrepancy check names the account', async () => {
+  it("when a counter is changed behind the ledger's back, then the discrepancy check names the account", async () => {
     const accountId = await newAccount(100);
     await db.sql.query('UPDATE accounts SET balance = balance + 5 WHERE id = $1', [accountId]);
     const found = (await findCreditDiscrepancies(db)).filter((d) => d.accountId === accountId);
@@ -85,14 +85,23 @@ describe('credit counters beside the ledger', () => {
   });
 });
 
-describe('idempotency through the key\'s primary key', () => {
+describe("idempotency through the key's primary key", () => {
   it('when the creation is rolled back by its enqueue, then no job, no reservation and the key stays free', async () => {
     const accountId = await newAccount(100);
     const key = `rollback-${newId.job()}`;
     const jobId = newId.job();
     const failing = createJob(
       db,
-      { accountId, idempotencyKey: key, fingerprint: 'x', idempotencyTtlHours: 1, jobId, resultSetId: newId.resultSet(), request: request(5), creditsReserved: 10 },
+      {
+        accountId,
+        idempotencyKey: key,
+        fingerprint: 'x',
+        idempotencyTtlHours: 1,
+        jobId,
+        resultSetId: newId.resultSet(),
+        request: request(5),
+        creditsReserved: 10,
+      },
       async () => {
         throw new Error('redis refused');
       },
@@ -103,7 +112,10 @@ describe('idempotency through the key\'s primary key', () => {
     expect((await db.sql.query('SELECT 1 FROM jobs WHERE account_id = $1', [accountId])).rowCount).toBe(0);
     // The ledger keeps the reservation and its release: nothing is ever erased from it.
     const { rows } = await db.sql.query('SELECT kind::text, amount FROM credit_ledger WHERE job_id = $1 ORDER BY id', [jobId]);
-    expect(rows).toEqual([{ kind: 'reserve', amount: 10 }, { kind: 'release', amount: 10 }]);
+    expect(rows).toEqual([
+      { kind: 'reserve', amount: 10 },
+      { kind: 'release', amount: 10 },
+    ]);
     expect((await create(accountId, 5, key)).kind).toBe('created');
   });
 
@@ -137,7 +149,10 @@ describe('page commits', () => {
       ]);
       const last = await commitPage(db, id, page(keys.slice(8, 20)), 'd');
       expect(last).toEqual({ kind: 'committed', deliveredCount: 12, requestedCount: 12 });
-      const { rows } = await db.sql.query<{ position: number; dedup_key: string }>('SELECT position, dedup_key FROM leads WHERE job_id = $1 ORDER BY position', [id]);
+      const { rows } = await db.sql.query<{ position: number; dedup_key: string }>(
+        'SELECT position, dedup_key FROM leads WHERE job_id = $1 ORDER BY position',
+        [id],
+      );
       expect(rows.map((r) => r.position)).toEqual(Array.from({ length: 12 }, (_, i) => i));
       expect(new Set(rows.map((r) => r.dedup_key)).size).toBe(12);
     }
@@ -161,7 +176,12 @@ describe('page commits', () => {
     const settled = await settleJob(db, id, { kind: 'finished' }, { source: 'google_maps', requestedCount: 10, deliveredCount: 1 });
     expect(settled?.settled).toBe(true);
     expect(settled?.job).toMatchObject({ status: 'PARTIAL', deliveredCount: 3, creditsCharged: 10 });
-    const again = await settleJob(db, id, { kind: 'error', reason: 'timeout' }, { source: 'google_maps', requestedCount: 10, deliveredCount: 3 });
+    const again = await settleJob(
+      db,
+      id,
+      { kind: 'error', reason: 'timeout' },
+      { source: 'google_maps', requestedCount: 10, deliveredCount: 3 },
+    );
     expect(again).toMatchObject({ settled: false, job: { status: 'PARTIAL' } });
   });
 });

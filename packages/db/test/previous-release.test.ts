@@ -31,7 +31,17 @@ const request = { source: 'google_maps', category: 'dentist', state: 'US', maxRe
 
 async function createJob(accountId: string, jobId: string, webhookUrl: string | null = null) {
   const { rows } = await db.sql.query(statement('create_job'), [
-    accountId, `key-${jobId}`, 'fp', jobId, 24, 10, newId.resultSet(), 'google_maps', JSON.stringify({ ...request, webhookUrl }), 3, webhookUrl,
+    accountId,
+    `key-${jobId}`,
+    'fp',
+    jobId,
+    24,
+    10,
+    newId.resultSet(),
+    'google_maps',
+    JSON.stringify({ ...request, webhookUrl }),
+    3,
+    webhookUrl,
     webhookUrl ? 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' : null,
   ]);
   return rows[0];
@@ -39,7 +49,15 @@ async function createJob(accountId: string, jobId: string, webhookUrl: string | 
 
 describe('the previous release against this schema (expand/contract)', () => {
   it('when the fixture is read, then it holds every statement the previous release sends to a function', () => {
-    expect([...statements.keys()].sort()).toEqual(['authenticate', 'commit_page', 'create_job', 'read_job', 'settle_job', 'start_job', 'withdraw_job']);
+    expect([...statements.keys()].sort()).toEqual([
+      'authenticate',
+      'commit_page',
+      'create_job',
+      'read_job',
+      'settle_job',
+      'start_job',
+      'withdraw_job',
+    ]);
   });
 
   it('when the previous release authenticates, creates, starts, commits, settles and reads a job, then each statement answers as it expects', async () => {
@@ -49,7 +67,11 @@ describe('the previous release against this schema (expand/contract)', () => {
 
     const jobId = newId.job();
     expect(await createJob(accountId, jobId, 'https://hooks.example.com/leadgen')).toMatchObject({ o_outcome: 'created', o_job_id: jobId });
-    expect((await db.sql.query(statement('start_job'), [jobId, 'sandbox'])).rows[0]).toMatchObject({ id: jobId, status: 'running', provider: 'sandbox' });
+    expect((await db.sql.query(statement('start_job'), [jobId, 'sandbox'])).rows[0]).toMatchObject({
+      id: jobId,
+      status: 'running',
+      provider: 'sandbox',
+    });
 
     const page = JSON.stringify(['a', 'b'].map((k) => ({ k, d: { businessName: k } })));
     expect((await db.sql.query(statement('commit_page'), [jobId, page, 'next'])).rows[0]).toEqual({

@@ -74,7 +74,10 @@ function declared() {
   const columns = models.flatMap((m) =>
     m.fields
       .filter((f) => f.kind !== 'object')
-      .map((f) => `${table(m.name)}.${f.dbName ?? f.name} ${scalarType(f)} ${f.isRequired ? 'not null' : 'null'}${f.hasDefaultValue ? ' default' : ''}`),
+      .map(
+        (f) =>
+          `${table(m.name)}.${f.dbName ?? f.name} ${scalarType(f)} ${f.isRequired ? 'not null' : 'null'}${f.hasDefaultValue ? ' default' : ''}`,
+      ),
   );
   const keys = indexes
     .filter((i) => i.type !== 'fulltext')
@@ -84,8 +87,8 @@ function declared() {
       .filter((f) => f.kind === 'object' && (f.relationFromFields?.length ?? 0) > 0)
       .map(
         (f) =>
-          `${table(m.name)}(${f.relationFromFields!.map((c) => column(m.name, c)).join(',')}) -> ${table(f.type)}(${f.relationToFields!
-            .map((c) => column(f.type, c))
+          `${table(m.name)}(${f.relationFromFields!.map((c) => column(m.name, c)).join(',')}) -> ${table(f.type)}(${f
+            .relationToFields!.map((c) => column(f.type, c))
             .join(',')}) on delete ${(f.relationOnDelete ?? 'NoAction').toLowerCase()}`,
       ),
   );

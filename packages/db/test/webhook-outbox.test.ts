@@ -47,10 +47,20 @@ async function create(accountId: string, extra: Partial<GenerationRequest> = {},
 }
 
 const endpoint = (accountId: string, events: string[]) =>
-  createWebhookEndpoint(db, accountId, { url: 'https://hooks.example/x', events: events as never, description: null, secret: newWebhookSecret() });
+  createWebhookEndpoint(db, accountId, {
+    url: 'https://hooks.example/x',
+    events: events as never,
+    description: null,
+    secret: newWebhookSecret(),
+  });
 
 const deliveriesOf = (jobId: string) =>
-  db.sql.query<{ endpoint_id: string | null; url: string | null; event_type: string }>('SELECT endpoint_id, url, event_type FROM webhook_deliveries WHERE job_id = $1 ORDER BY endpoint_id NULLS LAST', [jobId]).then((r) => r.rows);
+  db.sql
+    .query<{ endpoint_id: string | null; url: string | null; event_type: string }>(
+      'SELECT endpoint_id, url, event_type FROM webhook_deliveries WHERE job_id = $1 ORDER BY endpoint_id NULLS LAST',
+      [jobId],
+    )
+    .then((r) => r.rows);
 
 describe('the webhook outbox', () => {
   it('when a job settles, then one delivery per enabled endpoint subscribed to its event and one for its webhookUrl are written with it, and their ids returned', async () => {

@@ -39,38 +39,74 @@ export const errors = {
   requestTimeout: () => new AppError(408, 'request_timeout', 'Request timeout', 'The request was not received in time'),
   expectationFailed: () =>
     new AppError(417, 'expectation_failed', 'Expectation failed', 'The only Expect the server meets is 100-continue'),
-  unsupportedMediaType: () =>
-    new AppError(415, 'unsupported_media_type', 'Unsupported media type', 'Send the body as application/json'),
+  unsupportedMediaType: () => new AppError(415, 'unsupported_media_type', 'Unsupported media type', 'Send the body as application/json'),
   // RFC 9110 15.5.16: a 415 for a content coding names the codings accepted, in Accept-Encoding.
   unsupportedContentEncoding: () =>
-    new AppError(415, 'unsupported_content_encoding', 'Unsupported content encoding', 'Send the body uncompressed (Content-Encoding: identity)', {}, {
-      'Accept-Encoding': 'identity',
-    }),
+    new AppError(
+      415,
+      'unsupported_content_encoding',
+      'Unsupported content encoding',
+      'Send the body uncompressed (Content-Encoding: identity)',
+      {},
+      {
+        'Accept-Encoding': 'identity',
+      },
+    ),
   payloadTooLarge: (limit: string) =>
     new AppError(413, 'payload_too_large', 'Payload too large', `The request body is larger than ${limit}`),
   unauthorized: (detail: string) =>
     new AppError(401, 'unauthorized', 'Unauthorized', detail, {}, { 'WWW-Authenticate': 'Bearer realm="leadgen"' }),
   idempotencyKeyMissing: () =>
-    new AppError(400, 'idempotency_key_missing', 'Idempotency-Key header missing', 'POST /api/v1/leads/generate needs an Idempotency-Key header'),
+    new AppError(
+      400,
+      'idempotency_key_missing',
+      'Idempotency-Key header missing',
+      'POST /api/v1/leads/generate needs an Idempotency-Key header',
+    ),
   idempotencyKeyInvalid: () =>
-    new AppError(400, 'idempotency_key_invalid', 'Idempotency-Key header invalid', 'The Idempotency-Key must be 1 to 255 printable ASCII characters'),
+    new AppError(
+      400,
+      'idempotency_key_invalid',
+      'Idempotency-Key header invalid',
+      'The Idempotency-Key must be 1 to 255 printable ASCII characters',
+    ),
   idempotencyKeyReused: () =>
-    new AppError(422, 'idempotency_key_reused', 'Idempotency-Key reused', 'This Idempotency-Key was already used with a different request body'),
+    new AppError(
+      422,
+      'idempotency_key_reused',
+      'Idempotency-Key reused',
+      'This Idempotency-Key was already used with a different request body',
+    ),
   insufficientCredits: (required: number, available: number) =>
-    new AppError(402, 'insufficient_credits', 'Insufficient credits', `This request needs ${required} credits; ${available} are available`, {
-      required,
-      available,
-    }),
+    new AppError(
+      402,
+      'insufficient_credits',
+      'Insufficient credits',
+      `This request needs ${required} credits; ${available} are available`,
+      {
+        required,
+        available,
+      },
+    ),
   jobNotFound: () => new AppError(404, 'job_not_found', 'Job not found', 'No job with this id exists for your account'),
   jobNotCancellable: (status: string) =>
-    new AppError(409, 'job_not_cancellable', 'Job not cancellable', `The job already finished with status ${status}`, { jobStatus: status }),
+    new AppError(409, 'job_not_cancellable', 'Job not cancellable', `The job already finished with status ${status}`, {
+      jobStatus: status,
+    }),
   notFound: () => new AppError(404, 'not_found', 'Not found', 'No such endpoint'),
   methodNotAllowed: (allow: string[]) =>
     new AppError(405, 'method_not_allowed', 'Method not allowed', `Allowed: ${allow.join(', ')}`, {}, { Allow: allow.join(', ') }),
   rateLimited: (retryAfterSeconds: number) =>
-    new AppError(429, 'rate_limited', 'Too many requests', `Rate limit exceeded; retry in ${retryAfterSeconds} s`, {}, {
-      'Retry-After': String(retryAfterSeconds),
-    }),
+    new AppError(
+      429,
+      'rate_limited',
+      'Too many requests',
+      `Rate limit exceeded; retry in ${retryAfterSeconds} s`,
+      {},
+      {
+        'Retry-After': String(retryAfterSeconds),
+      },
+    ),
   serviceUnavailable: (detail: string) =>
     new AppError(503, 'service_unavailable', 'Service unavailable', detail, {}, { 'Retry-After': '5' }),
 };

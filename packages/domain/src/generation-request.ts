@@ -4,13 +4,21 @@ export const MAX_RESULTS_DEFAULT = 25;
 export const MAX_RESULTS_LIMIT = 100;
 
 export const SENIORITIES = [
-  'owner', 'founder', 'c_suite', 'partner', 'vp', 'head', 'director', 'manager', 'senior', 'entry', 'intern',
+  'owner',
+  'founder',
+  'c_suite',
+  'partner',
+  'vp',
+  'head',
+  'director',
+  'manager',
+  'senior',
+  'entry',
+  'intern',
 ] as const;
 export type Seniority = (typeof SENIORITIES)[number];
 
-export const COMPANY_SIZES = [
-  '1-10', '11-50', '51-200', '201-500', '501-1000', '1001-5000', '5001-10000', '10001+',
-] as const;
+export const COMPANY_SIZES = ['1-10', '11-50', '51-200', '201-500', '501-1000', '1001-5000', '5001-10000', '10001+'] as const;
 export type CompanySize = (typeof COMPANY_SIZES)[number];
 
 export const CONTACT_CHANNELS = ['email', 'phone', 'linkedin'] as const;

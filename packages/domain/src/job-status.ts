@@ -6,13 +6,7 @@ export type TerminalStatus = (typeof TERMINAL_STATUSES)[number];
 export type JobStatus = NonTerminalStatus | TerminalStatus;
 
 export type StopReason =
-  | 'source_exhausted'
-  | 'no_results'
-  | 'provider_error'
-  | 'provider_unauthorized'
-  | 'timeout'
-  | 'internal_error'
-  | 'cancelled_by_owner';
+  'source_exhausted' | 'no_results' | 'provider_error' | 'provider_unauthorized' | 'timeout' | 'internal_error' | 'cancelled_by_owner';
 
 export function isTerminal(status: JobStatus): status is TerminalStatus {
   return (TERMINAL_STATUSES as readonly string[]).includes(status);
@@ -39,9 +33,7 @@ export function decideTerminal(requestedCount: number, deliveredCount: number, o
   if (outcome.kind === 'cancelled') return { status: 'CANCELLED', stopReason: 'cancelled_by_owner' };
   if (deliveredCount >= requestedCount) return { status: 'COMPLETE', stopReason: null };
   if (outcome.kind === 'finished') {
-    return deliveredCount === 0
-      ? { status: 'EMPTY', stopReason: 'no_results' }
-      : { status: 'PARTIAL', stopReason: 'source_exhausted' };
+    return deliveredCount === 0 ? { status: 'EMPTY', stopReason: 'no_results' } : { status: 'PARTIAL', stopReason: 'source_exhausted' };
   }
   if (deliveredCount === 0) return { status: 'FAILED', stopReason: outcome.reason };
   const partialReason = outcome.reason === 'provider_unauthorized' ? 'provider_error' : outcome.reason;

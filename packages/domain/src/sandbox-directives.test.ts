@@ -19,12 +19,18 @@ describe('sandbox directives', () => {
     });
   });
 
-  it.each(['sandbox:', 'sandbox:bogus', 'sandbox:only', 'sandbox:only=x', 'sandbox:only=-1', 'sandbox:delay=600000', 'sandbox:fail=1', 'sandbox:only=1=2'])(
-    'when the keyword is %j, then it is refused with a reason',
-    (keyword) => {
-      const parsed = parseSandboxDirectives(keyword);
-      expect(parsed.ok).toBe(false);
-      if (!parsed.ok) expect(parsed.problem.length).toBeGreaterThan(5);
-    },
-  );
+  it.each([
+    'sandbox:',
+    'sandbox:bogus',
+    'sandbox:only',
+    'sandbox:only=x',
+    'sandbox:only=-1',
+    'sandbox:delay=600000',
+    'sandbox:fail=1',
+    'sandbox:only=1=2',
+  ])('when the keyword is %j, then it is refused with a reason', (keyword) => {
+    const parsed = parseSandboxDirectives(keyword);
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) expect(parsed.problem.length).toBeGreaterThan(5);
+  });
 });

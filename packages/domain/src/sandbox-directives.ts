@@ -41,8 +41,15 @@ function count(name: string, raw: string | undefined, max: number): number | str
 export function parseSandboxDirectives(keyword: string): DirectiveParse {
   const body = keyword.trim().slice(SANDBOX_PREFIX.length);
   const directives: SandboxDirectives = {};
-  const parts = body.split(';').map((p) => p.trim()).filter((p) => p.length > 0);
-  if (parts.length === 0) return { ok: false, problem: 'sandbox: needs at least one directive (empty, only=N, fail, fail_after=N, delay=MS, unauthorized, mail=STATUS)' };
+  const parts = body
+    .split(';')
+    .map((p) => p.trim())
+    .filter((p) => p.length > 0);
+  if (parts.length === 0)
+    return {
+      ok: false,
+      problem: 'sandbox: needs at least one directive (empty, only=N, fail, fail_after=N, delay=MS, unauthorized, mail=STATUS)',
+    };
   for (const part of parts) {
     const [name, value, ...rest] = part.split('=').map((s) => s.trim());
     if (rest.length > 0) return { ok: false, problem: `sandbox directive "${part}" is malformed` };
@@ -70,7 +77,8 @@ export function parseSandboxDirectives(keyword: string): DirectiveParse {
         directives.delayMs = parsed;
         break;
       case 'mail':
-        if (!(SANDBOX_MAIL as readonly string[]).includes(value ?? '')) return { ok: false, problem: `sandbox directive mail takes one of ${SANDBOX_MAIL.join(', ')}` };
+        if (!(SANDBOX_MAIL as readonly string[]).includes(value ?? ''))
+          return { ok: false, problem: `sandbox directive mail takes one of ${SANDBOX_MAIL.join(', ')}` };
         directives.mail = value as SandboxMail;
         break;
       default:

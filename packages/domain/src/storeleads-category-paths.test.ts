@@ -21,7 +21,9 @@ describe('Store Leads category paths', () => {
 
   it('when the taxonomy is shipped, then it says where it comes from and when, and holds the published beauty paths', () => {
     expect(STORELEADS_TAXONOMY_RETRIEVED).toMatch(/^\d{4}-\d{2}-\d{2}$/);
-    expect(STORELEADS_CATEGORY_PATHS).toEqual(expect.arrayContaining(['/Beauty & Fitness/Face & Body Care/Make-Up & Cosmetics', '/Health/Nutrition']));
+    expect(STORELEADS_CATEGORY_PATHS).toEqual(
+      expect.arrayContaining(['/Beauty & Fitness/Face & Body Care/Make-Up & Cosmetics', '/Health/Nutrition']),
+    );
     // the paths once written from memory, which Store Leads does not have
     expect(STORELEADS_CATEGORY_PATHS).not.toContain('/Beauty & Fitness/Make-Up & Cosmetics');
   });

@@ -11,16 +11,57 @@ export const STORELEADS_TAXONOMY_RETRIEVED: string = taxonomy.retrieved;
 
 // Words people type for a path whose own words differ. Keys and values are normalised words.
 const SYNONYMS: Record<string, string[]> = {
-  clothe: ['apparel'], clothing: ['apparel'], fashion: ['apparel'], garment: ['apparel'], wear: ['apparel'], boutique: ['apparel'],
-  tshirt: ['apparel'], shirt: ['apparel'], dress: ['apparel'], shoe: ['apparel'], sneaker: ['apparel'], footwear: ['apparel'],
-  makeup: ['make', 'cosmetic'], cosmetic: ['cosmetic'], lipstick: ['cosmetic'], beauty: ['beauty'],
-  skincare: ['skin'], skin: ['skin'], nail: ['nail'], serum: ['skin'], moisturizer: ['skin'], lotion: ['body'],
-  perfume: ['perfume'], fragrance: ['fragrance'], cologne: ['fragrance'],
-  gym: ['fitness'], yoga: ['fitness'], workout: ['fitness'],
-  supplement: ['nutrition'], vitamin: ['nutrition'], protein: ['nutrition'], nutritional: ['nutrition'],
+  clothe: ['apparel'],
+  clothing: ['apparel'],
+  fashion: ['apparel'],
+  garment: ['apparel'],
+  wear: ['apparel'],
+  boutique: ['apparel'],
+  tshirt: ['apparel'],
+  shirt: ['apparel'],
+  dress: ['apparel'],
+  shoe: ['apparel'],
+  sneaker: ['apparel'],
+  footwear: ['apparel'],
+  makeup: ['make', 'cosmetic'],
+  cosmetic: ['cosmetic'],
+  lipstick: ['cosmetic'],
+  beauty: ['beauty'],
+  skincare: ['skin'],
+  skin: ['skin'],
+  nail: ['nail'],
+  serum: ['skin'],
+  moisturizer: ['skin'],
+  lotion: ['body'],
+  perfume: ['perfume'],
+  fragrance: ['fragrance'],
+  cologne: ['fragrance'],
+  gym: ['fitness'],
+  yoga: ['fitness'],
+  workout: ['fitness'],
+  supplement: ['nutrition'],
+  vitamin: ['nutrition'],
+  protein: ['nutrition'],
+  nutritional: ['nutrition'],
 };
 
-const STOP_WORDS = new Set(['and', 'the', 'of', 'for', 'store', 'stores', 'shop', 'shops', 'online', 'brand', 'brands', 'products', 'product', 'ecommerce', 'e']);
+const STOP_WORDS = new Set([
+  'and',
+  'the',
+  'of',
+  'for',
+  'store',
+  'stores',
+  'shop',
+  'shops',
+  'online',
+  'brand',
+  'brands',
+  'products',
+  'product',
+  'ecommerce',
+  'e',
+]);
 
 /** "Shoes & Sneakers" → ["shoe", "sneaker"]: lower case, no accents, crude singular. */
 export function normalisedWords(text: string): string[] {
@@ -44,7 +85,12 @@ function singular(word: string): string {
 
 const INDEX = STORELEADS_CATEGORY_PATHS.map((path) => {
   const segments = path.split('/').filter(Boolean);
-  return { path, leaf: new Set(normalisedWords(segments.at(-1) ?? '')), parents: new Set(segments.slice(0, -1).flatMap(normalisedWords)), depth: segments.length };
+  return {
+    path,
+    leaf: new Set(normalisedWords(segments.at(-1) ?? '')),
+    parents: new Set(segments.slice(0, -1).flatMap(normalisedWords)),
+    depth: segments.length,
+  };
 });
 
 /**

@@ -44,7 +44,11 @@ describe('suppression normal forms', () => {
       store: { domain: 'dune.example', country: 'US', platform: 'shopify' },
       contacts: [{ name: 'A', title: 'CEO', email: 'ceo@agency.example', phone: null, linkedinUrl: null }],
     } as Lead;
-    expect(suppressionKeysOf(lead, 'US').map((k) => `${k.kind}:${k.value}`).sort()).toEqual(
+    expect(
+      suppressionKeysOf(lead, 'US')
+        .map((k) => `${k.kind}:${k.value}`)
+        .sort(),
+    ).toEqual(
       ['domain:agency.example', 'domain:dune.example', 'email:ceo@agency.example', 'email:hello@dune.example', 'phone:+15125550134'].sort(),
     );
   });

@@ -46,14 +46,36 @@ export function webhookUrlProblem(raw: string, options: { allowHttp: boolean }):
 }
 
 export const webhookErrors = {
-  endpointNotFound: () => new AppError(404, 'webhook_endpoint_not_found', 'Webhook endpoint not found', 'No webhook endpoint with this id exists for your account'),
-  deliveryNotFound: () => new AppError(404, 'webhook_delivery_not_found', 'Webhook delivery not found', 'No delivery with this id exists for this endpoint'),
+  endpointNotFound: () =>
+    new AppError(
+      404,
+      'webhook_endpoint_not_found',
+      'Webhook endpoint not found',
+      'No webhook endpoint with this id exists for your account',
+    ),
+  deliveryNotFound: () =>
+    new AppError(404, 'webhook_delivery_not_found', 'Webhook delivery not found', 'No delivery with this id exists for this endpoint'),
   endpointLimit: () =>
-    new AppError(409, 'webhook_endpoint_limit', 'Too many webhook endpoints', `An account has at most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints; delete one first`),
+    new AppError(
+      409,
+      'webhook_endpoint_limit',
+      'Too many webhook endpoints',
+      `An account has at most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints; delete one first`,
+    ),
   endpointDisabled: () =>
-    new AppError(409, 'webhook_endpoint_disabled', 'Webhook endpoint disabled', 'The endpoint is disabled; enable it with PATCH { "enabled": true } first'),
+    new AppError(
+      409,
+      'webhook_endpoint_disabled',
+      'Webhook endpoint disabled',
+      'The endpoint is disabled; enable it with PATCH { "enabled": true } first',
+    ),
   deliveryPending: () =>
-    new AppError(409, 'webhook_delivery_pending', 'Delivery still pending', 'The delivery is still being attempted; it can be retried once it has succeeded or failed'),
+    new AppError(
+      409,
+      'webhook_delivery_pending',
+      'Delivery still pending',
+      'The delivery is still being attempted; it can be retried once it has succeeded or failed',
+    ),
   secretAlreadyRevealed: () =>
     new AppError(
       409,

@@ -15,8 +15,16 @@ describe('logger', () => {
   beforeAll(() => setLogLevel('debug'));
 
   it('when metadata carries message or level, then the line keeps its own and the field is renamed', () => {
-    const [line] = captureLines(() => logger.warn('provider failed', { message: 'upstream said no', level: 'debug', reason: 'provider_error' }));
-    expect(line).toMatchObject({ message: 'provider failed', level: 'warn', meta_message: 'upstream said no', meta_level: 'debug', reason: 'provider_error' });
+    const [line] = captureLines(() =>
+      logger.warn('provider failed', { message: 'upstream said no', level: 'debug', reason: 'provider_error' }),
+    );
+    expect(line).toMatchObject({
+      message: 'provider failed',
+      level: 'warn',
+      meta_message: 'upstream said no',
+      meta_level: 'debug',
+      reason: 'provider_error',
+    });
   });
 
   it('when the message holds a format token, then the metadata is still written', () => {

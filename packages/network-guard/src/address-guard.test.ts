@@ -25,12 +25,23 @@ describe('isForbiddenAddress', () => {
     expect(isForbiddenAddress(ip)).toBe(true);
   });
 
-  it.each(['93.184.216.34', '8.8.8.8', '1.1.1.1', '100.63.255.255', '100.128.0.0', '172.15.255.255', '172.32.0.0', '192.0.1.1', '192.169.0.1', '198.17.255.255', '198.20.0.0', '223.255.255.255', '169.253.1.1'])(
-    'when the IPv4 address %s is public, then it is allowed',
-    (ip) => {
-      expect(isForbiddenAddress(ip)).toBe(false);
-    },
-  );
+  it.each([
+    '93.184.216.34',
+    '8.8.8.8',
+    '1.1.1.1',
+    '100.63.255.255',
+    '100.128.0.0',
+    '172.15.255.255',
+    '172.32.0.0',
+    '192.0.1.1',
+    '192.169.0.1',
+    '198.17.255.255',
+    '198.20.0.0',
+    '223.255.255.255',
+    '169.253.1.1',
+  ])('when the IPv4 address %s is public, then it is allowed', (ip) => {
+    expect(isForbiddenAddress(ip)).toBe(false);
+  });
 
   it.each([
     ['2001:db8::1', 'documentation 2001:db8::/32 (ipaddr.js: reserved)'],

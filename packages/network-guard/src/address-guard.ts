@@ -24,7 +24,8 @@ export function isForbiddenAddress(ip: string): boolean {
     const v6 = address as ipaddr.IPv6;
     const parts = v6.parts;
     const embedded = (hi: number, lo: number): string => `${hi >> 8}.${hi & 0xff}.${lo >> 8}.${lo & 0xff}`;
-    if (v6.range() === 'rfc6052' && parts.slice(2, 6).every((p) => p === 0)) return isForbiddenAddress(embedded(parts[6] ?? 0, parts[7] ?? 0));
+    if (v6.range() === 'rfc6052' && parts.slice(2, 6).every((p) => p === 0))
+      return isForbiddenAddress(embedded(parts[6] ?? 0, parts[7] ?? 0));
     if (v6.range() === '6to4') return isForbiddenAddress(embedded(parts[1] ?? 0, parts[2] ?? 0));
     // the deprecated IPv4-compatible form (::a.b.c.d) reaches the IPv4 address too
     if (parts.slice(0, 6).every((p) => p === 0) && !(parts[6] === 0 && (parts[7] ?? 0) <= 1)) {

@@ -104,7 +104,9 @@ describe('safeFetch', () => {
 
   it('when a public hop redirects to a host resolving to a private address, then the redirect is refused before connecting', async () => {
     const lookup = loopbackLookup({ 'internal.example': ['127.0.0.1', '192.168.1.20'] });
-    expect((await fetchError(safeFetch(`http://public.example:${site.port}/to-internal`, options({ lookup })))).code).toBe('forbidden_address');
+    expect((await fetchError(safeFetch(`http://public.example:${site.port}/to-internal`, options({ lookup })))).code).toBe(
+      'forbidden_address',
+    );
     expect(other.connections).toBe(0);
   });
 
@@ -122,7 +124,9 @@ describe('safeFetch', () => {
 
   it('when redirects loop, then exactly maxRedirects are followed before giving up', async () => {
     const before = site.paths().filter((path) => path === '/loop').length;
-    expect((await fetchError(safeFetch(`http://shop.example:${site.port}/loop`, options({ maxRedirects: 3 })))).code).toBe('too_many_redirects');
+    expect((await fetchError(safeFetch(`http://shop.example:${site.port}/loop`, options({ maxRedirects: 3 })))).code).toBe(
+      'too_many_redirects',
+    );
     expect(site.paths().filter((path) => path === '/loop').length - before).toBe(4);
   });
 
@@ -160,7 +164,9 @@ describe('safeFetch', () => {
     const lookup = jest.fn(loopbackLookup());
     const controller = new AbortController();
     controller.abort(new Error('stop'));
-    expect((await fetchError(safeFetch(`http://shop.example:${site.port}/hello`, options({ lookup, signal: controller.signal })))).code).toBe('aborted');
+    expect(
+      (await fetchError(safeFetch(`http://shop.example:${site.port}/hello`, options({ lookup, signal: controller.signal })))).code,
+    ).toBe('aborted');
     expect(lookup).not.toHaveBeenCalled();
   });
 

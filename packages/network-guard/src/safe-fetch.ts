@@ -138,7 +138,9 @@ async function requestOnce(url: URL, options: SafeFetchOptions): Promise<Fetched
     const request = (secure ? https : http).request(requestOptions);
     request.on('response', resolve);
     // stays attached for the whole exchange: a late socket error must not become an unhandled event
-    request.on('error', (error) => reject(options.signal.aborted ? new FetchError('aborted', 'aborted') : new FetchError('network_error', error.message)));
+    request.on('error', (error) =>
+      reject(options.signal.aborted ? new FetchError('aborted', 'aborted') : new FetchError('network_error', error.message)),
+    );
     request.end();
   });
 

@@ -18,7 +18,10 @@ export function webhookNetworkPolicy(allowPrivateNetworks: boolean): NetworkPoli
 }
 
 export const systemLookup: LookupFn = async (hostname) =>
-  (await dns.lookup(hostname, { all: true, verbatim: true })).map((entry) => ({ address: entry.address, family: entry.family === 6 ? 6 : 4 }));
+  (await dns.lookup(hostname, { all: true, verbatim: true })).map((entry) => ({
+    address: entry.address,
+    family: entry.family === 6 ? 6 : 4,
+  }));
 
 /**
  * The addresses a webhook to `url` may connect to, or a FetchError saying why none: a port or an
@@ -31,5 +34,9 @@ export async function resolveWebhookTarget(
   const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
   if (!options.policy.isAllowedPort(port)) throw new FetchError('forbidden_port', `port ${port} is not allowed`);
   // A literal address is checked as it is; a name is resolved here, and the caller pins its socket to the answer.
-  return resolveChecked(url, { policy: options.policy, lookup: options.lookup ?? systemLookup, signal: options.signal ?? new AbortController().signal });
+  return resolveChecked(url, {
+    policy: options.policy,
+    lookup: options.lookup ?? systemLookup,
+    signal: options.signal ?? new AbortController().signal,
+  });
 }

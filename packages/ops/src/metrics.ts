@@ -20,7 +20,11 @@ export const metrics = {
     labelNames: ['route', 'method', 'status'] as const,
     buckets: SECONDS,
   }),
-  jobsCreated: new Counter({ name: `${PREFIX}jobs_created_total`, help: 'Jobs created (idempotent replays excluded), by source', labelNames: ['source'] as const }),
+  jobsCreated: new Counter({
+    name: `${PREFIX}jobs_created_total`,
+    help: 'Jobs created (idempotent replays excluded), by source',
+    labelNames: ['source'] as const,
+  }),
   jobsTerminal: new Counter({
     name: `${PREFIX}jobs_terminal_total`,
     help: 'Jobs that reached a terminal status, by source, status and stop reason ("none" for COMPLETE)',
@@ -38,8 +42,16 @@ export const metrics = {
     labelNames: ['source'] as const,
     buckets: JOB_SECONDS,
   }),
-  leadsDelivered: new Counter({ name: `${PREFIX}leads_delivered_total`, help: 'Leads committed to result sets, by source', labelNames: ['source'] as const }),
-  creditsCharged: new Counter({ name: `${PREFIX}credits_charged_total`, help: 'Credits charged at settlement, by source', labelNames: ['source'] as const }),
+  leadsDelivered: new Counter({
+    name: `${PREFIX}leads_delivered_total`,
+    help: 'Leads committed to result sets, by source',
+    labelNames: ['source'] as const,
+  }),
+  creditsCharged: new Counter({
+    name: `${PREFIX}credits_charged_total`,
+    help: 'Credits charged at settlement, by source',
+    labelNames: ['source'] as const,
+  }),
   queueJobs: new Gauge({
     async collect() {
       await queueDepth?.();
@@ -76,9 +88,21 @@ export const metrics = {
     help: 'DNS lookups of email domains, by outcome (mx, null_mx, address_fallback, nxdomain, no_records, timeout, servfail, dns_error, sandbox_rule)',
     labelNames: ['outcome'] as const,
   }),
-  emailVerdictCache: new Counter({ name: `${PREFIX}email_verdict_cache_total`, help: 'Fleet-wide email domain verdict cache reads, by result (hit, miss)', labelNames: ['result'] as const }),
-  emailVerdicts: new Counter({ name: `${PREFIX}email_verdicts_total`, help: 'Email verdicts written on leads and contacts, by status', labelNames: ['status'] as const }),
-  rateLimited: new Counter({ name: `${PREFIX}rate_limited_total`, help: 'Requests refused 429 by the per-account rate limits, by limit', labelNames: ['limit'] as const }),
+  emailVerdictCache: new Counter({
+    name: `${PREFIX}email_verdict_cache_total`,
+    help: 'Fleet-wide email domain verdict cache reads, by result (hit, miss)',
+    labelNames: ['result'] as const,
+  }),
+  emailVerdicts: new Counter({
+    name: `${PREFIX}email_verdicts_total`,
+    help: 'Email verdicts written on leads and contacts, by status',
+    labelNames: ['status'] as const,
+  }),
+  rateLimited: new Counter({
+    name: `${PREFIX}rate_limited_total`,
+    help: 'Requests refused 429 by the per-account rate limits, by limit',
+    labelNames: ['limit'] as const,
+  }),
   // Webhooks (decision 016): per attempt, in the worker that made it.
   webhookAttemptDuration: new Histogram({
     name: `${PREFIX}webhook_attempt_duration_seconds`,
@@ -86,7 +110,10 @@ export const metrics = {
     labelNames: ['event', 'outcome'] as const,
     buckets: SECONDS,
   }),
-  idempotentReplays: new Counter({ name: `${PREFIX}idempotent_replays_total`, help: 'POST /leads/generate answered from an earlier call with the same Idempotency-Key' }),
+  idempotentReplays: new Counter({
+    name: `${PREFIX}idempotent_replays_total`,
+    help: 'POST /leads/generate answered from an earlier call with the same Idempotency-Key',
+  }),
 };
 
 export type QueueCounts = Record<string, Record<'waiting' | 'active' | 'delayed', number>>;
@@ -108,7 +135,8 @@ export function collectProcessMetrics(): void {
   collectDefaultMetrics();
   // Gauges named like counters break `promtool check metrics` (and Prometheus' naming rules); each is the sum
   // of its `type`-labelled sibling without the suffix, which stays: sum(nodejs_active_handles) is the same figure.
-  for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) register.removeSingleMetric(name);
+  for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'])
+    register.removeSingleMetric(name);
 }
 
 /** The names of every metric family this code registers (for the deploy/ check). */
@@ -156,5 +184,6 @@ export interface SettledJob {
 export function observeSettlement(job: SettledJob): void {
   metrics.jobsTerminal.inc({ source: job.source, status: job.status, stop_reason: job.stopReason ?? 'none' });
   if (job.creditsCharged) metrics.creditsCharged.inc({ source: job.source }, job.creditsCharged);
-  if (job.finishedAt) metrics.jobDuration.observe({ source: job.source }, Math.max(0, job.finishedAt.getTime() - job.createdAt.getTime()) / 1000);
+  if (job.finishedAt)
+    metrics.jobDuration.observe({ source: job.source }, Math.max(0, job.finishedAt.getTime() - job.createdAt.getTime()) / 1000);
 }

@@ -2,7 +2,6 @@ import { startOpsServer, type OpsServer } from './ops-server';
 import { checkReadiness, type ReadinessReport } from './readiness';
 import { freePort } from '../../../test/processes';
 
-
 describe('operations server', () => {
   let report: ReadinessReport;
   let server: OpsServer;
@@ -79,7 +78,11 @@ describe('checkReadiness', () => {
       { shuttingDown: false },
       50,
     );
-    expect(report).toMatchObject({ ready: false, status: 'unavailable', checks: { down: 'unavailable', slow: 'unavailable', behind: 'schema_behind' } });
+    expect(report).toMatchObject({
+      ready: false,
+      status: 'unavailable',
+      checks: { down: 'unavailable', slow: 'unavailable', behind: 'schema_behind' },
+    });
     expect(report.detail).toContain('run the migrations');
     // The public port's /readyz never repeats a connection error (it names internal hosts).
     expect(report.detail).not.toContain('10.0.0.7');

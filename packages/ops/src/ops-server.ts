@@ -52,7 +52,8 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
       return send(res, 405, { type: 'about:blank', title: 'Method Not Allowed', status: 405 }, 'application/problem+json');
     }
     Promise.resolve(route(req, res)).catch(() => {
-      if (!res.headersSent) send(res, 500, { type: 'about:blank', title: 'Internal Server Error', status: 500 }, 'application/problem+json');
+      if (!res.headersSent)
+        send(res, 500, { type: 'about:blank', title: 'Internal Server Error', status: 500 }, 'application/problem+json');
       else res.destroy();
     });
   });
@@ -60,7 +61,10 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
     server.once('error', (error: NodeJS.ErrnoException) => {
       reject(
         error.code === 'EADDRINUSE'
-          ? new Error(`OPS_PORT ${options.port} on ${options.host} is in use: give each process on a host its own OPS_PORT, or OPS_PORT=0 for none`, { cause: error })
+          ? new Error(
+              `OPS_PORT ${options.port} on ${options.host} is in use: give each process on a host its own OPS_PORT, or OPS_PORT=0 for none`,
+              { cause: error },
+            )
           : error,
       );
     });

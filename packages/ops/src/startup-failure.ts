@@ -34,7 +34,8 @@ export function startupFailureLine(processName: string, error: unknown, ports: L
     const variable = Object.entries(ports).find(([, port]) => port === inUse.port)?.[0] ?? Object.keys(ports).join(' or ');
     return `${processName}: port ${inUse.port ?? '?'} is in use: stop what listens there, or set ${variable} to a free port`;
   }
-  if (codes.some((c) => c.code === 'EACCES' && c.port !== null)) return `${processName}: no permission to listen on that port: set ${Object.keys(ports).join(' or ')} to one above 1023`;
+  if (codes.some((c) => c.code === 'EACCES' && c.port !== null))
+    return `${processName}: no permission to listen on that port: set ${Object.keys(ports).join(' or ')} to one above 1023`;
   const message = error instanceof Error ? error.message : String(error);
   if (codes.some((c) => c.code === '3D000') || /database .* does not exist/i.test(message)) {
     return `${processName}: the database in DATABASE_URL does not exist: run npm run db:migrate (it creates and migrates it)`;

@@ -8,7 +8,14 @@ import { createCompanyPeopleFinder, createPeopleDataLabsProvider } from './peopl
 import type { LeadProvider, ProviderRegistry } from './lead-provider';
 import { createSandboxProvider } from './sandbox/sandbox-provider';
 import { createStoreLeadsProvider } from './store-leads';
-import { createDnsMailCheck, createEmailVerifier, sandboxMailAnswer, VerdictCache, withEmailVerification, type EmailVerifier } from './verification';
+import {
+  createDnsMailCheck,
+  createEmailVerifier,
+  sandboxMailAnswer,
+  VerdictCache,
+  withEmailVerification,
+  type EmailVerifier,
+} from './verification';
 
 export interface ProviderDependencies {
   /** an existing connection to use instead of opening one; closeProviders leaves it open */

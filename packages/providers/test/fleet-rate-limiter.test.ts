@@ -76,7 +76,12 @@ describe('fleet-wide rate limiter', () => {
   });
 
   it('when Redis cannot be reached, then calls go through rather than fail every job', async () => {
-    const offline = new Redis('redis://127.0.0.1:1', { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    const offline = new Redis('redis://127.0.0.1:1', {
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    });
     offline.on('error', () => undefined);
     const limiter = new FleetRateLimiter({ redis: offline, key: key(), ratePerMin: 1 });
     await expect(limiter.acquire(never(), Date.now() + 1_000)).resolves.toBeUndefined();

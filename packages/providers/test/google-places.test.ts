@@ -18,7 +18,13 @@ beforeEach(() => {
 });
 
 function provider(enricher: WebsiteEnricherLike | null = null, attemptTimeoutMs = 5_000, key = 'good-key') {
-  const client = new UpstreamClient({ name: 'google_places', baseUrl: fake.url, headers: { 'x-goog-api-key': key }, retry: FAST_RETRY, attemptTimeoutMs });
+  const client = new UpstreamClient({
+    name: 'google_places',
+    baseUrl: fake.url,
+    headers: { 'x-goog-api-key': key },
+    retry: FAST_RETRY,
+    attemptTimeoutMs,
+  });
   return createGooglePlacesProvider({ client, enrichment: enricher && { enricher, concurrency: 4, deadlineMarginMs: 200 } });
 }
 
@@ -59,12 +65,22 @@ describe('google_places adapter', () => {
     const sent = fake.requests[0]!;
     expect(sent.headers['x-goog-fieldmask']).toBe(FIELD_MASK);
     expect(FIELD_MASK).not.toContain('priceLevel');
-    expect(sent.body).toMatchObject({ textQuery: 'Dentist kids in Austin, United States', regionCode: 'US', pageSize: 20, includePureServiceAreaBusinesses: true });
-    expect(String(sent.headers['x-goog-fieldmask']).split(',')).toEqual(expect.arrayContaining(['places.addressComponents', 'places.pureServiceAreaBusiness']));
+    expect(sent.body).toMatchObject({
+      textQuery: 'Dentist kids in Austin, United States',
+      regionCode: 'US',
+      pageSize: 20,
+      includePureServiceAreaBusinesses: true,
+    });
+    expect(String(sent.headers['x-goog-fieldmask']).split(',')).toEqual(
+      expect.arrayContaining(['places.addressComponents', 'places.pureServiceAreaBusiness']),
+    );
   });
 
   it('when a place is closed permanently or temporarily, then it is skipped', async () => {
-    fake.places = makePlaces(5).map((p, i) => ({ ...p, businessStatus: ['OPERATIONAL', 'CLOSED_PERMANENTLY', 'CLOSED_TEMPORARILY', 'OPERATIONAL', undefined][i] }));
+    fake.places = makePlaces(5).map((p, i) => ({
+      ...p,
+      businessStatus: ['OPERATIONAL', 'CLOSED_PERMANENTLY', 'CLOSED_TEMPORARILY', 'OPERATIONAL', undefined][i],
+    }));
     const leads = leadsOf(await collect(provider(), request(), context()));
     expect(leads.map((l) => l.dedupKey).sort()).toEqual(['ChIJp0000', 'ChIJp0003', 'ChIJp0004']);
   });
@@ -109,10 +125,22 @@ describe('google_places adapter', () => {
   });
 
   it('when the text names the city, then a location bias changes nothing (the fake answers as Google documents, which is why bias variants were wasted)', async () => {
-    const client = new UpstreamClient({ name: 'google_places', baseUrl: fake.url, headers: { 'x-goog-api-key': 'good-key' }, retry: FAST_RETRY });
+    const client = new UpstreamClient({
+      name: 'google_places',
+      baseUrl: fake.url,
+      headers: { 'x-goog-api-key': 'good-key' },
+      retry: FAST_RETRY,
+    });
     const ask = async (extra: Record<string, unknown>) => {
-      const response = await client.request({ method: 'POST', path: 'v1/places:searchText', headers: { 'x-goog-fieldmask': 'places.id' }, body: { textQuery: 'dentist in Austin', ...extra }, signal: new AbortController().signal, deadline: Date.now() + 5_000 });
-      return ((response.body as { places: Array<{ id: string }> }).places).map((p) => p.id);
+      const response = await client.request({
+        method: 'POST',
+        path: 'v1/places:searchText',
+        headers: { 'x-goog-fieldmask': 'places.id' },
+        body: { textQuery: 'dentist in Austin', ...extra },
+        signal: new AbortController().signal,
+        deadline: Date.now() + 5_000,
+      });
+      return (response.body as { places: Array<{ id: string }> }).places.map((p) => p.id);
     };
     const plain = await ask({});
     const biased = await ask({ locationBias: { circle: { center: { latitude: 30.36, longitude: -97.87 }, radius: 2_000 } } });
@@ -120,11 +148,19 @@ describe('google_places adapter', () => {
   });
 
   it('when Google lists places across the border (regionCode only biases), then only places in the requested country are delivered', async () => {
-    const abroad = makePlaces(5, 'mx').map((p) => ({ ...p, formattedAddress: 'Av. Juárez 1, Ciudad Juárez, Chih., México', addressComponents: components('Ciudad Juárez', 'Chih.', 'MX', 'Mexico') }));
+    const abroad = makePlaces(5, 'mx').map((p) => ({
+      ...p,
+      formattedAddress: 'Av. Juárez 1, Ciudad Juárez, Chih., México',
+      addressComponents: components('Ciudad Juárez', 'Chih.', 'MX', 'Mexico'),
+    }));
     const unknown = makePlaces(2, 'nc').map(({ addressComponents: _none, ...p }) => p);
     fake.places = [...makePlaces(10), ...abroad, ...unknown];
     const leads = leadsOf(await collect(provider(), request({ maxResults: 50 }), context()));
-    expect(leads.map((l) => l.dedupKey).sort()).toEqual(makePlaces(10).map((p) => p.id).sort());
+    expect(leads.map((l) => l.dedupKey).sort()).toEqual(
+      makePlaces(10)
+        .map((p) => p.id)
+        .sort(),
+    );
   });
 
   it('when service-area businesses match, then they are asked for and delivered with address null and the locality they serve', async () => {
@@ -135,12 +171,26 @@ describe('google_places adapter', () => {
       location: undefined,
       serviceAt: { latitude: 30.3, longitude: -97.75 },
     };
-    const { addressComponents: _none, ...noArea } = { ...makePlaces(1, 'sabx')[0]!, pureServiceAreaBusiness: true, formattedAddress: undefined, location: undefined };
-    fake.places = [...makePlaces(3), plumber, { ...noArea, addressComponents: [{ longText: 'United States', shortText: 'US', types: ['country', 'political'] }] }];
+    const { addressComponents: _none, ...noArea } = {
+      ...makePlaces(1, 'sabx')[0]!,
+      pureServiceAreaBusiness: true,
+      formattedAddress: undefined,
+      location: undefined,
+    };
+    fake.places = [
+      ...makePlaces(3),
+      plumber,
+      { ...noArea, addressComponents: [{ longText: 'United States', shortText: 'US', types: ['country', 'political'] }] },
+    ];
     const leads = leadsOf(await collect(provider(), request({ category: 'plumber' }), context()));
     const byKey = Object.fromEntries(leads.map((l) => [l.dedupKey, l.lead]));
     expect(Object.keys(byKey)).toHaveLength(5);
-    expect(byKey.ChIJsab0000).toMatchObject({ address: null, serviceArea: 'Austin', businessName: 'Business sab0', phone: '+1 512-555-1000' });
+    expect(byKey.ChIJsab0000).toMatchObject({
+      address: null,
+      serviceArea: 'Austin',
+      businessName: 'Business sab0',
+      phone: '+1 512-555-1000',
+    });
     expect(byKey.ChIJsabx0000).toMatchObject({ address: null, serviceArea: null });
     expect(byKey.ChIJp0000).not.toHaveProperty('serviceArea');
     expect(byKey.ChIJp0000).toMatchObject({ address: '0 Main St, Austin, TX 78701, USA' });
@@ -184,7 +234,10 @@ describe('google_places adapter', () => {
     });
     const leads = leadsOf(await collect(provider(enricher), request(), context()));
     const byKey = Object.fromEntries(leads.map((l) => [l.dedupKey, l.lead]));
-    expect(byKey.ChIJp0000).toMatchObject({ email: 'hello@business-p0.example', socialProfiles: { instagram: 'https://instagram.com/p0', facebook: null } });
+    expect(byKey.ChIJp0000).toMatchObject({
+      email: 'hello@business-p0.example',
+      socialProfiles: { instagram: 'https://instagram.com/p0', facebook: null },
+    });
     expect(byKey.ChIJp0001).toMatchObject({ email: null });
     expect(leads).toHaveLength(3);
     expect(enricher.asked).toHaveLength(3);
@@ -204,7 +257,11 @@ describe('google_places adapter', () => {
     const controller = new AbortController();
     const reason = new Error('cancelled');
     setTimeout(() => controller.abort(reason), 100);
-    const error = await failure(provider(new StubEnricher({ 'https://business-p0.example': 'hang' })), request(), context({ signal: controller.signal }));
+    const error = await failure(
+      provider(new StubEnricher({ 'https://business-p0.example': 'hang' })),
+      request(),
+      context({ signal: controller.signal }),
+    );
     expect(error).toBe(reason);
   });
 

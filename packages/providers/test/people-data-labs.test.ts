@@ -15,11 +15,17 @@ beforeEach(() => {
 });
 
 function provider() {
-  const client = new UpstreamClient({ name: 'people_data_labs', baseUrl: fake.url, headers: { 'x-api-key': 'good-key' }, retry: FAST_RETRY });
+  const client = new UpstreamClient({
+    name: 'people_data_labs',
+    baseUrl: fake.url,
+    headers: { 'x-api-key': 'good-key' },
+    retry: FAST_RETRY,
+  });
   return createPeopleDataLabsProvider({ client });
 }
 
-const linkedin = (overrides: Parameters<typeof request>[0] = {}) => request({ source: 'linkedin', category: 'software', city: undefined, ...overrides });
+const linkedin = (overrides: Parameters<typeof request>[0] = {}) =>
+  request({ source: 'linkedin', category: 'software', city: undefined, ...overrides });
 
 describe('people_data_labs adapter', () => {
   it('when a person matches, then the record is mapped onto the lead with its person object', async () => {
@@ -49,7 +55,11 @@ describe('people_data_labs adapter', () => {
           website: 'https://peopledatalabs.com',
           reviewScore: null,
           categories: ['computer software'],
-          socialProfiles: { facebook: 'https://facebook.com/deseanthorne', instagram: null, linkedin: 'https://www.linkedin.com/in/sean-thorne' },
+          socialProfiles: {
+            facebook: 'https://facebook.com/deseanthorne',
+            instagram: null,
+            linkedin: 'https://www.linkedin.com/in/sean-thorne',
+          },
           person: {
             fullName: 'Sean Thorne',
             title: 'co-founder and chief executive officer',
@@ -64,20 +74,45 @@ describe('people_data_labs adapter', () => {
 
   it('when linkedinParams are given, then they become the Elasticsearch query PDL evaluates', async () => {
     fake.people = [
-      ...makePeople(3, (i) => ({ id: `match-${i}`, linkedin_url: `linkedin.com/in/match-${i}`, job_title: 'vp of sales', job_title_levels: ['vp'], location_country: 'germany', job_company_size: '11-50', industry: 'retail' })),
-      ...makePeople(3, (i) => ({ id: `other-${i}`, linkedin_url: `linkedin.com/in/other-${i}`, job_title: 'vp of sales', job_title_levels: ['vp'], location_country: 'united states', industry: 'retail' })),
+      ...makePeople(3, (i) => ({
+        id: `match-${i}`,
+        linkedin_url: `linkedin.com/in/match-${i}`,
+        job_title: 'vp of sales',
+        job_title_levels: ['vp'],
+        location_country: 'germany',
+        job_company_size: '11-50',
+        industry: 'retail',
+      })),
+      ...makePeople(3, (i) => ({
+        id: `other-${i}`,
+        linkedin_url: `linkedin.com/in/other-${i}`,
+        job_title: 'vp of sales',
+        job_title_levels: ['vp'],
+        location_country: 'united states',
+        industry: 'retail',
+      })),
     ];
-    const req = linkedin({ state: 'US', linkedinParams: { title: ['VP of Sales'], seniority: ['vp', 'c_suite'], industry: ['Retail'], companySize: ['11-50'], country: 'DE' } });
+    const req = linkedin({
+      state: 'US',
+      linkedinParams: { title: ['VP of Sales'], seniority: ['vp', 'c_suite'], industry: ['Retail'], companySize: ['11-50'], country: 'DE' },
+    });
     const pages = await collect(provider(), req, context());
-    expect(pages.flatMap((p) => p.leads).map((l) => l.dedupKey).sort()).toEqual([0, 1, 2].map((i) => `https://www.linkedin.com/in/match-${i}`));
-    const must = ((fake.requests[0]!.body as { query: { bool: { must: unknown[] } } }).query.bool.must);
-    expect(must).toEqual(expect.arrayContaining([
-      { terms: { job_title_levels: ['vp', 'cxo'] } },
-      { terms: { industry: ['retail'] } },
-      { terms: { job_company_size: ['11-50'] } },
-      { term: { location_country: 'germany' } },
-      { bool: { should: [{ match_phrase: { job_title: 'vp of sales' } }], minimum_should_match: 1 } },
-    ]));
+    expect(
+      pages
+        .flatMap((p) => p.leads)
+        .map((l) => l.dedupKey)
+        .sort(),
+    ).toEqual([0, 1, 2].map((i) => `https://www.linkedin.com/in/match-${i}`));
+    const must = (fake.requests[0]!.body as { query: { bool: { must: unknown[] } } }).query.bool.must;
+    expect(must).toEqual(
+      expect.arrayContaining([
+        { terms: { job_title_levels: ['vp', 'cxo'] } },
+        { terms: { industry: ['retail'] } },
+        { terms: { job_company_size: ['11-50'] } },
+        { term: { location_country: 'germany' } },
+        { bool: { should: [{ match_phrase: { job_title: 'vp of sales' } }], minimum_should_match: 1 } },
+      ]),
+    );
   });
 
   it('when no industry is given, then the category stands in for it and the state for the country', async () => {
@@ -128,7 +163,10 @@ describe('people_data_labs adapter', () => {
   it('when a record has no LinkedIn profile URL, then it is left out', async () => {
     fake.people = makePeople(3, (i) => ({ linkedin_url: i === 1 ? 'https://example.com/not-linkedin' : `linkedin.com/in/p${i}` }));
     const pages = await collect(provider(), linkedin(), context());
-    expect(pages.flatMap((p) => p.leads).map((l) => l.dedupKey)).toEqual(['https://www.linkedin.com/in/p0', 'https://www.linkedin.com/in/p2']);
+    expect(pages.flatMap((p) => p.leads).map((l) => l.dedupKey)).toEqual([
+      'https://www.linkedin.com/in/p0',
+      'https://www.linkedin.com/in/p2',
+    ]);
   });
 
   describe('as PDL documents it (UPSTREAM.md)', () => {
@@ -138,23 +176,37 @@ describe('people_data_labs adapter', () => {
         ...makePeople(2, (i) => ({ linkedin_url: `linkedin.com/in/dent-${i}`, industry: 'medical practice' })),
       ];
       const software = await collect(provider(), linkedin({ category: 'SaaS' }), context());
-      expect(software.flatMap((p) => p.leads).map((l) => l.dedupKey)).toEqual(['https://www.linkedin.com/in/soft-0', 'https://www.linkedin.com/in/soft-1']);
+      expect(software.flatMap((p) => p.leads).map((l) => l.dedupKey)).toEqual([
+        'https://www.linkedin.com/in/soft-0',
+        'https://www.linkedin.com/in/soft-1',
+      ]);
       const dentists = await collect(provider(), linkedin({ category: 'Dentists' }), context());
       expect(dentists.flatMap((p) => p.leads)).toHaveLength(2);
-      expect(JSON.stringify((fake.requests.at(-1)!.body as { query: unknown }).query)).toContain('{"term":{"industry":"medical practice"}}');
+      expect(JSON.stringify((fake.requests.at(-1)!.body as { query: unknown }).query)).toContain(
+        '{"term":{"industry":"medical practice"}}',
+      );
     });
 
     it('when linkedinParams.industry is free text, then each value is sent as its canonical industry', async () => {
       fake.people = makePeople(2, (i) => ({ linkedin_url: `linkedin.com/in/law-${i}`, industry: 'law practice' }));
       const pages = await collect(provider(), linkedin({ linkedinParams: { industry: ['Lawyers', 'Accountants'] } }), context());
       expect(pages.flatMap((p) => p.leads)).toHaveLength(2);
-      expect(JSON.stringify((fake.requests[0]!.body as { query: unknown }).query)).toContain('{"terms":{"industry":["law practice","accounting"]}}');
+      expect(JSON.stringify((fake.requests[0]!.body as { query: unknown }).query)).toContain(
+        '{"terms":{"industry":["law practice","accounting"]}}',
+      );
     });
 
     it('when a keyword is given, then it narrows the search to people whose title, company, skills or summary say it', async () => {
-      fake.people = makePeople(4, (i) => ({ linkedin_url: `linkedin.com/in/k-${i}`, skills: i === 2 ? ['kubernetes', 'go'] : ['excel'], job_title: i === 3 ? 'kubernetes engineer' : 'manager' }));
+      fake.people = makePeople(4, (i) => ({
+        linkedin_url: `linkedin.com/in/k-${i}`,
+        skills: i === 2 ? ['kubernetes', 'go'] : ['excel'],
+        job_title: i === 3 ? 'kubernetes engineer' : 'manager',
+      }));
       const pages = await collect(provider(), linkedin({ keyword: 'Kubernetes' }), context());
-      expect(pages.flatMap((p) => p.leads).map((l) => l.dedupKey)).toEqual(['https://www.linkedin.com/in/k-2', 'https://www.linkedin.com/in/k-3']);
+      expect(pages.flatMap((p) => p.leads).map((l) => l.dedupKey)).toEqual([
+        'https://www.linkedin.com/in/k-2',
+        'https://www.linkedin.com/in/k-3',
+      ]);
     });
 
     it('when the keyword is part of a company name, then it does not match it: job_company_name and skills are keyword fields, queried with term on the whole value', async () => {
@@ -180,25 +232,36 @@ describe('people_data_labs adapter', () => {
       expect(JSON.stringify((fake.requests[0]!.body as { query: unknown }).query)).toContain('{"term":{"location_locality":"austin"}}');
     });
 
-    it('when people are searched, then the dataset is the resume slice (records with a LinkedIn profile, the lead\'s identity)', async () => {
+    it("when people are searched, then the dataset is the resume slice (records with a LinkedIn profile, the lead's identity)", async () => {
       await collect(provider(), linkedin(), context());
       expect(fake.requests[0]!.body).toMatchObject({ dataset: 'resume' });
     });
 
-    it('when PDL reports the minute\'s allowance spent, then the fleet is held until its reset', async () => {
+    it("when PDL reports the minute's allowance spent, then the fleet is held until its reset", async () => {
       fake.perMinute = 1;
       const pauses: number[] = [];
       const limiter = { acquire: async () => undefined, pause: async (ms: number) => void pauses.push(ms) };
-      const client = new UpstreamClient({ name: 'people_data_labs', baseUrl: fake.url, headers: { 'x-api-key': 'good-key' }, retry: FAST_RETRY, rateLimiter: limiter });
+      const client = new UpstreamClient({
+        name: 'people_data_labs',
+        baseUrl: fake.url,
+        headers: { 'x-api-key': 'good-key' },
+        retry: FAST_RETRY,
+        rateLimiter: limiter,
+      });
       await collect(createPeopleDataLabsProvider({ client }), linkedin({ maxResults: 5 }), context(), 5);
       expect(fake.requests).toHaveLength(1);
       expect(pauses).toEqual([1_000]);
       fake.perMinute = 100;
     });
 
-    it('when the account is out of credits (402 payment_required), then the job ends provider_error with PDL\'s words', async () => {
+    it("when the account is out of credits (402 payment_required), then the job ends provider_error with PDL's words", async () => {
       fake.failNext({ status: 402 });
-      const client = new UpstreamClient({ name: 'people_data_labs', baseUrl: fake.url, headers: { 'x-api-key': 'good-key' }, retry: FAST_RETRY });
+      const client = new UpstreamClient({
+        name: 'people_data_labs',
+        baseUrl: fake.url,
+        headers: { 'x-api-key': 'good-key' },
+        retry: FAST_RETRY,
+      });
       let error: unknown;
       try {
         await collect(createPeopleDataLabsProvider({ client }), linkedin(), context());

@@ -92,8 +92,13 @@ describe('provider configuration', () => {
   });
 
   it('when a key is set without a base URL, or both are set, or the base URL is empty, then the configuration is accepted', () => {
-    expect(loadConfig({ PDL_API_KEY: 'k' }).providers.peopleDataLabs).toMatchObject({ apiKey: 'k', baseUrl: 'https://api.peopledatalabs.com' });
-    expect(loadConfig({ PDL_API_KEY: 'k', PDL_BASE_URL: 'http://127.0.0.1:1' }).providers.peopleDataLabs.baseUrl).toBe('http://127.0.0.1:1');
+    expect(loadConfig({ PDL_API_KEY: 'k' }).providers.peopleDataLabs).toMatchObject({
+      apiKey: 'k',
+      baseUrl: 'https://api.peopledatalabs.com',
+    });
+    expect(loadConfig({ PDL_API_KEY: 'k', PDL_BASE_URL: 'http://127.0.0.1:1' }).providers.peopleDataLabs.baseUrl).toBe(
+      'http://127.0.0.1:1',
+    );
     expect(loadConfig({ STORELEADS_BASE_URL: '' }).providers.storeLeads.apiKey).toBeNull();
   });
 });

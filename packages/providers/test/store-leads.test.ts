@@ -23,8 +23,18 @@ beforeEach(() => {
 });
 
 function provider(options: { enricher?: WebsiteEnricherLike; withPdl?: boolean; pdlKey?: string } = {}) {
-  const client = new UpstreamClient({ name: 'storeleads', baseUrl: stores.url, headers: { authorization: 'Bearer sl-key' }, retry: FAST_RETRY });
-  const pdlClient = new UpstreamClient({ name: 'people_data_labs', baseUrl: pdl.url, headers: { 'x-api-key': options.pdlKey ?? 'pdl-key' }, retry: FAST_RETRY });
+  const client = new UpstreamClient({
+    name: 'storeleads',
+    baseUrl: stores.url,
+    headers: { authorization: 'Bearer sl-key' },
+    retry: FAST_RETRY,
+  });
+  const pdlClient = new UpstreamClient({
+    name: 'people_data_labs',
+    baseUrl: pdl.url,
+    headers: { 'x-api-key': options.pdlKey ?? 'pdl-key' },
+    retry: FAST_RETRY,
+  });
   return createStoreLeadsProvider({
     client,
     people: options.withPdl === false ? null : createCompanyPeopleFinder(pdlClient),
@@ -32,7 +42,8 @@ function provider(options: { enricher?: WebsiteEnricherLike; withPdl?: boolean; 
   });
 }
 
-const shopify = (overrides: Parameters<typeof request>[0] = {}) => request({ source: 'shopify', category: 'apparel', city: undefined, ...overrides });
+const shopify = (overrides: Parameters<typeof request>[0] = {}) =>
+  request({ source: 'shopify', category: 'apparel', city: undefined, ...overrides });
 const leadsOf = (pages: Array<{ leads: Array<{ lead: unknown }> }>) => pages.flatMap((p) => p.leads.map((l) => l.lead as ShopifyLead));
 
 describe('storeleads adapter', () => {
@@ -67,7 +78,11 @@ describe('storeleads adapter', () => {
         website: 'https://allbirds.com',
         reviewScore: null,
         categories: ['Apparel > Footwear', 'Apparel'],
-        socialProfiles: { facebook: null, instagram: 'https://instagram.com/allbirds', linkedin: 'https://www.linkedin.com/company/allbirds' },
+        socialProfiles: {
+          facebook: null,
+          instagram: 'https://instagram.com/allbirds',
+          linkedin: 'https://www.linkedin.com/company/allbirds',
+        },
         store: { domain: 'allbirds.com', country: 'US', platform: 'shopify', categoryPath: '/Apparel' },
         contacts: [
           { name: null, title: null, email: 'help@allbirds.com', phone: null, linkedinUrl: null },
@@ -76,7 +91,14 @@ describe('storeleads adapter', () => {
       },
     });
     const query = stores.requests[0]!.query;
-    expect(Object.fromEntries(query)).toMatchObject({ 'f:p': 'shopify', 'f:cc': 'US', 'f:cat': '/Apparel', 'f:ds': 'Active', page: '0', page_size: '25' });
+    expect(Object.fromEntries(query)).toMatchObject({
+      'f:p': 'shopify',
+      'f:cc': 'US',
+      'f:cat': '/Apparel',
+      'f:ds': 'Active',
+      page: '0',
+      page_size: '25',
+    });
   });
 
   it('when the stores span several pages, then page and page_size page through them, one row per domain, handed over in chunks', async () => {
@@ -85,7 +107,11 @@ describe('storeleads adapter', () => {
     const domains = leadsOf(pages).map((l) => l.store.domain);
     expect(domains).toHaveLength(60);
     expect(new Set(domains).size).toBe(60);
-    expect(stores.requests.map((r) => [r.query.get('page'), r.query.get('page_size')])).toEqual([['0', '30'], ['1', '30'], ['2', '30']]);
+    expect(stores.requests.map((r) => [r.query.get('page'), r.query.get('page_size')])).toEqual([
+      ['0', '30'],
+      ['1', '30'],
+      ['2', '30'],
+    ]);
     expect(pages.every((p) => p.leads.length <= 10)).toBe(true);
     expect(pages.at(-1)?.cursor).toBeNull();
   });
@@ -103,8 +129,18 @@ describe('storeleads adapter', () => {
   it('when decisionMakerTitles are given, then one PDL call per page finds the people by company domain', async () => {
     stores.stores = makeStores(3, (i) => ({ contact_info: i === 0 ? [{ type: 'email', value: 'info@store0.com' }] : [] }));
     pdl.people = [
-      ...makePeople(2, (i) => ({ id: `a${i}`, job_company_website: 'store0.com', job_title: i === 0 ? 'founder' : 'warehouse clerk', linkedin_url: `linkedin.com/in/a${i}` })),
-      ...makePeople(1, () => ({ id: 'b', job_company_website: 'Store2.com', job_title: 'head of ecommerce', linkedin_url: 'linkedin.com/in/b' })),
+      ...makePeople(2, (i) => ({
+        id: `a${i}`,
+        job_company_website: 'store0.com',
+        job_title: i === 0 ? 'founder' : 'warehouse clerk',
+        linkedin_url: `linkedin.com/in/a${i}`,
+      })),
+      ...makePeople(1, () => ({
+        id: 'b',
+        job_company_website: 'Store2.com',
+        job_title: 'head of ecommerce',
+        linkedin_url: 'linkedin.com/in/b',
+      })),
       ...makePeople(1, () => ({ id: 'c', job_company_website: 'elsewhere.com', job_title: 'founder', linkedin_url: 'linkedin.com/in/c' })),
     ];
     const leads = leadsOf(await collect(provider(), shopify({ decisionMakerTitles: ['Founder', 'Head of Ecommerce'] }), context()));
@@ -140,21 +176,37 @@ describe('storeleads adapter', () => {
   it('when requiredChannels are given, then only stores with every channel remain, counted after enrichment', async () => {
     stores.stores = makeStores(4, (i) => ({
       contact_info: [
-        ...(i === 0 ? [{ type: 'email', value: 'a@store0.com' }, { type: 'phone', value: '+1 1' }] : []),
+        ...(i === 0
+          ? [
+              { type: 'email', value: 'a@store0.com' },
+              { type: 'phone', value: '+1 1' },
+            ]
+          : []),
         ...(i === 1 ? [{ type: 'phone', value: '+1 2' }] : []),
         ...(i === 2 ? [{ type: 'email', value: 'c@store2.com' }] : []),
       ],
     }));
-    pdl.people = makePeople(1, () => ({ job_company_website: 'store3.com', job_title: 'founder', phone_numbers: ['+1 3'], work_email: 'd@store3.com' }));
-    const enricher = new StubEnricher({ 'https://store1.com': { emails: ['found@store1.com'], linkedin: 'https://www.linkedin.com/company/store1' } });
-    const leads = leadsOf(await collect(provider({ enricher }), shopify({ requiredChannels: ['email', 'phone'], decisionMakerTitles: ['founder'] }), context()));
+    pdl.people = makePeople(1, () => ({
+      job_company_website: 'store3.com',
+      job_title: 'founder',
+      phone_numbers: ['+1 3'],
+      work_email: 'd@store3.com',
+    }));
+    const enricher = new StubEnricher({
+      'https://store1.com': { emails: ['found@store1.com'], linkedin: 'https://www.linkedin.com/company/store1' },
+    });
+    const leads = leadsOf(
+      await collect(provider({ enricher }), shopify({ requiredChannels: ['email', 'phone'], decisionMakerTitles: ['founder'] }), context()),
+    );
     // the people lookup searches the slices that can add the missing channels
     expect(pdl.requests[0]!.body).toMatchObject({ dataset: 'email,phone' });
     expect(leads.map((l) => l.store.domain)).toEqual(['store0.com', 'store1.com', 'store3.com']);
     expect(leads[1]).toMatchObject({ email: 'found@store1.com', socialProfiles: { linkedin: 'https://www.linkedin.com/company/store1' } });
     expect(stores.requests[0]!.query.get('page_size')).toBe('50');
 
-    const withLinkedin = leadsOf(await collect(provider({ enricher }), shopify({ requiredChannels: ['linkedin'], decisionMakerTitles: ['founder'] }), context()));
+    const withLinkedin = leadsOf(
+      await collect(provider({ enricher }), shopify({ requiredChannels: ['linkedin'], decisionMakerTitles: ['founder'] }), context()),
+    );
     expect(withLinkedin.map((l) => l.store.domain)).toEqual(['store1.com', 'store3.com']);
   });
 
@@ -195,7 +247,10 @@ describe('storeleads adapter', () => {
     });
 
     it('when an f:cat is no path Store Leads has, then the fake lists no store (the reading UPSTREAM.md gives, which the adapter never relies on)', async () => {
-      const response = await fetch(`${stores.url}/json/api/v1/all/domain?f:cat=${encodeURIComponent('/Beauty & Fitness/Make-Up & Cosmetics')}`, { headers: { authorization: 'Bearer sl-key' } });
+      const response = await fetch(
+        `${stores.url}/json/api/v1/all/domain?f:cat=${encodeURIComponent('/Beauty & Fitness/Make-Up & Cosmetics')}`,
+        { headers: { authorization: 'Bearer sl-key' } },
+      );
       expect(await response.json()).toEqual({ domains: [] });
     });
 
@@ -207,7 +262,10 @@ describe('storeleads adapter', () => {
     });
 
     it("when the home page's title is a slogan, then the business name is merchant_name, and the domain without one", async () => {
-      stores.stores = makeStores(2, (i) => ({ merchant_name: i === 0 ? 'Dune Apparel' : undefined, title: 'Dune Apparel | Free shipping over $75' }));
+      stores.stores = makeStores(2, (i) => ({
+        merchant_name: i === 0 ? 'Dune Apparel' : undefined,
+        title: 'Dune Apparel | Free shipping over $75',
+      }));
       const leads = leadsOf(await collect(provider({ withPdl: false }), shopify(), context()));
       expect(leads.map((l) => l.businessName)).toEqual(['Dune Apparel', 'store1.com']);
       expect(stores.requests[0]!.query.get('fields')).toContain('merchant_name');
@@ -222,7 +280,12 @@ describe('storeleads adapter', () => {
     });
 
     it('when the key is refused, then the job ends provider_unauthorized, reading the error body', async () => {
-      const client = new UpstreamClient({ name: 'storeleads', baseUrl: stores.url, headers: { authorization: 'Bearer wrong' }, retry: FAST_RETRY });
+      const client = new UpstreamClient({
+        name: 'storeleads',
+        baseUrl: stores.url,
+        headers: { authorization: 'Bearer wrong' },
+        retry: FAST_RETRY,
+      });
       const error = await failure(createStoreLeadsProvider({ client, people: null, enrichment: null }), shopify(), context());
       expect(error).toMatchObject({ reason: 'provider_unauthorized', upstreamStatus: 401 });
       expect((error as Error).message).toContain('Invalid API key');

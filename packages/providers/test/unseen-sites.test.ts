@@ -22,7 +22,9 @@ describe('scriptStrings (constant folding, nothing executed)', () => {
   });
 
   it('when the script needs the page or loops to build it, or is not JavaScript, then nothing is made up and nothing runs', () => {
-    expect(scriptStrings(`let s=''; for (const c of [105]) s += String.fromCharCode(c); el.textContent = s + '@' + location.host;`)).toEqual([]);
+    expect(
+      scriptStrings(`let s=''; for (const c of [105]) s += String.fromCharCode(c); el.textContent = s + '@' + location.host;`),
+    ).toEqual([]);
     expect(scriptStrings(`globalThis.ran = true; 'a' + '@' + 'b.de'`)).toEqual(['a@b.de']);
     expect((globalThis as { ran?: boolean }).ran).toBeUndefined();
     expect(scriptStrings('<not javascript @ all')).toEqual([]);

@@ -35,7 +35,11 @@ const harnesses: Record<string, () => Promise<Harness>> = {
       fake,
       refusedStatus: 400,
       request: request(),
-      provider: (o = {}) => createGooglePlacesProvider({ client: client('google_places', fake, { 'x-goog-api-key': o.key ?? 'good-key' }, o), enrichment: null }),
+      provider: (o = {}) =>
+        createGooglePlacesProvider({
+          client: client('google_places', fake, { 'x-goog-api-key': o.key ?? 'good-key' }, o),
+          enrichment: null,
+        }),
     };
   },
   people_data_labs: async () => {
@@ -45,7 +49,8 @@ const harnesses: Record<string, () => Promise<Harness>> = {
       fake,
       refusedStatus: 401,
       request: request({ source: 'linkedin', category: 'software', city: undefined }),
-      provider: (o = {}) => createPeopleDataLabsProvider({ client: client('people_data_labs', fake, { 'x-api-key': o.key ?? 'good-key' }, o) }),
+      provider: (o = {}) =>
+        createPeopleDataLabsProvider({ client: client('people_data_labs', fake, { 'x-api-key': o.key ?? 'good-key' }, o) }),
     };
   },
   storeleads: async () => {
@@ -56,7 +61,11 @@ const harnesses: Record<string, () => Promise<Harness>> = {
       refusedStatus: 401,
       request: request({ source: 'shopify', category: 'apparel', city: undefined }),
       provider: (o = {}) =>
-        createStoreLeadsProvider({ client: client('storeleads', fake, { authorization: `Bearer ${o.key ?? 'good-key'}` }, o), people: null, enrichment: null }),
+        createStoreLeadsProvider({
+          client: client('storeleads', fake, { authorization: `Bearer ${o.key ?? 'good-key'}` }, o),
+          people: null,
+          enrichment: null,
+        }),
     };
   },
 };

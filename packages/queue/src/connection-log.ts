@@ -43,7 +43,12 @@ function newConnectionLog(connection: string, intervalMs: number): ConnectionLog
       }
       unlogged += 1;
       if (now - lastLine >= intervalMs) {
-        logger.warn('redis connection still failing', { connection, error: error.message, errors: unlogged, failingForMs: now - failingSince });
+        logger.warn('redis connection still failing', {
+          connection,
+          error: error.message,
+          errors: unlogged,
+          failingForMs: now - failingSince,
+        });
         lastLine = now;
         unlogged = 0;
       }

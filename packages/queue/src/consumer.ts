@@ -19,7 +19,11 @@ export interface LeadJobResult {
  * What the worker app implements for a queue: the terminal object once the job is terminal in
  * PostgreSQL, null when the entry had no job to run. Throwing means "retry" (BullMQ's attempts).
  */
-export type LeadJobHandler<S extends Source> = (job: Job<QueuePayloads[S]>, token: string, signal: AbortSignal) => Promise<LeadJobResult | null>;
+export type LeadJobHandler<S extends Source> = (
+  job: Job<QueuePayloads[S]>,
+  token: string,
+  signal: AbortSignal,
+) => Promise<LeadJobResult | null>;
 
 /**
  * A FAILED job ends its entry as failed, so the board's Failed tab lists exactly the FAILED jobs. It is
@@ -44,7 +48,11 @@ export interface ConsumerOptions {
   stalledCheckMs: number;
 }
 
-export function createLeadConsumer<S extends Source>(source: S, handler: LeadJobHandler<S>, options: ConsumerOptions): Worker<QueuePayloads[S]> {
+export function createLeadConsumer<S extends Source>(
+  source: S,
+  handler: LeadJobHandler<S>,
+  options: ConsumerOptions,
+): Worker<QueuePayloads[S]> {
   const connection = redisConnection(options.redis, 'blocking', `consumer:${source}`);
   const worker = new Worker<QueuePayloads[S]>(
     QUEUE_NAMES[source],

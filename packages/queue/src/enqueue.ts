@@ -39,5 +39,8 @@ export async function removeWaitingJob(queues: LeadQueues, source: Source, jobId
   // stays. An entry taken after this check is locked, and remove() refuses a locked one: that worker stops
   // through the cancel message. What is left is an entry taken and finished within one round trip.
   if (!WAITING_STATES.has(await job.getState())) return false;
-  return job.remove().then(() => true, () => false);
+  return job.remove().then(
+    () => true,
+    () => false,
+  );
 }

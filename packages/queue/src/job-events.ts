@@ -38,9 +38,7 @@ export function subscribeJobEvents(
     handlers.onTerminal ? names.jobTerminal : null,
     handlers.onCancel ? names.jobCancel : null,
     handlers.onLeadsErased ? names.jobLeadsErased : null,
-  ].filter(
-    (c): c is string => c !== null,
-  );
+  ].filter((c): c is string => c !== null);
   connection.on('message', (channel: string, jobId: string) => {
     if (channel === names.jobTerminal) handlers.onTerminal?.(jobId);
     else if (channel === names.jobCancel) handlers.onCancel?.(jobId);

@@ -1,7 +1,15 @@
 import { Queue } from 'bullmq';
 import { SOURCES, type Source } from '@leadgen/domain';
 import type { QueueCounts } from '@leadgen/ops';
-import { closeRedis, ignoreConnectionErrors, producerConnection, redisKeys, waitUntilConnected, type RedisClient, type RedisSettings } from './redis-connections';
+import {
+  closeRedis,
+  ignoreConnectionErrors,
+  producerConnection,
+  redisKeys,
+  waitUntilConnected,
+  type RedisClient,
+  type RedisSettings,
+} from './redis-connections';
 import { QUEUE_NAMES } from './queue-names';
 import type { RedisKeys } from './redis-keys';
 import { probeQueue } from './queue-probe';
@@ -32,7 +40,10 @@ export function openLeadQueues(settings: RedisSettings, name = 'lead-queues'): L
   const connection = producerConnection(settings, name);
   const keys = redisKeys(settings);
   const bySource = new Map<Source, Queue>(
-    SOURCES.map((source) => [source, ignoreConnectionErrors(new Queue(QUEUE_NAMES[source], { connection, prefix: keys.queuePrefix(QUEUE_NAMES[source]) }))]),
+    SOURCES.map((source) => [
+      source,
+      ignoreConnectionErrors(new Queue(QUEUE_NAMES[source], { connection, prefix: keys.queuePrefix(QUEUE_NAMES[source]) })),
+    ]),
   );
   return {
     connection,

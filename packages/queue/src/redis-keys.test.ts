@@ -10,7 +10,9 @@ describe('RedisKeys', () => {
   it('when on a cluster, then each queue gets a hash tag of its own, and a tagged QUEUE_PREFIX is kept as it is', () => {
     const keys = new RedisKeys('leadgen', true);
     expect(keys.queuePrefix('google_maps')).toBe('{leadgen:google_maps}');
-    expect(slotOf(`${keys.queuePrefix('google_maps')}:google_maps:wait`)).toBe(slotOf(`${keys.queuePrefix('google_maps')}:google_maps:active`));
+    expect(slotOf(`${keys.queuePrefix('google_maps')}:google_maps:wait`)).toBe(
+      slotOf(`${keys.queuePrefix('google_maps')}:google_maps:active`),
+    );
     expect(new RedisKeys('{leadgen}', true).queuePrefix('google_maps')).toBe('{leadgen}');
   });
 
@@ -31,7 +33,8 @@ describe('RedisKeys', () => {
 
 // The rule of decision 023 holds only if every script and multi-key command goes through runScript
 // and RedisKeys: any other call of these in the service's code would bypass the slot check.
-const RAW_REDIS = /\.(eval|evalsha|defineCommand|mget|mset|multi|pipeline|sunion|sinter|rename|smove|brpoplpush)\(|`\$\{[a-zA-Z.]*prefix\}:/i;
+const RAW_REDIS =
+  /\.(eval|evalsha|defineCommand|mget|mset|multi|pipeline|sunion|sinter|rename|smove|brpoplpush)\(|`\$\{[a-zA-Z.]*prefix\}:/i;
 const ROOT = path.resolve(__dirname, '../../..');
 
 function sources(dir: string): string[] {

@@ -100,7 +100,12 @@ const defined = new WeakMap<RedisClient, Set<string>>();
  * Runs a script: one EVALSHA (the script itself only after a NOSCRIPT), defined once per connection.
  * Its keys must share one slot, on one node too, so that a key that would break a cluster fails every test.
  */
-export async function runScript(redis: RedisClient, script: RedisScript, keys: readonly string[], args: ReadonlyArray<string | number>): Promise<unknown> {
+export async function runScript(
+  redis: RedisClient,
+  script: RedisScript,
+  keys: readonly string[],
+  args: ReadonlyArray<string | number>,
+): Promise<unknown> {
   if (keys.length !== script.keys) throw new Error(`the ${script.name} script takes ${script.keys} keys, not ${keys.length}`);
   assertOneSlot(keys);
   let names = defined.get(redis);

@@ -1,7 +1,15 @@
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { answerWithin, type QueueCounts } from '@leadgen/ops';
 import { claimPeriodicTask } from './periodic-task-claim';
-import { closeRedis, ignoreConnectionErrors, producerConnection, redisConnection, redisKeys, waitUntilConnected, type RedisSettings } from './redis-connections';
+import {
+  closeRedis,
+  ignoreConnectionErrors,
+  producerConnection,
+  redisConnection,
+  redisKeys,
+  waitUntilConnected,
+  type RedisSettings,
+} from './redis-connections';
 import { probeQueue } from './queue-probe';
 import { WEBHOOK_QUEUE_NAME, type WebhookDeliveryPayload } from './queue-names';
 
@@ -61,7 +69,9 @@ export interface WebhookProducer {
 export function createWebhookProducer(settings: RedisSettings, name = 'webhook-producer'): WebhookProducer {
   const connection = producerConnection(settings, name);
   const keys = redisKeys(settings);
-  const queue = ignoreConnectionErrors(new Queue<WebhookDeliveryPayload>(WEBHOOK_QUEUE_NAME, { connection, prefix: keys.queuePrefix(WEBHOOK_QUEUE_NAME) }));
+  const queue = ignoreConnectionErrors(
+    new Queue<WebhookDeliveryPayload>(WEBHOOK_QUEUE_NAME, { connection, prefix: keys.queuePrefix(WEBHOOK_QUEUE_NAME) }),
+  );
   const add = (deliveryId: string, delayMs: number) =>
     queue.add(WEBHOOK_QUEUE_NAME, { deliveryId }, { ...ENTRY_OPTIONS, jobId: deliveryId, delay: Math.max(0, Math.round(delayMs)) });
   return {
@@ -123,7 +133,9 @@ export function createWebhookConsumer(handler: WebhookDeliveryHandler, options: 
     settings: {
       // Anything else (PostgreSQL away, a bug) is tried again sooner, doubling up to a minute.
       backoffStrategy: (attemptsMade: number, type?: string, error?: Error) =>
-        type === BACKOFF_TYPE && error instanceof WebhookRetryLater ? error.delayMs : Math.min(60_000, 1_000 * 2 ** Math.min(attemptsMade, 6)),
+        type === BACKOFF_TYPE && error instanceof WebhookRetryLater
+          ? error.delayMs
+          : Math.min(60_000, 1_000 * 2 ** Math.min(attemptsMade, 6)),
     },
   });
   worker.once('closed', () => void closeRedis(connection));

@@ -31,16 +31,79 @@ describe('TLS to Redis', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'leadgen-tls-'));
-    openssl(dir, 'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '1', '-subj', '/CN=leadgen test CA');
+    openssl(
+      dir,
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      'ca.key',
+      '-out',
+      'ca.pem',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=leadgen test CA',
+    );
     writeFileSync(path.join(dir, 'san.cnf'), `subjectAltName=DNS:${NAME}\n`);
     for (const who of ['server', 'client']) {
-      openssl(dir, 'req', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${who}.key`, '-out', `${who}.csr`, '-subj', `/CN=${who === 'server' ? NAME : 'leadgen'}`);
-      openssl(dir, 'x509', '-req', '-in', `${who}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', `${who}.pem`, '-days', '1', '-extfile', 'san.cnf');
+      openssl(
+        dir,
+        'req',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        `${who}.key`,
+        '-out',
+        `${who}.csr`,
+        '-subj',
+        `/CN=${who === 'server' ? NAME : 'leadgen'}`,
+      );
+      openssl(
+        dir,
+        'x509',
+        '-req',
+        '-in',
+        `${who}.csr`,
+        '-CA',
+        'ca.pem',
+        '-CAkey',
+        'ca.key',
+        '-CAcreateserial',
+        '-out',
+        `${who}.pem`,
+        '-days',
+        '1',
+        '-extfile',
+        'san.cnf',
+      );
     }
     port = await freePort();
     server = spawn(
       'redis-server',
-      ['--port', '0', '--tls-port', String(port), '--bind', '127.0.0.1', '--tls-cert-file', 'server.pem', '--tls-key-file', 'server.key', '--tls-ca-cert-file', 'ca.pem', '--tls-auth-clients', 'yes', '--save', '', '--appendonly', 'no'],
+      [
+        '--port',
+        '0',
+        '--tls-port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--tls-cert-file',
+        'server.pem',
+        '--tls-key-file',
+        'server.key',
+        '--tls-ca-cert-file',
+        'ca.pem',
+        '--tls-auth-clients',
+        'yes',
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+      ],
       { cwd: dir, stdio: 'ignore' },
     );
     await new Promise((r) => setTimeout(r, 300));
@@ -70,7 +133,11 @@ describe('TLS to Redis', () => {
   });
 
   it('when the private CA is not given, then the server is not trusted and nothing is sent', async () => {
-    const connection = await connect({ REDIS_TLS_CERT: path.join(dir, 'client.pem'), REDIS_TLS_KEY: path.join(dir, 'client.key'), REDIS_TLS_SERVERNAME: NAME });
+    const connection = await connect({
+      REDIS_TLS_CERT: path.join(dir, 'client.pem'),
+      REDIS_TLS_KEY: path.join(dir, 'client.key'),
+      REDIS_TLS_SERVERNAME: NAME,
+    });
     expect(connection.status).not.toBe('ready');
   });
 

@@ -14,32 +14,44 @@ import { runScript, type RedisClient, type RedisScript } from '@leadgen/queue';
  */
 
 // INCR, and EXPIRE on the window's first hit. Returns { count, seconds until the key expires }.
-const FIXED_WINDOW: RedisScript = { name: 'rateLimitFixedWindow', keys: 1, lua: `
+const FIXED_WINDOW: RedisScript = {
+  name: 'rateLimitFixedWindow',
+  keys: 1,
+  lua: `
 local count = redis.call('INCR', KEYS[1])
 if count == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
-return { count, redis.call('TTL', KEYS[1]) }` };
+return { count, redis.call('TTL', KEYS[1]) }`,
+};
 
 /*
  * The fixed window of an account's API limit, and the account's key epoch (KEYS[2], 0 when unset),
  * read here so that the API learns of a revocation without a command of its own (RedisKeys.account in
  * @leadgen/queue: both keys share the account's hash tag). Returns { count, seconds until the key expires, key epoch }.
  */
-const ACCOUNT_WINDOW: RedisScript = { name: 'rateLimitAccountWindow', keys: 2, lua: `
+const ACCOUNT_WINDOW: RedisScript = {
+  name: 'rateLimitAccountWindow',
+  keys: 2,
+  lua: `
 local count = redis.call('INCR', KEYS[1])
 if count == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
-return { count, redis.call('TTL', KEYS[1]), tonumber(redis.call('GET', KEYS[2]) or '0') }` };
+return { count, redis.call('TTL', KEYS[1]), tonumber(redis.call('GET', KEYS[2]) or '0') }`,
+};
 
 /*
  * Raises the account's key epoch to ARGV[1] unless it is higher already (two revocations announced out
  * of order never lower it), and keeps it ARGV[2] ms: long past any cache entry read before it
  * (AUTH_CACHE_MS is at most a minute). Returns the epoch now held.
  */
-const RAISE_EPOCH: RedisScript = { name: 'raiseKeyEpoch', keys: 1, lua: `
+const RAISE_EPOCH: RedisScript = {
+  name: 'raiseKeyEpoch',
+  keys: 1,
+  lua: `
 local held = tonumber(redis.call('GET', KEYS[1]) or '0')
 local wanted = tonumber(ARGV[1])
 if wanted > held then held = wanted end
 redis.call('SET', KEYS[1], tostring(held), 'PX', ARGV[2])
-return held` };
+return held`,
+};
 
 /*
  * A token bucket in one Redis hash. It uses Redis' own clock, so workers on machines with skewed
@@ -50,7 +62,10 @@ return held` };
  * ARGV: mode ("acquire" | "pause"), tokens per ms, capacity, max wait (acquire) or pause ms (pause).
  * Returns { granted (0/1), wait ms }.
  */
-const TOKEN_BUCKET: RedisScript = { name: 'rateLimitTokenBucket', keys: 1, lua: `
+const TOKEN_BUCKET: RedisScript = {
+  name: 'rateLimitTokenBucket',
+  keys: 1,
+  lua: `
 local key = KEYS[1]
 local mode = ARGV[1]
 local rate = tonumber(ARGV[2])
@@ -77,7 +92,8 @@ else
 end
 redis.call('HSET', key, 'tokens', tostring(tokens), 'ts', tostring(now))
 redis.call('PEXPIRE', key, math.ceil((capacity - tokens) / rate) + 60000)
-return {granted, wait}` };
+return {granted, wait}`,
+};
 
 function numbers(reply: unknown, script: string, length: number): number[] {
   if (Array.isArray(reply) && reply.length === length) {
@@ -113,7 +129,11 @@ export interface AccountWindowCount extends WindowCount {
  * Counts one hit in an account's window (the first hit starts its expiry) and reads the account's key
  * epoch; both keys come from RedisKeys.account (one hash tag). One command, as a bare window is.
  */
-export async function hitAccountWindow(redis: RedisClient, keys: { window: string; keyEpoch: string }, windowSeconds: number): Promise<AccountWindowCount> {
+export async function hitAccountWindow(
+  redis: RedisClient,
+  keys: { window: string; keyEpoch: string },
+  windowSeconds: number,
+): Promise<AccountWindowCount> {
   const reply = await runScript(redis, ACCOUNT_WINDOW, [keys.window, keys.keyEpoch], [windowSeconds]);
   const [count, ttlSeconds, keyEpoch] = numbers(reply, 'account window', 3) as [number, number, number];
   return { count, ttlSeconds, keyEpoch };
@@ -150,5 +170,8 @@ export async function reserveToken(redis: RedisClient, bucket: TokenBucket, maxW
 
 /** Empties the bucket so that no token is had for `pauseMs` from now (an upstream asked everyone to hold off). */
 export async function pauseBucket(redis: RedisClient, bucket: TokenBucket, pauseMs: number): Promise<void> {
-  twoNumbers(await runScript(redis, TOKEN_BUCKET, [bucket.key], ['pause', bucket.tokensPerMs, bucket.capacity, Math.floor(pauseMs)]), 'token bucket');
+  twoNumbers(
+    await runScript(redis, TOKEN_BUCKET, [bucket.key], ['pause', bucket.tokensPerMs, bucket.capacity, Math.floor(pauseMs)]),
+    'token bucket',
+  );
 }

@@ -49,7 +49,9 @@ describe('fixed window (the API per-account limit)', () => {
   it('when the script is known to the connection, then a hit is one EVALSHA (the hot path budget)', async () => {
     const keys = account();
     await hitAccountWindow(redis, { window: keys.rateLimitWindow('read', 1), keyEpoch: keys.keyEpoch }, 61);
-    expect(await commandsSentBy(() => hitAccountWindow(redis, { window: keys.rateLimitWindow('read', 2), keyEpoch: keys.keyEpoch }, 61))).toEqual(['evalsha']);
+    expect(
+      await commandsSentBy(() => hitAccountWindow(redis, { window: keys.rateLimitWindow('read', 2), keyEpoch: keys.keyEpoch }, 61)),
+    ).toEqual(['evalsha']);
   });
 
   it('when a key epoch is announced, then the next hit reports it, and an older announcement never lowers it', async () => {
@@ -62,7 +64,7 @@ describe('fixed window (the API per-account limit)', () => {
     expect(await redis.pttl(keys.keyEpoch)).toBeGreaterThan(3_600_000);
   });
 
-  it('when a bare window (not an account\'s) is hit, then it counts without a key epoch', async () => {
+  it("when a bare window (not an account's) is hit, then it counts without a key epoch", async () => {
     const window = key();
     expect(await hitFixedWindow(redis, window, 61)).toEqual({ count: 1, ttlSeconds: 61 });
     expect((await hitFixedWindow(redis, window, 61)).count).toBe(2);

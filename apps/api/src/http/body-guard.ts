@@ -63,7 +63,8 @@ export function unsafeContentProblems(body: unknown): FieldProblem[] {
       for (const key of Object.keys(value)) {
         const child: Step = { value: (value as Record<string, unknown>)[key], key, parent: step };
         if (FORBIDDEN_KEYS.has(key)) report(child, () => `"${key}" is not an accepted field name`);
-        else if (UNSTORABLE.test(key)) report(child, (name) => `${name}: field names must not contain NUL characters or unpaired UTF-16 surrogates`);
+        else if (UNSTORABLE.test(key))
+          report(child, (name) => `${name}: field names must not contain NUL characters or unpaired UTF-16 surrogates`);
         else pending.push(child);
       }
     }

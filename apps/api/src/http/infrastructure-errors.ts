@@ -58,5 +58,7 @@ export function isInfrastructureFailure(error: unknown, depth = 0): boolean {
   if (typeof e.kind === 'string' && ADAPTER_KINDS.has(e.kind)) return true;
   if (e.name === 'MaxRetriesPerRequestError') return true;
   if (typeof e.message === 'string' && MESSAGES.some((pattern) => pattern.test(e.message as string))) return true;
-  return [e.cause, e.meta?.driverAdapterError].some((inner) => inner !== undefined && inner !== error && isInfrastructureFailure(inner, depth + 1));
+  return [e.cause, e.meta?.driverAdapterError].some(
+    (inner) => inner !== undefined && inner !== error && isInfrastructureFailure(inner, depth + 1),
+  );
 }

@@ -18,7 +18,10 @@ export const DEFAULT_LOGIN_LIMITS: LoginLimits = { perClient: 10, perUser: 30, w
 
 // Seconds until the client may try again (0 = allowed), over both windows in one round trip; a
 // failure is counted by the fixed window every rate limit of the service uses (hitFixedWindow).
-const CHECK: RedisScript = { name: 'loginThrottleCheck', keys: 2, lua: `
+const CHECK: RedisScript = {
+  name: 'loginThrottleCheck',
+  keys: 2,
+  lua: `
 local wait = 0
 for i, key in ipairs(KEYS) do
   local count = tonumber(redis.call('GET', key) or '0')
@@ -28,7 +31,8 @@ for i, key in ipairs(KEYS) do
     if ttl > wait then wait = ttl end
   end
 end
-return wait` };
+return wait`,
+};
 
 export interface LoginThrottle {
   /** seconds to wait before another attempt is looked at; 0 when the attempt may proceed */

@@ -22,7 +22,8 @@ export function decodeCursor(kind: string, cursor: string): unknown[] | null {
 }
 
 // RFC 3339 section 5.6 date-time: a full date, a time and an offset (Z or ±hh:mm), seconds fraction optional.
-const RFC3339 = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])[Tt ]([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)(\.\d{1,9})?([Zz]|[+-]([01]\d|2[0-3]):[0-5]\d)$/;
+const RFC3339 =
+  /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])[Tt ]([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)(\.\d{1,9})?([Zz]|[+-]([01]\d|2[0-3]):[0-5]\d)$/;
 
 /** A query parameter holding an RFC 3339 date-time, converted to a Date. */
 export const rfc3339 = Joi.string()

@@ -28,7 +28,11 @@ export function sendProblem(res: Response, error: AppError): void {
 function fromBodyParser(error: { type?: string; limit?: number }): AppError | null {
   switch (error.type) {
     case 'entity.too.large':
-      return errors.payloadTooLarge(error.limit !== undefined && error.limit >= 1024 * 1024 ? `${error.limit / 1024 / 1024} MiB` : `${(error.limit ?? 16384) / 1024} KiB`);
+      return errors.payloadTooLarge(
+        error.limit !== undefined && error.limit >= 1024 * 1024
+          ? `${error.limit / 1024 / 1024} MiB`
+          : `${(error.limit ?? 16384) / 1024} KiB`,
+      );
     case 'entity.parse.failed':
       return errors.malformedJson();
     case 'charset.unsupported':

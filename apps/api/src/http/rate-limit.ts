@@ -22,14 +22,23 @@ export interface RateLimitPolicy {
  * the service, and an unreachable Redis is reported elsewhere), but its key is read again from
  * PostgreSQL rather than trusted from the cache.
  */
-export function rateLimit(redis: RedisClient, redisKeys: RedisKeys, policy: RateLimitPolicy, keys: Pick<KeyAuthenticator, 'confirm'>): RequestHandler {
+export function rateLimit(
+  redis: RedisClient,
+  redisKeys: RedisKeys,
+  policy: RateLimitPolicy,
+  keys: Pick<KeyAuthenticator, 'confirm'>,
+): RequestHandler {
   return async (_req, res, next) => {
     const account = authenticatedAccount(res.locals);
     const windowStart = Math.floor(Date.now() / 1000 / WINDOW_SECONDS);
     const names = redisKeys.account(account.id);
     let window: AccountWindowCount;
     try {
-      window = await hitAccountWindow(redis, { window: names.rateLimitWindow(policy.name, windowStart), keyEpoch: names.keyEpoch }, WINDOW_SECONDS + 1);
+      window = await hitAccountWindow(
+        redis,
+        { window: names.rateLimitWindow(policy.name, windowStart), keyEpoch: names.keyEpoch },
+        WINDOW_SECONDS + 1,
+      );
     } catch (error) {
       logger.warn('rate limit not checked: redis unavailable', { error: (error as Error).message });
       await keys.confirm(res, null);

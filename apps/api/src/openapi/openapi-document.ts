@@ -33,8 +33,14 @@ import { webhookEvents, webhookPaths, webhookSchemas } from './openapi-webhooks'
 
 export { PROBLEM_CODES } from './openapi-schemas';
 
-const query = (name: string, description: string, schema: Schema, extra: Schema = {}) => ({ name, in: 'query', description, schema, ...extra });
-const cursorParam = query('cursor', 'The previous page\'s `nextCursor` (opaque)', str);
+const query = (name: string, description: string, schema: Schema, extra: Schema = {}) => ({
+  name,
+  in: 'query',
+  description,
+  schema,
+  ...extra,
+});
+const cursorParam = query('cursor', "The previous page's `nextCursor` (opaque)", str);
 const leadsLimit = query('limit', `Leads per JSON page (CSV and JSON Lines stream everything)`, {
   type: 'integer',
   minimum: 1,
@@ -46,10 +52,10 @@ const exportHeaders = { ...limited, Link: hdr('Link') };
 const resultSetPage = object({
   jobId: d('The job', str),
   resultSetId: d('Its result set', str),
-  status: d('The job\'s status when the page was read', { type: 'string', enum: [...NON_TERMINAL_STATUSES, ...TERMINAL_STATUSES] }),
+  status: d("The job's status when the page was read", { type: 'string', enum: [...NON_TERMINAL_STATUSES, ...TERMINAL_STATUSES] }),
   complete: { type: 'boolean', description: 'false while the job runs: the leads committed so far' },
   nextCursor: d('Pass as `cursor` for the next page; null on the last', nullable(str)),
-  items: d('The page\'s leads', { type: 'array', items: ref('LeadItem') }),
+  items: d("The page's leads", { type: 'array', items: ref('LeadItem') }),
 });
 const setMarks = { 'Result-Complete': hdr('Result-Complete'), 'Job-Status': hdr('Job-Status') };
 const legacyFormats =
@@ -61,7 +67,16 @@ const legacyFormats =
  */
 function leadsOperations(
   path: string,
-  base: { operationId: string; summary: string; description: string; parameters: unknown[]; json: Schema; marks?: Record<string, unknown>; pathParameters?: unknown[]; notFound?: boolean },
+  base: {
+    operationId: string;
+    summary: string;
+    description: string;
+    parameters: unknown[];
+    json: Schema;
+    marks?: Record<string, unknown>;
+    pathParameters?: unknown[];
+    notFound?: boolean;
+  },
 ) {
   const fault = base.notFound === false ? pick(400, 401, 405, 429, 500, 503) : pick(400, 401, 404, 405, 429, 500, 503);
   const common = { tags: ['leads'], parameters: base.parameters };
@@ -91,10 +106,21 @@ function leadsOperations(
         operationId: base.operationId,
         summary: base.summary,
         description: `${base.description} A JSON page; follow \`nextCursor\` (or \`Link\`) for the next. ${legacyFormats}`,
-        responses: { 200: { description: 'A page of leads', headers: { ...exportHeaders, ...base.marks }, content: { 'application/json': { schema: base.json } } }, ...fault },
+        responses: {
+          200: {
+            description: 'A page of leads',
+            headers: { ...exportHeaders, ...base.marks },
+            content: { 'application/json': { schema: base.json } },
+          },
+          ...fault,
+        },
       },
     },
-    [`${path}.csv`]: download('csv', 'text/csv', 'RFC 4180, UTF-8, a header row; the columns are listed in docs/api.md and never reordered.'),
+    [`${path}.csv`]: download(
+      'csv',
+      'text/csv',
+      'RFC 4180, UTF-8, a header row; the columns are listed in docs/api.md and never reordered.',
+    ),
     [`${path}.jsonl`]: download('jsonl', 'application/x-ndjson', 'one LeadItem (JSON) per line.'),
   };
 }
@@ -104,13 +130,28 @@ const jobAnswer = {
   headers: { ...limited, 'Retry-After': hdr('Retry-After') },
   content: { 'application/json': { schema: ref('Job') } },
 };
-const jobIdParam = { name: 'jobId', in: 'path', required: true, description: 'The job id (`job_…`)', schema: str, example: 'job_0123456789abcdefghijklmn' };
+const jobIdParam = {
+  name: 'jobId',
+  in: 'path',
+  required: true,
+  description: 'The job id (`job_…`)',
+  schema: str,
+  example: 'job_0123456789abcdefghijklmn',
+};
 const resultSetIdParam = { name: 'resultSetId', in: 'path', required: true, description: 'The result set id (`rs_…`)', schema: str };
 
 // Any path can meet the protocol-level problems (malformed_request, request_timeout, expectation_failed,
 // headers_too_large, a 503): every operation documents them as its `default`, and takes an X-Request-Id.
-const suppressionCounts = d('How many entries of each kind the list holds', object({ domain: d('Domains', int()), email: d('Emails', int()), phone: d('Phones', int()) }));
-const suppressionList = (description: string) => ({ type: 'array', maxItems: 100_000, items: { type: 'string', minLength: 1, maxLength: 320 }, description });
+const suppressionCounts = d(
+  'How many entries of each kind the list holds',
+  object({ domain: d('Domains', int()), email: d('Emails', int()), phone: d('Phones', int()) }),
+);
+const suppressionList = (description: string) => ({
+  type: 'array',
+  maxItems: 100_000,
+  items: { type: 'string', minLength: 1, maxLength: 320 },
+  description,
+});
 const suppressionLists = object(
   {
     domains: suppressionList('bare domains or URLs, any case (`www.` is dropped)'),
@@ -148,10 +189,13 @@ export function openApiDocument(): Schema {
     servers: [{ url: '/' }],
     security: [{ bearer: [] }],
     tags: [
-      { name: 'jobs', description: 'Start a lead generation job, follow it, cancel it, list the account\'s jobs.' },
+      { name: 'jobs', description: "Start a lead generation job, follow it, cancel it, list the account's jobs." },
       { name: 'leads', description: 'Read delivered leads as JSON pages, or download them as CSV or JSON Lines.' },
-      { name: 'account', description: 'The account\'s credits and its suppression list.' },
-      { name: 'webhooks', description: 'Endpoints that receive job events, their deliveries, and the signing secrets (Standard Webhooks).' },
+      { name: 'account', description: "The account's credits and its suppression list." },
+      {
+        name: 'webhooks',
+        description: 'Endpoints that receive job events, their deliveries, and the signing secrets (Standard Webhooks).',
+      },
       { name: 'meta', description: 'Public reference data, health, and this document; no key needed.' },
     ],
     paths: {
@@ -163,15 +207,31 @@ export function openApiDocument(): Schema {
           description:
             'Reserves the credits and queues the job. With `Prefer: wait=N` (default 10 s, at most 60) the answer waits for the end: 200 with the terminal job, or 202 with where to poll. The same `Idempotency-Key` with the same body answers the first call again (`Idempotent-Replayed: true`); with another body, 422.',
           parameters: [
-            { name: 'Idempotency-Key', in: 'header', required: true, description: '1..255 printable ASCII characters; `"abc"` and `abc` are one key. Remembered 24 h per account.', schema: { type: 'string', minLength: 1, maxLength: 257 } },
+            {
+              name: 'Idempotency-Key',
+              in: 'header',
+              required: true,
+              description: '1..255 printable ASCII characters; `"abc"` and `abc` are one key. Remembered 24 h per account.',
+              schema: { type: 'string', minLength: 1, maxLength: 257 },
+            },
             { name: 'Prefer', in: 'header', description: '`wait=N` (seconds, 0..60) or `respond-async`', schema: str },
           ],
           requestBody: { required: true, content: { 'application/json': { schema: ref('GenerationRequestInput') } } },
           responses: {
-            200: { ...jobAnswer, description: 'The job ended within the wait: the terminal job body', headers: { ...limited, 'Idempotent-Replayed': hdr('Idempotent-Replayed'), 'Preference-Applied': hdr('Preference-Applied') } },
+            200: {
+              ...jobAnswer,
+              description: 'The job ended within the wait: the terminal job body',
+              headers: { ...limited, 'Idempotent-Replayed': hdr('Idempotent-Replayed'), 'Preference-Applied': hdr('Preference-Applied') },
+            },
             202: {
               description: 'Still under way: poll `Location` after `Retry-After`',
-              headers: { ...limited, Location: hdr('Location'), 'Retry-After': hdr('Retry-After'), 'Idempotent-Replayed': hdr('Idempotent-Replayed'), 'Preference-Applied': hdr('Preference-Applied') },
+              headers: {
+                ...limited,
+                Location: hdr('Location'),
+                'Retry-After': hdr('Retry-After'),
+                'Idempotent-Replayed': hdr('Idempotent-Replayed'),
+                'Preference-Applied': hdr('Preference-Applied'),
+              },
               content: { 'application/json': { schema: ref('Accepted') } },
             },
             ...pick(400, 401, 402, 405, 413, 415, 422, 429, 500, 503),
@@ -182,8 +242,9 @@ export function openApiDocument(): Schema {
         get: {
           tags: ['jobs'],
           operationId: 'listJobs',
-          summary: 'The account\'s jobs, newest first',
-          description: 'A page of the account\'s jobs, newest first, each without `leads`; follow `nextCursor` (or `Link`) for the next page.',
+          summary: "The account's jobs, newest first",
+          description:
+            "A page of the account's jobs, newest first, each without `leads`; follow `nextCursor` (or `Link`) for the next page.",
           parameters: [
             query('limit', 'Jobs per page', { type: 'integer', minimum: 1, maximum: JOBS_PAGE_LIMIT, default: JOBS_PAGE_DEFAULT }),
             cursorParam,
@@ -202,7 +263,14 @@ export function openApiDocument(): Schema {
             200: {
               description: 'A page of job bodies without `leads`',
               headers: { ...limited, Link: hdr('Link') },
-              content: { 'application/json': { schema: object({ items: d('The page\'s jobs', { type: 'array', items: ref('JobSummary') }), nextCursor: d('Pass as `cursor` for the next page; null on the last', nullable(str)) }) } },
+              content: {
+                'application/json': {
+                  schema: object({
+                    items: d("The page's jobs", { type: 'array', items: ref('JobSummary') }),
+                    nextCursor: d('Pass as `cursor` for the next page; null on the last', nullable(str)),
+                  }),
+                },
+              },
             },
             ...pick(400, 401, 405, 429, 500, 503),
           },
@@ -214,19 +282,22 @@ export function openApiDocument(): Schema {
           tags: ['jobs'],
           operationId: 'getJob',
           summary: 'The job',
-          description: 'The job body. While it is queued or running, poll again after `Retry-After`; once terminal it never changes and carries `terminal` and `leads`.',
-          responses: { 200: jobAnswer, ...pick(400, 401, 404, 405, 429, 500, 503) } },
+          description:
+            'The job body. While it is queued or running, poll again after `Retry-After`; once terminal it never changes and carries `terminal` and `leads`.',
+          responses: { 200: jobAnswer, ...pick(400, 401, 404, 405, 429, 500, 503) },
+        },
         delete: {
           tags: ['jobs'],
           operationId: 'cancelJob',
           summary: 'Cancel a queued or running job (idempotent)',
-          description: 'Stops the job: it settles CANCELLED, keeping and charging the leads delivered so far. Cancelling a cancelled job answers it again; any other terminal job is 409.',
+          description:
+            'Stops the job: it settles CANCELLED, keeping and charging the leads delivered so far. Cancelling a cancelled job answers it again; any other terminal job is 409.',
           responses: { 200: { ...jobAnswer, description: 'The job, now CANCELLED' }, ...pick(400, 401, 404, 405, 409, 429, 500, 503) },
         },
       },
       ...leadsOperations('/api/v1/leads/jobs/{jobId}/leads', {
         operationId: 'getJobLeads',
-        summary: 'A job\'s leads (a running job\'s so far)',
+        summary: "A job's leads (a running job's so far)",
         description: 'The leads of one job in delivery order; while the job runs, the ones committed so far (`Result-Complete: false`).',
         pathParameters: [jobIdParam],
         parameters: [leadsLimit, cursorParam],
@@ -235,8 +306,8 @@ export function openApiDocument(): Schema {
       }),
       ...leadsOperations('/api/v1/leads/result-sets/{resultSetId}', {
         operationId: 'getResultSet',
-        summary: 'A result set: the same answer as its job\'s leads',
-        description: 'A result set by its id (the `resultSetId` of a job body): the same leads, in the same order, as its job\'s.',
+        summary: "A result set: the same answer as its job's leads",
+        description: "A result set by its id (the `resultSetId` of a job body): the same leads, in the same order, as its job's.",
         pathParameters: [resultSetIdParam],
         parameters: [leadsLimit, cursorParam],
         json: resultSetPage,
@@ -244,7 +315,7 @@ export function openApiDocument(): Schema {
       }),
       ...leadsOperations('/api/v1/leads', {
         operationId: 'listLeads',
-        summary: 'Every lead of the account: oldest job first, each job\'s in delivery order',
+        summary: "Every lead of the account: oldest job first, each job's in delivery order",
         description: 'Every lead delivered to the account, across its jobs, narrowed by the filters.',
         parameters: [
           leadsLimit,
@@ -254,7 +325,10 @@ export function openApiDocument(): Schema {
           rfc3339Param('createdAfter', 'Leads of jobs created at or after'),
           rfc3339Param('createdBefore', 'Leads of jobs created before'),
         ],
-        json: object({ nextCursor: d('Pass as `cursor` for the next page; null on the last', nullable(str)), items: d('The page\'s leads', { type: 'array', items: ref('LeadItem') }) }),
+        json: object({
+          nextCursor: d('Pass as `cursor` for the next page; null on the last', nullable(str)),
+          items: d("The page's leads", { type: 'array', items: ref('LeadItem') }),
+        }),
         notFound: false,
       }),
       '/api/v1/account': {
@@ -262,7 +336,7 @@ export function openApiDocument(): Schema {
           tags: ['account'],
           operationId: 'getAccount',
           summary: 'The account and its credits',
-          description: 'The account\'s name and credits: the balance, what open jobs hold, and what a new job may reserve.',
+          description: "The account's name and credits: the balance, what open jobs hold, and what a new job may reserve.",
           responses: {
             200: {
               description: 'Credits: balance (granted − charged), reserved by open jobs, available',
@@ -271,9 +345,9 @@ export function openApiDocument(): Schema {
                 'application/json': {
                   schema: object({
                     accountId: d('The account id', str),
-                    name: d('The account\'s name', str),
+                    name: d("The account's name", str),
                     credits: d(
-                      'The account\'s credits',
+                      "The account's credits",
                       object({
                         balance: d('Granted minus charged', { type: 'integer' }),
                         reserved: d('Held by open jobs', int()),
@@ -293,7 +367,7 @@ export function openApiDocument(): Schema {
           tags: ['account'],
           operationId: 'listSuppressions',
           summary: 'The suppression list: counts, and entries in (kind, value) order',
-          description: 'A page of the account\'s suppression entries, with the count of each kind.',
+          description: "A page of the account's suppression entries, with the count of each kind.",
           parameters: [
             query('kind', 'Only entries of this kind', { type: 'string', enum: ['domain', 'email', 'phone'] }),
             query('limit', 'Entries per page', { type: 'integer', minimum: 1, maximum: 1000, default: 100 }),
@@ -307,9 +381,13 @@ export function openApiDocument(): Schema {
                 'application/json': {
                   schema: object({
                     counts: suppressionCounts,
-                    items: d('The page\'s entries', {
+                    items: d("The page's entries", {
                       type: 'array',
-                      items: object({ kind: d('What the value is', { type: 'string', enum: ['domain', 'email', 'phone'] }), value: d('The normalised value', str), createdAt: d('When it was added', time) }),
+                      items: object({
+                        kind: d('What the value is', { type: 'string', enum: ['domain', 'email', 'phone'] }),
+                        value: d('The normalised value', str),
+                        createdAt: d('When it was added', time),
+                      }),
                     }),
                     nextCursor: d('Pass as `cursor` for the next page; null on the last', nullable(str)),
                   }),
@@ -326,7 +404,11 @@ export function openApiDocument(): Schema {
           description: 'Adds domains, emails and phones to the suppression list (normalised; entries already there are not counted again).',
           requestBody: { required: true, content: { 'application/json': { schema: suppressionLists } } },
           responses: {
-            200: { description: 'How many were new, and the totals', headers: limited, content: { 'application/json': { schema: object({ added: d('Entries that were new', int()), counts: suppressionCounts }) } } },
+            200: {
+              description: 'How many were new, and the totals',
+              headers: limited,
+              content: { 'application/json': { schema: object({ added: d('Entries that were new', int()), counts: suppressionCounts }) } },
+            },
             ...pick(400, 401, 405, 413, 415, 429, 500, 503),
           },
         },
@@ -337,7 +419,13 @@ export function openApiDocument(): Schema {
           description: 'Removes the entries sent from the suppression list; entries that were not there are ignored.',
           requestBody: { required: true, content: { 'application/json': { schema: suppressionLists } } },
           responses: {
-            200: { description: 'How many there were, and the totals', headers: limited, content: { 'application/json': { schema: object({ removed: d('Entries that were there', int()), counts: suppressionCounts }) } } },
+            200: {
+              description: 'How many there were, and the totals',
+              headers: limited,
+              content: {
+                'application/json': { schema: object({ removed: d('Entries that were there', int()), counts: suppressionCounts }) },
+              },
+            },
             ...pick(400, 401, 405, 413, 415, 429, 500, 503),
           },
         },
@@ -355,8 +443,11 @@ export function openApiDocument(): Schema {
               content: {
                 'application/json': {
                   schema: object({
-                    name: d('The list\'s name', str),
-                    countries: d('Its countries', { type: 'array', items: object({ code: d('ISO 3166-1 alpha-2 code', str), name: d('English name', str) }) }),
+                    name: d("The list's name", str),
+                    countries: d('Its countries', {
+                      type: 'array',
+                      items: object({ code: d('ISO 3166-1 alpha-2 code', str), name: d('English name', str) }),
+                    }),
                   }),
                 },
               },
@@ -371,7 +462,8 @@ export function openApiDocument(): Schema {
           operationId: 'getTariffs',
           security: [],
           summary: 'Credits per delivered item and minimum charge per job, per source',
-          description: 'What a job costs: a terminal job is charged `perItem` per delivered lead, and at least `minimum` when it delivered any.',
+          description:
+            'What a job costs: a terminal job is charged `perItem` per delivered lead, and at least `minimum` when it delivered any.',
           responses: {
             200: {
               description: 'The tariffs',
@@ -380,7 +472,17 @@ export function openApiDocument(): Schema {
                   schema: object({
                     tariffs: d(
                       'One tariff per source',
-                      object(Object.fromEntries(SOURCES.map((s) => [s, d(`The ${s} tariff`, object({ perItem: d('Credits per delivered lead', int()), minimum: d('Least charge of a job', int()) }))]))),
+                      object(
+                        Object.fromEntries(
+                          SOURCES.map((s) => [
+                            s,
+                            d(
+                              `The ${s} tariff`,
+                              object({ perItem: d('Credits per delivered lead', int()), minimum: d('Least charge of a job', int()) }),
+                            ),
+                          ]),
+                        ),
+                      ),
                     ),
                   }),
                 },
@@ -397,7 +499,13 @@ export function openApiDocument(): Schema {
           security: [],
           summary: 'Liveness',
           description: 'Answers while the process runs, whatever the state of PostgreSQL and Redis.',
-          responses: { 200: { description: 'The process answers', content: { 'application/json': { schema: object({ status: d('Always `ok`', { const: 'ok' }) }) } } }, ...pick(405) },
+          responses: {
+            200: {
+              description: 'The process answers',
+              content: { 'application/json': { schema: object({ status: d('Always `ok`', { const: 'ok' }) }) } },
+            },
+            ...pick(405),
+          },
         },
       },
       '/readyz': {
@@ -405,8 +513,10 @@ export function openApiDocument(): Schema {
           tags: ['meta'],
           operationId: 'ready',
           security: [],
-          summary: "Readiness: PostgreSQL answers with the schema migrated, Redis runs a script on each queue's own slot (for load balancers; not Problem Details)",
-          description: "For load balancers: 200 when PostgreSQL answers with the schema migrated and Redis runs a script on each queue's own slot, 503 otherwise or while shutting down.",
+          summary:
+            "Readiness: PostgreSQL answers with the schema migrated, Redis runs a script on each queue's own slot (for load balancers; not Problem Details)",
+          description:
+            "For load balancers: 200 when PostgreSQL answers with the schema migrated and Redis runs a script on each queue's own slot, 503 otherwise or while shutting down.",
           responses: {
             ...Object.fromEntries(
               [200, 503].map((status) => [
@@ -418,7 +528,10 @@ export function openApiDocument(): Schema {
                       schema: object(
                         {
                           status: d('`ready`, or `unavailable` (then `checks` says which dependency)', str),
-                          checks: d('Each dependency\'s state, e.g. `{"postgres":"ok","redis":"ok"}`', { type: 'object', additionalProperties: str }),
+                          checks: d('Each dependency\'s state, e.g. `{"postgres":"ok","redis":"ok"}`', {
+                            type: 'object',
+                            additionalProperties: str,
+                          }),
                           detail: d('What failed, when something did', str),
                         },
                         ['status', 'checks'],
@@ -448,7 +561,12 @@ export function openApiDocument(): Schema {
                   schema: object(
                     {
                       openapi: d('The OpenAPI version, `3.1.0`', str),
-                      info: d('Title, version, description, license', object({ title: d('The API\'s name', str), version: d('The document\'s version', str) }, ['title', 'version'], { additionalProperties: true })),
+                      info: d(
+                        'Title, version, description, license',
+                        object({ title: d("The API's name", str), version: d("The document's version", str) }, ['title', 'version'], {
+                          additionalProperties: true,
+                        }),
+                      ),
                       paths: d('The operations, by path', { type: 'object', additionalProperties: { type: 'object' } }),
                       components: d('Schemas, parameters, responses and headers the paths refer to', { type: 'object' }),
                       webhooks: d('The events this service sends', { type: 'object' }),
@@ -472,7 +590,13 @@ export function openApiDocument(): Schema {
     webhooks: webhookEvents,
     components: {
       parameters: {
-        RequestId: { name: 'X-Request-Id', in: 'header', description: 'Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise', schema: str },
+        RequestId: {
+          name: 'X-Request-Id',
+          in: 'header',
+          description:
+            'Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise',
+          schema: str,
+        },
       },
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key: `Authorization: Bearer lg_live_…`' } },
       headers,
@@ -486,7 +610,11 @@ export function openApiDocument(): Schema {
         JobOpen: openJob,
         JobFinished: finishedJob(true),
         JobSummaryFinished: finishedJob(false),
-        Job: jobUnion('JobOpen', 'JobFinished', 'A job body: `terminal` and `leads` exactly when the status is terminal, and then it never changes'),
+        Job: jobUnion(
+          'JobOpen',
+          'JobFinished',
+          'A job body: `terminal` and `leads` exactly when the status is terminal, and then it never changes',
+        ),
         JobSummary: jobUnion('JobOpen', 'JobSummaryFinished', 'A job body without `leads` (job listings)'),
         ...webhookSchemas,
         ...auditEventSchemas,
@@ -503,7 +631,8 @@ export function openApiDocument(): Schema {
         ),
         Problem: {
           type: 'object',
-          description: 'RFC 9457 Problem Details; `code` is stable, `type` is `urn:leadgen:problem:<code>` (or about:blank for internal_error)',
+          description:
+            'RFC 9457 Problem Details; `code` is stable, `type` is `urn:leadgen:problem:<code>` (or about:blank for internal_error)',
           required: ['type', 'title', 'status', 'detail', 'code'],
           properties: {
             type: d('`urn:leadgen:problem:<code>`, or about:blank', str),
@@ -512,7 +641,11 @@ export function openApiDocument(): Schema {
             detail: d('What went wrong in this request', str),
             code: d('The stable code to branch on (docs/errors.md)', { type: 'string', enum: [...PROBLEM_CODES] }),
             requestId: d('The request id; quote it to support', str),
-            errors: { type: 'array', items: object({ pointer: d('A JSON Pointer into the body', str), detail: d('What is wrong there', str) }), description: 'validation_failed: every problem, a JSON Pointer each' },
+            errors: {
+              type: 'array',
+              items: object({ pointer: d('A JSON Pointer into the body', str), detail: d('What is wrong there', str) }),
+              description: 'validation_failed: every problem, a JSON Pointer each',
+            },
             required: { type: 'integer', description: 'insufficient_credits' },
             available: { type: 'integer', description: 'insufficient_credits' },
             jobStatus: { type: 'string', description: 'job_not_cancellable' },

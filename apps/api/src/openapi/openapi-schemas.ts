@@ -8,12 +8,34 @@ export type Schema = Record<string, unknown>;
 
 /** Every `code` of docs/errors.md (a test keeps the two equal). */
 export const PROBLEM_CODES = [
-  'validation_failed', 'malformed_json', 'malformed_path', 'malformed_request', 'idempotency_key_missing', 'idempotency_key_invalid',
-  'unauthorized', 'insufficient_credits', 'job_not_found', 'not_found', 'method_not_allowed', 'request_timeout', 'job_not_cancellable',
-  'payload_too_large', 'unsupported_media_type', 'unsupported_content_encoding', 'expectation_failed',
-  'idempotency_key_reused', 'rate_limited', 'headers_too_large', 'internal_error', 'service_unavailable',
+  'validation_failed',
+  'malformed_json',
+  'malformed_path',
+  'malformed_request',
+  'idempotency_key_missing',
+  'idempotency_key_invalid',
+  'unauthorized',
+  'insufficient_credits',
+  'job_not_found',
+  'not_found',
+  'method_not_allowed',
+  'request_timeout',
+  'job_not_cancellable',
+  'payload_too_large',
+  'unsupported_media_type',
+  'unsupported_content_encoding',
+  'expectation_failed',
+  'idempotency_key_reused',
+  'rate_limited',
+  'headers_too_large',
+  'internal_error',
+  'service_unavailable',
   // webhooks (decision 016)
-  'webhook_endpoint_not_found', 'webhook_delivery_not_found', 'webhook_endpoint_limit', 'webhook_endpoint_disabled', 'webhook_delivery_pending',
+  'webhook_endpoint_not_found',
+  'webhook_delivery_not_found',
+  'webhook_endpoint_limit',
+  'webhook_endpoint_disabled',
+  'webhook_delivery_pending',
   'webhook_secret_already_revealed',
 ] as const;
 
@@ -49,7 +71,13 @@ const countryInput = (description: string) => ({
   description,
   oneOf: [
     { type: 'string', pattern: ISO_CODE, title: 'ISO 3166-1 alpha-2 code', description: 'Any case, e.g. `US` or `de`.' },
-    { type: 'string', pattern: COUNTRY_NAME, maxLength: 100, title: 'LinkedIn country name', description: 'Source linkedin only: an English name from GET /api/v1/meta/linkedin-countries.' },
+    {
+      type: 'string',
+      pattern: COUNTRY_NAME,
+      maxLength: 100,
+      title: 'LinkedIn country name',
+      description: 'Source linkedin only: an English name from GET /api/v1/meta/linkedin-countries.',
+    },
   ],
 });
 const onlyWithSource = (source: string) => ({ properties: { source: { const: source } }, required: ['source'] });
@@ -60,10 +88,10 @@ const REQUEST_FIELDS: Record<string, string> = {
   category: 'The business type or professional category, e.g. `dentist`.',
   state: 'The country: an ISO 3166-1 alpha-2 code; with source linkedin also an English name from GET /api/v1/meta/linkedin-countries.',
   city: 'A city name; narrows the search.',
-  keyword: 'An additional keyword filter; `sandbox:…` steers a sandbox key\'s job (docs/api.md).',
+  keyword: "An additional keyword filter; `sandbox:…` steers a sandbox key's job (docs/api.md).",
   maxResults: `How many leads at most, never clamped. Default: ${MAX_RESULTS_DEFAULT}.`,
   excludeDelivered: 'Skip (neither deliver nor bill) leads this account received in any earlier job. Default: false.',
-  webhookUrl: 'Where this job\'s terminal event is also POSTed, signed with the account\'s default webhook secret.',
+  webhookUrl: "Where this job's terminal event is also POSTed, signed with the account's default webhook secret.",
   linkedinParams: 'Structured LinkedIn filters (source linkedin only).',
   decisionMakerTitles: 'Shopify contact roles to keep (source shopify only).',
   requiredChannels: 'Shopify stores must have each of these channels (source shopify only).',
@@ -86,7 +114,12 @@ const describe = (properties: Schema, lines: Record<string, string>) =>
  */
 export function generationRequestInputSchema(): Schema {
   const derived = tidy(parseJoi(generateRequestSchema, 'open-api-3.1')) as Schema & { properties: Record<string, Schema> };
-  const properties = Object.fromEntries(Object.entries(derived.properties).map(([name, schema]) => [name, Object.fromEntries(Object.entries(schema).filter(([key]) => key !== 'default'))]));
+  const properties = Object.fromEntries(
+    Object.entries(derived.properties).map(([name, schema]) => [
+      name,
+      Object.fromEntries(Object.entries(schema).filter(([key]) => key !== 'default')),
+    ]),
+  );
   const linkedin = properties.linkedinParams as Schema & { properties: Record<string, Schema> };
   properties.linkedinParams = { ...linkedin, properties: describe({ ...linkedin.properties, country: countryInput('') }, LINKEDIN_FIELDS) };
   properties.state = countryInput('');
@@ -94,7 +127,11 @@ export function generationRequestInputSchema(): Schema {
     ...derived,
     title: 'GenerationRequestInput',
     properties: describe(properties, REQUEST_FIELDS),
-    dependentSchemas: { linkedinParams: onlyWithSource('linkedin'), decisionMakerTitles: onlyWithSource('shopify'), requiredChannels: onlyWithSource('shopify') },
+    dependentSchemas: {
+      linkedinParams: onlyWithSource('linkedin'),
+      decisionMakerTitles: onlyWithSource('shopify'),
+      requiredChannels: onlyWithSource('shopify'),
+    },
     description:
       'What to search for; every problem is reported at once (400 validation_failed). Unknown fields and fields of another source are refused. `linkedinParams` only with source linkedin; `decisionMakerTitles` and `requiredChannels` only with source shopify.',
     example: { source: 'google_maps', category: 'dentist', state: 'US', city: 'Austin', maxResults: MAX_RESULTS_DEFAULT },
@@ -107,7 +144,8 @@ export function generationRequestSchema(): Schema {
   const input = generationRequestInputSchema() as { properties: Record<string, Schema> };
   const list = (schema: unknown) => ((schema as Schema).anyOf as Schema[])[0];
   const linkedin = input.properties.linkedinParams as { properties: Record<string, Schema> };
-  const strict = (schema: Schema) => Object.fromEntries(Object.entries(schema).filter(([key]) => key !== 'minLength' && key !== 'maxLength'));
+  const strict = (schema: Schema) =>
+    Object.fromEntries(Object.entries(schema).filter(([key]) => key !== 'minLength' && key !== 'maxLength'));
   return object(
     describe(
       {
@@ -117,14 +155,25 @@ export function generationRequestSchema(): Schema {
         maxResults: strict(input.properties.maxResults as Schema),
         excludeDelivered: { const: true },
         linkedinParams: object(
-          describe({ ...linkedin.properties, title: list(linkedin.properties.title), industry: list(linkedin.properties.industry), country: code }, LINKEDIN_FIELDS),
+          describe(
+            { ...linkedin.properties, title: list(linkedin.properties.title), industry: list(linkedin.properties.industry), country: code },
+            LINKEDIN_FIELDS,
+          ),
           [],
         ),
       },
-      { ...REQUEST_FIELDS, state: 'The country\'s ISO 3166-1 alpha-2 code, upper case.', excludeDelivered: 'Present (true) exactly when the job skips leads the account already had.' },
+      {
+        ...REQUEST_FIELDS,
+        state: "The country's ISO 3166-1 alpha-2 code, upper case.",
+        excludeDelivered: 'Present (true) exactly when the job skips leads the account already had.',
+      },
     ),
     ['source', 'category', 'state', 'maxResults'],
-    { title: 'GenerationRequest', description: 'The normalised generation request a job reports: defaults filled in, `state` an upper-case code, LinkedIn titles and industries as arrays.' },
+    {
+      title: 'GenerationRequest',
+      description:
+        'The normalised generation request a job reports: defaults filled in, `state` an upper-case code, LinkedIn titles and industries as arrays.',
+    },
   );
 }
 
@@ -148,12 +197,18 @@ export const headers = {
   RateLimit: header('IETF RateLimit: `r` requests left in the window, `t` seconds to its reset'),
   'Retry-After': header('Seconds to wait before asking again', { type: 'integer' }),
   Location: header('Where to poll the job'),
-  'Idempotent-Replayed': header('`true` when this is the answer of an earlier call with the same Idempotency-Key', { type: 'string', enum: ['true'] }),
+  'Idempotent-Replayed': header('`true` when this is the answer of an earlier call with the same Idempotency-Key', {
+    type: 'string',
+    enum: ['true'],
+  }),
   'Preference-Applied': header('Which `Prefer` preference was honoured (`wait=N` or `respond-async`)'),
   Link: header('`<url>; rel="next"`: the next page, while there is one'),
   'Content-Disposition': header('`attachment; filename="leads-….csv"` (or `.jsonl`)'),
   'Result-Complete': header('`false` while the job runs: the leads so far', { type: 'string', enum: ['true', 'false'] }),
-  'Job-Status': header('The job\'s status when the answer was read', { type: 'string', enum: [...NON_TERMINAL_STATUSES, ...TERMINAL_STATUSES] }),
+  'Job-Status': header("The job's status when the answer was read", {
+    type: 'string',
+    enum: [...NON_TERMINAL_STATUSES, ...TERMINAL_STATUSES],
+  }),
   'WWW-Authenticate': header('`Bearer realm="leadgen"`'),
   Allow: header('The methods the path supports'),
 };
@@ -166,10 +221,14 @@ export const problemResponse = (description: string, extraHeaders: Record<string
   content: { 'application/problem+json': { schema: ref('Problem') } },
 });
 export const problems = {
-  400: problemResponse('validation_failed (with `errors`), malformed_json, malformed_path, malformed_request, idempotency_key_missing, idempotency_key_invalid'),
-  401: problemResponse('unauthorized: missing, malformed, unknown, revoked or expired key', { 'WWW-Authenticate': hdr('WWW-Authenticate') }),
+  400: problemResponse(
+    'validation_failed (with `errors`), malformed_json, malformed_path, malformed_request, idempotency_key_missing, idempotency_key_invalid',
+  ),
+  401: problemResponse('unauthorized: missing, malformed, unknown, revoked or expired key', {
+    'WWW-Authenticate': hdr('WWW-Authenticate'),
+  }),
   402: problemResponse('insufficient_credits, with `required` and `available`'),
-  404: problemResponse('job_not_found (also another account\'s job), not_found'),
+  404: problemResponse("job_not_found (also another account's job), not_found"),
   405: problemResponse('method_not_allowed', { Allow: hdr('Allow') }),
   409: problemResponse('job_not_cancellable (with `jobStatus`)'),
   413: problemResponse('payload_too_large'),
@@ -179,29 +238,40 @@ export const problems = {
   500: problemResponse('internal_error'),
   503: problemResponse('service_unavailable', { 'Retry-After': hdr('Retry-After') }),
 };
-export const pick = (...codes: Array<keyof typeof problems>) => Object.fromEntries(codes.map((c) => [c, { $ref: `#/components/responses/Problem${c}` }]));
+export const pick = (...codes: Array<keyof typeof problems>) =>
+  Object.fromEntries(codes.map((c) => [c, { $ref: `#/components/responses/Problem${c}` }]));
 
 /** A schema with its one-line description (every property a consumer reads has one). */
 export const d = (description: string, schema: Schema) => ({ ...schema, description });
 const sources = { type: 'string', enum: [...SOURCES] };
 const profiles = (what: string) =>
-  object({ facebook: d(`Facebook ${what}`, nullable(str)), instagram: d(`Instagram ${what}`, nullable(str)), linkedin: d(`LinkedIn ${what}`, nullable(str)) });
+  object({
+    facebook: d(`Facebook ${what}`, nullable(str)),
+    instagram: d(`Instagram ${what}`, nullable(str)),
+    linkedin: d(`LinkedIn ${what}`, nullable(str)),
+  });
 
 export const leadSchema = object(
   {
     source: d('The source that found the lead', sources),
-    businessName: d('The business (or for linkedin the person\'s company) name', str),
-    email: d('A contact email address, when one was found: never an address whose domain takes no mail, nor a disposable one (the next-best address the lead carries, or null)', nullable(str)),
+    businessName: d("The business (or for linkedin the person's company) name", str),
+    email: d(
+      'A contact email address, when one was found: never an address whose domain takes no mail, nor a disposable one (the next-best address the lead carries, or null)',
+      nullable(str),
+    ),
     emailVerification: {
       anyOf: [{ $ref: '#/components/schemas/EmailVerification' }, { type: 'null' }],
       description: 'The verdict on `email` (domain-level, from DNS); null when `email` is null',
     },
     phone: d('A phone number in international form, when known', nullable(str)),
-    address: d('The postal address; null for a google_maps service-area business (no storefront), which has `serviceArea` instead', nullable(str)),
+    address: d(
+      'The postal address; null for a google_maps service-area business (no storefront), which has `serviceArea` instead',
+      nullable(str),
+    ),
     serviceArea: d('google_maps service-area businesses only: the locality they serve, null when Google names none', nullable(str)),
-    website: d('The business\'s website URL, when known', nullable(str)),
+    website: d("The business's website URL, when known", nullable(str)),
     reviewScore: d('The average review score (google_maps), when known', nullable({ type: 'number' })),
-    categories: d('The source\'s categories for the business', { type: 'array', items: str }),
+    categories: d("The source's categories for the business", { type: 'array', items: str }),
     socialProfiles: d('Profile URLs found for the business', profiles('page URL')),
     person: d(
       'The person (linkedin only)',
@@ -217,10 +287,10 @@ export const leadSchema = object(
       'The store (shopify only)',
       object(
         {
-          domain: d('The store\'s domain', str),
+          domain: d("The store's domain", str),
           country: d('ISO 3166-1 alpha-2 country of the store, when known', nullable(str)),
           platform: d('The e-commerce platform', str),
-          categoryPath: d('The store\'s category path, when known', nullable(str)),
+          categoryPath: d("The store's category path, when known", nullable(str)),
         },
         ['domain', 'country', 'platform'],
       ),
@@ -233,7 +303,7 @@ export const leadSchema = object(
         pagesVisited: d('Website pages read while enriching', int()),
       },
       undefined,
-      { description: 'where an enriched lead\'s email and profiles were found (decision 015)' },
+      { description: "where an enriched lead's email and profiles were found (decision 015)" },
     ),
     contacts: d('Contacts at the store (shopify only)', {
       type: 'array',
@@ -241,7 +311,10 @@ export const leadSchema = object(
         name: d('Full name', nullable(str)),
         title: d('Role', nullable(str)),
         email: d('Email address', nullable(str)),
-        emailVerification: { anyOf: [{ $ref: '#/components/schemas/EmailVerification' }, { type: 'null' }], description: 'The verdict on the contact\'s `email`; null when it has none' },
+        emailVerification: {
+          anyOf: [{ $ref: '#/components/schemas/EmailVerification' }, { type: 'null' }],
+          description: "The verdict on the contact's `email`; null when it has none",
+        },
         phone: d('Phone number', nullable(str)),
         linkedinUrl: d('LinkedIn profile URL', nullable(str)),
       }),
@@ -251,12 +324,15 @@ export const leadSchema = object(
   { description: 'The common record for every source; `person` for linkedin, `store` and `contacts` for shopify.' },
 );
 
-export const progress = object({ requestedCount: d('maxResults of the request', int(1)), deliveredCount: d('Leads delivered so far', int()) });
+export const progress = object({
+  requestedCount: d('maxResults of the request', int(1)),
+  deliveredCount: d('Leads delivered so far', int()),
+});
 export const jobCommon = {
   jobId: d('The job id (`job_…`)', str),
-  resultSetId: d('The id of the job\'s result set (`rs_…`)', str),
+  resultSetId: d("The id of the job's result set (`rs_…`)", str),
   pollUrl: d('Where to poll the job', str),
-  source: d('The request\'s source', sources),
+  source: d("The request's source", sources),
   provider: d('The provider that ran the job, once one has', nullable(str)),
   request: { ...ref('GenerationRequest'), description: 'the normalised generation request (defaults filled in)' },
   progress: d('How far along the job is', progress),
@@ -266,8 +342,12 @@ export const jobCommon = {
   creditsReserved: { ...int(), description: 'held until the job settles; 0 once terminal' },
   creditsCharged: d('Credits charged, once terminal', nullable(int())),
   skipped: {
-    ...object({ alreadyDelivered: d('Leads the account already had (excludeDelivered)', int()), suppressed: d('Leads on the account\'s suppression list', int()) }),
-    description: 'leads passed over and not billed: ones the account already had (with excludeDelivered) and ones on its suppression list (decision 014)',
+    ...object({
+      alreadyDelivered: d('Leads the account already had (excludeDelivered)', int()),
+      suppressed: d("Leads on the account's suppression list", int()),
+    }),
+    description:
+      'leads passed over and not billed: ones the account already had (with excludeDelivered) and ones on its suppression list (decision 014)',
   },
 };
 export const terminalObject = d(
@@ -279,13 +359,27 @@ export const terminalObject = d(
     resultSetId: d('The result set holding the leads', str),
     stopReason: d(
       'Why the job stopped producing leads (null for a job that delivered everything asked for)',
-      nullable({ type: 'string', enum: ['source_exhausted', 'no_results', 'provider_error', 'provider_unauthorized', 'timeout', 'internal_error', 'cancelled_by_owner'] }),
+      nullable({
+        type: 'string',
+        enum: [
+          'source_exhausted',
+          'no_results',
+          'provider_error',
+          'provider_unauthorized',
+          'timeout',
+          'internal_error',
+          'cancelled_by_owner',
+        ],
+      }),
     ),
   }),
 );
 const nonTerminal = d('queued or running', { type: 'string', enum: [...NON_TERMINAL_STATUSES] });
 const terminal = d('A terminal status: it never changes again', { type: 'string', enum: [...TERMINAL_STATUSES] });
-export const openJob = object({ ...jobCommon, status: nonTerminal }, undefined, { title: 'JobOpen', description: 'A job still queued or running: no `terminal`, no `leads`' });
+export const openJob = object({ ...jobCommon, status: nonTerminal }, undefined, {
+  title: 'JobOpen',
+  description: 'A job still queued or running: no `terminal`, no `leads`',
+});
 export const finishedJob = (withLeads: boolean) =>
   object(
     {
@@ -307,15 +401,18 @@ export const jobUnion = (open: string, finished: string, description: string) =>
   oneOf: [ref(open), ref(finished)],
   discriminator: {
     propertyName: 'status',
-    mapping: Object.fromEntries([...NON_TERMINAL_STATUSES.map((s) => [s, `#/components/schemas/${open}`]), ...TERMINAL_STATUSES.map((s) => [s, `#/components/schemas/${finished}`])]),
+    mapping: Object.fromEntries([
+      ...NON_TERMINAL_STATUSES.map((s) => [s, `#/components/schemas/${open}`]),
+      ...TERMINAL_STATUSES.map((s) => [s, `#/components/schemas/${finished}`]),
+    ]),
   },
 });
 
 export const leadItem = object(
   {
     jobId: d('The job that delivered the lead', str),
-    resultSetId: d('That job\'s result set', str),
-    position: d('The lead\'s position in the result set (0-based, delivery order)', int()),
+    resultSetId: d("That job's result set", str),
+    position: d("The lead's position in the result set (0-based, delivery order)", int()),
     deliveredAt: d('When it was delivered', time),
     lead: ref('Lead'),
   },

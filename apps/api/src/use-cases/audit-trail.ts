@@ -8,7 +8,13 @@ import { auditActor } from '../http/authenticate';
  * key that did it and the request's id come from the request. A failed write is logged, not answered:
  * the change is made already, and the client must learn that it was.
  */
-export async function audit(deps: ApiDependencies, locals: Record<string, unknown>, accountId: string, action: AuditAction, summary: Record<string, unknown>): Promise<void> {
+export async function audit(
+  deps: ApiDependencies,
+  locals: Record<string, unknown>,
+  accountId: string,
+  action: AuditAction,
+  summary: Record<string, unknown>,
+): Promise<void> {
   try {
     await recordAuditEvent(deps.db, { accountId, action, summary, ...auditActor(locals) });
   } catch (error) {

@@ -8,7 +8,11 @@ import { getAccountJob, type JobAnswer } from './read-job';
  * too), answered with the job body as a GET would now give it.
  */
 export async function cancelJob(deps: ApiDependencies, accountId: string, jobId: string): Promise<JobAnswer> {
-  const cancellation = await cancel({ db: deps.db, events: deps.producer, queue: deps.producer, webhooks: deps.webhooks }, jobId, accountId);
+  const cancellation = await cancel(
+    { db: deps.db, events: deps.producer, queue: deps.producer, webhooks: deps.webhooks },
+    jobId,
+    accountId,
+  );
   if (cancellation.kind === 'not_found') throw errors.jobNotFound();
   if (cancellation.kind === 'not_cancellable') throw errors.jobNotCancellable(cancellation.job.status);
   return getAccountJob(deps, accountId, jobId);

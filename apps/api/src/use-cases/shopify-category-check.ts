@@ -11,5 +11,7 @@ export function checkShopifyCategory(config: Config, request: GenerationRequest)
   if (request.source !== 'shopify' || config.providers.storeLeads.apiKey === null) return;
   if (matchCategoryPath(request.category) !== null) return;
   const accepted = STORELEADS_CATEGORY_PATHS.map((path) => path.slice(1).split('/').join(' > ')).join('; ');
-  throw errors.validation([{ pointer: '#/category', detail: `category names no Store Leads category this service can filter on; accepted: ${accepted}` }]);
+  throw errors.validation([
+    { pointer: '#/category', detail: `category names no Store Leads category this service can filter on; accepted: ${accepted}` },
+  ]);
 }

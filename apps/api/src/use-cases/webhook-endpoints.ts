@@ -63,7 +63,11 @@ export async function deleteEndpoint(deps: ApiDependencies, accountId: string, i
 }
 
 /** A new secret, shown now; the old one keeps signing (a second signature) for 24 hours. */
-export async function rotateEndpointSecret(deps: ApiDependencies, accountId: string, id: string): Promise<{ endpoint: WebhookEndpointRecord; secret: string }> {
+export async function rotateEndpointSecret(
+  deps: ApiDependencies,
+  accountId: string,
+  id: string,
+): Promise<{ endpoint: WebhookEndpointRecord; secret: string }> {
   const secret = newWebhookSecret();
   const endpoint = await rotateWebhookEndpointSecret(deps.db, accountId, id, secret);
   if (!endpoint) throw webhookErrors.endpointNotFound();
@@ -72,7 +76,9 @@ export async function rotateEndpointSecret(deps: ApiDependencies, accountId: str
 
 /** Enqueues a delivery now; if Redis refuses, the outbox sweep enqueues it (the delivery is recorded already). */
 async function enqueueNow(deps: ApiDependencies, delivery: WebhookDeliveryRecord): Promise<void> {
-  await deps.webhooks.enqueue([delivery.id]).catch((error: Error) => logger.warn('webhook delivery not enqueued', { deliveryId: delivery.id, error: error.message }));
+  await deps.webhooks
+    .enqueue([delivery.id])
+    .catch((error: Error) => logger.warn('webhook delivery not enqueued', { deliveryId: delivery.id, error: error.message }));
 }
 
 /** Sends a `ping` to an enabled endpoint. */
@@ -99,7 +105,12 @@ export async function listDeliveries(
 }
 
 /** Sends a delivery that succeeded or failed again, with the same message id and a new round of retries. */
-export async function retryDelivery(deps: ApiDependencies, accountId: string, id: string, deliveryId: string): Promise<WebhookDeliveryRecord> {
+export async function retryDelivery(
+  deps: ApiDependencies,
+  accountId: string,
+  id: string,
+  deliveryId: string,
+): Promise<WebhookDeliveryRecord> {
   const endpoint = await ownEndpoint(deps, accountId, id);
   if (endpoint.disabledAt) throw webhookErrors.endpointDisabled();
   return resend(deps, { endpointId: id }, deliveryId);
@@ -110,9 +121,9 @@ async function resend(deps: ApiDependencies, scope: DeliveryScope, deliveryId: s
   if (outcome.kind === 'not_found') throw webhookErrors.deliveryNotFound();
   if (outcome.kind === 'pending') throw webhookErrors.deliveryPending();
   // The entry of its last round has ended but keeps its id: it is replaced.
-  await deps.webhooks.requeue(outcome.delivery.id, 0).catch((error: Error) =>
-    logger.warn('webhook delivery not enqueued', { deliveryId: outcome.delivery.id, error: error.message }),
-  );
+  await deps.webhooks
+    .requeue(outcome.delivery.id, 0)
+    .catch((error: Error) => logger.warn('webhook delivery not enqueued', { deliveryId: outcome.delivery.id, error: error.message }));
   return outcome.delivery;
 }
 
@@ -123,7 +134,12 @@ export async function listJobDeliveries(deps: ApiDependencies, accountId: string
 }
 
 /** Sends one of a job's deliveries again (a delivery to a disabled endpoint is abandoned by the worker). */
-export async function retryJobDelivery(deps: ApiDependencies, accountId: string, jobId: string, deliveryId: string): Promise<WebhookDeliveryRecord> {
+export async function retryJobDelivery(
+  deps: ApiDependencies,
+  accountId: string,
+  jobId: string,
+  deliveryId: string,
+): Promise<WebhookDeliveryRecord> {
   if (!(await findAccountJob(deps.db, accountId, jobId))) throw errors.jobNotFound();
   return resend(deps, { jobId, accountId }, deliveryId);
 }

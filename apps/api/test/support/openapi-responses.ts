@@ -25,10 +25,12 @@ export class OpenApiResponses {
     this.ajv.addSchema({ ...this.doc, $id: 'doc' });
     // Most literal characters first, so `/result-sets/{id}.csv` is found before `/result-sets/{id}` takes `rs_….csv`.
     const literal = (template: string) => template.replace(/\{[^}]+\}/g, '').length;
-    this.routes = Object.keys(this.doc.paths as object).sort((a, b) => literal(b) - literal(a)).map((template) => ({
-      template,
-      pattern: new RegExp(`^${template.replace(/\./g, '\\.').replace(/\{[^}]+\}/g, '[^/]+')}$`),
-    }));
+    this.routes = Object.keys(this.doc.paths as object)
+      .sort((a, b) => literal(b) - literal(a))
+      .map((template) => ({
+        template,
+        pattern: new RegExp(`^${template.replace(/\./g, '\\.').replace(/\{[^}]+\}/g, '[^/]+')}$`),
+      }));
   }
 
   /** What is wrong with this response, or null when the document describes it (or does not cover it). */
@@ -97,7 +99,13 @@ export class OpenApiResponses {
       }) as typeof res.end;
       res.on('finish', () => {
         const body = size > MAX_CAPTURE ? null : Buffer.concat(chunks).toString('utf8');
-        const problem = this.check(req.method ?? 'GET', req.url ?? '/', res.statusCode, res.getHeader('content-type') as string | undefined, body || null);
+        const problem = this.check(
+          req.method ?? 'GET',
+          req.url ?? '/',
+          res.statusCode,
+          res.getHeader('content-type') as string | undefined,
+          body || null,
+        );
         if (problem) problems.push(problem);
       });
     });

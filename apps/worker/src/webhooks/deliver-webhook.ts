@@ -10,7 +10,13 @@ import {
 import { logger, withLogContext } from '@leadgen/logger';
 import { metrics } from '@leadgen/ops';
 import { webhookNetworkPolicy } from '@leadgen/network-guard';
-import { WebhookDeliveryFailed, WebhookRetryLater, type Job, type WebhookDeliveryHandler, type WebhookDeliveryPayload } from '@leadgen/queue';
+import {
+  WebhookDeliveryFailed,
+  WebhookRetryLater,
+  type Job,
+  type WebhookDeliveryHandler,
+  type WebhookDeliveryPayload,
+} from '@leadgen/queue';
 import { sendWebhook } from './send-webhook';
 import { signatureHeaders, webhookEnvelope } from './webhook-message';
 
@@ -33,7 +39,8 @@ export interface AttemptContext {
 /** What an attempt's result means for its delivery and endpoint, and how long BullMQ waits before the next one. */
 export function decideAfterAttempt(result: AttemptResult, context: AttemptContext): AttemptDecision & { retryInMs: number | null } {
   if (result.succeeded) return { status: 'succeeded', nextAttemptAt: null, disableEndpoint: null, retryInMs: null };
-  if (result.responseStatus === 410) return { status: 'failed', nextAttemptAt: null, disableEndpoint: context.isEndpoint ? 'gone' : null, retryInMs: null };
+  if (result.responseStatus === 410)
+    return { status: 'failed', nextAttemptAt: null, disableEndpoint: context.isEndpoint ? 'gone' : null, retryInMs: null };
   const failingSince = context.failingSince ?? result.startedAt;
   if (context.isEndpoint && context.now.getTime() - failingSince.getTime() >= context.disableAfterMs) {
     return { status: 'failed', nextAttemptAt: null, disableEndpoint: 'failing', retryInMs: null };
@@ -59,7 +66,9 @@ export function attemptOutcome(result: AttemptResult): string {
 }
 
 function describe(result: AttemptResult): string {
-  return result.responseStatus === null ? (result.error ?? 'no answer') : `HTTP ${result.responseStatus}${result.error ? ` (${result.error})` : ''}`;
+  return result.responseStatus === null
+    ? (result.error ?? 'no answer')
+    : `HTTP ${result.responseStatus}${result.error ? ` (${result.error})` : ''}`;
 }
 
 /**
@@ -99,9 +108,17 @@ export function createWebhookDeliveryHandler(config: Config, db: Database): Webh
       });
       metrics.webhookAttemptDuration.observe({ event: delivery.eventType, outcome: attemptOutcome(result) }, result.latencyMs / 1000);
       const recorded = await recordWebhookAttempt(db, delivery.id, result, decision);
-      const facts = { deliveryId: delivery.id, endpointId: delivery.endpointId, eventType: delivery.eventType, attempt: delivery.attempts + 1, outcome: describe(result), latencyMs: result.latencyMs };
+      const facts = {
+        deliveryId: delivery.id,
+        endpointId: delivery.endpointId,
+        eventType: delivery.eventType,
+        attempt: delivery.attempts + 1,
+        outcome: describe(result),
+        latencyMs: result.latencyMs,
+      };
       if (!recorded) return { status: 'done elsewhere' };
-      if (decision.disableEndpoint) logger.warn('webhook endpoint disabled', { endpointId: delivery.endpointId, reason: decision.disableEndpoint });
+      if (decision.disableEndpoint)
+        logger.warn('webhook endpoint disabled', { endpointId: delivery.endpointId, reason: decision.disableEndpoint });
       if (decision.status === 'succeeded') {
         logger.info('webhook delivered', facts);
         return { status: 'succeeded', responseStatus: result.responseStatus };

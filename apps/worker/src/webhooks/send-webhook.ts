@@ -18,7 +18,12 @@ export interface SendOptions {
  * redirects not followed, the whole exchange within `timeoutMs`, the answer's first KiB kept.
  * Never throws: whatever happened is the attempt's result.
  */
-export async function sendWebhook(rawUrl: string, body: string, headers: Record<string, string>, options: SendOptions): Promise<AttemptResult> {
+export async function sendWebhook(
+  rawUrl: string,
+  body: string,
+  headers: Record<string, string>,
+  options: SendOptions,
+): Promise<AttemptResult> {
   const startedAt = new Date();
   const signal = AbortSignal.timeout(options.timeoutMs);
   const result = (fields: Partial<AttemptResult>): AttemptResult => ({
@@ -83,7 +88,13 @@ export async function sendWebhook(rawUrl: string, body: string, headers: Record<
 }
 
 // What the account reads in its delivery's attempts: the usual reasons a receiver was not reached, named.
-const NETWORK_ERRORS: Record<string, string> = { ECONNREFUSED: 'connection_refused', ECONNRESET: 'connection_reset', EPIPE: 'connection_reset', EHOSTUNREACH: 'host_unreachable', ENETUNREACH: 'host_unreachable' };
+const NETWORK_ERRORS: Record<string, string> = {
+  ECONNREFUSED: 'connection_refused',
+  ECONNRESET: 'connection_reset',
+  EPIPE: 'connection_reset',
+  EHOSTUNREACH: 'host_unreachable',
+  ENETUNREACH: 'host_unreachable',
+};
 
 function networkError(error: unknown): string {
   const code = (error as { code?: unknown }).code;
@@ -101,7 +112,14 @@ function readExcerpt(response: http.IncomingMessage, signal: AbortSignal): Promi
       signal.removeEventListener('abort', done);
       response.destroy();
       // PostgreSQL text holds no NUL; a multi-byte character cut at the limit is dropped.
-      resolve(kept === 0 ? null : Buffer.concat(chunks, kept).toString('utf8').replaceAll('\u0000', '').replace(/\uFFFD+$/, ''));
+      resolve(
+        kept === 0
+          ? null
+          : Buffer.concat(chunks, kept)
+              .toString('utf8')
+              .replaceAll('\u0000', '')
+              .replace(/\uFFFD+$/, ''),
+      );
     };
     signal.addEventListener('abort', done, { once: true });
     response.on('data', (chunk: Buffer) => {

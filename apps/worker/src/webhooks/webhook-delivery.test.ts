@@ -31,11 +31,19 @@ const context = (fields: Partial<AttemptContext> = {}): AttemptContext => ({
 
 describe('decideAfterAttempt', () => {
   it('when an attempt gets a 2xx, then the delivery succeeded', () => {
-    expect(decideAfterAttempt(attempt({ responseStatus: 204, succeeded: true }), context())).toMatchObject({ status: 'succeeded', retryInMs: null, disableEndpoint: null });
+    expect(decideAfterAttempt(attempt({ responseStatus: 204, succeeded: true }), context())).toMatchObject({
+      status: 'succeeded',
+      retryInMs: null,
+      disableEndpoint: null,
+    });
   });
 
   it('when an attempt fails, then the next waits its place in the schedule within ±20 %', () => {
-    for (const [round, wait] of [[0, 5_000], [1, 300_000], [2, 1_800_000]] as const) {
+    for (const [round, wait] of [
+      [0, 5_000],
+      [1, 300_000],
+      [2, 1_800_000],
+    ] as const) {
       const low = decideAfterAttempt(attempt({}), context({ roundAttempts: round, random: () => 0 }));
       const high = decideAfterAttempt(attempt({}), context({ roundAttempts: round, random: () => 1 }));
       expect([low.status, low.retryInMs, high.retryInMs]).toEqual(['pending', wait * 0.8, wait * 1.2]);
@@ -44,31 +52,46 @@ describe('decideAfterAttempt', () => {
   });
 
   it('when the schedule is spent, then the delivery failed and the endpoint stays enabled', () => {
-    expect(decideAfterAttempt(attempt({ error: 'timeout', responseStatus: null }), context({ roundAttempts: 3 }))).toMatchObject({ status: 'failed', disableEndpoint: null });
+    expect(decideAfterAttempt(attempt({ error: 'timeout', responseStatus: null }), context({ roundAttempts: 3 }))).toMatchObject({
+      status: 'failed',
+      disableEndpoint: null,
+    });
   });
 
-  it('when the receiver answers 410, then the delivery failed and an endpoint is disabled as gone; a job\'s own URL has no endpoint to disable', () => {
+  it("when the receiver answers 410, then the delivery failed and an endpoint is disabled as gone; a job's own URL has no endpoint to disable", () => {
     expect(decideAfterAttempt(attempt({ responseStatus: 410 }), context())).toMatchObject({ status: 'failed', disableEndpoint: 'gone' });
-    expect(decideAfterAttempt(attempt({ responseStatus: 410 }), context({ isEndpoint: false }))).toMatchObject({ status: 'failed', disableEndpoint: null });
+    expect(decideAfterAttempt(attempt({ responseStatus: 410 }), context({ isEndpoint: false }))).toMatchObject({
+      status: 'failed',
+      disableEndpoint: null,
+    });
   });
 
   it('when an endpoint has failed for the whole window, then it is disabled as failing; a moment less, and it is retried', () => {
     const window = 3 * 24 * 3600_000;
-    expect(decideAfterAttempt(attempt({}), context({ failingSince: new Date(now.getTime() - window) }))).toMatchObject({ status: 'failed', disableEndpoint: 'failing' });
-    expect(decideAfterAttempt(attempt({}), context({ failingSince: new Date(now.getTime() - window + 1_000) }))).toMatchObject({ status: 'pending' });
+    expect(decideAfterAttempt(attempt({}), context({ failingSince: new Date(now.getTime() - window) }))).toMatchObject({
+      status: 'failed',
+      disableEndpoint: 'failing',
+    });
+    expect(decideAfterAttempt(attempt({}), context({ failingSince: new Date(now.getTime() - window + 1_000) }))).toMatchObject({
+      status: 'pending',
+    });
   });
 });
 
 describe('attemptOutcome', () => {
   it('when attempts end in any way, then the metric label is one of a fixed few', () => {
-    expect([204, 302, 404, 410, 503].map((status) => attemptOutcome(attempt({ responseStatus: status })))).toEqual(['2xx', '3xx', '4xx', '410', '5xx']);
-    expect(['timeout', 'network_error', 'connection_refused', 'forbidden_address', 'dns_failed'].map((error) => attemptOutcome(attempt({ responseStatus: null, error })))).toEqual([
-      'timeout',
-      'network_error',
-      'network_error',
-      'refused',
-      'refused',
+    expect([204, 302, 404, 410, 503].map((status) => attemptOutcome(attempt({ responseStatus: status })))).toEqual([
+      '2xx',
+      '3xx',
+      '4xx',
+      '410',
+      '5xx',
     ]);
+    expect(
+      ['timeout', 'network_error', 'connection_refused', 'forbidden_address', 'dns_failed'].map((error) =>
+        attemptOutcome(attempt({ responseStatus: null, error })),
+      ),
+    ).toEqual(['timeout', 'network_error', 'network_error', 'refused', 'refused']);
   });
 });
 
@@ -78,7 +101,12 @@ describe('sendWebhook', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
     await new Promise((resolve) => server.close(resolve));
-    const result = await sendWebhook(`http://127.0.0.1:${port}/hook`, '{}', {}, { policy: webhookNetworkPolicy(true), timeoutMs: 2_000, userAgent: 'test' });
+    const result = await sendWebhook(
+      `http://127.0.0.1:${port}/hook`,
+      '{}',
+      {},
+      { policy: webhookNetworkPolicy(true), timeoutMs: 2_000, userAgent: 'test' },
+    );
     expect(result).toMatchObject({ succeeded: false, responseStatus: null, error: 'connection_refused' });
   });
 });

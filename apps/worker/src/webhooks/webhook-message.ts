@@ -1,4 +1,13 @@
-import { JOB_EVENT_OF, isTerminal, jobPath, jobSummary, PING_EVENT, type JobFacts, type JobSummary, type WebhookEventType } from '@leadgen/domain';
+import {
+  JOB_EVENT_OF,
+  isTerminal,
+  jobPath,
+  jobSummary,
+  PING_EVENT,
+  type JobFacts,
+  type JobSummary,
+  type WebhookEventType,
+} from '@leadgen/domain';
 import { Webhook } from 'standardwebhooks';
 
 /** The Standard Webhooks envelope: `type`, the event's `timestamp`, and `data`. */
@@ -18,7 +27,9 @@ export function webhookEnvelope(
   publicBaseUrl: string | null,
 ): WebhookEnvelope | null {
   if (delivery.eventType === PING_EVENT) {
-    return delivery.endpointId ? { type: PING_EVENT, timestamp: delivery.createdAt.toISOString(), data: { endpointId: delivery.endpointId } } : null;
+    return delivery.endpointId
+      ? { type: PING_EVENT, timestamp: delivery.createdAt.toISOString(), data: { endpointId: delivery.endpointId } }
+      : null;
   }
   const job = delivery.job;
   if (!job || !isTerminal(job.status) || JOB_EVENT_OF[job.status] !== delivery.eventType) return null;

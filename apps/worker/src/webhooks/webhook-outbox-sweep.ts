@@ -27,12 +27,18 @@ export async function requeueLostDeliveries(
     await producer.requeue(delivery.id, delivery.nextAttemptAt.getTime() - Date.now());
     requeued.push(delivery.id);
   }
-  if (requeued.length > 0) logger.warn('requeued webhook deliveries whose queue entry was lost', { count: requeued.length, deliveryIds: requeued.slice(0, 20) });
+  if (requeued.length > 0)
+    logger.warn('requeued webhook deliveries whose queue entry was lost', { count: requeued.length, deliveryIds: requeued.slice(0, 20) });
   return requeued;
 }
 
-export function startOutboxSweep(db: Database, producer: WebhookProducer, timing: { lostAfterMs: number; periodMs: number }): PeriodicSweep {
+export function startOutboxSweep(
+  db: Database,
+  producer: WebhookProducer,
+  timing: { lostAfterMs: number; periodMs: number },
+): PeriodicSweep {
   return startPeriodicSweep('webhook outbox sweep', timing.periodMs, async () => {
-    if (await producer.claimPeriodicTask('webhook-outbox', timing.periodMs)) await requeueLostDeliveries(db, producer, { lostAfterMs: timing.lostAfterMs });
+    if (await producer.claimPeriodicTask('webhook-outbox', timing.periodMs))
+      await requeueLostDeliveries(db, producer, { lostAfterMs: timing.lostAfterMs });
   });
 }

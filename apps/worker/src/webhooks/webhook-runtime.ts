@@ -2,7 +2,16 @@ import type { Config } from '@leadgen/config';
 import type { Database } from '@leadgen/db';
 import { logger } from '@leadgen/logger';
 import { metrics } from '@leadgen/ops';
-import { connectionLog, createWebhookConsumer, createWebhookProducer, WEBHOOK_QUEUE_NAME, WebhookDeliveryFailed, WebhookRetryLater, type WebhookProducer, type Worker } from '@leadgen/queue';
+import {
+  connectionLog,
+  createWebhookConsumer,
+  createWebhookProducer,
+  WEBHOOK_QUEUE_NAME,
+  WebhookDeliveryFailed,
+  WebhookRetryLater,
+  type WebhookProducer,
+  type Worker,
+} from '@leadgen/queue';
 import { createWebhookDeliveryHandler } from './deliver-webhook';
 import { startOutboxSweep } from './webhook-outbox-sweep';
 

@@ -5,8 +5,16 @@ import { enrichLeads, type WebsiteEnricherLike } from './enrich-leads';
 
 function lead(overrides: Partial<GoogleMapsLead> = {}): GoogleMapsLead {
   return {
-    source: 'google_maps', businessName: 'Café Rosa', email: null, phone: null, address: '', website: 'https://cafe-rosa.example',
-    reviewScore: null, categories: [], socialProfiles: { facebook: null, instagram: null, linkedin: null }, ...overrides,
+    source: 'google_maps',
+    businessName: 'Café Rosa',
+    email: null,
+    phone: null,
+    address: '',
+    website: 'https://cafe-rosa.example',
+    reviewScore: null,
+    categories: [],
+    socialProfiles: { facebook: null, instagram: null, linkedin: null },
+    ...overrides,
   };
 }
 
@@ -15,7 +23,9 @@ const site: WebsiteEnricherLike = {
     emails: [hints?.businessName === 'Café Rosa' ? 'cafe.rosa@gmail.com' : 'other@gmail.com'],
     socialProfiles: { facebook: 'https://www.facebook.com/caferosa', instagram: null, linkedin: null },
     provenance: {
-      emailSource: 'contact page', emailBasis: 'contact block', pagesVisited: 3,
+      emailSource: 'contact page',
+      emailBasis: 'contact block',
+      pagesVisited: 3,
       profileSources: { facebook: 'home page', instagram: null, linkedin: null },
     },
   }),
@@ -23,11 +33,22 @@ const site: WebsiteEnricherLike = {
 
 describe('enrichLeads provenance', () => {
   it('when the website fills a gap, then the lead says which page and why, and what the upstream gave stays "upstream"', async () => {
-    const leads = [lead(), lead({ email: 'owner@cafe-rosa.example', socialProfiles: { facebook: 'https://www.facebook.com/upstream', instagram: null, linkedin: null } })];
+    const leads = [
+      lead(),
+      lead({
+        email: 'owner@cafe-rosa.example',
+        socialProfiles: { facebook: 'https://www.facebook.com/upstream', instagram: null, linkedin: null },
+      }),
+    ];
     await enrichLeads(leads, { enricher: site, concurrency: 2, deadlineMarginMs: 0 }, new AbortController().signal, Date.now() + 5_000);
     expect(leads[0]).toMatchObject({
       email: 'cafe.rosa@gmail.com',
-      enrichment: { emailSource: 'contact page', emailBasis: 'contact block', pagesVisited: 3, profileSources: { facebook: 'home page', instagram: null, linkedin: null } },
+      enrichment: {
+        emailSource: 'contact page',
+        emailBasis: 'contact block',
+        pagesVisited: 3,
+        profileSources: { facebook: 'home page', instagram: null, linkedin: null },
+      },
     });
     expect(leads[1]).toMatchObject({
       email: 'owner@cafe-rosa.example',
@@ -60,7 +81,8 @@ describe('enrichLeads concurrency and deadline', () => {
     };
     return { held, enricher };
   }
-  const sites = (n: number) => Array.from({ length: n }, (_, i) => lead({ businessName: `Shop ${i}`, website: `https://shop-${i}.example` }));
+  const sites = (n: number) =>
+    Array.from({ length: n }, (_, i) => lead({ businessName: `Shop ${i}`, website: `https://shop-${i}.example` }));
 
   it('when more leads than the concurrency need a visit, then at most that many are visited at once and all are enriched', async () => {
     const { held, enricher } = heldEnricher();
@@ -90,7 +112,9 @@ describe('enrichLeads concurrency and deadline', () => {
     const controller = new AbortController();
     const reason = new Error('cancelled');
     setTimeout(() => controller.abort(reason), 30);
-    await expect(enrichLeads(sites(3), { enricher, concurrency: 1, deadlineMarginMs: 0 }, controller.signal, Date.now() + 5_000)).rejects.toBe(reason);
+    await expect(
+      enrichLeads(sites(3), { enricher, concurrency: 1, deadlineMarginMs: 0 }, controller.signal, Date.now() + 5_000),
+    ).rejects.toBe(reason);
     expect(held.running).toBe(0);
     expect(held.started).toHaveLength(1);
   });
@@ -98,7 +122,10 @@ describe('enrichLeads concurrency and deadline', () => {
 
 describe('enrichLeads on a full page', () => {
   it('when 25 leads wait for 2 slots on one job signal, then Node prints no listener-leak warning (a worker’s stderr stays JSON)', () => {
-    const run = spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, '../../test/fixtures/enrich-full-page.ts')], { env: process.env, encoding: 'utf8' });
+    const run = spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, '../../test/fixtures/enrich-full-page.ts')], {
+      env: process.env,
+      encoding: 'utf8',
+    });
     expect(run.stdout.trim()).toBe('25 enriched');
     expect(run.stderr).not.toContain('MaxListenersExceededWarning');
   });

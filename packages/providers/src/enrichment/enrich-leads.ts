@@ -45,7 +45,12 @@ function needsEnrichment(lead: LeadRecord): boolean {
  * upstream said wins; enrichment only fills gaps. A failed or timed-out enrichment leaves the lead
  * as it was: it never fails the lead. Only the job's own abort propagates.
  */
-export async function enrichLeads(leads: readonly LeadRecord[], step: EnrichmentStep, signal: AbortSignal, deadline: number): Promise<void> {
+export async function enrichLeads(
+  leads: readonly LeadRecord[],
+  step: EnrichmentStep,
+  signal: AbortSignal,
+  deadline: number,
+): Promise<void> {
   const todo = leads.filter(needsEnrichment);
   if (todo.length === 0) return;
   const scope = signalUntil(signal, deadline - step.deadlineMarginMs);
@@ -78,7 +83,11 @@ async function enrichLead(lead: LeadRecord, enricher: WebsiteEnricherLike, signa
     for (const network of NETWORKS) {
       const had = lead.socialProfiles[network] !== null;
       lead.socialProfiles[network] ??= found.socialProfiles[network];
-      enrichment.profileSources[network] = had ? 'upstream' : lead.socialProfiles[network] !== null ? (site?.profileSources[network] ?? 'website') : null;
+      enrichment.profileSources[network] = had
+        ? 'upstream'
+        : lead.socialProfiles[network] !== null
+          ? (site?.profileSources[network] ?? 'website')
+          : null;
     }
     lead.enrichment = enrichment;
   } catch {

@@ -7,7 +7,10 @@ describe('extractEmails', () => {
   });
 
   it('when a mailto link lists several recipients, then each is returned', () => {
-    expect(extractEmails('<a href="mailto:a@shop.example,b@shop.example">x</a>', 'shop.example')).toEqual(['a@shop.example', 'b@shop.example']);
+    expect(extractEmails('<a href="mailto:a@shop.example,b@shop.example">x</a>', 'shop.example')).toEqual([
+      'a@shop.example',
+      'b@shop.example',
+    ]);
   });
 
   it('when an address appears in plain text, then it is returned without trailing punctuation', () => {
@@ -27,8 +30,16 @@ describe('extractEmails', () => {
     ['entity-encoded mailto', '<a href="&#109;&#97;&#105;&#108;&#116;&#111;&#58;anna&#64;bistro.example">mail</a>', 'anna@bistro.example'],
     ['address split by inline tags around a bracketed at', 'anna<span> [at] </span>bistro<span>[dot]</span>example', 'anna@bistro.example'],
     ['JSON-LD with escapes', '<script type="application/ld+json">{"email":"anna\\u0040bistro.example"}</script>', 'anna@bistro.example'],
-    ['Cloudflare email protection', '<a href="/cdn-cgi/l/email-protection" data-cfemail="5a3b34343b1a3833292e2835743f223b372a363f">[email&#160;protected]</a>', 'anna@bistro.example'],
-    ['Cloudflare protected link', '<a href="/cdn-cgi/l/email-protection#5a3b34343b1a3833292e2835743f223b372a363f">mail</a>', 'anna@bistro.example'],
+    [
+      'Cloudflare email protection',
+      '<a href="/cdn-cgi/l/email-protection" data-cfemail="5a3b34343b1a3833292e2835743f223b372a363f">[email&#160;protected]</a>',
+      'anna@bistro.example',
+    ],
+    [
+      'Cloudflare protected link',
+      '<a href="/cdn-cgi/l/email-protection#5a3b34343b1a3833292e2835743f223b372a363f">mail</a>',
+      'anna@bistro.example',
+    ],
   ])('when the address is obfuscated as %s, then it is decoded', (_kind, html, expected) => {
     expect(extractEmails(html, 'bistro.example')).toContain(expected);
   });
@@ -42,7 +53,10 @@ describe('extractEmails', () => {
     ['asset file names', 'icon@2x.jpg sprite@2x.gif arrow@2x.svg theme@1.5x.css bundle@4.1.js'],
     ['example.com placeholders', 'you@example.com info@example.org mail@shop.example.net'],
     ['form placeholders', '<input placeholder="email@domain.com"> your@email.com name@yourdomain.com user@example.de yourname@mail.com'],
-    ['error-reporting addresses', 'abc@sentry.io 605a7baede844d278b89dc95ae0a9123@sentry-next.wixpress.com x@o123.ingest.sentry.io dev@wixpress.com a@sentry.wixpress.com'],
+    [
+      'error-reporting addresses',
+      'abc@sentry.io 605a7baede844d278b89dc95ae0a9123@sentry-next.wixpress.com x@o123.ingest.sentry.io dev@wixpress.com a@sentry.wixpress.com',
+    ],
     ['hashed local parts', '8d7c2a8e0f4b4a1f9e3c6b5a4d3c2b1a@tracking.shop.net'],
     ['no-reply senders', 'noreply@shop.example no-reply@shop.example donotreply@shop.example do_not_reply@shop.example'],
     ['package versions', 'lodash@4.17.21 core-js@3.6.5 @babel/core@7.1.0'],
@@ -72,7 +86,8 @@ describe('extractEmails', () => {
 });
 
 describe('addresses ranked by who they belong to', () => {
-  const footer = '<footer><p>© Bäckerei Anna</p><p class="small">Website by Pixel Studio – <a href="mailto:hello@pixelstudio.example">hello@pixelstudio.example</a></p></footer>';
+  const footer =
+    '<footer><p>© Bäckerei Anna</p><p class="small">Website by Pixel Studio – <a href="mailto:hello@pixelstudio.example">hello@pixelstudio.example</a></p></footer>';
 
   it("when a web designer's address is in the footer credit line, then it is never returned, and the business's free-mail address is", () => {
     const html = `<div class="contact"><p>Schreiben Sie uns: baeckerei.anna@gmail.com</p></div>${footer}`;
@@ -110,7 +125,9 @@ describe('addresses ranked by who they belong to', () => {
   });
 
   it('when a contact block says the shop makes things by hand, then its address is not taken for a credit', () => {
-    expect(extractEmails('<div class="contact"><p>Made by hand in Lyon. Orders: anna.bakes@gmail.com</p></div>', 'bakery.example')).toEqual(['anna.bakes@gmail.com']);
+    expect(extractEmails('<div class="contact"><p>Made by hand in Lyon. Orders: anna.bakes@gmail.com</p></div>', 'bakery.example')).toEqual(
+      ['anna.bakes@gmail.com'],
+    );
   });
 
   it('when an address is split by inline tags, then it is read whole', () => {

@@ -2,53 +2,279 @@ import { creditIndex, foldWords, type PageDocument, parsePage, stripWww, unescap
 import { scriptStrings } from './script-strings';
 
 // The lookbehind stops a match from starting inside a longer token (`%20info@...`, `a.b@...`).
-const EMAIL = /(?<![a-z0-9._%+-])([a-z0-9](?:[a-z0-9._+-]{0,62}[a-z0-9_+-])?)@((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,24})(?![a-z0-9-])/gi;
+const EMAIL =
+  /(?<![a-z0-9._%+-])([a-z0-9](?:[a-z0-9._+-]{0,62}[a-z0-9_+-])?)@((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,24})(?![a-z0-9-])/gi;
 
 const EMAIL_EXACT = new RegExp(`^${EMAIL.source}$`, 'i');
 
 // "name [at] domain [dot] com" and its translations (arroba, chiocciola, apenstaartje, małpa; punto, punt, kropka, ...).
 const AT_WORDS = 'at|@|arroba|chiocciola|apenstaartje|apestaartje|malpa|małpa|klammeraffe|snabel-a';
 const DOT_WORDS = 'dot|punkt|point|punto|punt|ponto|kropka|pont|tecka|\\.';
-const OBFUSCATED_AT = new RegExp(`\\s*(?:\\[\\s*(?:${AT_WORDS})\\s*\\]|\\(\\s*(?:${AT_WORDS})\\s*\\)|\\{\\s*(?:${AT_WORDS})\\s*\\}|<\\s*(?:${AT_WORDS})\\s*>)\\s*`, 'giu');
-const OBFUSCATED_DOT = new RegExp(`\\s*(?:\\[\\s*(?:${DOT_WORDS})\\s*\\]|\\(\\s*(?:${DOT_WORDS})\\s*\\)|\\{\\s*(?:${DOT_WORDS})\\s*\\}|<\\s*(?:${DOT_WORDS})\\s*>)\\s*`, 'giu');
+const OBFUSCATED_AT = new RegExp(
+  `\\s*(?:\\[\\s*(?:${AT_WORDS})\\s*\\]|\\(\\s*(?:${AT_WORDS})\\s*\\)|\\{\\s*(?:${AT_WORDS})\\s*\\}|<\\s*(?:${AT_WORDS})\\s*>)\\s*`,
+  'giu',
+);
+const OBFUSCATED_DOT = new RegExp(
+  `\\s*(?:\\[\\s*(?:${DOT_WORDS})\\s*\\]|\\(\\s*(?:${DOT_WORDS})\\s*\\)|\\{\\s*(?:${DOT_WORDS})\\s*\\}|<\\s*(?:${DOT_WORDS})\\s*>)\\s*`,
+  'giu',
+);
 
 // Asset names like logo@2x.png look exactly like addresses; none of these endings is a real TLD.
-const ASSET_TLDS = new Set(['png', 'jpg', 'jpeg', 'gif', 'svg', 'webp', 'avif', 'bmp', 'ico', 'tif', 'tiff', 'css', 'js', 'mjs', 'json', 'map', 'woff', 'woff2', 'ttf', 'otf', 'eot', 'mp4', 'webm', 'pdf', 'php', 'html', 'htm']);
+const ASSET_TLDS = new Set([
+  'png',
+  'jpg',
+  'jpeg',
+  'gif',
+  'svg',
+  'webp',
+  'avif',
+  'bmp',
+  'ico',
+  'tif',
+  'tiff',
+  'css',
+  'js',
+  'mjs',
+  'json',
+  'map',
+  'woff',
+  'woff2',
+  'ttf',
+  'otf',
+  'eot',
+  'mp4',
+  'webm',
+  'pdf',
+  'php',
+  'html',
+  'htm',
+]);
 
-const PLACEHOLDER_DOMAINS = /^(?:example\.(?:com|org|net)|(?:[a-z0-9-]+\.)+example\.(?:com|org|net)|domain\.(?:com|tld)|(?:your|my)-?(?:domain|company|site|website|business|shop|store|email|mail)\.[a-z.]+|test\.com)$/;
+const PLACEHOLDER_DOMAINS =
+  /^(?:example\.(?:com|org|net)|(?:[a-z0-9-]+\.)+example\.(?:com|org|net)|domain\.(?:com|tld)|(?:your|my)-?(?:domain|company|site|website|business|shop|store|email|mail)\.[a-z.]+|test\.com)$/;
 // Address bodies only ever seen as form hints: `your@email.com`, `email@domain.com`, `user@example...`
 // ... and their translations in form hints: `ihre@email.de`, `votre@email.fr`, `tu@email.com`, `nome@dominio.it`, `imie@domena.pl`.
 const PLACEHOLDER_LOCALS = new Set([
-  'your', 'youremail', 'your.email', 'yourname', 'your.name', 'you', 'name', 'email', 'e-mail', 'user', 'username', 'firstname.lastname', 'first.last', 'firstname',
-  'vorname.nachname', 'john.doe', 'jane.doe', 'johndoe', 'max.mustermann', 'someone', 'ihre', 'ihr.name', 'deine', 'dein.name', 'vorname', 'votre', 'votre.nom', 'vous', 'nom',
-  'prenom', 'prenom.nom', 'tu', 'tu.nombre', 'su', 'nombre', 'tuo', 'tuonome', 'nome', 'nome.cognome', 'jouw', 'uw', 'naam', 'voornaam', 'imie', 'imie.nazwisko', 'twoj', 'jan.kowalski',
-  'mario.rossi', 'jean.dupont', 'juan.perez', 'jan.jansen', 'seu', 'seunome',
+  'your',
+  'youremail',
+  'your.email',
+  'yourname',
+  'your.name',
+  'you',
+  'name',
+  'email',
+  'e-mail',
+  'user',
+  'username',
+  'firstname.lastname',
+  'first.last',
+  'firstname',
+  'vorname.nachname',
+  'john.doe',
+  'jane.doe',
+  'johndoe',
+  'max.mustermann',
+  'someone',
+  'ihre',
+  'ihr.name',
+  'deine',
+  'dein.name',
+  'vorname',
+  'votre',
+  'votre.nom',
+  'vous',
+  'nom',
+  'prenom',
+  'prenom.nom',
+  'tu',
+  'tu.nombre',
+  'su',
+  'nombre',
+  'tuo',
+  'tuonome',
+  'nome',
+  'nome.cognome',
+  'jouw',
+  'uw',
+  'naam',
+  'voornaam',
+  'imie',
+  'imie.nazwisko',
+  'twoj',
+  'jan.kowalski',
+  'mario.rossi',
+  'jean.dupont',
+  'juan.perez',
+  'jan.jansen',
+  'seu',
+  'seunome',
 ]);
-const PLACEHOLDER_LOCAL_DOMAINS = /^(?:e-?mail|mail|correo|posta|poczta|domain|domaine|dominio|domein|domena|dominio|company|firma|empresa|azienda|entreprise|bedrijf|website|site|sito|example|beispiel|exemple|ejemplo|esempio|voorbeeld|przyklad)\./;
+const PLACEHOLDER_LOCAL_DOMAINS =
+  /^(?:e-?mail|mail|correo|posta|poczta|domain|domaine|dominio|domein|domena|dominio|company|firma|empresa|azienda|entreprise|bedrijf|website|site|sito|example|beispiel|exemple|ejemplo|esempio|voorbeeld|przyklad)\./;
 
 // Booking, newsletter, shop, site-builder and business-software platforms whose widgets and notices
 // publish their own support and no-reply addresses on their customers' sites: such an address is never
 // the business's (a business on its own domain is unaffected: rankSightings keeps the site's domain).
 const PLATFORM_DOMAINS = new Set([
-  'calendly.com', 'acuityscheduling.com', 'squareup.com', 'square.com', 'setmore.com', 'simplybook.me', 'simplybook.it', 'youcanbook.me', 'doctolib.de', 'doctolib.fr', 'doctolib.it',
-  'doctolib.com', 'jameda.de', 'etermin.net', 'treatwell.com', 'treatwell.de', 'treatwell.fr', 'treatwell.co.uk', 'treatwell.nl', 'treatwell.it', 'treatwell.es', 'booksy.com', 'fresha.com',
-  'planity.com', 'shore.com', 'salonized.com', 'timify.com', 'studiobookings.com', 'mindbodyonline.com', 'eversports.com', 'thefork.com', 'thefork.fr', 'thefork.it', 'thefork.es',
-  'lafourchette.com', 'opentable.com', 'opentable.de', 'opentable.co.uk', 'resy.com', 'quandoo.com', 'quandoo.de', 'booking.com', 'airbnb.com', 'expedia.com', 'hrs.de', 'tripadvisor.com',
-  'yelp.com', 'mailchimp.com', 'list-manage.com', 'mailerlite.com', 'sendinblue.com', 'brevo.com', 'klaviyo.com', 'sendgrid.net', 'sendgrid.com', 'mailjet.com', 'convertkit.com',
-  'getresponse.com', 'cleverreach.com', 'rapidmail.de', 'newsletter2go.com', 'activecampaign.com', 'hubspot.com', 'zendesk.com', 'intercom.io', 'freshdesk.com', 'wix.com', 'wixpress.com',
-  'squarespace.com', 'shopify.com', 'myshopify.com', 'webflow.com', 'webflow.io', 'wordpress.com', 'wordpress.org', 'automattic.com', 'wpengine.com', 'elementor.com', 'elegantthemes.com',
-  'themeforest.net', 'envato.com', 'godaddy.com', 'jimdo.com', 'weebly.com', 'strato.de', 'ionos.de', 'ionos.com', '1und1.de', 'one.com', 'hostinger.com', 'ovh.com', 'ovh.net',
-  'stripe.com', 'paypal.com', 'paypal.de', 'sumup.com', 'klarna.com', 'mollie.com', 'etsy.com', 'ebay.com', 'amazon.com', 'amazon.de', 'google.com',
-  'facebook.com', 'facebookmail.com', 'instagram.com', 'datev.de', 'lexoffice.de', 'sevdesk.de', 'typeform.com', 'jotform.com', 'formspree.io', 'archetypethemes.co', 'outofthesandbox.com',
+  'calendly.com',
+  'acuityscheduling.com',
+  'squareup.com',
+  'square.com',
+  'setmore.com',
+  'simplybook.me',
+  'simplybook.it',
+  'youcanbook.me',
+  'doctolib.de',
+  'doctolib.fr',
+  'doctolib.it',
+  'doctolib.com',
+  'jameda.de',
+  'etermin.net',
+  'treatwell.com',
+  'treatwell.de',
+  'treatwell.fr',
+  'treatwell.co.uk',
+  'treatwell.nl',
+  'treatwell.it',
+  'treatwell.es',
+  'booksy.com',
+  'fresha.com',
+  'planity.com',
+  'shore.com',
+  'salonized.com',
+  'timify.com',
+  'studiobookings.com',
+  'mindbodyonline.com',
+  'eversports.com',
+  'thefork.com',
+  'thefork.fr',
+  'thefork.it',
+  'thefork.es',
+  'lafourchette.com',
+  'opentable.com',
+  'opentable.de',
+  'opentable.co.uk',
+  'resy.com',
+  'quandoo.com',
+  'quandoo.de',
+  'booking.com',
+  'airbnb.com',
+  'expedia.com',
+  'hrs.de',
+  'tripadvisor.com',
+  'yelp.com',
+  'mailchimp.com',
+  'list-manage.com',
+  'mailerlite.com',
+  'sendinblue.com',
+  'brevo.com',
+  'klaviyo.com',
+  'sendgrid.net',
+  'sendgrid.com',
+  'mailjet.com',
+  'convertkit.com',
+  'getresponse.com',
+  'cleverreach.com',
+  'rapidmail.de',
+  'newsletter2go.com',
+  'activecampaign.com',
+  'hubspot.com',
+  'zendesk.com',
+  'intercom.io',
+  'freshdesk.com',
+  'wix.com',
+  'wixpress.com',
+  'squarespace.com',
+  'shopify.com',
+  'myshopify.com',
+  'webflow.com',
+  'webflow.io',
+  'wordpress.com',
+  'wordpress.org',
+  'automattic.com',
+  'wpengine.com',
+  'elementor.com',
+  'elegantthemes.com',
+  'themeforest.net',
+  'envato.com',
+  'godaddy.com',
+  'jimdo.com',
+  'weebly.com',
+  'strato.de',
+  'ionos.de',
+  'ionos.com',
+  '1und1.de',
+  'one.com',
+  'hostinger.com',
+  'ovh.com',
+  'ovh.net',
+  'stripe.com',
+  'paypal.com',
+  'paypal.de',
+  'sumup.com',
+  'klarna.com',
+  'mollie.com',
+  'etsy.com',
+  'ebay.com',
+  'amazon.com',
+  'amazon.de',
+  'google.com',
+  'facebook.com',
+  'facebookmail.com',
+  'instagram.com',
+  'datev.de',
+  'lexoffice.de',
+  'sevdesk.de',
+  'typeform.com',
+  'jotform.com',
+  'formspree.io',
+  'archetypethemes.co',
+  'outofthesandbox.com',
 ]);
 
 const TRACKING_DOMAINS = /(?:^|\.)(?:sentry\.io|sentry-next\.wixpress\.com|wixpress\.com|sentry\.[a-z.]+)$|^sentry[.-]/;
 
-const ROLE_LOCALS = new Set(['info', 'contact', 'hello', 'hallo', 'hi', 'office', 'kontakt', 'mail', 'email', 'enquiries', 'enquiry', 'inquiries', 'inquiry', 'sales', 'service', 'support', 'team', 'booking', 'bookings', 'reservations', 'orders', 'shop', 'store', 'bonjour', 'ciao', 'hola']);
+const ROLE_LOCALS = new Set([
+  'info',
+  'contact',
+  'hello',
+  'hallo',
+  'hi',
+  'office',
+  'kontakt',
+  'mail',
+  'email',
+  'enquiries',
+  'enquiry',
+  'inquiries',
+  'inquiry',
+  'sales',
+  'service',
+  'support',
+  'team',
+  'booking',
+  'bookings',
+  'reservations',
+  'orders',
+  'shop',
+  'store',
+  'bonjour',
+  'ciao',
+  'hola',
+]);
 
 /** Why an address is believed to be the business's; the order is the ranking. */
-export type EmailBasis = 'site domain' | 'structured data' | 'contact block' | 'mailto near business name' | 'contact page' | 'role address' | 'page text';
-const BASIS_ORDER: readonly EmailBasis[] = ['site domain', 'structured data', 'contact block', 'mailto near business name', 'contact page', 'role address', 'page text'];
+export type EmailBasis =
+  'site domain' | 'structured data' | 'contact block' | 'mailto near business name' | 'contact page' | 'role address' | 'page text';
+const BASIS_ORDER: readonly EmailBasis[] = [
+  'site domain',
+  'structured data',
+  'contact block',
+  'mailto near business name',
+  'contact page',
+  'role address',
+  'page text',
+];
 
 /** One sighting of an address on a page. */
 export interface EmailSighting {
@@ -115,7 +341,10 @@ function addressesIn(text: string): string[] {
 
 /** Deduplicates, drops junk and orders by how likely an address reaches the business at siteHost. */
 export function rankEmails(candidates: Iterable<string>, siteHost: string): string[] {
-  return rankSightings([...candidates].map((email) => ({ email, basis: 'page text' as const, credit: false })), siteHost).map((r) => r.email);
+  return rankSightings(
+    [...candidates].map((email) => ({ email, basis: 'page text' as const, credit: false })),
+    siteHost,
+  ).map((r) => r.email);
 }
 
 /**
@@ -162,7 +391,7 @@ export function isJunkEmail(email: string): boolean {
 
 /** The domain or one of its parents is a platform's (support.calendly.com is calendly.com's). */
 function onPlatform(domain: string): boolean {
-  for (let rest = domain; ; ) {
+  for (let rest = domain; ;) {
     if (PLATFORM_DOMAINS.has(rest)) return true;
     const dot = rest.indexOf('.');
     if (dot === -1) return false;

@@ -45,7 +45,8 @@ describe('extractSocialProfiles', () => {
   });
 
   it('when LinkedIn links are not company or person pages, then they are ignored', () => {
-    const html = '<a href="https://www.linkedin.com/feed/">f</a><a href="https://www.linkedin.com/company/">empty</a><a href="https://www.linkedin.com/pulse/x">p</a>';
+    const html =
+      '<a href="https://www.linkedin.com/feed/">f</a><a href="https://www.linkedin.com/company/">empty</a><a href="https://www.linkedin.com/pulse/x">p</a>';
     expect(extractSocialProfiles(html, BASE).linkedin).toBeNull();
   });
 
@@ -69,7 +70,8 @@ describe('extractSocialProfiles', () => {
   });
 
   it('when a host only looks like a network, then it is not a profile', () => {
-    const html = '<a href="https://notfacebook.com/acme">x</a><a href="https://facebook.com.evil.example/acme">y</a><a href="https://developers.facebook.com/docs">z</a>';
+    const html =
+      '<a href="https://notfacebook.com/acme">x</a><a href="https://facebook.com.evil.example/acme">y</a><a href="https://developers.facebook.com/docs">z</a>';
     expect(extractSocialProfiles(html, BASE).facebook).toBeNull();
   });
 });

@@ -36,23 +36,39 @@ describe('findContactLinks', () => {
 
 describe('contact pages found by link text, in the languages served', () => {
   it.each([
-    ['Kontakt', 'contact'], ['Contactez-nous', 'contact'], ['Contacto', 'contact'], ['Contatti', 'contact'], ['Get in touch', 'contact'],
-    ['Impressum', 'imprint'], ['Mentions légales', 'imprint'], ['Aviso legal', 'imprint'],
-    ['Über uns', 'about'], ['Chi siamo', 'about'], ['Quiénes somos', 'about'], ['Qui sommes-nous ?', 'about'], ['Over ons', 'about'],
-    ['Unser Team', 'team'], ['Équipe', 'team'],
+    ['Kontakt', 'contact'],
+    ['Contactez-nous', 'contact'],
+    ['Contacto', 'contact'],
+    ['Contatti', 'contact'],
+    ['Get in touch', 'contact'],
+    ['Impressum', 'imprint'],
+    ['Mentions légales', 'imprint'],
+    ['Aviso legal', 'imprint'],
+    ['Über uns', 'about'],
+    ['Chi siamo', 'about'],
+    ['Quiénes somos', 'about'],
+    ['Qui sommes-nous ?', 'about'],
+    ['Over ons', 'about'],
+    ['Unser Team', 'team'],
+    ['Équipe', 'team'],
   ])('when a link with an opaque path says "%s", then it is opened as a %s page', (text) => {
     const html = `<a href="/p/4711">${text}</a><a href="/p/1">Produkte</a>`;
     expect(findContactLinks(html, HOME, 5).map((url) => url.pathname)).toEqual(['/p/4711']);
   });
 
   it('when pages of every kind are linked by text only, then contact comes before the legal notice, about and team', () => {
-    const html = '<a href="/x1">Équipe</a><a href="/x2">Chi siamo</a><a href="/x3">Mentions l&eacute;gales</a><a href="/x4"><span>Nous</span> <b>contacter</b></a>';
+    const html =
+      '<a href="/x1">Équipe</a><a href="/x2">Chi siamo</a><a href="/x3">Mentions l&eacute;gales</a><a href="/x4"><span>Nous</span> <b>contacter</b></a>';
     expect(findContactLinks(html, HOME, 5).map((url) => url.pathname)).toEqual(['/x4', '/x3', '/x2', '/x1']);
   });
 
   it('when paths are in another language, then they are recognised with accents and separators folded', () => {
     const html = '<a href="/mentions_legales">ML</a><a href="/qui-sommes-nous/">QSN</a><a href="/kontaktformular">Form</a>';
-    expect(findContactLinks(html, HOME, 5).map((url) => url.pathname)).toEqual(['/kontaktformular', '/mentions_legales', '/qui-sommes-nous/']);
+    expect(findContactLinks(html, HOME, 5).map((url) => url.pathname)).toEqual([
+      '/kontaktformular',
+      '/mentions_legales',
+      '/qui-sommes-nous/',
+    ]);
   });
 });
 
@@ -75,7 +91,9 @@ describe('extractAnchors and decodeEntities', () => {
   });
 
   it('when scripts and styles are on the page, then their text is not page text, and JSON-LD is kept aside', () => {
-    const page = parsePage('<style>.a{}</style><script>var x = "a@b.example"</script><script type="application/ld+json">{"email":"x@y.example"}</script><p>Hi</p>');
+    const page = parsePage(
+      '<style>.a{}</style><script>var x = "a@b.example"</script><script type="application/ld+json">{"email":"x@y.example"}</script><p>Hi</p>',
+    );
     expect(page.blocks.map((b) => b.text)).toEqual(['Hi']);
     expect(page.jsonLd).toEqual(['{"email":"x@y.example"}']);
   });

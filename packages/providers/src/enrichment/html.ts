@@ -57,20 +57,73 @@ export interface PageDocument {
 
 // Elements that a browser lays out as their own line: text never runs across their edges.
 const BLOCK_TAGS = new Set([
-  'address', 'article', 'aside', 'blockquote', 'body', 'br', 'button', 'caption', 'dd', 'details', 'div', 'dl', 'dt',
-  'fieldset', 'figcaption', 'figure', 'footer', 'form', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'head', 'header', 'hr',
-  'html', 'iframe', 'img', 'input', 'label', 'legend', 'li', 'main', 'nav', 'ol', 'option', 'p', 'pre', 'section',
-  'select', 'summary', 'table', 'tbody', 'td', 'textarea', 'tfoot', 'th', 'thead', 'title', 'tr', 'ul',
+  'address',
+  'article',
+  'aside',
+  'blockquote',
+  'body',
+  'br',
+  'button',
+  'caption',
+  'dd',
+  'details',
+  'div',
+  'dl',
+  'dt',
+  'fieldset',
+  'figcaption',
+  'figure',
+  'footer',
+  'form',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'head',
+  'header',
+  'hr',
+  'html',
+  'iframe',
+  'img',
+  'input',
+  'label',
+  'legend',
+  'li',
+  'main',
+  'nav',
+  'ol',
+  'option',
+  'p',
+  'pre',
+  'section',
+  'select',
+  'summary',
+  'table',
+  'tbody',
+  'td',
+  'textarea',
+  'tfoot',
+  'th',
+  'thead',
+  'title',
+  'tr',
+  'ul',
 ]);
 // Code samples show addresses as syntax (`git config user.email you@...`), never as a way to reach the business.
 const SKIPPED_TAGS = new Set(['style', 'template', 'svg', 'code', 'kbd', 'samp']);
-const CONTACT_MARKUP = /contact|kontakt|contacto|contatti|impressum|imprint|vcard|h-card|business-info|store-info|company-info|anschrift|adresse|address/i;
+const CONTACT_MARKUP =
+  /contact|kontakt|contacto|contatti|impressum|imprint|vcard|h-card|business-info|store-info|company-info|anschrift|adresse|address/i;
 const CREDIT_MARKUP = /credit|designed-?by|made-?by|powered-?by|agency|webdesign|site-?by/i;
-const ORGANIZATION_TYPE = /schema\.org\/(?:Organization|LocalBusiness|Corporation|Store|[A-Za-z]*(?:Business|Store|Restaurant|Office|Practice|Clinic|Dentist|Shop))/i;
+const ORGANIZATION_TYPE =
+  /schema\.org\/(?:Organization|LocalBusiness|Corporation|Store|[A-Za-z]*(?:Business|Store|Restaurant|Office|Practice|Clinic|Dentist|Shop))/i;
 // "Website by Acme", "Webdesign: Acme", "Réalisé par", "Erstellt von", "Diseño web por", "Realizzato da" ...
-const CREDIT_TEXT = /\b(?:(?:web)?site|web ?design(?:ed)?|webdesign|design(?:ed)?|developed|built|made|created|powered|theme|concept|konzept|realis[eé]e?|r[eé]alis[eé]e?|con[cç]eption|erstellt|umgesetzt|umsetzung|gestaltet|gestaltung|entwickelt|dise[nñ]o(?: web)?|desarrollad[oa]|realizzato|sviluppato|progettato|criado|desenvolvido|ontwerp|ontwikkeld|gemaakt|realisatie|projekt|realizacja|wykonanie|wykonana|stworzone)(?:\s*(?:&|and|und|et|e|y|en|i|\+|,)\s*[\p{L}-]+){0,3}\s*(?:(?:by|von|durch|par|por|da|di|door|przez)\s*:?|:)\s/iu;
+const CREDIT_TEXT =
+  /\b(?:(?:web)?site|web ?design(?:ed)?|webdesign|design(?:ed)?|developed|built|made|created|powered|theme|concept|konzept|realis[eé]e?|r[eé]alis[eé]e?|con[cç]eption|erstellt|umgesetzt|umsetzung|gestaltet|gestaltung|entwickelt|dise[nñ]o(?: web)?|desarrollad[oa]|realizzato|sviluppato|progettato|criado|desenvolvido|ontwerp|ontwikkeld|gemaakt|realisatie|projekt|realizacja|wykonanie|wykonana|stworzone)(?:\s*(?:&|and|und|et|e|y|en|i|\+|,)\s*[\p{L}-]+){0,3}\s*(?:(?:by|von|durch|par|por|da|di|door|przez)\s*:?|:)\s/iu;
 // Scripts without word spaces or Latin letters: "サイト制作：", "ホームページ制作", "עיצוב ובניית אתרים:", "تصميم وتطوير:".
-const CREDIT_TEXT_OTHER = /(?:サイト制作|ホームページ制作|ウェブ制作|web制作|制作会社|デザイン・制作|עיצוב (?:ו)?(?:בניית|פיתוח)|בניית אתרים|תכנות ועיצוב|تصميم وتطوير|تصميم الموقع|تطوير الموقع|برمجة وتصميم)/iu;
+const CREDIT_TEXT_OTHER =
+  /(?:サイト制作|ホームページ制作|ウェブ制作|web制作|制作会社|デザイン・制作|עיצוב (?:ו)?(?:בניית|פיתוח)|בניית אתרים|תכנות ועיצוב|تصميم وتطوير|تصميم الموقع|تطوير الموقع|برمجة وتصميم)/iu;
 
 /** One pass of htmlparser2 over the page: its text blocks, links, and scripts. */
 export function parsePage(html: string): PageDocument {
@@ -151,7 +204,9 @@ export function parsePage(html: string): PageDocument {
 
 /** The page's visible text, one line per block. */
 export function htmlToText(html: string): string {
-  return parsePage(html).blocks.map((b) => b.text).join('\n');
+  return parsePage(html)
+    .blocks.map((b) => b.text)
+    .join('\n');
 }
 
 export function extractAnchors(html: string): Array<{ href: string; text: string }> {
@@ -165,15 +220,33 @@ export type PageKind = 'contact' | 'imprint' | 'about' | 'team';
 // on link text and path alike after folding accents, case and separators ("Mentions légales",
 // /mentions-legales/ and /Mentions_Legales all read "mentions legales").
 const PAGE_KINDS: Array<[PageKind, RegExp, number]> = [
-  ['contact', /\b(?:contact(?:s|o|ez|ar|a|e|ato|at)?|kontakt(?:e|ieren|iere|formular)?|contatt[io]|contato|get in touch|reach us|write to us|nous contacter|fale conosco|neem contact|yhteystiedot|kapcsolat|contactanos|contactenos|contattaci|kontaktujte|kontakty)\b/, 100],
-  ['imprint', /\b(?:impressum|imprint|legal notice|legal|mentions legales|aviso legal|nota legal|note legali|colofon|colophon|anbieterkennzeichnung)\b/, 90],
-  ['about', /\b(?:about(?: us)?|ueber uns|uber uns|a propos|qui sommes nous|chi siamo|quienes somos|sobre nos(?:otros)?|over ons|om oss|o nas|who we are|our story|unternehmen|nosotros|azienda|l entreprise)\b/, 60],
+  [
+    'contact',
+    /\b(?:contact(?:s|o|ez|ar|a|e|ato|at)?|kontakt(?:e|ieren|iere|formular)?|contatt[io]|contato|get in touch|reach us|write to us|nous contacter|fale conosco|neem contact|yhteystiedot|kapcsolat|contactanos|contactenos|contattaci|kontaktujte|kontakty)\b/,
+    100,
+  ],
+  [
+    'imprint',
+    /\b(?:impressum|imprint|legal notice|legal|mentions legales|aviso legal|nota legal|note legali|colofon|colophon|anbieterkennzeichnung)\b/,
+    90,
+  ],
+  [
+    'about',
+    /\b(?:about(?: us)?|ueber uns|uber uns|a propos|qui sommes nous|chi siamo|quienes somos|sobre nos(?:otros)?|over ons|om oss|o nas|who we are|our story|unternehmen|nosotros|azienda|l entreprise)\b/,
+    60,
+  ],
   ['team', /\b(?:team|our people|staff|equipe|equipo|unser team|das team|la squadra|il team|mitarbeiter)\b/, 40],
 ];
 
 /** "Mentions légales" and "/mentions_legales/" both → "mentions legales". */
 export function foldWords(text: string): string {
-  return text.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().replace(/ß/g, 'ss').replace(/[^a-z0-9]+/g, ' ').trim();
+  return text
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/ß/g, 'ss')
+    .replace(/[^a-z0-9]+/g, ' ')
+    .trim();
 }
 
 // Link texts in scripts that folding to a-z erases (Japanese, Hebrew, Arabic).

@@ -59,7 +59,9 @@ describe('parseRobots', () => {
   });
 
   it('when the file has comments, CRLF, a BOM, blank Disallow, unknown keys and rules outside any group, then those are handled', () => {
-    const robots = parseRobots('\uFEFFDisallow: /orphan\r\n# comment\r\nUser-agent: * # everyone\r\nCrawl-delay: 10\r\nDisallow:\r\nDisallow: /secret # why\r\nSitemap: https://x/sitemap.xml\r\n');
+    const robots = parseRobots(
+      '\uFEFFDisallow: /orphan\r\n# comment\r\nUser-agent: * # everyone\r\nCrawl-delay: 10\r\nDisallow:\r\nDisallow: /secret # why\r\nSitemap: https://x/sitemap.xml\r\n',
+    );
     expect(robots.isAllowed('/orphan', UA)).toBe(true);
     expect(robots.isAllowed('/secret', UA)).toBe(false);
     expect(robots.isAllowed('/', UA)).toBe(true);

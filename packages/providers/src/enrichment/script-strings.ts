@@ -21,9 +21,12 @@ export function scriptStrings(source: string): string[] {
   const candidates: Node[] = [];
   visit(tree, (node) => {
     // A variable written again (s += ..., i++) has no one value to fold.
-    const target = (node.type === 'AssignmentExpression' ? node.left : node.type === 'UpdateExpression' ? node.argument : null) as Node | null;
+    const target = (
+      node.type === 'AssignmentExpression' ? node.left : node.type === 'UpdateExpression' ? node.argument : null
+    ) as Node | null;
     if (target?.type === 'Identifier') reassigned.add(target.name as string);
-    if (node.type === 'VariableDeclarator' && (node.id as Node | undefined)?.type === 'Identifier' && node.init) bindings.set((node.id as Node).name as string, node.init as Node);
+    if (node.type === 'VariableDeclarator' && (node.id as Node | undefined)?.type === 'Identifier' && node.init)
+      bindings.set((node.id as Node).name as string, node.init as Node);
     if (node.type === 'BinaryExpression' || node.type === 'TemplateLiteral' || node.type === 'CallExpression') candidates.push(node);
   });
   for (const name of reassigned) bindings.delete(name);
@@ -119,7 +122,11 @@ function call(node: Node, next: (child: unknown) => Value): Value {
   }
   if (Array.isArray(target)) {
     if (method === 'reverse') return [...target].reverse();
-    if (method === 'join' && (args[0] === undefined || typeof args[0] === 'string') && target.every((t) => typeof t === 'string' || typeof t === 'number')) {
+    if (
+      method === 'join' &&
+      (args[0] === undefined || typeof args[0] === 'string') &&
+      target.every((t) => typeof t === 'string' || typeof t === 'number')
+    ) {
       return short(target.join((args[0] as string | undefined) ?? ','));
     }
   }

@@ -3,7 +3,11 @@ import { isForbiddenAddress } from '@leadgen/network-guard';
 import { createEnricherWithPolicy, createWebsiteEnricher, DEFAULT_USER_AGENT, type EnrichmentOptions } from './website-enricher';
 import { html, loopbackLookup, notFound, redirect, startFakeSite, streamHuge, type FakeSite } from '../../test/fakes/fake-site';
 
-const EMPTY = { emails: [], socialProfiles: { facebook: null, instagram: null, linkedin: null }, provenance: expect.objectContaining({ emailSource: null, emailBasis: null }) as unknown };
+const EMPTY = {
+  emails: [],
+  socialProfiles: { facebook: null, instagram: null, linkedin: null },
+  provenance: expect.objectContaining({ emailSource: null, emailBasis: null }) as unknown,
+};
 const MiB = 1024 * 1024;
 
 function options(overrides: Partial<EnrichmentOptions> = {}): EnrichmentOptions {
@@ -88,18 +92,26 @@ describe('createWebsiteEnricher', () => {
       ['French', 'Nous contacter', 'Écrivez-nous'],
       ['Spanish', 'Contacto', 'Escríbanos'],
       ['Italian', 'Contatti', 'Scriveteci'],
-    ])('when a %s site links its contact page only by text, then it is opened and the business free-mail outranks the designer', async (_language, linkText, prompt) => {
-      const site = await start((request, response) => {
-        if (request.url === '/robots.txt') return notFound(response);
-        if (request.url === '/') return html(response, `<nav><a href="/seite-7">${linkText}</a><a href="/p/2">Shop</a></nav>${FOOTER}`);
-        if (request.url === '/seite-7') return html(response, `<div class="kontakt"><p>Caf&eacute; Rosa – ${prompt}: cafe.<b>rosa</b>@gmail.com</p></div>${FOOTER}`);
-        return notFound(response);
-      });
-      const result = await createWebsiteEnricher(options()).enrich(`http://cafe-rosa.example:${site.port}/`, never, { businessName: 'Café Rosa' });
-      expect(result.emails).toEqual(['cafe.rosa@gmail.com']);
-      expect(result.provenance).toEqual(expect.objectContaining({ emailSource: 'contact page', emailBasis: 'contact block', pagesVisited: 2 }));
-      expect(site.paths()).toEqual(['/robots.txt', '/', '/seite-7']);
-    });
+    ])(
+      'when a %s site links its contact page only by text, then it is opened and the business free-mail outranks the designer',
+      async (_language, linkText, prompt) => {
+        const site = await start((request, response) => {
+          if (request.url === '/robots.txt') return notFound(response);
+          if (request.url === '/') return html(response, `<nav><a href="/seite-7">${linkText}</a><a href="/p/2">Shop</a></nav>${FOOTER}`);
+          if (request.url === '/seite-7')
+            return html(response, `<div class="kontakt"><p>Caf&eacute; Rosa – ${prompt}: cafe.<b>rosa</b>@gmail.com</p></div>${FOOTER}`);
+          return notFound(response);
+        });
+        const result = await createWebsiteEnricher(options()).enrich(`http://cafe-rosa.example:${site.port}/`, never, {
+          businessName: 'Café Rosa',
+        });
+        expect(result.emails).toEqual(['cafe.rosa@gmail.com']);
+        expect(result.provenance).toEqual(
+          expect.objectContaining({ emailSource: 'contact page', emailBasis: 'contact block', pagesVisited: 2 }),
+        );
+        expect(site.paths()).toEqual(['/robots.txt', '/', '/seite-7']);
+      },
+    );
   });
 
   describe('robots.txt', () => {
@@ -123,7 +135,9 @@ describe('createWebsiteEnricher', () => {
       ['disallows our agent', (response: Parameters<typeof html>[0]) => html(response, 'User-agent: LeadgenBot\nDisallow: /\n')],
       ['answers 503', (response: Parameters<typeof html>[0]) => html(response, 'down', 503)],
     ])('when robots.txt %s, then no page is fetched', async (_case, robots) => {
-      const site = await start((request, response) => (request.url === '/robots.txt' ? robots(response) : html(response, 'info@shop.example')));
+      const site = await start((request, response) =>
+        request.url === '/robots.txt' ? robots(response) : html(response, 'info@shop.example'),
+      );
       expect(await createWebsiteEnricher(options()).enrich(`http://shop.example:${site.port}/`, never)).toEqual(EMPTY);
       expect(site.paths()).toEqual(['/robots.txt']);
     });
@@ -164,7 +178,9 @@ describe('createWebsiteEnricher', () => {
     it('when the home page is 20 MB, then only maxBytes are read and the visit returns promptly', async () => {
       const stats = { written: 0, finished: false };
       const site = await start((request, response) =>
-        request.url === '/' ? streamHuge(response, '<a href="mailto:top@huge.example">m</a>', 20 * MiB, 'tail@huge.example', stats) : notFound(response),
+        request.url === '/'
+          ? streamHuge(response, '<a href="mailto:top@huge.example">m</a>', 20 * MiB, 'tail@huge.example', stats)
+          : notFound(response),
       );
       const started = Date.now();
       const result = await createWebsiteEnricher(options({ maxBytes: 64 * 1024 })).enrich(`http://huge.example:${site.port}/`, never);
@@ -210,7 +226,10 @@ describe('createWebsiteEnricher', () => {
     it('when two visits of one host run at once, then the host never sees two requests at a time', async () => {
       const site = await start((request, response) => {
         // a slow answer opens the window in which an unguarded second request would overlap
-        setTimeout(() => (request.url === '/robots.txt' ? notFound(response) : html(response, '<a href="/contact">Contact</a> x@busy.example')), 30);
+        setTimeout(
+          () => (request.url === '/robots.txt' ? notFound(response) : html(response, '<a href="/contact">Contact</a> x@busy.example')),
+          30,
+        );
       });
       const enricher = createWebsiteEnricher(options({ concurrency: 2 }));
       const results = await Promise.all([
@@ -242,7 +261,10 @@ describe('createWebsiteEnricher', () => {
 
     it('when the host resolves to 127.0.0.1, then it is refused without any connection', async () => {
       const lookup = jest.fn(loopbackLookup());
-      const result = await createWebsiteEnricher(options({ allowPrivateNetworks: false, lookup })).enrich(`http://shop.example:${site.port}/`, never);
+      const result = await createWebsiteEnricher(options({ allowPrivateNetworks: false, lookup })).enrich(
+        `http://shop.example:${site.port}/`,
+        never,
+      );
       expect(result).toEqual(EMPTY);
       expect(lookup).toHaveBeenCalledWith('shop.example');
       expect(site.connections).toBe(0);
@@ -251,7 +273,10 @@ describe('createWebsiteEnricher', () => {
     it.each(['http://127.0.0.1:PORT/', 'http://[::1]:PORT/', 'http://0x7f.1:PORT/', 'http://localhost:PORT/'])(
       'when the URL is %s, then it is refused without any connection',
       async (url) => {
-        const result = await createWebsiteEnricher(options({ allowPrivateNetworks: false })).enrich(url.replace('PORT', String(site.port)), never);
+        const result = await createWebsiteEnricher(options({ allowPrivateNetworks: false })).enrich(
+          url.replace('PORT', String(site.port)),
+          never,
+        );
         expect(result).toEqual(EMPTY);
         expect(site.connections).toBe(0);
       },

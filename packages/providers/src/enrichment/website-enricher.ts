@@ -7,7 +7,14 @@ import { extractSocialProfiles, type SocialProfiles } from './extract-social';
 import { findContactPages, isSameSite, type PageKind, parsePage } from './html';
 import { abortableLimit, type AbortableLimit, KeyedLimiter } from './concurrency-limits';
 import { allowAll, disallowAll, parseRobots, type RobotsRules } from './robots';
-import { FetchError, safeFetch, type FetchedResponse, type LookupFn, type NetworkPolicy, type SafeFetchOptions } from '@leadgen/network-guard';
+import {
+  FetchError,
+  safeFetch,
+  type FetchedResponse,
+  type LookupFn,
+  type NetworkPolicy,
+  type SafeFetchOptions,
+} from '@leadgen/network-guard';
 
 export interface EnrichmentOptions {
   /** default false in production; tests set true to reach local fake sites */
@@ -171,7 +178,9 @@ class Enricher implements WebsiteEnricher {
   private async fetchPage(url: URL, signal: AbortSignal): Promise<FetchedResponse> {
     try {
       const page = await this.fetchPageOnce(url, signal);
-      metrics.enrichmentFetches.inc({ outcome: page.body !== null ? 'ok' : page.status < 200 || page.status > 299 ? 'http_error' : 'not_a_page' });
+      metrics.enrichmentFetches.inc({
+        outcome: page.body !== null ? 'ok' : page.status < 200 || page.status > 299 ? 'http_error' : 'not_a_page',
+      });
       return page;
     } catch (error) {
       metrics.enrichmentFetches.inc({ outcome: fetchOutcome(error) });
@@ -185,7 +194,8 @@ class Enricher implements WebsiteEnricher {
       accept: PAGE_ACCEPT,
       maxBytes: this.settings.maxBytes,
       wantsBody: (mediaType) => PAGE_TYPES.has(mediaType),
-      mayRequest: async (target) => (await this.robotsFor(target.origin, signal)).isAllowed(`${target.pathname}${target.search}`, this.settings.userAgent),
+      mayRequest: async (target) =>
+        (await this.robotsFor(target.origin, signal)).isAllowed(`${target.pathname}${target.search}`, this.settings.userAgent),
     });
   }
 
@@ -269,7 +279,8 @@ class Findings {
     if (this.siteHost === '') this.siteHost = pageUrl.hostname;
     this.pagesVisited++;
     const contactPage = label === 'contact page' || label === 'imprint page';
-    for (const sighting of sightEmails(page, html, { contactPage, businessName: this.businessName })) this.sightings.push({ ...sighting, page: label });
+    for (const sighting of sightEmails(page, html, { contactPage, businessName: this.businessName }))
+      this.sightings.push({ ...sighting, page: label });
     const profiles = extractSocialProfiles(html, pageUrl.href);
     for (const network of ['facebook', 'instagram', 'linkedin'] as const) {
       if (this.social[network] === null && profiles[network] !== null) {
@@ -287,7 +298,12 @@ class Findings {
     return {
       emails: ranked.map((r) => r.email),
       socialProfiles: { ...this.social },
-      provenance: { emailSource: source, emailBasis: top?.basis ?? null, profileSources: { ...this.socialPages }, pagesVisited: this.pagesVisited },
+      provenance: {
+        emailSource: source,
+        emailBasis: top?.basis ?? null,
+        profileSources: { ...this.socialPages },
+        pagesVisited: this.pagesVisited,
+      },
     };
   }
 }

@@ -47,7 +47,8 @@ export function decodeCursor(cursor: string | null): CursorState {
   try {
     const raw = JSON.parse(cursor) as Record<string, unknown>;
     const [returned, fresh, asked] = [count(raw.returned), count(raw.fresh), count(raw.asked)];
-    if (raw.v !== 2 || returned === null || fresh === null || asked === null || !Array.isArray(raw.pending) || !raw.pending.every(isRect)) return START;
+    if (raw.v !== 2 || returned === null || fresh === null || asked === null || !Array.isArray(raw.pending) || !raw.pending.every(isRect))
+      return START;
     if (raw.area !== null && !isRect(raw.area)) return START;
     if (raw.bounds !== null && !isRect(raw.bounds)) return START;
     return {
@@ -91,7 +92,11 @@ export function createGooglePlacesProvider(options: GooglePlacesProviderOptions)
   };
 }
 
-async function* search(options: GooglePlacesProviderOptions, request: GenerationRequest, context: SearchContext): AsyncGenerator<ProviderPage> {
+async function* search(
+  options: GooglePlacesProviderOptions,
+  request: GenerationRequest,
+  context: SearchContext,
+): AsyncGenerator<ProviderPage> {
   const { signal, deadline } = context;
   let state: CursorState | null = decodeCursor(context.cursor);
   // A stored page token may have expired by the time a replacement worker uses it.
@@ -124,7 +129,13 @@ async function* search(options: GooglePlacesProviderOptions, request: Generation
       const mapped = placeToLead(place, request.category, request.state);
       if (mapped !== null) leads.push(mapped);
     }
-    if (options.enrichment) await enrichLeads(leads.map((l) => l.lead), options.enrichment, signal, deadline);
+    if (options.enrichment)
+      await enrichLeads(
+        leads.map((l) => l.lead),
+        options.enrichment,
+        signal,
+        deadline,
+      );
 
     const done: CursorState = { ...state, bounds, fresh, returned: state.returned + page.places.length };
     const next = page.nextPageToken !== null ? { ...done, pageToken: page.nextPageToken } : nextQuery(done);

@@ -99,7 +99,12 @@ export function parseTextSearch(body: unknown): TextSearchPage {
   return { places, nextPageToken: typeof token === 'string' && token !== '' ? token : null };
 }
 
-export async function searchText(client: UpstreamClient, body: TextSearchBody, signal: AbortSignal, deadline: number): Promise<TextSearchPage> {
+export async function searchText(
+  client: UpstreamClient,
+  body: TextSearchBody,
+  signal: AbortSignal,
+  deadline: number,
+): Promise<TextSearchPage> {
   const response = await client.request({
     method: 'POST',
     path: 'v1/places:searchText',

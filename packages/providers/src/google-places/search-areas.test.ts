@@ -9,7 +9,12 @@ describe('google search areas', () => {
   const req = request({ category: 'Plumber', keyword: '24h', city: 'Lyon', state: 'FR' });
 
   it('when the city is asked, then the text names it; a rectangle query names no place and is restricted to the rectangle', () => {
-    expect(queryBody(req, null, 20)).toEqual({ textQuery: 'Plumber 24h in Lyon, France', pageSize: 20, regionCode: 'FR', includePureServiceAreaBusinesses: true });
+    expect(queryBody(req, null, 20)).toEqual({
+      textQuery: 'Plumber 24h in Lyon, France',
+      pageSize: 20,
+      regionCode: 'FR',
+      includePureServiceAreaBusinesses: true,
+    });
     expect(queryBody(req, city, 20)).toEqual({
       textQuery: 'Plumber 24h',
       pageSize: 20,

@@ -67,7 +67,8 @@ export function searchArea(bounds: Rect): Rect {
 export function quarters(area: Rect): Rect[] {
   const midLat = (area.low.latitude + area.high.latitude) / 2;
   const midLng = (area.low.longitude + area.high.longitude) / 2;
-  if (area.high.latitude - area.low.latitude < 2 * MIN_SPAN_DEGREES && area.high.longitude - area.low.longitude < 2 * MIN_SPAN_DEGREES) return [];
+  if (area.high.latitude - area.low.latitude < 2 * MIN_SPAN_DEGREES && area.high.longitude - area.low.longitude < 2 * MIN_SPAN_DEGREES)
+    return [];
   return [
     { low: { latitude: midLat, longitude: area.low.longitude }, high: { latitude: area.high.latitude, longitude: midLng } },
     { low: { latitude: midLat, longitude: midLng }, high: { ...area.high } },

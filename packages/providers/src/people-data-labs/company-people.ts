@@ -7,12 +7,23 @@ import { buildCompanyPeopleQuery, contactDataset } from './query';
 /** Finds decision makers at companies, by company website domain. */
 export interface CompanyPeopleFinder {
   /** contacts per (lower-case, www-less) domain; a domain with nobody found is absent */
-  find(domains: readonly string[], titles: readonly string[], signal: AbortSignal, deadline: number, channels?: readonly ContactChannel[]): Promise<Map<string, StoreContact[]>>;
+  find(
+    domains: readonly string[],
+    titles: readonly string[],
+    signal: AbortSignal,
+    deadline: number,
+    channels?: readonly ContactChannel[],
+  ): Promise<Map<string, StoreContact[]>>;
 }
 
 /** "https://www.Shop.com/about" → "shop.com" */
 export function bareDomain(value: string): string {
-  return value.trim().toLowerCase().replace(/^[a-z][a-z0-9+.-]*:\/\//, '').replace(/^www\./, '').replace(/[/?#:].*$/, '');
+  return value
+    .trim()
+    .toLowerCase()
+    .replace(/^[a-z][a-z0-9+.-]*:\/\//, '')
+    .replace(/^www\./, '')
+    .replace(/[/?#:].*$/, '');
 }
 
 function holdsTitle(contact: StoreContact, titles: readonly string[]): boolean {
@@ -32,7 +43,12 @@ export function createCompanyPeopleFinder(client: UpstreamClient, perCompany = 5
       const wanted = [...new Set(domains.map(bareDomain).filter(Boolean))];
       if (wanted.length === 0 || titles.length === 0) return found;
       const size = Math.min(MAX_SIZE, wanted.length * perCompany);
-      const page = await personSearch(client, { query: buildCompanyPeopleQuery(wanted, titles), size, dataset: contactDataset(channels) }, signal, deadline);
+      const page = await personSearch(
+        client,
+        { query: buildCompanyPeopleQuery(wanted, titles), size, dataset: contactDataset(channels) },
+        signal,
+        deadline,
+      );
       for (const person of page?.people ?? []) {
         const domain = typeof person.job_company_website === 'string' ? bareDomain(person.job_company_website) : '';
         if (!wanted.includes(domain)) continue;

@@ -42,7 +42,12 @@ export function parsePersonSearch(body: unknown): PersonSearchPage {
  * One Person Search call. PDL answers 404 when nothing matches (and does not bill it): that is an
  * empty result, returned as null, not an error.
  */
-export async function personSearch(client: UpstreamClient, body: PersonSearchBody, signal: AbortSignal, deadline: number): Promise<PersonSearchPage | null> {
+export async function personSearch(
+  client: UpstreamClient,
+  body: PersonSearchBody,
+  signal: AbortSignal,
+  deadline: number,
+): Promise<PersonSearchPage | null> {
   const response = await client.request({
     method: 'POST',
     path: 'v5/person/search',

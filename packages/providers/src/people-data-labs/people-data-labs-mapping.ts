@@ -49,7 +49,12 @@ export function emailOf(person: PdlPerson): string | null {
   if (work !== null) return work;
   if (Array.isArray(person.emails)) {
     for (const entry of person.emails as unknown[]) {
-      const address = typeof entry === 'string' ? str(entry) : entry && typeof entry === 'object' ? str((entry as Record<string, unknown>).address) : null;
+      const address =
+        typeof entry === 'string'
+          ? str(entry)
+          : entry && typeof entry === 'object'
+            ? str((entry as Record<string, unknown>).address)
+            : null;
       if (address !== null) return address;
     }
   }

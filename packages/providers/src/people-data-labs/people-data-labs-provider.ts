@@ -45,7 +45,12 @@ async function* search(client: UpstreamClient, request: GenerationRequest, conte
     let page;
     try {
       // The query must repeat unchanged with the scroll token.
-      page = await personSearch(client, { query, size, dataset: personDataset(), ...(scrollToken === null ? {} : { scroll_token: scrollToken }) }, signal, deadline);
+      page = await personSearch(
+        client,
+        { query, size, dataset: personDataset(), ...(scrollToken === null ? {} : { scroll_token: scrollToken }) },
+        signal,
+        deadline,
+      );
     } catch (error) {
       // A stored scroll token can expire before a replacement worker uses it: start over.
       if (tokenFromCursor && error instanceof UpstreamError && error.upstreamStatus === 400 && error.reason === 'provider_error') {

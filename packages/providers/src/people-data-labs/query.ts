@@ -100,7 +100,15 @@ export function buildPersonQuery(request: GenerationRequest): Clause {
   const keyword = request.keyword?.trim();
   if (keyword) {
     must.push({
-      bool: { should: [...phrases('job_title', [keyword]), ...phrases('summary', [keyword]), anyTerm('job_company_name', [keyword]), anyTerm('skills', [keyword])], minimum_should_match: 1 },
+      bool: {
+        should: [
+          ...phrases('job_title', [keyword]),
+          ...phrases('summary', [keyword]),
+          anyTerm('job_company_name', [keyword]),
+          anyTerm('skills', [keyword]),
+        ],
+        minimum_should_match: 1,
+      },
     });
   }
   return { bool: { must } };

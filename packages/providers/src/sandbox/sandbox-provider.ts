@@ -29,16 +29,21 @@ export function createSandboxProvider<S extends Source>(source: S, options: Sand
   };
 }
 
-async function* search(source: Source, request: GenerationRequest, context: SearchContext, pageDelayMs: number): AsyncGenerator<ProviderPage> {
+async function* search(
+  source: Source,
+  request: GenerationRequest,
+  context: SearchContext,
+  pageDelayMs: number,
+): AsyncGenerator<ProviderPage> {
   const { signal } = context;
   const directives = directivesIn(request.keyword);
   const delayMs = directives.delayMs ?? pageDelayMs;
   const query = toQuery(source, request);
   // only=N and the default count are counted after shopify's requiredChannels filter: the upstream
   // filters server-side, so only=5 means five stores come back, the same promise as for other sources.
-  const total = directives.empty ? 0 : directives.only ?? defaultMatchCount(query);
+  const total = directives.empty ? 0 : (directives.only ?? defaultMatchCount(query));
   // the position in the result list at which the upstream breaks; fail is fail_after=0
-  const failAt = directives.fail ? 0 : directives.failAfter ?? Number.POSITIVE_INFINITY;
+  const failAt = directives.fail ? 0 : (directives.failAfter ?? Number.POSITIVE_INFINITY);
   let offset = cursorOffset(context.cursor);
   const matches = new MatchStream(query, total);
   matches.skip(offset);

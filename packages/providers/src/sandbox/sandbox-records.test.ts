@@ -10,30 +10,36 @@ function emailsOf(lead: Lead): string[] {
 }
 
 describe('sandbox records: every source', () => {
-  it.each(['google_maps', 'linkedin', 'shopify'] as const)('when %s leads are produced, then every record field is present and the source is set', async (source) => {
-    const { leads } = await runSearch(request({ source }));
-    for (const lead of leads) {
-      expect(lead.source).toBe(source);
-      for (const field of RECORD_FIELDS) expect(lead).toHaveProperty(field);
-      expect(Object.keys(lead.socialProfiles).sort()).toEqual(['facebook', 'instagram', 'linkedin']);
-      expect(lead.businessName.length).toBeGreaterThan(0);
-      expect((lead.address ?? '').length).toBeGreaterThan(0);
-      expect(lead.categories.length).toBeGreaterThan(0);
-    }
-  });
-
-  it.each(['google_maps', 'linkedin', 'shopify'] as const)('when %s leads carry websites and emails, then all are on .example domains', async (source) => {
-    const { leads } = await runSearch(request({ source, state: 'GB', city: undefined }));
-    let emails = 0;
-    for (const lead of leads) {
-      if (lead.website !== null) expect(new URL(lead.website).hostname).toMatch(/\.example$/);
-      for (const email of emailsOf(lead)) {
-        emails++;
-        expect(email).toMatch(/^[a-z0-9.-]+@[a-z0-9-]+\.example$/);
+  it.each(['google_maps', 'linkedin', 'shopify'] as const)(
+    'when %s leads are produced, then every record field is present and the source is set',
+    async (source) => {
+      const { leads } = await runSearch(request({ source }));
+      for (const lead of leads) {
+        expect(lead.source).toBe(source);
+        for (const field of RECORD_FIELDS) expect(lead).toHaveProperty(field);
+        expect(Object.keys(lead.socialProfiles).sort()).toEqual(['facebook', 'instagram', 'linkedin']);
+        expect(lead.businessName.length).toBeGreaterThan(0);
+        expect((lead.address ?? '').length).toBeGreaterThan(0);
+        expect(lead.categories.length).toBeGreaterThan(0);
       }
-    }
-    expect(emails).toBeGreaterThan(0);
-  });
+    },
+  );
+
+  it.each(['google_maps', 'linkedin', 'shopify'] as const)(
+    'when %s leads carry websites and emails, then all are on .example domains',
+    async (source) => {
+      const { leads } = await runSearch(request({ source, state: 'GB', city: undefined }));
+      let emails = 0;
+      for (const lead of leads) {
+        if (lead.website !== null) expect(new URL(lead.website).hostname).toMatch(/\.example$/);
+        for (const email of emailsOf(lead)) {
+          emails++;
+          expect(email).toMatch(/^[a-z0-9.-]+@[a-z0-9-]+\.example$/);
+        }
+      }
+      expect(emails).toBeGreaterThan(0);
+    },
+  );
 });
 
 describe('sandbox records: google_maps', () => {
@@ -167,7 +173,9 @@ describe('sandbox records: shopify', () => {
   });
 
   it('when only=N is combined with requiredChannels, then exactly N matching stores come back', async () => {
-    const { leads } = await runSearch(request({ source: 'shopify', keyword: 'sandbox:only=12', requiredChannels: ['email', 'phone', 'linkedin'] }));
+    const { leads } = await runSearch(
+      request({ source: 'shopify', keyword: 'sandbox:only=12', requiredChannels: ['email', 'phone', 'linkedin'] }),
+    );
     expect(leads).toHaveLength(12);
   });
 });

@@ -50,7 +50,11 @@ export function categoriesFor(query: SandboxQuery, profile: CategoryProfile, rng
   return [...new Set(all.filter((c) => c.length > 0))];
 }
 
-export function socialProfiles(slug: string, rng: SeededRandom, odds: { facebook: number; instagram: number; linkedin: number }): SocialProfiles {
+export function socialProfiles(
+  slug: string,
+  rng: SeededRandom,
+  odds: { facebook: number; instagram: number; linkedin: number },
+): SocialProfiles {
   // page handles on Facebook and Instagram carry no dashes; LinkedIn company pages do
   const handle = slug.replace(/-/g, '');
   return {

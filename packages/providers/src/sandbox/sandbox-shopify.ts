@@ -2,9 +2,7 @@ import type { ContactChannel, ShopifyLead, StoreContact } from '@leadgen/domain'
 import type { CategoryProfile } from './sandbox-categories';
 import { BRAND_WORDS, LAST_NAMES, STORE_ROLES, STORE_SUFFIXES, slugify } from './sandbox-data';
 import { cityFor, phoneNumber, streetAddress, type Locale } from './sandbox-places';
-import {
-  categoriesFor, personName, personalEmail, profileUrl, reviewScore, socialProfiles, type RecordBuilder,
-} from './sandbox-records';
+import { categoriesFor, personName, personalEmail, profileUrl, reviewScore, socialProfiles, type RecordBuilder } from './sandbox-records';
 import type { SeededRandom } from './seeded-random';
 
 export function storeName(profile: CategoryProfile, rng: SeededRandom): string {

@@ -23,7 +23,11 @@ function first(info: readonly ContactInfo[], type: string): string | null {
 
 /** "/Apparel/Footwear/" → "Apparel > Footwear" */
 export function readableCategory(path: string): string {
-  return path.split('/').map((s) => s.trim()).filter(Boolean).join(' > ');
+  return path
+    .split('/')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .join(' > ');
 }
 
 /**
@@ -38,19 +42,32 @@ export function contactInfoContacts(info: readonly ContactInfo[]): StoreContact[
     const value = str(entry.value);
     if (value === null || (type !== 'email' && type !== 'phone') || seen.has(`${type}:${value.toLowerCase()}`)) continue;
     seen.add(`${type}:${value.toLowerCase()}`);
-    contacts.push({ name: null, title: null, email: type === 'email' ? value : null, phone: type === 'phone' ? value : null, linkedinUrl: null });
+    contacts.push({
+      name: null,
+      title: null,
+      email: type === 'email' ? value : null,
+      phone: type === 'phone' ? value : null,
+      linkedinUrl: null,
+    });
   }
   return contacts;
 }
 
 /** A store onto the shopify lead record: one row per store domain, which is its dedup key. */
-export function storeToLead(store: StoreDomain, requestedCategory: string, categoryPath: string | null = null): ProviderLead & { lead: ShopifyLead } {
+export function storeToLead(
+  store: StoreDomain,
+  requestedCategory: string,
+  categoryPath: string | null = null,
+): ProviderLead & { lead: ShopifyLead } {
   const domain = bareDomain(store.name);
   const info = store.contact_info;
   const categories = Array.isArray(store.categories)
     ? [...new Set((store.categories as unknown[]).map((c) => (typeof c === 'string' ? readableCategory(c) : '')).filter(Boolean))]
     : [];
-  const address = [store.street_address, store.city, store.state, store.postal_code, store.country_code].map(str).filter(Boolean).join(', ');
+  const address = [store.street_address, store.city, store.state, store.postal_code, store.country_code]
+    .map(str)
+    .filter(Boolean)
+    .join(', ');
   const linkedin = first(info, 'linkedin');
   const lead: ShopifyLead = {
     source: 'shopify',
@@ -80,7 +97,12 @@ export function inCity(store: StoreDomain, city: string | undefined): boolean {
 }
 
 function fold(value: string): string {
-  return value.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim();
+  return value
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, ' ')
+    .trim();
 }
 
 /** Whether every required channel is present on the store or one of its contacts. */

@@ -1,4 +1,11 @@
-import { type ContactChannel, type GenerationRequest, matchCategoryPath, type ShopifyLead, STORELEADS_CATEGORY_PATHS, type StoreContact } from '@leadgen/domain';
+import {
+  type ContactChannel,
+  type GenerationRequest,
+  matchCategoryPath,
+  type ShopifyLead,
+  STORELEADS_CATEGORY_PATHS,
+  type StoreContact,
+} from '@leadgen/domain';
 import { logger } from '@leadgen/logger';
 import { type LeadProvider, ProviderError, type ProviderLead, type ProviderPage, type SearchContext } from '../lead-provider';
 import { enrichLeads, type EnrichmentStep } from '../enrichment';
@@ -78,7 +85,13 @@ async function findPeople(
 ): Promise<Map<string, StoreContact[]>> {
   if (options.people === null || titles.length === 0 || leads.length === 0) return new Map();
   try {
-    return await options.people.find(leads.map((l) => l.store.domain), titles, context.signal, context.deadline, channels);
+    return await options.people.find(
+      leads.map((l) => l.store.domain),
+      titles,
+      context.signal,
+      context.deadline,
+      channels,
+    );
   } catch (error) {
     if (context.signal.aborted) throw context.signal.reason;
     if (error instanceof ProviderError && error.reason === 'provider_unauthorized') throw error;
@@ -87,7 +100,11 @@ async function findPeople(
   }
 }
 
-async function* search(options: StoreLeadsProviderOptions, request: GenerationRequest, context: SearchContext): AsyncGenerator<ProviderPage> {
+async function* search(
+  options: StoreLeadsProviderOptions,
+  request: GenerationRequest,
+  context: SearchContext,
+): AsyncGenerator<ProviderPage> {
   const chunkSize = Math.max(1, options.chunkSize ?? 10);
   const channels = request.requiredChannels ?? [];
   const titles = request.decisionMakerTitles ?? [];
@@ -97,7 +114,10 @@ async function* search(options: StoreLeadsProviderOptions, request: GenerationRe
   // The API refuses such a category before a job exists; a job that got here anyway fails, unfiltered never.
   const categoryPath = matchCategoryPath(request.category);
   if (categoryPath === null) {
-    throw new ProviderError('provider_error', `storeleads: "${request.category.trim()}" names no published Store Leads category (${STORELEADS_CATEGORY_PATHS.join(', ')})`);
+    throw new ProviderError(
+      'provider_error',
+      `storeleads: "${request.category.trim()}" names no published Store Leads category (${STORELEADS_CATEGORY_PATHS.join(', ')})`,
+    );
   }
   const text = request.keyword?.trim() || undefined;
   for (;;) {
@@ -117,7 +137,13 @@ async function* search(options: StoreLeadsProviderOptions, request: GenerationRe
       seen.add(row.dedupKey);
       rows.set(index, row);
     });
-    const people = await findPeople(options, [...rows.values()].map((r) => r.lead), titles, channels, context);
+    const people = await findPeople(
+      options,
+      [...rows.values()].map((r) => r.lead),
+      titles,
+      channels,
+      context,
+    );
     for (const row of rows.values()) row.lead.contacts.push(...(people.get(row.dedupKey) ?? []));
 
     for (let start = state.offset; start < domains.length; start += chunkSize) {
@@ -126,12 +152,17 @@ async function* search(options: StoreLeadsProviderOptions, request: GenerationRe
         const row = rows.get(i);
         if (row) chunk.push(row);
       }
-      if (options.enrichment) await enrichLeads(chunk.map((r) => r.lead), options.enrichment, context.signal, context.deadline);
+      if (options.enrichment)
+        await enrichLeads(
+          chunk.map((r) => r.lead),
+          options.enrichment,
+          context.signal,
+          context.deadline,
+        );
       const leads = chunk.filter((r) => hasChannels(r.lead, channels));
       const end = start + chunkSize;
-      const next: CursorState | null = end < domains.length
-        ? { ...state, offset: end }
-        : lastPage ? null : { ...state, page: state.page + 1, offset: 0 };
+      const next: CursorState | null =
+        end < domains.length ? { ...state, offset: end } : lastPage ? null : { ...state, page: state.page + 1, offset: 0 };
       yield { leads, cursor: next === null ? null : encodeCursor(next) };
     }
     if (lastPage) return;

@@ -51,7 +51,8 @@ export function parseDomains(body: unknown): StoreDomain[] {
     if (typeof record.name !== 'string' || record.name.trim() === '') throw malformed('a domain without a name');
     const contacts = Array.isArray(record.contact_info) ? (record.contact_info as unknown[]) : [];
     const contact_info = contacts.filter(
-      (c): c is ContactInfo => c !== null && typeof c === 'object' && typeof (c as ContactInfo).type === 'string' && typeof (c as ContactInfo).value === 'string',
+      (c): c is ContactInfo =>
+        c !== null && typeof c === 'object' && typeof (c as ContactInfo).type === 'string' && typeof (c as ContactInfo).value === 'string',
     );
     domains.push({ ...record, name: record.name, contact_info });
   }
@@ -62,7 +63,12 @@ export function parseDomains(body: unknown): StoreDomain[] {
 export const ACTIVE_DOMAIN_STATE = 'Active';
 
 /** One page (0-based) of active Shopify stores in a country and category. */
-export async function listDomains(client: UpstreamClient, query: DomainQuery, signal: AbortSignal, deadline: number): Promise<StoreDomain[]> {
+export async function listDomains(
+  client: UpstreamClient,
+  query: DomainQuery,
+  signal: AbortSignal,
+  deadline: number,
+): Promise<StoreDomain[]> {
   const response = await client.request({
     method: 'GET',
     path: 'json/api/v1/all/domain',

@@ -29,7 +29,11 @@ export class FleetRateLimiter implements RateLimiter {
 
   constructor(private readonly options: FleetRateLimiterOptions) {
     if (!(options.ratePerMin > 0)) throw new Error('ratePerMin must be positive');
-    this.bucket = { key: options.key, tokensPerMs: options.ratePerMin / 60_000, capacity: options.capacity ?? defaultCapacity(options.ratePerMin) };
+    this.bucket = {
+      key: options.key,
+      tokensPerMs: options.ratePerMin / 60_000,
+      capacity: options.capacity ?? defaultCapacity(options.ratePerMin),
+    };
   }
 
   async acquire(signal: AbortSignal, deadline: number): Promise<void> {
@@ -41,7 +45,10 @@ export class FleetRateLimiter implements RateLimiter {
     // the quota, and a Redis outage stops the queue anyway; failing every job would be worse.
     if (reservation === null) return;
     if (!reservation.granted) {
-      throw new ProviderError('provider_error', `rate limit ${this.options.key}: no request slot before the job's deadline (next in ${reservation.waitMs} ms)`);
+      throw new ProviderError(
+        'provider_error',
+        `rate limit ${this.options.key}: no request slot before the job's deadline (next in ${reservation.waitMs} ms)`,
+      );
     }
     if (reservation.waitMs > 0) await sleep(reservation.waitMs, signal);
   }

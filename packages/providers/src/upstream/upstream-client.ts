@@ -124,9 +124,10 @@ export class UpstreamClient {
       }
       if (last.status === 429 && last.retryAfterMs !== null) await this.limiter.pause(last.retryAfterMs);
       // Retry-After is a floor; the jitter on top spreads out the fleet's retries.
-      const delay = last.retryAfterMs !== null
-        ? last.retryAfterMs + Math.round(this.random() * Math.min(this.policy.baseDelayMs, 1000))
-        : backoffDelay(this.policy, attempt, this.random);
+      const delay =
+        last.retryAfterMs !== null
+          ? last.retryAfterMs + Math.round(this.random() * Math.min(this.policy.baseDelayMs, 1000))
+          : backoffDelay(this.policy, attempt, this.random);
       if (Date.now() + delay >= deadline) throw this.gaveUp(last, "the next retry would start after the job's deadline");
       retryListeners.getStore()?.({ upstream: this.name, attempt, outcome: attemptOutcome(last), delayMs: delay });
       await sleep(delay, signal);
@@ -146,7 +147,8 @@ export class UpstreamClient {
       throw error;
     } finally {
       // An attempt our own job aborted (cancel, shutdown) says nothing about the upstream.
-      if (!request.signal.aborted) metrics.upstreamRequestDuration.observe({ upstream: this.name, outcome }, (performance.now() - started) / 1000);
+      if (!request.signal.aborted)
+        metrics.upstreamRequestDuration.observe({ upstream: this.name, outcome }, (performance.now() - started) / 1000);
     }
   }
 
@@ -185,15 +187,18 @@ export class UpstreamClient {
     const ok = (status >= 200 && status < 300) || (request.acceptStatuses ?? []).includes(status);
     const body = parseJson(text);
     if (ok) {
-      if (body === undefined) throw new UpstreamError('provider_error', `${this.name}: answered ${status} with a body that is not JSON`, status);
+      if (body === undefined)
+        throw new UpstreamError('provider_error', `${this.name}: answered ${status} with a body that is not JSON`, status);
       return { status, body };
     }
     const described = describeErrorBody(body);
     const detail = [described.code, described.message].filter(Boolean).join(': ');
     const message = `${this.name}: HTTP ${status}${detail ? ` ${detail}` : ''}`;
     // Retry-After when sent; Google sends none and puts the delay in the body's RetryInfo instead.
-    if (status === 429 || status >= 500) throw new Transient(message, status, parseRetryAfter(retryAfter) ?? described.retryAfterMs ?? null, described.code);
-    if (status === 401 || status === 403 || described.credentialsRefused) throw new UpstreamError('provider_unauthorized', `${message} (credentials refused)`, status, described.code);
+    if (status === 429 || status >= 500)
+      throw new Transient(message, status, parseRetryAfter(retryAfter) ?? described.retryAfterMs ?? null, described.code);
+    if (status === 401 || status === 403 || described.credentialsRefused)
+      throw new UpstreamError('provider_unauthorized', `${message} (credentials refused)`, status, described.code);
     throw new UpstreamError('provider_error', message, status, described.code);
   }
 

@@ -48,13 +48,27 @@ export function retryDelayOf(details: unknown): number | null {
  * google.rpc.ErrorInfo reasons that mean "this key may not call this API": Google answers a wrong
  * or expired key with 400 INVALID_ARGUMENT, not 401/403, and names the reason only in `details`.
  */
-const REFUSED_KEY_REASONS = new Set(['API_KEY_INVALID', 'API_KEY_EXPIRED', 'API_KEY_SERVICE_BLOCKED', 'API_KEY_HTTP_REFERRER_BLOCKED', 'API_KEY_IP_ADDRESS_BLOCKED', 'API_KEY_ANDROID_APP_BLOCKED', 'API_KEY_IOS_APP_BLOCKED', 'SERVICE_DISABLED', 'CONSUMER_INVALID']);
+const REFUSED_KEY_REASONS = new Set([
+  'API_KEY_INVALID',
+  'API_KEY_EXPIRED',
+  'API_KEY_SERVICE_BLOCKED',
+  'API_KEY_HTTP_REFERRER_BLOCKED',
+  'API_KEY_IP_ADDRESS_BLOCKED',
+  'API_KEY_ANDROID_APP_BLOCKED',
+  'API_KEY_IOS_APP_BLOCKED',
+  'SERVICE_DISABLED',
+  'CONSUMER_INVALID',
+]);
 // google.rpc.Code names and PDL error types that refuse the caller rather than the request
 const REFUSED_CODES = new Set(['UNAUTHENTICATED', 'PERMISSION_DENIED', 'authentication_error']);
 
 function reasonsOf(details: unknown): string[] {
   if (!Array.isArray(details)) return [];
-  return details.flatMap((d) => (d !== null && typeof d === 'object' && typeof (d as Record<string, unknown>).reason === 'string' ? [(d as Record<string, string>).reason as string] : []));
+  return details.flatMap((d) =>
+    d !== null && typeof d === 'object' && typeof (d as Record<string, unknown>).reason === 'string'
+      ? [(d as Record<string, string>).reason as string]
+      : [],
+  );
 }
 
 function text(value: unknown): string | undefined {

@@ -58,7 +58,8 @@ export function parseEmail(raw: string): ParsedEmail {
   const local = at > 0 ? address.slice(0, at) : '';
   const asciiDomain = at > 0 ? asciiHostName(address.slice(at + 1)) : '';
   const syntax = asciiDomain !== '' && local.length <= 64 && DOT_ATOM.test(local) && local.length + 1 + asciiDomain.length <= 254;
-  if (asciiDomain === '') return { address, local, asciiDomain, checks: { syntax: false, disposable: false, freeProvider: false, roleAccount: false } };
+  if (asciiDomain === '')
+    return { address, local, asciiDomain, checks: { syntax: false, disposable: false, freeProvider: false, roleAccount: false } };
   const { free, roles } = keptLists();
   // sales+eu@ is still sales@: the role is read before a sub-address tag.
   const role = local.toLowerCase().split('+')[0] ?? '';

@@ -16,7 +16,17 @@ describe('parseEmail', () => {
   it('when addresses are well formed or not, then syntax says so', () => {
     expect(parseEmail('anna.berg+news@Mx.Test').checks.syntax).toBe(true);
     expect(parseEmail('jürgen@müller.test').asciiDomain).toBe('xn--mller-kva.test');
-    for (const bad of ['no-at-sign', 'a..b@mx.test', '.a@mx.test', 'a@localhost', 'a@192.168.0.1', 'a b@mx.test', '@mx.test', 'a@-x.test', `${'x'.repeat(65)}@mx.test`]) {
+    for (const bad of [
+      'no-at-sign',
+      'a..b@mx.test',
+      '.a@mx.test',
+      'a@localhost',
+      'a@192.168.0.1',
+      'a b@mx.test',
+      '@mx.test',
+      'a@-x.test',
+      `${'x'.repeat(65)}@mx.test`,
+    ]) {
       expect({ bad, syntax: parseEmail(bad).checks.syntax }).toEqual({ bad, syntax: false });
     }
   });
@@ -57,7 +67,10 @@ describe('createEmailVerifier with the fleet cache', () => {
     expect(dns.queriesFor('mx.test')).toBe(1);
     // Another process: its own in-flight map, the same Redis.
     const second = await verifier().verify(['someone.else@mx.test']);
-    expect(second.get('someone.else@mx.test')).toMatchObject({ status: 'accepts_mail', checkedAt: first.get('person0@mx.test')!.checkedAt });
+    expect(second.get('someone.else@mx.test')).toMatchObject({
+      status: 'accepts_mail',
+      checkedAt: first.get('person0@mx.test')!.checkedAt,
+    });
     expect(dns.queriesFor('mx.test')).toBe(1);
     expect(await redis.ttl(`${prefix}mx.test`)).toBeGreaterThan(0);
   });
@@ -130,7 +143,11 @@ describe('verifyLeadEmails (sandbox rule)', () => {
   });
 
   it('when the address is disposable, then it is never the lead email', async () => {
-    const disposable = createEmailVerifier({ check: () => Promise.resolve({ status: 'accepts_mail', basis: 'mx', ttlSeconds: null }), cache: null, concurrency: 1 });
+    const disposable = createEmailVerifier({
+      check: () => Promise.resolve({ status: 'accepts_mail', basis: 'mx', ttlSeconds: null }),
+      cache: null,
+      concurrency: 1,
+    });
     const lead = shopLead('x@mailinator.com', []);
     await verifyLeadEmails([lead], disposable);
     expect(lead.email).toBeNull();
@@ -153,7 +170,12 @@ describe('verifyLeadEmails (sandbox rule)', () => {
     const provider = withEmailVerification(upstream, verifier);
     const request = { source: 'shopify' as const, category: 'x', state: 'DE', maxResults: 10, requiredChannels: ['email' as const] };
     const pages = [];
-    for await (const page of provider.search(request, { signal: new AbortController().signal, cursor: null, deadline: Date.now() + 10_000 })) pages.push(page);
+    for await (const page of provider.search(request, {
+      signal: new AbortController().signal,
+      cursor: null,
+      deadline: Date.now() + 10_000,
+    }))
+      pages.push(page);
     expect(pages[0]!.leads.map((r) => r.dedupKey)).toEqual(['0', '3']);
     expect(pages[0]!.leads[1]!.lead.email).toBe('owner@d.example');
   });

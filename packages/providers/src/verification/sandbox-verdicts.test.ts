@@ -3,7 +3,11 @@ import { parseSandboxDirectives, type Lead, type ShopifyLead } from '@leadgen/do
 import { closeProviders, createProviders } from '../registry';
 import { collect, context, request } from '../../test/support/provider-search';
 
-const leadsOf = async (source: 'google_maps' | 'shopify', overrides: Parameters<typeof request>[0], env: Record<string, string> = {}): Promise<Lead[]> => {
+const leadsOf = async (
+  source: 'google_maps' | 'shopify',
+  overrides: Parameters<typeof request>[0],
+  env: Record<string, string> = {},
+): Promise<Lead[]> => {
   const providers = createProviders(loadConfig({ ...process.env, SANDBOX_PAGE_DELAY_MS: '0', ...env }), [source]);
   try {
     const pages = await collect(providers[source]!, request({ source, ...overrides }), context());
@@ -20,12 +24,18 @@ describe('the sandbox emits verdicts', () => {
     expect(withEmail.length).toBeGreaterThan(5);
     for (const lead of leads) {
       expect(lead.emailVerification === null).toBe(lead.email === null);
-      if (lead.email !== null) expect(lead.emailVerification).toMatchObject({ status: 'accepts_mail', checks: { syntax: true, disposable: false } });
+      if (lead.email !== null)
+        expect(lead.emailVerification).toMatchObject({ status: 'accepts_mail', checks: { syntax: true, disposable: false } });
     }
   });
 
   it('when sandbox:mail=mixed, then every status comes out, and no no_mail address is a lead email', async () => {
-    const leads = (await leadsOf('shopify', { category: 'apparel', state: 'DE', city: undefined, keyword: 'sandbox:only=30;mail=mixed' })) as ShopifyLead[];
+    const leads = (await leadsOf('shopify', {
+      category: 'apparel',
+      state: 'DE',
+      city: undefined,
+      keyword: 'sandbox:only=30;mail=mixed',
+    })) as ShopifyLead[];
     const statuses = new Set(leads.flatMap((l) => [l.emailVerification?.status, ...l.contacts.map((c) => c.emailVerification?.status)]));
     expect(statuses.has('accepts_mail') && statuses.has('no_mail') && statuses.has('unknown')).toBe(true);
     for (const lead of leads) {

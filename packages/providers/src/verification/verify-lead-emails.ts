@@ -18,14 +18,17 @@ const rank = (v: EmailVerification) => (v.status === 'accepts_mail' ? 0 : 1);
  */
 export function applyVerdicts(lead: Lead, verdicts: ReadonlyMap<string, EmailVerification>): void {
   if (lead.source === 'shopify') {
-    for (const contact of lead.contacts) contact.emailVerification = contact.email === null ? null : verdicts.get(contact.email) ?? null;
+    for (const contact of lead.contacts) contact.emailVerification = contact.email === null ? null : (verdicts.get(contact.email) ?? null);
   }
   const own = lead.email === null ? undefined : verdicts.get(lead.email);
   if (own && mayBeLeadEmail(own)) {
     lead.emailVerification = own;
     return;
   }
-  const candidates = lead.source === 'shopify' ? lead.contacts.filter((c) => c.email !== null && c.emailVerification && mayBeLeadEmail(c.emailVerification)) : [];
+  const candidates =
+    lead.source === 'shopify'
+      ? lead.contacts.filter((c) => c.email !== null && c.emailVerification && mayBeLeadEmail(c.emailVerification))
+      : [];
   // A stable sort: among equals, the upstream's order stands.
   const best = candidates.sort((a, b) => rank(a.emailVerification!) - rank(b.emailVerification!))[0];
   lead.email = best?.email ?? null;
@@ -64,7 +67,10 @@ export function withEmailVerification<S extends Lead['source']>(provider: LeadPr
     name: provider.name,
     async *search(request, context) {
       for await (const page of provider.search(request, context)) {
-        await verifyLeadEmails(page.leads.map((row) => row.lead), verifier);
+        await verifyLeadEmails(
+          page.leads.map((row) => row.lead),
+          verifier,
+        );
         context.signal.throwIfAborted();
         const verified: ProviderPage = { leads: page.leads.filter((row) => keepsRow(request, row)), cursor: page.cursor };
         yield verified;

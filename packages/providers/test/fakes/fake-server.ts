@@ -88,7 +88,14 @@ export class FakeServer {
         // kept as text: the handler decides whether that is an error
       }
       const url = new URL(req.url ?? '/', 'http://fake');
-      const request: RecordedRequest = { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: req.headers, body, at: Date.now() };
+      const request: RecordedRequest = {
+        method: req.method ?? 'GET',
+        path: url.pathname,
+        query: url.searchParams,
+        headers: req.headers,
+        body,
+        at: Date.now(),
+      };
       this.requests.push(request);
       const fault = this.faults.shift() ?? this.persistent;
       if (fault === 'hang') {
@@ -102,7 +109,11 @@ export class FakeServer {
         return;
       }
       const answer = fault
-        ? { status: fault.status, body: this.errorBody(fault.status), headers: fault.retryAfter === undefined ? undefined : { 'retry-after': fault.retryAfter } }
+        ? {
+            status: fault.status,
+            body: this.errorBody(fault.status),
+            headers: fault.retryAfter === undefined ? undefined : { 'retry-after': fault.retryAfter },
+          }
         : this.handle(request);
       res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
       res.end(answer.body === undefined ? '' : JSON.stringify(answer.body));

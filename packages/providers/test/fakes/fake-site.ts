@@ -72,7 +72,13 @@ export function loopbackLookup(names?: Record<string, string[]>): (hostname: str
  * Streams `totalBytes` of filler after `head`, honouring back-pressure so that bytes count as
  * written only once the socket took them; stops when the client goes away.
  */
-export function streamHuge(response: http.ServerResponse, head: string, totalBytes: number, tail: string, stats: { written: number; finished: boolean }): void {
+export function streamHuge(
+  response: http.ServerResponse,
+  head: string,
+  totalBytes: number,
+  tail: string,
+  stats: { written: number; finished: boolean },
+): void {
   response.writeHead(200, { 'Content-Type': 'text/html' });
   const chunk = Buffer.alloc(64 * 1024, 'x');
   let closed = false;

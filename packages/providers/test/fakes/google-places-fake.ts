@@ -58,13 +58,28 @@ const STATUS_NAME: Record<number, string> = {
 };
 
 export function googleError(code: number, message = 'fake upstream error', reason?: string, retryDelay?: string): unknown {
-  const details: unknown[] = reason === undefined ? [] : [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: 'googleapis.com', metadata: { service: 'places.googleapis.com' } }];
+  const details: unknown[] =
+    reason === undefined
+      ? []
+      : [
+          {
+            '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+            reason,
+            domain: 'googleapis.com',
+            metadata: { service: 'places.googleapis.com' },
+          },
+        ];
   if (retryDelay !== undefined) details.push({ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay });
   return { error: { code, message, status: STATUS_NAME[code] ?? 'UNKNOWN', details } };
 }
 
 /** address components as Google gives them: long and short text, types, for a locality in a country */
-export function components(locality: string, region: string, country: string, countryName: string): NonNullable<FakePlace['addressComponents']> {
+export function components(
+  locality: string,
+  region: string,
+  country: string,
+  countryName: string,
+): NonNullable<FakePlace['addressComponents']> {
   return [
     { longText: locality, shortText: locality, types: ['locality', 'political'], languageCode: 'en' },
     { longText: region, shortText: region, types: ['administrative_area_level_1', 'political'], languageCode: 'en' },
@@ -106,7 +121,10 @@ export class GooglePlacesFake extends FakeServer {
   private generation = 0;
 
   constructor(readonly apiKey = 'google-test-key') {
-    super((request) => this.answer(request), (status) => googleError(status, 'fake upstream error', undefined, status === 429 ? this.retryDelay : undefined));
+    super(
+      (request) => this.answer(request),
+      (status) => googleError(status, 'fake upstream error', undefined, status === 429 ? this.retryDelay : undefined),
+    );
   }
 
   override reset(): void {
@@ -131,11 +149,17 @@ export class GooglePlacesFake extends FakeServer {
       return { status: 400, body: googleError(400, 'API key not valid. Please pass a valid API key.', 'API_KEY_INVALID') };
     }
     if (this.apiDisabled) {
-      return { status: 403, body: googleError(403, 'Places API (New) has not been used in project 0 before or it is disabled.', 'SERVICE_DISABLED') };
+      return {
+        status: 403,
+        body: googleError(403, 'Places API (New) has not been used in project 0 before or it is disabled.', 'SERVICE_DISABLED'),
+      };
     }
     const mask = request.headers['x-goog-fieldmask'];
     if (typeof mask !== 'string' || mask.trim() === '') {
-      return { status: 400, body: googleError(400, 'FieldMask is a required parameter. See https://cloud.google.com/apis/docs/system-parameters') };
+      return {
+        status: 400,
+        body: googleError(400, 'FieldMask is a required parameter. See https://cloud.google.com/apis/docs/system-parameters'),
+      };
     }
     const body = request.body;
     if (body === null || typeof body !== 'object' || typeof (body as Record<string, unknown>).textQuery !== 'string') {
@@ -188,7 +212,12 @@ export class GooglePlacesFake extends FakeServer {
 }
 
 function inside(rect: Rect, at: LatLng): boolean {
-  return at.latitude >= rect.low.latitude && at.latitude <= rect.high.latitude && at.longitude >= rect.low.longitude && at.longitude <= rect.high.longitude;
+  return (
+    at.latitude >= rect.low.latitude &&
+    at.latitude <= rect.high.latitude &&
+    at.longitude >= rect.low.longitude &&
+    at.longitude <= rect.high.longitude
+  );
 }
 
 function distance(from: LatLng, to: LatLng | undefined): number {
@@ -196,7 +225,10 @@ function distance(from: LatLng, to: LatLng | undefined): number {
 }
 
 function maskNames(mask: string, field: string): boolean {
-  return mask.split(',').map((f) => f.trim()).some((f) => f === '*' || f === field);
+  return mask
+    .split(',')
+    .map((f) => f.trim())
+    .some((f) => f === '*' || f === field);
 }
 
 function masked(place: FakePlace, mask: string): Record<string, unknown> {

@@ -122,7 +122,10 @@ export class PdlFake extends FakeServer {
   private usedThisMinute = 0;
 
   constructor(readonly apiKey = 'pdl-test-key') {
-    super((request) => this.answer(request), (status) => pdlError(status));
+    super(
+      (request) => this.answer(request),
+      (status) => pdlError(status),
+    );
   }
 
   private answer(request: RecordedRequest): FakeResponse {
@@ -140,7 +143,8 @@ export class PdlFake extends FakeServer {
     let offset = 0;
     if (body.scroll_token !== undefined) {
       const token = readToken(body.scroll_token);
-      if (!token || token.sig !== signature || typeof token.offset !== 'number') return { status: 400, body: pdlError(400, 'Invalid scroll_token') };
+      if (!token || token.sig !== signature || typeof token.offset !== 'number')
+        return { status: 400, body: pdlError(400, 'Invalid scroll_token') };
       offset = token.offset;
     }
     const slices = typeof body.dataset === 'string' ? body.dataset.split(',').map((d) => d.trim()) : ['all'];
@@ -155,7 +159,11 @@ export class PdlFake extends FakeServer {
     const data = found.slice(offset, offset + size);
     const headers = this.rateLimitHeaders();
     if (data.length === 0) return { status: 404, body: pdlError(404, 'No records were found matching your search'), headers };
-    return { status: 200, body: { status: 200, data, total: found.length, scroll_token: makeToken({ sig: signature, offset: offset + size }) }, headers };
+    return {
+      status: 200,
+      body: { status: 200, data, total: found.length, scroll_token: makeToken({ sig: signature, offset: offset + size }) },
+      headers,
+    };
   }
 
   override reset(): void {

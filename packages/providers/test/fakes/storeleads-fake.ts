@@ -62,17 +62,22 @@ export class StoreLeadsFake extends FakeServer {
   stores: FakeStore[] = [];
 
   constructor(readonly apiKey = 'storeleads-test-key') {
-    super((request) => this.answer(request), (status) => storeLeadsError(status));
+    super(
+      (request) => this.answer(request),
+      (status) => storeLeadsError(status),
+    );
   }
 
   private answer(request: RecordedRequest): FakeResponse {
-    if (request.method !== 'GET' || request.path !== '/json/api/v1/all/domain') return { status: 404, body: storeLeadsError(404, 'Not found') };
+    if (request.method !== 'GET' || request.path !== '/json/api/v1/all/domain')
+      return { status: 404, body: storeLeadsError(404, 'Not found') };
     if (request.headers.authorization !== `Bearer ${this.apiKey}`) return { status: 401, body: storeLeadsError(401, 'Invalid API key') };
     const q = request.query;
     const page = Number(q.get('page') ?? '0');
     const pageSize = Number(q.get('page_size') ?? '50');
     if (!Number.isInteger(page) || page < 0) return { status: 400, body: storeLeadsError(400, 'invalid page') };
-    if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 50) return { status: 400, body: storeLeadsError(400, 'page_size must be between 1 and 50') };
+    if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 50)
+      return { status: 400, body: storeLeadsError(400, 'page_size must be between 1 and 50') };
     const platform = q.get('f:p');
     const country = q.get('f:cc')?.toUpperCase();
     const category = q.get('f:cat')?.toLowerCase().replace(/\/+$/, '');
@@ -86,10 +91,13 @@ export class StoreLeadsFake extends FakeServer {
         (!category || (s.categories ?? []).some((c) => inPath(c, category))) &&
         (!text || `${s.name} ${s.merchant_name ?? ''} ${s.title ?? ''}`.toLowerCase().includes(text)),
     );
-    const fields = q.get('fields')?.split(',').map((f) => f.trim());
-    const domains = found.slice(page * pageSize, (page + 1) * pageSize).map((store) =>
-      fields ? Object.fromEntries(Object.entries(store).filter(([key]) => fields.includes(key))) : store,
-    );
+    const fields = q
+      .get('fields')
+      ?.split(',')
+      .map((f) => f.trim());
+    const domains = found
+      .slice(page * pageSize, (page + 1) * pageSize)
+      .map((store) => (fields ? Object.fromEntries(Object.entries(store).filter(([key]) => fields.includes(key))) : store));
     return { status: 200, body: { domains } };
   }
 }

@@ -14,7 +14,12 @@ export function request(overrides: Partial<GenerationRequest> = {}): GenerationR
 }
 
 /** Every page the search yields, until it ends or `stopAfterLeads` leads have come (as the worker stops). */
-export async function collect(provider: LeadProvider, req: GenerationRequest, ctx: SearchContext, stopAfterLeads = Infinity): Promise<ProviderPage[]> {
+export async function collect(
+  provider: LeadProvider,
+  req: GenerationRequest,
+  ctx: SearchContext,
+  stopAfterLeads = Infinity,
+): Promise<ProviderPage[]> {
   const pages: ProviderPage[] = [];
   let leads = 0;
   for await (const page of provider.search(req, ctx)) {
@@ -39,7 +44,10 @@ export async function failure(provider: LeadProvider, req: GenerationRequest, ct
 export class StubEnricher implements WebsiteEnricherLike {
   readonly asked: string[] = [];
   constructor(
-    private readonly answers: Record<string, { emails?: string[]; facebook?: string; instagram?: string; linkedin?: string } | 'throw' | 'hang'> = {},
+    private readonly answers: Record<
+      string,
+      { emails?: string[]; facebook?: string; instagram?: string; linkedin?: string } | 'throw' | 'hang'
+    > = {},
   ) {}
 
   async enrich(websiteUrl: string, signal: AbortSignal) {

@@ -11,7 +11,11 @@ export interface SearchOutcome {
 }
 
 /** Runs a sandbox search to its end (or its error), with no page delay unless the keyword sets one. */
-export async function runSearch(request: GenerationRequest, overrides: Partial<SearchContext> = {}, pageDelayMs = 0): Promise<SearchOutcome> {
+export async function runSearch(
+  request: GenerationRequest,
+  overrides: Partial<SearchContext> = {},
+  pageDelayMs = 0,
+): Promise<SearchOutcome> {
   const provider = createSandboxProvider(request.source, { pageDelayMs });
   const pages: ProviderPage[] = [];
   let error: unknown = null;

@@ -33,12 +33,17 @@ const linkedinCountry = Joi.string()
 
 const text = (max: number) => Joi.string().trim().min(1).max(max);
 const oneOrMany = (item: Joi.StringSchema) => Joi.alternatives().try(Joi.array().items(item).min(1).max(20), item);
-const onlyFor = (source: string) => ({ is: source, otherwise: Joi.forbidden().messages({ 'any.unknown': `{{#label}} is only accepted with source ${source}` }) });
+const onlyFor = (source: string) => ({
+  is: source,
+  otherwise: Joi.forbidden().messages({ 'any.unknown': `{{#label}} is only accepted with source ${source}` }),
+});
 
 /** POST /api/v1/leads/generate: the generation request, as docs/api.md ("The generation request") promises it. */
 export const generateRequestSchema = Joi.object({
   /** which source to search: google_maps (default), linkedin or shopify */
-  source: Joi.string().valid(...SOURCES).default(DEFAULT_SOURCE),
+  source: Joi.string()
+    .valid(...SOURCES)
+    .default(DEFAULT_SOURCE),
   /** the business type or professional category, e.g. "dentist" */
   category: text(200).required(),
   /** ISO 3166-1 alpha-2 country; for linkedin a code or English name from the governed list */
@@ -64,23 +69,35 @@ export const generateRequestSchema = Joi.object({
       /** job title(s) */
       title: oneOrMany(text(200)),
       /** seniority levels */
-      seniority: Joi.array().items(Joi.string().valid(...SENIORITIES)).min(1).unique(),
+      seniority: Joi.array()
+        .items(Joi.string().valid(...SENIORITIES))
+        .min(1)
+        .unique(),
       /** industry or industries */
       industry: oneOrMany(text(200)),
       /** company headcount bands */
-      companySize: Joi.array().items(Joi.string().valid(...COMPANY_SIZES)).min(1).unique(),
+      companySize: Joi.array()
+        .items(Joi.string().valid(...COMPANY_SIZES))
+        .min(1)
+        .unique(),
       /** country, as `state` */
       country: linkedinCountry,
     })
       // Own messages: the root's would otherwise reach in and call linkedinParams "the body".
-      .messages({ 'object.base': '{{#label}} must be an object', 'object.unknown': '{{#label}} is not a linkedinParams filter (title, seniority, industry, companySize, country)' }),
+      .messages({
+        'object.base': '{{#label}} must be an object',
+        'object.unknown': '{{#label}} is not a linkedinParams filter (title, seniority, industry, companySize, country)',
+      }),
   }),
   /** Shopify contact roles to keep (source shopify only) */
   decisionMakerTitles: Joi.when('source', { ...onlyFor('shopify'), then: Joi.array().items(text(200)).min(1).max(20) }),
   /** Shopify stores must have each of these channels (source shopify only) */
   requiredChannels: Joi.when('source', {
     ...onlyFor('shopify'),
-    then: Joi.array().items(Joi.string().valid(...CONTACT_CHANNELS)).min(1).unique(),
+    then: Joi.array()
+      .items(Joi.string().valid(...CONTACT_CHANNELS))
+      .min(1)
+      .unique(),
   }),
 })
   .required()

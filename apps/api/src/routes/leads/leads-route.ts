@@ -13,11 +13,21 @@ import { accountLeadsQuerySchema, resultSetQuerySchema, type AccountLeadsQuery, 
 type DownloadFormat = 'csv' | 'jsonl';
 
 /** The JSON page: items spliced from the stored records, never parsed and serialised again. */
-function sendPage(req: Request, res: Response, deps: ApiDependencies, head: Record<string, unknown>, items: LeadRow[], nextCursor: string | null) {
+function sendPage(
+  req: Request,
+  res: Response,
+  deps: ApiDependencies,
+  head: Record<string, unknown>,
+  items: LeadRow[],
+  nextCursor: string | null,
+) {
   res.setHeader('Cache-Control', 'no-store');
   if (nextCursor) res.setHeader('Link', linkNext(nextPageUrl(req, deps.config.http.publicBaseUrl, nextCursor)));
   const start = JSON.stringify({ ...head, nextCursor });
-  res.status(200).type('application/json').send(`${start.slice(0, -1)},"items":[${items.map(presentLeadItemJson).join(',')}]}`);
+  res
+    .status(200)
+    .type('application/json')
+    .send(`${start.slice(0, -1)},"items":[${items.map(presentLeadItemJson).join(',')}]}`);
 }
 
 /**
@@ -50,7 +60,11 @@ export function resultSetLeadsRoute(deps: ApiDependencies, by: 'job' | 'resultSe
       filename: `leads-${selection.jobId}`,
       headers: marks,
     });
-    await audit(deps, res.locals, account.id, 'leads.exported', { selection: { jobId: selection.jobId, resultSetId: selection.resultSetId }, format, ...outcome });
+    await audit(deps, res.locals, account.id, 'leads.exported', {
+      selection: { jobId: selection.jobId, resultSetId: selection.resultSetId },
+      format,
+      ...outcome,
+    });
   };
 }
 
@@ -66,7 +80,13 @@ export function accountLeadsRoute(deps: ApiDependencies, download?: DownloadForm
       createdAfter: query.createdAfter ?? null,
       createdBefore: query.createdBefore ?? null,
     };
-    const first = await readAccountLeads(deps, account.id, filter, query.cursor ?? null, format === 'json' ? query.limit + 1 : EXPORT_BATCH);
+    const first = await readAccountLeads(
+      deps,
+      account.id,
+      filter,
+      query.cursor ?? null,
+      format === 'json' ? query.limit + 1 : EXPORT_BATCH,
+    );
     if (format === 'json') {
       const page = first.slice(0, query.limit);
       const more = first.length > query.limit;
@@ -81,7 +101,12 @@ export function accountLeadsRoute(deps: ApiDependencies, download?: DownloadForm
       filename: `leads-${new Date().toISOString().slice(0, 10)}`,
     });
     // The selection as the client asked for it (no lead in it): which leads went out is known from the jobs.
-    const selection = { ...filter, createdAfter: filter.createdAfter?.toISOString() ?? null, createdBefore: filter.createdBefore?.toISOString() ?? null, after: query.cursor ? 'cursor' : null };
+    const selection = {
+      ...filter,
+      createdAfter: filter.createdAfter?.toISOString() ?? null,
+      createdBefore: filter.createdBefore?.toISOString() ?? null,
+      after: query.cursor ? 'cursor' : null,
+    };
     await audit(deps, res.locals, account.id, 'leads.exported', { selection, format, ...outcome });
   };
 }

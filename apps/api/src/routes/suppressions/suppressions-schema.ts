@@ -44,11 +44,16 @@ export function parseSuppressionsBody(body: unknown): SuppressionEntry[] {
     (lists[field] ?? []).forEach((text, index) => {
       const normal = normalizeSuppression(kind, text);
       if (normal) found.push({ kind, value: normal });
-      else if (problems.length < 50) problems.push({ pointer: jsonPointer([field, index]), detail: `${field}[${index}] is not a ${kind}${kind === 'phone' ? ' in international form (+country code)' : ''}` });
+      else if (problems.length < 50)
+        problems.push({
+          pointer: jsonPointer([field, index]),
+          detail: `${field}[${index}] is not a ${kind}${kind === 'phone' ? ' in international form (+country code)' : ''}`,
+        });
     });
   }
   const total = found.length + problems.length;
-  if (total > SUPPRESSION_UPLOAD_LIMIT) problems.unshift({ pointer: '#', detail: `at most ${SUPPRESSION_UPLOAD_LIMIT} entries in one call` });
+  if (total > SUPPRESSION_UPLOAD_LIMIT)
+    problems.unshift({ pointer: '#', detail: `at most ${SUPPRESSION_UPLOAD_LIMIT} entries in one call` });
   if (problems.length > 0) throw errors.validation(problems);
   return found;
 }
@@ -80,7 +85,11 @@ function decodeCursor(cursor: string): SuppressionEntry | null {
 }
 
 export function parseSuppressionsQuery(query: unknown): SuppressionsQuery {
-  const { value, error } = suppressionsQuerySchema.validate(query, { abortEarly: false, convert: true, errors: { wrap: { label: false } } });
+  const { value, error } = suppressionsQuerySchema.validate(query, {
+    abortEarly: false,
+    convert: true,
+    errors: { wrap: { label: false } },
+  });
   const problems: FieldProblem[] = (error?.details ?? []).map((d) => ({ pointer: jsonPointer(d.path), detail: d.message }));
   const raw = value as { kind?: SuppressionKind; limit: number; cursor?: string };
   const after = raw.cursor === undefined ? undefined : decodeCursor(raw.cursor);
