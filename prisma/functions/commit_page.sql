@@ -47,10 +47,17 @@ BEGIN
     SELECT COALESCE(array_agg(DISTINCT p.item->>'k'), '{}') INTO v_suppressed
     FROM jsonb_array_elements(p_items) AS p(item)
     WHERE NOT EXISTS (SELECT 1 FROM "leads" l WHERE l."job_id" = p_job_id AND l."dedup_key" = p.item->>'k')
-      AND EXISTS (
-        SELECT 1 FROM jsonb_array_elements(COALESCE(p.item->'m', '[]'::jsonb)) AS x(entry)
-        WHERE EXISTS (SELECT 1 FROM "suppressions" s WHERE s."account_id" = v_account_id AND s."kind" = (x.entry->>'t')::"SuppressionKind" AND s."value" = x.entry->>'v')
-           OR EXISTS (SELECT 1 FROM "global_suppressions" g WHERE g."kind" = (x.entry->>'t')::"SuppressionKind" AND g."value" = x.entry->>'v')
+      -- Two joins, each an index probe per value. Not one EXISTS with an OR inside: the planner may hash
+      -- the whole list for that (an account's 100,000 entries per page commit).
+      AND (
+        EXISTS (
+          SELECT 1 FROM jsonb_array_elements(COALESCE(p.item->'m', '[]'::jsonb)) AS x(entry)
+          JOIN "suppressions" s ON s."account_id" = v_account_id AND s."kind" = (x.entry->>'t')::"SuppressionKind" AND s."value" = x.entry->>'v'
+        )
+        OR EXISTS (
+          SELECT 1 FROM jsonb_array_elements(COALESCE(p.item->'m', '[]'::jsonb)) AS x(entry)
+          JOIN "global_suppressions" g ON g."kind" = (x.entry->>'t')::"SuppressionKind" AND g."value" = x.entry->>'v'
+        )
       );
   END IF;
 
