@@ -1,39 +1,10 @@
-import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { parseAllDocuments } from 'yaml';
+import { hasKubectl, KUBERNETES, OVERLAYS as overlays, renderOverlay } from './kustomize';
 
 // Every overlay rendered by the real kustomize (`kubectl kustomize`), as `kubectl apply -k` would, and every
 // name one object gives another resolved in the render: a generated Secret's hashed name reaching the KEDA
 // TriggerAuthentication and the pods, a ScaledObject's Deployment, its TriggerAuthentication.
-const KUBERNETES = path.resolve(__dirname, '../deploy/kubernetes');
-const overlays = readdirSync(path.join(KUBERNETES, 'overlays'));
-
-interface K8sObject {
-  kind: string;
-  metadata: { name: string };
-  [key: string]: unknown;
-}
-
-/** An overlay rendered in a copy of deploy/kubernetes whose `*.env.example` files stand in for the real `*.env`. */
-export function renderOverlay(overlay: string): K8sObject[] {
-  const dir = mkdtempSync(path.join(tmpdir(), 'leadgen-kustomize-'));
-  try {
-    cpSync(KUBERNETES, dir, { recursive: true });
-    // Every overlay's, since one overlay may build on another (redis-cluster on example).
-    for (const each of readdirSync(path.join(dir, 'overlays'))) {
-      const eachDir = path.join(dir, 'overlays', each);
-      for (const file of readdirSync(eachDir).filter((f) => f.endsWith('.env.example')))
-        cpSync(path.join(eachDir, file), path.join(eachDir, file.replace(/\.example$/, '')));
-    }
-    const overlayDir = path.join(dir, 'overlays', overlay);
-    const rendered = execFileSync('kubectl', ['kustomize', overlayDir], { encoding: 'utf8' });
-    return parseAllDocuments(rendered).map((doc) => doc.toJSON() as K8sObject);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 /** Every `{ key: name }` found anywhere under `value` where `key` is one of `keys`, with the key it was under. */
 function namesUnder(
@@ -52,15 +23,6 @@ function namesUnder(
   }
   return out;
 }
-
-const hasKubectl = (() => {
-  try {
-    execFileSync('kubectl', ['version', '--client'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 // CI has kubectl (its `kustomize` is built in); a machine without it cannot render, and says so.
 (hasKubectl || process.env.CI ? describe : describe.skip)('deploy/kubernetes overlays, rendered by kustomize', () => {
