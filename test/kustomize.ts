@@ -46,8 +46,3 @@ export function renderOverlay(overlay: string, edit?: (root: string) => void): K
     rmSync(dir, { recursive: true, force: true });
   }
 }
-
-/** A generated object's name without kustomize's content hash (`leadgen-secrets-5h7c9k` is `leadgen-secrets`). */
-export function unhashed(objects: K8sObject[], kind: string, name: string): K8sObject | undefined {
-  return objects.find((o) => o.kind === kind && (o.metadata.name === name || new RegExp(`^${name}-[a-z0-9]{10}$`).test(o.metadata.name)));
-}

@@ -9,7 +9,9 @@ import {
   DEFAULT_OPS_PORTS,
   loadConfig,
   opsPort,
+  readsVariable,
   renderConfigTable,
+  secretVariablesOf,
   withConfigTable,
   type Config,
 } from './index';
@@ -261,5 +263,37 @@ describe('SECRETS_ENCRYPTION_KEY', () => {
     ]);
     expect(() => loadConfig({ SECRETS_ENCRYPTION_KEY: Buffer.alloc(16).toString('base64') })).toThrow(/SECRETS_ENCRYPTION_KEY.*32 bytes/);
     expect(() => loadConfig({ SECRETS_ENCRYPTION_KEY: 'not base64!' })).toThrow(/SECRETS_ENCRYPTION_KEY/);
+  });
+});
+
+describe('which process reads which secret variable (what Kubernetes hands each pod)', () => {
+  const names = (process: Parameters<typeof secretVariablesOf>[0]) => secretVariablesOf(process).map((v) => v.name);
+
+  it('when the migrations are asked, then they read the database and the sealing key only', () => {
+    expect(names({ kind: 'migrate' })).toEqual(['DATABASE_URL', 'SECRETS_ENCRYPTION_KEY']);
+  });
+
+  it("when a worker is asked, then it reads its own queues' upstream keys and no other's, nor the operator password", () => {
+    expect(names({ kind: 'worker', queues: ['google_maps'] })).toContain('GOOGLE_PLACES_API_KEY');
+    expect(names({ kind: 'worker', queues: ['google_maps'] })).not.toContain('PDL_API_KEY');
+    expect(names({ kind: 'worker', queues: ['shopify'] })).toEqual(expect.arrayContaining(['PDL_API_KEY', 'STORELEADS_API_KEY']));
+    expect(names({ kind: 'worker', queues: ['webhooks'] }).filter((n) => n.endsWith('_API_KEY'))).toEqual([]);
+    expect(names({ kind: 'worker', queues: ['google_maps', 'linkedin', 'shopify', 'webhooks'] })).not.toContain('OPERATOR_PASSWORD');
+    // A worker of every queue (the default WORKER_QUEUES) reads every upstream's key.
+    expect(names({ kind: 'worker', queues: ['google_maps', 'linkedin', 'shopify'] })).toEqual(
+      expect.arrayContaining(['GOOGLE_PLACES_API_KEY', 'PDL_API_KEY', 'STORELEADS_API_KEY']),
+    );
+  });
+
+  it('when the API is asked, then it reads the operator password and no upstream key it does not look at', () => {
+    expect(names({ kind: 'api' })).toEqual(expect.arrayContaining(['DATABASE_URL', 'REDIS_URL', 'OPERATOR_PASSWORD']));
+    expect(names({ kind: 'api' })).not.toContain('GOOGLE_PLACES_API_KEY');
+  });
+
+  it('when a variable declares no readers, then every process reads it; secret ones all declare theirs', () => {
+    const logLevel = VARIABLES.find((v) => v.name === 'LOG_LEVEL')!;
+    expect(readsVariable({ kind: 'migrate' }, logLevel)).toBe(true);
+    expect(readsVariable({ kind: 'worker', queues: [] }, logLevel)).toBe(true);
+    expect(VARIABLES.filter((v) => v.options.secret && !v.options.readBy?.length).map((v) => v.name)).toEqual([]);
   });
 });
