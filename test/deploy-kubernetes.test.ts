@@ -51,6 +51,8 @@ function environmentIn(rendered: Doc[], container: Doc): Record<string, string> 
   return environment;
 }
 const environmentOf = (container: Doc) => environmentIn(docs, container);
+/** The configuration a container's process loads from its environment (as its entry point does: for its kind). */
+const configIn = (rendered: Doc[], container: Doc) => loadConfig(environmentIn(rendered, container), container.args[0]);
 
 const processOf = (container: Doc) => container.args[0] as 'api' | 'worker' | 'migrate';
 
@@ -83,7 +85,7 @@ describeRendered('deploy/kubernetes (example overlay)', () => {
       for (const container of spec.containers) {
         const environment = environmentOf(container);
         expect({ name, unknown: Object.keys(environment).filter((v) => !CONFIG_VARIABLES.includes(v)) }).toEqual({ name, unknown: [] });
-        expect(() => loadConfig(environment)).not.toThrow();
+        expect(() => loadConfig(environment, container.args[0])).not.toThrow();
       }
     }
   });
@@ -91,7 +93,7 @@ describeRendered('deploy/kubernetes (example overlay)', () => {
   it('when the probes are read, then they hit the paths and ports each process serves', () => {
     for (const deployment of deployments) {
       const container = deployment.spec.template.spec.containers[0];
-      const config = loadConfig(environmentOf(container));
+      const config = configIn(docs, container);
       const process = processOf(container);
       expect(['api', 'worker']).toContain(process);
       const opsPort = config.ops.port ?? DEFAULT_OPS_PORTS[process as 'api' | 'worker'];
@@ -125,7 +127,7 @@ describeRendered('deploy/kubernetes (example overlay)', () => {
       const spec = deployment.spec.template.spec;
       const container = spec.containers[0];
       const pause = Number(container.lifecycle?.preStop?.exec?.command?.[1] ?? 0);
-      const grace = loadConfig(environmentOf(container)).shutdownGraceMs;
+      const grace = configIn(docs, container).shutdownGraceMs;
       expect(spec.terminationGracePeriodSeconds * 1000).toBeGreaterThan(grace + pause * 1000 + 5_000);
       expect(container.resources.requests).toEqual(expect.objectContaining({ cpu: expect.any(String), memory: expect.any(String) }));
     }
@@ -133,7 +135,7 @@ describeRendered('deploy/kubernetes (example overlay)', () => {
 
   it('when the workers are read, then each source has exactly one Deployment serving only it, with a budget', () => {
     const workers = deployments.filter((d) => d.metadata.name.startsWith('leadgen-worker-'));
-    const served = workers.map((d) => loadConfig(environmentOf(d.spec.template.spec.containers[0])).worker.sources);
+    const served = workers.map((d) => configIn(docs, d.spec.template.spec.containers[0]).worker.sources);
     expect(served.map((s) => s.length)).toEqual(workers.map(() => 1));
     expect(served.flat().sort()).toEqual([...SOURCES].sort());
     for (const deployment of [...workers, deployments.find((d) => d.metadata.name === 'leadgen-api')!]) {
@@ -145,11 +147,10 @@ describeRendered('deploy/kubernetes (example overlay)', () => {
   it('when the webhook worker is read, then it alone delivers webhooks, serves no source, and has a budget and a scaler on its queue', () => {
     const deliverers = deployments.filter(
       (d) =>
-        processOf(d.spec.template.spec.containers[0]) === 'worker' &&
-        loadConfig(environmentOf(d.spec.template.spec.containers[0])).webhooks.deliver,
+        processOf(d.spec.template.spec.containers[0]) === 'worker' && configIn(docs, d.spec.template.spec.containers[0]).webhooks.deliver,
     );
     expect(deliverers.map((d) => d.metadata.name)).toEqual(['leadgen-webhooks']);
-    const config = loadConfig(environmentOf(deliverers[0]!.spec.template.spec.containers[0]));
+    const config = configIn(docs, deliverers[0]!.spec.template.spec.containers[0]);
     expect(config.worker.sources).toEqual([]);
     expect(byKind('PodDisruptionBudget').find((p) => p.metadata.name === 'leadgen-webhooks')?.spec.selector.matchLabels).toEqual(
       deliverers[0]!.spec.selector.matchLabels,
@@ -171,7 +172,7 @@ describeRendered('deploy/kubernetes (example overlay)', () => {
     it("when each worker's ScaledObject is read, then it watches its own queue's wait list under the configured prefix", async () => {
       for (const deployment of deployments.filter((d) => d.metadata.name.startsWith('leadgen-worker-'))) {
         const container = deployment.spec.template.spec.containers[0];
-        const config = loadConfig(environmentOf(container));
+        const config = configIn(docs, container);
         const source = config.worker.sources[0]!;
         const scaler = byKind('ScaledObject').find((s) => s.spec.scaleTargetRef.name === deployment.metadata.name);
         expect(scaler).toBeDefined();
@@ -209,12 +210,11 @@ describeRendered.each([
   const rendered = hasKubectl || process.env.CI ? renderOverlay(overlay) : [];
   const scalers = rendered.filter((d) => d.kind === 'ScaledObject');
   const workers = rendered.filter((d) => d.kind === 'Deployment' && processOf(d.spec.template.spec.containers[0]) === 'worker');
-  const environment = (container: Doc) => environmentIn(rendered, container);
 
   it(`when its workers are read, then they reach Redis through ${topology}, and each scaler watches its queue's own lists with a ${overlay} trigger`, () => {
     expect(workers.length).toBe(SOURCES.length + 1);
     for (const worker of workers) {
-      const config = loadConfig(environment(worker.spec.template.spec.containers[0]));
+      const config = configIn(rendered, worker.spec.template.spec.containers[0]);
       expect(topologyOf(config.redis)).toBe(topology);
       const queue = config.webhooks.deliver ? WEBHOOK_QUEUE_NAME : QUEUE_NAMES[config.worker.sources[0]!];
       const prefix = redisKeys(config.redis).queuePrefix(queue);
@@ -274,6 +274,10 @@ describeRendered('deploy/kubernetes secrets: each process gets only the variable
       expect(keys('leadgen-worker-google-maps')).not.toContain('OPERATOR_PASSWORD');
       expect(keys('leadgen-worker-google-maps')).not.toContain('PDL_API_KEY');
       expect(keys('leadgen-webhooks').filter((k) => k.endsWith('_API_KEY'))).toEqual([]);
+      // The key to every webhook secret: only where webhook secrets are sealed or opened.
+      for (const worker of ['leadgen-worker-google-maps', 'leadgen-worker-linkedin', 'leadgen-worker-shopify'])
+        expect({ worker, keys: keys(worker) }).toEqual({ worker, keys: expect.not.arrayContaining(['SECRETS_ENCRYPTION_KEY']) });
+      expect(keys('leadgen-webhooks')).toContain('SECRETS_ENCRYPTION_KEY');
     },
   );
 
@@ -355,7 +359,7 @@ describeRendered('deploy/kubernetes NetworkPolicies', () => {
 
   it('when the API is reached, then its public port answers anyone and its operations port only the monitoring namespace', () => {
     const api = workload('leadgen-api');
-    const config = loadConfig(environmentIn(rendered, api.spec.template.spec.containers[0]));
+    const config = configIn(rendered, api.spec.template.spec.containers[0]);
     expect(allowed(rendered, 'Ingress', api, { namespace: 'ingress-nginx' }, config.http.port)).toBe(true);
     expect(allowed(rendered, 'Ingress', api, { address: '203.0.113.7' }, config.http.port)).toBe(true);
     expect(allowed(rendered, 'Ingress', api, { namespace: 'ingress-nginx' }, DEFAULT_OPS_PORTS.api)).toBe(false);
@@ -423,7 +427,7 @@ describeRendered('deploy/kubernetes scraping', () => {
     for (const deployment of deployments) {
       const container = deployment.spec.template.spec.containers[0];
       const annotations = deployment.spec.template.metadata.annotations ?? {};
-      const config = loadConfig(environmentIn(rendered, container));
+      const config = configIn(rendered, container);
       const port = config.ops.port ?? DEFAULT_OPS_PORTS[container.args[0] as 'api' | 'worker'];
       const name = deployment.metadata.name;
       expect({ name, annotations }).toEqual({
@@ -514,7 +518,7 @@ describeRendered('deploy/kubernetes KEDA: the queues and the Redis the pods use'
       writeFileSync(path.join(dir, 'keda-redis.properties'), files.options);
     });
     const api = rendered.find((d) => d.kind === 'Deployment' && d.metadata.name === 'leadgen-api')!;
-    expect(loadConfig(environmentIn(rendered, api.spec.template.spec.containers[0])).redis.url).toBe(redisUrl);
+    expect(configIn(rendered, api.spec.template.spec.containers[0]).redis.url).toBe(redisUrl);
     for (const scaler of rendered.filter((d) => d.kind === 'ScaledObject'))
       for (const trigger of scaler.spec.triggers)
         expect(trigger.metadata).toEqual(expect.objectContaining({ databaseIndex: '3', enableTLS: 'true' }));

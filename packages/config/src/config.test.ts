@@ -256,6 +256,18 @@ describe('SECRETS_ENCRYPTION_KEY', () => {
     expect(loadConfig({ NODE_ENV: 'production', SECRETS_ENCRYPTION_KEY: key(1) }).secrets.encryptionKeys).toEqual([Buffer.alloc(32, 1)]);
   });
 
+  it('when a production process that never seals a secret starts without it, then it starts; one that does is refused', () => {
+    const production = { NODE_ENV: 'production' };
+    expect(() => loadConfig({ ...production, WORKER_QUEUES: 'shopify' }, 'worker')).not.toThrow();
+    expect(() => loadConfig({ ...production, WORKER_QUEUES: 'google_maps,linkedin' }, 'worker')).not.toThrow();
+    expect(() => loadConfig({ ...production, WORKER_QUEUES: 'shopify,webhooks' }, 'worker')).toThrow(
+      /SECRETS_ENCRYPTION_KEY: is required in production/,
+    );
+    expect(() => loadConfig(production, 'worker')).toThrow(/SECRETS_ENCRYPTION_KEY/); // every queue, webhooks included
+    for (const kind of ['api', 'migrate', 'admin'] as const) expect(() => loadConfig(production, kind)).toThrow(/SECRETS_ENCRYPTION_KEY/);
+    expect(() => loadConfig({ ...production, WORKER_QUEUES: 'webhooks', SECRETS_ENCRYPTION_KEY: key(3) }, 'worker')).not.toThrow();
+  });
+
   it('when several keys are given, then they are read newest first; a key that is not 32 bytes of base64 is refused', () => {
     expect(loadConfig({ SECRETS_ENCRYPTION_KEY: `${key(2)}, ${key(1)}` }).secrets.encryptionKeys).toEqual([
       Buffer.alloc(32, 2),

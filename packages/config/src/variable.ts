@@ -17,6 +17,8 @@ export interface VariableOptions {
   secret?: 'required' | 'optional';
   /** the processes that read it (unset: every process); a secret names them, so each pod gets only its own */
   readBy?: readonly Reader[];
+  /** with NODE_ENV=production, a process that reads it refuses to start without it */
+  requiredInProduction?: boolean;
 }
 
 /**

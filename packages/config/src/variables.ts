@@ -76,19 +76,16 @@ const httpUrl = () => Joi.string().uri({ scheme: ['http', 'https'] });
 
 // `KEY[,OLDER_KEY...]`: base64 keys of 32 bytes, newest first, read as Buffers.
 const secretKeys = () =>
-  Joi.string<Buffer[]>()
-    .custom((value: string, helpers) => {
-      const keys = value
-        .split(',')
-        .map((part) => part.trim())
-        .filter(Boolean);
-      const decoded = keys.map((k) => (/^[A-Za-z0-9+/_-]+={0,2}$/.test(k) ? Buffer.from(k, 'base64') : Buffer.alloc(0)));
-      if (keys.length === 0 || decoded.some((k) => k.length !== 32))
-        return helpers.message({ custom: '{{#label}} must be base64 keys of 32 bytes, comma-separated, newest first' });
-      return decoded;
-    })
-    // A production deployment without a key would seal webhook secrets with the published development key.
-    .when('NODE_ENV', { is: 'production', then: Joi.required() });
+  Joi.string<Buffer[]>().custom((value: string, helpers) => {
+    const keys = value
+      .split(',')
+      .map((part) => part.trim())
+      .filter(Boolean);
+    const decoded = keys.map((k) => (/^[A-Za-z0-9+/_-]+={0,2}$/.test(k) ? Buffer.from(k, 'base64') : Buffer.alloc(0)));
+    if (keys.length === 0 || decoded.some((k) => k.length !== 32))
+      return helpers.message({ custom: '{{#label}} must be base64 keys of 32 bytes, comma-separated, newest first' });
+    return decoded;
+  });
 
 // Who reads each credential: Kubernetes passes a secret variable only to these processes (each
 // Deployment's list is written from here by `npm run deploy:kubernetes`; decision 026).
@@ -235,9 +232,10 @@ export const DECLARATION = {
     encryptionKeys: optional(
       'SECRETS_ENCRYPTION_KEY',
       secretKeys(),
-      'base64 AES-256 keys (32 bytes) that seal webhook secrets at rest, comma-separated, newest first (the first seals, each opens; `npm run admin -- secrets:rotate` re-seals under the first); required in production, unset elsewhere the [development key](docs/data-protection.md#secrets-at-rest)',
-      // Every process that opens the database: each builds its sealing box, and production refuses to start without the key.
-      { secret: 'optional', readBy: DATABASE_READERS },
+      'base64 AES-256 keys (32 bytes) that seal webhook secrets at rest, comma-separated, newest first (the first seals, each opens; `npm run admin -- secrets:rotate` re-seals under the first); required in production by the processes that seal or open them (the API, workers that deliver webhooks, the migrations, the admin CLI), unset elsewhere the [development key](docs/data-protection.md#secrets-at-rest)',
+      // The processes that seal or open webhook secrets. A production process among them refuses to start
+      // without it (it would seal with the published development key); the source workers never hold it.
+      { secret: 'optional', readBy: ['api', 'migrate', 'admin', 'worker:webhooks'], requiredInProduction: true },
     ),
   },
   log: {
