@@ -322,6 +322,7 @@ function allowed(rendered: Doc[], direction: 'Ingress' | 'Egress', pod: Doc, pee
   const portMatches = (p: Doc) => {
     if ((p.protocol ?? 'TCP') !== protocol) return false;
     if (p.port === undefined) return true;
+    if (p.endPort !== undefined) return port >= p.port && port <= p.endPort;
     const number =
       typeof p.port === 'number'
         ? p.port
@@ -399,6 +400,10 @@ describeRendered('deploy/kubernetes NetworkPolicies', () => {
       expect({ name, db: allowed(rendered, 'Egress', pod, { address: '10.1.2.4' }, databasePort) }).toEqual({ name, db: true });
       expect({ name, ssh: allowed(rendered, 'Egress', pod, { address: '10.1.2.4' }, 22) }).toEqual({ name, ssh: false });
     }
+    // Webhook URLs may name ports from 1024 up (decision 016): only the deliverers reach them.
+    expect(allowed(rendered, 'Egress', workload('leadgen-webhooks'), { address: '203.0.113.9' }, 8443)).toBe(true);
+    expect(allowed(rendered, 'Egress', workload('leadgen-webhooks'), { address: '192.168.1.9' }, 8443)).toBe(false);
+    expect(allowed(rendered, 'Egress', workload('leadgen-worker-shopify'), { address: '203.0.113.9' }, 8443)).toBe(false);
     // The API calls no upstream.
     expect(allowed(rendered, 'Egress', workload('leadgen-api'), { address: '142.250.1.1' }, 443)).toBe(false);
   });
