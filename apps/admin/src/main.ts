@@ -24,7 +24,7 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`${USAGE}\n`);
     return 64;
   }
-  const config = loadConfigOrExit();
+  const config = loadConfigOrExit('admin');
   let db: Database | null = null;
   let producer: JobProducer | null = null;
   let webhooks: WebhookProducer | null = null;

@@ -7,7 +7,7 @@ let ports: Record<string, number | null> = {};
 
 async function main(): Promise<void> {
   setProcessName('api');
-  const config = loadConfigOrExit();
+  const config = loadConfigOrExit('api');
   setLogLevel(config.log.level);
   collectProcessMetrics();
   // The operations port first, so liveness answers while the API is still connecting.

@@ -15,7 +15,7 @@ let ports: Record<string, number | null> = {};
 
 async function main(): Promise<void> {
   setProcessName('worker');
-  const config = loadConfigOrExit();
+  const config = loadConfigOrExit('worker');
   setLogLevel(config.log.level);
   collectProcessMetrics();
   // The operations port first, so liveness answers while the consumers connect.

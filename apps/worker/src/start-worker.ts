@@ -38,9 +38,14 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
   }
 
   // Bounded whatever the concurrency: a job borrows a connection for a statement, never while it waits on an upstream.
-  const db = createDatabase(config.database.url, { poolSize: config.database.poolSize, secretKeys: config.secrets.encryptionKeys });
-  // Production refuses to start without a key (config); elsewhere the published development key is used, and said so.
-  if (!config.secrets.encryptionKeys) logger.warn(DEVELOPMENT_SECRETS_KEY_WARNING);
+  // Only a worker that delivers webhooks opens their secrets: the others hold no key (Kubernetes gives them
+  // none), and their box refuses to seal or open. A production deliverer refuses to start without a key
+  // (config); elsewhere the published development key is used, and said so.
+  const db = createDatabase(config.database.url, {
+    poolSize: config.database.poolSize,
+    secretKeys: config.webhooks.deliver ? config.secrets.encryptionKeys : 'locked',
+  });
+  if (config.webhooks.deliver && !config.secrets.encryptionKeys) logger.warn(DEVELOPMENT_SECRETS_KEY_WARNING);
   const publisherConnection = producerConnection(config.redis, 'job-events-publisher');
   // Webhooks (decision 016): every worker enqueues its settlements' deliveries; one serving `webhooks` delivers them.
   const webhooks = await startWebhookDelivery(config, db);
