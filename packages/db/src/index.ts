@@ -22,3 +22,4 @@ export * from './secret-box';
 export * from './secret-rotation';
 export * from './audit-events';
 export * from './subject-erasure';
+export * from './lead-retention';

@@ -15,7 +15,11 @@ export interface ResultSetSelection {
   leads: LeadRow[];
 }
 
-/** One page of a result set (by the job's id or the result set's), or 404 as if the job did not exist. */
+/**
+ * One page of a result set (by the job's id or the result set's), or 404 as if the job did not exist, or
+ * 410 once the retention sweep deleted its leads. `midStream`: the next page of a download already under
+ * way, whose status line is sent: leads deleted meanwhile are skipped (an empty page ends it), not an error.
+ */
 export async function readResultSet(
   deps: ApiDependencies,
   accountId: string,
@@ -23,10 +27,15 @@ export async function readResultSet(
   id: string,
   afterPosition: number,
   limit: number,
+  midStream = false,
 ): Promise<ResultSetSelection> {
   const page = await pageResultSet(deps.db, accountId, by, id, afterPosition, limit);
-  if (!page) throw errors.jobNotFound();
-  return { ...page, complete: isTerminal(page.status) };
+  if (!page) {
+    if (midStream) return { jobId: '', resultSetId: '', status: 'CANCELLED', complete: true, leads: [] };
+    throw errors.jobNotFound();
+  }
+  if (page.leadsExpiredAt && !midStream) throw errors.leadsExpired(page.leadsExpiredAt);
+  return { jobId: page.jobId, resultSetId: page.resultSetId, status: page.status, leads: page.leads, complete: isTerminal(page.status) };
 }
 
 /** One page of the account's leads, oldest job first. */

@@ -56,7 +56,7 @@ export function resultSetLeadsRoute(deps: ApiDependencies, by: 'job' | 'resultSe
     }
     const outcome = await streamExport(res, format, {
       first: selection.leads,
-      next: async (last) => (await readResultSet(deps, account.id, by, id, last.position, EXPORT_BATCH)).leads,
+      next: async (last) => (await readResultSet(deps, account.id, by, id, last.position, EXPORT_BATCH, true)).leads,
       filename: `leads-${selection.jobId}`,
       headers: marks,
     });
