@@ -77,6 +77,57 @@ describe('erasing a data subject (admin subject:erase)', () => {
     expect(JSON.stringify(trail.body)).not.toContain(email);
   }, 120_000);
 
+  it('when a LinkedIn profile is erased, then the leads holding it go in every account, however the URL is written, and no later job delivers it', async () => {
+    type Person = { person: { linkedinUrl: string; fullName: string } };
+    const people = { source: 'linkedin', category: 'software', state: 'US', maxResults: 10 };
+    const first = await buildAccount(world.db, { credits: 10_000 });
+    const second = await buildAccount(world.db, { credits: 10_000 });
+    const a = await generate(world, first, people, { Prefer: 'wait=60' });
+    const b = await generate(world, second, people, { Prefer: 'wait=60' });
+    expect([a.status, b.status]).toEqual([200, 200]);
+    const profile = (a.body.leads as Person[])[3]!.person.linkedinUrl;
+    expect((b.body.leads as Person[]).some((l) => l.person.linkedinUrl === profile)).toBe(true);
+    const slug = new URL(profile).pathname.split('/')[2]!;
+
+    const erase = (...args: string[]) =>
+      spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'apps/admin/src/main.ts'), 'subject:erase', ...args, '--json'], {
+        cwd: ROOT,
+        env: { ...process.env, DATABASE_URL: databaseUrl, QUEUE_PREFIX: world.config.redis.queuePrefix },
+        encoding: 'utf8',
+      });
+    const refused = erase('--linkedin-url', 'https://www.linkedin.com/company/acme');
+    expect(refused.status).toBe(64);
+    expect(refused.stderr).toContain('not a LinkedIn profile URL');
+
+    // Written as a person pasting it would: another subdomain, upper case, a tracking query, a trailing slash.
+    const run = erase('--linkedin-url', `HTTPS://UK.LINKEDIN.COM/in/${slug.toUpperCase()}/?trk=people`);
+    expect(run.status).toBe(0);
+    const printed = JSON.parse(run.stdout) as {
+      erased: { kind: string; value: string };
+      rows: Array<{ accountId: string; leads: number }>;
+    };
+    expect(printed.erased).toEqual({ kind: 'linkedin', value: `linkedin.com/in/${slug.toLowerCase()}` });
+    expect(printed.rows).toEqual(
+      expect.arrayContaining([
+        { accountId: first.accountId, leads: 1 },
+        { accountId: second.accountId, leads: 1 },
+      ]),
+    );
+    for (const jobId of [a.body.jobId, b.body.jobId]) {
+      const left = (await leadsOf(jobId)) as unknown as Person[];
+      expect(left).toHaveLength(9);
+      expect(left.some((l) => l.person.linkedinUrl === profile)).toBe(false);
+    }
+
+    const third = await buildAccount(world.db, { credits: 10_000 });
+    const c = await generate(world, third, people, { Prefer: 'wait=60' });
+    expect(c.status).toBe(200);
+    expect(JSON.stringify(c.body.leads)).not.toContain(slug);
+    expect((await world.db.job.findUniqueOrThrow({ where: { id: c.body.jobId } })).skippedSuppressed).toBe(1);
+    // Idempotent: nothing more to delete.
+    expect(JSON.parse(erase('--linkedin-url', profile).stdout)).toMatchObject({ suppressedNow: false, leadsDeleted: 0 });
+  }, 120_000);
+
   it('when an erasure races a job that is delivering the person, then the person does not come out of that job', async () => {
     // Where the person is: a later page of the same request (pages of 10, 250 ms apart).
     const scout = await buildAccount(world.db, { credits: 100_000 });

@@ -20,7 +20,7 @@ import {
 } from '@leadgen/db';
 import { cancelJob } from '@leadgen/commands';
 import { waitUntilConnected } from '@leadgen/queue';
-import { isTerminal, normalizeSuppression, type SuppressionKind } from '@leadgen/domain';
+import { isTerminal, normalizeSuppression, type SubjectKind } from '@leadgen/domain';
 import type { JobProducer, WebhookProducer } from '@leadgen/queue';
 
 /** A mistake of the operator's (or a state to fix first): its message is the whole output. */
@@ -57,7 +57,7 @@ export const USAGE = `usage: npm run admin -- <command> [options] [--json | --ta
   job:show --job ID                           a job: status, counts, stop reason, credits, times
   job:cancel --job ID                         cancel a queued or running job, as its owner's DELETE does
   audit:show [--account ID] [--action A] [--limit N]   the audit trail, newest first (every account's without --account)
-  subject:erase --email X | --phone X | --domain X   delete every stored lead holding it, in every account, and never collect or deliver it again
+  subject:erase --email X | --phone X | --domain X | --linkedin-url X   delete every stored lead holding it, in every account, and never collect or deliver it again
   secrets:rotate                              re-seal every webhook secret under the first SECRETS_ENCRYPTION_KEY key (then the older keys can go)
 output: a table on a terminal, one JSON object otherwise (scripts); --json or --table forces either`;
 
@@ -295,13 +295,18 @@ export async function runCommand(argv: string[], services: Services): Promise<Re
       };
     }
     case 'subject:erase': {
-      const flags = parseFlags(args, ['email', 'phone', 'domain']);
-      const given = (['email', 'phone', 'domain'] as const).filter((k) => flags.has(k));
-      if (given.length !== 1) throw new UsageError('subject:erase needs exactly one of --email X, --phone X, --domain X');
-      const kind: SuppressionKind = given[0]!;
-      const value = normalizeSuppression(kind, required(flags, kind));
+      const flags = parseFlags(args, ['email', 'phone', 'domain', 'linkedin-url']);
+      const given = (['email', 'phone', 'domain', 'linkedin-url'] as const).filter((k) => flags.has(k));
+      if (given.length !== 1) throw new UsageError('subject:erase needs exactly one of --email X, --phone X, --domain X, --linkedin-url X');
+      const flag = given[0]!;
+      const kind: SubjectKind = flag === 'linkedin-url' ? 'linkedin' : flag;
+      const value = normalizeSuppression(kind, required(flags, flag));
       if (!value)
-        throw new UsageError(`--${kind} is not a valid ${kind}: give it as a client would (an E.164 phone number, such as +15125550100)`);
+        throw new UsageError(
+          kind === 'linkedin'
+            ? '--linkedin-url is not a LinkedIn profile URL: give it as https://www.linkedin.com/in/<name>'
+            : `--${kind} is not a valid ${kind}: give it as a client would (an E.164 phone number, such as +15125550100)`,
+        );
       const db = await database();
       const report = await eraseSubject(db, { kind, value });
       // API processes keep finished jobs' bodies in memory: told to drop those that held the person.

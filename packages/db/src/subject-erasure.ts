@@ -1,4 +1,4 @@
-import { suppressionKeysOf, type Lead, type SuppressionEntry } from '@leadgen/domain';
+import { suppressionKeysOf, type Lead, type SubjectEntry } from '@leadgen/domain';
 import type { Database } from './client';
 
 const BATCH = 1_000;
@@ -15,24 +15,26 @@ export interface ErasureReport {
 
 // A cheap first filter PostgreSQL can apply to a lead's stored JSON; each candidate is then matched in
 // full with the very rule a page commit uses (suppressionKeysOf), so nothing is deleted on a substring.
-function candidateFilter(entry: SuppressionEntry): { sql: string; param: string } {
+function candidateFilter(entry: SubjectEntry): { sql: string; param: string } {
   if (entry.kind === 'phone')
     return {
       sql: `regexp_replace(l.data::text, '[^0-9]', '', 'g') LIKE '%' || $1 || '%'`,
       param: entry.value.replace(/\D/g, '').slice(-7),
     };
-  return { sql: `l.data::text ILIKE '%' || $1 || '%'`, param: entry.value.replace(/[\\%_]/g, (c) => `\\${c}`) };
+  // A profile is stored as a URL (any scheme, subdomain, `/in/` or `/pub/`, trailing slash): its slug is what they share.
+  const text = entry.kind === 'linkedin' ? entry.value.slice(entry.value.indexOf('/in/') + 4) : entry.value;
+  return { sql: `l.data::text ILIKE '%' || $1 || '%'`, param: text.replace(/[\\%_]/g, (c) => `\\${c}`) };
 }
 
 /**
- * Erases a data subject (an email, a phone number or a domain, in its normal form) everywhere: it joins
+ * Erases a data subject (an email, a phone number, a domain or a LinkedIn profile, in its normal form) everywhere: it joins
  * the global suppression list first, so no job collects or delivers it from then on; then every open
  * job's row is locked once (a barrier: a page commit that read the list before it joined has committed
  * when the lock is had); then every stored lead that matches is deleted, in batches. The job rows keep
  * their counts and charges; account_deliveries keeps the dedup keys (no personal data) so excludeDelivered
  * still never bills twice. Idempotent.
  */
-export async function eraseSubject(db: Database, entry: SuppressionEntry): Promise<ErasureReport> {
+export async function eraseSubject(db: Database, entry: SubjectEntry): Promise<ErasureReport> {
   const inserted = await db.sql.query('INSERT INTO global_suppressions (kind, value) VALUES ($1, $2) ON CONFLICT DO NOTHING', [
     entry.kind,
     entry.value,
