@@ -22,6 +22,7 @@ import { cancelJob } from '@leadgen/commands';
 import { waitUntilConnected } from '@leadgen/queue';
 import { isTerminal, normalizeSuppression, type SubjectKind } from '@leadgen/domain';
 import type { JobProducer, WebhookProducer } from '@leadgen/queue';
+import { deleteAccountEverywhere } from './account-deletion';
 
 /** A mistake of the operator's (or a state to fix first): its message is the whole output. */
 export class UsageError extends Error {
@@ -48,6 +49,7 @@ export const USAGE = `usage: npm run admin -- <command> [options] [--json | --ta
   account:create --name NAME [--credits C]   create an account (and its first API key)
   account:list                                every account with its credits and live keys
   account:show --account ID                   the account with its credits
+  account:delete --account ID                 refuse its keys, cancel its open jobs, then delete the account and all it owns (ledger included); the audit trail keeps that it happened
   key:create --account ID [--expires-in 90d]  issue another API key for an account (expiring after N days or hours: 90d, 12h)
   key:list --account ID                       an account's keys: id, prefix, created, last used, expires, revoked
   key:revoke --id KEY_ID | --key API_KEY      revoke a key, by its id (key_...) or by its secret
@@ -326,6 +328,24 @@ export async function runCommand(argv: string[], services: Services): Promise<Re
         await recordAuditEvent(db, { accountId, action: 'subject.erased', summary: { kind, leads }, ...OPERATOR });
       }
       return { erased: { kind, value }, suppressedNow: report.newlySuppressed, leadsDeleted: report.leads, rows: report.perAccount };
+    }
+    case 'account:delete': {
+      const flags = parseFlags(args, ['account']);
+      const accountId = required(flags, 'account');
+      const db = await database();
+      const result = await deleteAccountEverywhere(db, services, accountId);
+      if (result.kind === 'not_found')
+        throw new UsageError(`admin: no account ${accountId}: npm run admin -- account:list shows the accounts`, 1);
+      if (result.kind === 'open_jobs')
+        throw new UsageError(
+          `admin: account ${accountId} keeps opening jobs (${result.jobIds.join(', ')}): its keys are revoked; run account:delete again`,
+          1,
+        );
+      if (!result.keysRefusedEverywhere)
+        process.stderr.write(
+          'admin: Redis away: an API process that had a key of the account cached may accept it for up to AUTH_CACHE_MS\n',
+        );
+      return { deleted: true, accountId, jobsCancelled: result.cancelled.length, ...result.figures };
     }
     case 'secrets:rotate': {
       parseFlags(args, []);

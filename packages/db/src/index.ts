@@ -23,3 +23,4 @@ export * from './secret-rotation';
 export * from './audit-events';
 export * from './subject-erasure';
 export * from './lead-retention';
+export * from './account-deletion';
