@@ -105,6 +105,26 @@ describe('lead retention (LEAD_RETENTION_DAYS)', () => {
     expect((second.body.leads as Place[]).filter((l) => seen.has(keyOf(l)))).toEqual([]);
   }, 60_000);
 
+  it("when a LinkedIn job's leads are purged, then what the account remembers of them is a digest, not the person's profile URL, and still stops a second bill", async () => {
+    const account = await buildAccount(world.db, { credits: 10_000 });
+    const people = { source: 'linkedin', category: 'logistics', state: 'US', keyword: 'sandbox:only=8' };
+    const first = await generate(world, account, { ...people, maxResults: 5 }, { Prefer: 'wait=60' });
+    expect(first.body.terminal).toMatchObject({ status: 'COMPLETE', deliveredCount: 5 });
+    await age([first.body.jobId]);
+    await expire();
+    const { rows } = await world.db.sql.query<{ dedup_key: string }>('SELECT dedup_key FROM account_deliveries WHERE account_id = $1', [
+      account.accountId,
+    ]);
+    expect(rows).toHaveLength(5);
+    for (const { dedup_key: key } of rows) expect(key).toMatch(/^[0-9a-f]{64}$/);
+    const slugs = (first.body.leads as Array<{ person: { linkedinUrl: string } }>).map((l) => new URL(l.person.linkedinUrl).pathname);
+    expect(JSON.stringify(rows)).not.toMatch(new RegExp(slugs.map((p) => p.split('/').pop()).join('|')));
+
+    const second = await generate(world, account, { ...people, maxResults: 5, excludeDelivered: true }, { Prefer: 'wait=60' });
+    expect(second.body.terminal).toMatchObject({ status: 'PARTIAL', deliveredCount: 3 });
+    expect(second.body.skipped).toEqual({ alreadyDelivered: 5, suppressed: 0 });
+  }, 60_000);
+
   it("when the worker's retention sweep runs, then it empties the expired jobs once per period fleet-wide and API processes drop the bodies they kept", async () => {
     const account = await buildAccount(world.db, { credits: 0 });
     const [jobId] = await buildDeliveredJobs(world.db, account.accountId, 1, 3);

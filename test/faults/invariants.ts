@@ -115,7 +115,7 @@ export const INVARIANTS: Invariant[] = [
     rule: "every delivered lead's key is in account_deliveries, and an excludeDelivered job's leads were claimed by that job",
     requires: ['account_deliveries.dedup_key'],
     sql: `SELECT j.id, l.dedup_key, d.job_id AS claimed_by FROM leads l JOIN jobs j ON j.id = l.job_id
-          LEFT JOIN account_deliveries d ON d.account_id = j.account_id AND d.source = j.source AND d.dedup_key = l.dedup_key
+          LEFT JOIN account_deliveries d ON d.account_id = j.account_id AND d.source = j.source AND d.dedup_key = encode(sha256(convert_to(l.dedup_key, 'UTF8')), 'hex')
           WHERE ${scoped('j.account_id')}
             AND (d.job_id IS NULL OR (COALESCE((j.request->>'excludeDelivered')::boolean, false) AND d.job_id <> j.id))`,
   },
