@@ -40,6 +40,16 @@ describe('erasing a data subject (admin subject:erase)', () => {
     const email = (a.body.leads as Lead[]).find((l) => l.email)!.email!;
     expect((b.body.leads as Lead[]).some((l) => l.email === email)).toBe(true);
 
+    // A receiver that echoed the person in its answer: the attempt keeps the answer's first bytes.
+    const { rows: deliveries } = await world.db.sql.query<{ id: string }>(
+      `INSERT INTO webhook_deliveries (account_id, url, event_type) VALUES ($1, 'https://hooks.example/x', 'job.completed') RETURNING id`,
+      [first.accountId],
+    );
+    await world.db.sql.query(
+      `INSERT INTO webhook_attempts (delivery_id, attempt, url, started_at, response_status, latency_ms, response_excerpt, succeeded)
+       VALUES ($1, 1, 'https://hooks.example/x', now(), 400, 5, $2, false), ($1, 2, 'https://hooks.example/x', now(), 400, 5, 'unrelated', false)`,
+      [deliveries[0]!.id, `{"error":"unknown contact ${email}"}`],
+    );
     const run = spawnSync(
       process.execPath,
       ['--import', 'tsx', path.join(ROOT, 'apps/admin/src/main.ts'), 'subject:erase', '--email', email.toUpperCase(), '--json'],
@@ -50,8 +60,18 @@ describe('erasing a data subject (admin subject:erase)', () => {
       },
     );
     expect(run.status).toBe(0);
-    const printed = JSON.parse(run.stdout) as { leadsDeleted: number; rows: Array<{ accountId: string; leads: number }> };
+    const printed = JSON.parse(run.stdout) as {
+      leadsDeleted: number;
+      webhookExcerptsCleared: number;
+      rows: Array<{ accountId: string; leads: number }>;
+    };
     expect(printed.rows.map((r) => r.accountId)).toEqual(expect.arrayContaining([first.accountId, second.accountId]));
+    expect(printed.webhookExcerptsCleared).toBe(1);
+    const { rows: excerpts } = await world.db.sql.query<{ response_excerpt: string | null }>(
+      'SELECT response_excerpt FROM webhook_attempts WHERE delivery_id = $1 ORDER BY attempt',
+      [deliveries[0]!.id],
+    );
+    expect(excerpts.map((e) => e.response_excerpt)).toEqual([null, 'unrelated']);
     for (const jobId of [a.body.jobId, b.body.jobId]) expect((await leadsOf(jobId)).some((l) => l.email === email)).toBe(false);
     // The job keeps its counts and its charge; its body's leads no longer hold the person.
     // (The API had kept the finished body in memory: the erasure's word over Redis makes it read it again.)

@@ -327,7 +327,13 @@ export async function runCommand(argv: string[], services: Services): Promise<Re
       for (const { accountId, leads } of report.perAccount) {
         await recordAuditEvent(db, { accountId, action: 'subject.erased', summary: { kind, leads }, ...OPERATOR });
       }
-      return { erased: { kind, value }, suppressedNow: report.newlySuppressed, leadsDeleted: report.leads, rows: report.perAccount };
+      return {
+        erased: { kind, value },
+        suppressedNow: report.newlySuppressed,
+        leadsDeleted: report.leads,
+        webhookExcerptsCleared: report.webhookExcerptsCleared,
+        rows: report.perAccount,
+      };
     }
     case 'account:delete': {
       const flags = parseFlags(args, ['account']);

@@ -11,19 +11,21 @@ export interface ErasureReport {
   jobIds: string[];
   /** false when the subject was on the global list already (running it again is harmless) */
   newlySuppressed: boolean;
+  /** webhook attempts whose kept excerpt of the receiver's answer held it, now cleared */
+  webhookExcerptsCleared: number;
 }
 
 // A cheap first filter PostgreSQL can apply to a lead's stored JSON; each candidate is then matched in
 // full with the very rule a page commit uses (suppressionKeysOf), so nothing is deleted on a substring.
-function candidateFilter(entry: SubjectEntry): { sql: string; param: string } {
+function candidateFilter(entry: SubjectEntry, column = 'l.data::text'): { sql: string; param: string } {
   if (entry.kind === 'phone')
     return {
-      sql: `regexp_replace(l.data::text, '[^0-9]', '', 'g') LIKE '%' || $1 || '%'`,
+      sql: `regexp_replace(${column}, '[^0-9]', '', 'g') LIKE '%' || $1 || '%'`,
       param: entry.value.replace(/\D/g, '').slice(-7),
     };
   // A profile is stored as a URL (any scheme, subdomain, `/in/` or `/pub/`, trailing slash): its slug is what they share.
   const text = entry.kind === 'linkedin' ? entry.value.slice(entry.value.indexOf('/in/') + 4) : entry.value;
-  return { sql: `l.data::text ILIKE '%' || $1 || '%'`, param: text.replace(/[\\%_]/g, (c) => `\\${c}`) };
+  return { sql: `${column} ILIKE '%' || $1 || '%'`, param: text.replace(/[\\%_]/g, (c) => `\\${c}`) };
 }
 
 /**
@@ -78,6 +80,13 @@ export async function eraseSubject(db: Database, entry: SubjectEntry): Promise<E
       jobIds.add(r.job_id);
     }
   }
+  // A webhook attempt keeps the first bytes of the receiver's answer, which may echo anything: an excerpt that
+  // may hold the subject is cleared (no confirmation needed: losing a debugging excerpt on a coincidence is harmless).
+  const excerpts = candidateFilter(entry, 'response_excerpt');
+  const cleared = await db.sql.query(
+    `UPDATE webhook_attempts SET response_excerpt = NULL WHERE response_excerpt IS NOT NULL AND ${excerpts.sql}`,
+    [excerpts.param],
+  );
   const list = [...perAccount.entries()]
     .map(([accountId, leads]) => ({ accountId, leads }))
     .sort((a, b) => a.accountId.localeCompare(b.accountId));
@@ -86,5 +95,6 @@ export async function eraseSubject(db: Database, entry: SubjectEntry): Promise<E
     leads: list.reduce((n, a) => n + a.leads, 0),
     jobIds: [...jobIds],
     newlySuppressed: (inserted.rowCount ?? 0) > 0,
+    webhookExcerptsCleared: cleared.rowCount ?? 0,
   };
 }
