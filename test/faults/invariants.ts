@@ -29,10 +29,15 @@ export const INVARIANTS: Invariant[] = [
   },
   {
     name: 'delivered_count_matches_leads',
-    rule: "a job's delivered_count equals the leads stored for it, at positions 0..n-1",
-    sql: `SELECT j.id, j.status, j.delivered_count, count(l.id) AS stored, max(l.position) AS last_position
+    rule: "a job's delivered_count equals the leads stored for it (at positions 0..n-1) plus those a subject erasure deleted since (gaps then), and none are stored once its leads expired",
+    requires: ['jobs.leads_erased', 'jobs.leads_expired_at'],
+    sql: `SELECT j.id, j.status, j.delivered_count, j.leads_erased, j.leads_expired_at, count(l.id) AS stored, max(l.position) AS last_position
           FROM jobs j LEFT JOIN leads l ON l.job_id = j.id WHERE ${scoped('j.account_id')}
-          GROUP BY j.id HAVING j.delivered_count <> count(l.id) OR coalesce(max(l.position) + 1, 0) <> count(l.id)`,
+          GROUP BY j.id
+          HAVING CASE WHEN j.leads_expired_at IS NOT NULL THEN count(l.id) <> 0
+                      ELSE j.delivered_count <> count(l.id) + j.leads_erased
+                        OR coalesce(max(l.position) + 1, 0) > j.delivered_count
+                        OR (j.leads_erased = 0 AND coalesce(max(l.position) + 1, 0) <> count(l.id)) END`,
   },
   {
     name: 'one_ledger_entry_per_kind_per_job',

@@ -71,8 +71,14 @@ export async function eraseSubject(db: Database, entry: SubjectEntry): Promise<E
       suppressionKeysOf(r.data, r.country ?? '').some((k) => k.kind === entry.kind && k.value === entry.value),
     );
     if (matching.length === 0) continue;
+    // One statement: the leads, and each job's count of erased leads (its delivered count stays what was billed).
     await db.sql.query(
-      'DELETE FROM leads l USING unnest($1::text[], $2::int[]) AS d(job_id, position) WHERE l.job_id = d.job_id AND l.position = d.position',
+      `WITH gone AS (
+         DELETE FROM leads l USING unnest($1::text[], $2::int[]) AS d(job_id, position)
+         WHERE l.job_id = d.job_id AND l.position = d.position RETURNING l.job_id
+       )
+       UPDATE jobs j SET leads_erased = j.leads_erased + g.n FROM (SELECT job_id, count(*)::int AS n FROM gone GROUP BY job_id) g
+       WHERE j.id = g.job_id`,
       [matching.map((r) => r.job_id), matching.map((r) => r.position)],
     );
     for (const r of matching) {
