@@ -17,8 +17,7 @@ export interface ResultSetSelection {
 
 /**
  * One page of a result set (by the job's id or the result set's), or 404 as if the job did not exist, or
- * 410 once the retention sweep deleted its leads. `midStream`: the next page of a download already under
- * way, whose status line is sent: leads deleted meanwhile are skipped (an empty page ends it), not an error.
+ * 410 once the retention sweep deleted its leads.
  */
 export async function readResultSet(
   deps: ApiDependencies,
@@ -27,15 +26,26 @@ export async function readResultSet(
   id: string,
   afterPosition: number,
   limit: number,
-  midStream = false,
 ): Promise<ResultSetSelection> {
   const page = await pageResultSet(deps.db, accountId, by, id, afterPosition, limit);
-  if (!page) {
-    if (midStream) return { jobId: '', resultSetId: '', status: 'CANCELLED', complete: true, leads: [] };
-    throw errors.jobNotFound();
-  }
-  if (page.leadsExpiredAt && !midStream) throw errors.leadsExpired(page.leadsExpiredAt);
+  if (!page) throw errors.jobNotFound();
+  if (page.leadsExpiredAt) throw errors.leadsExpired(page.leadsExpiredAt);
   return { jobId: page.jobId, resultSetId: page.resultSetId, status: page.status, leads: page.leads, complete: isTerminal(page.status) };
+}
+
+/**
+ * The next page of a download under way (its status line is sent): leads deleted meanwhile (expired by the
+ * retention sweep, erased) are skipped, and an empty page ends the download, rather than an error mid-stream.
+ */
+export async function nextResultSetPage(
+  deps: ApiDependencies,
+  accountId: string,
+  by: 'job' | 'resultSet',
+  id: string,
+  afterPosition: number,
+  limit: number,
+): Promise<LeadRow[]> {
+  return (await pageResultSet(deps.db, accountId, by, id, afterPosition, limit))?.leads ?? [];
 }
 
 /** One page of the account's leads, oldest job first. */
