@@ -7,9 +7,10 @@
 --   before this page's lock is honoured, and one that came later waits at its barrier for this commit), is
 --   passed over and counted; when the account has a list and the page came without `m`, it writes nothing and
 --   answers o_needs_matches, so workers read leads' domains, emails and phones only for accounts with a list;
--- - every delivered lead's key is remembered for the account (account_deliveries), and a job whose request
---   has `excludeDelivered` delivers only keys it can claim (in page order, up to what is still missing) and
---   counts the ones it passed over (docs/decisions/014-never-paying-twice.md).
+-- - every delivered lead's key is remembered for the account (account_deliveries, as its SHA-256 in hex: a
+--   LinkedIn lead's key is the person's profile URL, and the memory outlives the leads, decision 019), and a job
+--   whose request has `excludeDelivered` delivers only keys it can claim (in page order, up to what is still
+--   missing) and counts the ones it passed over (docs/decisions/014-never-paying-twice.md).
 -- Called by: packages/db/src/page-commit.ts (commitPage).
 -- Locks: the jobs row (FOR UPDATE), then account_deliveries keys it claims.
 -- Guarantees: no row back when the job is terminal and nothing was written; a lead is delivered at most once
@@ -77,7 +78,7 @@ BEGIN
       RETURNING "dedup_key"
     ), remembered AS (
       INSERT INTO "account_deliveries" ("account_id", "source", "dedup_key", "job_id")
-      SELECT v_account_id, v_source, inserted."dedup_key", p_job_id FROM inserted
+      SELECT v_account_id, v_source, encode(sha256(convert_to(inserted."dedup_key", 'UTF8')), 'hex'), p_job_id FROM inserted
       ON CONFLICT DO NOTHING
     )
     SELECT count(*) INTO v_added FROM inserted;
@@ -94,7 +95,7 @@ BEGIN
     LOOP
       EXIT WHEN v_delivered + v_added >= v_requested;
       INSERT INTO "account_deliveries" ("account_id", "source", "dedup_key", "job_id")
-      VALUES (v_account_id, v_source, v_item.dedup_key, p_job_id)
+      VALUES (v_account_id, v_source, encode(sha256(convert_to(v_item.dedup_key, 'UTF8')), 'hex'), p_job_id)
       ON CONFLICT DO NOTHING;
       GET DIAGNOSTICS v_claimed = ROW_COUNT;
       IF v_claimed = 0 THEN

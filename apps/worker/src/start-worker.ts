@@ -6,6 +6,7 @@ import type { ReadinessReport } from '@leadgen/ops';
 import { closeProviders, createProviders } from '@leadgen/providers';
 import { jobEventPublisher, openLeadQueues, producerConnection, redisKeys, subscribeJobEvents } from '@leadgen/queue';
 import { createLeadConsumers } from './lead-consumers';
+import { startLeadRetentionSweep } from './lead-retention-sweep';
 import { startLostJobSweep } from './lost-job-sweep';
 import type { HandlerDependencies } from './process-lead-job';
 import { startWebhookDelivery } from './webhooks/webhook-runtime';
@@ -69,10 +70,13 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
   await consumers.start();
   // Its connection fails fast rather than queueing commands: the first sweep waits for it.
   await queues.waitUntilReady(5_000);
-  const sweep = startLostJobSweep(db, queues, sources, {
+  const lostJobs = startLostJobSweep(db, queues, sources, {
     stillForMs: config.worker.lostJobAfterMs,
     periodMs: config.worker.lostJobSweepMs,
   });
+  // LEAD_RETENTION_DAYS: one worker of the fleet per hour deletes the leads past it (lead-retention-sweep.ts).
+  const retention = startLeadRetentionSweep(db, queues, deps.events, { days: config.leads.retentionDays });
+  const sweep = { stop: async () => void (await Promise.all([lostJobs.stop(), retention.stop()])) };
   logger.info('worker started', {
     sources,
     concurrency: config.worker.concurrency,

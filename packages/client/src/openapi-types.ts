@@ -86,7 +86,7 @@ export interface paths {
         };
         /**
          * A job's leads (a running job's so far)
-         * @description The leads of one job in delivery order; while the job runs, the ones committed so far (`Result-Complete: false`). A JSON page; follow `nextCursor` (or `Link`) for the next. Earlier clients may still ask this path for a download with `?format=csv` / `?format=jsonl` or `Accept: text/csv` / `Accept: application/x-ndjson`: the answer is then exactly that of the `.csv` / `.jsonl` operation. New code should call those operations.
+         * @description The leads of one job in delivery order; while the job runs, the ones committed so far (`Result-Complete: false`). Once the service's lead retention has passed, the job's leads are deleted and this answers 410 `leads_expired`. A JSON page; follow `nextCursor` (or `Link`) for the next. Earlier clients may still ask this path for a download with `?format=csv` / `?format=jsonl` or `Accept: text/csv` / `Accept: application/x-ndjson`: the answer is then exactly that of the `.csv` / `.jsonl` operation. New code should call those operations.
          */
         get: operations["getJobLeads"];
         put?: never;
@@ -112,7 +112,7 @@ export interface paths {
         };
         /**
          * A job's leads (a running job's so far), as CSV
-         * @description The leads of one job in delivery order; while the job runs, the ones committed so far (`Result-Complete: false`). The whole selection streamed as one download (from `cursor` when given); RFC 4180, UTF-8, a header row; the columns are listed in docs/api.md and never reordered.
+         * @description The leads of one job in delivery order; while the job runs, the ones committed so far (`Result-Complete: false`). Once the service's lead retention has passed, the job's leads are deleted and this answers 410 `leads_expired`. The whole selection streamed as one download (from `cursor` when given); RFC 4180, UTF-8, a header row; the columns are listed in docs/api.md and never reordered.
          */
         get: operations["getJobLeadsCsv"];
         put?: never;
@@ -138,7 +138,7 @@ export interface paths {
         };
         /**
          * A job's leads (a running job's so far), as JSON Lines
-         * @description The leads of one job in delivery order; while the job runs, the ones committed so far (`Result-Complete: false`). The whole selection streamed as one download (from `cursor` when given); one LeadItem (JSON) per line.
+         * @description The leads of one job in delivery order; while the job runs, the ones committed so far (`Result-Complete: false`). Once the service's lead retention has passed, the job's leads are deleted and this answers 410 `leads_expired`. The whole selection streamed as one download (from `cursor` when given); one LeadItem (JSON) per line.
          */
         get: operations["getJobLeadsJsonl"];
         put?: never;
@@ -1149,6 +1149,11 @@ export interface components {
                 /** @description Why the job stopped producing leads (null for a job that delivered everything asked for) */
                 stopReason: ("source_exhausted" | "no_results" | "provider_error" | "provider_unauthorized" | "timeout" | "internal_error" | "cancelled_by_owner") | null;
             };
+            /**
+             * Format: date-time
+             * @description Present once the lead retention policy deleted the job's leads (`leads` is then empty; the counts and the charge stay)
+             */
+            leadsExpiredAt?: string;
             /** @description The delivered leads in delivery order */
             leads: components["schemas"]["Lead"][];
         };
@@ -1481,7 +1486,7 @@ export interface components {
              * @description The stable code to branch on (docs/errors.md)
              * @enum {string}
              */
-            code: "validation_failed" | "malformed_json" | "malformed_path" | "malformed_request" | "idempotency_key_missing" | "idempotency_key_invalid" | "unauthorized" | "insufficient_credits" | "job_not_found" | "not_found" | "method_not_allowed" | "request_timeout" | "job_not_cancellable" | "payload_too_large" | "unsupported_media_type" | "unsupported_content_encoding" | "expectation_failed" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable" | "webhook_endpoint_not_found" | "webhook_delivery_not_found" | "webhook_endpoint_limit" | "webhook_endpoint_disabled" | "webhook_delivery_pending" | "webhook_secret_already_revealed";
+            code: "validation_failed" | "malformed_json" | "malformed_path" | "malformed_request" | "idempotency_key_missing" | "idempotency_key_invalid" | "unauthorized" | "insufficient_credits" | "job_not_found" | "not_found" | "leads_expired" | "method_not_allowed" | "request_timeout" | "job_not_cancellable" | "payload_too_large" | "unsupported_media_type" | "unsupported_content_encoding" | "expectation_failed" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable" | "webhook_endpoint_not_found" | "webhook_delivery_not_found" | "webhook_endpoint_limit" | "webhook_endpoint_disabled" | "webhook_delivery_pending" | "webhook_secret_already_revealed";
             /** @description The request id; quote it to support */
             requestId?: string;
             /** @description validation_failed: every problem, a JSON Pointer each */
@@ -1554,6 +1559,16 @@ export interface components {
         };
         /** @description job_not_cancellable (with `jobStatus`) */
         Problem409: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description leads_expired (with `leadsExpiredAt`): the job's leads were deleted under the lead retention policy; the job remains */
+        Problem410: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -1956,6 +1971,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            410: components["responses"]["Problem410"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
@@ -2011,6 +2027,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            410: components["responses"]["Problem410"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
@@ -2066,6 +2083,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            410: components["responses"]["Problem410"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
@@ -2136,6 +2154,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            410: components["responses"]["Problem410"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
@@ -2188,6 +2207,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            410: components["responses"]["Problem410"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
@@ -2240,6 +2260,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            410: components["responses"]["Problem410"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];

@@ -221,6 +221,14 @@ export const DECLARATION = {
       .default('development'),
     '`production` skips the sandbox account bootstrap of `npm start`',
   ),
+  leads: {
+    retentionDays: optional(
+      'LEAD_RETENTION_DAYS',
+      integer().min(1).max(36_500),
+      "days a finished job's leads are kept: then the workers' hourly sweep deletes them (the job, its counts and its charge stay; its leads answer 410 `leads_expired`). Unset: kept as long as the job",
+      { shownDefault: '— (kept forever)' },
+    ),
+  },
   audit: {
     retentionDays: variable(
       'AUDIT_RETENTION_DAYS',

@@ -5,6 +5,8 @@ import type { Database } from './client';
 export interface JobRecord extends JobFacts {
   accountId: string;
   cursor: string | null;
+  /** when the retention sweep deleted the job's leads (LEAD_RETENTION_DAYS); null while they are kept */
+  leadsExpiredAt: Date | null;
 }
 
 const COLUMNS = [
@@ -26,6 +28,7 @@ const COLUMNS = [
   'created_at',
   'started_at',
   'finished_at',
+  'leads_expired_at',
 ];
 
 /** The columns a statement that returns a job selects, in the shape `jobFromRow` reads (enums as text). */
@@ -54,6 +57,7 @@ export interface JobRow {
   created_at: Date;
   started_at: Date | null;
   finished_at: Date | null;
+  leads_expired_at: Date | null;
 }
 
 export function jobFromRow(row: JobRow): JobRecord {
@@ -76,6 +80,7 @@ export function jobFromRow(row: JobRow): JobRecord {
     createdAt: row.created_at,
     startedAt: row.started_at,
     finishedAt: row.finished_at,
+    leadsExpiredAt: row.leads_expired_at,
   };
 }
 

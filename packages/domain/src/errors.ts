@@ -89,6 +89,15 @@ export const errors = {
       },
     ),
   jobNotFound: () => new AppError(404, 'job_not_found', 'Job not found', 'No job with this id exists for your account'),
+  /** The retention sweep deleted the job's leads (LEAD_RETENTION_DAYS); the job itself is still there. */
+  leadsExpired: (expiredAt: Date) =>
+    new AppError(
+      410,
+      'leads_expired',
+      'Leads expired',
+      `This job's leads were deleted on ${expiredAt.toISOString()} under the data retention policy; the job, its counts and its charge remain`,
+      { leadsExpiredAt: expiredAt.toISOString() },
+    ),
   jobNotCancellable: (status: string) =>
     new AppError(409, 'job_not_cancellable', 'Job not cancellable', `The job already finished with status ${status}`, {
       jobStatus: status,

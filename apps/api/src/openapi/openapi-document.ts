@@ -78,7 +78,8 @@ function leadsOperations(
     notFound?: boolean;
   },
 ) {
-  const fault = base.notFound === false ? pick(400, 401, 405, 429, 500, 503) : pick(400, 401, 404, 405, 429, 500, 503);
+  // A job's own leads are gone once LEAD_RETENTION_DAYS has passed (410); the account's listing skips such jobs.
+  const fault = base.notFound === false ? pick(400, 401, 405, 429, 500, 503) : pick(400, 401, 404, 405, 410, 429, 500, 503);
   const common = { tags: ['leads'], parameters: base.parameters };
   const download = (format: 'csv' | 'jsonl', media: string, body: string) => ({
     ...(base.pathParameters ? { parameters: base.pathParameters } : {}),
@@ -298,7 +299,8 @@ export function openApiDocument(): Schema {
       ...leadsOperations('/api/v1/leads/jobs/{jobId}/leads', {
         operationId: 'getJobLeads',
         summary: "A job's leads (a running job's so far)",
-        description: 'The leads of one job in delivery order; while the job runs, the ones committed so far (`Result-Complete: false`).',
+        description:
+          "The leads of one job in delivery order; while the job runs, the ones committed so far (`Result-Complete: false`). Once the service's lead retention has passed, the job's leads are deleted and this answers 410 `leads_expired`.",
         pathParameters: [jobIdParam],
         parameters: [leadsLimit, cursorParam],
         json: resultSetPage,

@@ -18,6 +18,7 @@ export const PROBLEM_CODES = [
   'insufficient_credits',
   'job_not_found',
   'not_found',
+  'leads_expired',
   'method_not_allowed',
   'request_timeout',
   'job_not_cancellable',
@@ -231,6 +232,9 @@ export const problems = {
   404: problemResponse("job_not_found (also another account's job), not_found"),
   405: problemResponse('method_not_allowed', { Allow: hdr('Allow') }),
   409: problemResponse('job_not_cancellable (with `jobStatus`)'),
+  410: problemResponse(
+    "leads_expired (with `leadsExpiredAt`): the job's leads were deleted under the lead retention policy; the job remains",
+  ),
   413: problemResponse('payload_too_large'),
   415: problemResponse('unsupported_media_type, unsupported_content_encoding'),
   422: problemResponse('idempotency_key_reused'),
@@ -380,17 +384,27 @@ export const openJob = object({ ...jobCommon, status: nonTerminal }, undefined, 
   title: 'JobOpen',
   description: 'A job still queued or running: no `terminal`, no `leads`',
 });
-export const finishedJob = (withLeads: boolean) =>
-  object(
-    {
-      ...jobCommon,
-      status: terminal,
-      terminal: terminalObject,
-      ...(withLeads ? { leads: d('The delivered leads in delivery order', { type: 'array', items: ref('Lead') }) } : {}),
-    },
-    undefined,
+export const finishedJob = (withLeads: boolean) => {
+  const properties = {
+    ...jobCommon,
+    status: terminal,
+    terminal: terminalObject,
+    ...(withLeads
+      ? {
+          leadsExpiredAt: d(
+            "Present once the lead retention policy deleted the job's leads (`leads` is then empty; the counts and the charge stay)",
+            time,
+          ),
+          leads: d('The delivered leads in delivery order', { type: 'array', items: ref('Lead') }),
+        }
+      : {}),
+  };
+  return object(
+    properties,
+    Object.keys(properties).filter((name) => name !== 'leadsExpiredAt'),
     { description: withLeads ? 'A terminal job with its leads' : 'A terminal job, without `leads` (listings, webhook events)' },
   );
+};
 
 /**
  * A union on `status` with a discriminator mapping every status to its branch, so generators type it
