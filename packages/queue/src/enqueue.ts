@@ -29,6 +29,23 @@ export async function enqueueLeadJob(queues: LeadQueues, source: Source, payload
   );
 }
 
+/**
+ * Adds jobs PostgreSQL has just released (decision 020: fair release), all of one account and source, in one
+ * round trip. Fails like enqueueLeadJob; the caller's fallback is the lost-job sweep, which enqueues a
+ * released job that has no entry once it has been still for LOST_JOB_AFTER_MS.
+ */
+export async function enqueueReleasedJobs(queues: LeadQueues, source: Source, accountId: string, jobIds: readonly string[]): Promise<void> {
+  if (jobIds.length === 0) return;
+  if (queues.connection.status !== 'ready') throw new Error(`redis connection is ${queues.connection.status}`);
+  await answerWithin(
+    ENQUEUE_TIMEOUT_MS,
+    queues
+      .queue(source)
+      .addBulk(jobIds.map((jobId) => ({ name: source, data: { jobId, accountId, source }, opts: { ...JOB_OPTIONS, jobId } }))),
+    'redis',
+  );
+}
+
 const WAITING_STATES = new Set(['waiting', 'delayed', 'prioritized', 'paused', 'waiting-children']);
 
 /** Removes a job that no worker has taken yet (a cancel); true when it was removed. */
