@@ -208,7 +208,7 @@ export const DECLARATION = {
     Joi.string<(typeof ENVIRONMENTS)[number]>()
       .valid(...ENVIRONMENTS)
       .default('development'),
-    '`production` skips the sandbox account bootstrap of `npm start`',
+    '`production` skips the sandbox account bootstrap of `npm start`, and refuses to start the API or a worker while the sandbox serves a source (see `SANDBOX_IN_PRODUCTION`)',
   ),
   audit: {
     retentionDays: variable(
