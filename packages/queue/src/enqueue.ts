@@ -37,13 +37,14 @@ export async function enqueueLeadJob(queues: LeadQueues, source: Source, payload
 export async function enqueueReleasedJobs(queues: LeadQueues, source: Source, accountId: string, jobIds: readonly string[]): Promise<void> {
   if (jobIds.length === 0) return;
   if (queues.connection.status !== 'ready') throw new Error(`redis connection is ${queues.connection.status}`);
-  await answerWithin(
-    ENQUEUE_TIMEOUT_MS,
-    queues
-      .queue(source)
-      .addBulk(jobIds.map((jobId) => ({ name: source, data: { jobId, accountId, source }, opts: { ...JOB_OPTIONS, jobId } }))),
-    'redis',
-  );
+  const queue = queues.queue(source);
+  // One job (the common case: a creation, a settlement's next) is one script call; addBulk wraps its calls in
+  // MULTI/EXEC, two commands more.
+  const added: Promise<unknown> =
+    jobIds.length === 1
+      ? queue.add(source, { jobId: jobIds[0]!, accountId, source }, { ...JOB_OPTIONS, jobId: jobIds[0]! })
+      : queue.addBulk(jobIds.map((jobId) => ({ name: source, data: { jobId, accountId, source }, opts: { ...JOB_OPTIONS, jobId } })));
+  await answerWithin(ENQUEUE_TIMEOUT_MS, added, 'redis');
 }
 
 const WAITING_STATES = new Set(['waiting', 'delayed', 'prioritized', 'paused', 'waiting-children']);
