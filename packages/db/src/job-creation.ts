@@ -86,7 +86,8 @@ export async function createJob(db: Database, job: NewJob, enqueue: (released: r
     if (row.o_outcome === 'bound') return { kind: 'bound', jobId: row.o_job_id!, fingerprint: row.o_fingerprint! };
     const released = row.o_released ?? [];
     try {
-      if (released.length > 0) await enqueue(released);
+      // Called with none too: the caller decides whether a held job may be created while its queue is away.
+      await enqueue(released);
     } catch (error) {
       // If PostgreSQL cannot be reached either, the job stays queued without an entry and the
       // lost-job sweep enqueues it later; a retry with the same key replays it meanwhile.

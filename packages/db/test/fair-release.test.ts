@@ -112,6 +112,35 @@ describe('fair release of an account’s jobs into the source queues', () => {
     expect(await creditSummary(db, accountId)).toMatchObject({ reserved: 2 * reservationFor('google_maps', 5) });
   });
 
+  it('when a held job is created while its queue is away, then the enqueue is still asked (with nothing to add) and a refusal withdraws the job and its reservation', async () => {
+    const { accountId } = await buildAccount(db, { credits: 1000 });
+    await create(accountId, capOf(1));
+    const jobId = newId.job();
+    let asked: readonly string[] | null = null;
+    const refused = createJob(
+      db,
+      {
+        accountId,
+        idempotencyKey: jobId,
+        fingerprint: jobId,
+        idempotencyTtlHours: 1,
+        jobId,
+        resultSetId: newId.resultSet(),
+        request: { source: 'google_maps', category: 'dentist', state: 'US', maxResults: 5 },
+        creditsReserved: 10,
+        fairness: capOf(1),
+      },
+      async (released) => {
+        asked = released;
+        throw new Error('redis connection is reconnecting');
+      },
+    );
+    await expect(refused).rejects.toThrow('reconnecting');
+    expect(asked).toEqual([]);
+    expect(await findJob(db, jobId)).toBeNull();
+    expect(await creditSummary(db, accountId)).toMatchObject({ reserved: 10 });
+  });
+
   it('when 20 jobs of one account are created at once, then exactly the cap is released, whatever the interleaving', async () => {
     const { accountId } = await buildAccount(db);
     const created = await Promise.all(Array.from({ length: 20 }, () => create(accountId, capOf(3))));

@@ -31,12 +31,14 @@ export async function enqueueLeadJob(queues: LeadQueues, source: Source, payload
 
 /**
  * Adds jobs PostgreSQL has just released (decision 020: fair release), all of one account and source, in one
- * round trip. Fails like enqueueLeadJob; the caller's fallback is the lost-job sweep, which enqueues a
+ * round trip (none: only the connection is checked). Fails like enqueueLeadJob; the caller's fallback is the lost-job sweep, which enqueues a
  * released job that has no entry once it has been still for LOST_JOB_AFTER_MS.
  */
 export async function enqueueReleasedJobs(queues: LeadQueues, source: Source, accountId: string, jobIds: readonly string[]): Promise<void> {
-  if (jobIds.length === 0) return;
+  // Refused while Redis is not connected even with nothing to add: a creation whose job is held needs Redis as
+  // much as one released at once (its release comes from a worker), so it answers 503 alike.
   if (queues.connection.status !== 'ready') throw new Error(`redis connection is ${queues.connection.status}`);
+  if (jobIds.length === 0) return;
   const queue = queues.queue(source);
   // One job (the common case: a creation, a settlement's next) is one script call; addBulk wraps its calls in
   // MULTI/EXEC, two commands more.

@@ -67,12 +67,9 @@ export async function generateLeads(deps: ApiDependencies, input: GenerateLeadsI
         try {
           await producer.enqueueReleased(input.request.source, input.accountId, released);
         } catch (error) {
-          // This job held, older ones released: it stands; those are enqueued by the lost-job sweep.
-          if (!released.includes(jobId)) {
-            logger.warn('released jobs not enqueued; the lost-job sweep will', { jobIds: released, error: (error as Error).message });
-            return;
-          }
-          logger.warn('enqueue failed; job withdrawn', { jobId, error: (error as Error).message });
+          // Held or not, this job is withdrawn (503, as with Redis away); older jobs released with it stay released
+          // without an entry, and the lost-job sweep enqueues them.
+          logger.warn('enqueue failed; job withdrawn', { jobId, released, error: (error as Error).message });
           throw errors.serviceUnavailable('The job queue is unavailable; no job was created and no credits were reserved');
         }
       },
