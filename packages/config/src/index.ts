@@ -13,3 +13,4 @@ export type { Reader, Variable } from './variable';
 export * from './load-config';
 export * from './config-table';
 export { unknownVariableWarnings } from './variable-typos';
+export * from './sandbox-guard';
