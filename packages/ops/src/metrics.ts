@@ -25,6 +25,10 @@ export const metrics = {
     help: 'Jobs created (idempotent replays excluded), by source',
     labelNames: ['source'] as const,
   }),
+  batchesCreated: new Counter({
+    name: `${PREFIX}batches_created_total`,
+    help: 'Batches created (idempotent replays excluded); their children count in jobs_created_total',
+  }),
   jobsTerminal: new Counter({
     name: `${PREFIX}jobs_terminal_total`,
     help: 'Jobs that reached a terminal status, by source, status and stop reason ("none" for COMPLETE)',

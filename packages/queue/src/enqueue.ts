@@ -29,6 +29,22 @@ export async function enqueueLeadJob(queues: LeadQueues, source: Source, payload
   );
 }
 
+// A batch's children go in one addBulk per source (one MULTI): a thousand entries take well under this.
+const BULK_ENQUEUE_TIMEOUT_MS = 10_000;
+
+/** Adds many committed jobs of one source in one round trip (a batch's children), failing fast as enqueueLeadJob does. */
+export async function enqueueLeadJobs(queues: LeadQueues, source: Source, payloads: readonly LeadJobPayload[]): Promise<void> {
+  if (payloads.length === 0) return;
+  if (queues.connection.status !== 'ready') throw new Error(`redis connection is ${queues.connection.status}`);
+  await answerWithin(
+    BULK_ENQUEUE_TIMEOUT_MS,
+    queues
+      .queue(source)
+      .addBulk(payloads.map((payload) => ({ name: source, data: { ...payload, source }, opts: { ...JOB_OPTIONS, jobId: payload.jobId } }))),
+    'redis',
+  );
+}
+
 const WAITING_STATES = new Set(['waiting', 'delayed', 'prioritized', 'paused', 'waiting-children']);
 
 /** Removes a job that no worker has taken yet (a cancel); true when it was removed. */
