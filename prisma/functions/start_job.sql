@@ -8,6 +8,8 @@
 
 CREATE OR REPLACE FUNCTION "start_job"(p_job_id TEXT, p_provider TEXT)
 RETURNS SETOF "jobs"
-LANGUAGE sql AS $$
-  SELECT (b.job).* FROM begin_job(p_job_id, p_provider) b WHERE b.o_refusal IS NULL
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
+BEGIN
+  RETURN QUERY SELECT (b.job).* FROM begin_job(p_job_id, p_provider) b WHERE b.o_refusal IS NULL;
+END
 $$;

@@ -24,6 +24,8 @@ export const BATCH_EVENT_OF: { readonly [S in TerminalStatus]: string } = {
 };
 export const BATCH_EVENT_TYPES = ['batch.completed', 'batch.partial', 'batch.empty', 'batch.failed', 'batch.cancelled'] as const;
 export type BatchEventType = (typeof BATCH_EVENT_TYPES)[number];
+/** What an endpoint may subscribe to. */
+export type SubscribableEventType = JobEventType | BatchEventType;
 export const PING_EVENT = 'ping';
 export type WebhookEventType = JobEventType | BatchEventType | typeof PING_EVENT;
 
