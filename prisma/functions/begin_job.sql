@@ -5,7 +5,9 @@
 -- both counters. A child that cannot be covered, or whose batch was cancelled, is not started: it comes back
 -- unchanged with o_refusal 'batch_budget_exhausted' or 'batch_cancelled', and the worker settles it CANCELLED
 -- through the one settlement pipeline.
--- A job outside a batch, or a child already reserved, is one UPDATE, as start_job always was.
+-- A job outside a batch, or a child already reserved, is one UPDATE, as start_job always was. A job started
+-- without having been released (an entry the previous release's sweep made for a held job) counts as released
+-- from now on, so the account's cap sees it (docs/decisions/020-fair-queues.md).
 -- Called by: packages/db/src/jobs.ts (beginJob); start_job (the previous release's call).
 -- Locks: the jobs row; for a child's first start, then the batches row, then the accounts row (settle_job
 --   takes them in the same order).
@@ -20,7 +22,8 @@ DECLARE
   v_batch "batches";
   v_reserve INTEGER;
 BEGIN
-  UPDATE "jobs" SET "status" = 'running', "provider" = p_provider, "started_at" = COALESCE("started_at", now()), "updated_at" = now()
+  UPDATE "jobs" SET "status" = 'running', "provider" = p_provider, "started_at" = COALESCE("started_at", now()),
+    "released_at" = COALESCE("released_at", now()), "updated_at" = now()
   WHERE "id" = p_job_id AND "status" IN ('queued', 'running') AND ("batch_id" IS NULL OR "credits_reserved" > 0)
   RETURNING * INTO v_job;
   IF FOUND THEN
@@ -55,7 +58,7 @@ BEGIN
   UPDATE "batches" SET "credits_reserved" = "credits_reserved" + v_reserve WHERE "id" = v_batch."id";
   INSERT INTO "credit_ledger" ("account_id", "job_id", "kind", "amount") VALUES (v_job."account_id", p_job_id, 'reserve', v_reserve);
   UPDATE "jobs" SET "status" = 'running', "provider" = p_provider, "credits_reserved" = v_reserve,
-    "started_at" = COALESCE("started_at", now()), "updated_at" = now()
+    "started_at" = COALESCE("started_at", now()), "released_at" = COALESCE("released_at", now()), "updated_at" = now()
   WHERE "id" = p_job_id
   RETURNING * INTO v_job;
   RETURN QUERY SELECT v_job, NULL::TEXT;

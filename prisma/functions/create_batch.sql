@@ -6,7 +6,10 @@
 -- 2. the account must be able to cover the first child's worst case now, else nothing is written and the
 --    key is not bound ('insufficient_credits'). Nothing is reserved here: each child reserves its own worst
 --    case when it starts (begin_job), against the batch's maxCredits and the account's available credits;
--- 3. the children: p_children is a JSON array of { jobId, resultSetId, source, request, requestedCount, reserve }.
+-- 3. the children: p_children is a JSON array of { jobId, resultSetId, source, request, requestedCount, reserve },
+--    each written held (released_at NULL, no queue entry): the caller releases what fits under the account's
+--    cap (release_held_jobs) once this has committed, and each child's settlement releases the next
+--    (docs/decisions/020-fair-queues.md), so a 1,000-child batch holds at most the cap's worth of queue slots.
 -- Called by: packages/db/src/batch-creation.ts (createBatch).
 -- Locks: the batches row it inserts (and, for a conflicting key, waits for the other binding's transaction).
 -- Guarantees: outcome 'created' (batch and every child written together), 'bound' or 'insufficient_credits'
@@ -46,10 +49,10 @@ BEGIN
   END IF;
 
   INSERT INTO "jobs" ("id", "account_id", "result_set_id", "source", "request", "requested_count", "credits_reserved",
-    "webhook_url", "batch_id", "batch_index", "reserve_on_start")
+    "webhook_url", "batch_id", "batch_index", "reserve_on_start", "released_at")
   SELECT c.item->>'jobId', p_account_id, c.item->>'resultSetId', (c.item->>'source')::"Source", c.item->'request',
     (c.item->>'requestedCount')::INTEGER, 0, c.item->'request'->>'webhookUrl', v_batch_id, (c.ord - 1)::INTEGER,
-    (c.item->>'reserve')::INTEGER
+    (c.item->>'reserve')::INTEGER, NULL
   FROM jsonb_array_elements(p_children) WITH ORDINALITY AS c(item, ord);
 
   IF p_webhook_secret IS NOT NULL AND (p_webhook_url IS NOT NULL OR EXISTS (SELECT 1 FROM jsonb_array_elements(p_children) c WHERE c->'request' ? 'webhookUrl')) THEN

@@ -1,6 +1,7 @@
 -- start_job: the previous release's way to take a job (queued → running, keeping the first start time); the
 -- body is now begin_job's, so a batch child it takes is reserved as begin_job reserves it, and one begin_job
--- refuses is not started (no row, as for a terminal job). Contract: dropped one release after begin_job.
+-- refuses is not started (no row, as for a terminal job); a job started without having been released counts as
+-- released from then on (docs/decisions/020-fair-queues.md). Contract: dropped one release after begin_job.
 -- Called by: the previous release's workers (packages/db/test/fixtures/previous-release-statements.sql).
 -- Locks: as begin_job.
 -- Guarantees: no row when the job is terminal or refused.

@@ -1,5 +1,5 @@
 import type { Config } from '@leadgen/config';
-import { settleJob } from '@leadgen/commands';
+import { settleJob, type HeldJobRelease } from '@leadgen/commands';
 import { commitPage, findJob, startJob, type Database, type JobRecord, type SettlementBasis, type StartRefusal } from '@leadgen/db';
 import { isTerminal, suppressionKeysOf, type JobOutcome, type Source } from '@leadgen/domain';
 import { logger, withLogContext } from '@leadgen/logger';
@@ -28,6 +28,8 @@ export interface HandlerDependencies {
   events: JobEventPublisher;
   /** where a settled job's webhook deliveries are enqueued (decision 016) */
   webhooks?: Pick<WebhookProducer, 'enqueue'>;
+  /** fair queues (decision 020): a settled job's slot goes to its account's next held job, enqueued here */
+  release?: HeldJobRelease;
 }
 
 /** Why a running job was interrupted from outside its provider. */

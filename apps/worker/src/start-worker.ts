@@ -1,10 +1,11 @@
 import type { Config } from '@leadgen/config';
+import type { HeldJobRelease } from '@leadgen/commands';
 import { createDatabase, DEVELOPMENT_SECRETS_KEY_WARNING } from '@leadgen/db';
 import type { Source } from '@leadgen/domain';
 import { logger } from '@leadgen/logger';
 import type { ReadinessReport } from '@leadgen/ops';
 import { closeProviders, createProviders } from '@leadgen/providers';
-import { jobEventPublisher, openLeadQueues, producerConnection, redisKeys, subscribeJobEvents } from '@leadgen/queue';
+import { enqueueReleasedJobs, jobEventPublisher, openLeadQueues, producerConnection, redisKeys, subscribeJobEvents } from '@leadgen/queue';
 import { createLeadConsumers } from './lead-consumers';
 import { startLostJobSweep } from './lost-job-sweep';
 import type { HandlerDependencies } from './process-lead-job';
@@ -44,11 +45,18 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
   const publisherConnection = producerConnection(config.redis, 'job-events-publisher');
   // Webhooks (decision 016): every worker enqueues its settlements' deliveries; one serving `webhooks` delivers them.
   const webhooks = await startWebhookDelivery(config, db);
+  // The lead queues from outside a consumer: the lost-job sweep, and the jobs a settlement releases (decision 020).
+  const queues = openLeadQueues(config.redis, 'lost-job-sweep');
+  const release: HeldJobRelease = {
+    fairness: { openJobsPerAccount: config.queue.openJobsPerAccount },
+    queue: { enqueueReleased: (source, accountId, jobIds) => enqueueReleasedJobs(queues, source, accountId, jobIds) },
+  };
   const deps: HandlerDependencies = {
     config,
     db,
     events: jobEventPublisher(publisherConnection, redisKeys(config.redis)),
     webhooks: webhooks.producer,
+    release,
   };
   const consumers = createLeadConsumers(
     sources.flatMap((source) => providers[source] ?? []),
@@ -58,15 +66,14 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
   // A cancel reaches whichever process holds the job; BullMQ's cancelJob only sees its own jobs.
   const subscription = subscribeJobEvents(config.redis, { onCancel: (jobId) => consumers.cancel(jobId) });
 
-  // One worker in the fleet per source and period looks for jobs the queue lost (lost-job-sweep.ts).
-  const queues = openLeadQueues(config.redis, 'lost-job-sweep');
-
   await consumers.start();
   // Its connection fails fast rather than queueing commands: the first sweep waits for it.
   await queues.waitUntilReady(5_000);
+  // One worker in the fleet per source and period looks for jobs the queue lost, and held jobs that fit (lost-job-sweep.ts).
   const sweep = startLostJobSweep(db, queues, sources, {
     stillForMs: config.worker.lostJobAfterMs,
     periodMs: config.worker.lostJobSweepMs,
+    release,
   });
   logger.info('worker started', {
     sources,

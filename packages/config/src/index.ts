@@ -2,3 +2,4 @@ export { CONFIG_VARIABLES, DEFAULT_OPS_PORTS, defaultEnrichmentUserAgent, opsPor
 export * from './load-config';
 export * from './config-table';
 export { unknownVariableWarnings } from './variable-typos';
+export * from './sandbox-guard';

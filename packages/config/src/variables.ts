@@ -341,8 +341,19 @@ export const DECLARATION = {
       'how often the fleet looks for such jobs (one worker per source and period)',
     ),
   },
+  queue: {
+    openJobsPerAccount: variable(
+      'QUEUE_OPEN_JOBS_PER_ACCOUNT',
+      integer().min(0).max(10_000).default(4),
+      "fair queues: an account's jobs of one source in its queue at once (waiting or running); the rest wait in PostgreSQL and are released oldest first as these end, so one account's backlog never queues ahead of another's jobs ([decision 020](docs/decisions/020-fair-queues.md)). Keep it below the fleet's slots per source (workers × `WORKER_CONCURRENCY`); `0`: no cap (first come, first served). Set the same value on every API and worker process",
+    ),
+  },
   sandbox: {
     pageDelayMs: variable('SANDBOX_PAGE_DELAY_MS', integer().min(0).max(60_000).default(50), 'sandbox latency per page of 10 leads'),
+    inProduction: flag(
+      'SANDBOX_IN_PRODUCTION',
+      '`1`: with `NODE_ENV=production`, let the API and workers start while a source has no upstream key and is served by the sandbox (synthetic leads, and its `sandbox:delay=` keyword lets any account hold worker slots); without it they refuse to start, naming the sources',
+    ),
   },
   providers: {
     googlePlaces: upstream('GOOGLE_PLACES', 'google_maps through Places API (New) Text Search', 'https://places.googleapis.com', 600),

@@ -142,7 +142,8 @@ export async function listAccountBatches(
 
 /**
  * Marks a running batch of the account cancelled (no child starts after this: begin_job refuses them) and
- * returns the ids of its open children, to be settled CANCELLED by the caller. A batch already terminal is
+ * returns the ids of its open children, to be settled CANCELLED by the caller: the held ones first (their
+ * settlements free no slot, so none of the batch is released only to be cancelled), then the released ones. A batch already terminal is
  * left as it is. Null: no such batch.
  */
 export async function requestBatchCancel(
@@ -157,7 +158,7 @@ export async function requestBatchCancel(
        RETURNING id
      )
      SELECT b.status,
-            (SELECT json_agg(json_build_object('id', j.id, 'source', j.source) ORDER BY j.batch_index) FROM jobs j
+            (SELECT json_agg(json_build_object('id', j.id, 'source', j.source) ORDER BY j.released_at IS NULL DESC, j.batch_index DESC) FROM jobs j
              WHERE j.batch_id = b.id AND j.status IN ('queued', 'running')) AS open_children
      FROM batches b WHERE b.id = $1 AND ($2::text IS NULL OR b.account_id = $2)`,
     [id, accountId],

@@ -29,18 +29,19 @@ export async function enqueueLeadJob(queues: LeadQueues, source: Source, payload
   );
 }
 
-// A batch's children go in one addBulk per source (one MULTI): a thousand entries take well under this.
-const BULK_ENQUEUE_TIMEOUT_MS = 10_000;
-
-/** Adds many committed jobs of one source in one round trip (a batch's children), failing fast as enqueueLeadJob does. */
-export async function enqueueLeadJobs(queues: LeadQueues, source: Source, payloads: readonly LeadJobPayload[]): Promise<void> {
-  if (payloads.length === 0) return;
+/**
+ * Adds jobs PostgreSQL has just released (decision 020: fair release), all of one account and source, in one
+ * round trip. Fails like enqueueLeadJob; the caller's fallback is the lost-job sweep, which enqueues a
+ * released job that has no entry once it has been still for LOST_JOB_AFTER_MS.
+ */
+export async function enqueueReleasedJobs(queues: LeadQueues, source: Source, accountId: string, jobIds: readonly string[]): Promise<void> {
+  if (jobIds.length === 0) return;
   if (queues.connection.status !== 'ready') throw new Error(`redis connection is ${queues.connection.status}`);
   await answerWithin(
-    BULK_ENQUEUE_TIMEOUT_MS,
+    ENQUEUE_TIMEOUT_MS,
     queues
       .queue(source)
-      .addBulk(payloads.map((payload) => ({ name: source, data: { ...payload, source }, opts: { ...JOB_OPTIONS, jobId: payload.jobId } }))),
+      .addBulk(jobIds.map((jobId) => ({ name: source, data: { jobId, accountId, source }, opts: { ...JOB_OPTIONS, jobId } }))),
     'redis',
   );
 }

@@ -19,7 +19,15 @@ export async function cancelBatch(deps: ApiDependencies, accountId: string, batc
   if (!requested) throw errors.batchNotFound();
   if (requested.status !== 'running' && requested.status !== 'CANCELLED') throw errors.batchNotCancellable(requested.status);
   const queue = [...requested.openChildren];
-  const settlement = { db: deps.db, events: deps.producer, queue: deps.producer, webhooks: deps.webhooks };
+  const settlement = {
+    db: deps.db,
+    events: deps.producer,
+    queue: deps.producer,
+    webhooks: deps.webhooks,
+    // A cancelled child frees its slot for the account's next held job (decision 020); the held children come
+    // first in openChildren, so none of this batch's is released only to be cancelled.
+    release: { fairness: { openJobsPerAccount: deps.config.queue.openJobsPerAccount }, queue: deps.producer },
+  };
   await Promise.all(
     Array.from({ length: Math.min(CANCEL_CONCURRENCY, queue.length) }, async () => {
       for (let child = queue.shift(); child; child = queue.shift()) await cancelJob(settlement, child.id, accountId);

@@ -1,3 +1,4 @@
+import { releaseHeldJobs } from '@leadgen/commands';
 import { createBatch as createInDatabase, findBatch, type BatchRecord } from '@leadgen/db';
 import { errors, newId, newWebhookSecret, reservationFor, type GenerationRequest, type Source } from '@leadgen/domain';
 import { logger } from '@leadgen/logger';
@@ -10,9 +11,9 @@ import { requestFingerprint } from './generate-leads';
 
 /** What creating a batch needs: the database, the queue, the configuration. A monitor's run passes the same. */
 export interface BatchCreationDependencies {
-  config: Pick<Config, 'api'>;
+  config: Pick<Config, 'api' | 'queue'>;
   db: Database;
-  producer: Pick<JobProducer, 'enqueueMany'>;
+  producer: Pick<JobProducer, 'enqueueReleased'>;
 }
 
 export interface CreateBatchInput {
@@ -29,10 +30,12 @@ export interface CreateBatchResult {
 /**
  * POST /api/v1/leads/batches, and any caller that runs a batch (one function, so a monitor's run is the
  * same batch): binds the key, checks that the account can cover the first child, records the batch and
- * every child (ordinary queued jobs tagged with the batch) in one statement, then enqueues the children,
- * one round trip per source. Nothing is reserved here: each child reserves its worst case as it starts,
- * against maxCredits and the account (begin_job). A replay, a reused key or a short account (402) writes
- * nothing; a Redis outage (503) withdraws the batch and its children.
+ * every child (ordinary jobs tagged with the batch, held) in one statement, then releases into the queues
+ * what fits under the account's cap of open jobs per source (decision 020): each child's settlement releases
+ * the next, so a 1,000-child batch never holds more queue slots than any other account's backlog. Nothing is
+ * reserved here: each child reserves its worst case as it starts, against maxCredits and the account
+ * (begin_job). A replay, a reused key or a short account (402) writes nothing; a Redis outage (503)
+ * withdraws the batch and its children.
  */
 export async function createBatch(deps: BatchCreationDependencies, input: CreateBatchInput): Promise<CreateBatchResult> {
   const { db, producer, config } = deps;
@@ -61,14 +64,15 @@ export async function createBatch(deps: BatchCreationDependencies, input: Create
       webhookSecretCandidate: anyWebhook ? newWebhookSecret() : undefined,
     },
     async () => {
-      const bySource = new Map<Source, Array<{ jobId: string; accountId: string }>>();
-      for (const child of children) {
-        const list = bySource.get(child.request.source) ?? [];
-        list.push({ jobId: child.jobId, accountId: input.accountId });
-        bySource.set(child.request.source, list);
-      }
+      const release = { fairness: { openJobsPerAccount: config.queue.openJobsPerAccount }, queue: producer };
       try {
-        await Promise.all([...bySource].map(([source, payloads]) => producer.enqueueMany(source, payloads)));
+        for (const source of new Set<Source>(children.map((child) => child.request.source))) {
+          // Without a cap (0) a release takes at most 100 at a time: released until none is left.
+          for (;;) {
+            const released = await releaseHeldJobs({ db, release }, input.accountId, source);
+            if (release.fairness.openJobsPerAccount > 0 || released.length < 100) break;
+          }
+        }
       } catch (error) {
         logger.warn('batch enqueue failed; batch withdrawn', { batchId, error: (error as Error).message });
         throw errors.serviceUnavailable('The job queue is unavailable; no batch was created and no credits were reserved');
