@@ -28,6 +28,7 @@ import { measure, type Environment, type Kind, type Measured } from './measure';
 import { BenchProcess, freePort, startProcess, waitForHttp } from './processes';
 import { PostgresCpu, findPostmaster, findRedisServer, localTcpPorts, readRss } from './proc-stats';
 import { measureVerificationCost } from './verification-cost';
+import { batchLines, measureBatch, type BatchRun } from './batch-fairness';
 import { evaluateCorpus } from '../../packages/providers/test/fixtures/evaluate-corpus';
 import { UNSEEN_SITES } from '../../packages/providers/test/fixtures/unseen-sites';
 import { costTable, fmt, rate, sideBySide, summarize, targetTable, type Scenario, type Target } from './report';
@@ -44,7 +45,8 @@ const USAGE = `npm run bench [-- options]
   --held-delay MS     sandbox delay per page of the held jobs (default 30000)
   --page-delay MS     SANDBOX_PAGE_DELAY_MS of the other jobs (default 0)
   --export-leads N    leads of the largest export (default 100000, 10000 with --quick); a tenth is exported too
-  --only a,b          scenarios among sync1, sync50, async, get, fleet, export, held, verify, enrichment`;
+  --batch-queries N   queries in the batch section's batch (default 1000, 100 with --quick)
+  --only a,b          scenarios among sync1, sync50, async, get, fleet, export, held, verify, enrichment, batch`;
 
 function usage(problem: string): never {
   console.error(`${problem}\n${USAGE}`);
@@ -67,6 +69,7 @@ const { values: flags } = (() => {
         'held-delay': { type: 'string', default: '30000' },
         'page-delay': { type: 'string', default: '0' },
         'export-leads': { type: 'string' },
+        'batch-queries': { type: 'string' },
         only: { type: 'string' },
       },
     });
@@ -90,7 +93,8 @@ const HELD = Number(flags.held);
 const HELD_DELAY_MS = Number(flags['held-delay']);
 const EXPORT_LEADS = Number(flags['export-leads'] ?? (QUICK ? 10_000 : 100_000));
 const WARM_MS = QUICK ? 300 : 1_500;
-const ALL = ['sync1', 'sync50', 'async', 'get', 'fleet', 'export', 'held', 'verify', 'enrichment'] as const;
+const ALL = ['sync1', 'sync50', 'async', 'get', 'fleet', 'export', 'held', 'verify', 'enrichment', 'batch'] as const;
+const BATCH_QUERIES = Number(flags['batch-queries'] ?? (QUICK ? 100 : 1000));
 type Key = (typeof ALL)[number];
 const ONLY = new Set<Key>(flags.only ? (flags.only.split(',').map((s) => s.trim()) as Key[]) : ALL.filter((k) => k !== 'held' || HELD > 0));
 if (HELD > 0) ONLY.add('held');
@@ -574,6 +578,25 @@ async function main(): Promise<number> {
       });
     }
 
+    // A batch of BATCH_QUERIES queries from one account, and another account's sync generate p50 during it.
+    let batch: BatchRun | null = null;
+    if (ONLY.has('batch')) {
+      const batchAccount = await createBenchAccount(db.url, 'bench-batch');
+      const otherAccount = await createBenchAccount(db.url, 'bench-batch-other');
+      log('');
+      log(`batch: ${BATCH_QUERIES} queries`);
+      batch = await measureBatch({
+        client: svc,
+        batchAuth: auth(batchAccount.apiKey),
+        otherAuth: auth(otherAccount.apiKey),
+        procs: [api, ...workers],
+        children: BATCH_QUERIES,
+        sampleMs: DURATION_MS,
+        key,
+        log,
+      });
+    }
+
     // Held jobs: N jobs waiting on a slow sandbox in ONE worker process with WORKER_CONCURRENCY=N.
     let held: Held | null = null;
     if (ONLY.has('held')) held = await heldJobs(env, db, redis, svc, track, workers);
@@ -605,6 +628,10 @@ async function main(): Promise<number> {
     }
     log('');
     log(targetTable([...targets(scenarios, fleet, held), exportTarget(exports)]));
+    if (batch) {
+      log('');
+      for (const line of batchLines(batch)) log(line);
+    }
     if (held) {
       log('');
       log(

@@ -1,6 +1,8 @@
+import { Webhook } from 'standardwebhooks';
 import { creditSummary } from '@leadgen/db';
-import { idempotencyKey, startWorld, type TestWorld } from '../../../test/harness';
+import { generate, idempotencyKey, startWorld, type TestWorld } from '../../../test/harness';
 import { buildAccount, type TestAccount } from '../../../test/factories';
+import { startWebhookReceiver, type WebhookReceiver } from '../../../test/webhook-receiver';
 
 // The sandbox answers one search with the same leads every time, as a real upstream would: two children
 // over one area overlap entirely, which is what the batch's dedup must catch.
@@ -40,10 +42,68 @@ async function childrenOf(world: TestWorld, account: TestAccount, batchId: strin
 
 describe('batches through an in-process worker', () => {
   let world: TestWorld;
+  let receiver: WebhookReceiver;
   beforeAll(async () => {
-    world = await startWorld({ env: { WORKER_CONCURRENCY: '4' } });
+    world = await startWorld({ env: { WORKER_CONCURRENCY: '8', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' } });
+    receiver = await startWebhookReceiver();
   });
-  afterAll(() => world.close());
+  afterAll(async () => {
+    await receiver?.close();
+    await world?.close();
+  });
+
+  it('when an account with a long batch running asks for a single job, then that job is released before the batch waiting children and answers at once', async () => {
+    const account = await buildAccount(world.db, { credits: 100_000 });
+    // 30 children of three 500 ms pages each, four at a time (the account's cap): the last would start after ~10 s.
+    const requests = Array.from({ length: 30 }, (_, i) => ({
+      category: 'optician',
+      state: 'US',
+      city: `Slow ${i}`,
+      keyword: 'sandbox:delay=500',
+      maxResults: 30,
+    }));
+    const created = await createBatch(world, account, { requests });
+    expect(created.status).toBe(202);
+    await new Promise((r) => setTimeout(r, 300));
+    const started = Date.now();
+    const single = await generate(world, account, { category: 'dentist', state: 'US', maxResults: 5 });
+    expect(single.status).toBe(200);
+    expect(Date.now() - started).toBeLessThan(4_000);
+    const batch = await world.http.get(`/api/v1/leads/batches/${created.body.batchId}`).set(account.auth);
+    expect(batch.body.status).toBe('running');
+    expect(batch.body.counts.queued).toBeGreaterThan(10);
+    await world.http.delete(`/api/v1/leads/batches/${created.body.batchId}`).set(account.auth);
+  });
+
+  it('when a batch with a webhookUrl ends, then its event arrives once, signed, with the terminal batch body, and no child sends there', async () => {
+    const account = await buildAccount(world.db, { credits: 10_000 });
+    const created = await createBatch(world, account, {
+      webhookUrl: receiver.url('/batch'),
+      requests: [
+        { ...area, city: 'Hooks', maxResults: 5 },
+        { ...area, city: 'Hooks', keyword: 'sandbox:empty', maxResults: 5 },
+      ],
+    });
+    const batch = await pollBatch(world, account, created.body.batchId);
+    expect(batch.status).toBe('PARTIAL');
+    const secret = await world.http.post('/api/v1/webhooks/default-secret').set(account.auth);
+    expect([200, 201]).toContain(secret.status);
+    const until = Date.now() + 10_000;
+    while (receiver.received.filter((r) => r.path === '/batch').length === 0 && Date.now() < until)
+      await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 300));
+    const got = receiver.received.filter((r) => r.path === '/batch');
+    expect(got).toHaveLength(1);
+    const event = new Webhook(secret.body.secret).verify(got[0]!.body, got[0]!.headers) as { type: string; data: Record<string, unknown> };
+    expect(event.type).toBe('batch.partial');
+    expect(event.data).toMatchObject({
+      batchId: created.body.batchId,
+      status: 'PARTIAL',
+      deliveredCount: 5,
+      terminal: { status: 'PARTIAL' },
+    });
+    expect(event.data.leadsUrl).toEqual(expect.stringContaining(`/api/v1/leads/batches/${created.body.batchId}/leads`));
+  });
 
   it('when a batch has overlapping areas, then every child settles, each lead is delivered and billed once, and the counts add up', async () => {
     const account = await buildAccount(world.db, { credits: 10_000 });
