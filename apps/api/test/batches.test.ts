@@ -1,4 +1,4 @@
-import { Webhook } from 'standardwebhooks';
+import { createHmac } from 'node:crypto';
 import { creditSummary } from '@leadgen/db';
 import { generate, idempotencyKey, startWorld, type TestWorld } from '../../../test/harness';
 import { buildAccount, type TestAccount } from '../../../test/factories';
@@ -94,7 +94,12 @@ describe('batches through an in-process worker', () => {
     await new Promise((r) => setTimeout(r, 300));
     const got = receiver.received.filter((r) => r.path === '/batch');
     expect(got).toHaveLength(1);
-    const event = new Webhook(secret.body.secret).verify(got[0]!.body, got[0]!.headers) as { type: string; data: Record<string, unknown> };
+    // Standard Webhooks: v1 = base64 HMAC-SHA256, keyed with the secret's base64 part, of "{id}.{timestamp}.{body}".
+    const { headers, body } = got[0]!;
+    const key = Buffer.from(String(secret.body.secret).slice('whsec_'.length), 'base64');
+    const signed = createHmac('sha256', key).update(`${headers['webhook-id']}.${headers['webhook-timestamp']}.${body}`).digest('base64');
+    expect(headers['webhook-signature']!.split(' ')).toContain(`v1,${signed}`);
+    const event = JSON.parse(body) as { type: string; data: Record<string, unknown> };
     expect(event.type).toBe('batch.partial');
     expect(event.data).toMatchObject({
       batchId: created.body.batchId,
