@@ -29,6 +29,7 @@ import { measure, type Environment, type Kind, type Measured } from './measure';
 import { BenchProcess, freePort, startProcess, waitForHttp } from './processes';
 import { PostgresCpu, findPostmaster, findRedisServer, localTcpPorts, readRss } from './proc-stats';
 import { measureVerificationCost } from './verification-cost';
+import { batchLines, measureBatch, type BatchRun } from './batch-fairness';
 import { evaluateCorpus } from '../../packages/providers/test/fixtures/evaluate-corpus';
 import { UNSEEN_SITES } from '../../packages/providers/test/fixtures/unseen-sites';
 import { costTable, fmt, rate, sideBySide, summarize, targetTable, type Scenario, type Target } from './report';
@@ -48,7 +49,8 @@ const USAGE = `npm run bench [-- options]
   --fair-jobs N       the fairness section's backlog: N slow jobs of one account (default 100)
   --fair-delay MS     sandbox delay of each backlog job's one page (default 3000)
   --fair-concurrency N  WORKER_CONCURRENCY of the fairness section's one worker (default 10)
-  --only a,b          scenarios among sync1, sync50, async, get, fleet, export, held, fair, verify, enrichment`;
+  --batch-queries N   queries in the batch section's batch (default 1000, 100 with --quick)
+  --only a,b          scenarios among sync1, sync50, async, get, fleet, export, held, fair, verify, enrichment, batch`;
 
 function usage(problem: string): never {
   console.error(`${problem}\n${USAGE}`);
@@ -74,6 +76,7 @@ const { values: flags } = (() => {
         'fair-jobs': { type: 'string', default: '100' },
         'fair-delay': { type: 'string', default: '3000' },
         'fair-concurrency': { type: 'string', default: '10' },
+        'batch-queries': { type: 'string' },
         only: { type: 'string' },
       },
     });
@@ -100,7 +103,8 @@ const WARM_MS = QUICK ? 300 : 1_500;
 const FAIR_JOBS = Number(flags['fair-jobs']);
 const FAIR_DELAY_MS = Number(flags['fair-delay']);
 const FAIR_CONCURRENCY = Number(flags['fair-concurrency']);
-const ALL = ['sync1', 'sync50', 'async', 'get', 'fleet', 'export', 'held', 'fair', 'verify', 'enrichment'] as const;
+const ALL = ['sync1', 'sync50', 'async', 'get', 'fleet', 'export', 'held', 'fair', 'verify', 'enrichment', 'batch'] as const;
+const BATCH_QUERIES = Number(flags['batch-queries'] ?? (QUICK ? 100 : 1000));
 type Key = (typeof ALL)[number];
 const ONLY = new Set<Key>(flags.only ? (flags.only.split(',').map((s) => s.trim()) as Key[]) : ALL.filter((k) => k !== 'held' || HELD > 0));
 if (HELD > 0) ONLY.add('held');
@@ -587,6 +591,25 @@ async function main(): Promise<number> {
       });
     }
 
+    // A batch of BATCH_QUERIES queries from one account, and another account's sync generate p50 during it.
+    let batch: BatchRun | null = null;
+    if (ONLY.has('batch')) {
+      const batchAccount = await createBenchAccount(db.url, 'bench-batch');
+      const otherAccount = await createBenchAccount(db.url, 'bench-batch-other');
+      log('');
+      log(`batch: ${BATCH_QUERIES} queries`);
+      batch = await measureBatch({
+        client: svc,
+        batchAuth: auth(batchAccount.apiKey),
+        otherAuth: auth(otherAccount.apiKey),
+        procs: [api, ...workers],
+        children: BATCH_QUERIES,
+        sampleMs: DURATION_MS,
+        key,
+        log,
+      });
+    }
+
     // Held jobs: N jobs waiting on a slow sandbox in ONE worker process with WORKER_CONCURRENCY=N.
     let held: Held | null = null;
     if (ONLY.has('held')) held = await heldJobs(env, db, redis, svc, track, workers);
@@ -638,6 +661,10 @@ async function main(): Promise<number> {
     }
     log('');
     log(targetTable([...targets(scenarios, fleet, held), exportTarget(exports)]));
+    if (batch) {
+      log('');
+      for (const line of batchLines(batch)) log(line);
+    }
     if (held) {
       log('');
       log(

@@ -25,3 +25,5 @@ export * from './audit-events';
 export * from './subject-erasure';
 export * from './lead-retention';
 export * from './account-deletion';
+export * from './batch-creation';
+export * from './batches';

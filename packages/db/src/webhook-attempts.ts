@@ -2,6 +2,7 @@ import type { WebhookEventType } from '@leadgen/domain';
 import type { Database } from './client';
 import { secretContext } from './secret-box';
 import { findJob, type JobRecord } from './jobs';
+import { findBatch, type BatchRecord } from './batches';
 import type { WebhookDeliveryStatus } from './webhook-delivery-listing';
 
 // The attempt engine's statements (decision 016): what an attempt needs, what it found, and the decision it
@@ -23,6 +24,8 @@ export interface DeliveryForAttempt {
   endpointDisabled: boolean;
   endpointFailingSince: Date | null;
   job: JobRecord | null;
+  /** a batch event's batch (decision 021) */
+  batch: BatchRecord | null;
 }
 
 export async function loadDeliveryForAttempt(db: Database, id: string): Promise<DeliveryForAttempt | null> {
@@ -41,11 +44,12 @@ export async function loadDeliveryForAttempt(db: Database, id: string): Promise<
     disabled: boolean;
     failing_since: Date | null;
     job_id: string | null;
+    batch_id: string | null;
   }>(
     `SELECT d.id, d.account_id, d.endpoint_id, d.event_type, d.status::text AS status, COALESCE(e.url, d.url) AS url,
        COALESCE(e.secret, s.secret) AS secret,
        CASE WHEN COALESCE(e.previous_secret_expires_at, s.previous_secret_expires_at) > now() THEN COALESCE(e.previous_secret, s.previous_secret) END AS previous_secret,
-       d.round_attempts, d.attempts, d.created_at, e.disabled_at IS NOT NULL AS disabled, e.failing_since, d.job_id
+       d.round_attempts, d.attempts, d.created_at, e.disabled_at IS NOT NULL AS disabled, e.failing_since, d.job_id, d.batch_id
      FROM webhook_deliveries d
      LEFT JOIN webhook_endpoints e ON e.id = d.endpoint_id
      LEFT JOIN account_webhook_secrets s ON d.endpoint_id IS NULL AND s.account_id = d.account_id
@@ -69,6 +73,7 @@ export async function loadDeliveryForAttempt(db: Database, id: string): Promise<
     endpointDisabled: row.disabled,
     endpointFailingSince: row.failing_since,
     job: row.job_id ? await findJob(db, row.job_id) : null,
+    batch: row.batch_id ? await findBatch(db, row.batch_id, null) : null,
   };
 }
 

@@ -186,7 +186,7 @@ describe('fair release of an account’s jobs into the source queues', () => {
     const { accountId } = await buildAccount(db);
     await create(accountId, capOf(1));
     const held = await create(accountId, capOf(1));
-    expect(await startJob(db, held.jobId, 'sandbox')).toMatchObject({ status: 'running' });
+    expect((await startJob(db, held.jobId, 'sandbox'))?.job).toMatchObject({ status: 'running' });
     expect(await releasedAt(held.jobId)).not.toBeNull();
     // Two open released now, over the cap of 1: a third waits until both have ended.
     const third = await create(accountId, capOf(1));

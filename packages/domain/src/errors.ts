@@ -102,6 +102,11 @@ export const errors = {
     new AppError(409, 'job_not_cancellable', 'Job not cancellable', `The job already finished with status ${status}`, {
       jobStatus: status,
     }),
+  batchNotFound: () => new AppError(404, 'batch_not_found', 'Batch not found', 'No batch with this id exists for your account'),
+  batchNotCancellable: (status: string) =>
+    new AppError(409, 'batch_not_cancellable', 'Batch not cancellable', `The batch already finished with status ${status}`, {
+      batchStatus: status,
+    }),
   notFound: () => new AppError(404, 'not_found', 'Not found', 'No such endpoint'),
   methodNotAllowed: (allow: string[]) =>
     new AppError(405, 'method_not_allowed', 'Method not allowed', `Allowed: ${allow.join(', ')}`, {}, { Allow: allow.join(', ') }),

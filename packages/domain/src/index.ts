@@ -13,3 +13,4 @@ export * from './suppressions';
 export * from './job-summary';
 export * from './webhooks';
 export * from './email-verification';
+export * from './batch';

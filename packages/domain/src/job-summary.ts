@@ -23,6 +23,8 @@ export interface JobFacts {
   createdAt: Date;
   startedAt: Date | null;
   finishedAt: Date | null;
+  /** the batch this job is a child of, or null (decision 021) */
+  batchId: string | null;
 }
 
 export function jobPath(jobId: string): string {
@@ -54,6 +56,7 @@ export function jobSummary(job: JobFacts, publicBaseUrl: string | null): JobSumm
     createdAt: job.createdAt.toISOString(),
     startedAt: job.startedAt?.toISOString() ?? null,
     finishedAt: job.finishedAt?.toISOString() ?? null,
+    batchId: job.batchId,
     creditsReserved: terminal ? 0 : job.creditsReserved,
     creditsCharged: job.creditsCharged,
     ...(terminal

@@ -14,8 +14,20 @@ export const JOB_EVENT_OF: { readonly [S in TerminalStatus]: string } = {
 };
 export const JOB_EVENT_TYPES = ['job.completed', 'job.partial', 'job.empty', 'job.failed', 'job.cancelled'] as const;
 export type JobEventType = (typeof JOB_EVENT_TYPES)[number];
+/** A batch's terminal event, one per terminal status; the SQL outbox writes the same names (settle_batch_child). */
+export const BATCH_EVENT_OF: { readonly [S in TerminalStatus]: string } = {
+  COMPLETE: 'batch.completed',
+  PARTIAL: 'batch.partial',
+  EMPTY: 'batch.empty',
+  FAILED: 'batch.failed',
+  CANCELLED: 'batch.cancelled',
+};
+export const BATCH_EVENT_TYPES = ['batch.completed', 'batch.partial', 'batch.empty', 'batch.failed', 'batch.cancelled'] as const;
+export type BatchEventType = (typeof BATCH_EVENT_TYPES)[number];
+/** What an endpoint may subscribe to. */
+export type SubscribableEventType = JobEventType | BatchEventType;
 export const PING_EVENT = 'ping';
-export type WebhookEventType = JobEventType | typeof PING_EVENT;
+export type WebhookEventType = JobEventType | BatchEventType | typeof PING_EVENT;
 
 export const MAX_WEBHOOK_ENDPOINTS = 10;
 /** After a rotation, deliveries are signed with the old secret too, for this long. */

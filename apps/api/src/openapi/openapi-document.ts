@@ -1,4 +1,4 @@
-import { NON_TERMINAL_STATUSES, SOURCES, TERMINAL_STATUSES } from '@leadgen/domain';
+import { BATCH_STATUSES, NON_TERMINAL_STATUSES, SOURCES, TERMINAL_STATUSES } from '@leadgen/domain';
 import { LEADS_PAGE_DEFAULT, LEADS_PAGE_LIMIT } from '../routes/leads/leads-schema';
 import { JOBS_PAGE_DEFAULT, JOBS_PAGE_LIMIT } from '../routes/leads/list-jobs-schema';
 import {
@@ -30,6 +30,7 @@ import {
 import { auditEventPaths, auditEventSchemas } from './openapi-audit-events';
 import { emailVerificationSchema } from './email-verification-schema';
 import { webhookEvents, webhookPaths, webhookSchemas } from './openapi-webhooks';
+import { batchIdParam, batchPaths, batchSchemas } from './openapi-batches';
 
 export { PROBLEM_CODES } from './openapi-schemas';
 
@@ -191,6 +192,10 @@ export function openApiDocument(): Schema {
     security: [{ bearer: [] }],
     tags: [
       { name: 'jobs', description: "Start a lead generation job, follow it, cancel it, list the account's jobs." },
+      {
+        name: 'batches',
+        description: 'Up to 1,000 generation requests as one batch: deduplicated, capped by maxCredits, cancelled together.',
+      },
       { name: 'leads', description: 'Read delivered leads as JSON pages, or download them as CSV or JSON Lines.' },
       { name: 'account', description: "The account's credits and its suppression list." },
       {
@@ -259,6 +264,7 @@ export function openApiDocument(): Schema {
             query('source', 'Only jobs of this source', { type: 'string', enum: [...SOURCES] }),
             rfc3339Param('createdAfter', 'Jobs created at or after'),
             rfc3339Param('createdBefore', 'Jobs created before'),
+            query('batchId', 'Only the children of this batch (`bat_…`)', str),
           ],
           responses: {
             200: {
@@ -584,6 +590,23 @@ export function openApiDocument(): Schema {
         },
       },
       // Webhooks (decision 016): endpoints, deliveries, the default secret.
+      ...batchPaths,
+      ...leadsOperations('/api/v1/leads/batches/{batchId}/leads', {
+        operationId: 'getBatchLeads',
+        summary: "A batch's leads (a running batch's so far)",
+        description:
+          "The batch's leads across its children: children in request order, each one's leads in delivery order; while the batch runs, the ones committed so far (`Result-Complete: false`).",
+        pathParameters: [batchIdParam],
+        parameters: [leadsLimit, cursorParam],
+        json: object({
+          batchId: d('The batch', str),
+          status: d("The batch's status when the page was read", { type: 'string', enum: [...BATCH_STATUSES] }),
+          complete: { type: 'boolean', description: 'false while the batch runs: the leads committed so far' },
+          nextCursor: d('Pass as `cursor` for the next page; null on the last', nullable(str)),
+          items: d("The page's leads", { type: 'array', items: ref('LeadItem') }),
+        }),
+        marks: { 'Result-Complete': hdr('Result-Complete'), 'Batch-Status': hdr('Batch-Status') },
+      }),
       ...webhookPaths,
       // The audit trail (decision 019).
       ...auditEventPaths,
@@ -620,6 +643,7 @@ export function openApiDocument(): Schema {
         JobSummary: jobUnion('JobOpen', 'JobSummaryFinished', 'A job body without `leads` (job listings)'),
         ...webhookSchemas,
         ...auditEventSchemas,
+        ...batchSchemas,
         Accepted: object(
           {
             jobId: d('The job id', str),
@@ -651,6 +675,7 @@ export function openApiDocument(): Schema {
             required: { type: 'integer', description: 'insufficient_credits' },
             available: { type: 'integer', description: 'insufficient_credits' },
             jobStatus: { type: 'string', description: 'job_not_cancellable' },
+            batchStatus: { type: 'string', description: 'batch_not_cancellable' },
           },
         },
       },

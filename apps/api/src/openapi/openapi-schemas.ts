@@ -22,6 +22,8 @@ export const PROBLEM_CODES = [
   'method_not_allowed',
   'request_timeout',
   'job_not_cancellable',
+  'batch_not_found',
+  'batch_not_cancellable',
   'payload_too_large',
   'unsupported_media_type',
   'unsupported_content_encoding',
@@ -197,7 +199,7 @@ export const headers = {
   RateLimitPolicy: header('IETF RateLimit-Policy of the endpoint\'s policy, e.g. `"read";q=1200;w=60`'),
   RateLimit: header('IETF RateLimit: `r` requests left in the window, `t` seconds to its reset'),
   'Retry-After': header('Seconds to wait before asking again', { type: 'integer' }),
-  Location: header('Where to poll the job'),
+  Location: header('Where to poll the job (or the batch)'),
   'Idempotent-Replayed': header('`true` when this is the answer of an earlier call with the same Idempotency-Key', {
     type: 'string',
     enum: ['true'],
@@ -209,6 +211,10 @@ export const headers = {
   'Job-Status': header("The job's status when the answer was read", {
     type: 'string',
     enum: [...NON_TERMINAL_STATUSES, ...TERMINAL_STATUSES],
+  }),
+  'Batch-Status': header("The batch's status when the answer was read", {
+    type: 'string',
+    enum: ['running', ...TERMINAL_STATUSES],
   }),
   'WWW-Authenticate': header('`Bearer realm="leadgen"`'),
   Allow: header('The methods the path supports'),
@@ -343,6 +349,7 @@ export const jobCommon = {
   createdAt: d('When the job was created', time),
   startedAt: d('When a worker started it', nullable(time)),
   finishedAt: d('When it reached its terminal status', nullable(time)),
+  batchId: d('The batch this job is a child of (`bat_…`), or null', nullable(str)),
   creditsReserved: { ...int(), description: 'held until the job settles; 0 once terminal' },
   creditsCharged: d('Credits charged, once terminal', nullable(int())),
   skipped: {
@@ -373,6 +380,7 @@ export const terminalObject = d(
           'timeout',
           'internal_error',
           'cancelled_by_owner',
+          'batch_budget_exhausted',
         ],
       }),
     ),

@@ -1,4 +1,9 @@
 import {
+  BATCH_EVENT_OF,
+  batchBody,
+  batchPath,
+  type BatchBody,
+  type BatchFacts,
   JOB_EVENT_OF,
   isTerminal,
   jobPath,
@@ -14,7 +19,7 @@ import { Webhook } from 'standardwebhooks';
 export interface WebhookEnvelope {
   type: WebhookEventType;
   timestamp: string;
-  data: (JobSummary & { leadsUrl: string }) | { endpointId: string };
+  data: (JobSummary & { leadsUrl: string }) | (BatchBody & { leadsUrl: string }) | { endpointId: string };
 }
 
 /**
@@ -23,9 +28,19 @@ export interface WebhookEnvelope {
  * terminal row, which never changes, so every attempt sends the same bytes.
  */
 export function webhookEnvelope(
-  delivery: { eventType: WebhookEventType; endpointId: string | null; createdAt: Date; job: JobFacts | null },
+  delivery: { eventType: WebhookEventType; endpointId: string | null; createdAt: Date; job: JobFacts | null; batch?: BatchFacts | null },
   publicBaseUrl: string | null,
 ): WebhookEnvelope | null {
+  // A batch's event: the batch body (terminal: it never changes) and where its leads are (decision 021).
+  const batch = delivery.batch;
+  if (batch) {
+    if (batch.status === 'running' || BATCH_EVENT_OF[batch.status] !== delivery.eventType) return null;
+    return {
+      type: delivery.eventType,
+      timestamp: (batch.finishedAt ?? delivery.createdAt).toISOString(),
+      data: { ...batchBody(batch, publicBaseUrl), leadsUrl: `${publicBaseUrl ?? ''}${batchPath(batch.id)}/leads` },
+    };
+  }
   if (delivery.eventType === PING_EVENT) {
     return delivery.endpointId
       ? { type: PING_EVENT, timestamp: delivery.createdAt.toISOString(), data: { endpointId: delivery.endpointId } }

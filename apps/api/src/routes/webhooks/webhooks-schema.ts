@@ -1,5 +1,13 @@
 import Joi from 'joi';
-import { JOB_EVENT_TYPES, WEBHOOK_URL_MAX_LENGTH, errors, webhookUrlProblem, type FieldProblem, type JobEventType } from '@leadgen/domain';
+import {
+  BATCH_EVENT_TYPES,
+  JOB_EVENT_TYPES,
+  WEBHOOK_URL_MAX_LENGTH,
+  errors,
+  webhookUrlProblem,
+  type FieldProblem,
+  type SubscribableEventType,
+} from '@leadgen/domain';
 import { jsonPointer, unsafeContentProblems } from '../../http/body-guard';
 import { decodeCursor, encodeCursor } from '../../http/paging';
 
@@ -13,7 +21,7 @@ export const webhookUrl = (allowHttp: boolean) =>
     });
 
 const events = Joi.array()
-  .items(Joi.string().valid(...JOB_EVENT_TYPES))
+  .items(Joi.string().valid(...JOB_EVENT_TYPES, ...BATCH_EVENT_TYPES))
   .min(1)
   .unique();
 const description = Joi.string().trim().max(500).allow('');
@@ -23,7 +31,7 @@ export const createEndpointSchema = (allowHttp: boolean) =>
   Joi.object({
     /** where events are POSTed: an https URL whose host resolves to public addresses only */
     url: webhookUrl(allowHttp).required(),
-    /** the job events to receive: job.completed, job.partial, job.empty, job.failed, job.cancelled */
+    /** the events to receive: job.completed, job.partial, job.empty, job.failed, job.cancelled, and the same five of batch. */
     events: events.required(),
     /** a note for yourself, at most 500 characters */
     description,
@@ -50,7 +58,7 @@ export const updateEndpointSchema = (allowHttp: boolean) =>
 
 export interface EndpointInput {
   url?: string;
-  events?: JobEventType[];
+  events?: SubscribableEventType[];
   description?: string | null;
   enabled?: boolean;
 }
