@@ -73,6 +73,14 @@ export function operatorBoard(queues: Queue[], password: string, options: BoardO
   };
 
   return async (req, res, next) => {
+    // Queue contents and job data behind a login: no answer of the board is kept by a browser or a
+    // proxy. Set again as the head is written, because the board's static files set their own.
+    res.setHeader('Cache-Control', 'no-store');
+    const writeHead = res.writeHead;
+    res.writeHead = function (this: typeof res, ...args: Parameters<typeof res.writeHead>) {
+      if (!this.headersSent) this.setHeader('Cache-Control', 'no-store');
+      return writeHead.apply(this, args);
+    } as typeof res.writeHead;
     const credentials = basicCredentials(req.get('Authorization') ?? '');
     if (!credentials) {
       challenge(req, res, next);

@@ -29,4 +29,8 @@ export const newId = {
 export const ID_PATTERNS = {
   job: /^job_[0-9a-z]{24}$/,
   resultSet: /^rs_[0-9a-z]{24}$/,
+  /** newWebhookEndpointId */
+  webhookEndpoint: /^whep_[0-9a-f]{24}$/,
+  /** webhook_deliveries.id's default: `msg_` and a UUID's hex */
+  webhookDelivery: /^msg_[0-9a-f]{32}$/,
 };
