@@ -88,16 +88,21 @@ export function operatorBoard(queues: Queue[], password: string, options: BoardO
     }
     // The client behind the proxies TRUST_PROXY names: keyed on a proxy's own address, one guesser would lock out every operator.
     const client = req.ip ?? req.socket.remoteAddress ?? 'unknown';
-    // Checked before the password, so an attacker over the limit learns nothing from the answer.
-    const retryAfter = await throttle.retryAfter(client, credentials.user).catch(() => null);
-    if (retryAfter === null) throw errors.serviceUnavailable('The operator board is unavailable; retry shortly');
-    if (retryAfter > 0) throw errors.rateLimited(retryAfter);
+    // Counted before the password is compared, in the same script as the check, so concurrent attempts
+    // cannot get more guesses than the limit; over it, an attacker learns nothing from the answer.
+    const admission = await throttle.admit(client, credentials.user).catch(() => null);
+    if (admission === null) throw errors.serviceUnavailable('The operator board is unavailable; retry shortly');
+    if (admission.retryAfter > 0) throw errors.rateLimited(admission.retryAfter);
     if (credentials.user !== OPERATOR || !sameSecret(credentials.password, password)) {
-      const failures = await throttle.recordFailure(client, credentials.user).catch(() => null);
-      logger.warn('operator login failed', { client, user: credentials.user.slice(0, 64), failures });
+      logger.warn('operator login failed', {
+        client,
+        user: credentials.user.slice(0, 64),
+        failures: { client: admission.client, user: admission.user },
+      });
       challenge(req, res, next);
       return;
     }
+    await throttle.refund(client, credentials.user).catch(() => undefined);
     // Read-only means every writing route, whatever the board's own per-queue check covers.
     if (!options.writable && req.method !== 'GET' && req.method !== 'HEAD') throw errors.methodNotAllowed(['GET', 'HEAD']);
     if ((req.get('Content-Encoding') ?? 'identity').trim().toLowerCase() !== 'identity') throw errors.unsupportedContentEncoding();
