@@ -55,7 +55,10 @@ export function createApp(deps: ApiDependencies, options: AppOptions = {}): expr
   app.all('/readyz', methodNotAllowed('GET'));
 
   const { redis, config, db } = deps;
-  const keys = keyAuthenticator(db, { cacheMs: config.api.authCacheMs });
+  const keys = keyAuthenticator(db, {
+    cacheMs: config.api.authCacheMs,
+    throttle: { redis, keys: deps.producer.keys, perMinute: config.api.rateLimit.unknownKeyPerMin },
+  });
   const auth = keys.authenticate;
   const redisKeys = deps.producer.keys;
   const generateLimit = rateLimit(redis, redisKeys, { name: 'generate', perMinute: config.api.rateLimit.generatePerMin }, keys);

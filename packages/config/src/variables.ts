@@ -259,6 +259,11 @@ export const DECLARATION = {
         integer().min(1).default(1200),
         'poll, cancel, listing, export and account calls per account per minute',
       ),
+      unknownKeyPerMin: variable(
+        'RATE_LIMIT_UNKNOWN_KEY_PER_MIN',
+        integer().min(1).default(60),
+        'API keys PostgreSQL is asked about per client address per minute before 429 (a known key gives its count back; keys already in memory are not counted): throttles key guessing before the database',
+      ),
     },
   },
   shutdownGraceMs: variable(
