@@ -25,7 +25,8 @@ describe('loadConfig', () => {
       syncWaitMs: 10_000,
       idempotencyTtlHours: 24,
       authCacheMs: 5_000,
-      rateLimit: { generatePerMin: 120, readPerMin: 1200, unknownKeyPerMin: 60 },
+      suppressionsPerAccount: 1_000_000,
+      rateLimit: { generatePerMin: 120, readPerMin: 1200, exportsAtOnce: 2, unknownKeyPerMin: 60 },
     });
     expect(config.worker.sources).toEqual(['google_maps', 'linkedin', 'shopify']);
     expect(config.sandbox.pageDelayMs).toBe(50);

@@ -244,6 +244,11 @@ export const DECLARATION = {
       integer().min(0).max(60_000).default(5_000),
       "how long an API process keeps a live key's account in memory (0 turns it off): a revocation and an expiry are honoured from the next request on regardless",
     ),
+    suppressionsPerAccount: variable(
+      'SUPPRESSIONS_MAX_PER_ACCOUNT',
+      integer().min(1).default(1_000_000),
+      "entries one account's suppression list may hold; an upload that would go past it answers 409 `suppression_limit`",
+    ),
     idempotencyTtlHours: variable(
       'IDEMPOTENCY_TTL_HOURS',
       integer()
@@ -258,6 +263,11 @@ export const DECLARATION = {
         'RATE_LIMIT_READ_PER_MIN',
         integer().min(1).default(1200),
         'poll, cancel, listing, export and account calls per account per minute',
+      ),
+      exportsAtOnce: variable(
+        'EXPORTS_PER_ACCOUNT_AT_ONCE',
+        integer().min(1).max(100).default(2),
+        'CSV and JSON Lines downloads one account may stream at once; more answer 429',
       ),
       unknownKeyPerMin: variable(
         'RATE_LIMIT_UNKNOWN_KEY_PER_MIN',

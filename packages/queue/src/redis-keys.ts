@@ -54,6 +54,8 @@ export class RedisKeys {
     return {
       rateLimitWindow: (policy, windowStart) => key('ratelimit', policy, String(windowStart)),
       keyEpoch: key('key-epoch'),
+      exportSlots: key('export-slots'),
+      pingWindow: (endpointId, windowStart) => key('pings', endpointId, String(windowStart)),
     };
   }
 
@@ -69,6 +71,10 @@ export interface AccountRedisKeys {
   rateLimitWindow(policy: string, windowStart: number): string;
   /** the highest key epoch announced for the account (a key was revoked): see announceKeyEpoch in @leadgen/rate-limits */
   readonly keyEpoch: string;
+  /** the account's downloads streaming now, a sorted set of leases (acquireSlot in @leadgen/rate-limits) */
+  readonly exportSlots: string;
+  /** the pings sent to one of the account's webhook endpoints in the minute `windowStart` */
+  pingWindow(endpointId: string, windowStart: number): string;
 }
 
 /** The Redis Cluster hash slot of a key. */

@@ -57,6 +57,36 @@ if redis.call('TTL', KEYS[1]) < 0 then redis.call('EXPIRE', KEYS[1], ARGV[2]) en
 return { 1, count, redis.call('TTL', KEYS[1]) }`,
 };
 
+// Adds ARGV[1] units to a fixed window (a costly call's weight), starting its expiry if it has none.
+// Returns { count, seconds until the window ends }.
+const CHARGE_WINDOW: RedisScript = {
+  name: 'rateLimitChargeWindow',
+  keys: 1,
+  lua: `
+local count = redis.call('INCRBY', KEYS[1], ARGV[1])
+if redis.call('TTL', KEYS[1]) < 0 then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
+return { count, redis.call('TTL', KEYS[1]) }`,
+};
+
+/*
+ * A bounded set of leases (a sorted set scored by expiry, on Redis' clock): expired leases are dropped,
+ * then ARGV[1] is added if fewer than ARGV[2] are held, for ARGV[3] ms. A holder that dies loses its
+ * lease when it expires. Returns { granted (0/1), leases held }.
+ */
+const ACQUIRE_SLOT: RedisScript = {
+  name: 'rateLimitAcquireSlot',
+  keys: 1,
+  lua: `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+local held = redis.call('ZCARD', KEYS[1])
+if held >= tonumber(ARGV[2]) then return { 0, held } end
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return { 1, held + 1 }`,
+};
+
 // Gives one admitted attempt back (it turned out not to be what the window limits), never below 0.
 const GIVE_BACK: RedisScript = {
   name: 'rateLimitGiveBack',
@@ -186,6 +216,23 @@ export async function admitToWindow(redis: RedisClient, key: string, limit: numb
 /** Takes back an attempt admitToWindow counted. One command. */
 export async function giveBackToWindow(redis: RedisClient, key: string): Promise<void> {
   await runScript(redis, GIVE_BACK, [key], []);
+}
+
+/** Adds `units` to the window `key` names (the first charge starts its expiry). One command. */
+export async function chargeFixedWindow(redis: RedisClient, key: string, units: number, windowSeconds: number): Promise<WindowCount> {
+  const [count, ttlSeconds] = twoNumbers(await runScript(redis, CHARGE_WINDOW, [key], [Math.floor(units), windowSeconds]), 'charge window');
+  return { count, ttlSeconds };
+}
+
+/** Takes one of at most `capacity` leases in the set `key` names, for `leaseMs`. One command. */
+export async function acquireSlot(redis: RedisClient, key: string, token: string, capacity: number, leaseMs: number): Promise<boolean> {
+  const [granted] = twoNumbers(await runScript(redis, ACQUIRE_SLOT, [key], [token, capacity, Math.floor(leaseMs)]), 'acquire slot');
+  return granted === 1;
+}
+
+/** Gives a lease back before it expires. One command. */
+export async function releaseSlot(redis: RedisClient, key: string, token: string): Promise<void> {
+  await redis.zrem(key, token);
 }
 
 /** How long Redis keeps an announced key epoch: far longer than any API process keeps a key (AUTH_CACHE_MS ≤ 60 s). */

@@ -3,6 +3,7 @@ import { listWebhookEndpoints, type WebhookDeliveryStatus } from '@leadgen/db';
 import { ID_PATTERNS, errors, webhookErrors } from '@leadgen/domain';
 import type { ApiDependencies } from '../../dependencies';
 import { authenticatedAccount } from '../../http/authenticate';
+import { PING_EXTRA_UNITS, chargeRateLimit } from '../../http/rate-limit';
 import { linkNext, nextPageUrl, parseQuery } from '../../http/paging';
 import { deliveryBody, endpointBody } from '../../presenters/webhook-presenter';
 import { audit } from '../../use-cases/audit-trail';
@@ -88,7 +89,10 @@ export const rotateSecretRoute = route(async (req, res, deps, accountId) => {
 });
 
 export const pingRoute = route(async (req, res, deps, accountId) => {
-  res.status(202).json(deliveryBody(await pingEndpoint(deps, accountId, param(req, 'id'))));
+  const id = param(req, 'id');
+  // Weighted by what it may cost: up to 8 outbound attempts.
+  await chargeRateLimit(res, PING_EXTRA_UNITS);
+  res.status(202).json(deliveryBody(await pingEndpoint(deps, accountId, id)));
 });
 
 export const listDeliveriesRoute = route(async (req, res, deps, accountId) => {
