@@ -226,6 +226,7 @@ describe('loadConfig: webhooks', () => {
       retryScheduleMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
       disableAfterMs: 3 * 24 * 3_600_000,
       concurrency: 10,
+      concurrencyPerEndpoint: 2,
       lostAfterMs: 30_000,
       sweepMs: 15_000,
     });

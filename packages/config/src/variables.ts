@@ -465,6 +465,11 @@ export const DECLARATION = {
       integer().min(1).max(1_000).default(10),
       "deliveries at once per worker process, apart from the lead jobs' slots",
     ),
+    concurrencyPerEndpoint: variable(
+      'WEBHOOK_CONCURRENCY_PER_ENDPOINT',
+      integer().min(1).max(1_000).default(2),
+      'deliveries in flight to one endpoint (or one `webhookUrl` host) across the fleet; the rest wait their turn without holding a slot, so an endpoint that never answers holds at most these',
+    ),
     lostAfterMs: variable(
       'WEBHOOK_LOST_AFTER_MS',
       integer().min(1_000).default(30_000),

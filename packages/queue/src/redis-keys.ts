@@ -59,6 +59,15 @@ export class RedisKeys {
     };
   }
 
+  /**
+   * The keys of one webhook target (an endpoint, or a job's webhookUrl host) that one script uses
+   * together: the deliveries in flight to it and its streak of timed-out attempts.
+   */
+  webhookTarget(target: string): { inFlight: string; timeoutStreak: string } {
+    const key = this.group(`webhook-target:${target}`);
+    return { inFlight: key('in-flight'), timeoutStreak: key('timeouts') };
+  }
+
   /** a pub/sub channel between the API processes and the worker fleet */
   channel(name: string): string {
     return `${this.prefix}:events:${name}`;

@@ -5,7 +5,8 @@ import { sendWebhook } from './send-webhook';
 import { Webhook } from 'standardwebhooks';
 import { newWebhookSecret, webhookUrlProblem } from '@leadgen/domain';
 import type { AttemptResult } from '@leadgen/db';
-import { attemptOutcome, decideAfterAttempt, type AttemptContext } from './deliver-webhook';
+import { PING_ATTEMPTS, attemptOutcome, decideAfterAttempt, type AttemptContext } from './deliver-webhook';
+import { timeoutFor, webhookTargetOf } from './target-gate';
 import { signatureHeaders, webhookEnvelope } from './webhook-message';
 
 const now = new Date('2026-11-22T12:00:00Z');
@@ -30,6 +31,25 @@ const context = (fields: Partial<AttemptContext> = {}): AttemptContext => ({
 });
 
 describe('decideAfterAttempt', () => {
+  it('when a ping fails twice, then it is not retried again: two outbound POSTs per ping at most', () => {
+    const ping = (roundAttempts: number) => context({ roundAttempts, maxRoundAttempts: PING_ATTEMPTS });
+    expect(decideAfterAttempt(attempt({ error: 'timeout' }), ping(0))).toMatchObject({ status: 'pending' });
+    expect(decideAfterAttempt(attempt({ error: 'timeout' }), ping(1))).toMatchObject({ status: 'failed', retryInMs: null });
+    expect(decideAfterAttempt(attempt({ error: 'timeout' }), context({ roundAttempts: 1 }))).toMatchObject({ status: 'pending' });
+  });
+
+  it('when a target timed out twice in a row, then its attempts get a fifth of the limit, never under a second', () => {
+    expect([0, 1, 2, 5].map((streak) => timeoutFor(streak, 15_000))).toEqual([15_000, 15_000, 3_000, 3_000]);
+    expect(timeoutFor(2, 3_000)).toBe(1_000);
+  });
+
+  it("when a delivery targets a job's own webhookUrl, then it is gated on the URL's origin, not its path", () => {
+    const a = webhookTargetOf({ endpointId: null, url: 'https://hooks.example.com/a?x=1' });
+    expect(webhookTargetOf({ endpointId: null, url: 'https://hooks.example.com/b' })).toBe(a);
+    expect(webhookTargetOf({ endpointId: null, url: 'https://other.example.com/a' })).not.toBe(a);
+    expect(webhookTargetOf({ endpointId: 'whep_1', url: 'https://hooks.example.com/a' })).toBe('whep_1');
+  });
+
   it('when an attempt gets a 2xx, then the delivery succeeded', () => {
     expect(decideAfterAttempt(attempt({ responseStatus: 204, succeeded: true }), context())).toMatchObject({
       status: 'succeeded',
