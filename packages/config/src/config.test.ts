@@ -6,6 +6,7 @@ import type { LogLevel } from '@leadgen/logger';
 import {
   CONFIG_VARIABLES,
   ConfigError,
+  acknowledgedUnsafeSwitches,
   DEFAULT_OPS_PORTS,
   loadConfig,
   opsPort,
@@ -263,5 +264,37 @@ describe('SECRETS_ENCRYPTION_KEY', () => {
     ]);
     expect(() => loadConfig({ SECRETS_ENCRYPTION_KEY: Buffer.alloc(16).toString('base64') })).toThrow(/SECRETS_ENCRYPTION_KEY.*32 bytes/);
     expect(() => loadConfig({ SECRETS_ENCRYPTION_KEY: 'not base64!' })).toThrow(/SECRETS_ENCRYPTION_KEY/);
+  });
+});
+
+describe('unsafe switches in production', () => {
+  const production = { NODE_ENV: 'production', SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') };
+
+  it.each(['WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'ENRICHMENT_ALLOW_PRIVATE_NETWORKS', 'OPERATOR_BOARD_WRITABLE'])(
+    'when %s is on with NODE_ENV=production and not acknowledged, then the start is refused naming it and the way out',
+    (name) => {
+      expect(() => loadConfig({ ...production, [name]: '1' })).toThrow(
+        new RegExp(`${name} is on with NODE_ENV=production: unset it, or set PRODUCTION_UNSAFE_ACKNOWLEDGED=${name}`),
+      );
+      expect(loadConfig({ ...production, [name]: '1', PRODUCTION_UNSAFE_ACKNOWLEDGED: name }).env).toBe('production');
+      expect(acknowledgedUnsafeSwitches({ ...production, [name]: '1', PRODUCTION_UNSAFE_ACKNOWLEDGED: name })).toEqual([name]);
+      // Outside production the switch needs nothing.
+      expect(() => loadConfig({ [name]: '1' })).not.toThrow();
+    },
+  );
+
+  it('when several are on, then each is named; acknowledging one leaves the other refused; a misspelt name is refused', () => {
+    const both = { ...production, WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1', OPERATOR_BOARD_WRITABLE: 'true' };
+    expect(() => loadConfig(both)).toThrow(/WEBHOOK_ALLOW_PRIVATE_NETWORKS is on.*OPERATOR_BOARD_WRITABLE is on/);
+    expect(() => loadConfig({ ...both, PRODUCTION_UNSAFE_ACKNOWLEDGED: 'OPERATOR_BOARD_WRITABLE' })).toThrow(
+      /WEBHOOK_ALLOW_PRIVATE_NETWORKS is on/,
+    );
+    expect(() =>
+      loadConfig({ ...both, PRODUCTION_UNSAFE_ACKNOWLEDGED: 'OPERATOR_BOARD_WRITABLE,WEBHOOK_ALLOW_PRIVATE_NETWORKS' }),
+    ).not.toThrow();
+    expect(() => loadConfig({ ...production, PRODUCTION_UNSAFE_ACKNOWLEDGED: 'WEBHOOK_ALLOW_PRIVATE_NETWORK' })).toThrow(
+      /PRODUCTION_UNSAFE_ACKNOWLEDGED: names switches that need no acknowledgement \(WEBHOOK_ALLOW_PRIVATE_NETWORK\)/,
+    );
+    expect(loadConfig(production).productionUnsafeAcknowledged).toBeNull();
   });
 });

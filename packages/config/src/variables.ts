@@ -9,6 +9,14 @@ export const DEFAULT_OPS_PORTS = { api: 9464, worker: 9465 } as const;
 
 const ENVIRONMENTS = ['development', 'production', 'test'] as const;
 
+/** Switches that open the service up (an SSRF surface, queue writes from a browser): refused in production unless acknowledged. */
+export const UNSAFE_IN_PRODUCTION = [
+  'WEBHOOK_ALLOW_PRIVATE_NETWORKS',
+  'ENRICHMENT_ALLOW_PRIVATE_NETWORKS',
+  'OPERATOR_BOARD_WRITABLE',
+] as const;
+const UNSAFE_LIST = UNSAFE_IN_PRODUCTION.map((name) => `\`${name}\``).join(', ');
+
 /**
  * The crawler names itself and, when the deployment has a public address, where a site owner can
  * find who runs it. `LeadgenBot` is the product token robots.txt rules match.
@@ -302,6 +310,23 @@ export const DECLARATION = {
   operatorBoardWritable: flag(
     'OPERATOR_BOARD_WRITABLE',
     "`1` enables the board's write actions (see [Bull Board](#bull-board)); by default it only shows",
+  ),
+  productionUnsafeAcknowledged: optional(
+    'PRODUCTION_UNSAFE_ACKNOWLEDGED',
+    Joi.string<string[]>().custom((value: string, helpers) => {
+      const names = value
+        .split(',')
+        .map((name) => name.trim())
+        .filter(Boolean);
+      const unknown = names.filter((name) => !(UNSAFE_IN_PRODUCTION as readonly string[]).includes(name));
+      if (unknown.length > 0) {
+        return helpers.message({
+          custom: `{{#label}} names switches that need no acknowledgement (${unknown.join(', ')}): only ${UNSAFE_IN_PRODUCTION.join(', ')}`,
+        });
+      }
+      return names;
+    }),
+    `with \`NODE_ENV=production\` the service refuses to start while ${UNSAFE_LIST} is on, unless this comma-separated list names it: the operator says they know what it opens ([decision 020](docs/decisions/020-abuse-resistance.md))`,
   ),
   worker: {
     sources: new Variable(

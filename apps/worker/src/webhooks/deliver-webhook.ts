@@ -18,7 +18,7 @@ import {
   type WebhookDeliveryPayload,
 } from '@leadgen/queue';
 import { PING_EVENT } from '@leadgen/domain';
-import { sendWebhook } from './send-webhook';
+import { concealPrivateTarget, sendWebhook } from './send-webhook';
 import { webhookTargetOf, type TargetGate } from './target-gate';
 import { signatureHeaders, webhookEnvelope } from './webhook-message';
 
@@ -91,6 +91,9 @@ const busyWait = (waits: number) =>
 
 export function createWebhookDeliveryHandler(config: Config, db: Database, gate?: TargetGate): WebhookDeliveryHandler {
   const policy = webhookNetworkPolicy(config.webhooks.allowPrivateNetworks);
+  // In production private targets are reachable only when acknowledged (PRODUCTION_UNSAFE_ACKNOWLEDGED):
+  // their answers stay out of the account's delivery log. Elsewhere a local receiver is the developer's own.
+  const concealPrivate = config.env === 'production';
   return async (job: Job<WebhookDeliveryPayload>) => {
     const delivery = await loadDeliveryForAttempt(db, job.data.deliveryId);
     if (!delivery || delivery.status !== 'pending') return { status: delivery?.status ?? 'missing' };
@@ -115,16 +118,17 @@ export function createWebhookDeliveryHandler(config: Config, db: Database, gate?
         : null;
       if (pass && !pass.granted) throw new WebhookRetryLater(busyWait(Math.max(0, job.attemptsMade - delivery.attempts)), 'endpoint busy');
       const body = JSON.stringify(envelope);
-      const result = await sendWebhook(delivery.url, body, signatureHeaders(delivery.id, body, delivery.secrets, new Date()), {
+      const sent = await sendWebhook(delivery.url, body, signatureHeaders(delivery.id, body, delivery.secrets, new Date()), {
         policy,
         timeoutMs: pass?.granted ? pass.timeoutMs : config.webhooks.timeoutMs,
         userAgent: USER_AGENT,
       });
       if (pass?.granted) {
         await pass
-          .leave({ timedOut: result.error === 'timeout', answered: result.responseStatus !== null })
+          .leave({ timedOut: sent.error === 'timeout', answered: sent.responseStatus !== null })
           .catch((error: Error) => logger.warn('webhook target place not given back', { error: error.message }));
       }
+      const { privateTarget: _private, ...result } = concealPrivate ? concealPrivateTarget(sent) : sent;
       const decision = decideAfterAttempt(result, {
         ...(delivery.eventType === PING_EVENT ? { maxRoundAttempts: PING_ATTEMPTS } : {}),
         roundAttempts: delivery.roundAttempts,

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { webhookNetworkPolicy } from '@leadgen/network-guard';
-import { sendWebhook } from './send-webhook';
+import { concealPrivateTarget, sendWebhook } from './send-webhook';
 import { Webhook } from 'standardwebhooks';
 import { newWebhookSecret, webhookUrlProblem } from '@leadgen/domain';
 import type { AttemptResult } from '@leadgen/db';
@@ -127,7 +127,57 @@ describe('sendWebhook', () => {
       {},
       { policy: webhookNetworkPolicy(true), timeoutMs: 2_000, userAgent: 'test' },
     );
-    expect(result).toMatchObject({ succeeded: false, responseStatus: null, error: 'connection_refused' });
+    expect(result).toMatchObject({ succeeded: false, responseStatus: null, error: 'connection_refused', privateTarget: true });
+  });
+
+  it('when a private target is refused, resets, times out or answers, then what is kept says none of it apart and holds no byte of the answer', async () => {
+    const server = createServer((req, res) => {
+      if (req.url === '/reset') req.socket.destroy();
+      else if (req.url === '/answer') res.end('internal admin page: secrets');
+      // '/hold' never answers
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const closedPort = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const send = (url: string) => sendWebhook(url, '{}', {}, { policy: webhookNetworkPolicy(true), timeoutMs: 500, userAgent: 'test' });
+    try {
+      const raw = await Promise.all([
+        send(`http://127.0.0.1:${closedPort}/`),
+        send(`http://127.0.0.1:${port}/reset`),
+        send(`http://127.0.0.1:${port}/hold`),
+        send(`http://127.0.0.1:${port}/answer`),
+      ]);
+      // What the gate and the metrics see: every outcome apart.
+      expect(raw.map((r) => r.error)).toEqual(['connection_refused', 'connection_reset', 'timeout', null]);
+      const kept = raw.map(concealPrivateTarget);
+      expect(kept.map((r) => [r.error, r.responseExcerpt])).toEqual([
+        ['network_error', null],
+        ['network_error', null],
+        ['network_error', null],
+        [null, null],
+      ]);
+      expect(kept[3]!.responseStatus).toBe(200);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('when the target is public, then the attempt is kept as it came', () => {
+    const result = {
+      url: 'https://hooks.example.com/',
+      startedAt: new Date(),
+      responseStatus: 500,
+      latencyMs: 3,
+      responseExcerpt: 'oops',
+      error: null,
+      succeeded: false,
+      privateTarget: false,
+    };
+    expect(concealPrivateTarget(result)).toBe(result);
   });
 });
 
