@@ -13,6 +13,14 @@ describe('jsonShapeProblem', () => {
     expect(shape(JSON.stringify(['ℌ🦷[', '\u0000,,,,,,,,,,,,,,']))).toBeNull();
   });
 
+  it('when a string ends in escaped backslashes, then its closing quote still closes it', () => {
+    // ["a\\",",","b"]: two commas between the strings, one inside one.
+    const text = JSON.stringify(['a\\', ',', 'b']);
+    expect(shape(text, 4, 2)).toBeNull();
+    expect(shape(text, 4, 1)).toBe('entries');
+    expect(shape(JSON.stringify(['a\\"', '[[[[[[']), 2, 10)).toBeNull();
+  });
+
   it('when a body nests one level too deep, then depth, however it ends', () => {
     expect(shape('[[[[1]]]]')).toBeNull();
     expect(shape('[[[[[1]]]]]')).toBe('depth');

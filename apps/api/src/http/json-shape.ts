@@ -23,16 +23,23 @@ const CLOSE_ARRAY = 0x5d;
 const CLOSE_OBJECT = 0x7d;
 
 export function jsonShapeProblem(body: Uint8Array, limits: JsonShapeLimits): JsonShapeProblem {
+  const bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
   let depth = 0;
   let entries = 0;
-  let inString = false;
-  for (let i = 0; i < body.length; i += 1) {
-    const byte = body[i]!;
-    if (inString) {
-      if (byte === BACKSLASH) i += 1;
-      else if (byte === QUOTE) inString = false;
-    } else if (byte === QUOTE) inString = true;
-    else if (byte === OPEN_ARRAY || byte === OPEN_OBJECT) {
+  for (let i = 0; i < bytes.length; i += 1) {
+    const byte = bytes[i]!;
+    if (byte === QUOTE) {
+      // Most of a body is inside strings: jump to each quote (indexOf, native) and skip the escaped ones,
+      // those after an odd run of backslashes (the run cannot reach back past the opening quote).
+      for (;;) {
+        const end = bytes.indexOf(QUOTE, i + 1);
+        if (end === -1) return null;
+        let backslashes = 0;
+        while (bytes[end - 1 - backslashes] === BACKSLASH) backslashes += 1;
+        i = end;
+        if (backslashes % 2 === 0) break;
+      }
+    } else if (byte === OPEN_ARRAY || byte === OPEN_OBJECT) {
       depth += 1;
       if (depth > limits.maxDepth) return 'depth';
     } else if (byte === CLOSE_ARRAY || byte === CLOSE_OBJECT) depth -= 1;
