@@ -6,6 +6,7 @@ import { ExpressAdapter } from '@bull-board/express';
 import { errors } from '@leadgen/domain';
 import { logger } from '@leadgen/logger';
 import type { Queue, RedisClient, RedisKeys } from '@leadgen/queue';
+import { MAX_JSON_DEPTH, shapeCheck } from './http/json-body';
 import { DEFAULT_LOGIN_LIMITS, loginThrottle, type LoginLimits } from './http/login-throttle';
 import { pageContentSecurityPolicy } from './http/security-headers';
 
@@ -64,7 +65,11 @@ export function operatorBoard(queues: Queue[], password: string, options: BoardO
   withoutThirdPartyFonts(board);
   // Parsed here, before the board's own parser: bodies are capped and never inflated, and a malformed
   // one becomes a Problem Details 400 from our error middleware rather than the board's error page.
-  const parseBody = express.json({ limit: '16kb', inflate: false });
+  const parseBody = express.json({
+    limit: '16kb',
+    inflate: false,
+    verify: shapeCheck({ maxDepth: MAX_JSON_DEPTH, maxEntries: 16 * 1024 }),
+  });
   const throttle = loginThrottle(options.redis, options.keys, options.limits ?? DEFAULT_LOGIN_LIMITS);
 
   const challenge: RequestHandler = (_req, res) => {

@@ -132,5 +132,16 @@ describe('Bull Board security headers', () => {
       body: '{"x":',
     });
     expect({ status: bad.status, code: bad.body?.code }).toEqual({ status: 400, code: 'malformed_json' });
+    const deep = await rawRequest(world.api.port, {
+      method: 'PUT',
+      path: '/admin/queues/api/queues/google_maps/pause',
+      headers: auth,
+      body: `${'['.repeat(8_000)}${']'.repeat(8_000)}`,
+    });
+    expect({ status: deep.status, code: deep.body?.code, errors: deep.body?.errors }).toEqual({
+      status: 400,
+      code: 'validation_failed',
+      errors: [{ pointer: '#', detail: 'the body nests deeper than 32 levels' }],
+    });
   });
 });

@@ -16,13 +16,16 @@ export const SHAPE_ERROR_TYPES = { depth: 'json.too_deep', entries: 'json.too_ma
  * request is a few hundred bytes, so compression saves nothing, and inflating would spend CPU and
  * memory on whatever a client claims is gzip (docs/decisions/010).
  */
-export function jsonBody(limitBytes: number, shape: Partial<JsonShapeLimits> = {}): RequestHandler {
-  const limits: JsonShapeLimits = { maxDepth: shape.maxDepth ?? MAX_JSON_DEPTH, maxEntries: shape.maxEntries ?? limitBytes };
-  // The body's depth and entry count are read from its bytes before JSON.parse sees them (json-shape.ts).
-  const verify = (_req: unknown, _res: unknown, body: Buffer) => {
+/** body-parser's `verify`: the body's depth and entry count, read from its bytes before JSON.parse sees them (json-shape.ts). */
+export function shapeCheck(limits: JsonShapeLimits) {
+  return (_req: unknown, _res: unknown, body: Buffer): void => {
     const problem = jsonShapeProblem(body, limits);
     if (problem) throw Object.assign(new Error(`JSON body: too many ${problem}`), { type: SHAPE_ERROR_TYPES[problem], limits });
   };
+}
+
+export function jsonBody(limitBytes: number, shape: Partial<JsonShapeLimits> = {}): RequestHandler {
+  const verify = shapeCheck({ maxDepth: shape.maxDepth ?? MAX_JSON_DEPTH, maxEntries: shape.maxEntries ?? limitBytes });
   const parse = express.json({ limit: limitBytes, type: () => true, strict: true, inflate: false, verify });
   return (req, res, next) => {
     const mediaType = (req.get('Content-Type') ?? '').split(';')[0]!.trim().toLowerCase();
