@@ -40,6 +40,8 @@ export const PROBLEM_CODES = [
   'webhook_endpoint_disabled',
   'webhook_delivery_pending',
   'webhook_secret_already_revealed',
+  // abuse resistance (decision 020)
+  'suppression_limit',
 ] as const;
 
 /**
