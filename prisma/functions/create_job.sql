@@ -3,14 +3,15 @@
 -- ran (a fresh snapshot per statement), which a single CTE could not:
 -- 1. bind the key through its primary key: a live key conflicts, and a concurrent first call with the
 --    same key waits here until that one commits; an expired key is taken over;
--- 2. reserve through a conditional update of the account's counters; if the account is short, the key is
+-- 2. reserve on one of the account's credit stripes (reserve_credits); if the account is short, the key is
 --    unbound again, so a refused request never binds its key;
 -- 3. insert the job (with its own webhookUrl), the ledger's reserve row, and the account's default webhook
 --    secret with the first job that names a webhookUrl (p_webhook_secret is a fresh candidate, used only then).
 -- Called by: packages/db/src/job-creation.ts (createJob).
--- Locks: the idempotency_keys row (account, key), then the accounts row (the reservation).
+-- Locks: the idempotency_keys row (account, key), then a credit_stripes row (reserve_credits says when more).
 -- Guarantees: outcome 'created' (job, reserve row and counters written together), 'bound' (the key's job and
 --   fingerprint; nothing written) or 'insufficient_credits' (what is available; nothing written, key unbound).
+-- Depends on: reserve_credits
 
 CREATE OR REPLACE FUNCTION "create_job"(
   p_account_id TEXT, p_key TEXT, p_fingerprint TEXT, p_job_id TEXT, p_ttl_hours INTEGER,
@@ -20,6 +21,7 @@ CREATE OR REPLACE FUNCTION "create_job"(
 LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
   v_job_id TEXT;
+  v_short BIGINT;
 BEGIN
   INSERT INTO "idempotency_keys" AS k ("account_id", "key", "fingerprint", "job_id", "created_at", "expires_at")
   VALUES (p_account_id, p_key, p_fingerprint, p_job_id, now(), now() + make_interval(hours => p_ttl_hours))
@@ -33,10 +35,10 @@ BEGIN
     RETURN;
   END IF;
 
-  UPDATE "accounts" SET "reserved" = "reserved" + p_reserve WHERE "id" = p_account_id AND "balance" - "reserved" >= p_reserve;
-  IF NOT FOUND THEN
+  v_short := reserve_credits(p_account_id, p_job_id, p_reserve);
+  IF v_short IS NOT NULL THEN
     DELETE FROM "idempotency_keys" k WHERE k."account_id" = p_account_id AND k."key" = p_key AND k."job_id" = p_job_id;
-    RETURN QUERY SELECT 'insufficient_credits'::TEXT, NULL::TEXT, NULL::TEXT, COALESCE((SELECT a."balance" - a."reserved" FROM "accounts" a WHERE a."id" = p_account_id), 0);
+    RETURN QUERY SELECT 'insufficient_credits'::TEXT, NULL::TEXT, NULL::TEXT, v_short;
     RETURN;
   END IF;
 

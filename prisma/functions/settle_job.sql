@@ -1,14 +1,15 @@
 -- settle_job: the terminal compare-and-set, the only statement that writes a terminal status (worker end,
 -- timeout, last failed attempt, owner's and operator's cancel). It matches only a job that is not terminal
 -- and still has the delivered count the decision was made from; then the ledger's release and charge rows,
--- the account's counters, and the outbox rows of the job's webhook event, all in one transaction. A job
--- without webhookUrl of an account without endpoints pays one probe of webhook_endpoints_account_id_idx.
+-- the account's counters (on one credit stripe: settle_credits), and the outbox rows of the job's webhook
+-- event, all in one transaction. A job without webhookUrl of an account without endpoints pays one probe of
+-- webhook_endpoints_account_id_idx.
 -- The event's name comes from the caller (packages/domain's JOB_EVENT_OF), so it is written in one place.
 -- Called by: packages/db/src/job-settlement.ts (settleJob).
--- Locks: the jobs row, then the accounts row.
+-- Locks: the jobs row, then one credit_stripes row.
 -- Guarantees: no row back when the job was terminal already or its count moved on; each job is charged at
 --   most once (the ledger's unique (job, kind)); the deliveries' ids to enqueue are returned with the job.
--- Depends on: record_job_event
+-- Depends on: record_job_event, settle_credits
 
 CREATE OR REPLACE FUNCTION "settle_job"(p_job_id TEXT, p_status "JobStatus", p_stop_reason TEXT, p_charge INTEGER, p_delivered INTEGER, p_event_type TEXT)
 RETURNS TABLE ("job" "jobs", "webhook_deliveries" TEXT[])
@@ -27,7 +28,7 @@ BEGIN
   IF p_charge > 0 THEN
     INSERT INTO "credit_ledger" ("account_id", "job_id", "kind", "amount") VALUES (v_job."account_id", p_job_id, 'charge', p_charge);
   END IF;
-  UPDATE "accounts" SET "balance" = "balance" - p_charge, "reserved" = "reserved" - v_job."credits_reserved" WHERE "id" = v_job."account_id";
+  PERFORM settle_credits(v_job."account_id", p_job_id, p_charge, v_job."credits_reserved");
   IF v_job."webhook_url" IS NOT NULL OR EXISTS (SELECT 1 FROM "webhook_endpoints" e WHERE e."account_id" = v_job."account_id") THEN
     v_deliveries := record_job_event(v_job, p_event_type);
   END IF;

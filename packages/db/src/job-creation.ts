@@ -27,7 +27,8 @@ export type JobCreation =
   | { kind: 'insufficient_credits'; available: number };
 
 // Undoes a creation whose enqueue failed, in one statement: the job (still queued: no worker has
-// it), its key binding, and its reservation, released through the ledger (which keeps both rows).
+// it), its key binding, and its reservation, released through the ledger (which keeps both rows) and on
+// one of the account's credit stripes (prisma/functions/settle_credits.sql, charging nothing).
 const WITHDRAW_JOB = `
 WITH job AS (
   DELETE FROM jobs WHERE id = $1 AND status = 'queued' RETURNING account_id, credits_reserved
@@ -35,10 +36,8 @@ WITH job AS (
   DELETE FROM idempotency_keys k USING job WHERE k.account_id = job.account_id AND k.job_id = $1
 ), released AS (
   INSERT INTO credit_ledger (account_id, job_id, kind, amount) SELECT account_id, $1, 'release', credits_reserved FROM job
-), account AS (
-  UPDATE accounts SET reserved = accounts.reserved - job.credits_reserved FROM job WHERE accounts.id = job.account_id
 )
-SELECT count(*)::int AS withdrawn FROM job`;
+SELECT count(settle_credits(job.account_id, $1, 0, job.credits_reserved))::int AS withdrawn FROM job`;
 
 /**
  * Creates a job with its reservation and idempotency binding in one statement (prisma/functions/create_job.sql,
@@ -48,9 +47,11 @@ SELECT count(*)::int AS withdrawn FROM job`;
  */
 export async function createJob(db: Database, job: NewJob, enqueue: () => Promise<void>): Promise<JobCreation> {
   // A key bound to a creation being withdrawn at this instant can vanish between the function's
-  // conflict and its read: then the creation is simply tried again.
+  // conflict and its read, and a nearly spent account's reservation can meet another's gather in a
+  // deadlock PostgreSQL breaks by failing one (reserve_credits.sql): then the creation, which wrote
+  // nothing, is simply tried again.
   for (let attempt = 0; attempt < 3; attempt += 1) {
-    const { rows } = await db.sql.query<{
+    const creating = db.sql.query<{
       o_outcome: string;
       o_job_id: string | null;
       o_fingerprint: string | null;
@@ -72,6 +73,7 @@ export async function createJob(db: Database, job: NewJob, enqueue: () => Promis
         ? db.secrets.seal(job.webhookSecretCandidate, secretContext.accountDefault(job.accountId))
         : null,
     ]);
+    const { rows } = await creating.catch(againOnDeadlock(attempt));
     const row = rows[0];
     if (!row) continue;
     if (row.o_outcome === 'insufficient_credits') return { kind: 'insufficient_credits', available: Number(row.o_available ?? 0) };
@@ -88,3 +90,11 @@ export async function createJob(db: Database, job: NewJob, enqueue: () => Promis
   }
   throw new Error('idempotency key could neither be bound nor read after 3 attempts');
 }
+
+/** A creation that lost a deadlock wrote nothing: no row, so the loop tries it again (twice at most). */
+const againOnDeadlock =
+  (attempt: number) =>
+  (error: unknown): { rows: [] } => {
+    if ((error as { code?: string }).code === '40P01' && attempt < 2) return { rows: [] };
+    throw error;
+  };

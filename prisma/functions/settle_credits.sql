@@ -1,0 +1,38 @@
+-- settle_credits: a job's settlement in its account's credit counters: the charge taken from the balance and
+-- the whole reservation released, on any one stripe (docs/decisions/023-redis-topologies.md, "One account at the
+-- speed of many"). A settlement releases at least what it charges, so it only ever adds to a stripe's available:
+-- it may land on a stripe other than the one that took the reservation, and so need not wait for that one.
+-- In order: a stripe nobody holds (SKIP LOCKED), from the job's own on; else the job's own, waiting for it;
+-- else, for an account that has no stripes yet (its jobs predate them), the base counters on the account row.
+-- Called by: settle_job (a terminal status), packages/db/src/job-creation.ts (a withdrawn creation, charge 0).
+-- Locks: one credit_stripes row (or the accounts row, for an account without stripes).
+-- Guarantees: the sums of balance and reserved fall by exactly p_charge and p_release; returns the stripe used,
+--   -1 for the account row. p_charge > p_release is refused by the CHECK (a settlement never overdraws).
+
+CREATE OR REPLACE FUNCTION "settle_credits"(p_account_id TEXT, p_job_id TEXT, p_charge BIGINT, p_release BIGINT)
+RETURNS SMALLINT
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
+DECLARE
+  c_stripes CONSTANT SMALLINT := 16;
+  v_start SMALLINT := (hashtext(p_job_id) & 2147483647) % c_stripes;
+  v_stripe SMALLINT;
+BEGIN
+  UPDATE "credit_stripes" s SET "balance" = s."balance" - p_charge, "reserved" = s."reserved" - p_release
+  WHERE s."account_id" = p_account_id AND s."stripe" = (
+    SELECT c."stripe" FROM "credit_stripes" c WHERE c."account_id" = p_account_id
+    ORDER BY (c."stripe" + c_stripes - v_start) % c_stripes LIMIT 1
+    FOR NO KEY UPDATE SKIP LOCKED)
+  RETURNING s."stripe" INTO v_stripe;
+  IF FOUND THEN RETURN v_stripe; END IF;
+
+  UPDATE "credit_stripes" s SET "balance" = s."balance" - p_charge, "reserved" = s."reserved" - p_release
+  WHERE s."account_id" = p_account_id AND s."stripe" = (
+    SELECT c."stripe" FROM "credit_stripes" c WHERE c."account_id" = p_account_id
+    ORDER BY (c."stripe" + c_stripes - v_start) % c_stripes LIMIT 1)
+  RETURNING s."stripe" INTO v_stripe;
+  IF FOUND THEN RETURN v_stripe; END IF;
+
+  UPDATE "accounts" SET "balance" = "balance" - p_charge, "reserved" = "reserved" - p_release WHERE "id" = p_account_id;
+  RETURN -1;
+END
+$$;
