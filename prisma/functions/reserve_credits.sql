@@ -11,9 +11,10 @@
 --    stripes here.
 -- Called by: create_job.
 -- Locks: one credit_stripes row; for the gather, the accounts row then every credit_stripes row of the account
---   in stripe order. Steps 1 and 2 can leave a stripe locked that the recheck refused; a gather holding the
---   account row can then wait for it while its holder waits for the account row, which PostgreSQL detects
---   (deadlock_detected): createJob runs the creation again.
+--   in stripe order. So a transaction that also writes or locks the account row (beyond the foreign-key checks'
+--   KEY SHARE, which a gather does not block) must do it before any stripe, never after. Steps 1 and 2 can leave
+--   a stripe locked that the recheck refused; a gather holding the account row can then wait for it while its
+--   holder waits for the account row, which PostgreSQL detects (deadlock_detected): createJob runs it again.
 -- Guarantees: NULL when reserved (one stripe's reserved raised by p_amount); otherwise nothing written and the
 --   account's whole available, less than p_amount. No stripe's available ever goes below zero
 --   (CHECK credit_stripes_covered), so the account's never does: no overdraft.

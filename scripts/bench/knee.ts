@@ -18,7 +18,7 @@ export interface KneeStep {
   shed: number;
   firstError?: string;
   maxOutstanding: number;
-  /** the most frequent PostgreSQL wait of active backends, sampled every 100 ms: `Lock:transactionid 812` */
+  /** the two most frequent PostgreSQL waits of active backends, sampled every 100 ms: `Lock:transactionid 812, ...` */
   topWait: string;
 }
 
@@ -43,7 +43,7 @@ export interface KneeOptions {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Samples pg_stat_activity's wait events of the bench database's active backends. */
-function sampleWaits(probe: Client): { stop(): Promise<string> } {
+export function sampleWaits(probe: Client): { stop(): Promise<string> } {
   const counts = new Map<string, number>();
   let running = true;
   const loop = (async () => {
@@ -62,8 +62,8 @@ function sampleWaits(probe: Client): { stop(): Promise<string> } {
     async stop() {
       running = false;
       await loop;
-      const top = [...counts.entries()].sort((a, b) => b[1] - a[1])[0];
-      return top ? `${top[0]} ${top[1]}` : '-';
+      const top = [...counts.entries()].sort((a, b) => b[1] - a[1]).slice(0, 2);
+      return top.length ? top.map(([w, n]) => `${w} ${n}`).join(', ') : '-';
     },
   };
 }
@@ -203,6 +203,6 @@ export function kneeTable(series: KneeSeries[]): string {
     ]);
   rows.push(['knee', ...series.map((s) => `${s.knee}/s`)]);
   rows.push(['worst p50 step', ...series.map((s) => (Number.isFinite(s.worstJump) ? `x${s.worstJump.toFixed(1)}` : 'no answer'))]);
-  rows.push(['top PG wait at the last step', ...series.map((s) => s.steps.at(-1)?.topWait ?? '-')]);
+  rows.push(['top PG waits at the last step', ...series.map((s) => s.steps.at(-1)?.topWait ?? '-')]);
   return table(rows);
 }

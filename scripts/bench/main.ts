@@ -23,6 +23,7 @@ import {
   type CheckLine,
 } from './database';
 import { exportTable, exportTarget, measureExports, seedExportAccounts, type ExportRun } from './export-memory';
+import { contentionTable, measureCreditContention, type ContentionRun } from './credit-contention';
 import { kneeSeries, kneeTable, type KneeOptions, type KneeSeries } from './knee';
 import { HttpClient, closedLoop, type Task } from './load';
 import { measure, type Environment, type Kind, type Measured } from './measure';
@@ -47,8 +48,9 @@ const USAGE = `npm run bench [-- options]
   --export-leads N    leads of the largest export (default 100000, 10000 with --quick); a tenth is exported too
   --knee-rates a,b    offered sync generates per second of the knee's steps (default 25,50,100,150,200,250,300,350,400)
   --knee-step S       seconds per knee step (default 4, 2 with --quick)
-  --knee-accounts N   accounts the spread series shares the load over (default 10)
-  --only a,b          scenarios among sync1, sync50, async, get, knee, fleet, export, held, verify, enrichment`;
+  --knee-accounts N   accounts the spread series shares the load over (default 10; also the credits section's)
+  --credit-clients N  jobs in flight in the credits section (default 16)
+  --only a,b          scenarios among sync1, sync50, async, get, credits, knee, fleet, export, held, verify, enrichment`;
 
 function usage(problem: string): never {
   console.error(`${problem}\n${USAGE}`);
@@ -74,6 +76,7 @@ const { values: flags } = (() => {
         'knee-rates': { type: 'string', default: '25,50,100,150,200,250,300,350,400' },
         'knee-step': { type: 'string' },
         'knee-accounts': { type: 'string', default: '10' },
+        'credit-clients': { type: 'string', default: '16' },
         only: { type: 'string' },
       },
     });
@@ -99,8 +102,9 @@ const EXPORT_LEADS = Number(flags['export-leads'] ?? (QUICK ? 10_000 : 100_000))
 const KNEE_RATES = flags['knee-rates']!.split(',').map(Number);
 const KNEE_STEP_MS = Number(flags['knee-step'] ?? (QUICK ? 2 : 4)) * 1000;
 const KNEE_ACCOUNTS = Number(flags['knee-accounts']);
+const CREDIT_CLIENTS = Number(flags['credit-clients']);
 const WARM_MS = QUICK ? 300 : 1_500;
-const ALL = ['sync1', 'sync50', 'async', 'get', 'knee', 'fleet', 'export', 'held', 'verify', 'enrichment'] as const;
+const ALL = ['sync1', 'sync50', 'async', 'get', 'credits', 'knee', 'fleet', 'export', 'held', 'verify', 'enrichment'] as const;
 type Key = (typeof ALL)[number];
 const ONLY = new Set<Key>(flags.only ? (flags.only.split(',').map((s) => s.trim()) as Key[]) : ALL.filter((k) => k !== 'held' || HELD > 0));
 if (HELD > 0) ONLY.add('held');
@@ -117,6 +121,7 @@ for (const [name, v] of Object.entries({
   'export-leads': EXPORT_LEADS,
   'knee-step': KNEE_STEP_MS,
   'knee-accounts': KNEE_ACCOUNTS,
+  'credit-clients': CREDIT_CLIENTS,
   'knee-rates': KNEE_RATES.every((r) => Number.isFinite(r) && r > 0) ? 1 : NaN,
 }))
   if (!Number.isFinite(v) || v < 0) usage(`--${name}: not a number`);
@@ -519,6 +524,16 @@ async function main(): Promise<number> {
       }
     }
 
+    // Credits at the database alone: one account's creations and settlements against the same spread over many.
+    let contention: ContentionRun[] = [];
+    if (ONLY.has('credits'))
+      contention = await measureCreditContention(
+        db.url,
+        { clients: CREDIT_CLIENTS, durationMs: DURATION_MS, rounds: ROUNDS, spread: KNEE_ACCOUNTS },
+        db.probe,
+        log,
+      );
+
     // The knee: open-loop sync generates at rising rates from one account, then the same load spread
     // over KNEE_ACCOUNTS accounts, with one worker process and then two.
     const knees: KneeSeries[] = [];
@@ -671,13 +686,22 @@ async function main(): Promise<number> {
           : `held jobs: ${held.running}/${HELD} running in one worker (sandbox:delay=${HELD_DELAY_MS} per page): worker RSS ${fmt.mb(held.rss)}, its PostgreSQL connections ${held.pgConns} (pg_stat_activity by client port; ${held.allConns} to the bench database with the API's);\n  then over ${(held.afterMs / 1000).toFixed(0)} s through the first pages' commits: peak RSS ${fmt.mb(held.afterRss)}, peak connections ${held.afterConns}`,
       );
     }
+    if (contention.length) {
+      log('');
+      log('Credits at the database: createJob then settleJob of @leadgen/db straight to PostgreSQL (no HTTP, Redis or provider),');
+      log(
+        `${CREDIT_CLIENTS} jobs in flight on an API-like and a worker-like pool of ${CREDIT_CLIENTS}, median of the rounds: how far one account's`,
+      );
+      log('jobs queue behind each other on a lock, against the same load spread over several accounts.');
+      log(contentionTable(contention, CREDIT_CLIENTS));
+    }
     if (knees.length) {
       log('');
       log(
         `The knee: open-loop sync generates (25 leads, sandbox page delay ${flags['page-delay']} ms), ${KNEE_STEP_MS / 1000} s per step, achieved = 200s answered`,
       );
       log("within the step; kept up = >= 90 % of the offered rate with a p50 within 5x the first step's. The same load from one account");
-      log(`and spread over ${KNEE_ACCOUNTS}; "top PG wait" = the most frequent wait event of the bench database's active backends.`);
+      log(`and spread over ${KNEE_ACCOUNTS}; "top PG waits" = the two most frequent wait events of the bench database's active backends.`);
       log(kneeTable(knees));
       for (const workerCount of [1, 2]) {
         const [a, b] = [
