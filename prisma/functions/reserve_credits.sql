@@ -26,9 +26,9 @@ DECLARE
   -- Stripes per account: more than the transactions one account can have in flight on a small fleet's pools
   -- (DATABASE_POOL_SIZE per process), so step 1 nearly always finds one free. A new count applies as stripes
   -- are made (the gather makes any missing one); existing stripes are all used whatever their number.
-  c_stripes CONSTANT SMALLINT := 16;
-  v_start SMALLINT := (hashtext(p_job_id) & 2147483647) % c_stripes;
-  v_stripe SMALLINT;
+  c_stripes CONSTANT INTEGER := 16;
+  v_start INTEGER := (hashtext(p_job_id) & 2147483647) % c_stripes;
+  v_stripe INTEGER;
   v_base BIGINT;
   v_total BIGINT;
   v_count INTEGER;

@@ -10,12 +10,12 @@
 --   -1 for the account row. p_charge > p_release is refused by the CHECK (a settlement never overdraws).
 
 CREATE OR REPLACE FUNCTION "settle_credits"(p_account_id TEXT, p_job_id TEXT, p_charge BIGINT, p_release BIGINT)
-RETURNS SMALLINT
+RETURNS INTEGER
 LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
-  c_stripes CONSTANT SMALLINT := 16;
-  v_start SMALLINT := (hashtext(p_job_id) & 2147483647) % c_stripes;
-  v_stripe SMALLINT;
+  c_stripes CONSTANT INTEGER := 16;
+  v_start INTEGER := (hashtext(p_job_id) & 2147483647) % c_stripes;
+  v_stripe INTEGER;
 BEGIN
   UPDATE "credit_stripes" s SET "balance" = s."balance" - p_charge, "reserved" = s."reserved" - p_release
   WHERE s."account_id" = p_account_id AND s."stripe" = (

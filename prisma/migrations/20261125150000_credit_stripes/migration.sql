@@ -8,7 +8,7 @@
 -- it charges).
 CREATE TABLE "credit_stripes" (
     "account_id" TEXT NOT NULL,
-    "stripe" SMALLINT NOT NULL,
+    "stripe" INTEGER NOT NULL,
     "balance" BIGINT NOT NULL DEFAULT 0,
     "reserved" BIGINT NOT NULL DEFAULT 0,
     CONSTRAINT "credit_stripes_pkey" PRIMARY KEY ("account_id", "stripe"),
