@@ -7,6 +7,7 @@ import { closeProviders, createProviders } from '@leadgen/providers';
 import { jobEventPublisher, openLeadQueues, producerConnection, redisKeys, subscribeJobEvents } from '@leadgen/queue';
 import { createLeadConsumers } from './lead-consumers';
 import { startLostJobSweep } from './lost-job-sweep';
+import { startMonitorRuntime } from './monitors/monitor-runtime';
 import type { HandlerDependencies } from './process-lead-job';
 import { startWebhookDelivery } from './webhooks/webhook-runtime';
 import { workerReadiness } from './worker-readiness';
@@ -68,6 +69,8 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
     stillForMs: config.worker.lostJobAfterMs,
     periodMs: config.worker.lostJobSweepMs,
   });
+  // Monitors (decision 022): every worker ticks them; their runs go to the sources' queues like any job.
+  const monitors = await startMonitorRuntime(config, db, { queues, webhooks: webhooks.producer });
   logger.info('worker started', {
     sources,
     concurrency: config.worker.concurrency,
@@ -83,12 +86,12 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
       queues,
       sources,
       webhooks: webhooks.consumer ? webhooks.producer : null,
-      consumers: [...consumers.workers, ...(webhooks.consumer ? [webhooks.consumer] : [])],
+      consumers: [...consumers.workers, ...(webhooks.consumer ? [webhooks.consumer] : []), monitors.consumer],
       isDraining: () => draining,
     }),
     async close() {
       draining = true;
-      await shutDownWorker(config, { consumers, webhooks, sweep, queues, subscription, publisherConnection, providers, db });
+      await shutDownWorker(config, { consumers, webhooks, monitors, sweep, queues, subscription, publisherConnection, providers, db });
     },
   };
 }

@@ -22,3 +22,5 @@ export * from './secret-box';
 export * from './secret-rotation';
 export * from './audit-events';
 export * from './subject-erasure';
+export * from './monitors';
+export * from './monitor-runs';

@@ -26,6 +26,7 @@ const COLUMNS = [
   'created_at',
   'started_at',
   'finished_at',
+  'monitor_id',
 ];
 
 /** The columns a statement that returns a job selects, in the shape `jobFromRow` reads (enums as text). */
@@ -54,6 +55,7 @@ export interface JobRow {
   created_at: Date;
   started_at: Date | null;
   finished_at: Date | null;
+  monitor_id: string | null;
 }
 
 export function jobFromRow(row: JobRow): JobRecord {
@@ -76,6 +78,7 @@ export function jobFromRow(row: JobRow): JobRecord {
     createdAt: row.created_at,
     startedAt: row.started_at,
     finishedAt: row.finished_at,
+    monitorId: row.monitor_id,
   };
 }
 

@@ -22,6 +22,8 @@ export const newId = {
   auditEvent: () => `aud_${randomToken(24)}`,
   job: () => `job_${randomToken(24)}`,
   resultSet: () => `rs_${randomToken(24)}`,
+  monitor: () => `mon_${randomToken(24)}`,
+  monitorRun: () => `mrun_${randomToken(24)}`,
   /** the secret itself: 40 random characters (~206 bits) */
   apiKeySecret: () => `lg_live_${randomToken(40)}`,
 };

@@ -13,3 +13,5 @@ export * from './suppressions';
 export * from './job-summary';
 export * from './webhooks';
 export * from './email-verification';
+export * from './monitor-schedule';
+export * from './monitors';

@@ -23,6 +23,8 @@ export interface JobFacts {
   createdAt: Date;
   startedAt: Date | null;
   finishedAt: Date | null;
+  /** the monitor whose run this job is; absent or null for a job asked for directly */
+  monitorId?: string | null;
 }
 
 export function jobPath(jobId: string): string {
@@ -56,6 +58,8 @@ export function jobSummary(job: JobFacts, publicBaseUrl: string | null): JobSumm
     finishedAt: job.finishedAt?.toISOString() ?? null,
     creditsReserved: terminal ? 0 : job.creditsReserved,
     creditsCharged: job.creditsCharged,
+    // Only a monitor's run carries it: its webhook event names the monitor (decision 022).
+    ...(job.monitorId ? { monitorId: job.monitorId } : {}),
     ...(terminal
       ? {
           terminal: {

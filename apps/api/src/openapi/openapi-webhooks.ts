@@ -6,6 +6,7 @@ import {
   hdr,
   int,
   jobCommon,
+  jobRequired,
   limited,
   nullable,
   object,
@@ -117,7 +118,7 @@ export const webhookSchemas: Record<string, Schema> = {
       terminal: terminalObject,
       leadsUrl: { type: 'string', description: "where to read the job's leads" },
     },
-    undefined,
+    jobRequired({ ...jobCommon, status: true, terminal: true, leadsUrl: true }),
     { description: 'The job body without `leads` (as GET /api/v1/leads/jobs/{jobId} answers it), and where its leads are' },
   ),
 };
@@ -338,7 +339,7 @@ export const webhookPaths = {
   },
 };
 
-const signatureHeaders = [
+export const signatureHeaders = [
   {
     name: 'webhook-id',
     in: 'header',
@@ -362,7 +363,7 @@ const signatureHeaders = [
     schema: str,
   },
 ];
-const received = {
+export const received = {
   '2XX': { description: 'Received. Answer within 15 s (WEBHOOK_TIMEOUT_MS); redirects are not followed' },
   '410': { description: 'Gone: the endpoint is disabled (reason `gone`) and nothing more is sent to it' },
   default: { description: 'Anything else, or no answer in time: retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (±20 %)' },

@@ -115,6 +115,11 @@ export function parseGenerationRequest(body: unknown): GenerationRequest {
     const flagged = new Set(unsafe.map((p) => p.pointer));
     throw errors.validation([...unsafe, ...problems.filter((p) => !flagged.has(p.pointer))]);
   }
+  return normalizeGenerationRequest(value);
+}
+
+/** A request the schema accepted, in its one normal form (a monitor's request is stored in it too). */
+export function normalizeGenerationRequest(value: unknown): GenerationRequest {
   const request = value as Omit<GenerationRequest, 'excludeDelivered'> & {
     excludeDelivered?: boolean;
     linkedinParams?: { title?: string | string[]; industry?: string | string[] };

@@ -1,0 +1,68 @@
+import { AppError } from './errors';
+import type { GenerationRequest } from './generation-request';
+import type { MonitorSchedule } from './monitor-schedule';
+
+// Monitors (docs/decisions/022-monitors.md): a generation request run on a schedule, each run an
+// ordinary job with excludeDelivered forced, so a run delivers and bills only what is new.
+
+/** Why a monitor is not running: its owner or an operator paused it, or the service did. */
+export const MONITOR_PAUSE_REASONS = ['owner', 'operator', 'insufficient_credits', 'consecutive_failures'] as const;
+export type MonitorPauseReason = (typeof MONITOR_PAUSE_REASONS)[number];
+
+/** The reasons for which the service itself pauses a monitor, and says so in a `monitor.paused` event. */
+export const SERVICE_PAUSE_REASONS: readonly MonitorPauseReason[] = ['insufficient_credits', 'consecutive_failures'];
+
+export const MONITOR_PAUSED_EVENT = 'monitor.paused';
+
+/** A tick of the schedule, or a run the owner asked for. */
+export type MonitorRunKind = 'scheduled' | 'manual';
+
+/** Why a scheduled tick made no job: the previous run was still going. */
+export type MonitorSkipReason = 'overlap';
+
+export interface MonitorFacts {
+  id: string;
+  accountId: string;
+  name: string;
+  request: GenerationRequest;
+  schedule: MonitorSchedule;
+  webhookUrl: string | null;
+  maxCreditsPerRun: number | null;
+  enabled: boolean;
+  pausedReason: MonitorPauseReason | null;
+  nextRunAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/**
+ * The request a run submits: the monitor's, with excludeDelivered forced (a run delivers and bills
+ * only leads the account never received) and the monitor's webhookUrl as the job's own target.
+ */
+export function runRequest(monitor: Pick<MonitorFacts, 'request' | 'webhookUrl'>): GenerationRequest {
+  const { webhookUrl, ...request } = monitor.request;
+  const target = monitor.webhookUrl ?? webhookUrl;
+  return { ...request, excludeDelivered: true, ...(target ? { webhookUrl: target } : {}) };
+}
+
+export const monitorErrors = {
+  notFound: () => new AppError(404, 'monitor_not_found', 'Monitor not found', 'No monitor with this id exists for your account'),
+  limit: (max: number) =>
+    new AppError(
+      409,
+      'monitor_limit',
+      'Too many monitors',
+      `An account has at most ${max} monitors (MONITOR_MAX_PER_ACCOUNT); delete one first`,
+      {
+        limit: max,
+      },
+    ),
+  runInProgress: (jobId: string) =>
+    new AppError(
+      409,
+      'monitor_run_in_progress',
+      'A run is still going',
+      'The monitor has a run that has not finished; a monitor never runs twice at once',
+      { jobId },
+    ),
+};
