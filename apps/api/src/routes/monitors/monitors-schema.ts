@@ -63,7 +63,7 @@ export const createMonitorSchema = (allowHttp: boolean) =>
 export const updateMonitorSchema = (allowHttp: boolean) =>
   Joi.object({
     name,
-    request,
+    request: request.optional(),
     schedule,
     webhookUrl: webhookUrl(allowHttp).allow(null),
     maxCreditsPerRun: maxCreditsPerRun.allow(null),
