@@ -59,3 +59,10 @@ export type WebhookEvent =
   | NonNullable<operations['event_job_partial']['requestBody']>['content']['application/json']
   | NonNullable<operations['event_job_empty']['requestBody']>['content']['application/json']
   | NonNullable<operations['event_job_cancelled']['requestBody']>['content']['application/json'];
+/** A monitor (decision 022): a generation request run on a schedule, each run delivering only what is new. */
+export type Monitor = Schemas['Monitor'];
+export type NewMonitor = Schemas['MonitorInput'];
+export type MonitorChange = Schemas['MonitorUpdate'];
+/** A tick of a monitor's schedule or a run asked for, with its job's counts. */
+export type MonitorRun = Schemas['MonitorRun'];
+export type MonitorRunPage = Schemas['MonitorRunPage'];
