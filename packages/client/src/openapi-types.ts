@@ -1357,8 +1357,8 @@ export interface components {
             url: string;
             /** @description Your note about the endpoint */
             description: string | null;
-            /** @description The job events to send */
-            events: ("job.completed" | "job.partial" | "job.empty" | "job.failed" | "job.cancelled")[];
+            /** @description The events to send: the job events, and monitor.paused */
+            events: ("job.completed" | "job.partial" | "job.empty" | "job.failed" | "job.cancelled" | "monitor.paused")[];
             /** @description false once disabled (by you, or after 410 Gone or days of failures) */
             enabled: boolean;
             /** @description When it was disabled */
@@ -1388,8 +1388,8 @@ export interface components {
             url: string;
             /** @description Your note about the endpoint */
             description: string | null;
-            /** @description The job events to send */
-            events: ("job.completed" | "job.partial" | "job.empty" | "job.failed" | "job.cancelled")[];
+            /** @description The events to send: the job events, and monitor.paused */
+            events: ("job.completed" | "job.partial" | "job.empty" | "job.failed" | "job.cancelled" | "monitor.paused")[];
             /** @description false once disabled (by you, or after 410 Gone or days of failures) */
             enabled: boolean;
             /** @description When it was disabled */
@@ -1443,7 +1443,7 @@ export interface components {
              * @description The event sent
              * @enum {string}
              */
-            eventType: "job.completed" | "job.partial" | "job.empty" | "job.failed" | "job.cancelled" | "ping";
+            eventType: "job.completed" | "job.partial" | "job.empty" | "job.failed" | "job.cancelled" | "monitor.paused" | "ping";
             /** @description null: the job's own `webhookUrl` */
             endpointId: string | null;
             /** @description The job the event is about (null for a ping) */
@@ -3330,8 +3330,8 @@ export interface operations {
                 "application/json": {
                     /** @description https (plain http only in development or with WEBHOOK_ALLOW_PRIVATE_NETWORKS); its host must resolve to public addresses only */
                     url: string;
-                    /** @description The job events to send */
-                    events: ("job.completed" | "job.partial" | "job.empty" | "job.failed" | "job.cancelled")[];
+                    /** @description The events to send: the job events, and monitor.paused */
+                    events: ("job.completed" | "job.partial" | "job.empty" | "job.failed" | "job.cancelled" | "monitor.paused")[];
                     /** @description Your note about the endpoint */
                     description?: string;
                 };
@@ -3505,8 +3505,8 @@ export interface operations {
                 "application/json": {
                     /** @description https (plain http only in development or with WEBHOOK_ALLOW_PRIVATE_NETWORKS); its host must resolve to public addresses only */
                     url?: string;
-                    /** @description The job events to send */
-                    events?: ("job.completed" | "job.partial" | "job.empty" | "job.failed" | "job.cancelled")[];
+                    /** @description The events to send: the job events, and monitor.paused */
+                    events?: ("job.completed" | "job.partial" | "job.empty" | "job.failed" | "job.cancelled" | "monitor.paused")[];
                     /** @description Your note (null removes it) */
                     description?: string | null;
                     /** @description true enables a disabled endpoint; false disables it */

@@ -14,6 +14,7 @@ import {
 import type { Database } from './client';
 import { createJobWithin, type NewJob, type Queryable } from './job-creation';
 import { inTransaction, monitorFromRow, type MonitorRow } from './monitors';
+import { secretContext } from './secret-box';
 
 // A monitor's runs (docs/decisions/022-monitors.md). A tick runs under the monitor's row lock and only
 // when the stored due time has come: it creates the run's job through create_job (the generate path),
@@ -79,11 +80,24 @@ async function recordRun(
 }
 
 /** Pauses the monitor for a reason of the service's and records its monitor.paused event (the outbox). */
-async function pauseForService(client: Queryable, monitor: MonitorFacts, reason: MonitorPauseReason, at: Date): Promise<string[]> {
+async function pauseForService(
+  client: Queryable,
+  db: Pick<Database, 'secrets'>,
+  monitor: MonitorFacts,
+  reason: MonitorPauseReason,
+  at: Date,
+): Promise<string[]> {
   await client.query(`UPDATE monitors SET enabled = false, paused_reason = $2, next_run_at = NULL, updated_at = now() WHERE id = $1`, [
     monitor.id,
     reason,
   ]);
+  if (monitor.webhookUrl) {
+    // The monitor's webhookUrl is signed with the account's default secret, as a job's is: made now if no run made it yet.
+    await client.query('INSERT INTO account_webhook_secrets (account_id, secret) VALUES ($1, $2) ON CONFLICT DO NOTHING', [
+      monitor.accountId,
+      db.secrets.seal(newWebhookSecret(), secretContext.accountDefault(monitor.accountId)),
+    ]);
+  }
   const data = JSON.stringify({ monitorId: monitor.id, name: monitor.name, reason, pausedAt: at.toISOString() });
   const { rows } = await client.query<{ id: string }>(
     `INSERT INTO webhook_deliveries (account_id, endpoint_id, url, monitor_id, event_type, event_data)
@@ -137,7 +151,7 @@ export async function tickMonitor(db: Database, monitorId: string, now: Date, op
       return {
         kind: 'paused',
         reason: 'consecutive_failures',
-        webhookDeliveryIds: await pauseForService(client, monitor, 'consecutive_failures', now),
+        webhookDeliveryIds: await pauseForService(client, db, monitor, 'consecutive_failures', now),
       };
     }
     // The tick's own key: the generate path's idempotency binds it once, as the unique run row does.
@@ -161,7 +175,7 @@ export async function tickMonitor(db: Database, monitorId: string, now: Date, op
       return {
         kind: 'paused',
         reason: 'insufficient_credits',
-        webhookDeliveryIds: await pauseForService(client, monitor, 'insufficient_credits', now),
+        webhookDeliveryIds: await pauseForService(client, db, monitor, 'insufficient_credits', now),
       };
     }
     await client.query('UPDATE jobs SET monitor_id = $2 WHERE id = $1', [job.jobId, monitorId]);

@@ -12,8 +12,6 @@ export type MonitorPauseReason = (typeof MONITOR_PAUSE_REASONS)[number];
 /** The reasons for which the service itself pauses a monitor, and says so in a `monitor.paused` event. */
 export const SERVICE_PAUSE_REASONS: readonly MonitorPauseReason[] = ['insufficient_credits', 'consecutive_failures'];
 
-export const MONITOR_PAUSED_EVENT = 'monitor.paused';
-
 /** A tick of the schedule, or a run the owner asked for. */
 export type MonitorRunKind = 'scheduled' | 'manual';
 

@@ -15,7 +15,12 @@ export const JOB_EVENT_OF: { readonly [S in TerminalStatus]: string } = {
 export const JOB_EVENT_TYPES = ['job.completed', 'job.partial', 'job.empty', 'job.failed', 'job.cancelled'] as const;
 export type JobEventType = (typeof JOB_EVENT_TYPES)[number];
 export const PING_EVENT = 'ping';
-export type WebhookEventType = JobEventType | typeof PING_EVENT;
+/** Sent when the service pauses a monitor (decision 022); its data is the monitor and the reason. */
+export const MONITOR_PAUSED_EVENT = 'monitor.paused';
+/** What an endpoint may subscribe to: the job events and monitor.paused. */
+export const SUBSCRIBABLE_EVENTS = [...JOB_EVENT_TYPES, MONITOR_PAUSED_EVENT] as const;
+export type SubscribableEvent = (typeof SUBSCRIBABLE_EVENTS)[number];
+export type WebhookEventType = SubscribableEvent | typeof PING_EVENT;
 
 export const MAX_WEBHOOK_ENDPOINTS = 10;
 /** After a rotation, deliveries are signed with the old secret too, for this long. */

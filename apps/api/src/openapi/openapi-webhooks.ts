@@ -1,4 +1,11 @@
-import { JOB_EVENT_TYPES, MAX_WEBHOOK_ENDPOINTS, PING_EVENT, TERMINAL_STATUSES, WEBHOOK_URL_MAX_LENGTH } from '@leadgen/domain';
+import {
+  JOB_EVENT_TYPES,
+  MAX_WEBHOOK_ENDPOINTS,
+  PING_EVENT,
+  SUBSCRIBABLE_EVENTS,
+  TERMINAL_STATUSES,
+  WEBHOOK_URL_MAX_LENGTH,
+} from '@leadgen/domain';
 import { DELIVERIES_PAGE_DEFAULT, DELIVERIES_PAGE_LIMIT } from '../routes/webhooks/webhooks-schema';
 import {
   type Schema,
@@ -22,9 +29,9 @@ import {
 // the events themselves as OpenAPI 3.1 `webhooks`.
 
 const events = {
-  description: 'The job events to send',
+  description: 'The events to send: the job events, and monitor.paused',
   type: 'array',
-  items: { type: 'string', enum: [...JOB_EVENT_TYPES] },
+  items: { type: 'string', enum: [...SUBSCRIBABLE_EVENTS] },
   minItems: 1,
   uniqueItems: true,
 };
@@ -85,7 +92,7 @@ export const webhookSchemas: Record<string, Schema> = {
   WebhookDelivery: object(
     {
       id: { type: 'string', description: 'the message id: the `webhook-id` header of every attempt' },
-      eventType: d('The event sent', { type: 'string', enum: [...JOB_EVENT_TYPES, PING_EVENT] }),
+      eventType: d('The event sent', { type: 'string', enum: [...SUBSCRIBABLE_EVENTS, PING_EVENT] }),
       endpointId: { ...nullable(str), description: "null: the job's own `webhookUrl`" },
       jobId: d('The job the event is about (null for a ping)', nullable(str)),
       status: d('pending while attempts remain; succeeded or failed once done', {

@@ -15,7 +15,7 @@ import {
   type WebhookDeliveryStatus,
   type WebhookEndpointRecord,
 } from '@leadgen/db';
-import { errors, newWebhookSecret, webhookErrors, type JobEventType } from '@leadgen/domain';
+import { errors, newWebhookSecret, webhookErrors, type SubscribableEvent } from '@leadgen/domain';
 import { logger } from '@leadgen/logger';
 import type { ApiDependencies } from '../dependencies';
 import { checkWebhookTarget } from './webhook-target-check';
@@ -33,7 +33,7 @@ async function ownEndpoint(deps: ApiDependencies, accountId: string, id: string)
 export async function createEndpoint(
   deps: ApiDependencies,
   accountId: string,
-  input: { url: string; events: JobEventType[]; description: string | null },
+  input: { url: string; events: SubscribableEvent[]; description: string | null },
 ): Promise<{ endpoint: WebhookEndpointRecord; secret: string }> {
   await checkWebhookTarget(deps, input.url, '#/url');
   const secret = newWebhookSecret();
@@ -49,7 +49,7 @@ export async function updateEndpoint(
   deps: ApiDependencies,
   accountId: string,
   id: string,
-  change: { url?: string; events?: JobEventType[]; description?: string | null; enabled?: boolean },
+  change: { url?: string; events?: SubscribableEvent[]; description?: string | null; enabled?: boolean },
 ): Promise<WebhookEndpointRecord> {
   await ownEndpoint(deps, accountId, id);
   if (change.url !== undefined) await checkWebhookTarget(deps, change.url, '#/url');

@@ -1,5 +1,6 @@
 import {
   JOB_EVENT_OF,
+  MONITOR_PAUSED_EVENT,
   isTerminal,
   jobPath,
   jobSummary,
@@ -14,7 +15,7 @@ import { Webhook } from 'standardwebhooks';
 export interface WebhookEnvelope {
   type: WebhookEventType;
   timestamp: string;
-  data: (JobSummary & { leadsUrl: string }) | { endpointId: string };
+  data: (JobSummary & { leadsUrl: string }) | { endpointId: string } | Record<string, unknown>;
 }
 
 /**
@@ -23,9 +24,21 @@ export interface WebhookEnvelope {
  * terminal row, which never changes, so every attempt sends the same bytes.
  */
 export function webhookEnvelope(
-  delivery: { eventType: WebhookEventType; endpointId: string | null; createdAt: Date; job: JobFacts | null },
+  delivery: {
+    eventType: WebhookEventType;
+    endpointId: string | null;
+    createdAt: Date;
+    job: JobFacts | null;
+    eventData?: Record<string, unknown> | null;
+  },
   publicBaseUrl: string | null,
 ): WebhookEnvelope | null {
+  // An event without a job: its data was recorded when it happened (the monitor and the reason), so every attempt sends the same bytes.
+  if (delivery.eventType === MONITOR_PAUSED_EVENT) {
+    const data = delivery.eventData;
+    if (!data) return null;
+    return { type: MONITOR_PAUSED_EVENT, timestamp: String(data.pausedAt ?? delivery.createdAt.toISOString()), data };
+  }
   if (delivery.eventType === PING_EVENT) {
     return delivery.endpointId
       ? { type: PING_EVENT, timestamp: delivery.createdAt.toISOString(), data: { endpointId: delivery.endpointId } }

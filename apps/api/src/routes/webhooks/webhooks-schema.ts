@@ -1,5 +1,12 @@
 import Joi from 'joi';
-import { JOB_EVENT_TYPES, WEBHOOK_URL_MAX_LENGTH, errors, webhookUrlProblem, type FieldProblem, type JobEventType } from '@leadgen/domain';
+import {
+  SUBSCRIBABLE_EVENTS,
+  WEBHOOK_URL_MAX_LENGTH,
+  errors,
+  webhookUrlProblem,
+  type FieldProblem,
+  type SubscribableEvent,
+} from '@leadgen/domain';
 import { jsonPointer, unsafeContentProblems } from '../../http/body-guard';
 import { decodeCursor, encodeCursor } from '../../http/paging';
 
@@ -13,7 +20,7 @@ export const webhookUrl = (allowHttp: boolean) =>
     });
 
 const events = Joi.array()
-  .items(Joi.string().valid(...JOB_EVENT_TYPES))
+  .items(Joi.string().valid(...SUBSCRIBABLE_EVENTS))
   .min(1)
   .unique();
 const description = Joi.string().trim().max(500).allow('');
@@ -23,7 +30,7 @@ export const createEndpointSchema = (allowHttp: boolean) =>
   Joi.object({
     /** where events are POSTed: an https URL whose host resolves to public addresses only */
     url: webhookUrl(allowHttp).required(),
-    /** the job events to receive: job.completed, job.partial, job.empty, job.failed, job.cancelled */
+    /** the events to receive: job.completed, job.partial, job.empty, job.failed, job.cancelled, monitor.paused */
     events: events.required(),
     /** a note for yourself, at most 500 characters */
     description,
@@ -50,7 +57,7 @@ export const updateEndpointSchema = (allowHttp: boolean) =>
 
 export interface EndpointInput {
   url?: string;
-  events?: JobEventType[];
+  events?: SubscribableEvent[];
   description?: string | null;
   enabled?: boolean;
 }
