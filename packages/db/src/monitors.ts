@@ -1,4 +1,4 @@
-import type { GenerationRequest, JobStatus, MonitorFacts, MonitorPauseReason, MonitorSchedule } from '@leadgen/domain';
+import type { GenerationRequest, JobStatus, MonitorFacts, MonitorFieldsChange, MonitorPauseReason, MonitorSchedule } from '@leadgen/domain';
 import type { Database } from './client';
 import type { Queryable } from './job-creation';
 
@@ -180,14 +180,7 @@ export async function listAllMonitors(db: Database, accountId: string | null, li
   return rows.map(recordFromRow);
 }
 
-export interface MonitorChange {
-  name?: string;
-  request?: GenerationRequest;
-  schedule?: MonitorSchedule;
-  webhookUrl?: string | null;
-  maxCreditsPerRun?: number | null;
-  enabled?: boolean;
-}
+export type MonitorChange = MonitorFieldsChange;
 
 /** What a change did to the schedule: where the alarm was, and where it is now. */
 export interface MonitorMove {

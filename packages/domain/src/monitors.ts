@@ -1,6 +1,6 @@
 import { AppError } from './errors';
 import type { GenerationRequest } from './generation-request';
-import type { MonitorSchedule } from './monitor-schedule';
+import { firstRunAfter, type MonitorSchedule } from './monitor-schedule';
 
 // Monitors (docs/decisions/022-monitors.md): a generation request run on a schedule, each run an
 // ordinary job with excludeDelivered forced, so a run delivers and bills only what is new.
@@ -64,3 +64,35 @@ export const monitorErrors = {
       { jobId },
     ),
 };
+
+/** A change to a monitor's fields (PATCH, or the operator's pause). */
+export interface MonitorFieldsChange {
+  name?: string;
+  request?: GenerationRequest;
+  schedule?: MonitorSchedule;
+  webhookUrl?: string | null;
+  maxCreditsPerRun?: number | null;
+  enabled?: boolean;
+}
+
+/**
+ * What a change does to the schedule, decided from the monitor as stored: a pause clears the next run (and says
+ * who paused), a resume or a new schedule sets it to the schedule's next time from `now`, anything else keeps it.
+ */
+export function decideMonitorChange(
+  current: MonitorFacts,
+  change: MonitorFieldsChange,
+  now: Date,
+  pausedBy: MonitorPauseReason,
+): MonitorFieldsChange & { nextRunAt: Date | null; pausedReason: MonitorPauseReason | null; resumed: boolean } {
+  const enabled = change.enabled ?? current.enabled;
+  const resumed = change.enabled === true && !current.enabled;
+  if (!enabled) {
+    const pausedReason = change.enabled === false && current.enabled ? pausedBy : current.pausedReason;
+    return { ...change, nextRunAt: null, pausedReason, resumed: false };
+  }
+  if (resumed || change.schedule) {
+    return { ...change, nextRunAt: firstRunAfter(change.schedule ?? current.schedule, now), pausedReason: null, resumed };
+  }
+  return { ...change, nextRunAt: current.nextRunAt, pausedReason: current.pausedReason, resumed: false };
+}

@@ -12,7 +12,7 @@ import {
   type MonitorRecord,
   type MonitorRunRecord,
 } from '@leadgen/db';
-import { errors, firstRunAfter, monitorErrors, newId, type MonitorPauseReason } from '@leadgen/domain';
+import { decideMonitorChange, errors, firstRunAfter, monitorErrors, newId, type MonitorPauseReason } from '@leadgen/domain';
 import { logger } from '@leadgen/logger';
 import { metrics } from '@leadgen/ops';
 import type { ApiDependencies } from '../dependencies';
@@ -76,19 +76,8 @@ export async function updateMonitor(
 ): Promise<MonitorRecord> {
   const now = new Date();
   const moved = await changeMonitor(deps.db, accountId, id, (current) => {
-    const merged = { ...current, ...change };
-    checkCreditCap(merged);
-    const resumed = change.enabled === true && !current.enabled;
-    let nextRunAt = current.nextRunAt;
-    let pausedReason = current.pausedReason;
-    if (!merged.enabled) {
-      nextRunAt = null;
-      pausedReason = change.enabled === false && current.enabled ? pausedBy : current.pausedReason;
-    } else if (resumed || change.schedule) {
-      nextRunAt = firstRunAfter(merged.schedule, now);
-      pausedReason = null;
-    }
-    return { ...change, nextRunAt, pausedReason, resumed };
+    checkCreditCap({ ...current, ...change });
+    return decideMonitorChange(current, change, now, pausedBy);
   });
   if (!moved) throw monitorErrors.notFound();
   await moveAlarm(deps, id, moved.previousNextRunAt, moved.monitor.nextRunAt);
