@@ -1,3 +1,4 @@
+import { alarmId, createMonitorAlarms, type MonitorAlarms } from '@leadgen/queue';
 import { idempotencyKey, pollUntilTerminal, startWorld, type TestWorld } from '../../../test/harness';
 import { buildAccount, type TestAccount } from '../../../test/factories';
 
@@ -28,12 +29,19 @@ async function until<T>(what: string, read: () => Promise<T>, done: (value: T) =
 describe('monitors', () => {
   let world: TestWorld;
   let account: TestAccount;
+  let alarms: MonitorAlarms;
 
   beforeAll(async () => {
     world = await startWorld({ env: { MONITOR_MIN_INTERVAL_MS: '1000', MONITOR_SWEEP_MS: '500', MONITOR_MAX_PER_ACCOUNT: '5' } });
     account = await buildAccount(world.db, { credits: 10_000 });
+    alarms = createMonitorAlarms(world.config.redis, 'test-alarms');
   });
-  afterAll(() => world.close());
+  afterAll(async () => {
+    await alarms.close();
+    await world.close();
+  });
+  /** The state of the alarm set for that monitor and due time (`unknown`: there is none). */
+  const alarm = (id: string, at: string) => alarms.queue().getJobState(alarmId(id, new Date(at)));
 
   const create = (body: object, who: TestAccount = account) => world.http.post('/api/v1/monitors').set(who.auth).send(body);
   const runs = async (id: string, who: TestAccount = account) => {
@@ -128,6 +136,7 @@ describe('monitors', () => {
     expect(resumed.status).toBe(200);
     expect(resumed.body.pausedReason).toBeNull();
     expect(Math.abs(Date.parse(resumed.body.nextRunAt) - (Date.now() + 3_600_000))).toBeLessThan(60_000);
+    expect(await alarm(id, resumed.body.nextRunAt)).toBe('delayed');
 
     const moved = await world.http
       .patch(`/api/v1/monitors/${id}`)
@@ -137,6 +146,9 @@ describe('monitors', () => {
     const next = new Date(moved.body.nextRunAt);
     expect(next.getUTCDay()).toBe(1);
     expect([5, 6]).toContain(next.getUTCHours());
+    // The alarm moved with the schedule.
+    expect(await alarm(id, resumed.body.nextRunAt)).toBe('unknown');
+    expect(await alarm(id, moved.body.nextRunAt)).toBe('delayed');
 
     const list = await world.http.get('/api/v1/monitors').set(account.auth);
     expect(list.body.items.map((m: { monitorId: string }) => m.monitorId)).toContain(id);
@@ -153,6 +165,7 @@ describe('monitors', () => {
 
     const deleted = await world.http.delete(`/api/v1/monitors/${id}`).set(account.auth);
     expect(deleted.status).toBe(204);
+    expect(await alarm(id, moved.body.nextRunAt)).toBe('unknown');
     expect((await world.http.get(`/api/v1/monitors/${id}`).set(account.auth)).status).toBe(404);
     const kept = await runs(id);
     expect(kept.map((r) => [r.kind, r.job?.jobId])).toEqual([['manual', run.body.jobId]]);
