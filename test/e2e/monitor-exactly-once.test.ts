@@ -39,6 +39,7 @@ describe('monitors on a fleet', () => {
     SANDBOX_PAGE_DELAY_MS: '5',
     MONITOR_MIN_INTERVAL_MS: '1000',
     MONITOR_SWEEP_MS: '500',
+    MONITOR_LOST_AFTER_MS: '1000',
   });
   const startWorkers = async (n: number) => {
     const started = Array.from({ length: n }, () => startWorkerProcess(workerEnv()));

@@ -474,6 +474,11 @@ export const DECLARATION = {
       integer().min(1).max(1_000).default(5),
       'this many FAILED runs of a monitor in a row pause it (reason `consecutive_failures`)',
     ),
+    lostAfterMs: variable(
+      'MONITOR_LOST_AFTER_MS',
+      integer().min(500).default(15_000),
+      'an enabled monitor this far past its due time without its tick (Redis lost its alarm) gets its alarm set again',
+    ),
     sweepMs: variable(
       'MONITOR_SWEEP_MS',
       integer().min(500).default(15_000),

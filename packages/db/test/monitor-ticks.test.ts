@@ -11,7 +11,11 @@ let db: Database;
 beforeAll(() => {
   db = createDatabase(process.env.DATABASE_URL!, { poolSize: 12 });
 });
-afterAll(() => db.$disconnect());
+afterAll(async () => {
+  // Left enabled and overdue, these would be ticked by a sweeping worker of another test file.
+  await db.sql.query(`UPDATE monitors SET enabled = false, next_run_at = NULL WHERE name = 'ticks'`);
+  await db.$disconnect();
+});
 
 async function newMonitor(credits: number, nextRunAt: Date, every = 'PT1H') {
   const account = await createAccount(db, 'monitor-ticks');

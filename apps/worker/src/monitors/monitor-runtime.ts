@@ -71,9 +71,12 @@ export async function runMonitorTick(deps: MonitorTickDependencies, monitorId: s
   return outcome;
 }
 
-/** Sets the alarm of every monitor due within the next period: one set per monitor and due time is a no-op when it is there. */
-export async function restoreMonitorAlarms(db: Database, alarms: MonitorAlarms, horizonMs: number, now = new Date()): Promise<number> {
-  const due = await monitorsDueBefore(db, new Date(now.getTime() + horizonMs), SWEEP_BATCH);
+/**
+ * Sets again the alarm of every enabled monitor more than `lostAfterMs` past its due time without its tick: Redis
+ * lost the alarm (an alarm still there is kept: one per monitor and due time). It rings at once.
+ */
+export async function restoreMonitorAlarms(db: Database, alarms: MonitorAlarms, lostAfterMs: number, now = new Date()): Promise<number> {
+  const due = await monitorsDueBefore(db, new Date(now.getTime() - lostAfterMs), SWEEP_BATCH);
   for (const monitor of due) await alarms.set(monitor.id, monitor.nextRunAt);
   return due.length;
 }
@@ -99,7 +102,7 @@ export async function startMonitorRuntime(
   const sweep: PeriodicSweep = startPeriodicSweep('monitor alarm sweep', config.monitors.sweepMs, async () => {
     metrics.monitorsDue.set(await countMonitorsDue(db, new Date()));
     if (await alarms.claimPeriodicTask('monitor-alarms', config.monitors.sweepMs)) {
-      await restoreMonitorAlarms(db, alarms, config.monitors.sweepMs);
+      await restoreMonitorAlarms(db, alarms, config.monitors.lostAfterMs);
     }
   });
   return {
