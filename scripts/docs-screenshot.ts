@@ -1,11 +1,12 @@
 // Renders /docs in headless Chromium from this process alone and saves a screenshot, to look at.
 // The API runs in-process (it needs PostgreSQL and Redis for start-up only; the page needs nothing else):
-//   npx tsx scripts/docs-screenshot.ts [out.png]     (CHROMIUM overrides /usr/bin/chromium)
+//   npx tsx scripts/docs-screenshot.ts [out.png]     (CHROMIUM_PATH overrides /usr/bin/chromium)
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { loadConfig } from '@leadgen/config';
 import { setLogLevel } from '@leadgen/logger';
 import { startApi } from '../apps/api/src/start-api';
+import { CHROMIUM, HEADLESS_FLAGS } from '../test/browser';
 
 async function main(): Promise<void> {
   const out = process.argv[2] ?? 'docs-screenshot.png';
@@ -14,13 +15,8 @@ async function main(): Promise<void> {
   const api = await startApi(config);
   try {
     const { port } = api.server.address() as { port: number };
-    await promisify(execFile)(process.env.CHROMIUM ?? '/usr/bin/chromium', [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
+    await promisify(execFile)(CHROMIUM, [
+      ...HEADLESS_FLAGS,
       '--window-size=1280,1600',
       '--virtual-time-budget=8000',
       `--screenshot=${out}`,

@@ -1,38 +1,28 @@
-import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { parseAllDocuments } from 'yaml';
+import { hasKubectl, KUBERNETES, OVERLAYS as overlays, renderOverlay, type K8sObject } from './kustomize';
 
 // Every overlay rendered by the real kustomize (`kubectl kustomize`), as `kubectl apply -k` would, and every
 // name one object gives another resolved in the render: a generated Secret's hashed name reaching the KEDA
 // TriggerAuthentication and the pods, a ScaledObject's Deployment, its TriggerAuthentication.
-const KUBERNETES = path.resolve(__dirname, '../deploy/kubernetes');
-const overlays = readdirSync(path.join(KUBERNETES, 'overlays'));
 
-interface K8sObject {
-  kind: string;
-  metadata: { name: string };
-  [key: string]: unknown;
+type Labels = Record<string, string>;
+
+/** Whether a label selector (matchLabels, and matchExpressions with In) selects these labels. */
+function selects(
+  selector: { matchLabels?: Labels; matchExpressions?: Array<{ key: string; operator: string; values: string[] }> },
+  labels: Labels,
+) {
+  return (
+    Object.entries(selector.matchLabels ?? {}).every(([key, value]) => labels[key] === value) &&
+    (selector.matchExpressions ?? []).every((e) => e.operator === 'In' && e.values.includes(labels[e.key] ?? ''))
+  );
 }
 
-/** An overlay rendered in a copy of deploy/kubernetes whose `*.env.example` files stand in for the real `*.env`. */
-export function renderOverlay(overlay: string): K8sObject[] {
-  const dir = mkdtempSync(path.join(tmpdir(), 'leadgen-kustomize-'));
-  try {
-    cpSync(KUBERNETES, dir, { recursive: true });
-    // Every overlay's, since one overlay may build on another (redis-cluster on example).
-    for (const each of readdirSync(path.join(dir, 'overlays'))) {
-      const eachDir = path.join(dir, 'overlays', each);
-      for (const file of readdirSync(eachDir).filter((f) => f.endsWith('.env.example')))
-        cpSync(path.join(eachDir, file), path.join(eachDir, file.replace(/\.example$/, '')));
-    }
-    const overlayDir = path.join(dir, 'overlays', overlay);
-    const rendered = execFileSync('kubectl', ['kustomize', overlayDir], { encoding: 'utf8' });
-    return parseAllDocuments(rendered).map((doc) => doc.toJSON() as K8sObject);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+/** The named ports of a workload's containers. */
+function containerPorts(workload: K8sObject): Set<string> {
+  const containers = workload.spec.template.spec.containers as Array<{ ports?: Array<{ name?: string }> }>;
+  return new Set(containers.flatMap((c) => (c.ports ?? []).flatMap((p) => (p.name ? [p.name] : []))));
 }
 
 /** Every `{ key: name }` found anywhere under `value` where `key` is one of `keys`, with the key it was under. */
@@ -52,15 +42,6 @@ function namesUnder(
   }
   return out;
 }
-
-const hasKubectl = (() => {
-  try {
-    execFileSync('kubectl', ['version', '--client'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 // CI has kubectl (its `kustomize` is built in); a machine without it cannot render, and says so.
 (hasKubectl || process.env.CI ? describe : describe.skip)('deploy/kubernetes overlays, rendered by kustomize', () => {
@@ -94,6 +75,49 @@ const hasKubectl = (() => {
       }
       expect(missing).toEqual([]);
       expect(objects.length).toBeGreaterThan(10);
+    },
+  );
+
+  it.each(overlays)(
+    'when overlay %s is rendered, then every Service, ServiceMonitor and NetworkPolicy selects pods or Services that have the ports it names',
+    (overlay) => {
+      const objects = renderOverlay(overlay);
+      const pods = objects
+        .filter((o) => o.kind === 'Deployment' || o.kind === 'Job')
+        .map((o) => ({ name: o.metadata.name, labels: o.spec.template.metadata.labels as Labels, ports: containerPorts(o) }));
+      const services = objects.filter((o) => o.kind === 'Service');
+      const problems: string[] = [];
+      for (const service of services) {
+        const selected = pods.filter((p) => selects({ matchLabels: service.spec.selector }, p.labels));
+        if (selected.length === 0) problems.push(`Service/${service.metadata.name} selects no pod`);
+        for (const port of service.spec.ports as Array<{ name: string; targetPort: string | number }>)
+          for (const pod of selected)
+            if (typeof port.targetPort === 'string' && !pod.ports.has(port.targetPort))
+              problems.push(`Service/${service.metadata.name} port ${port.name}: ${pod.name} has no port ${port.targetPort}`);
+      }
+      for (const monitor of objects.filter((o) => o.kind === 'ServiceMonitor')) {
+        const selected = services.filter((s) => selects(monitor.spec.selector, s.metadata.labels ?? {}));
+        for (const endpoint of monitor.spec.endpoints as Array<{ port: string }>)
+          if (!selected.some((s) => (s.spec.ports as Array<{ name: string }>).some((p) => p.name === endpoint.port)))
+            problems.push(`ServiceMonitor/${monitor.metadata.name} endpoint ${endpoint.port} is on no Service it selects`);
+      }
+      for (const policy of objects.filter((o) => o.kind === 'NetworkPolicy')) {
+        const selected = pods.filter((p) => selects(policy.spec.podSelector, p.labels));
+        if (selected.length === 0) problems.push(`NetworkPolicy/${policy.metadata.name} selects no pod`);
+        for (const rule of (policy.spec.ingress ?? []) as Array<{ ports?: Array<{ port?: string | number }> }>)
+          for (const { port } of rule.ports ?? [])
+            if (typeof port === 'string' && !selected.some((p) => p.ports.has(port)))
+              problems.push(`NetworkPolicy/${policy.metadata.name} names port ${port}, which no pod it selects has`);
+      }
+      // KEDA's list names begin with the QUEUE_PREFIX the pods read (hash-tagged on a cluster).
+      const prefix = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('leadgen-config-'))?.data
+        .QUEUE_PREFIX as string;
+      for (const scaler of objects.filter((o) => o.kind === 'ScaledObject'))
+        for (const trigger of scaler.spec.triggers as Array<{ metadata: { listName: string } }>)
+          if (!trigger.metadata.listName.startsWith(`${prefix}:`) && !trigger.metadata.listName.startsWith(`{${prefix}:`))
+            problems.push(`ScaledObject/${scaler.metadata.name} lists ${trigger.metadata.listName}, not under QUEUE_PREFIX ${prefix}`);
+      expect(problems).toEqual([]);
+      expect(objects.filter((o) => o.kind === 'NetworkPolicy').length).toBeGreaterThan(0);
     },
   );
 

@@ -7,13 +7,20 @@
 --   before this page's lock is honoured, and one that came later waits at its barrier for this commit), is
 --   passed over and counted; when the account has a list and the page came without `m`, it writes nothing and
 --   answers o_needs_matches, so workers read leads' domains, emails and phones only for accounts with a list;
--- - every delivered lead's key is remembered for the account (account_deliveries), and a job whose request
---   has `excludeDelivered` delivers only keys it can claim (in page order, up to what is still missing) and
---   counts the ones it passed over (docs/decisions/014-never-paying-twice.md).
+-- - every delivered lead's key is remembered for the account (account_deliveries, as its SHA-256 in hex: a
+--   LinkedIn lead's key is the person's profile URL, and the memory outlives the leads, decision 019), and a job
+--   whose request has `excludeDelivered` delivers only keys it can claim (in page order, up to what is still
+--   missing) and counts the ones it passed over (docs/decisions/014-never-paying-twice.md);
+-- - a batch's child delivers only keys it claims for the batch (batch_deliveries): the page's new keys are
+--   claimed first, in key order (so two children claiming overlapping pages at once wait for each other
+--   instead of deadlocking), a key another child holds is passed over and counted as already delivered, and
+--   the claims of keys this page did not deliver after all (past what was missing) are given back
+--   (docs/decisions/021-batches.md).
 -- Called by: packages/db/src/page-commit.ts (commitPage).
--- Locks: the jobs row (FOR UPDATE), then account_deliveries keys it claims.
+-- Locks: the jobs row (FOR UPDATE), then batch_deliveries keys it claims (a batch's child), then
+--   account_deliveries keys it claims.
 -- Guarantees: no row back when the job is terminal and nothing was written; a lead is delivered at most once
---   per result set, and at most once per account for an excludeDelivered job.
+--   per result set, at most once per batch, and at most once per account for an excludeDelivered job.
 
 CREATE OR REPLACE FUNCTION "commit_page"(p_job_id TEXT, p_items JSONB, p_cursor TEXT)
 RETURNS TABLE (o_delivered_count INTEGER, o_requested_count INTEGER, o_needs_matches BOOLEAN)
@@ -29,9 +36,12 @@ DECLARE
   v_item RECORD;
   v_claimed INTEGER;
   v_suppressed TEXT[] := '{}';
+  v_batch_id TEXT;
+  v_batch_lost TEXT[] := '{}';
+  v_batch_claimed TEXT[] := '{}';
 BEGIN
-  SELECT j."account_id", j."source", COALESCE((j."request"->>'excludeDelivered')::BOOLEAN, false), j."requested_count", j."delivered_count"
-  INTO v_account_id, v_source, v_exclude, v_requested, v_delivered
+  SELECT j."account_id", j."source", COALESCE((j."request"->>'excludeDelivered')::BOOLEAN, false), j."requested_count", j."delivered_count", j."batch_id"
+  INTO v_account_id, v_source, v_exclude, v_requested, v_delivered, v_batch_id
   FROM "jobs" j
   WHERE j."id" = p_job_id AND j."status" IN ('queued', 'running')
   FOR UPDATE;
@@ -47,11 +57,39 @@ BEGIN
     SELECT COALESCE(array_agg(DISTINCT p.item->>'k'), '{}') INTO v_suppressed
     FROM jsonb_array_elements(p_items) AS p(item)
     WHERE NOT EXISTS (SELECT 1 FROM "leads" l WHERE l."job_id" = p_job_id AND l."dedup_key" = p.item->>'k')
-      AND EXISTS (
-        SELECT 1 FROM jsonb_array_elements(COALESCE(p.item->'m', '[]'::jsonb)) AS x(entry)
-        WHERE EXISTS (SELECT 1 FROM "suppressions" s WHERE s."account_id" = v_account_id AND s."kind" = (x.entry->>'t')::"SuppressionKind" AND s."value" = x.entry->>'v')
-           OR EXISTS (SELECT 1 FROM "global_suppressions" g WHERE g."kind" = (x.entry->>'t')::"SuppressionKind" AND g."value" = x.entry->>'v')
+      -- Two joins, each an index probe per value. Not one EXISTS with an OR inside: the planner may hash
+      -- the whole list for that (an account's 100,000 entries per page commit).
+      AND (
+        EXISTS (
+          SELECT 1 FROM jsonb_array_elements(COALESCE(p.item->'m', '[]'::jsonb)) AS x(entry)
+          JOIN "suppressions" s ON s."account_id" = v_account_id AND s."kind" = (x.entry->>'t')::"SuppressionKind" AND s."value" = x.entry->>'v'
+        )
+        OR EXISTS (
+          SELECT 1 FROM jsonb_array_elements(COALESCE(p.item->'m', '[]'::jsonb)) AS x(entry)
+          JOIN "global_suppressions" g ON g."kind" = (x.entry->>'t')::"SuppressionKind" AND g."value" = x.entry->>'v'
+        )
       );
+  END IF;
+
+  IF v_batch_id IS NOT NULL THEN
+    -- The batch's claims, in key order; the keys another child of the batch holds are passed over.
+    WITH candidates AS (
+      SELECT DISTINCT p.item->>'k' AS dedup_key
+      FROM jsonb_array_elements(p_items) AS p(item)
+      WHERE NOT EXISTS (SELECT 1 FROM "leads" l WHERE l."job_id" = p_job_id AND l."dedup_key" = p.item->>'k')
+        AND NOT (p.item->>'k' = ANY(v_suppressed))
+    ), claimed AS (
+      INSERT INTO "batch_deliveries" ("batch_id", "source", "dedup_key", "job_id")
+      SELECT v_batch_id, v_source, c.dedup_key, p_job_id FROM candidates c ORDER BY c.dedup_key
+      ON CONFLICT DO NOTHING
+      RETURNING "dedup_key"
+    )
+    -- (a data-modifying CTE's rows are not visible to the rest of its statement: lost = candidates - claimed)
+    SELECT COALESCE((SELECT array_agg(claimed."dedup_key") FROM claimed), '{}'),
+      COALESCE((SELECT array_agg(c.dedup_key) FROM candidates c WHERE c.dedup_key NOT IN (SELECT claimed."dedup_key" FROM claimed)), '{}')
+    INTO v_batch_claimed, v_batch_lost;
+    v_skipped := cardinality(v_batch_lost);
+    v_suppressed := v_suppressed || v_batch_lost;
   END IF;
 
   IF NOT v_exclude THEN
@@ -70,7 +108,7 @@ BEGIN
       RETURNING "dedup_key"
     ), remembered AS (
       INSERT INTO "account_deliveries" ("account_id", "source", "dedup_key", "job_id")
-      SELECT v_account_id, v_source, inserted."dedup_key", p_job_id FROM inserted
+      SELECT v_account_id, v_source, encode(sha256(convert_to(inserted."dedup_key", 'UTF8')), 'hex'), p_job_id FROM inserted
       ON CONFLICT DO NOTHING
     )
     SELECT count(*) INTO v_added FROM inserted;
@@ -87,7 +125,7 @@ BEGIN
     LOOP
       EXIT WHEN v_delivered + v_added >= v_requested;
       INSERT INTO "account_deliveries" ("account_id", "source", "dedup_key", "job_id")
-      VALUES (v_account_id, v_source, v_item.dedup_key, p_job_id)
+      VALUES (v_account_id, v_source, encode(sha256(convert_to(v_item.dedup_key, 'UTF8')), 'hex'), p_job_id)
       ON CONFLICT DO NOTHING;
       GET DIAGNOSTICS v_claimed = ROW_COUNT;
       IF v_claimed = 0 THEN
@@ -99,8 +137,15 @@ BEGIN
     END LOOP;
   END IF;
 
+  IF v_batch_id IS NOT NULL THEN
+    -- Claimed but not delivered (the job had enough): the batch's other children may deliver them.
+    DELETE FROM "batch_deliveries" d
+    WHERE d."batch_id" = v_batch_id AND d."source" = v_source AND d."dedup_key" = ANY(v_batch_claimed) AND d."job_id" = p_job_id
+      AND NOT EXISTS (SELECT 1 FROM "leads" l WHERE l."job_id" = p_job_id AND l."dedup_key" = d."dedup_key");
+  END IF;
+
   UPDATE "jobs" SET "delivered_count" = v_delivered + v_added, "skipped_already_delivered" = "skipped_already_delivered" + v_skipped,
-    "skipped_suppressed" = "skipped_suppressed" + cardinality(v_suppressed),
+    "skipped_suppressed" = "skipped_suppressed" + cardinality(v_suppressed) - cardinality(v_batch_lost),
     "cursor" = p_cursor, "updated_at" = now()
   WHERE "id" = p_job_id;
   RETURN QUERY SELECT v_delivered + v_added, v_requested, false;

@@ -6,17 +6,23 @@
 -- 2. reserve through a conditional update of the account's counters; if the account is short, the key is
 --    unbound again, so a refused request never binds its key;
 -- 3. insert the job (with its own webhookUrl), the ledger's reserve row, and the account's default webhook
---    secret with the first job that names a webhookUrl (p_webhook_secret is a fresh candidate, used only then).
+--    secret with the first job that names a webhookUrl (p_webhook_secret is a fresh candidate, used only then);
+-- 4. release it into its queue if the account has fewer than p_open_cap open released jobs of the source,
+--    after any older held ones (release_held_jobs; docs/decisions/020-fair-queues.md); p_open_cap 0: at once.
 -- Called by: packages/db/src/job-creation.ts (createJob).
--- Locks: the idempotency_keys row (account, key), then the accounts row (the reservation).
--- Guarantees: outcome 'created' (job, reserve row and counters written together), 'bound' (the key's job and
---   fingerprint; nothing written) or 'insufficient_credits' (what is available; nothing written, key unbound).
+-- Locks: the idempotency_keys row (account, key), then the accounts row (the reservation; it also
+--   serialises the account's releases), then the held rows it releases.
+-- Guarantees: outcome 'created' (job, reserve row and counters written together; o_released the jobs the
+--   caller must enqueue, oldest first: this one unless it is held, and older held ones that fit now), 'bound'
+--   (the key's job and fingerprint; nothing written) or 'insufficient_credits' (what is available; nothing
+--   written, key unbound).
+-- Depends on: release_held_jobs
 
 CREATE OR REPLACE FUNCTION "create_job"(
   p_account_id TEXT, p_key TEXT, p_fingerprint TEXT, p_job_id TEXT, p_ttl_hours INTEGER,
   p_reserve INTEGER, p_result_set_id TEXT, p_source "Source", p_request JSONB, p_requested_count INTEGER,
-  p_webhook_url TEXT, p_webhook_secret TEXT
-) RETURNS TABLE (o_outcome TEXT, o_job_id TEXT, o_fingerprint TEXT, o_available BIGINT)
+  p_webhook_url TEXT, p_webhook_secret TEXT, p_open_cap INTEGER
+) RETURNS TABLE (o_outcome TEXT, o_job_id TEXT, o_fingerprint TEXT, o_available BIGINT, o_released TEXT[])
 LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
   v_job_id TEXT;
@@ -28,7 +34,7 @@ BEGIN
     WHERE k."expires_at" <= now()
   RETURNING k."job_id" INTO v_job_id;
   IF v_job_id IS NULL THEN
-    RETURN QUERY SELECT 'bound'::TEXT, k."job_id", k."fingerprint", NULL::BIGINT
+    RETURN QUERY SELECT 'bound'::TEXT, k."job_id", k."fingerprint", NULL::BIGINT, '{}'::TEXT[]
       FROM "idempotency_keys" k WHERE k."account_id" = p_account_id AND k."key" = p_key;
     RETURN;
   END IF;
@@ -36,16 +42,33 @@ BEGIN
   UPDATE "accounts" SET "reserved" = "reserved" + p_reserve WHERE "id" = p_account_id AND "balance" - "reserved" >= p_reserve;
   IF NOT FOUND THEN
     DELETE FROM "idempotency_keys" k WHERE k."account_id" = p_account_id AND k."key" = p_key AND k."job_id" = p_job_id;
-    RETURN QUERY SELECT 'insufficient_credits'::TEXT, NULL::TEXT, NULL::TEXT, COALESCE((SELECT a."balance" - a."reserved" FROM "accounts" a WHERE a."id" = p_account_id), 0);
+    RETURN QUERY SELECT 'insufficient_credits'::TEXT, NULL::TEXT, NULL::TEXT, COALESCE((SELECT a."balance" - a."reserved" FROM "accounts" a WHERE a."id" = p_account_id), 0), '{}'::TEXT[];
     RETURN;
   END IF;
 
-  INSERT INTO "jobs" ("id", "account_id", "result_set_id", "source", "request", "requested_count", "credits_reserved", "webhook_url")
-  VALUES (p_job_id, p_account_id, p_result_set_id, p_source, p_request, p_requested_count, p_reserve, p_webhook_url);
+  -- Held (released_at NULL) unless there is no cap; release_held_jobs below releases it when it fits.
+  INSERT INTO "jobs" ("id", "account_id", "result_set_id", "source", "request", "requested_count", "credits_reserved", "webhook_url", "released_at")
+  VALUES (p_job_id, p_account_id, p_result_set_id, p_source, p_request, p_requested_count, p_reserve, p_webhook_url,
+    CASE WHEN p_open_cap = 0 THEN now() END);
   INSERT INTO "credit_ledger" ("account_id", "job_id", "kind", "amount") VALUES (p_account_id, p_job_id, 'reserve', p_reserve);
   IF p_webhook_url IS NOT NULL THEN
     INSERT INTO "account_webhook_secrets" ("account_id", "secret") VALUES (p_account_id, p_webhook_secret) ON CONFLICT DO NOTHING;
   END IF;
-  RETURN QUERY SELECT 'created'::TEXT, p_job_id, p_fingerprint, NULL::BIGINT;
+  RETURN QUERY SELECT 'created'::TEXT, p_job_id, p_fingerprint, NULL::BIGINT,
+    CASE WHEN p_open_cap = 0 THEN ARRAY[p_job_id] ELSE release_held_jobs(p_account_id, p_source, p_open_cap) END;
 END
+$$;
+
+-- The previous release's form: its pods enqueue every job they create at once, so the job is released at
+-- once (cap 0), and nothing held is touched. Contract: a migration of the next release drops it
+-- (docs/decisions/017-sql-as-code.md).
+CREATE OR REPLACE FUNCTION "create_job"(
+  p_account_id TEXT, p_key TEXT, p_fingerprint TEXT, p_job_id TEXT, p_ttl_hours INTEGER,
+  p_reserve INTEGER, p_result_set_id TEXT, p_source "Source", p_request JSONB, p_requested_count INTEGER,
+  p_webhook_url TEXT, p_webhook_secret TEXT
+) RETURNS TABLE (o_outcome TEXT, o_job_id TEXT, o_fingerprint TEXT, o_available BIGINT)
+LANGUAGE sql AS $$
+  SELECT c.o_outcome, c.o_job_id, c.o_fingerprint, c.o_available
+  FROM create_job(p_account_id, p_key, p_fingerprint, p_job_id, p_ttl_hours, p_reserve, p_result_set_id, p_source, p_request,
+    p_requested_count, p_webhook_url, p_webhook_secret, 0) c
 $$;

@@ -4,23 +4,36 @@
 -- the account's counters, and the outbox rows of the job's webhook event, all in one transaction. A job
 -- without webhookUrl of an account without endpoints pays one probe of webhook_endpoints_account_id_idx.
 -- The event's name comes from the caller (packages/domain's JOB_EVENT_OF), so it is written in one place.
+-- A batch's child tells its batch in the same transaction (settle_batch_child: the batch's counters, and the
+-- batch's own settlement and event when it is the last open child); those deliveries come back with the job's.
+-- With p_open_cap (not NULL) the account's next held jobs of the source are released into the slot the job
+-- frees (release_held_jobs; docs/decisions/020-fair-queues.md), in the same transaction: a batch's children
+-- are held jobs like any other, so a batch refills its account's slots child by child.
 -- Called by: packages/db/src/job-settlement.ts (settleJob).
--- Locks: the jobs row, then the accounts row.
+-- Locks: the jobs row, then (a batch child) the batches row, then the accounts row, then the held rows it
+--   releases (skipping locked ones).
 -- Guarantees: no row back when the job was terminal already or its count moved on; each job is charged at
---   most once (the ledger's unique (job, kind)); the deliveries' ids to enqueue are returned with the job.
--- Depends on: record_job_event
+--   most once (the ledger's unique (job, kind)); the deliveries' ids to enqueue are returned with the job,
+--   and so are the jobs released, oldest first, for the caller to enqueue.
+-- Depends on: record_job_event, release_held_jobs, settle_batch_child
 
-CREATE OR REPLACE FUNCTION "settle_job"(p_job_id TEXT, p_status "JobStatus", p_stop_reason TEXT, p_charge INTEGER, p_delivered INTEGER, p_event_type TEXT)
-RETURNS TABLE ("job" "jobs", "webhook_deliveries" TEXT[])
+CREATE OR REPLACE FUNCTION "settle_job"(
+  p_job_id TEXT, p_status "JobStatus", p_stop_reason TEXT, p_charge INTEGER, p_delivered INTEGER, p_event_type TEXT, p_open_cap INTEGER
+) RETURNS TABLE ("job" "jobs", "webhook_deliveries" TEXT[], "released_jobs" TEXT[])
 LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
   v_job "jobs";
   v_deliveries TEXT[] := '{}';
+  v_batch_deliveries TEXT[] := '{}';
+  v_released TEXT[] := '{}';
 BEGIN
   UPDATE "jobs" SET "status" = p_status, "stop_reason" = p_stop_reason, "credits_charged" = p_charge, "finished_at" = now(), "updated_at" = now()
   WHERE "id" = p_job_id AND "status" IN ('queued', 'running') AND "delivered_count" = p_delivered
   RETURNING * INTO v_job;
   IF NOT FOUND THEN RETURN; END IF;
+  IF v_job."batch_id" IS NOT NULL THEN
+    v_batch_deliveries := settle_batch_child(v_job);
+  END IF;
   IF v_job."credits_reserved" > 0 THEN
     INSERT INTO "credit_ledger" ("account_id", "job_id", "kind", "amount") VALUES (v_job."account_id", p_job_id, 'release', v_job."credits_reserved");
   END IF;
@@ -31,8 +44,19 @@ BEGIN
   IF v_job."webhook_url" IS NOT NULL OR EXISTS (SELECT 1 FROM "webhook_endpoints" e WHERE e."account_id" = v_job."account_id") THEN
     v_deliveries := record_job_event(v_job, p_event_type);
   END IF;
-  RETURN QUERY SELECT v_job, v_deliveries;
+  IF p_open_cap IS NOT NULL THEN
+    v_released := release_held_jobs(v_job."account_id", v_job."source", p_open_cap);
+  END IF;
+  RETURN QUERY SELECT v_job, v_deliveries || v_batch_deliveries, v_released;
 END
+$$;
+
+-- The previous release's form, which does not enqueue released jobs: it releases none (the worker's periodic
+-- sweep releases what its settlements left held). Contract: a migration of the next release drops it.
+CREATE OR REPLACE FUNCTION "settle_job"(p_job_id TEXT, p_status "JobStatus", p_stop_reason TEXT, p_charge INTEGER, p_delivered INTEGER, p_event_type TEXT)
+RETURNS TABLE ("job" "jobs", "webhook_deliveries" TEXT[])
+LANGUAGE sql AS $$
+  SELECT s."job", s."webhook_deliveries" FROM settle_job(p_job_id, p_status, p_stop_reason, p_charge, p_delivered, p_event_type, NULL::INTEGER) s
 $$;
 
 -- The previous release's form, without the event's name: its pods call it during a rolling deploy

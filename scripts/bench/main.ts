@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [--duration S] [--rounds N] [--workers N] [--held N] [--export-leads N] [--only a,b]`
+// `npm run bench [-- --quick] [--duration S] [--rounds N] [--workers N] [--held N] [--export-leads N] [--fair-jobs N] [--only a,b]`
 //
 // The service against bare Express 5 + BullMQ 6 baselines, alternating in one run so the ratios
 // hold on a noisy machine even when the absolute figures do not. The service is reached only
@@ -22,12 +22,14 @@ import {
   type BenchDatabase,
   type CheckLine,
 } from './database';
+import { fairnessTable, measureFairness, type FairnessSide } from './fairness';
 import { exportTable, exportTarget, measureExports, seedExportAccounts, type ExportRun } from './export-memory';
 import { HttpClient, closedLoop, type Task } from './load';
 import { measure, type Environment, type Kind, type Measured } from './measure';
 import { BenchProcess, freePort, startProcess, waitForHttp } from './processes';
 import { PostgresCpu, findPostmaster, findRedisServer, localTcpPorts, readRss } from './proc-stats';
 import { measureVerificationCost } from './verification-cost';
+import { batchLines, measureBatch, type BatchRun } from './batch-fairness';
 import { evaluateCorpus } from '../../packages/providers/test/fixtures/evaluate-corpus';
 import { UNSEEN_SITES } from '../../packages/providers/test/fixtures/unseen-sites';
 import { costTable, fmt, rate, sideBySide, summarize, targetTable, type Scenario, type Target } from './report';
@@ -44,7 +46,11 @@ const USAGE = `npm run bench [-- options]
   --held-delay MS     sandbox delay per page of the held jobs (default 30000)
   --page-delay MS     SANDBOX_PAGE_DELAY_MS of the other jobs (default 0)
   --export-leads N    leads of the largest export (default 100000, 10000 with --quick); a tenth is exported too
-  --only a,b          scenarios among sync1, sync50, async, get, fleet, export, held, verify, enrichment`;
+  --fair-jobs N       the fairness section's backlog: N slow jobs of one account (default 100)
+  --fair-delay MS     sandbox delay of each backlog job's one page (default 3000)
+  --fair-concurrency N  WORKER_CONCURRENCY of the fairness section's one worker (default 10)
+  --batch-queries N   queries in the batch section's batch (default 1000, 100 with --quick)
+  --only a,b          scenarios among sync1, sync50, async, get, fleet, export, held, fair, verify, enrichment, batch`;
 
 function usage(problem: string): never {
   console.error(`${problem}\n${USAGE}`);
@@ -67,6 +73,10 @@ const { values: flags } = (() => {
         'held-delay': { type: 'string', default: '30000' },
         'page-delay': { type: 'string', default: '0' },
         'export-leads': { type: 'string' },
+        'fair-jobs': { type: 'string', default: '100' },
+        'fair-delay': { type: 'string', default: '3000' },
+        'fair-concurrency': { type: 'string', default: '10' },
+        'batch-queries': { type: 'string' },
         only: { type: 'string' },
       },
     });
@@ -90,7 +100,11 @@ const HELD = Number(flags.held);
 const HELD_DELAY_MS = Number(flags['held-delay']);
 const EXPORT_LEADS = Number(flags['export-leads'] ?? (QUICK ? 10_000 : 100_000));
 const WARM_MS = QUICK ? 300 : 1_500;
-const ALL = ['sync1', 'sync50', 'async', 'get', 'fleet', 'export', 'held', 'verify', 'enrichment'] as const;
+const FAIR_JOBS = Number(flags['fair-jobs']);
+const FAIR_DELAY_MS = Number(flags['fair-delay']);
+const FAIR_CONCURRENCY = Number(flags['fair-concurrency']);
+const ALL = ['sync1', 'sync50', 'async', 'get', 'fleet', 'export', 'held', 'fair', 'verify', 'enrichment', 'batch'] as const;
+const BATCH_QUERIES = Number(flags['batch-queries'] ?? (QUICK ? 100 : 1000));
 type Key = (typeof ALL)[number];
 const ONLY = new Set<Key>(flags.only ? (flags.only.split(',').map((s) => s.trim()) as Key[]) : ALL.filter((k) => k !== 'held' || HELD > 0));
 if (HELD > 0) ONLY.add('held');
@@ -105,6 +119,9 @@ for (const [name, v] of Object.entries({
   held: HELD,
   'held-delay': HELD_DELAY_MS,
   'export-leads': EXPORT_LEADS,
+  'fair-jobs': FAIR_JOBS,
+  'fair-delay': FAIR_DELAY_MS,
+  'fair-concurrency': FAIR_CONCURRENCY,
 }))
   if (!Number.isFinite(v) || v < 0) usage(`--${name}: not a number`);
 
@@ -574,9 +591,48 @@ async function main(): Promise<number> {
       });
     }
 
+    // A batch of BATCH_QUERIES queries from one account, and another account's sync generate p50 during it.
+    let batch: BatchRun | null = null;
+    if (ONLY.has('batch')) {
+      const batchAccount = await createBenchAccount(db.url, 'bench-batch');
+      const otherAccount = await createBenchAccount(db.url, 'bench-batch-other');
+      log('');
+      log(`batch: ${BATCH_QUERIES} queries`);
+      batch = await measureBatch({
+        client: svc,
+        batchAuth: auth(batchAccount.apiKey),
+        otherAuth: auth(otherAccount.apiKey),
+        procs: [api, ...workers],
+        children: BATCH_QUERIES,
+        sampleMs: DURATION_MS,
+        key,
+        log,
+      });
+    }
+
     // Held jobs: N jobs waiting on a slow sandbox in ONE worker process with WORKER_CONCURRENCY=N.
     let held: Held | null = null;
     if (ONLY.has('held')) held = await heldJobs(env, db, redis, svc, track, workers);
+
+    // Fairness (fairness.ts): its own API and worker per side; the other workers go first, as for held jobs.
+    let fairness: FairnessSide[] | null = null;
+    if (ONLY.has('fair')) {
+      await Promise.all(workers.map((w) => w.stop()));
+      const probe = db.probe;
+      fairness = await measureFairness({
+        databaseUrl: db.url,
+        prefix: PREFIX,
+        env: (extra) => serviceEnv(db!.url, extra),
+        track,
+        probe: async (sql, params) => (await probe.query(sql, params)).rows as Array<Record<string, unknown>>,
+        concurrency: FAIR_CONCURRENCY,
+        backlogJobs: FAIR_JOBS,
+        backlogDelayMs: FAIR_DELAY_MS,
+        samples: QUICK ? 10 : 30,
+        fifoSamples: QUICK ? 2 : 3,
+        log,
+      });
+    }
 
     const sync1 = scenarios.find((sc) => sc.key === 'sync1');
     if (verificationAddedMs !== null && sync1) {
@@ -605,6 +661,10 @@ async function main(): Promise<number> {
     }
     log('');
     log(targetTable([...targets(scenarios, fleet, held), exportTarget(exports)]));
+    if (batch) {
+      log('');
+      for (const line of batchLines(batch)) log(line);
+    }
     if (held) {
       log('');
       log(
@@ -612,6 +672,10 @@ async function main(): Promise<number> {
           ? `held jobs: the worker refused WORKER_CONCURRENCY=${HELD}: ${held.refused}`
           : `held jobs: ${held.running}/${HELD} running in one worker (sandbox:delay=${HELD_DELAY_MS} per page): worker RSS ${fmt.mb(held.rss)}, its PostgreSQL connections ${held.pgConns} (pg_stat_activity by client port; ${held.allConns} to the bench database with the API's);\n  then over ${(held.afterMs / 1000).toFixed(0)} s through the first pages' commits: peak RSS ${fmt.mb(held.afterRss)}, peak connections ${held.afterConns}`,
       );
+    }
+    if (fairness) {
+      log('');
+      log(fairnessTable(fairness, { backlogJobs: FAIR_JOBS, backlogDelayMs: FAIR_DELAY_MS, concurrency: FAIR_CONCURRENCY }));
     }
     if (checks.length) {
       log('');

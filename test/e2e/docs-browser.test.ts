@@ -1,6 +1,7 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { haveBrowser, launchBrowser } from '../browser';
 import { openApiDocument } from '../../apps/api/src/openapi/openapi-document';
 import { buildAccount, type TestAccount } from '../factories';
 import { startWorld, type TestWorld } from '../harness';
@@ -11,20 +12,9 @@ import { startApiProcess, type ApiProcess } from '../processes';
  * playwright-core), served by an API process alone: every operation of the document listed, a call
  * made from the page with an API key, nothing loaded from another origin, nothing blocked by the page's
  * content security policy. Screenshots go to test-artifacts/docs/.
- * Without the browser: `apt-get install -y chromium` (Debian), or set CHROMIUM_PATH.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = join(__dirname, '..', '..', 'test-artifacts', 'docs');
-const haveBrowser = existsSync(CHROMIUM);
-
-if (!haveBrowser) {
-  const line = `API reference browser check: no browser at ${CHROMIUM}; install it with "apt-get update && apt-get install -y chromium" or set CHROMIUM_PATH`;
-  // In CI the check must run: a missing browser fails it there, and only skips on a developer's machine.
-  if (process.env.CI) throw new Error(line);
-  process.stderr.write(`${line}\n`);
-}
-
-(haveBrowser ? describe : describe.skip)('/docs in a real browser', () => {
+(haveBrowser('API reference browser check') ? describe : describe.skip)('/docs in a real browser', () => {
   let world: TestWorld;
   let account: TestAccount;
   let api: ApiProcess;
@@ -43,17 +33,7 @@ if (!haveBrowser) {
       REDIS_URL: world.config.redis.url,
       QUEUE_PREFIX: world.config.redis.queuePrefix,
     });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchBrowser();
     page = await (await browser.newContext({ viewport: { width: 1280, height: 1000 } })).newPage();
     page.setDefaultTimeout(15_000);
     page.on('request', (request) => {

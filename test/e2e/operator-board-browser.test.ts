@@ -1,6 +1,7 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { haveBrowser, launchBrowser } from '../browser';
 import { generate, startWorld, type TestWorld } from '../harness';
 import { buildAccount, type TestAccount } from '../factories';
 
@@ -8,21 +9,10 @@ import { buildAccount, type TestAccount } from '../factories';
  * Bull Board as an operator sees it, in a real browser (Debian's chromium, driven by playwright-core):
  * a COMPLETE job under Completed with its terminal object, a FAILED one under Failed with its own,
  * nothing loaded from another origin. Screenshots go to test-artifacts/board/.
- * Without the browser: `apt-get install -y chromium` (Debian), or set CHROMIUM_PATH.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const PASSWORD = 'correct horse battery';
 const SHOTS = join(__dirname, '..', '..', 'test-artifacts', 'board');
-const haveBrowser = existsSync(CHROMIUM);
-
-if (!haveBrowser) {
-  const line = `operator board browser check: no browser at ${CHROMIUM}; install it with "apt-get update && apt-get install -y chromium" or set CHROMIUM_PATH`;
-  // In CI the check must run: a missing browser fails it there, and only skips on a developer's machine.
-  if (process.env.CI) throw new Error(line);
-  process.stderr.write(`${line}\n`);
-}
-
-(haveBrowser ? describe : describe.skip)('Bull Board in a real browser', () => {
+(haveBrowser('operator board browser check') ? describe : describe.skip)('Bull Board in a real browser', () => {
   let world: TestWorld;
   let account: TestAccount;
   let browser: Browser;
@@ -59,17 +49,7 @@ if (!haveBrowser) {
       while ((await queue.getJobState(id)) !== state && Date.now() < until) await new Promise((r) => setTimeout(r, 25));
     }
     origin = `http://127.0.0.1:${world.api.port}`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchBrowser();
     const context = await browser.newContext({
       httpCredentials: { username: 'operator', password: PASSWORD },
       viewport: { width: 1400, height: 1000 },

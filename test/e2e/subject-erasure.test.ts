@@ -40,6 +40,16 @@ describe('erasing a data subject (admin subject:erase)', () => {
     const email = (a.body.leads as Lead[]).find((l) => l.email)!.email!;
     expect((b.body.leads as Lead[]).some((l) => l.email === email)).toBe(true);
 
+    // A receiver that echoed the person in its answer: the attempt keeps the answer's first bytes.
+    const { rows: deliveries } = await world.db.sql.query<{ id: string }>(
+      `INSERT INTO webhook_deliveries (account_id, url, event_type) VALUES ($1, 'https://hooks.example/x', 'job.completed') RETURNING id`,
+      [first.accountId],
+    );
+    await world.db.sql.query(
+      `INSERT INTO webhook_attempts (delivery_id, attempt, url, started_at, response_status, latency_ms, response_excerpt, succeeded)
+       VALUES ($1, 1, 'https://hooks.example/x', now(), 400, 5, $2, false), ($1, 2, 'https://hooks.example/x', now(), 400, 5, 'unrelated', false)`,
+      [deliveries[0]!.id, `{"error":"unknown contact ${email}"}`],
+    );
     const run = spawnSync(
       process.execPath,
       ['--import', 'tsx', path.join(ROOT, 'apps/admin/src/main.ts'), 'subject:erase', '--email', email.toUpperCase(), '--json'],
@@ -50,8 +60,18 @@ describe('erasing a data subject (admin subject:erase)', () => {
       },
     );
     expect(run.status).toBe(0);
-    const printed = JSON.parse(run.stdout) as { leadsDeleted: number; rows: Array<{ accountId: string; leads: number }> };
+    const printed = JSON.parse(run.stdout) as {
+      leadsDeleted: number;
+      webhookExcerptsCleared: number;
+      rows: Array<{ accountId: string; leads: number }>;
+    };
     expect(printed.rows.map((r) => r.accountId)).toEqual(expect.arrayContaining([first.accountId, second.accountId]));
+    expect(printed.webhookExcerptsCleared).toBe(1);
+    const { rows: excerpts } = await world.db.sql.query<{ response_excerpt: string | null }>(
+      'SELECT response_excerpt FROM webhook_attempts WHERE delivery_id = $1 ORDER BY attempt',
+      [deliveries[0]!.id],
+    );
+    expect(excerpts.map((e) => e.response_excerpt)).toEqual([null, 'unrelated']);
     for (const jobId of [a.body.jobId, b.body.jobId]) expect((await leadsOf(jobId)).some((l) => l.email === email)).toBe(false);
     // The job keeps its counts and its charge; its body's leads no longer hold the person.
     // (The API had kept the finished body in memory: the erasure's word over Redis makes it read it again.)
@@ -75,6 +95,57 @@ describe('erasing a data subject (admin subject:erase)', () => {
     const trail = await world.http.get('/api/v1/audit-events?action=subject.erased').set(first.auth);
     expect(trail.body.items[0]).toMatchObject({ actor: 'operator', summary: { kind: 'email' } });
     expect(JSON.stringify(trail.body)).not.toContain(email);
+  }, 120_000);
+
+  it('when a LinkedIn profile is erased, then the leads holding it go in every account, however the URL is written, and no later job delivers it', async () => {
+    type Person = { person: { linkedinUrl: string; fullName: string } };
+    const people = { source: 'linkedin', category: 'software', state: 'US', maxResults: 10 };
+    const first = await buildAccount(world.db, { credits: 10_000 });
+    const second = await buildAccount(world.db, { credits: 10_000 });
+    const a = await generate(world, first, people, { Prefer: 'wait=60' });
+    const b = await generate(world, second, people, { Prefer: 'wait=60' });
+    expect([a.status, b.status]).toEqual([200, 200]);
+    const profile = (a.body.leads as Person[])[3]!.person.linkedinUrl;
+    expect((b.body.leads as Person[]).some((l) => l.person.linkedinUrl === profile)).toBe(true);
+    const slug = new URL(profile).pathname.split('/')[2]!;
+
+    const erase = (...args: string[]) =>
+      spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'apps/admin/src/main.ts'), 'subject:erase', ...args, '--json'], {
+        cwd: ROOT,
+        env: { ...process.env, DATABASE_URL: databaseUrl, QUEUE_PREFIX: world.config.redis.queuePrefix },
+        encoding: 'utf8',
+      });
+    const refused = erase('--linkedin-url', 'https://www.linkedin.com/company/acme');
+    expect(refused.status).toBe(64);
+    expect(refused.stderr).toContain('not a LinkedIn profile URL');
+
+    // Written as a person pasting it would: another subdomain, upper case, a tracking query, a trailing slash.
+    const run = erase('--linkedin-url', `HTTPS://UK.LINKEDIN.COM/in/${slug.toUpperCase()}/?trk=people`);
+    expect(run.status).toBe(0);
+    const printed = JSON.parse(run.stdout) as {
+      erased: { kind: string; value: string };
+      rows: Array<{ accountId: string; leads: number }>;
+    };
+    expect(printed.erased).toEqual({ kind: 'linkedin', value: `linkedin.com/in/${slug.toLowerCase()}` });
+    expect(printed.rows).toEqual(
+      expect.arrayContaining([
+        { accountId: first.accountId, leads: 1 },
+        { accountId: second.accountId, leads: 1 },
+      ]),
+    );
+    for (const jobId of [a.body.jobId, b.body.jobId]) {
+      const left = (await leadsOf(jobId)) as unknown as Person[];
+      expect(left).toHaveLength(9);
+      expect(left.some((l) => l.person.linkedinUrl === profile)).toBe(false);
+    }
+
+    const third = await buildAccount(world.db, { credits: 10_000 });
+    const c = await generate(world, third, people, { Prefer: 'wait=60' });
+    expect(c.status).toBe(200);
+    expect(JSON.stringify(c.body.leads)).not.toContain(slug);
+    expect((await world.db.job.findUniqueOrThrow({ where: { id: c.body.jobId } })).skippedSuppressed).toBe(1);
+    // Idempotent: nothing more to delete.
+    expect(JSON.parse(erase('--linkedin-url', profile).stdout)).toMatchObject({ suppressedNow: false, leadsDeleted: 0 });
   }, 120_000);
 
   it('when an erasure races a job that is delivering the person, then the person does not come out of that job', async () => {

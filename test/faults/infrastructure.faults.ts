@@ -29,6 +29,9 @@ describe('the stores fail under a running fleet', () => {
       REDIS_URL: redis.url,
       LOST_JOB_AFTER_MS: String(LOST_JOB_AFTER_MS),
       LOST_JOB_SWEEP_MS: String(LOST_JOB_SWEEP_MS),
+      // Fair release (decision 020) with the fleet's 10 slots as the cap: of the 20 jobs, half are in the queue
+      // when Redis is wiped (the lost-job sweep's) and half held in PostgreSQL (released by the settlements).
+      QUEUE_OPEN_JOBS_PER_ACCOUNT: '10',
     };
     world = await startWorld({ worker: false, env });
     for (let i = 0; i < 2; i += 1) {

@@ -35,6 +35,12 @@ const q = (text: string) => (jobId: string, accountId: string) => [text, text.in
 
 it.each([
   ['a lead is lost', q('DELETE FROM leads WHERE job_id = $1 AND position = 4'), ['delivered_count_matches_leads']],
+  ['a job counts an erasure that did not happen', q('UPDATE jobs SET leads_erased = 1 WHERE id = $1'), ['delivered_count_matches_leads']],
+  [
+    'a job is marked expired with its leads kept',
+    q('UPDATE jobs SET leads_expired_at = now() WHERE id = $1'),
+    ['delivered_count_matches_leads'],
+  ],
   ['a delivered lead is forgotten by the account', q('DELETE FROM account_deliveries WHERE job_id = $1'), ['delivered_leads_remembered']],
   [
     'the job records another charge than the ledger',

@@ -29,10 +29,15 @@ export const INVARIANTS: Invariant[] = [
   },
   {
     name: 'delivered_count_matches_leads',
-    rule: "a job's delivered_count equals the leads stored for it, at positions 0..n-1",
-    sql: `SELECT j.id, j.status, j.delivered_count, count(l.id) AS stored, max(l.position) AS last_position
+    rule: "a job's delivered_count equals the leads stored for it (at positions 0..n-1) plus those a subject erasure deleted since (gaps then), and none are stored once its leads expired",
+    requires: ['jobs.leads_erased', 'jobs.leads_expired_at'],
+    sql: `SELECT j.id, j.status, j.delivered_count, j.leads_erased, j.leads_expired_at, count(l.id) AS stored, max(l.position) AS last_position
           FROM jobs j LEFT JOIN leads l ON l.job_id = j.id WHERE ${scoped('j.account_id')}
-          GROUP BY j.id HAVING j.delivered_count <> count(l.id) OR coalesce(max(l.position) + 1, 0) <> count(l.id)`,
+          GROUP BY j.id
+          HAVING CASE WHEN j.leads_expired_at IS NOT NULL THEN count(l.id) <> 0
+                      ELSE j.delivered_count <> count(l.id) + j.leads_erased
+                        OR coalesce(max(l.position) + 1, 0) > j.delivered_count
+                        OR (j.leads_erased = 0 AND coalesce(max(l.position) + 1, 0) <> count(l.id)) END`,
   },
   {
     name: 'one_ledger_entry_per_kind_per_job',
@@ -115,7 +120,7 @@ export const INVARIANTS: Invariant[] = [
     rule: "every delivered lead's key is in account_deliveries, and an excludeDelivered job's leads were claimed by that job",
     requires: ['account_deliveries.dedup_key'],
     sql: `SELECT j.id, l.dedup_key, d.job_id AS claimed_by FROM leads l JOIN jobs j ON j.id = l.job_id
-          LEFT JOIN account_deliveries d ON d.account_id = j.account_id AND d.source = j.source AND d.dedup_key = l.dedup_key
+          LEFT JOIN account_deliveries d ON d.account_id = j.account_id AND d.source = j.source AND d.dedup_key = encode(sha256(convert_to(l.dedup_key, 'UTF8')), 'hex')
           WHERE ${scoped('j.account_id')}
             AND (d.job_id IS NULL OR (COALESCE((j.request->>'excludeDelivered')::boolean, false) AND d.job_id <> j.id))`,
   },

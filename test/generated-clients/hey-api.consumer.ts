@@ -55,6 +55,21 @@ ok('rotateWebhookSecret', await sdk.rotateWebhookSecret({ path: { id } }));
 const ping = ok('pingWebhookEndpoint', await sdk.pingWebhookEndpoint({ path: { id } }));
 ok('listWebhookDeliveries', await sdk.listWebhookDeliveries({ path: { id } }));
 status('retryWebhookDelivery', await sdk.retryWebhookDelivery({ path: { id, deliveryId: ping.id } }));
+const batch = ok(
+  'createBatch',
+  await sdk.createBatch({
+    headers: { 'Idempotency-Key': `hey-batch-${Date.now()}` },
+    body: { maxCredits: 100, requests: [{ category: 'dentist', state: 'US', maxResults: 2 }] },
+  }),
+);
+const batchId: string = batch.batchId;
+ok('getBatch', await sdk.getBatch({ path: { batchId } }));
+ok('listBatches', await sdk.listBatches({ query: { limit: 5 } }));
+ok('listBatchJobs', await sdk.listBatchJobs({ path: { batchId } }));
+ok('getBatchLeads', await sdk.getBatchLeads({ path: { batchId } }));
+ok('getBatchLeadsCsv', await sdk.getBatchLeadsCsv({ path: { batchId } }));
+ok('getBatchLeadsJsonl', await sdk.getBatchLeadsJsonl({ path: { batchId } }));
+status('cancelBatch', await sdk.cancelBatch({ path: { batchId } }));
 ok('listJobWebhookDeliveries', await sdk.listJobWebhookDeliveries({ path: { jobId } }));
 status('retryJobWebhookDelivery', await sdk.retryJobWebhookDelivery({ path: { jobId, deliveryId: 'msg_unknown' } }));
 status('revealDefaultWebhookSecret', await sdk.revealDefaultWebhookSecret());

@@ -87,6 +87,22 @@ const attempts: number = deliveries.items.reduce((sum, delivery) => sum + delive
 status('retryWebhookDelivery', await client.POST('/api/v1/webhooks/{id}/deliveries/{deliveryId}/retry', { params: { path: { id, deliveryId: ping.id } } }));
 ok('listJobWebhookDeliveries', await client.GET('/api/v1/leads/jobs/{jobId}/webhook-deliveries', { params: { path: { jobId } } }));
 status('retryJobWebhookDelivery', await client.POST('/api/v1/leads/jobs/{jobId}/webhook-deliveries/{deliveryId}/retry', { params: { path: { jobId, deliveryId: 'msg_unknown' } } }));
+const batch = ok(
+  'createBatch',
+  await client.POST('/api/v1/leads/batches', {
+    params: { header: { 'Idempotency-Key': `consumer-batch-${Date.now()}` } },
+    body: { name: 'consumer', maxCredits: 100, requests: [{ category: 'dentist', state: 'US', maxResults: 2 }] },
+  }),
+);
+const batchId: string = batch.batchId;
+const batchCounts: number = batch.counts.queued + batch.counts.running;
+ok('getBatch', await client.GET('/api/v1/leads/batches/{batchId}', { params: { path: { batchId } } }));
+ok('listBatches', await client.GET('/api/v1/leads/batches', { params: { query: { status: ['running', 'COMPLETE'], limit: 5 } } }));
+ok('listBatchJobs', await client.GET('/api/v1/leads/batches/{batchId}/jobs', { params: { path: { batchId } } }));
+ok('getBatchLeads', await client.GET('/api/v1/leads/batches/{batchId}/leads', { params: { path: { batchId }, query: { limit: 2 } } }));
+ok('getBatchLeadsCsv', await client.GET('/api/v1/leads/batches/{batchId}/leads.csv', { params: { path: { batchId } }, parseAs: 'text' }));
+ok('getBatchLeadsJsonl', await client.GET('/api/v1/leads/batches/{batchId}/leads.jsonl', { params: { path: { batchId } }, parseAs: 'text' }));
+status('cancelBatch', await client.DELETE('/api/v1/leads/batches/{batchId}', { params: { path: { batchId } } }));
 status('revealDefaultWebhookSecret', await client.POST('/api/v1/webhooks/default-secret'));
 ok('rotateDefaultWebhookSecret', await client.POST('/api/v1/webhooks/default-secret/rotate'));
 status('deleteWebhookEndpoint', await client.DELETE('/api/v1/webhooks/{id}', { params: { path: { id } } }));
@@ -112,6 +128,7 @@ console.log(
       delivered,
       request: request.source,
       listed: firstListed === jobId,
+      batchCounts: batchCounts >= 0,
       firstLead: typeof firstLead,
       csvLines: csv.trimEnd().split('\r\n').length,
       jsonlLines: jsonl.trimEnd().split('\n').length,

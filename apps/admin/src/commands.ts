@@ -19,11 +19,13 @@ import {
   resealWebhookSecrets,
   transaction,
   type Database,
+  type FairRelease,
 } from '@leadgen/db';
 import { cancelJob } from '@leadgen/commands';
 import { waitUntilConnected } from '@leadgen/queue';
-import { decideMonitorChange, isTerminal, normalizeSuppression, type SuppressionKind } from '@leadgen/domain';
+import { decideMonitorChange, isTerminal, normalizeSuppression, type SubjectKind } from '@leadgen/domain';
 import type { JobProducer, WebhookProducer } from '@leadgen/queue';
+import { deleteAccountEverywhere } from './account-deletion';
 
 /** A mistake of the operator's (or a state to fix first): its message is the whole output. */
 export class UsageError extends Error {
@@ -42,6 +44,8 @@ export interface Services {
   producer(): JobProducer;
   /** the webhook queue, for the deliveries a job:cancel raises */
   webhooks(): WebhookProducer;
+  /** QUEUE_OPEN_JOBS_PER_ACCOUNT: a job:cancel releases the account's next held job (decision 020); unset, the worker's sweep does */
+  fairness?: FairRelease;
   /** tells every API process that the account's keys changed (announceKeyEpoch); rejects when Redis is away */
   announceKeyEpoch(accountId: string, keyEpoch: number): Promise<void>;
 }
@@ -50,6 +54,7 @@ export const USAGE = `usage: npm run admin -- <command> [options] [--json | --ta
   account:create --name NAME [--credits C]   create an account (and its first API key)
   account:list                                every account with its credits and live keys
   account:show --account ID                   the account with its credits
+  account:delete --account ID                 refuse its keys, cancel its open jobs, then delete the account and all it owns (ledger included); the audit trail keeps that it happened
   key:create --account ID [--expires-in 90d]  issue another API key for an account (expiring after N days or hours: 90d, 12h)
   key:list --account ID                       an account's keys: id, prefix, created, last used, expires, revoked
   key:revoke --id KEY_ID | --key API_KEY      revoke a key, by its id (key_...) or by its secret
@@ -59,7 +64,7 @@ export const USAGE = `usage: npm run admin -- <command> [options] [--json | --ta
   job:show --job ID                           a job: status, counts, stop reason, credits, times
   job:cancel --job ID                         cancel a queued or running job, as its owner's DELETE does
   audit:show [--account ID] [--action A] [--limit N]   the audit trail, newest first (every account's without --account)
-  subject:erase --email X | --phone X | --domain X   delete every stored lead holding it, in every account, and never collect or deliver it again
+  subject:erase --email X | --phone X | --domain X | --linkedin-url X   delete every stored lead holding it, in every account, and never collect or deliver it again
   monitor:list [--account ID] [--limit N]     monitors, newest first: schedule, next run, last run, why paused (every account's without --account)
   monitor:pause --monitor ID                  pause a monitor (reason operator); its owner resumes it with PATCH { enabled: true }
   secrets:rotate                              re-seal every webhook secret under the first SECRETS_ENCRYPTION_KEY key (then the older keys can go)
@@ -248,7 +253,17 @@ export async function runCommand(argv: string[], services: Services): Promise<Re
       const producer = services.producer();
       // A connection made a moment ago: the first message must not be refused only because it is still connecting.
       await producer.waitUntilReady(2000);
-      const cancellation = await cancelJob({ db, events: producer, queue: producer, webhooks: services.webhooks() }, job.id, null);
+      const cancellation = await cancelJob(
+        {
+          db,
+          events: producer,
+          queue: producer,
+          webhooks: services.webhooks(),
+          ...(services.fairness ? { release: { fairness: services.fairness, queue: producer } } : {}),
+        },
+        job.id,
+        null,
+      );
       if (cancellation.kind === 'not_found') throw new UsageError(`admin: no job ${job.id}`, 1);
       if (cancellation.kind === 'not_cancellable')
         throw new UsageError(
@@ -329,13 +344,18 @@ export async function runCommand(argv: string[], services: Services): Promise<Re
       };
     }
     case 'subject:erase': {
-      const flags = parseFlags(args, ['email', 'phone', 'domain']);
-      const given = (['email', 'phone', 'domain'] as const).filter((k) => flags.has(k));
-      if (given.length !== 1) throw new UsageError('subject:erase needs exactly one of --email X, --phone X, --domain X');
-      const kind: SuppressionKind = given[0]!;
-      const value = normalizeSuppression(kind, required(flags, kind));
+      const flags = parseFlags(args, ['email', 'phone', 'domain', 'linkedin-url']);
+      const given = (['email', 'phone', 'domain', 'linkedin-url'] as const).filter((k) => flags.has(k));
+      if (given.length !== 1) throw new UsageError('subject:erase needs exactly one of --email X, --phone X, --domain X, --linkedin-url X');
+      const flag = given[0]!;
+      const kind: SubjectKind = flag === 'linkedin-url' ? 'linkedin' : flag;
+      const value = normalizeSuppression(kind, required(flags, flag));
       if (!value)
-        throw new UsageError(`--${kind} is not a valid ${kind}: give it as a client would (an E.164 phone number, such as +15125550100)`);
+        throw new UsageError(
+          kind === 'linkedin'
+            ? '--linkedin-url is not a LinkedIn profile URL: give it as https://www.linkedin.com/in/<name>'
+            : `--${kind} is not a valid ${kind}: give it as a client would (an E.164 phone number, such as +15125550100)`,
+        );
       const db = await database();
       const report = await eraseSubject(db, { kind, value });
       // API processes keep finished jobs' bodies in memory: told to drop those that held the person.
@@ -354,7 +374,31 @@ export async function runCommand(argv: string[], services: Services): Promise<Re
       for (const { accountId, leads } of report.perAccount) {
         await recordAuditEvent(db, { accountId, action: 'subject.erased', summary: { kind, leads }, ...OPERATOR });
       }
-      return { erased: { kind, value }, suppressedNow: report.newlySuppressed, leadsDeleted: report.leads, rows: report.perAccount };
+      return {
+        erased: { kind, value },
+        suppressedNow: report.newlySuppressed,
+        leadsDeleted: report.leads,
+        webhookExcerptsCleared: report.webhookExcerptsCleared,
+        rows: report.perAccount,
+      };
+    }
+    case 'account:delete': {
+      const flags = parseFlags(args, ['account']);
+      const accountId = required(flags, 'account');
+      const db = await database();
+      const result = await deleteAccountEverywhere(db, services, accountId);
+      if (result.kind === 'not_found')
+        throw new UsageError(`admin: no account ${accountId}: npm run admin -- account:list shows the accounts`, 1);
+      if (result.kind === 'open_jobs')
+        throw new UsageError(
+          `admin: account ${accountId} keeps opening jobs (${result.jobIds.join(', ')}): its keys are revoked; run account:delete again`,
+          1,
+        );
+      if (!result.keysRefusedEverywhere)
+        process.stderr.write(
+          'admin: Redis away: an API process that had a key of the account cached may accept it for up to AUTH_CACHE_MS\n',
+        );
+      return { deleted: true, accountId, jobsCancelled: result.cancelled.length, ...result.figures };
     }
     case 'secrets:rotate': {
       parseFlags(args, []);

@@ -24,7 +24,7 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`${USAGE}\n`);
     return 64;
   }
-  const config = loadConfigOrExit();
+  const config = loadConfigOrExit('admin');
   let db: Database | null = null;
   let producer: JobProducer | null = null;
   let webhooks: WebhookProducer | null = null;
@@ -43,6 +43,7 @@ async function main(argv: string[]): Promise<number> {
     },
     producer: () => (producer ??= createJobProducer(config.redis)),
     webhooks: () => (webhooks ??= createWebhookProducer(config.redis)),
+    fairness: { openJobsPerAccount: config.queue.openJobsPerAccount },
     announceKeyEpoch: async (accountId, keyEpoch) => {
       const { connection, keys } = services.producer();
       // The producer's connection fails fast rather than queueing: give a connection made just now a moment.

@@ -19,11 +19,21 @@ import { deleteSuppressionsRoute, getSuppressionsRoute, putSuppressionsRoute } f
 import { cancelJobRoute, getJobRoute } from './routes/leads/jobs-route';
 import { accountLeadsRoute, resultSetLeadsRoute } from './routes/leads/leads-route';
 import { listJobsRoute } from './routes/leads/list-jobs-route';
+import {
+  batchJobsRoute,
+  batchLeadsRoute,
+  cancelBatchRoute,
+  createBatchRoute,
+  getBatchRoute,
+  listBatchesRoute,
+} from './routes/leads/batches-route';
 import { linkedinCountriesRoute, tariffsRoute } from './routes/meta-route';
 import { mountMonitorRoutes } from './routes/monitors/monitors-paths';
 import { mountWebhookRoutes } from './routes/webhooks/webhooks-paths';
 
 const SUPPRESSIONS_BODY_LIMIT_BYTES = 8 * 1024 * 1024;
+// A batch of 1,000 requests, each up to a few KiB with LinkedIn filters: the batch route alone takes bodies this large.
+const BATCH_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
 
 export interface AppOptions {
   isShuttingDown?: () => boolean;
@@ -66,6 +76,21 @@ export function createApp(deps: ApiDependencies, options: AppOptions = {}): expr
   v1.use(rememberRouteBase);
   v1.post('/leads/generate', auth, generateLimit, jsonBody(config.http.bodyLimitBytes), generateRoute(deps));
   v1.all('/leads/generate', methodNotAllowed('POST'));
+  // Batches (decision 021): creating one counts as one generate call in the rate limit.
+  v1.post('/leads/batches', auth, generateLimit, jsonBody(BATCH_BODY_LIMIT_BYTES), createBatchRoute(deps));
+  v1.get('/leads/batches', auth, readLimit, listBatchesRoute(deps));
+  v1.all('/leads/batches', methodNotAllowed('GET', 'POST'));
+  v1.get('/leads/batches/:batchId', auth, readLimit, getBatchRoute(deps));
+  v1.delete('/leads/batches/:batchId', auth, readLimit, cancelBatchRoute(deps));
+  v1.all('/leads/batches/:batchId', methodNotAllowed('GET', 'DELETE'));
+  v1.get('/leads/batches/:batchId/jobs', auth, readLimit, batchJobsRoute(deps));
+  v1.all('/leads/batches/:batchId/jobs', methodNotAllowed('GET'));
+  for (const download of ['csv', 'jsonl'] as const) {
+    v1.get(`/leads/batches/:batchId/leads.${download}`, auth, readLimit, batchLeadsRoute(deps, download));
+    v1.all(`/leads/batches/:batchId/leads.${download}`, methodNotAllowed('GET'));
+  }
+  v1.get('/leads/batches/:batchId/leads', auth, readLimit, batchLeadsRoute(deps));
+  v1.all('/leads/batches/:batchId/leads', methodNotAllowed('GET'));
   v1.get('/leads/jobs', auth, readLimit, listJobsRoute(deps));
   v1.all('/leads/jobs', methodNotAllowed('GET'));
   v1.get('/leads/jobs/:jobId', auth, readLimit, getJobRoute(deps));

@@ -27,6 +27,7 @@ interface LeadData {
   person?: Record<string, string | null>;
   store?: Record<string, string | null>;
   contacts?: unknown[];
+  emailVerification?: { status: string; checks: Record<string, boolean> } | null;
 }
 
 /**
@@ -58,6 +59,9 @@ export const CSV_COLUMNS = [
   'store.country',
   'store.platform',
   'contacts',
+  // Columns added later come after the first ones, so a mapping made by position keeps working.
+  'emailVerification.status',
+  'emailVerification.checks',
 ] as const;
 
 function flatten(row: LeadRow): Flat {
@@ -90,6 +94,14 @@ function flatten(row: LeadRow): Flat {
     'store.platform': nested(lead.store, 'platform'),
     // A variable-length list stays one cell: its JSON array (empty for sources without contacts).
     contacts: lead.contacts ? JSON.stringify(lead.contacts) : null,
+    'emailVerification.status': lead.emailVerification?.status ?? null,
+    // One cell: the checks that hold, joined by "; " ("roleAccount; freeProvider"); empty when none does.
+    'emailVerification.checks': lead.emailVerification
+      ? Object.entries(lead.emailVerification.checks)
+          .filter(([, holds]) => holds)
+          .map(([check]) => check)
+          .join('; ')
+      : null,
   };
 }
 

@@ -1,4 +1,5 @@
-import { loadConfigOrExit, opsPort } from '@leadgen/config';
+import { loadConfigOrExit, opsPort, refuseSandboxInProduction } from '@leadgen/config';
+import { SOURCES } from '@leadgen/domain';
 import { logger, setLogLevel, setProcessName } from '@leadgen/logger';
 import { collectProcessMetrics, metricsRoute, startOpsServer, startingReport, startupFailureLine } from '@leadgen/ops';
 import { startApi, type RunningApi } from './start-api';
@@ -7,7 +8,9 @@ let ports: Record<string, number | null> = {};
 
 async function main(): Promise<void> {
   setProcessName('api');
-  const config = loadConfigOrExit();
+  const config = loadConfigOrExit('api');
+  // The API takes jobs for every source: each must be served by its upstream in production, or the sandbox on purpose.
+  refuseSandboxInProduction(config, SOURCES);
   setLogLevel(config.log.level);
   collectProcessMetrics();
   // The operations port first, so liveness answers while the API is still connecting.

@@ -1,9 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from '@leadgen/config';
-import { createDatabase, DEVELOPMENT_SECRETS_KEY_WARNING } from '@leadgen/db';
+import { countBatchesByStatus, createDatabase, DEVELOPMENT_SECRETS_KEY_WARNING } from '@leadgen/db';
 import { logger } from '@leadgen/logger';
-import { metrics, reportQueueDepth, type ReadinessReport } from '@leadgen/ops';
+import { metrics, reportBatchCounts, reportQueueDepth, type ReadinessReport } from '@leadgen/ops';
 import { createJobProducer, createMonitorAlarms, createWebhookProducer, producerConnection, subscribeJobEvents } from '@leadgen/queue';
 import { shutDownApi } from './api-shutdown';
 import { createApp } from './app';
@@ -68,6 +68,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
   });
   // Read only while scraped, at most once per 10 s; the webhooks queue beside the sources'.
   reportQueueDepth(async () => ({ ...(await producer.counts()), ...(await webhooks.counts()) }));
+  reportBatchCounts(() => countBatchesByStatus(db));
   // requireHostHeader off: Node would refuse a missing Host with a bare 400; http/protocol-checks.ts answers it.
   // The enqueue refuses while its connection is not up (503, never a hang): a process that listened
   // before Redis answered would refuse its first jobs. A Redis that is down does not hold start-up.

@@ -170,6 +170,18 @@ describe('result sets and exports', () => {
     const store = rows.find((r) => r.jobId === shopify.jobId)!;
     expect(store['store.domain']).toBe((shopify.leads[0] as { store: { domain: string } }).store.domain);
     expect(Array.isArray(JSON.parse(store.contacts!))).toBe(true);
+    // The email's verdict in two cells, matching the lead's JSON.
+    type Verified = { email: string | null; emailVerification?: { status: string; checks: Record<string, boolean> } | null };
+    const withEmail = (maps.leads as Verified[]).findIndex((lead) => lead.email && lead.emailVerification);
+    expect(withEmail).toBeGreaterThanOrEqual(0);
+    const verdict = (maps.leads[withEmail] as Verified).emailVerification!;
+    const row = rows.find((r) => r.jobId === maps.jobId && r.position === String(withEmail))!;
+    expect(row['emailVerification.status']).toBe(verdict.status);
+    const holding = Object.keys(verdict.checks).filter((check) => verdict.checks[check]);
+    expect(row['emailVerification.checks']!.split('; ').filter(Boolean).sort()).toEqual(holding.sort());
+    expect(holding).toContain('syntax');
+    // Added columns come after the first ones: a mapping made by position keeps working.
+    expect(Object.keys(rows[0]!).slice(-3)).toEqual(['contacts', 'emailVerification.status', 'emailVerification.checks']);
   });
 
   it('when a download is asked at its own path (.csv, .jsonl), then the same bytes as the negotiated form, whatever Accept says', async () => {

@@ -1,4 +1,4 @@
-import { loadConfigOrExit, opsPort } from '@leadgen/config';
+import { loadConfigOrExit, opsPort, refuseSandboxInProduction } from '@leadgen/config';
 import { logger, setLogLevel, setProcessName } from '@leadgen/logger';
 import {
   collectProcessMetrics,
@@ -15,7 +15,8 @@ let ports: Record<string, number | null> = {};
 
 async function main(): Promise<void> {
   setProcessName('worker');
-  const config = loadConfigOrExit();
+  const config = loadConfigOrExit('worker');
+  refuseSandboxInProduction(config, config.worker.sources);
   setLogLevel(config.log.level);
   collectProcessMetrics();
   // The operations port first, so liveness answers while the consumers connect.

@@ -1,6 +1,6 @@
 import type { Config } from '@leadgen/config';
-import { settleJob } from '@leadgen/commands';
-import { commitPage, findJob, startJob, type Database, type JobRecord, type SettlementBasis } from '@leadgen/db';
+import { settleJob, type HeldJobRelease } from '@leadgen/commands';
+import { commitPage, findJob, startJob, type Database, type JobRecord, type SettlementBasis, type StartRefusal } from '@leadgen/db';
 import { isTerminal, suppressionKeysOf, type JobOutcome, type Source } from '@leadgen/domain';
 import { logger, withLogContext } from '@leadgen/logger';
 import { metrics } from '@leadgen/ops';
@@ -28,6 +28,8 @@ export interface HandlerDependencies {
   events: JobEventPublisher;
   /** where a settled job's webhook deliveries are enqueued (decision 016) */
   webhooks?: Pick<WebhookProducer, 'enqueue'>;
+  /** fair queues (decision 020): a settled job's slot goes to its account's next held job, enqueued here */
+  release?: HeldJobRelease;
 }
 
 /** Why a running job was interrupted from outside its provider. */
@@ -37,18 +39,28 @@ export class JobInterrupted extends Error {
   }
 }
 
-type Start = { kind: 'started'; job: JobRecord } | { kind: 'terminal'; job: JobRecord } | { kind: 'missing' };
+type Start =
+  | { kind: 'started'; job: JobRecord }
+  | { kind: 'refused'; job: JobRecord; refusal: StartRefusal }
+  | { kind: 'terminal'; job: JobRecord }
+  | { kind: 'missing' };
 
 /**
  * One statement in the common case: the row, moved to running. The API commits a job before it
  * enqueues it, so a missing row is one whose creation was withdrawn (its enqueue seemed to fail).
  */
 async function start(db: Database, jobId: string, provider: string): Promise<Start> {
-  const job = await startJob(db, jobId, provider);
-  if (job) return { kind: 'started', job };
+  const started = await startJob(db, jobId, provider);
+  if (started) return started;
   const row = await findJob(db, jobId);
   return row ? { kind: 'terminal', job: row } : { kind: 'missing' };
 }
+
+/** A batch's child that may not start (its batch's budget or the account cannot cover it, or the batch was cancelled) ends CANCELLED. */
+const REFUSAL_OUTCOME: Record<StartRefusal, JobOutcome> = {
+  batch_budget_exhausted: { kind: 'budget_exhausted' },
+  batch_cancelled: { kind: 'cancelled' },
+};
 
 /** The queue entry's return value: the terminal object as PostgreSQL holds it (null while not terminal). */
 export function jobResult(job: JobRecord | null | undefined): LeadJobResult | null {
@@ -81,6 +93,10 @@ async function processLeadJob<S extends Source>(
   const jobId = job.data.jobId;
   const started = await start(db, jobId, provider.name);
   if (started.kind === 'terminal') return jobResult(started.job);
+  if (started.kind === 'refused') {
+    logger.info('batch child not started', { refusal: started.refusal });
+    return finish(deps, jobId, REFUSAL_OUTCOME[started.refusal], started.job);
+  }
   if (started.kind === 'missing') {
     logger.warn('queue entry has no job row: dropped');
     return null;

@@ -1,11 +1,13 @@
 import type { Config } from '@leadgen/config';
+import type { HeldJobRelease } from '@leadgen/commands';
 import { createDatabase, DEVELOPMENT_SECRETS_KEY_WARNING } from '@leadgen/db';
 import type { Source } from '@leadgen/domain';
 import { logger } from '@leadgen/logger';
 import type { ReadinessReport } from '@leadgen/ops';
 import { closeProviders, createProviders } from '@leadgen/providers';
-import { jobEventPublisher, openLeadQueues, producerConnection, redisKeys, subscribeJobEvents } from '@leadgen/queue';
+import { enqueueReleasedJobs, jobEventPublisher, openLeadQueues, producerConnection, redisKeys, subscribeJobEvents } from '@leadgen/queue';
 import { createLeadConsumers } from './lead-consumers';
+import { startLeadRetentionSweep } from './lead-retention-sweep';
 import { startLostJobSweep } from './lost-job-sweep';
 import { startMonitorRuntime } from './monitors/monitor-runtime';
 import type { HandlerDependencies } from './process-lead-job';
@@ -39,17 +41,29 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
   }
 
   // Bounded whatever the concurrency: a job borrows a connection for a statement, never while it waits on an upstream.
-  const db = createDatabase(config.database.url, { poolSize: config.database.poolSize, secretKeys: config.secrets.encryptionKeys });
-  // Production refuses to start without a key (config); elsewhere the published development key is used, and said so.
-  if (!config.secrets.encryptionKeys) logger.warn(DEVELOPMENT_SECRETS_KEY_WARNING);
+  // Only a worker that delivers webhooks opens their secrets: the others hold no key (Kubernetes gives them
+  // none), and their box refuses to seal or open. A production deliverer refuses to start without a key
+  // (config); elsewhere the published development key is used, and said so.
+  const db = createDatabase(config.database.url, {
+    poolSize: config.database.poolSize,
+    secretKeys: config.webhooks.deliver ? config.secrets.encryptionKeys : 'locked',
+  });
+  if (config.webhooks.deliver && !config.secrets.encryptionKeys) logger.warn(DEVELOPMENT_SECRETS_KEY_WARNING);
   const publisherConnection = producerConnection(config.redis, 'job-events-publisher');
   // Webhooks (decision 016): every worker enqueues its settlements' deliveries; one serving `webhooks` delivers them.
   const webhooks = await startWebhookDelivery(config, db);
+  // The lead queues from outside a consumer: the lost-job sweep, and the jobs a settlement releases (decision 020).
+  const queues = openLeadQueues(config.redis, 'lost-job-sweep');
+  const release: HeldJobRelease = {
+    fairness: { openJobsPerAccount: config.queue.openJobsPerAccount },
+    queue: { enqueueReleased: (source, accountId, jobIds) => enqueueReleasedJobs(queues, source, accountId, jobIds) },
+  };
   const deps: HandlerDependencies = {
     config,
     db,
     events: jobEventPublisher(publisherConnection, redisKeys(config.redis)),
     webhooks: webhooks.producer,
+    release,
   };
   const consumers = createLeadConsumers(
     sources.flatMap((source) => providers[source] ?? []),
@@ -59,18 +73,20 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
   // A cancel reaches whichever process holds the job; BullMQ's cancelJob only sees its own jobs.
   const subscription = subscribeJobEvents(config.redis, { onCancel: (jobId) => consumers.cancel(jobId) });
 
-  // One worker in the fleet per source and period looks for jobs the queue lost (lost-job-sweep.ts).
-  const queues = openLeadQueues(config.redis, 'lost-job-sweep');
-
   await consumers.start();
   // Its connection fails fast rather than queueing commands: the first sweep waits for it.
   await queues.waitUntilReady(5_000);
-  const sweep = startLostJobSweep(db, queues, sources, {
+  // One worker in the fleet per source and period looks for jobs the queue lost, and held jobs that fit (lost-job-sweep.ts).
+  const lostJobs = startLostJobSweep(db, queues, sources, {
     stillForMs: config.worker.lostJobAfterMs,
     periodMs: config.worker.lostJobSweepMs,
+    release,
   });
   // Monitors (decision 022): every worker ticks them; their runs go to the sources' queues like any job.
-  const monitors = await startMonitorRuntime(config, db, { queues, webhooks: webhooks.producer });
+  const monitors = await startMonitorRuntime(config, db, { release, webhooks: webhooks.producer });
+  // LEAD_RETENTION_DAYS: one worker of the fleet per hour deletes the leads past it (lead-retention-sweep.ts).
+  const retention = startLeadRetentionSweep(db, queues, deps.events, { days: config.leads.retentionDays });
+  const sweep = { stop: async () => void (await Promise.all([lostJobs.stop(), retention.stop()])) };
   logger.info('worker started', {
     sources,
     concurrency: config.worker.concurrency,

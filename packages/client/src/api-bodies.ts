@@ -66,3 +66,14 @@ export type MonitorChange = Schemas['MonitorUpdate'];
 /** A tick of a monitor's schedule or a run asked for, with its job's counts. */
 export type MonitorRun = Schemas['MonitorRun'];
 export type MonitorRunPage = Schemas['MonitorRunPage'];
+/** What `batches.create` sends: 1..1,000 generation requests and the batch's own options. */
+export type BatchRequest = Schemas['BatchRequest'];
+/** A batch as GET answers it: `terminal` exactly when the status is not `running`. */
+export type BatchBody = Schemas['Batch'];
+export type BatchStatus = BatchBody['status'];
+/** A page of `GET /api/v1/leads/batches`; `nextCursor` is null on the last page. */
+export type BatchPage = operations['listBatches']['responses'][200]['content']['application/json'];
+/** A page of a batch's children (`GET /api/v1/leads/batches/{batchId}/jobs`). */
+export type BatchJobPage = operations['listBatchJobs']['responses'][200]['content']['application/json'];
+/** A page of a batch's leads; `complete` is false while the batch runs. */
+export type BatchLeadPage = operations['getBatchLeads']['responses'][200]['content']['application/json'];

@@ -3,6 +3,7 @@ import { AccountApi, MetaApi, SuppressionsApi, type AuditEventFilter } from './a
 import { CLIENT_VERSION, type HttpOptions, type RequestOptions } from './http.js';
 import { JobsApi, type GenerateOptions, type JobFilter } from './jobs-api.js';
 import { LeadsApi, type LeadFilter } from './leads-api.js';
+import { BatchesApi } from './batches-api.js';
 import type { WithMeta } from './response-meta.js';
 import { MonitorsApi } from './monitors-api.js';
 import { WebhooksApi } from './webhooks-api.js';
@@ -36,6 +37,7 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 export class LeadgenClient {
   readonly jobs: JobsApi;
   readonly leads: LeadsApi;
+  readonly batches: BatchesApi;
   readonly account: AccountApi;
   readonly suppressions: SuppressionsApi;
   readonly webhooks: WebhooksApi;
@@ -54,6 +56,7 @@ export class LeadgenClient {
     };
     this.jobs = new JobsApi(http);
     this.leads = new LeadsApi(http);
+    this.batches = new BatchesApi(http, this.leads);
     this.account = new AccountApi(http);
     this.suppressions = new SuppressionsApi(http);
     this.webhooks = new WebhooksApi(http);

@@ -1,5 +1,6 @@
 export { LeadgenClient, DEFAULT_TIMEOUT_MS, type ClientOptions, type GenerateRequest } from './client.js';
 export { JobsApi, DEFAULT_MAX_WAIT_MS, type GenerateOptions, type JobFilter } from './jobs-api.js';
+export { BatchesApi, type BatchFilter, type CreateBatchOptions } from './batches-api.js';
 export { LeadsApi, type LeadFilter, type LeadSelection } from './leads-api.js';
 export { AccountApi, MetaApi, SuppressionsApi, type AuditEventFilter } from './account-api.js';
 export { WebhooksApi } from './webhooks-api.js';

@@ -1,4 +1,4 @@
-import type { LeadItem, LeadPage, ResultSetPage, Source } from './api-bodies.js';
+import type { BatchLeadPage, LeadItem, LeadPage, ResultSetPage, Source } from './api-bodies.js';
 import { send, sendJson, type HttpOptions, type RequestOptions } from './http.js';
 import { items, jsonLines, pages, query, seg } from './query-string.js';
 import type { ResponseMeta, WithMeta } from './response-meta.js';
@@ -12,11 +12,12 @@ export interface LeadFilter {
   createdBefore?: Date | string;
 }
 
-/** Which leads: the account's (with a filter), one job's, or one result set's. */
-export type LeadSelection = LeadFilter | { ofJob: string } | { resultSet: string };
+/** Which leads: the account's (with a filter), one job's, one result set's, or one batch's. */
+export type LeadSelection = LeadFilter | { ofJob: string } | { resultSet: string } | { ofBatch: string };
 
 function listingPath(selection: LeadSelection, extension = '', cursor?: string, limit?: number): string {
   if ('ofJob' in selection) return `${API}/leads/jobs/${seg(selection.ofJob)}/leads${extension}${query({ cursor, limit })}`;
+  if ('ofBatch' in selection) return `${API}/leads/batches/${seg(selection.ofBatch)}/leads${extension}${query({ cursor, limit })}`;
   if ('resultSet' in selection) return `${API}/leads/result-sets/${seg(selection.resultSet)}${extension}${query({ cursor, limit })}`;
   return `${API}/leads${extension}${query({ ...selection, cursor, limit })}`;
 }
@@ -57,9 +58,13 @@ export class LeadsApi {
   pages(
     selection: LeadSelection = {},
     options: RequestOptions & { limit?: number } = {},
-  ): AsyncGenerator<WithMeta<LeadPage | ResultSetPage>> {
+  ): AsyncGenerator<WithMeta<LeadPage | ResultSetPage | BatchLeadPage>> {
     return pages((cursor) =>
-      sendJson<LeadPage | ResultSetPage>(this.http, { ...options, method: 'GET', path: listingPath(selection, '', cursor, options.limit) }),
+      sendJson<LeadPage | ResultSetPage | BatchLeadPage>(this.http, {
+        ...options,
+        method: 'GET',
+        path: listingPath(selection, '', cursor, options.limit),
+      }),
     );
   }
 

@@ -86,7 +86,7 @@ export interface paths {
         };
         /**
          * A job's leads (a running job's so far)
-         * @description The leads of one job in delivery order; while the job runs, the ones committed so far (`Result-Complete: false`). A JSON page; follow `nextCursor` (or `Link`) for the next. Earlier clients may still ask this path for a download with `?format=csv` / `?format=jsonl` or `Accept: text/csv` / `Accept: application/x-ndjson`: the answer is then exactly that of the `.csv` / `.jsonl` operation. New code should call those operations.
+         * @description The leads of one job in delivery order; while the job runs, the ones committed so far (`Result-Complete: false`). Once the service's lead retention has passed, the job's leads are deleted and this answers 410 `leads_expired`. A JSON page; follow `nextCursor` (or `Link`) for the next. Earlier clients may still ask this path for a download with `?format=csv` / `?format=jsonl` or `Accept: text/csv` / `Accept: application/x-ndjson`: the answer is then exactly that of the `.csv` / `.jsonl` operation. New code should call those operations.
          */
         get: operations["getJobLeads"];
         put?: never;
@@ -112,7 +112,7 @@ export interface paths {
         };
         /**
          * A job's leads (a running job's so far), as CSV
-         * @description The leads of one job in delivery order; while the job runs, the ones committed so far (`Result-Complete: false`). The whole selection streamed as one download (from `cursor` when given); RFC 4180, UTF-8, a header row; the columns are listed in docs/api.md and never reordered.
+         * @description The leads of one job in delivery order; while the job runs, the ones committed so far (`Result-Complete: false`). Once the service's lead retention has passed, the job's leads are deleted and this answers 410 `leads_expired`. The whole selection streamed as one download (from `cursor` when given); RFC 4180, UTF-8, a header row; the columns are listed in docs/api.md and never reordered.
          */
         get: operations["getJobLeadsCsv"];
         put?: never;
@@ -138,7 +138,7 @@ export interface paths {
         };
         /**
          * A job's leads (a running job's so far), as JSON Lines
-         * @description The leads of one job in delivery order; while the job runs, the ones committed so far (`Result-Complete: false`). The whole selection streamed as one download (from `cursor` when given); one LeadItem (JSON) per line.
+         * @description The leads of one job in delivery order; while the job runs, the ones committed so far (`Result-Complete: false`). Once the service's lead retention has passed, the job's leads are deleted and this answers 410 `leads_expired`. The whole selection streamed as one download (from `cursor` when given); one LeadItem (JSON) per line.
          */
         get: operations["getJobLeadsJsonl"];
         put?: never;
@@ -418,6 +418,149 @@ export interface paths {
          * @description The OpenAPI 3.1 document of this API (the one /docs shows).
          */
         get: operations["getOpenApi"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/leads/batches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's batches, newest first
+         * @description A page of the account's batches, newest first; follow `nextCursor` (or `Link`) for the next page.
+         */
+        get: operations["listBatches"];
+        put?: never;
+        /**
+         * Start a batch of up to 1,000 generation requests
+         * @description Records the batch and one job per request (its children) and queues them; answers 202 at once with the batch body and `Location`. Each request is validated exactly as POST /leads/generate validates one (pointers like `#/requests/17/state`), every problem at once. Nothing is reserved up front: each child reserves its worst case as it starts, within `maxCredits`; 402 when the account cannot cover even the first child. A lead is delivered and billed at most once per batch. The same `Idempotency-Key` with the same body answers the batch again (`Idempotent-Replayed: true`); with another body, 422.
+         */
+        post: operations["createBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/leads/batches/{batchId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The batch id (`bat_…`) */
+                batchId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * The batch
+         * @description The batch body. While it runs, poll again after `Retry-After`; once terminal it never changes and carries `terminal`.
+         */
+        get: operations["getBatch"];
+        put?: never;
+        post?: never;
+        /**
+         * Cancel a running batch (idempotent)
+         * @description No child starts after this; every open child is cancelled as its own DELETE would cancel it (keeping and charging what it delivered), and the batch ends CANCELLED. Cancelling a cancelled batch answers it again; a batch that ended otherwise is 409.
+         */
+        delete: operations["cancelBatch"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/leads/batches/{batchId}/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The batch id (`bat_…`) */
+                batchId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * The batch's children, in request order
+         * @description A page of the batch's jobs (one per request, in the order of `requests`), each without `leads`.
+         */
+        get: operations["listBatchJobs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/leads/batches/{batchId}/leads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The batch id (`bat_…`) */
+                batchId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * A batch's leads (a running batch's so far)
+         * @description The batch's leads across its children: children in request order, each one's leads in delivery order; while the batch runs, the ones committed so far (`Result-Complete: false`). A JSON page; follow `nextCursor` (or `Link`) for the next. Earlier clients may still ask this path for a download with `?format=csv` / `?format=jsonl` or `Accept: text/csv` / `Accept: application/x-ndjson`: the answer is then exactly that of the `.csv` / `.jsonl` operation. New code should call those operations.
+         */
+        get: operations["getBatchLeads"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/leads/batches/{batchId}/leads.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The batch id (`bat_…`) */
+                batchId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * A batch's leads (a running batch's so far), as CSV
+         * @description The batch's leads across its children: children in request order, each one's leads in delivery order; while the batch runs, the ones committed so far (`Result-Complete: false`). The whole selection streamed as one download (from `cursor` when given); RFC 4180, UTF-8, a header row; the columns are listed in docs/api.md and never reordered.
+         */
+        get: operations["getBatchLeadsCsv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/leads/batches/{batchId}/leads.jsonl": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The batch id (`bat_…`) */
+                batchId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * A batch's leads (a running batch's so far), as JSON Lines
+         * @description The batch's leads across its children: children in request order, each one's leads in delivery order; while the batch runs, the ones committed so far (`Result-Complete: false`). The whole selection streamed as one download (from `cursor` when given); one LeadItem (JSON) per line.
+         */
+        get: operations["getBatchLeadsJsonl"];
         put?: never;
         post?: never;
         delete?: never;
@@ -884,6 +1027,106 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "batch.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A batch reached COMPLETE
+         * @description Sent once when a batch's last child settles, to each endpoint subscribed to it and the batch's own `webhookUrl`, signed as Standard Webhooks; the same `webhook-id` on every retry. Children send job events to subscribed endpoints only, never to the batch's `webhookUrl`.
+         */
+        post: operations["event_batch_completed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "batch.partial": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A batch reached PARTIAL
+         * @description Sent once when a batch's last child settles, to each endpoint subscribed to it and the batch's own `webhookUrl`, signed as Standard Webhooks; the same `webhook-id` on every retry. Children send job events to subscribed endpoints only, never to the batch's `webhookUrl`.
+         */
+        post: operations["event_batch_partial"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "batch.empty": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A batch reached EMPTY
+         * @description Sent once when a batch's last child settles, to each endpoint subscribed to it and the batch's own `webhookUrl`, signed as Standard Webhooks; the same `webhook-id` on every retry. Children send job events to subscribed endpoints only, never to the batch's `webhookUrl`.
+         */
+        post: operations["event_batch_empty"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "batch.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A batch reached FAILED
+         * @description Sent once when a batch's last child settles, to each endpoint subscribed to it and the batch's own `webhookUrl`, signed as Standard Webhooks; the same `webhook-id` on every retry. Children send job events to subscribed endpoints only, never to the batch's `webhookUrl`.
+         */
+        post: operations["event_batch_failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "batch.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A batch reached CANCELLED
+         * @description Sent once when a batch's last child settles, to each endpoint subscribed to it and the batch's own `webhookUrl`, signed as Standard Webhooks; the same `webhook-id` on every retry. Children send job events to subscribed endpoints only, never to the batch's `webhookUrl`.
+         */
+        post: operations["event_batch_cancelled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     ping: {
         parameters: {
             query?: never;
@@ -1188,6 +1431,8 @@ export interface components {
             startedAt: string | null;
             /** @description When it reached its terminal status */
             finishedAt: string | null;
+            /** @description The batch this job is a child of (`bat_…`), or null */
+            batchId: string | null;
             /** @description held until the job settles; 0 once terminal */
             creditsReserved: number;
             /** @description Credits charged, once terminal */
@@ -1240,6 +1485,8 @@ export interface components {
             startedAt: string | null;
             /** @description When it reached its terminal status */
             finishedAt: string | null;
+            /** @description The batch this job is a child of (`bat_…`), or null */
+            batchId: string | null;
             /** @description held until the job settles; 0 once terminal */
             creditsReserved: number;
             /** @description Credits charged, once terminal */
@@ -1272,8 +1519,13 @@ export interface components {
                 /** @description The result set holding the leads */
                 resultSetId: string;
                 /** @description Why the job stopped producing leads (null for a job that delivered everything asked for) */
-                stopReason: ("source_exhausted" | "no_results" | "provider_error" | "provider_unauthorized" | "timeout" | "internal_error" | "cancelled_by_owner") | null;
+                stopReason: ("source_exhausted" | "no_results" | "provider_error" | "provider_unauthorized" | "timeout" | "internal_error" | "cancelled_by_owner" | "batch_budget_exhausted") | null;
             };
+            /**
+             * Format: date-time
+             * @description Present once the lead retention policy deleted the job's leads (`leads` is then empty; the counts and the charge stay)
+             */
+            leadsExpiredAt?: string;
             /** @description The delivered leads in delivery order */
             leads: components["schemas"]["Lead"][];
         };
@@ -1310,6 +1562,8 @@ export interface components {
             startedAt: string | null;
             /** @description When it reached its terminal status */
             finishedAt: string | null;
+            /** @description The batch this job is a child of (`bat_…`), or null */
+            batchId: string | null;
             /** @description held until the job settles; 0 once terminal */
             creditsReserved: number;
             /** @description Credits charged, once terminal */
@@ -1342,7 +1596,7 @@ export interface components {
                 /** @description The result set holding the leads */
                 resultSetId: string;
                 /** @description Why the job stopped producing leads (null for a job that delivered everything asked for) */
-                stopReason: ("source_exhausted" | "no_results" | "provider_error" | "provider_unauthorized" | "timeout" | "internal_error" | "cancelled_by_owner") | null;
+                stopReason: ("source_exhausted" | "no_results" | "provider_error" | "provider_unauthorized" | "timeout" | "internal_error" | "cancelled_by_owner" | "batch_budget_exhausted") | null;
             };
         };
         /** @description A job body: `terminal` and `leads` exactly when the status is terminal, and then it never changes */
@@ -1357,8 +1611,8 @@ export interface components {
             url: string;
             /** @description Your note about the endpoint */
             description: string | null;
-            /** @description The events to send: the job events, and monitor.paused */
-            events: ("job.completed" | "job.partial" | "job.empty" | "job.failed" | "job.cancelled" | "monitor.paused")[];
+            /** @description The events to send: the job events, the batch events, and monitor.paused */
+            events: ("job.completed" | "job.partial" | "job.empty" | "job.failed" | "job.cancelled" | "batch.completed" | "batch.partial" | "batch.empty" | "batch.failed" | "batch.cancelled" | "monitor.paused")[];
             /** @description false once disabled (by you, or after 410 Gone or days of failures) */
             enabled: boolean;
             /** @description When it was disabled */
@@ -1388,8 +1642,8 @@ export interface components {
             url: string;
             /** @description Your note about the endpoint */
             description: string | null;
-            /** @description The events to send: the job events, and monitor.paused */
-            events: ("job.completed" | "job.partial" | "job.empty" | "job.failed" | "job.cancelled" | "monitor.paused")[];
+            /** @description The events to send: the job events, the batch events, and monitor.paused */
+            events: ("job.completed" | "job.partial" | "job.empty" | "job.failed" | "job.cancelled" | "batch.completed" | "batch.partial" | "batch.empty" | "batch.failed" | "batch.cancelled" | "monitor.paused")[];
             /** @description false once disabled (by you, or after 410 Gone or days of failures) */
             enabled: boolean;
             /** @description When it was disabled */
@@ -1443,7 +1697,7 @@ export interface components {
              * @description The event sent
              * @enum {string}
              */
-            eventType: "job.completed" | "job.partial" | "job.empty" | "job.failed" | "job.cancelled" | "monitor.paused" | "ping";
+            eventType: "job.completed" | "job.partial" | "job.empty" | "job.failed" | "job.cancelled" | "batch.completed" | "batch.partial" | "batch.empty" | "batch.failed" | "batch.cancelled" | "monitor.paused" | "ping";
             /** @description null: the job's own `webhookUrl` */
             endpointId: string | null;
             /** @description The job the event is about (null for a ping) */
@@ -1510,6 +1764,8 @@ export interface components {
             startedAt: string | null;
             /** @description When it reached its terminal status */
             finishedAt: string | null;
+            /** @description The batch this job is a child of (`bat_…`), or null */
+            batchId: string | null;
             /** @description held until the job settles; 0 once terminal */
             creditsReserved: number;
             /** @description Credits charged, once terminal */
@@ -1542,9 +1798,14 @@ export interface components {
                 /** @description The result set holding the leads */
                 resultSetId: string;
                 /** @description Why the job stopped producing leads (null for a job that delivered everything asked for) */
-                stopReason: ("source_exhausted" | "no_results" | "provider_error" | "provider_unauthorized" | "timeout" | "internal_error" | "cancelled_by_owner") | null;
+                stopReason: ("source_exhausted" | "no_results" | "provider_error" | "provider_unauthorized" | "timeout" | "internal_error" | "cancelled_by_owner" | "batch_budget_exhausted") | null;
             };
             /** @description where to read the job's leads */
+            leadsUrl: string;
+        };
+        /** @description The terminal batch body (as GET /api/v1/leads/batches/{batchId} answers it), and where its leads are */
+        BatchEventData: components["schemas"]["Batch"] & {
+            /** @description where to read the batch's leads */
             leadsUrl: string;
         };
         /** @description One entry of the append-only audit trail */
@@ -1760,6 +2021,110 @@ export interface components {
              */
             pausedAt: string;
         };
+        /**
+         * @description A batch: up to 1,000 generation requests run as ordinary jobs, deduplicated across the batch
+         * @example {
+         *       "name": "Dentists, Texas",
+         *       "maxCredits": 2000,
+         *       "requests": [
+         *         {
+         *           "category": "dentist",
+         *           "state": "US",
+         *           "city": "Austin",
+         *           "maxResults": 25
+         *         },
+         *         {
+         *           "category": "dentist",
+         *           "state": "US",
+         *           "city": "Round Rock",
+         *           "maxResults": 25
+         *         }
+         *       ]
+         *     }
+         */
+        BatchRequest: {
+            /** @description The generation requests, 1..1000, each exactly as POST /api/v1/leads/generate takes one */
+            requests: components["schemas"]["GenerationRequestInput"][];
+            /** @description Skip leads the account received in any earlier job, for every child (default false) */
+            excludeDelivered?: boolean;
+            /** @description The most the batch may charge; a child starts only while its worst case still fits */
+            maxCredits?: number;
+            /**
+             * Format: uri
+             * @description Where the batch's terminal event is POSTed, signed with the account's default webhook secret
+             */
+            webhookUrl?: string;
+            /** @description A label for the batch */
+            name?: string;
+        };
+        /** @description A batch body: its counters are kept by its children's settlements; `terminal` once every child is terminal */
+        Batch: {
+            /** @description The batch id (`bat_…`) */
+            batchId: string;
+            /** @description Its label */
+            name: string | null;
+            /** @description Where to poll the batch (also `Location` of its creation) */
+            pollUrl: string;
+            /**
+             * @description running until every child is terminal, then its terminal status (docs/api.md#batches)
+             * @enum {string}
+             */
+            status: "running" | "COMPLETE" | "PARTIAL" | "EMPTY" | "FAILED" | "CANCELLED";
+            /** @description How many children (one job per request) */
+            childCount: number;
+            /** @description The children by status; they add up to childCount */
+            counts: {
+                /** @description Not started yet */
+                queued: number;
+                /** @description Running now */
+                running: number;
+                /** @description Ended COMPLETE */
+                COMPLETE: number;
+                /** @description Ended PARTIAL */
+                PARTIAL: number;
+                /** @description Ended EMPTY */
+                EMPTY: number;
+                /** @description Ended FAILED */
+                FAILED: number;
+                /** @description Ended CANCELLED (by the owner, or stop reason batch_budget_exhausted) */
+                CANCELLED: number;
+            };
+            /** @description The sum of the children's maxResults */
+            requestedCount: number;
+            /** @description Leads delivered by the settled children, each at most once per batch */
+            deliveredCount: number;
+            /** @description Held by the children running now; 0 once terminal */
+            creditsReserved: number;
+            /** @description Charged for the settled children */
+            creditsCharged: number;
+            /** @description The cap the batch never charges past, or null (the account balance is the limit) */
+            maxCredits: number | null;
+            /** @description Whether every child skips leads the account already had */
+            excludeDelivered: boolean;
+            /** @description Where the batch's terminal event goes, or null */
+            webhookUrl: string | null;
+            /**
+             * Format: date-time
+             * @description When the batch was created
+             */
+            createdAt: string;
+            /** @description When its last child settled */
+            finishedAt: string | null;
+            /** @description The outcome; present exactly when the status is terminal */
+            terminal?: {
+                /**
+                 * @description The terminal status
+                 * @enum {string}
+                 */
+                status: "COMPLETE" | "PARTIAL" | "EMPTY" | "FAILED" | "CANCELLED";
+                /** @description Children */
+                childCount: number;
+                /** @description Leads delivered */
+                deliveredCount: number;
+                /** @description Credits charged */
+                creditsCharged: number;
+            };
+        };
         /** @description A job still under way: the first fields of its job body */
         Accepted: {
             /** @description The job id */
@@ -1795,7 +2160,7 @@ export interface components {
              * @description The stable code to branch on (docs/errors.md)
              * @enum {string}
              */
-            code: "validation_failed" | "malformed_json" | "malformed_path" | "malformed_request" | "idempotency_key_missing" | "idempotency_key_invalid" | "unauthorized" | "insufficient_credits" | "job_not_found" | "not_found" | "method_not_allowed" | "request_timeout" | "job_not_cancellable" | "payload_too_large" | "unsupported_media_type" | "unsupported_content_encoding" | "expectation_failed" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable" | "webhook_endpoint_not_found" | "webhook_delivery_not_found" | "webhook_endpoint_limit" | "webhook_endpoint_disabled" | "webhook_delivery_pending" | "webhook_secret_already_revealed" | "monitor_not_found" | "monitor_limit" | "monitor_run_in_progress";
+            code: "validation_failed" | "malformed_json" | "malformed_path" | "malformed_request" | "idempotency_key_missing" | "idempotency_key_invalid" | "unauthorized" | "insufficient_credits" | "job_not_found" | "not_found" | "leads_expired" | "method_not_allowed" | "request_timeout" | "job_not_cancellable" | "batch_not_found" | "batch_not_cancellable" | "payload_too_large" | "unsupported_media_type" | "unsupported_content_encoding" | "expectation_failed" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable" | "webhook_endpoint_not_found" | "webhook_delivery_not_found" | "webhook_endpoint_limit" | "webhook_endpoint_disabled" | "webhook_delivery_pending" | "webhook_secret_already_revealed" | "monitor_not_found" | "monitor_limit" | "monitor_run_in_progress";
             /** @description The request id; quote it to support */
             requestId?: string;
             /** @description validation_failed: every problem, a JSON Pointer each */
@@ -1815,6 +2180,8 @@ export interface components {
             limit?: number;
             /** @description monitor_run_in_progress: the run still going */
             jobId?: string;
+            /** @description batch_not_cancellable */
+            batchStatus?: string;
         };
     };
     responses: {
@@ -1872,6 +2239,16 @@ export interface components {
         };
         /** @description job_not_cancellable (with `jobStatus`), monitor_limit (with `limit`), monitor_run_in_progress (with `jobId`) */
         Problem409: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description leads_expired (with `leadsExpiredAt`): the job's leads were deleted under the lead retention policy; the job remains */
+        Problem410: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -1959,7 +2336,7 @@ export interface components {
         RateLimit: string;
         /** @description Seconds to wait before asking again */
         "Retry-After": number;
-        /** @description Where to poll the job */
+        /** @description Where to poll the job (or the batch) */
         Location: string;
         /** @description `true` when this is the answer of an earlier call with the same Idempotency-Key */
         "Idempotent-Replayed": "true";
@@ -1973,6 +2350,8 @@ export interface components {
         "Result-Complete": "true" | "false";
         /** @description The job's status when the answer was read */
         "Job-Status": "queued" | "running" | "COMPLETE" | "PARTIAL" | "EMPTY" | "FAILED" | "CANCELLED";
+        /** @description The batch's status when the answer was read */
+        "Batch-Status": "running" | "COMPLETE" | "PARTIAL" | "EMPTY" | "FAILED" | "CANCELLED";
         /** @description `Bearer realm="leadgen"` */
         "WWW-Authenticate": string;
         /** @description The methods the path supports */
@@ -2069,6 +2448,8 @@ export interface operations {
                 createdAfter?: string;
                 /** @description Jobs created before (RFC 3339, with an offset) */
                 createdBefore?: string;
+                /** @description Only the children of this batch (`bat_…`) */
+                batchId?: string;
             };
             header?: {
                 /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
@@ -2274,6 +2655,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            410: components["responses"]["Problem410"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
@@ -2329,6 +2711,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            410: components["responses"]["Problem410"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
@@ -2384,6 +2767,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            410: components["responses"]["Problem410"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
@@ -2454,6 +2838,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            410: components["responses"]["Problem410"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
@@ -2506,6 +2891,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            410: components["responses"]["Problem410"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
@@ -2558,6 +2944,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            410: components["responses"]["Problem410"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
@@ -3271,6 +3658,447 @@ export interface operations {
             };
         };
     };
+    listBatches: {
+        parameters: {
+            query?: {
+                /** @description Batches per page */
+                limit?: number;
+                /** @description The previous page's `nextCursor` (opaque) */
+                cursor?: string;
+                /** @description One or more statuses as a comma list (`status=running,PARTIAL`); repeating the parameter is accepted too */
+                status?: ("running" | "COMPLETE" | "PARTIAL" | "EMPTY" | "FAILED" | "CANCELLED")[];
+                /** @description Batches created at or after (RFC 3339, with an offset) */
+                createdAfter?: string;
+                /** @description Batches created before (RFC 3339, with an offset) */
+                createdBefore?: string;
+            };
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of batch bodies */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The page's batches */
+                        items: components["schemas"]["Batch"][];
+                        /** @description Pass as `cursor` for the next page; null on the last */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            405: components["responses"]["Problem405"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createBatch: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description 1..255 printable ASCII characters; `"abc"` and `abc` are one key. Remembered 24 h per account. */
+                "Idempotency-Key": string;
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BatchRequest"];
+            };
+        };
+        responses: {
+            /** @description The batch, running: poll `Location` after `Retry-After` */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Location: components["headers"]["Location"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Batch"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            402: components["responses"]["Problem402"];
+            405: components["responses"]["Problem405"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The batch id (`bat_…`) */
+                batchId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The batch body */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Batch"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            404: components["responses"]["Problem404"];
+            405: components["responses"]["Problem405"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    cancelBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The batch id (`bat_…`) */
+                batchId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The batch, now CANCELLED */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Batch"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            404: components["responses"]["Problem404"];
+            405: components["responses"]["Problem405"];
+            409: components["responses"]["Problem409"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listBatchJobs: {
+        parameters: {
+            query?: {
+                /** @description Jobs per page */
+                limit?: number;
+                /** @description The previous page's `nextCursor` (opaque) */
+                cursor?: string;
+            };
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The batch id (`bat_…`) */
+                batchId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of job bodies without `leads` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The page's jobs */
+                        items: components["schemas"]["JobSummary"][];
+                        /** @description Pass as `cursor` for the next page; null on the last */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            404: components["responses"]["Problem404"];
+            405: components["responses"]["Problem405"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getBatchLeads: {
+        parameters: {
+            query?: {
+                /** @description Leads per JSON page (CSV and JSON Lines stream everything) */
+                limit?: number;
+                /** @description The previous page's `nextCursor` (opaque) */
+                cursor?: string;
+            };
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The batch id (`bat_…`) */
+                batchId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of leads */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
+                    "Result-Complete": components["headers"]["Result-Complete"];
+                    "Batch-Status": components["headers"]["Batch-Status"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The batch */
+                        batchId: string;
+                        /**
+                         * @description The batch's status when the page was read
+                         * @enum {string}
+                         */
+                        status: "running" | "COMPLETE" | "PARTIAL" | "EMPTY" | "FAILED" | "CANCELLED";
+                        /** @description false while the batch runs: the leads committed so far */
+                        complete: boolean;
+                        /** @description Pass as `cursor` for the next page; null on the last */
+                        nextCursor: string | null;
+                        /** @description The page's leads */
+                        items: components["schemas"]["LeadItem"][];
+                    };
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            404: components["responses"]["Problem404"];
+            405: components["responses"]["Problem405"];
+            410: components["responses"]["Problem410"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getBatchLeadsCsv: {
+        parameters: {
+            query?: {
+                /** @description The previous page's `nextCursor` (opaque) */
+                cursor?: string;
+            };
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The batch id (`bat_…`) */
+                batchId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The leads as CSV */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    "Result-Complete": components["headers"]["Result-Complete"];
+                    "Batch-Status": components["headers"]["Batch-Status"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            404: components["responses"]["Problem404"];
+            405: components["responses"]["Problem405"];
+            410: components["responses"]["Problem410"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getBatchLeadsJsonl: {
+        parameters: {
+            query?: {
+                /** @description The previous page's `nextCursor` (opaque) */
+                cursor?: string;
+            };
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The batch id (`bat_…`) */
+                batchId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The leads as JSON Lines */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    "Result-Complete": components["headers"]["Result-Complete"];
+                    "Batch-Status": components["headers"]["Batch-Status"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            404: components["responses"]["Problem404"];
+            405: components["responses"]["Problem405"];
+            410: components["responses"]["Problem410"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listWebhookEndpoints: {
         parameters: {
             query?: never;
@@ -3330,8 +4158,8 @@ export interface operations {
                 "application/json": {
                     /** @description https (plain http only in development or with WEBHOOK_ALLOW_PRIVATE_NETWORKS); its host must resolve to public addresses only */
                     url: string;
-                    /** @description The events to send: the job events, and monitor.paused */
-                    events: ("job.completed" | "job.partial" | "job.empty" | "job.failed" | "job.cancelled" | "monitor.paused")[];
+                    /** @description The events to send: the job events, the batch events, and monitor.paused */
+                    events: ("job.completed" | "job.partial" | "job.empty" | "job.failed" | "job.cancelled" | "batch.completed" | "batch.partial" | "batch.empty" | "batch.failed" | "batch.cancelled" | "monitor.paused")[];
                     /** @description Your note about the endpoint */
                     description?: string;
                 };
@@ -3505,8 +4333,8 @@ export interface operations {
                 "application/json": {
                     /** @description https (plain http only in development or with WEBHOOK_ALLOW_PRIVATE_NETWORKS); its host must resolve to public addresses only */
                     url?: string;
-                    /** @description The events to send: the job events, and monitor.paused */
-                    events?: ("job.completed" | "job.partial" | "job.empty" | "job.failed" | "job.cancelled" | "monitor.paused")[];
+                    /** @description The events to send: the job events, the batch events, and monitor.paused */
+                    events?: ("job.completed" | "job.partial" | "job.empty" | "job.failed" | "job.cancelled" | "batch.completed" | "batch.partial" | "batch.empty" | "batch.failed" | "batch.cancelled" | "monitor.paused")[];
                     /** @description Your note (null removes it) */
                     description?: string | null;
                     /** @description true enables a disabled endpoint; false disables it */
@@ -4710,6 +5538,281 @@ export interface operations {
                      */
                     timestamp: string;
                     data: components["schemas"]["JobEventData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled (reason `gone`) and nothing more is sent to it */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Answer within 15 s (WEBHOOK_TIMEOUT_MS); redirects are not followed */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (±20 %) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_batch_completed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id (`msg_…`): the same on every attempt of one event; deduplicate on it */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; refuse one more than 5 minutes off */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">`, one per secret in force (two for 24 h after a rotation). Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The event type
+                     * @constant
+                     */
+                    type: "batch.completed";
+                    /**
+                     * Format: date-time
+                     * @description when the batch reached its terminal status (its finishedAt)
+                     */
+                    timestamp: string;
+                    data: components["schemas"]["BatchEventData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled (reason `gone`) and nothing more is sent to it */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Answer within 15 s (WEBHOOK_TIMEOUT_MS); redirects are not followed */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (±20 %) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_batch_partial: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id (`msg_…`): the same on every attempt of one event; deduplicate on it */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; refuse one more than 5 minutes off */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">`, one per secret in force (two for 24 h after a rotation). Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The event type
+                     * @constant
+                     */
+                    type: "batch.partial";
+                    /**
+                     * Format: date-time
+                     * @description when the batch reached its terminal status (its finishedAt)
+                     */
+                    timestamp: string;
+                    data: components["schemas"]["BatchEventData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled (reason `gone`) and nothing more is sent to it */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Answer within 15 s (WEBHOOK_TIMEOUT_MS); redirects are not followed */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (±20 %) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_batch_empty: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id (`msg_…`): the same on every attempt of one event; deduplicate on it */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; refuse one more than 5 minutes off */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">`, one per secret in force (two for 24 h after a rotation). Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The event type
+                     * @constant
+                     */
+                    type: "batch.empty";
+                    /**
+                     * Format: date-time
+                     * @description when the batch reached its terminal status (its finishedAt)
+                     */
+                    timestamp: string;
+                    data: components["schemas"]["BatchEventData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled (reason `gone`) and nothing more is sent to it */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Answer within 15 s (WEBHOOK_TIMEOUT_MS); redirects are not followed */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (±20 %) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_batch_failed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id (`msg_…`): the same on every attempt of one event; deduplicate on it */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; refuse one more than 5 minutes off */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">`, one per secret in force (two for 24 h after a rotation). Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The event type
+                     * @constant
+                     */
+                    type: "batch.failed";
+                    /**
+                     * Format: date-time
+                     * @description when the batch reached its terminal status (its finishedAt)
+                     */
+                    timestamp: string;
+                    data: components["schemas"]["BatchEventData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled (reason `gone`) and nothing more is sent to it */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Answer within 15 s (WEBHOOK_TIMEOUT_MS); redirects are not followed */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (±20 %) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_batch_cancelled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id (`msg_…`): the same on every attempt of one event; deduplicate on it */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; refuse one more than 5 minutes off */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">`, one per secret in force (two for 24 h after a rotation). Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The event type
+                     * @constant
+                     */
+                    type: "batch.cancelled";
+                    /**
+                     * Format: date-time
+                     * @description when the batch reached its terminal status (its finishedAt)
+                     */
+                    timestamp: string;
+                    data: components["schemas"]["BatchEventData"];
                 };
             };
         };

@@ -1,5 +1,12 @@
-import { settleJob as settleInDatabase, type Database, type Settlement, type SettlementBasis } from '@leadgen/db';
-import type { JobOutcome } from '@leadgen/domain';
+import {
+  releaseHeldJobs as releaseInDatabase,
+  settleJob as settleInDatabase,
+  type Database,
+  type FairRelease,
+  type Settlement,
+  type SettlementBasis,
+} from '@leadgen/db';
+import type { JobOutcome, Source } from '@leadgen/domain';
 import { logger } from '@leadgen/logger';
 import { answerWithin, observeSettlement } from '@leadgen/ops';
 import type { JobEventPublisher, JobProducer, WebhookProducer } from '@leadgen/queue';
@@ -13,10 +20,21 @@ export interface SettlementDependencies {
   queue?: Pick<JobProducer, 'removeWaiting'>;
   /** where the deliveries of the job's webhook event are enqueued (decision 016); without it the outbox sweep sends them */
   webhooks?: Pick<WebhookProducer, 'enqueue'>;
+  /**
+   * Fair queues (decision 020): the cap, and where the account's held jobs the settlement releases are
+   * enqueued. Without it none is released here; the worker's periodic sweep releases them.
+   */
+  release?: HeldJobRelease;
+}
+
+/** What a process needs to release held jobs and put them in their queue (decision 020). */
+export interface HeldJobRelease {
+  fairness: FairRelease;
+  queue: Pick<JobProducer, 'enqueueReleased'>;
 }
 
 /** What Redis did not take: PostgreSQL has the settlement either way, and each has its fallback (below). */
-export type Untold = 'fleet' | 'webhooks';
+export type Untold = 'fleet' | 'webhooks' | 'released';
 
 export interface SettledJob {
   /** null: no such job */
@@ -42,7 +60,7 @@ export async function settleJob(
   outcome: JobOutcome,
   basis?: SettlementBasis,
 ): Promise<SettledJob> {
-  const settlement = await settleInDatabase(deps.db, jobId, outcome, basis);
+  const settlement = await settleInDatabase(deps.db, jobId, outcome, basis, deps.release?.fairness);
   if (!settlement?.settled) return { settlement, untold: [] };
   const { job } = settlement;
   observeSettlement(job);
@@ -80,5 +98,49 @@ export async function settleJob(
       });
     }
   }
+  if (settlement.releasedJobIds.length > 0 && deps.release) {
+    // Released in PostgreSQL already: if Redis does not take them, the lost-job sweep enqueues them.
+    await enqueueReleased(deps.release, job.source, job.accountId, settlement.releasedJobIds).catch(() => untold.push('released'));
+  }
   return { settlement, untold };
+}
+
+/**
+ * Puts jobs PostgreSQL has released (decision 020) in their queue, bounded in time: a released job without an
+ * entry is not lost (the lost-job sweep enqueues it once it has been still for LOST_JOB_AFTER_MS), so a failure
+ * is logged and thrown for the caller to count, never retried here.
+ */
+export async function enqueueReleased(
+  release: HeldJobRelease,
+  source: Source,
+  accountId: string,
+  jobIds: readonly string[],
+): Promise<void> {
+  if (jobIds.length === 0) return;
+  try {
+    await answerWithin(ANNOUNCE_WITHIN_MS, release.queue.enqueueReleased(source, accountId, jobIds), 'Redis');
+  } catch (error) {
+    logger.warn('released jobs not enqueued; the lost-job sweep will', {
+      accountId,
+      source,
+      count: jobIds.length,
+      error: (error as Error).message,
+    });
+    throw error;
+  }
+}
+
+/**
+ * Releases the account's held jobs of the source that fit under its cap now and enqueues them: what the
+ * worker's periodic sweep runs for each account with held jobs, and what a producer of held jobs (a batch's
+ * children) runs after committing them. Returns the released ids.
+ */
+export async function releaseHeldJobs(
+  deps: { db: Database; release: HeldJobRelease },
+  accountId: string,
+  source: Source,
+): Promise<string[]> {
+  const released = await releaseInDatabase(deps.db, accountId, source, deps.release.fairness);
+  await enqueueReleased(deps.release, source, accountId, released);
+  return released;
 }

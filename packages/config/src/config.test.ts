@@ -9,7 +9,9 @@ import {
   DEFAULT_OPS_PORTS,
   loadConfig,
   opsPort,
+  readsVariable,
   renderConfigTable,
+  secretVariablesOf,
   withConfigTable,
   type Config,
 } from './index';
@@ -254,6 +256,18 @@ describe('SECRETS_ENCRYPTION_KEY', () => {
     expect(loadConfig({ NODE_ENV: 'production', SECRETS_ENCRYPTION_KEY: key(1) }).secrets.encryptionKeys).toEqual([Buffer.alloc(32, 1)]);
   });
 
+  it('when a production process that never seals a secret starts without it, then it starts; one that does is refused', () => {
+    const production = { NODE_ENV: 'production' };
+    expect(() => loadConfig({ ...production, WORKER_QUEUES: 'shopify' }, 'worker')).not.toThrow();
+    expect(() => loadConfig({ ...production, WORKER_QUEUES: 'google_maps,linkedin' }, 'worker')).not.toThrow();
+    expect(() => loadConfig({ ...production, WORKER_QUEUES: 'shopify,webhooks' }, 'worker')).toThrow(
+      /SECRETS_ENCRYPTION_KEY: is required in production/,
+    );
+    expect(() => loadConfig(production, 'worker')).toThrow(/SECRETS_ENCRYPTION_KEY/); // every queue, webhooks included
+    for (const kind of ['api', 'migrate', 'admin'] as const) expect(() => loadConfig(production, kind)).toThrow(/SECRETS_ENCRYPTION_KEY/);
+    expect(() => loadConfig({ ...production, WORKER_QUEUES: 'webhooks', SECRETS_ENCRYPTION_KEY: key(3) }, 'worker')).not.toThrow();
+  });
+
   it('when several keys are given, then they are read newest first; a key that is not 32 bytes of base64 is refused', () => {
     expect(loadConfig({ SECRETS_ENCRYPTION_KEY: `${key(2)}, ${key(1)}` }).secrets.encryptionKeys).toEqual([
       Buffer.alloc(32, 2),
@@ -261,5 +275,37 @@ describe('SECRETS_ENCRYPTION_KEY', () => {
     ]);
     expect(() => loadConfig({ SECRETS_ENCRYPTION_KEY: Buffer.alloc(16).toString('base64') })).toThrow(/SECRETS_ENCRYPTION_KEY.*32 bytes/);
     expect(() => loadConfig({ SECRETS_ENCRYPTION_KEY: 'not base64!' })).toThrow(/SECRETS_ENCRYPTION_KEY/);
+  });
+});
+
+describe('which process reads which secret variable (what Kubernetes hands each pod)', () => {
+  const names = (process: Parameters<typeof secretVariablesOf>[0]) => secretVariablesOf(process).map((v) => v.name);
+
+  it('when the migrations are asked, then they read the database and the sealing key only', () => {
+    expect(names({ kind: 'migrate' })).toEqual(['DATABASE_URL', 'SECRETS_ENCRYPTION_KEY']);
+  });
+
+  it("when a worker is asked, then it reads its own queues' upstream keys and no other's, nor the operator password", () => {
+    expect(names({ kind: 'worker', queues: ['google_maps'] })).toContain('GOOGLE_PLACES_API_KEY');
+    expect(names({ kind: 'worker', queues: ['google_maps'] })).not.toContain('PDL_API_KEY');
+    expect(names({ kind: 'worker', queues: ['shopify'] })).toEqual(expect.arrayContaining(['PDL_API_KEY', 'STORELEADS_API_KEY']));
+    expect(names({ kind: 'worker', queues: ['webhooks'] }).filter((n) => n.endsWith('_API_KEY'))).toEqual([]);
+    expect(names({ kind: 'worker', queues: ['google_maps', 'linkedin', 'shopify', 'webhooks'] })).not.toContain('OPERATOR_PASSWORD');
+    // A worker of every queue (the default WORKER_QUEUES) reads every upstream's key.
+    expect(names({ kind: 'worker', queues: ['google_maps', 'linkedin', 'shopify'] })).toEqual(
+      expect.arrayContaining(['GOOGLE_PLACES_API_KEY', 'PDL_API_KEY', 'STORELEADS_API_KEY']),
+    );
+  });
+
+  it('when the API is asked, then it reads the operator password and no upstream key it does not look at', () => {
+    expect(names({ kind: 'api' })).toEqual(expect.arrayContaining(['DATABASE_URL', 'REDIS_URL', 'OPERATOR_PASSWORD']));
+    expect(names({ kind: 'api' })).not.toContain('GOOGLE_PLACES_API_KEY');
+  });
+
+  it('when a variable declares no readers, then every process reads it; secret ones all declare theirs', () => {
+    const logLevel = VARIABLES.find((v) => v.name === 'LOG_LEVEL')!;
+    expect(readsVariable({ kind: 'migrate' }, logLevel)).toBe(true);
+    expect(readsVariable({ kind: 'worker', queues: [] }, logLevel)).toBe(true);
+    expect(VARIABLES.filter((v) => v.options.secret && !v.options.readBy?.length).map((v) => v.name)).toEqual([]);
   });
 });

@@ -1,4 +1,16 @@
-export { CONFIG_VARIABLES, DEFAULT_OPS_PORTS, defaultEnrichmentUserAgent, opsPort, type Config } from './variables';
+export {
+  CONFIG_VARIABLES,
+  DEFAULT_OPS_PORTS,
+  defaultEnrichmentUserAgent,
+  opsPort,
+  readsVariable,
+  secretVariablesOf,
+  VARIABLES,
+  type Config,
+  type DeployedProcess,
+} from './variables';
+export type { Reader, Variable } from './variable';
 export * from './load-config';
 export * from './config-table';
 export { unknownVariableWarnings } from './variable-typos';
+export * from './sandbox-guard';

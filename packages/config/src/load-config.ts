@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { resolve } from './variable';
 import { unknownVariableWarnings } from './variable-typos';
-import { DECLARATION, VARIABLES, type Config } from './variables';
+import { DECLARATION, readsVariable, VARIABLES, type Config, type DeployedProcess } from './variables';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -12,8 +12,12 @@ export class ConfigError extends Error {
 
 const SCHEMA = Joi.object(Object.fromEntries(VARIABLES.map((v) => [v.name, v.schema])));
 
-/** Reads the configuration from an environment (process.env by default); throws ConfigError listing every problem. */
-export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config {
+/**
+ * Reads the configuration from an environment (process.env by default); throws ConfigError listing every
+ * problem. `kind`: the kind of process reading it, so that a variable only other processes read (a
+ * variable's `readBy`) is not required of it; unset, every requirement applies.
+ */
+export function loadConfig(environment: NodeJS.ProcessEnv = process.env, kind?: DeployedProcess['kind']): Config {
   const given: Record<string, string> = {};
   for (const { name, options } of VARIABLES) {
     const value = environment[name] || (options.formerName ? environment[options.formerName] : undefined);
@@ -29,8 +33,21 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
       problems.push(`${name} and ${options.conflicts} are both set`);
   }
   problems.push(...redisTlsProblems(given));
+  if ((value as { NODE_ENV?: string } | undefined)?.NODE_ENV === 'production') {
+    const reader = readerOf(kind, (value as { WORKER_QUEUES?: unknown }).WORKER_QUEUES);
+    for (const variable of VARIABLES) {
+      if (variable.options.requiredInProduction && given[variable.name] === undefined && (!reader || readsVariable(reader, variable)))
+        problems.push(`${variable.name}: is required in production`);
+    }
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return resolve(DECLARATION, value as Record<string, unknown>);
+}
+
+// A worker is the reader of each queue it serves (WORKER_QUEUES, validated); no kind: every reader.
+function readerOf(kind: DeployedProcess['kind'] | undefined, queues: unknown): DeployedProcess | null {
+  if (!kind) return null;
+  return kind === 'worker' ? { kind, queues: Array.isArray(queues) ? (queues as string[]) : [] } : { kind };
 }
 
 // A certificate option with TLS off would be silently ignored: the connection would go out in clear.
@@ -47,10 +64,10 @@ function redisTlsProblems(given: Record<string, string>): string[] {
  * For a process's entry point: the configuration, or one clear line on stderr and exit code 78
  * (EX_CONFIG). Variables that look like ours but are not get a warning line each first.
  */
-export function loadConfigOrExit(): Config {
+export function loadConfigOrExit(kind?: DeployedProcess['kind']): Config {
   for (const warning of unknownVariableWarnings()) process.stderr.write(`${warning}\n`);
   try {
-    return loadConfig();
+    return loadConfig(process.env, kind);
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);

@@ -10,7 +10,22 @@ export interface VariableOptions {
   conflicts?: string;
   /** the variable's earlier name, still read when the variable itself is unset (deployments set before the rename keep working) */
   formerName?: string;
+  /**
+   * a credential: Kubernetes passes it from the Secret, and only to the processes in `readBy`
+   * (`required`: a pod whose Secret lacks it does not start; `optional`: it may be absent)
+   */
+  secret?: 'required' | 'optional';
+  /** the processes that read it (unset: every process); a secret names them, so each pod gets only its own */
+  readBy?: readonly Reader[];
+  /** with NODE_ENV=production, a process that reads it refuses to start without it */
+  requiredInProduction?: boolean;
 }
+
+/**
+ * A process that reads a variable: the API, the migrations (`npm run db:migrate`, the Kubernetes Job),
+ * the admin CLI, every worker, or a worker serving one queue (`worker:shopify`: WORKER_QUEUES lists it).
+ */
+export type Reader = 'api' | 'migrate' | 'admin' | 'worker' | `worker:${string}`;
 
 /**
  * One environment variable, declared once: its rule (a Joi schema, default included), the README's

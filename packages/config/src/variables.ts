@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import Joi from 'joi';
 import { SOURCES, type Source } from '@leadgen/domain';
 import { LOG_LEVELS, type LogLevel } from '@leadgen/logger';
-import { flag, optional, readingOf, variable, Variable, variablesOf, type Resolved } from './variable';
+import { flag, optional, readingOf, variable, Variable, variablesOf, type Reader, type Resolved } from './variable';
 
 /** Each long-running process's operations port when OPS_PORT is unset: distinct, so both fit on one host. */
 export const DEFAULT_OPS_PORTS = { api: 9464, worker: 9465 } as const;
@@ -76,25 +76,31 @@ const httpUrl = () => Joi.string().uri({ scheme: ['http', 'https'] });
 
 // `KEY[,OLDER_KEY...]`: base64 keys of 32 bytes, newest first, read as Buffers.
 const secretKeys = () =>
-  Joi.string<Buffer[]>()
-    .custom((value: string, helpers) => {
-      const keys = value
-        .split(',')
-        .map((part) => part.trim())
-        .filter(Boolean);
-      const decoded = keys.map((k) => (/^[A-Za-z0-9+/_-]+={0,2}$/.test(k) ? Buffer.from(k, 'base64') : Buffer.alloc(0)));
-      if (keys.length === 0 || decoded.some((k) => k.length !== 32))
-        return helpers.message({ custom: '{{#label}} must be base64 keys of 32 bytes, comma-separated, newest first' });
-      return decoded;
-    })
-    // A production deployment without a key would seal webhook secrets with the published development key.
-    .when('NODE_ENV', { is: 'production', then: Joi.required() });
+  Joi.string<Buffer[]>().custom((value: string, helpers) => {
+    const keys = value
+      .split(',')
+      .map((part) => part.trim())
+      .filter(Boolean);
+    const decoded = keys.map((k) => (/^[A-Za-z0-9+/_-]+={0,2}$/.test(k) ? Buffer.from(k, 'base64') : Buffer.alloc(0)));
+    if (keys.length === 0 || decoded.some((k) => k.length !== 32))
+      return helpers.message({ custom: '{{#label}} must be base64 keys of 32 bytes, comma-separated, newest first' });
+    return decoded;
+  });
 
-/** A real upstream: its key (unset, the sandbox serves the source), its address, and the fleet's share of its quota. */
-function upstream(prefix: string, serves: string, baseUrl: string, ratePerMin: number) {
+// Who reads each credential: Kubernetes passes a secret variable only to these processes (each
+// Deployment's list is written from here by `npm run deploy:kubernetes`; decision 026).
+const DATABASE_READERS: readonly Reader[] = ['api', 'migrate', 'admin', 'worker'];
+// The migrations touch PostgreSQL only.
+const REDIS_READERS: readonly Reader[] = ['api', 'admin', 'worker'];
+
+/**
+ * A real upstream: its key (unset, the sandbox serves the source), its address, and the fleet's share
+ * of its quota. `readBy`: the processes that call it (or look at whether its key is set).
+ */
+function upstream(prefix: string, serves: string, baseUrl: string, ratePerMin: number, readBy: readonly Reader[]) {
   const apiKey = `${prefix}_API_KEY`;
   return {
-    apiKey: optional(apiKey, Joi.string(), `${serves}; unset: the sandbox`),
+    apiKey: optional(apiKey, Joi.string(), `${serves}; unset: the sandbox`, { secret: 'optional', readBy }),
     // Pointing an adapter at an upstream without its key would silently run the sandbox instead.
     baseUrl: variable(
       `${prefix}_BASE_URL`,
@@ -123,6 +129,7 @@ export const DECLARATION = {
         .uri({ scheme: ['postgres', 'postgresql'] })
         .default('postgresql://postgres@127.0.0.1:5432/leadgen'),
       'PostgreSQL (the source of truth)',
+      { secret: 'required', readBy: DATABASE_READERS },
     ),
     // A job borrows a connection for a statement, not for its life.
     poolSize: variable(
@@ -138,6 +145,7 @@ export const DECLARATION = {
         .uri({ scheme: ['redis', 'rediss'] })
         .default('redis://127.0.0.1:6379'),
       'one Redis node (queues, events, rate-limit counters); `rediss://` for TLS. Unused with `REDIS_CLUSTER_NODES` or `REDIS_SENTINELS`',
+      { secret: 'optional', readBy: REDIS_READERS },
     ),
     clusterNodes: optional(
       'REDIS_CLUSTER_NODES',
@@ -157,6 +165,8 @@ export const DECLARATION = {
     }),
     sentinelPassword: optional('REDIS_SENTINEL_PASSWORD', Joi.string(), "the sentinels' own password (unset: none)", {
       requires: 'REDIS_SENTINELS',
+      secret: 'optional',
+      readBy: REDIS_READERS,
     }),
     username: optional(
       'REDIS_USERNAME',
@@ -167,6 +177,7 @@ export const DECLARATION = {
       'REDIS_PASSWORD',
       Joi.string(),
       'password of the cluster nodes or the sentinel-managed primary (a single node takes it in `REDIS_URL`)',
+      { secret: 'optional', readBy: REDIS_READERS },
     ),
     tls: flag('REDIS_TLS', 'TLS to a cluster or to the sentinels and their primary (a single node: `rediss://`)'),
     tlsCa: optional('REDIS_TLS_CA', Joi.string(), 'PEM file of the CA that signed the Redis certificates (unset: the system store)'),
@@ -208,8 +219,16 @@ export const DECLARATION = {
     Joi.string<(typeof ENVIRONMENTS)[number]>()
       .valid(...ENVIRONMENTS)
       .default('development'),
-    '`production` skips the sandbox account bootstrap of `npm start`',
+    '`production` skips the sandbox account bootstrap of `npm start`, and refuses to start the API or a worker while the sandbox serves a source (see `SANDBOX_IN_PRODUCTION`)',
   ),
+  leads: {
+    retentionDays: optional(
+      'LEAD_RETENTION_DAYS',
+      integer().min(1).max(36_500),
+      "days a finished job's leads are kept: then the workers' hourly sweep deletes them (the job, its counts and its charge stay; its leads answer 410 `leads_expired`). Unset: kept as long as the job",
+      { shownDefault: '— (kept forever)' },
+    ),
+  },
   audit: {
     retentionDays: variable(
       'AUDIT_RETENTION_DAYS',
@@ -221,7 +240,10 @@ export const DECLARATION = {
     encryptionKeys: optional(
       'SECRETS_ENCRYPTION_KEY',
       secretKeys(),
-      'base64 AES-256 keys (32 bytes) that seal webhook secrets at rest, comma-separated, newest first (the first seals, each opens; `npm run admin -- secrets:rotate` re-seals under the first); required in production, unset elsewhere the [development key](docs/data-protection.md#secrets-at-rest)',
+      'base64 AES-256 keys (32 bytes) that seal webhook secrets at rest, comma-separated, newest first (the first seals, each opens; `npm run admin -- secrets:rotate` re-seals under the first); required in production by the processes that seal or open them (the API, workers that deliver webhooks, the migrations, the admin CLI), unset elsewhere the [development key](docs/data-protection.md#secrets-at-rest)',
+      // The processes that seal or open webhook secrets. A production process among them refuses to start
+      // without it (it would seal with the published development key); the source workers never hold it.
+      { secret: 'optional', readBy: ['api', 'migrate', 'admin', 'worker:webhooks'], requiredInProduction: true },
     ),
   },
   log: {
@@ -283,6 +305,7 @@ export const DECLARATION = {
     'OPERATOR_PASSWORD',
     Joi.string().min(12),
     'enables Bull Board at `/admin/queues` (HTTP Basic, user `operator`), 12+ characters',
+    { secret: 'optional', readBy: ['api'] },
   ),
   operatorBoardWritable: flag(
     'OPERATOR_BOARD_WRITABLE',
@@ -341,18 +364,33 @@ export const DECLARATION = {
       'how often the fleet looks for such jobs (one worker per source and period)',
     ),
   },
+  queue: {
+    openJobsPerAccount: variable(
+      'QUEUE_OPEN_JOBS_PER_ACCOUNT',
+      integer().min(0).max(10_000).default(4),
+      "fair queues: an account's jobs of one source in its queue at once (waiting or running); the rest wait in PostgreSQL and are released oldest first as these end, so one account's backlog never queues ahead of another's jobs ([decision 020](docs/decisions/020-fair-queues.md)). Keep it below the fleet's slots per source (workers × `WORKER_CONCURRENCY`); `0`: no cap (first come, first served). Set the same value on every API and worker process",
+    ),
+  },
   sandbox: {
     pageDelayMs: variable('SANDBOX_PAGE_DELAY_MS', integer().min(0).max(60_000).default(50), 'sandbox latency per page of 10 leads'),
+    inProduction: flag(
+      'SANDBOX_IN_PRODUCTION',
+      '`1`: with `NODE_ENV=production`, let the API and workers start while a source has no upstream key and is served by the sandbox (synthetic leads, and its `sandbox:delay=` keyword lets any account hold worker slots); without it they refuse to start, naming the sources',
+    ),
   },
   providers: {
-    googlePlaces: upstream('GOOGLE_PLACES', 'google_maps through Places API (New) Text Search', 'https://places.googleapis.com', 600),
+    googlePlaces: upstream('GOOGLE_PLACES', 'google_maps through Places API (New) Text Search', 'https://places.googleapis.com', 600, [
+      'worker:google_maps',
+    ]),
     peopleDataLabs: upstream(
       'PDL',
       "linkedin through People Data Labs Person Search (and shopify's people lookup)",
       'https://api.peopledatalabs.com',
       10,
+      ['worker:linkedin', 'worker:shopify'],
     ),
-    storeLeads: upstream('STORELEADS', 'shopify through Store Leads', 'https://storeleads.app', 60),
+    // The API checks a shopify category against Store Leads' paths when its key is set (shopify-category-check).
+    storeLeads: upstream('STORELEADS', 'shopify through Store Leads', 'https://storeleads.app', 60, ['worker:shopify', 'api']),
   },
   enrichment: {
     timeoutMs: variable('ENRICHMENT_TIMEOUT_MS', integer().min(100).default(8_000), 'website enrichment: time per site'),
@@ -495,6 +533,25 @@ export const VARIABLES = variablesOf(DECLARATION);
 
 /** Names of every variable the service reads (for checks of manifests and docs against the declaration). */
 export const CONFIG_VARIABLES: readonly string[] = VARIABLES.map((v) => v.name);
+
+/** A process as a deployment runs it: the API, the migrations, the admin CLI, or a worker serving some queues (WORKER_QUEUES). */
+export type DeployedProcess = { kind: 'api' | 'migrate' | 'admin' } | { kind: 'worker'; queues: readonly string[] };
+
+/** The readers a process counts as: a worker is every worker, and a worker of each queue it serves. */
+function readersOf(process: DeployedProcess): Reader[] {
+  return process.kind === 'worker' ? ['worker', ...process.queues.map((queue): Reader => `worker:${queue}`)] : [process.kind];
+}
+
+/** Whether a process reads a variable (one without `readBy` is read by every process). */
+export function readsVariable(process: DeployedProcess, variable: Variable<unknown>): boolean {
+  const readBy = variable.options.readBy;
+  return readBy === undefined || readersOf(process).some((reader) => readBy.includes(reader));
+}
+
+/** The secret variables a process reads, in declaration order: all a deployment hands it from the Secret. */
+export function secretVariablesOf(process: DeployedProcess): Array<Variable<unknown>> {
+  return VARIABLES.filter((v) => v.options.secret !== undefined && readsVariable(process, v));
+}
 
 /** The operations port a process listens on (0: none). */
 export function opsPort(config: Config, process: keyof typeof DEFAULT_OPS_PORTS): number {

@@ -1,7 +1,7 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import { Pool } from 'pg';
 import { PrismaClient } from './generated/prisma/client';
-import { DEVELOPMENT_SECRETS_KEY, SecretBox } from './secret-box';
+import { DEVELOPMENT_SECRETS_KEY, LockedSecretBox, SecretBox } from './secret-box';
 
 /**
  * Prisma for the schema, models and cold paths; `sql`, the very pool Prisma's adapter draws from,
@@ -19,8 +19,14 @@ export type Tx = Omit<PrismaClient, '$connect' | '$disconnect' | '$on' | '$trans
 
 export const DEFAULT_POOL_SIZE = 10;
 
-/** `secretKeys`: SECRETS_ENCRYPTION_KEY's keys, newest first (config.secrets.encryptionKeys); unset, the development key. */
-export function createDatabase(url: string, options: { poolSize?: number; secretKeys?: readonly Buffer[] | null } = {}): Database {
+/**
+ * `secretKeys`: SECRETS_ENCRYPTION_KEY's keys, newest first (config.secrets.encryptionKeys); unset, the
+ * development key; `locked` for a process that never seals or opens a webhook secret (it holds no key).
+ */
+export function createDatabase(
+  url: string,
+  options: { poolSize?: number; secretKeys?: readonly Buffer[] | null | 'locked' } = {},
+): Database {
   // No named prepared statements anywhere (neither here nor in Prisma's adapter), no session state:
   // the pool works behind PgBouncer in transaction mode.
   const pool = new Pool({ connectionString: url, max: options.poolSize ?? DEFAULT_POOL_SIZE });
@@ -28,7 +34,8 @@ export function createDatabase(url: string, options: { poolSize?: number; secret
   // pool drops it and the next statement gets a fresh connection.
   pool.on('error', () => undefined);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
-  const secrets = new SecretBox(options.secretKeys?.length ? options.secretKeys : [DEVELOPMENT_SECRETS_KEY]);
+  const keys = options.secretKeys;
+  const secrets = keys === 'locked' ? new LockedSecretBox() : new SecretBox(keys?.length ? keys : [DEVELOPMENT_SECRETS_KEY]);
   return Object.assign(prisma, { sql: pool, secrets });
 }
 

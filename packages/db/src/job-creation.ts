@@ -1,6 +1,7 @@
 import { secretContext } from './secret-box';
 import type { GenerationRequest } from '@leadgen/domain';
 import type { Database } from './client';
+import type { FairRelease } from './fair-release';
 
 export interface NewJob {
   accountId: string;
@@ -18,10 +19,13 @@ export interface NewJob {
    * default webhook secret yet: it becomes that secret (decision 016).
    */
   webhookSecretCandidate?: string;
+  /** the per-account cap of open released jobs per source (decision 020); unset: no cap, released at once */
+  fairness?: FairRelease;
 }
 
 export type JobCreation =
-  | { kind: 'created'; jobId: string }
+  /** `held`: the account is at its cap for the source, the job waits in PostgreSQL to be released (decision 020) */
+  | { kind: 'created'; jobId: string; held: boolean }
   /** the key is bound to a live job already: a replay when `fingerprint` matches, else a reuse */
   | { kind: 'bound'; jobId: string; fingerprint: string }
   | { kind: 'insufficient_credits'; available: number };
@@ -42,26 +46,30 @@ SELECT count(*)::int AS withdrawn FROM job`;
 
 /**
  * Creates a job with its reservation and idempotency binding in one statement (prisma/functions/create_job.sql,
- * docs/decisions/011), then hands it to `enqueue`. If the enqueue
- * fails, the creation is withdrawn before the error goes on: a refused enqueue leaves no job, no
- * reservation and no bound key. A replay, a reused key or a short account writes nothing.
+ * docs/decisions/011), then hands `enqueue` the jobs that statement released, oldest first: this one unless
+ * its account is at its cap for the source (it is then held, and released by a later settlement: decision 020),
+ * and older held ones that fit now. If the enqueue fails, the creation is withdrawn before the error goes on:
+ * a refused enqueue leaves no job, no reservation and no bound key. A replay, a reused key or a short
+ * account writes nothing.
  */
-export async function createJob(db: Database, job: NewJob, enqueue: () => Promise<void>): Promise<JobCreation> {
+export async function createJob(db: Database, job: NewJob, enqueue: (released: readonly string[]) => Promise<void>): Promise<JobCreation> {
   // A key bound to a creation being withdrawn at this instant can vanish between the function's
   // conflict and its read: then the creation is simply tried again.
   for (let attempt = 0; attempt < 3; attempt += 1) {
     const creation = await createJobWithin(db.sql, db, job);
     if (!creation) continue;
     if (creation.kind !== 'created') return creation;
+    const { released, ...created } = creation;
     try {
-      await enqueue();
+      // Called with none too: the caller decides whether a held job may be created while its queue is away.
+      await enqueue(released);
     } catch (error) {
       // If PostgreSQL cannot be reached either, the job stays queued without an entry and the
       // lost-job sweep enqueues it later; a retry with the same key replays it meanwhile.
       await db.sql.query(WITHDRAW_JOB, [job.jobId]).catch(() => undefined);
       throw error;
     }
-    return creation;
+    return created;
   }
   throw new Error('idempotency key could neither be bound nor read after 3 attempts');
 }
@@ -71,19 +79,24 @@ export interface Queryable {
   query: Database['sql']['query'];
 }
 
+/** A creation as create_job answers it: `released` are the jobs it released, this one among them unless held. */
+export type JobCreationWithin =
+  { kind: 'created'; jobId: string; held: boolean; released: string[] } | Exclude<JobCreation, { kind: 'created' }>;
+
 /**
  * The one call of create_job: generate (createJob above) and a monitor's run both go through it, so a
  * change of its arguments is made here once. On a client whose transaction the caller holds, a monitor's
- * run is created, tagged and recorded together (monitor-runs.ts) and enqueued after the commit. Null
- * when the key vanished between its conflict and its read.
+ * run is created, tagged and recorded together (monitor-runs.ts) and what it released is enqueued after
+ * the commit. Null when the key vanished between its conflict and its read.
  */
-export async function createJobWithin(q: Queryable, db: Pick<Database, 'secrets'>, job: NewJob): Promise<JobCreation | null> {
+export async function createJobWithin(q: Queryable, db: Pick<Database, 'secrets'>, job: NewJob): Promise<JobCreationWithin | null> {
   const { rows } = await q.query<{
     o_outcome: string;
     o_job_id: string | null;
     o_fingerprint: string | null;
     o_available: string | null;
-  }>('SELECT * FROM create_job($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)', [
+    o_released: string[] | null;
+  }>('SELECT * FROM create_job($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)', [
     job.accountId,
     job.idempotencyKey,
     job.fingerprint,
@@ -99,10 +112,12 @@ export async function createJobWithin(q: Queryable, db: Pick<Database, 'secrets'
     job.request.webhookUrl && job.webhookSecretCandidate
       ? db.secrets.seal(job.webhookSecretCandidate, secretContext.accountDefault(job.accountId))
       : null,
+    job.fairness?.openJobsPerAccount ?? 0,
   ]);
   const row = rows[0];
   if (!row) return null;
   if (row.o_outcome === 'insufficient_credits') return { kind: 'insufficient_credits', available: Number(row.o_available ?? 0) };
   if (row.o_outcome === 'bound') return { kind: 'bound', jobId: row.o_job_id!, fingerprint: row.o_fingerprint! };
-  return { kind: 'created', jobId: job.jobId };
+  const released = row.o_released ?? [];
+  return { kind: 'created', jobId: job.jobId, held: !released.includes(job.jobId), released };
 }

@@ -9,6 +9,8 @@ export interface JobListFilter {
   createdAfter: Date | null;
   /** exclusive */
   createdBefore: Date | null;
+  /** only the children of this batch */
+  batchId?: string | null;
 }
 
 /** The last job of the previous page: the keyset the next page continues after. */
@@ -32,6 +34,7 @@ WHERE account_id = $1
   AND ($4::timestamptz IS NULL OR created_at >= $4)
   AND ($5::timestamptz IS NULL OR created_at < $5)
   AND ($6::timestamptz IS NULL OR (created_at <= $6 AND (created_at, id) < ($6, $7::text)))
+  AND ($9::text IS NULL OR batch_id = $9)
 ORDER BY created_at DESC, id DESC
 LIMIT $8`;
 
@@ -52,6 +55,7 @@ export async function listAccountJobs(
     after?.createdAt ?? null,
     after?.id ?? null,
     limit,
+    filter.batchId ?? null,
   ]);
   return rows.map(jobFromRow);
 }

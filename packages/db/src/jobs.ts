@@ -5,6 +5,8 @@ import type { Database } from './client';
 export interface JobRecord extends JobFacts {
   accountId: string;
   cursor: string | null;
+  /** when the retention sweep deleted the job's leads (LEAD_RETENTION_DAYS); null while they are kept */
+  leadsExpiredAt: Date | null;
 }
 
 const COLUMNS = [
@@ -27,6 +29,8 @@ const COLUMNS = [
   'started_at',
   'finished_at',
   'monitor_id',
+  'leads_expired_at',
+  'batch_id',
 ];
 
 /** The columns a statement that returns a job selects, in the shape `jobFromRow` reads (enums as text). */
@@ -56,6 +60,8 @@ export interface JobRow {
   started_at: Date | null;
   finished_at: Date | null;
   monitor_id: string | null;
+  leads_expired_at: Date | null;
+  batch_id: string | null;
 }
 
 export function jobFromRow(row: JobRow): JobRecord {
@@ -79,6 +85,8 @@ export function jobFromRow(row: JobRow): JobRecord {
     startedAt: row.started_at,
     finishedAt: row.finished_at,
     monitorId: row.monitor_id,
+    leadsExpiredAt: row.leads_expired_at,
+    batchId: row.batch_id,
   };
 }
 
@@ -121,12 +129,23 @@ export async function listLeads(db: Database, jobId: string): Promise<unknown[]>
   return rows.map((row) => row.data);
 }
 
+/** Why a batch's child was not started (docs/decisions/021-batches.md); the worker settles it CANCELLED. */
+export type StartRefusal = 'batch_budget_exhausted' | 'batch_cancelled';
+
+export type JobStart = { kind: 'started'; job: JobRecord } | { kind: 'refused'; job: JobRecord; refusal: StartRefusal } | null;
+
 /**
  * queued → running (or running again, after a worker died), recording the provider, in one
- * statement (prisma/functions/start_job.sql) that also returns the row. Null when the job is terminal or its row not visible (yet).
+ * statement (prisma/functions/begin_job.sql) that also returns the row; a batch's child reserves its worst
+ * case at its first start, or is refused. Null when the job is terminal or its row not visible (yet).
  * started_at keeps the first start: the time budget covers the whole job, not one attempt.
  */
-export async function startJob(db: Database, id: string, provider: string): Promise<JobRecord | null> {
-  const { rows } = await db.sql.query<JobRow>(`SELECT ${JOB_COLUMNS} FROM start_job($1, $2)`, [id, provider]);
-  return rows[0] ? jobFromRow(rows[0]) : null;
+export async function startJob(db: Database, id: string, provider: string): Promise<JobStart> {
+  const { rows } = await db.sql.query<JobRow & { o_refusal: StartRefusal | null }>(
+    `SELECT ${jobColumns('(b.job)')}, b.o_refusal FROM begin_job($1, $2) b`,
+    [id, provider],
+  );
+  const row = rows[0];
+  if (!row) return null;
+  return row.o_refusal ? { kind: 'refused', job: jobFromRow(row), refusal: row.o_refusal } : { kind: 'started', job: jobFromRow(row) };
 }

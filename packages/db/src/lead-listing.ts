@@ -34,13 +34,15 @@ export interface ResultSetPage {
   jobId: string;
   resultSetId: string;
   status: JobStatus;
+  /** when the retention sweep deleted the job's leads; null while they are kept */
+  leadsExpiredAt: Date | null;
   leads: LeadRow[];
 }
 
 // One statement: the job (so an unknown or foreign one is told from an empty page) and up to $4 of its
 // leads after position $3, through the unique index leads(job_id, position).
 const resultSetPage = (by: 'id' | 'result_set_id') => `
-SELECT j.id AS job_id, j.result_set_id, j.created_at AS job_created_at, j.status::text AS status,
+SELECT j.id AS job_id, j.result_set_id, j.created_at AS job_created_at, j.status::text AS status, j.leads_expired_at,
        l.position, l.created_at, l.data::text AS data
 FROM jobs j
 LEFT JOIN LATERAL (
@@ -63,18 +65,17 @@ export async function pageResultSet(
   after: number,
   limit: number,
 ): Promise<ResultSetPage | null> {
-  const { rows } = await db.sql.query<Row & { status: string; position: number | null }>(by === 'job' ? BY_JOB : BY_RESULT_SET, [
-    id,
-    accountId,
-    after,
-    limit,
-  ]);
+  const { rows } = await db.sql.query<Row & { status: string; leads_expired_at: Date | null; position: number | null }>(
+    by === 'job' ? BY_JOB : BY_RESULT_SET,
+    [id, accountId, after, limit],
+  );
   const first = rows[0];
   if (!first) return null;
   return {
     jobId: first.job_id,
     resultSetId: first.result_set_id,
     status: first.status as JobStatus,
+    leadsExpiredAt: first.leads_expired_at,
     leads: first.position === null ? [] : rows.map(fromRow),
   };
 }

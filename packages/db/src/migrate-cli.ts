@@ -4,7 +4,7 @@ import { sealPlainWebhookSecrets } from './secret-rotation';
 
 // `npm run db:migrate`: applies prisma/migrations, then the changed prisma/functions files, to DATABASE_URL.
 async function main(): Promise<void> {
-  const config = loadConfigOrExit();
+  const config = loadConfigOrExit('migrate');
   const result = await migrate(config.database.url);
   // Webhook secrets written before they were sealed: sealed now, under the configured key (decision 019).
   const sealedSecrets = await sealPlainWebhookSecrets(config.database.url, config.secrets.encryptionKeys);

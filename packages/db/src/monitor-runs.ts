@@ -12,6 +12,7 @@ import {
   type Source,
 } from '@leadgen/domain';
 import type { Database } from './client';
+import type { FairRelease } from './fair-release';
 import { createJobWithin, type NewJob, type Queryable } from './job-creation';
 import { inTransaction, monitorFromRow, type MonitorRow } from './monitors';
 import { secretContext } from './secret-box';
@@ -29,6 +30,8 @@ export interface MonitorRunOptions {
   idempotencyTtlHours: number;
   /** this many failed runs in a row (since the last resume) pause the monitor */
   pauseAfterFailures: number;
+  /** the per-account cap of open released jobs per source (decision 020): a run is held or released like any job */
+  fairness?: FairRelease;
 }
 
 export type TickOutcome =
@@ -38,7 +41,8 @@ export type TickOutcome =
   | { kind: 'skipped'; runId: string; nextRunAt: Date }
   /** the service paused the monitor; its monitor.paused deliveries to enqueue */
   | { kind: 'paused'; reason: MonitorPauseReason; webhookDeliveryIds: string[] }
-  | { kind: 'created'; runId: string; jobId: string; source: Source; accountId: string; nextRunAt: Date };
+  /** `released`: the jobs create_job released (this run's unless held, older held ones of the account), to enqueue */
+  | { kind: 'created'; runId: string; jobId: string; source: Source; accountId: string; nextRunAt: Date; released: string[] };
 
 const LOCK_MONITOR = `SELECT m.id, m.account_id, m.name, m.request, m.schedule, m.webhook_url, m.max_credits_per_run, m.enabled,
   m.paused_reason, m.next_run_at, m.failures_since, m.created_at, m.updated_at, m.deleted_at
@@ -47,18 +51,19 @@ const LOCK_MONITOR = `SELECT m.id, m.account_id, m.name, m.request, m.schedule, 
 const OPEN_RUN = `SELECT id FROM jobs WHERE monitor_id = $1 AND status IN ('queued', 'running') LIMIT 1`;
 
 /** The job a run submits: the monitor's request with excludeDelivered forced, reserved as a generate is. */
-function runJob(monitor: MonitorFacts, idempotencyKey: string, fingerprint: string, ttlHours: number): NewJob {
+function runJob(monitor: MonitorFacts, idempotencyKey: string, fingerprint: string, options: MonitorRunOptions): NewJob {
   const request = runRequest(monitor);
   return {
     accountId: monitor.accountId,
     idempotencyKey,
     fingerprint,
-    idempotencyTtlHours: ttlHours,
+    idempotencyTtlHours: options.idempotencyTtlHours,
     jobId: newId.job(),
     resultSetId: newId.resultSet(),
     request,
     creditsReserved: reservationFor(request.source, request.maxResults),
     webhookSecretCandidate: request.webhookUrl ? newWebhookSecret() : undefined,
+    fairness: options.fairness,
   };
 }
 
@@ -156,7 +161,7 @@ export async function tickMonitor(db: Database, monitorId: string, now: Date, op
     }
     // The tick's own key: the generate path's idempotency binds it once, as the unique run row does.
     const key = `${SERVICE_KEY}monitor:${monitorId}:${dueAt.toISOString()}`;
-    const job = runJob(monitor, key, createHash('sha256').update(key).digest('hex'), options.idempotencyTtlHours);
+    const job = runJob(monitor, key, createHash('sha256').update(key).digest('hex'), options);
     const creation = await createJobWithin(client, db, job);
     if (!creation || creation.kind === 'bound') {
       // The tick's key is bound: this tick made its run already. Only the due time is left to move.
@@ -182,7 +187,15 @@ export async function tickMonitor(db: Database, monitorId: string, now: Date, op
     const runId = newId.monitorRun();
     await recordRun(client, { id: runId, monitorId, kind: 'scheduled', scheduledFor: dueAt, jobId: job.jobId, skipReason: null });
     await moveOn();
-    return { kind: 'created', runId, jobId: job.jobId, source: job.request.source, accountId: monitor.accountId, nextRunAt };
+    return {
+      kind: 'created',
+      runId,
+      jobId: job.jobId,
+      source: job.request.source,
+      accountId: monitor.accountId,
+      nextRunAt,
+      released: creation.released,
+    };
   });
 }
 
@@ -194,7 +207,7 @@ export type ManualRunOutcome =
   | { kind: 'key_reused' }
   | { kind: 'in_progress'; jobId: string }
   | { kind: 'insufficient_credits'; required: number; available: number }
-  | { kind: 'created'; runId: string; jobId: string; source: Source };
+  | { kind: 'created'; runId: string; jobId: string; source: Source; released: string[] };
 
 /**
  * POST /monitors/{id}/run: one run now, whatever the schedule (a paused monitor too), idempotent per
@@ -221,7 +234,7 @@ export async function startManualRun(
       return bound.rows[0].fingerprint === fingerprint ? { kind: 'replay', jobId: bound.rows[0].job_id } : { kind: 'key_reused' };
     const open = await client.query<{ id: string }>(OPEN_RUN, [monitorId]);
     if (open.rows[0]) return { kind: 'in_progress', jobId: open.rows[0].id };
-    const job = runJob(monitorFromRow(row), key, fingerprint, options.idempotencyTtlHours);
+    const job = runJob(monitorFromRow(row), key, fingerprint, options);
     const creation = await createJobWithin(client, db, job);
     if (!creation) throw new Error('idempotency key could neither be bound nor read');
     if (creation.kind === 'bound')
@@ -231,7 +244,7 @@ export async function startManualRun(
     await client.query('UPDATE jobs SET monitor_id = $2 WHERE id = $1', [job.jobId, monitorId]);
     const runId = newId.monitorRun();
     await recordRun(client, { id: runId, monitorId, kind: 'manual', scheduledFor: null, jobId: job.jobId, skipReason: null });
-    return { kind: 'created', runId, jobId: job.jobId, source: job.request.source };
+    return { kind: 'created', runId, jobId: job.jobId, source: job.request.source, released: creation.released };
   });
 }
 

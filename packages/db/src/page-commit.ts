@@ -1,4 +1,4 @@
-import type { Lead, SuppressionEntry } from '@leadgen/domain';
+import type { Lead, SubjectEntry } from '@leadgen/domain';
 import type { Database } from './client';
 
 export interface PageLead {
@@ -6,7 +6,7 @@ export interface PageLead {
   dedupKey: string;
   lead: Lead;
   /** what of the lead a suppression entry can match (suppressionKeysOf) */
-  matches?: SuppressionEntry[];
+  matches?: SubjectEntry[];
 }
 
 export type PageCommit =

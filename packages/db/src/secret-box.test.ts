@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { SecretBox } from './secret-box';
+import { LockedSecretBox, SecretBox } from './secret-box';
 
 describe('SecretBox (webhook secrets at rest)', () => {
   const secret = 'whsec_' + randomBytes(24).toString('base64');
@@ -34,5 +34,13 @@ describe('SecretBox (webhook secrets at rest)', () => {
     parts[3] = Buffer.from('x' + Buffer.from(parts[3]!, 'base64url').toString('latin1').slice(1), 'latin1').toString('base64url');
     expect(() => box.open(parts.join('.'), 'c')).toThrow();
     expect(() => new SecretBox([randomBytes(16)])).toThrow(/32 bytes/);
+  });
+
+  it('when a process that holds no key (a worker that delivers no webhooks) seals or opens, then it is refused, never done with the development key', () => {
+    const sealed = new SecretBox([randomBytes(32)]).seal(secret, 'c');
+    const locked = new LockedSecretBox();
+    expect(() => locked.seal(secret, 'c')).toThrow(/reads no SECRETS_ENCRYPTION_KEY/);
+    expect(() => locked.open(sealed, 'c')).toThrow(/reads no SECRETS_ENCRYPTION_KEY/);
+    expect(() => locked.isCurrent(sealed)).toThrow(/reads no SECRETS_ENCRYPTION_KEY/);
   });
 });

@@ -81,3 +81,24 @@ export const secretContext = {
   endpoint: (endpointId: string) => `webhook_endpoints:${endpointId}`,
   accountDefault: (accountId: string) => `account_webhook_secrets:${accountId}`,
 };
+
+/**
+ * A box for a process that holds no SECRETS_ENCRYPTION_KEY because it never needs one (a worker that
+ * delivers no webhooks): sealing or opening is a bug, refused rather than done with the development key.
+ */
+export class LockedSecretBox extends SecretBox {
+  constructor() {
+    super([DEVELOPMENT_SECRETS_KEY]);
+  }
+  override seal(_plain: string, _context: string): string {
+    throw new Error(LOCKED_MESSAGE);
+  }
+  override open(_stored: string, _context: string): string {
+    throw new Error(LOCKED_MESSAGE);
+  }
+  override isCurrent(_stored: string): boolean {
+    throw new Error(LOCKED_MESSAGE);
+  }
+}
+const LOCKED_MESSAGE =
+  'this process reads no SECRETS_ENCRYPTION_KEY (only the API, webhook workers, migrations and admin CLI seal or open webhook secrets)';

@@ -1,4 +1,4 @@
-import { suppressionKeysOf, type Lead, type SuppressionEntry } from '@leadgen/domain';
+import { suppressionKeysOf, type Lead, type SubjectEntry } from '@leadgen/domain';
 import type { Database } from './client';
 
 const BATCH = 1_000;
@@ -11,28 +11,32 @@ export interface ErasureReport {
   jobIds: string[];
   /** false when the subject was on the global list already (running it again is harmless) */
   newlySuppressed: boolean;
+  /** webhook attempts whose kept excerpt of the receiver's answer held it, now cleared */
+  webhookExcerptsCleared: number;
 }
 
 // A cheap first filter PostgreSQL can apply to a lead's stored JSON; each candidate is then matched in
 // full with the very rule a page commit uses (suppressionKeysOf), so nothing is deleted on a substring.
-function candidateFilter(entry: SuppressionEntry): { sql: string; param: string } {
+function candidateFilter(entry: SubjectEntry, column = 'l.data::text'): { sql: string; param: string } {
   if (entry.kind === 'phone')
     return {
-      sql: `regexp_replace(l.data::text, '[^0-9]', '', 'g') LIKE '%' || $1 || '%'`,
+      sql: `regexp_replace(${column}, '[^0-9]', '', 'g') LIKE '%' || $1 || '%'`,
       param: entry.value.replace(/\D/g, '').slice(-7),
     };
-  return { sql: `l.data::text ILIKE '%' || $1 || '%'`, param: entry.value.replace(/[\\%_]/g, (c) => `\\${c}`) };
+  // A profile is stored as a URL (any scheme, subdomain, `/in/` or `/pub/`, trailing slash): its slug is what they share.
+  const text = entry.kind === 'linkedin' ? entry.value.slice(entry.value.indexOf('/in/') + 4) : entry.value;
+  return { sql: `${column} ILIKE '%' || $1 || '%'`, param: text.replace(/[\\%_]/g, (c) => `\\${c}`) };
 }
 
 /**
- * Erases a data subject (an email, a phone number or a domain, in its normal form) everywhere: it joins
+ * Erases a data subject (an email, a phone number, a domain or a LinkedIn profile, in its normal form) everywhere: it joins
  * the global suppression list first, so no job collects or delivers it from then on; then every open
  * job's row is locked once (a barrier: a page commit that read the list before it joined has committed
  * when the lock is had); then every stored lead that matches is deleted, in batches. The job rows keep
  * their counts and charges; account_deliveries keeps the dedup keys (no personal data) so excludeDelivered
  * still never bills twice. Idempotent.
  */
-export async function eraseSubject(db: Database, entry: SuppressionEntry): Promise<ErasureReport> {
+export async function eraseSubject(db: Database, entry: SubjectEntry): Promise<ErasureReport> {
   const inserted = await db.sql.query('INSERT INTO global_suppressions (kind, value) VALUES ($1, $2) ON CONFLICT DO NOTHING', [
     entry.kind,
     entry.value,
@@ -67,8 +71,14 @@ export async function eraseSubject(db: Database, entry: SuppressionEntry): Promi
       suppressionKeysOf(r.data, r.country ?? '').some((k) => k.kind === entry.kind && k.value === entry.value),
     );
     if (matching.length === 0) continue;
+    // One statement: the leads, and each job's count of erased leads (its delivered count stays what was billed).
     await db.sql.query(
-      'DELETE FROM leads l USING unnest($1::text[], $2::int[]) AS d(job_id, position) WHERE l.job_id = d.job_id AND l.position = d.position',
+      `WITH gone AS (
+         DELETE FROM leads l USING unnest($1::text[], $2::int[]) AS d(job_id, position)
+         WHERE l.job_id = d.job_id AND l.position = d.position RETURNING l.job_id
+       )
+       UPDATE jobs j SET leads_erased = j.leads_erased + g.n FROM (SELECT job_id, count(*)::int AS n FROM gone GROUP BY job_id) g
+       WHERE j.id = g.job_id`,
       [matching.map((r) => r.job_id), matching.map((r) => r.position)],
     );
     for (const r of matching) {
@@ -76,6 +86,13 @@ export async function eraseSubject(db: Database, entry: SuppressionEntry): Promi
       jobIds.add(r.job_id);
     }
   }
+  // A webhook attempt keeps the first bytes of the receiver's answer, which may echo anything: an excerpt that
+  // may hold the subject is cleared (no confirmation needed: losing a debugging excerpt on a coincidence is harmless).
+  const excerpts = candidateFilter(entry, 'response_excerpt');
+  const cleared = await db.sql.query(
+    `UPDATE webhook_attempts SET response_excerpt = NULL WHERE response_excerpt IS NOT NULL AND ${excerpts.sql}`,
+    [excerpts.param],
+  );
   const list = [...perAccount.entries()]
     .map(([accountId, leads]) => ({ accountId, leads }))
     .sort((a, b) => a.accountId.localeCompare(b.accountId));
@@ -84,5 +101,6 @@ export async function eraseSubject(db: Database, entry: SuppressionEntry): Promi
     leads: list.reduce((n, a) => n + a.leads, 0),
     jobIds: [...jobIds],
     newlySuppressed: (inserted.rowCount ?? 0) > 0,
+    webhookExcerptsCleared: cleared.rowCount ?? 0,
   };
 }

@@ -98,6 +98,25 @@ describe('the previous release against this schema (expand/contract)', () => {
     expect(await creditSummary(db, accountId)).toEqual({ balance: 100, reserved: 0, available: 100 });
   });
 
+  it('when the previous release creates and settles jobs beside fair release, then its jobs are released at once (it enqueues them) and its settlements release none (the sweep does)', async () => {
+    const { accountId } = await buildAccount(db, { credits: 1000 });
+    const held = newId.job();
+    const first = newId.job();
+    await createJob(accountId, first);
+    // This release's create_job holds a job over the cap (1); the previous release's goes into the queue regardless.
+    const { rows } = await db.sql.query(
+      `SELECT o_released FROM create_job($1, $2, 'fp', $3, 24, 10, $4, 'google_maps', $5, 3, NULL, NULL, 1)`,
+      [accountId, `key-${held}`, held, newId.resultSet(), JSON.stringify(request)],
+    );
+    expect(rows[0].o_released).toEqual([]);
+    const second = newId.job();
+    await createJob(accountId, second);
+    const releasedAt = async (id: string) => (await db.sql.query('SELECT released_at FROM jobs WHERE id = $1', [id])).rows[0].released_at;
+    expect(await releasedAt(second)).not.toBeNull();
+    await db.sql.query(statement('settle_job'), [first, 'CANCELLED', 'cancelled_by_owner', 0, 0]);
+    expect(await releasedAt(held)).toBeNull();
+  });
+
   it('when the previous release settles a job with each terminal status, then its webhook event has the name packages/domain gives it', async () => {
     const { accountId } = await buildAccount(db, { credits: 1000 });
     for (const status of TERMINAL_STATUSES) {

@@ -89,9 +89,23 @@ export const errors = {
       },
     ),
   jobNotFound: () => new AppError(404, 'job_not_found', 'Job not found', 'No job with this id exists for your account'),
+  /** The retention sweep deleted the job's leads (LEAD_RETENTION_DAYS); the job itself is still there. */
+  leadsExpired: (expiredAt: Date) =>
+    new AppError(
+      410,
+      'leads_expired',
+      'Leads expired',
+      `This job's leads were deleted on ${expiredAt.toISOString()} under the data retention policy; the job, its counts and its charge remain`,
+      { leadsExpiredAt: expiredAt.toISOString() },
+    ),
   jobNotCancellable: (status: string) =>
     new AppError(409, 'job_not_cancellable', 'Job not cancellable', `The job already finished with status ${status}`, {
       jobStatus: status,
+    }),
+  batchNotFound: () => new AppError(404, 'batch_not_found', 'Batch not found', 'No batch with this id exists for your account'),
+  batchNotCancellable: (status: string) =>
+    new AppError(409, 'batch_not_cancellable', 'Batch not cancellable', `The batch already finished with status ${status}`, {
+      batchStatus: status,
     }),
   notFound: () => new AppError(404, 'not_found', 'Not found', 'No such endpoint'),
   methodNotAllowed: (allow: string[]) =>

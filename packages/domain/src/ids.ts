@@ -21,6 +21,7 @@ export const newId = {
   apiKeyId: () => `key_${randomToken(20)}`,
   auditEvent: () => `aud_${randomToken(24)}`,
   job: () => `job_${randomToken(24)}`,
+  batch: () => `bat_${randomToken(24)}`,
   resultSet: () => `rs_${randomToken(24)}`,
   monitor: () => `mon_${randomToken(24)}`,
   monitorRun: () => `mrun_${randomToken(24)}`,
@@ -30,5 +31,6 @@ export const newId = {
 
 export const ID_PATTERNS = {
   job: /^job_[0-9a-z]{24}$/,
+  batch: /^bat_[0-9a-z]{24}$/,
   resultSet: /^rs_[0-9a-z]{24}$/,
 };

@@ -15,3 +15,4 @@ export * from './webhooks';
 export * from './email-verification';
 export * from './monitor-schedule';
 export * from './monitors';
+export * from './batch';

@@ -31,6 +31,8 @@ export interface JobSummary {
   createdAt: string;
   startedAt: string | null;
   finishedAt: string | null;
+  /** the batch this job is a child of, or null */
+  batchId: string | null;
   creditsReserved: number;
   creditsCharged: number | null;
   /** leads passed over and not billed: already delivered to the account (excludeDelivered), on its suppression list */

@@ -6,7 +6,14 @@ export type TerminalStatus = (typeof TERMINAL_STATUSES)[number];
 export type JobStatus = NonTerminalStatus | TerminalStatus;
 
 export type StopReason =
-  'source_exhausted' | 'no_results' | 'provider_error' | 'provider_unauthorized' | 'timeout' | 'internal_error' | 'cancelled_by_owner';
+  | 'source_exhausted'
+  | 'no_results'
+  | 'provider_error'
+  | 'provider_unauthorized'
+  | 'timeout'
+  | 'internal_error'
+  | 'cancelled_by_owner'
+  | 'batch_budget_exhausted';
 
 export function isTerminal(status: JobStatus): status is TerminalStatus {
   return (TERMINAL_STATUSES as readonly string[]).includes(status);
@@ -16,7 +23,9 @@ export function isTerminal(status: JobStatus): status is TerminalStatus {
 export type JobOutcome =
   | { kind: 'finished' } // the provider had nothing more to give
   | { kind: 'error'; reason: 'provider_error' | 'provider_unauthorized' | 'timeout' | 'internal_error' }
-  | { kind: 'cancelled' };
+  | { kind: 'cancelled' }
+  // a batch's child its batch's maxCredits (or the account) could not cover when it was to start (decision 021)
+  | { kind: 'budget_exhausted' };
 
 export interface TerminalDecision {
   status: TerminalStatus;
@@ -31,6 +40,7 @@ export interface TerminalDecision {
  */
 export function decideTerminal(requestedCount: number, deliveredCount: number, outcome: JobOutcome): TerminalDecision {
   if (outcome.kind === 'cancelled') return { status: 'CANCELLED', stopReason: 'cancelled_by_owner' };
+  if (outcome.kind === 'budget_exhausted') return { status: 'CANCELLED', stopReason: 'batch_budget_exhausted' };
   if (deliveredCount >= requestedCount) return { status: 'COMPLETE', stopReason: null };
   if (outcome.kind === 'finished') {
     return deliveredCount === 0 ? { status: 'EMPTY', stopReason: 'no_results' } : { status: 'PARTIAL', stopReason: 'source_exhausted' };

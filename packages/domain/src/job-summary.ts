@@ -23,6 +23,8 @@ export interface JobFacts {
   createdAt: Date;
   startedAt: Date | null;
   finishedAt: Date | null;
+  /** the batch this job is a child of, or null (decision 021) */
+  batchId: string | null;
   /** the monitor whose run this job is; absent or null for a job asked for directly */
   monitorId?: string | null;
 }
@@ -56,6 +58,7 @@ export function jobSummary(job: JobFacts, publicBaseUrl: string | null): JobSumm
     createdAt: job.createdAt.toISOString(),
     startedAt: job.startedAt?.toISOString() ?? null,
     finishedAt: job.finishedAt?.toISOString() ?? null,
+    batchId: job.batchId,
     creditsReserved: terminal ? 0 : job.creditsReserved,
     creditsCharged: job.creditsCharged,
     // Only a monitor's run carries it: its webhook event names the monitor (decision 022).

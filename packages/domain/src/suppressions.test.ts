@@ -1,5 +1,12 @@
 import type { Lead } from './lead';
-import { normalizeDomain, normalizeEmail, normalizePhone, suppressionKeysOf } from './suppressions';
+import {
+  normalizeDomain,
+  normalizeEmail,
+  normalizeLinkedinUrl,
+  normalizePhone,
+  normalizeSuppression,
+  suppressionKeysOf,
+} from './suppressions';
 
 describe('suppression normal forms', () => {
   it.each([
@@ -51,5 +58,60 @@ describe('suppression normal forms', () => {
     ).toEqual(
       ['domain:agency.example', 'domain:dune.example', 'email:ceo@agency.example', 'email:hello@dune.example', 'phone:+15125550134'].sort(),
     );
+  });
+
+  it.each([
+    ['https://www.linkedin.com/in/jane-doe-1a2b3c', 'linkedin.com/in/jane-doe-1a2b3c'],
+    ['HTTP://UK.LinkedIn.com/in/Jane-Doe-1A2B3C/', 'linkedin.com/in/jane-doe-1a2b3c'],
+    ['linkedin.com/in/jane-doe-1a2b3c?trk=public_profile#about', 'linkedin.com/in/jane-doe-1a2b3c'],
+    ['https://www.linkedin.com/in/jane-doe-1a2b3c/details/experience/', 'linkedin.com/in/jane-doe-1a2b3c'],
+    ['https://www.linkedin.com/pub/jane-doe-1a2b3c', 'linkedin.com/in/jane-doe-1a2b3c'],
+    ['https://www.linkedin.com/in/j%C3%BCrgen-m', 'linkedin.com/in/jürgen-m'],
+    ['https://www.linkedin.com/company/acme', null],
+    ['https://linkedin.com.evil.example/in/jane', null],
+    ['https://notlinkedin.com/in/jane', null],
+    ['https://www.linkedin.com/in/', null],
+    ['jane doe', null],
+  ])('when the LinkedIn profile is %j, then it compares as %j', (text, expected) => {
+    expect(normalizeLinkedinUrl(text)).toBe(expected);
+    expect(normalizeSuppression('linkedin', text)).toBe(expected);
+  });
+
+  it("when a LinkedIn or shop lead is read, then the person's and the contacts' profiles can match (the company page cannot)", () => {
+    const person = {
+      source: 'linkedin',
+      businessName: 'Acme',
+      email: null,
+      phone: null,
+      address: '',
+      website: null,
+      reviewScore: null,
+      categories: [],
+      socialProfiles: { facebook: null, instagram: null, linkedin: 'https://www.linkedin.com/in/Jane-Doe/' },
+      person: {
+        fullName: 'Jane Doe',
+        title: 'CEO',
+        seniority: 'c_suite',
+        linkedinUrl: 'https://www.linkedin.com/in/Jane-Doe/',
+        location: null,
+      },
+    } as unknown as Lead;
+    expect(suppressionKeysOf(person, 'US')).toEqual([{ kind: 'linkedin', value: 'linkedin.com/in/jane-doe' }]);
+    const shop = {
+      source: 'shopify',
+      businessName: 'Dune',
+      email: null,
+      phone: null,
+      address: '',
+      website: null,
+      reviewScore: null,
+      categories: [],
+      socialProfiles: { facebook: null, instagram: null, linkedin: 'https://www.linkedin.com/company/dune' },
+      store: { domain: 'dune.example', country: 'US', platform: 'shopify' },
+      contacts: [{ name: 'A', title: 'CEO', email: null, phone: null, linkedinUrl: 'https://de.linkedin.com/in/a-b' }],
+    } as Lead;
+    expect(suppressionKeysOf(shop, 'US').filter((k) => k.kind === 'linkedin')).toEqual([
+      { kind: 'linkedin', value: 'linkedin.com/in/a-b' },
+    ]);
   });
 });

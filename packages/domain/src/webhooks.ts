@@ -14,11 +14,23 @@ export const JOB_EVENT_OF: { readonly [S in TerminalStatus]: string } = {
 };
 export const JOB_EVENT_TYPES = ['job.completed', 'job.partial', 'job.empty', 'job.failed', 'job.cancelled'] as const;
 export type JobEventType = (typeof JOB_EVENT_TYPES)[number];
+/** A batch's terminal event, one per terminal status; the SQL outbox writes the same names (settle_batch_child). */
+export const BATCH_EVENT_OF: { readonly [S in TerminalStatus]: string } = {
+  COMPLETE: 'batch.completed',
+  PARTIAL: 'batch.partial',
+  EMPTY: 'batch.empty',
+  FAILED: 'batch.failed',
+  CANCELLED: 'batch.cancelled',
+};
+export const BATCH_EVENT_TYPES = ['batch.completed', 'batch.partial', 'batch.empty', 'batch.failed', 'batch.cancelled'] as const;
+export type BatchEventType = (typeof BATCH_EVENT_TYPES)[number];
+/** What an endpoint may subscribe to (SUBSCRIBABLE_EVENTS below). */
+export type SubscribableEventType = SubscribableEvent;
 export const PING_EVENT = 'ping';
 /** Sent when the service pauses a monitor (decision 022); its data is the monitor and the reason. */
 export const MONITOR_PAUSED_EVENT = 'monitor.paused';
-/** What an endpoint may subscribe to: the job events and monitor.paused. */
-export const SUBSCRIBABLE_EVENTS = [...JOB_EVENT_TYPES, MONITOR_PAUSED_EVENT] as const;
+/** What an endpoint may subscribe to: the job events, the batch events and monitor.paused. */
+export const SUBSCRIBABLE_EVENTS = [...JOB_EVENT_TYPES, ...BATCH_EVENT_TYPES, MONITOR_PAUSED_EVENT] as const;
 export type SubscribableEvent = (typeof SUBSCRIBABLE_EVENTS)[number];
 export type WebhookEventType = SubscribableEvent | typeof PING_EVENT;
 

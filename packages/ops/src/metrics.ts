@@ -10,6 +10,7 @@ import type { OpsHandler } from './ops-server';
  */
 const PREFIX = 'leadgen_';
 let queueDepth: (() => Promise<void>) | null = null;
+let batchCounts: (() => Promise<void>) | null = null;
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 const JOB_SECONDS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
 
@@ -24,6 +25,10 @@ export const metrics = {
     name: `${PREFIX}jobs_created_total`,
     help: 'Jobs created (idempotent replays excluded), by source',
     labelNames: ['source'] as const,
+  }),
+  batchesCreated: new Counter({
+    name: `${PREFIX}batches_created_total`,
+    help: 'Batches created (idempotent replays excluded); their children count in jobs_created_total',
   }),
   jobsTerminal: new Counter({
     name: `${PREFIX}jobs_terminal_total`,
@@ -59,6 +64,14 @@ export const metrics = {
     name: `${PREFIX}queue_jobs`,
     help: 'Queue entries by queue and state (waiting, active, delayed), read by API processes at most every 10 s; use max by (queue, state)',
     labelNames: ['queue', 'state'] as const,
+  }),
+  batches: new Gauge({
+    async collect() {
+      await batchCounts?.();
+    },
+    name: `${PREFIX}batches`,
+    help: 'Batches by status (running, COMPLETE, PARTIAL, EMPTY, FAILED, CANCELLED), read from PostgreSQL by API processes at most every 10 s; use max by (status)',
+    labelNames: ['status'] as const,
   }),
   queueConsumers: new Gauge({
     name: `${PREFIX}queue_consumers`,
@@ -134,6 +147,15 @@ export function reportQueueDepth(read: () => Promise<QueueCounts>, maxAgeMs = 10
     for (const [queue, counts] of Object.entries(await read())) {
       for (const [state, value] of Object.entries(counts)) metrics.queueJobs.set({ queue, state }, value);
     }
+  });
+}
+
+/** Where `leadgen_batches` comes from: read at scrape time, at most once per `maxAgeMs` (decision 021). */
+export function reportBatchCounts(read: () => Promise<Record<string, number>>, maxAgeMs = 10_000): void {
+  batchCounts = cachedCollector(maxAgeMs, async () => {
+    const counts = await read();
+    for (const status of ['running', 'COMPLETE', 'PARTIAL', 'EMPTY', 'FAILED', 'CANCELLED'])
+      metrics.batches.set({ status }, counts[status] ?? 0);
   });
 }
 

@@ -29,6 +29,26 @@ export async function enqueueLeadJob(queues: LeadQueues, source: Source, payload
   );
 }
 
+/**
+ * Adds jobs PostgreSQL has just released (decision 020: fair release), all of one account and source, in one
+ * round trip (none: only the connection is checked). Fails like enqueueLeadJob; the caller's fallback is the lost-job sweep, which enqueues a
+ * released job that has no entry once it has been still for LOST_JOB_AFTER_MS.
+ */
+export async function enqueueReleasedJobs(queues: LeadQueues, source: Source, accountId: string, jobIds: readonly string[]): Promise<void> {
+  // Refused while Redis is not connected even with nothing to add: a creation whose job is held needs Redis as
+  // much as one released at once (its release comes from a worker), so it answers 503 alike.
+  if (queues.connection.status !== 'ready') throw new Error(`redis connection is ${queues.connection.status}`);
+  if (jobIds.length === 0) return;
+  const queue = queues.queue(source);
+  // One job (the common case: a creation, a settlement's next) is one script call; addBulk wraps its calls in
+  // MULTI/EXEC, two commands more.
+  const added: Promise<unknown> =
+    jobIds.length === 1
+      ? queue.add(source, { jobId: jobIds[0]!, accountId, source }, { ...JOB_OPTIONS, jobId: jobIds[0]! })
+      : queue.addBulk(jobIds.map((jobId) => ({ name: source, data: { jobId, accountId, source }, opts: { ...JOB_OPTIONS, jobId } })));
+  await answerWithin(ENQUEUE_TIMEOUT_MS, added, 'redis');
+}
+
 const WAITING_STATES = new Set(['waiting', 'delayed', 'prioritized', 'paused', 'waiting-children']);
 
 /** Removes a job that no worker has taken yet (a cancel); true when it was removed. */

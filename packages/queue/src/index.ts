@@ -2,6 +2,7 @@ export * from './queue-names';
 export * from './job-producer';
 export * from './lead-queues';
 export * from './lost-job-requeue';
+export { enqueueReleasedJobs } from './enqueue';
 export * from './periodic-task-claim';
 export * from './job-events';
 export * from './consumer';

@@ -1,5 +1,5 @@
 import type { Source } from '@leadgen/domain';
-import { enqueueLeadJob, removeWaitingJob } from './enqueue';
+import { enqueueLeadJob, enqueueReleasedJobs, removeWaitingJob } from './enqueue';
 import { jobEventPublisher, type JobEventPublisher } from './job-events';
 import { openLeadQueues, type LeadQueues } from './lead-queues';
 import type { LeadJobPayload } from './queue-names';
@@ -11,6 +11,8 @@ import type { RedisSettings } from './redis-connections';
  */
 export interface JobProducer extends LeadQueues, JobEventPublisher {
   enqueue(source: Source, payload: LeadJobPayload): Promise<void>;
+  /** adds jobs PostgreSQL released (decision 020), all of one account and source, in one round trip */
+  enqueueReleased(source: Source, accountId: string, jobIds: readonly string[]): Promise<void>;
   /** removes a job that no worker holds yet; true when it was removed */
   removeWaiting(source: Source, jobId: string): Promise<boolean>;
 }
@@ -21,6 +23,7 @@ export function createJobProducer(settings: RedisSettings): JobProducer {
     ...queues,
     ...jobEventPublisher(queues.connection, queues.keys),
     enqueue: (source, payload) => enqueueLeadJob(queues, source, payload),
+    enqueueReleased: (source, accountId, jobIds) => enqueueReleasedJobs(queues, source, accountId, jobIds),
     removeWaiting: (source, jobId) => removeWaitingJob(queues, source, jobId),
   };
 }

@@ -1,4 +1,4 @@
-import { NON_TERMINAL_STATUSES, SOURCES, TERMINAL_STATUSES } from '@leadgen/domain';
+import { BATCH_STATUSES, NON_TERMINAL_STATUSES, SOURCES, TERMINAL_STATUSES } from '@leadgen/domain';
 import { LEADS_PAGE_DEFAULT, LEADS_PAGE_LIMIT } from '../routes/leads/leads-schema';
 import { JOBS_PAGE_DEFAULT, JOBS_PAGE_LIMIT } from '../routes/leads/list-jobs-schema';
 import {
@@ -31,6 +31,7 @@ import { auditEventPaths, auditEventSchemas } from './openapi-audit-events';
 import { emailVerificationSchema } from './email-verification-schema';
 import { monitorEvents, monitorPaths, monitorSchemas } from './openapi-monitors';
 import { received, signatureHeaders, webhookEvents, webhookPaths, webhookSchemas } from './openapi-webhooks';
+import { batchIdParam, batchPaths, batchSchemas } from './openapi-batches';
 
 export { PROBLEM_CODES } from './openapi-schemas';
 
@@ -79,7 +80,8 @@ function leadsOperations(
     notFound?: boolean;
   },
 ) {
-  const fault = base.notFound === false ? pick(400, 401, 405, 429, 500, 503) : pick(400, 401, 404, 405, 429, 500, 503);
+  // A job's own leads are gone once LEAD_RETENTION_DAYS has passed (410); the account's listing skips such jobs.
+  const fault = base.notFound === false ? pick(400, 401, 405, 429, 500, 503) : pick(400, 401, 404, 405, 410, 429, 500, 503);
   const common = { tags: ['leads'], parameters: base.parameters };
   const download = (format: 'csv' | 'jsonl', media: string, body: string) => ({
     ...(base.pathParameters ? { parameters: base.pathParameters } : {}),
@@ -191,6 +193,10 @@ export function openApiDocument(): Schema {
     security: [{ bearer: [] }],
     tags: [
       { name: 'jobs', description: "Start a lead generation job, follow it, cancel it, list the account's jobs." },
+      {
+        name: 'batches',
+        description: 'Up to 1,000 generation requests as one batch: deduplicated, capped by maxCredits, cancelled together.',
+      },
       { name: 'leads', description: 'Read delivered leads as JSON pages, or download them as CSV or JSON Lines.' },
       { name: 'account', description: "The account's credits and its suppression list." },
       {
@@ -263,6 +269,7 @@ export function openApiDocument(): Schema {
             query('source', 'Only jobs of this source', { type: 'string', enum: [...SOURCES] }),
             rfc3339Param('createdAfter', 'Jobs created at or after'),
             rfc3339Param('createdBefore', 'Jobs created before'),
+            query('batchId', 'Only the children of this batch (`bat_…`)', str),
           ],
           responses: {
             200: {
@@ -303,7 +310,8 @@ export function openApiDocument(): Schema {
       ...leadsOperations('/api/v1/leads/jobs/{jobId}/leads', {
         operationId: 'getJobLeads',
         summary: "A job's leads (a running job's so far)",
-        description: 'The leads of one job in delivery order; while the job runs, the ones committed so far (`Result-Complete: false`).',
+        description:
+          "The leads of one job in delivery order; while the job runs, the ones committed so far (`Result-Complete: false`). Once the service's lead retention has passed, the job's leads are deleted and this answers 410 `leads_expired`.",
         pathParameters: [jobIdParam],
         parameters: [leadsLimit, cursorParam],
         json: resultSetPage,
@@ -587,6 +595,23 @@ export function openApiDocument(): Schema {
         },
       },
       // Webhooks (decision 016): endpoints, deliveries, the default secret.
+      ...batchPaths,
+      ...leadsOperations('/api/v1/leads/batches/{batchId}/leads', {
+        operationId: 'getBatchLeads',
+        summary: "A batch's leads (a running batch's so far)",
+        description:
+          "The batch's leads across its children: children in request order, each one's leads in delivery order; while the batch runs, the ones committed so far (`Result-Complete: false`).",
+        pathParameters: [batchIdParam],
+        parameters: [leadsLimit, cursorParam],
+        json: object({
+          batchId: d('The batch', str),
+          status: d("The batch's status when the page was read", { type: 'string', enum: [...BATCH_STATUSES] }),
+          complete: { type: 'boolean', description: 'false while the batch runs: the leads committed so far' },
+          nextCursor: d('Pass as `cursor` for the next page; null on the last', nullable(str)),
+          items: d("The page's leads", { type: 'array', items: ref('LeadItem') }),
+        }),
+        marks: { 'Result-Complete': hdr('Result-Complete'), 'Batch-Status': hdr('Batch-Status') },
+      }),
       ...webhookPaths,
       // The audit trail (decision 019).
       ...auditEventPaths,
@@ -626,6 +651,7 @@ export function openApiDocument(): Schema {
         ...webhookSchemas,
         ...auditEventSchemas,
         ...monitorSchemas,
+        ...batchSchemas,
         Accepted: object(
           {
             jobId: d('The job id', str),
@@ -659,6 +685,7 @@ export function openApiDocument(): Schema {
             jobStatus: { type: 'string', description: 'job_not_cancellable' },
             limit: { type: 'integer', description: 'monitor_limit' },
             jobId: { type: 'string', description: 'monitor_run_in_progress: the run still going' },
+            batchStatus: { type: 'string', description: 'batch_not_cancellable' },
           },
         },
       },

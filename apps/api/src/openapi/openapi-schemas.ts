@@ -18,9 +18,12 @@ export const PROBLEM_CODES = [
   'insufficient_credits',
   'job_not_found',
   'not_found',
+  'leads_expired',
   'method_not_allowed',
   'request_timeout',
   'job_not_cancellable',
+  'batch_not_found',
+  'batch_not_cancellable',
   'payload_too_large',
   'unsupported_media_type',
   'unsupported_content_encoding',
@@ -200,7 +203,7 @@ export const headers = {
   RateLimitPolicy: header('IETF RateLimit-Policy of the endpoint\'s policy, e.g. `"read";q=1200;w=60`'),
   RateLimit: header('IETF RateLimit: `r` requests left in the window, `t` seconds to its reset'),
   'Retry-After': header('Seconds to wait before asking again', { type: 'integer' }),
-  Location: header('Where to poll the job'),
+  Location: header('Where to poll the job (or the batch)'),
   'Idempotent-Replayed': header('`true` when this is the answer of an earlier call with the same Idempotency-Key', {
     type: 'string',
     enum: ['true'],
@@ -212,6 +215,10 @@ export const headers = {
   'Job-Status': header("The job's status when the answer was read", {
     type: 'string',
     enum: [...NON_TERMINAL_STATUSES, ...TERMINAL_STATUSES],
+  }),
+  'Batch-Status': header("The batch's status when the answer was read", {
+    type: 'string',
+    enum: ['running', ...TERMINAL_STATUSES],
   }),
   'WWW-Authenticate': header('`Bearer realm="leadgen"`'),
   Allow: header('The methods the path supports'),
@@ -235,6 +242,9 @@ export const problems = {
   404: problemResponse("job_not_found (also another account's job), not_found"),
   405: problemResponse('method_not_allowed', { Allow: hdr('Allow') }),
   409: problemResponse('job_not_cancellable (with `jobStatus`), monitor_limit (with `limit`), monitor_run_in_progress (with `jobId`)'),
+  410: problemResponse(
+    "leads_expired (with `leadsExpiredAt`): the job's leads were deleted under the lead retention policy; the job remains",
+  ),
   413: problemResponse('payload_too_large'),
   415: problemResponse('unsupported_media_type, unsupported_content_encoding'),
   422: problemResponse('idempotency_key_reused'),
@@ -343,6 +353,7 @@ export const jobCommon = {
   createdAt: d('When the job was created', time),
   startedAt: d('When a worker started it', nullable(time)),
   finishedAt: d('When it reached its terminal status', nullable(time)),
+  batchId: d('The batch this job is a child of (`bat_…`), or null', nullable(str)),
   creditsReserved: { ...int(), description: 'held until the job settles; 0 once terminal' },
   creditsCharged: d('Credits charged, once terminal', nullable(int())),
   skipped: {
@@ -376,6 +387,7 @@ export const terminalObject = d(
           'timeout',
           'internal_error',
           'cancelled_by_owner',
+          'batch_budget_exhausted',
         ],
       }),
     ),
@@ -387,17 +399,27 @@ export const openJob = object({ ...jobCommon, status: nonTerminal }, jobRequired
   title: 'JobOpen',
   description: 'A job still queued or running: no `terminal`, no `leads`',
 });
-export const finishedJob = (withLeads: boolean) =>
-  object(
-    {
-      ...jobCommon,
-      status: terminal,
-      terminal: terminalObject,
-      ...(withLeads ? { leads: d('The delivered leads in delivery order', { type: 'array', items: ref('Lead') }) } : {}),
-    },
-    jobRequired({ ...jobCommon, status: terminal, terminal: terminalObject, ...(withLeads ? { leads: true } : {}) }),
+export const finishedJob = (withLeads: boolean) => {
+  const properties = {
+    ...jobCommon,
+    status: terminal,
+    terminal: terminalObject,
+    ...(withLeads
+      ? {
+          leadsExpiredAt: d(
+            "Present once the lead retention policy deleted the job's leads (`leads` is then empty; the counts and the charge stay)",
+            time,
+          ),
+          leads: d('The delivered leads in delivery order', { type: 'array', items: ref('Lead') }),
+        }
+      : {}),
+  };
+  return object(
+    properties,
+    jobRequired(properties).filter((name) => name !== 'leadsExpiredAt'),
     { description: withLeads ? 'A terminal job with its leads' : 'A terminal job, without `leads` (listings, webhook events)' },
   );
+};
 
 /**
  * A union on `status` with a discriminator mapping every status to its branch, so generators type it

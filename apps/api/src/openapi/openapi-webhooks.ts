@@ -1,4 +1,5 @@
 import {
+  BATCH_EVENT_TYPES,
   JOB_EVENT_TYPES,
   MAX_WEBHOOK_ENDPOINTS,
   PING_EVENT,
@@ -29,7 +30,7 @@ import {
 // the events themselves as OpenAPI 3.1 `webhooks`.
 
 const events = {
-  description: 'The events to send: the job events, and monitor.paused',
+  description: 'The events to send: the job events, the batch events, and monitor.paused',
   type: 'array',
   items: { type: 'string', enum: [...SUBSCRIBABLE_EVENTS] },
   minItems: 1,
@@ -128,6 +129,10 @@ export const webhookSchemas: Record<string, Schema> = {
     jobRequired({ ...jobCommon, status: true, terminal: true, leadsUrl: true }),
     { description: 'The job body without `leads` (as GET /api/v1/leads/jobs/{jobId} answers it), and where its leads are' },
   ),
+  BatchEventData: {
+    description: 'The terminal batch body (as GET /api/v1/leads/batches/{batchId} answers it), and where its leads are',
+    allOf: [ref('Batch'), object({ leadsUrl: { type: 'string', description: "where to read the batch's leads" } })],
+  },
 };
 
 const notFound = problemResponse("webhook_endpoint_not_found (also another account's endpoint)");
@@ -376,22 +381,32 @@ export const received = {
   default: { description: 'Anything else, or no answer in time: retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (±20 %)' },
 };
 
-/** OpenAPI 3.1 `webhooks`: what this service POSTs to an endpoint or a job's `webhookUrl`. */
+const eventSummary = (type: string) => {
+  if (type === PING_EVENT) return 'Sent by POST /api/v1/webhooks/{id}/test';
+  const [kind, outcome] = type.split('.') as [string, string];
+  return `A ${kind} reached ${outcome === 'completed' ? 'COMPLETE' : outcome.toUpperCase()}`;
+};
+const eventDescription = (type: string) => {
+  if (type === PING_EVENT) return 'A test event, sent when you ask for one; answer 2xx.';
+  if (type.startsWith('batch.'))
+    return "Sent once when a batch's last child settles, to each endpoint subscribed to it and the batch's own `webhookUrl`, signed as Standard Webhooks; the same `webhook-id` on every retry. Children send job events to subscribed endpoints only, never to the batch's `webhookUrl`.";
+  return "Sent once per event to each subscribed endpoint (and the job's own `webhookUrl`), signed as Standard Webhooks; the same `webhook-id` on every retry.";
+};
+const eventData = (type: string) => {
+  if (type === PING_EVENT) return d('The pinged endpoint', object({ endpointId: d('Its id', str) }));
+  return ref(type.startsWith('batch.') ? 'BatchEventData' : 'JobEventData');
+};
+
+/** OpenAPI 3.1 `webhooks`: what this service POSTs to an endpoint, a job's or a batch's `webhookUrl`. */
 export const webhookEvents = Object.fromEntries(
-  [...JOB_EVENT_TYPES, PING_EVENT].map((type) => [
+  [...JOB_EVENT_TYPES, ...BATCH_EVENT_TYPES, PING_EVENT].map((type) => [
     type,
     {
       post: {
         tags: ['webhooks'],
         operationId: `event_${type.replace('.', '_')}`,
-        summary:
-          type === PING_EVENT
-            ? 'Sent by POST /api/v1/webhooks/{id}/test'
-            : `A job reached ${type.slice(4).toUpperCase() === 'COMPLETED' ? 'COMPLETE' : type.slice(4).toUpperCase()}`,
-        description:
-          type === PING_EVENT
-            ? 'A test event, sent when you ask for one; answer 2xx.'
-            : "Sent once per event to each subscribed endpoint (and the job's own `webhookUrl`), signed as Standard Webhooks; the same `webhook-id` on every retry.",
+        summary: eventSummary(type),
+        description: eventDescription(type),
         security: [],
         parameters: signatureHeaders,
         requestBody: {
@@ -402,9 +417,11 @@ export const webhookEvents = Object.fromEntries(
               timestamp: {
                 ...time,
                 description:
-                  type === PING_EVENT ? 'when the ping was asked for' : 'when the job reached its terminal status (its finishedAt)',
+                  type === PING_EVENT
+                    ? 'when the ping was asked for'
+                    : `when the ${type.split('.')[0]} reached its terminal status (its finishedAt)`,
               },
-              data: type === PING_EVENT ? d('The pinged endpoint', object({ endpointId: d('Its id', str) })) : ref('JobEventData'),
+              data: eventData(type),
             }),
           ),
         },

@@ -19,7 +19,10 @@ export function presentJobSummary(job: JobRecord, publicBaseUrl: string | null):
 export function presentJobJson(job: JobRecord, leadsJson: string | null, publicBaseUrl: string | null): string {
   const terminal = isTerminal(job.status);
   const head = JSON.stringify(presentJobSummary(job, publicBaseUrl));
-  return terminal ? `${head.slice(0, -1)},"leads":${leadsJson ?? '[]'}}` : head;
+  if (!terminal) return head;
+  // Past LEAD_RETENTION_DAYS the leads are gone (an empty array): the body says when, and why.
+  const expired = job.leadsExpiredAt ? `,"leadsExpiredAt":${JSON.stringify(job.leadsExpiredAt.toISOString())}` : '';
+  return `${head.slice(0, -1)}${expired},"leads":${leadsJson ?? '[]'}}`;
 }
 
 /** The 202 body of a job still under way: the first fields of its job body. */

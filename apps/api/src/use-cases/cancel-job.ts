@@ -9,7 +9,14 @@ import { getAccountJob, type JobAnswer } from './read-job';
  */
 export async function cancelJob(deps: ApiDependencies, accountId: string, jobId: string): Promise<JobAnswer> {
   const cancellation = await cancel(
-    { db: deps.db, events: deps.producer, queue: deps.producer, webhooks: deps.webhooks },
+    {
+      db: deps.db,
+      events: deps.producer,
+      queue: deps.producer,
+      webhooks: deps.webhooks,
+      // A cancelled job frees its slot: the account's next held job goes into the queue (decision 020).
+      release: { fairness: { openJobsPerAccount: deps.config.queue.openJobsPerAccount }, queue: deps.producer },
+    },
     jobId,
     accountId,
   );

@@ -34,9 +34,10 @@ export function requestFingerprint(request: GenerationRequest): string {
 
 /**
  * POST /api/v1/leads/generate. Binds the key, reserves the worst case and records the job in one
- * statement, then enqueues it: a replay, a reused key or a short account (402) writes nothing, and
- * a Redis outage (503) withdraws the job, its reservation and its key. Then waits briefly for the
- * terminal status.
+ * statement, then enqueues it unless its account is at its cap of open jobs for the source (then it is held
+ * in PostgreSQL and released as the account's earlier jobs end: decision 020): a replay, a reused key or a
+ * short account (402) writes nothing, and a Redis outage (503) withdraws the job, its reservation and its
+ * key. Then waits briefly for the terminal status, held or not.
  */
 export async function generateLeads(deps: ApiDependencies, input: GenerateLeadsInput): Promise<GenerateLeadsResult> {
   const { db, producer, config, waiters } = deps;
@@ -59,12 +60,16 @@ export async function generateLeads(deps: ApiDependencies, input: GenerateLeadsI
         creditsReserved,
         // Becomes the account's default webhook secret if this is its first job with a webhookUrl.
         webhookSecretCandidate: input.request.webhookUrl ? newWebhookSecret() : undefined,
+        // Fair queues (decision 020): released at once while the account is under its cap for the source, held otherwise.
+        fairness: { openJobsPerAccount: config.queue.openJobsPerAccount },
       },
-      async () => {
+      async (released) => {
         try {
-          await producer.enqueue(input.request.source, { jobId, accountId: input.accountId });
+          await producer.enqueueReleased(input.request.source, input.accountId, released);
         } catch (error) {
-          logger.warn('enqueue failed; job withdrawn', { jobId, error: (error as Error).message });
+          // Held or not, this job is withdrawn (503, as with Redis away); older jobs released with it stay released
+          // without an entry, and the lost-job sweep enqueues them.
+          logger.warn('enqueue failed; job withdrawn', { jobId, released, error: (error as Error).message });
           throw errors.serviceUnavailable('The job queue is unavailable; no job was created and no credits were reserved');
         }
       },
@@ -78,7 +83,7 @@ export async function generateLeads(deps: ApiDependencies, input: GenerateLeadsI
       metrics.idempotentReplays.inc();
       return { ...(await replay(deps, creation.jobId, input)), replayed: true };
     }
-    logger.info('job created', { jobId, source: input.request.source, maxResults: input.request.maxResults });
+    logger.info('job created', { jobId, source: input.request.source, maxResults: input.request.maxResults, held: creation.held });
     metrics.jobsCreated.inc({ source: input.request.source });
     await waiter.until(input.waitMs, input.signal);
     return { ...(await answer(deps, jobId)), replayed: false };

@@ -16,6 +16,7 @@ export async function listJobs(deps: ApiDependencies, accountId: string, query: 
     source: query.source ?? null,
     createdAfter: query.createdAfter ?? null,
     createdBefore: query.createdBefore ?? null,
+    batchId: query.batchId ?? null,
   };
   // One more than asked: whether a next page exists is known without a second query.
   const jobs = await listAccountJobs(deps.db, accountId, filter, query.cursor ?? null, query.limit + 1);

@@ -101,6 +101,8 @@ export async function runMonitorNow(deps: ApiDependencies, accountId: string, id
   const outcome = await startManualRun(deps.db, accountId, id, idempotencyKey, {
     idempotencyTtlHours: deps.config.api.idempotencyTtlHours,
     pauseAfterFailures: deps.config.monitors.pauseAfterFailures,
+    // Fair queues (decision 020): held while the account is at its cap for the source, as a generate is.
+    fairness: { openJobsPerAccount: deps.config.queue.openJobsPerAccount },
   });
   switch (outcome.kind) {
     case 'not_found':
@@ -117,12 +119,14 @@ export async function runMonitorNow(deps: ApiDependencies, accountId: string, id
       metrics.monitorRuns.inc({ kind: 'manual', outcome: 'started' });
       metrics.jobsCreated.inc({ source: outcome.source });
       try {
-        await deps.producer.enqueue(outcome.source, { jobId: outcome.jobId, accountId });
+        // What create_job released: this run unless held, and older held jobs of the account (decision 020).
+        await deps.producer.enqueueReleased(outcome.source, accountId, outcome.released);
       } catch (error) {
-        // The run is committed with its tick key; the lost-job sweep enqueues a job Redis never got.
+        // The run is committed with its tick key; the lost-job sweep enqueues a released job Redis never got.
         logger.warn('monitor run not enqueued; the lost-job sweep will', {
           monitorId: id,
           jobId: outcome.jobId,
+          released: outcome.released,
           error: (error as Error).message,
         });
       }

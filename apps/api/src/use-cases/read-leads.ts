@@ -15,7 +15,10 @@ export interface ResultSetSelection {
   leads: LeadRow[];
 }
 
-/** One page of a result set (by the job's id or the result set's), or 404 as if the job did not exist. */
+/**
+ * One page of a result set (by the job's id or the result set's), or 404 as if the job did not exist, or
+ * 410 once the retention sweep deleted its leads.
+ */
 export async function readResultSet(
   deps: ApiDependencies,
   accountId: string,
@@ -26,7 +29,23 @@ export async function readResultSet(
 ): Promise<ResultSetSelection> {
   const page = await pageResultSet(deps.db, accountId, by, id, afterPosition, limit);
   if (!page) throw errors.jobNotFound();
-  return { ...page, complete: isTerminal(page.status) };
+  if (page.leadsExpiredAt) throw errors.leadsExpired(page.leadsExpiredAt);
+  return { jobId: page.jobId, resultSetId: page.resultSetId, status: page.status, leads: page.leads, complete: isTerminal(page.status) };
+}
+
+/**
+ * The next page of a download under way (its status line is sent): leads deleted meanwhile (expired by the
+ * retention sweep, erased) are skipped, and an empty page ends the download, rather than an error mid-stream.
+ */
+export async function nextResultSetPage(
+  deps: ApiDependencies,
+  accountId: string,
+  by: 'job' | 'resultSet',
+  id: string,
+  afterPosition: number,
+  limit: number,
+): Promise<LeadRow[]> {
+  return (await pageResultSet(deps.db, accountId, by, id, afterPosition, limit))?.leads ?? [];
 }
 
 /** One page of the account's leads, oldest job first. */

@@ -1,14 +1,13 @@
 import type { Config } from '@leadgen/config';
 import { countMonitorsDue, monitorsDueBefore, tickMonitor, type Database, type TickOutcome } from '@leadgen/db';
+import { enqueueReleased, type HeldJobRelease } from '@leadgen/commands';
 import { logger, withLogContext } from '@leadgen/logger';
 import { metrics } from '@leadgen/ops';
 import {
   connectionLog,
   createMonitorAlarms,
   createMonitorConsumer,
-  enqueueLeadJob,
   MONITOR_QUEUE_NAME,
-  type LeadQueues,
   type MonitorAlarms,
   type WebhookProducer,
   type Worker,
@@ -30,7 +29,8 @@ export interface MonitorRuntime {
 export interface MonitorTickDependencies {
   db: Database;
   config: Config;
-  queues: LeadQueues;
+  /** puts the jobs a run's creation released in their queue (decision 020) */
+  release: HeldJobRelease;
   webhooks: WebhookProducer;
   alarms: MonitorAlarms;
 }
@@ -44,14 +44,22 @@ export async function runMonitorTick(deps: MonitorTickDependencies, monitorId: s
   const outcome = await tickMonitor(deps.db, monitorId, now, {
     idempotencyTtlHours: deps.config.api.idempotencyTtlHours,
     pauseAfterFailures: deps.config.monitors.pauseAfterFailures,
+    // Fair queues (decision 020): a run is held while its account is at its cap for the source, as a generate is.
+    fairness: deps.release.fairness,
   });
   const later = (what: string) => (error: unknown) =>
     logger.warn(`monitor tick: ${what} failed; the sweeps will make up for it`, { monitorId, error: (error as Error).message });
   switch (outcome.kind) {
     case 'created':
       metrics.monitorRuns.inc({ kind: 'scheduled', outcome: 'started' });
-      logger.info('monitor run started', { monitorId, jobId: outcome.jobId, nextRunAt: outcome.nextRunAt.toISOString() });
-      await enqueueLeadJob(deps.queues, outcome.source, { jobId: outcome.jobId, accountId: outcome.accountId }).catch(later('enqueue'));
+      logger.info('monitor run started', {
+        monitorId,
+        jobId: outcome.jobId,
+        held: !outcome.released.includes(outcome.jobId),
+        nextRunAt: outcome.nextRunAt.toISOString(),
+      });
+      // What create_job released (this run unless held, and older held jobs of the account), as settle-job enqueues them.
+      await enqueueReleased(deps.release, outcome.source, outcome.accountId, outcome.released).catch(later('enqueue'));
       await deps.alarms.set(monitorId, outcome.nextRunAt).catch(later('next alarm'));
       break;
     case 'skipped':
@@ -84,7 +92,7 @@ export async function restoreMonitorAlarms(db: Database, alarms: MonitorAlarms, 
 export async function startMonitorRuntime(
   config: Config,
   db: Database,
-  parts: { queues: LeadQueues; webhooks: WebhookProducer },
+  parts: { release: HeldJobRelease; webhooks: WebhookProducer },
 ): Promise<MonitorRuntime> {
   const alarms = createMonitorAlarms(config.redis);
   const deps: MonitorTickDependencies = { db, config, alarms, ...parts };

@@ -1,4 +1,9 @@
 import {
+  BATCH_EVENT_OF,
+  batchBody,
+  batchPath,
+  type BatchBody,
+  type BatchFacts,
   JOB_EVENT_OF,
   MONITOR_PAUSED_EVENT,
   isTerminal,
@@ -15,7 +20,7 @@ import { Webhook } from 'standardwebhooks';
 export interface WebhookEnvelope {
   type: WebhookEventType;
   timestamp: string;
-  data: (JobSummary & { leadsUrl: string }) | { endpointId: string } | Record<string, unknown>;
+  data: (JobSummary & { leadsUrl: string }) | (BatchBody & { leadsUrl: string }) | { endpointId: string } | Record<string, unknown>;
 }
 
 /**
@@ -29,6 +34,7 @@ export function webhookEnvelope(
     endpointId: string | null;
     createdAt: Date;
     job: JobFacts | null;
+    batch?: BatchFacts | null;
     eventData?: Record<string, unknown> | null;
   },
   publicBaseUrl: string | null,
@@ -38,6 +44,16 @@ export function webhookEnvelope(
     const data = delivery.eventData;
     if (!data) return null;
     return { type: MONITOR_PAUSED_EVENT, timestamp: String(data.pausedAt ?? delivery.createdAt.toISOString()), data };
+  }
+  // A batch's event: the batch body (terminal: it never changes) and where its leads are (decision 021).
+  const batch = delivery.batch;
+  if (batch) {
+    if (batch.status === 'running' || BATCH_EVENT_OF[batch.status] !== delivery.eventType) return null;
+    return {
+      type: delivery.eventType,
+      timestamp: (batch.finishedAt ?? delivery.createdAt).toISOString(),
+      data: { ...batchBody(batch, publicBaseUrl), leadsUrl: `${publicBaseUrl ?? ''}${batchPath(batch.id)}/leads` },
+    };
   }
   if (delivery.eventType === PING_EVENT) {
     return delivery.endpointId

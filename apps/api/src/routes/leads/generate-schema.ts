@@ -107,15 +107,27 @@ const arrayOf = (value: string | string[] | undefined) => (value === undefined ?
 
 /** Validates and normalises a generation request, reporting every problem at once (400 validation_failed). */
 export function parseGenerationRequest(body: unknown): GenerationRequest {
+  const checked = checkGenerationRequest(body);
+  if (!checked.request) throw errors.validation(checked.problems);
+  return checked.request;
+}
+
+/**
+ * A generation request checked as POST /leads/generate checks it: the normalised request, or every problem
+ * (pointers from the request's root). A batch checks each of its requests through this.
+ */
+export function checkGenerationRequest(
+  body: unknown,
+): { request: GenerationRequest; problems: [] } | { request: null; problems: FieldProblem[] } {
   const unsafe = unsafeContentProblems(body);
   const { value, error } = generateRequestSchema.validate(body, { abortEarly: false, errors: { wrap: { label: false } } });
   if (error || unsafe.length > 0) {
     const problems: FieldProblem[] = (error?.details ?? []).map((d) => ({ pointer: jsonPointer(d.path), detail: d.message }));
     // A field both reports would say the same thing twice; the content problem is the precise one.
     const flagged = new Set(unsafe.map((p) => p.pointer));
-    throw errors.validation([...unsafe, ...problems.filter((p) => !flagged.has(p.pointer))]);
+    return { request: null, problems: [...unsafe, ...problems.filter((p) => !flagged.has(p.pointer))] };
   }
-  return normalizeGenerationRequest(value);
+  return { request: normalizeGenerationRequest(value), problems: [] };
 }
 
 /** A request the schema accepted, in its one normal form (a monitor's request is stored in it too). */

@@ -7,7 +7,7 @@ import { encodeCursor, linkNext, nextPageUrl, parseQuery } from '../../http/pagi
 import { exportFormat, streamExport } from '../../lead-export';
 import { presentLeadItemJson } from '../../presenters/lead-presenter';
 import { audit } from '../../use-cases/audit-trail';
-import { EXPORT_BATCH, keysetOf, readAccountLeads, readResultSet } from '../../use-cases/read-leads';
+import { EXPORT_BATCH, keysetOf, nextResultSetPage, readAccountLeads, readResultSet } from '../../use-cases/read-leads';
 import { accountLeadsQuerySchema, resultSetQuerySchema, type AccountLeadsQuery, type ResultSetQuery } from './leads-schema';
 
 type DownloadFormat = 'csv' | 'jsonl';
@@ -56,7 +56,7 @@ export function resultSetLeadsRoute(deps: ApiDependencies, by: 'job' | 'resultSe
     }
     const outcome = await streamExport(res, format, {
       first: selection.leads,
-      next: async (last) => (await readResultSet(deps, account.id, by, id, last.position, EXPORT_BATCH)).leads,
+      next: (last) => nextResultSetPage(deps, account.id, by, id, last.position, EXPORT_BATCH),
       filename: `leads-${selection.jobId}`,
       headers: marks,
     });

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { NON_TERMINAL_STATUSES, SOURCES, TERMINAL_STATUSES, type JobStatus, type Source } from '@leadgen/domain';
+import { ID_PATTERNS, NON_TERMINAL_STATUSES, SOURCES, TERMINAL_STATUSES, type JobStatus, type Source } from '@leadgen/domain';
 import { decodeCursor, oneOrMore, rfc3339 } from '../../http/paging';
 
 export const JOBS_PAGE_DEFAULT = 20;
@@ -29,6 +29,8 @@ export const listJobsQuerySchema = Joi.object({
   createdAfter: rfc3339,
   /** only jobs created before this RFC 3339 time */
   createdBefore: rfc3339,
+  /** only the children of this batch */
+  batchId: Joi.string().pattern(ID_PATTERNS.batch).messages({ 'string.pattern.base': '{{#label}} is not a batch id' }),
 }).messages({ 'object.unknown': '{{#label}} is not a query parameter of this endpoint' });
 
 export interface ListJobsQuery {
@@ -38,4 +40,5 @@ export interface ListJobsQuery {
   source?: Source;
   createdAfter?: Date;
   createdBefore?: Date;
+  batchId?: string;
 }

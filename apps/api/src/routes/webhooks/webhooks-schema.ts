@@ -30,7 +30,7 @@ export const createEndpointSchema = (allowHttp: boolean) =>
   Joi.object({
     /** where events are POSTed: an https URL whose host resolves to public addresses only */
     url: webhookUrl(allowHttp).required(),
-    /** the events to receive: job.completed, job.partial, job.empty, job.failed, job.cancelled, monitor.paused */
+    /** the events to receive: job.completed, job.partial, job.empty, job.failed, job.cancelled, the same five of batch, and monitor.paused */
     events: events.required(),
     /** a note for yourself, at most 500 characters */
     description,

@@ -1,0 +1,154 @@
+import type { Request, Response } from 'express';
+import { ID_PATTERNS, errors } from '@leadgen/domain';
+import type { BatchLeadRow, BatchRecord } from '@leadgen/db';
+import type { ApiDependencies } from '../../dependencies';
+import { authenticatedAccount } from '../../http/authenticate';
+import { encodeCursor, linkNext, nextPageUrl, parseQuery, splitCommas } from '../../http/paging';
+import { exportFormat, streamExport } from '../../lead-export';
+import { batchPollHeaders, presentBatch } from '../../presenters/batch-presenter';
+import { presentLeadItemJson } from '../../presenters/lead-presenter';
+import { audit } from '../../use-cases/audit-trail';
+import { cancelBatch } from '../../use-cases/cancel-batch';
+import { createBatch } from '../../use-cases/create-batch';
+import { getAccountBatch, listBatches, listBatchJobs, readBatchLeads } from '../../use-cases/read-batches';
+import { EXPORT_BATCH } from '../../use-cases/read-leads';
+import { checkShopifyCategory } from '../../use-cases/shopify-category-check';
+import { checkJobWebhookUrl } from '../../use-cases/webhook-target-check';
+import { parseIdempotencyKey } from './generate-route';
+import {
+  batchJobsQuerySchema,
+  batchLeadsQuerySchema,
+  listBatchesQuerySchema,
+  parseBatchRequest,
+  type BatchJobsQuery,
+  type BatchLeadsQuery,
+  type ListBatchesQuery,
+} from './batches-schema';
+
+/** A malformed id cannot name a batch: same 404 as an unknown one, without asking the database. */
+function batchIdParam(req: Request): string {
+  const batchId = String(req.params.batchId ?? '');
+  if (!ID_PATTERNS.batch.test(batchId)) throw errors.batchNotFound();
+  return batchId;
+}
+
+function sendBatch(res: Response, deps: ApiDependencies, batch: BatchRecord, status = 200): void {
+  res.setHeader('Cache-Control', 'no-store');
+  res.set(batchPollHeaders(batch));
+  res.status(status).json(presentBatch(batch, deps.config.http.publicBaseUrl));
+}
+
+/** POST /api/v1/leads/batches: 202 with the batch body and Location (a batch is long by nature: no wait). */
+export function createBatchRoute(deps: ApiDependencies) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const account = authenticatedAccount(res.locals);
+    const idempotencyKey = parseIdempotencyKey(req.get('Idempotency-Key'));
+    const batch = parseBatchRequest(req.body);
+    batch.requests.forEach((request, index) => {
+      try {
+        checkShopifyCategory(deps.config, request);
+      } catch (error) {
+        throw rebase(error, index);
+      }
+    });
+    if (batch.webhookUrl) await checkJobWebhookUrl(deps, batch.webhookUrl);
+    // Each distinct target once: a thousand children naming one URL cost one resolution.
+    const targets = new Map<string, number>();
+    batch.requests.forEach(
+      (request, index) => request.webhookUrl && !targets.has(request.webhookUrl) && targets.set(request.webhookUrl, index),
+    );
+    for (const [url, index] of targets) await checkJobWebhookUrl(deps, url).catch((error: unknown) => Promise.reject(rebase(error, index)));
+
+    const created = await createBatch(deps, { accountId: account.id, idempotencyKey, batch });
+    if (created.replayed) res.setHeader('Idempotent-Replayed', 'true');
+    const body = presentBatch(created.batch, deps.config.http.publicBaseUrl);
+    res.setHeader('Location', body.pollUrl);
+    sendBatch(res, deps, created.batch, 202);
+  };
+}
+
+/** A request's validation problem, its pointers moved under `#/requests/{index}`. */
+function rebase(error: unknown, index: number): unknown {
+  const problems = (error as { extra?: { errors?: Array<{ pointer: string; detail: string }> } }).extra?.errors;
+  if (!problems) return error;
+  return errors.validation(
+    problems.map((p) => ({ pointer: `#/requests/${index}${p.pointer.slice(1)}`, detail: `requests[${index}]: ${p.detail}` })),
+  );
+}
+
+export function getBatchRoute(deps: ApiDependencies) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const account = authenticatedAccount(res.locals);
+    sendBatch(res, deps, await getAccountBatch(deps, account.id, batchIdParam(req)));
+  };
+}
+
+export function cancelBatchRoute(deps: ApiDependencies) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const account = authenticatedAccount(res.locals);
+    sendBatch(res, deps, await cancelBatch(deps, account.id, batchIdParam(req)));
+  };
+}
+
+export function listBatchesRoute(deps: ApiDependencies) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const account = authenticatedAccount(res.locals);
+    const query = parseQuery<ListBatchesQuery>(listBatchesQuerySchema, splitCommas(req.query, ['status']));
+    const page = await listBatches(deps, account.id, query);
+    res.setHeader('Cache-Control', 'no-store');
+    if (page.nextCursor) res.setHeader('Link', linkNext(nextPageUrl(req, deps.config.http.publicBaseUrl, page.nextCursor)));
+    res.status(200).json(page);
+  };
+}
+
+export function batchJobsRoute(deps: ApiDependencies) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const account = authenticatedAccount(res.locals);
+    const batchId = batchIdParam(req);
+    const query = parseQuery<BatchJobsQuery>(batchJobsQuerySchema, req.query);
+    const page = await listBatchJobs(deps, account.id, batchId, query);
+    res.setHeader('Cache-Control', 'no-store');
+    if (page.nextCursor) res.setHeader('Link', linkNext(nextPageUrl(req, deps.config.http.publicBaseUrl, page.nextCursor)));
+    res.status(200).json(page);
+  };
+}
+
+const keysetOf = (row: BatchLeadRow) => ({ batchIndex: row.batchIndex, position: row.position });
+
+/**
+ * GET /api/v1/leads/batches/{batchId}/leads (and `.csv` / `.jsonl`): the batch's leads, children in request
+ * order and each one's in delivery order, readable while the batch runs (the same formats and streaming as a job's).
+ */
+export function batchLeadsRoute(deps: ApiDependencies, download?: 'csv' | 'jsonl') {
+  return async (req: Request, res: Response): Promise<void> => {
+    const account = authenticatedAccount(res.locals);
+    const batch = await getAccountBatch(deps, account.id, batchIdParam(req));
+    const query = parseQuery<BatchLeadsQuery>(batchLeadsQuerySchema, req.query);
+    const format = download ?? exportFormat(req, query.format);
+    const complete = batch.status !== 'running';
+    // While the batch runs the set grows: say so in every format (the JSON body has it too).
+    const marks = { 'Result-Complete': String(complete), 'Batch-Status': batch.status };
+    const first = await readBatchLeads(deps, batch.id, query.cursor ?? null, format === 'json' ? query.limit + 1 : EXPORT_BATCH);
+    if (format === 'json') {
+      const page = first.slice(0, query.limit);
+      const last = page.at(-1);
+      const nextCursor = first.length > query.limit && last ? encodeCursor('bl', [last.batchIndex, last.position]) : null;
+      for (const [name, value] of Object.entries(marks)) res.setHeader(name, value);
+      res.setHeader('Cache-Control', 'no-store');
+      if (nextCursor) res.setHeader('Link', linkNext(nextPageUrl(req, deps.config.http.publicBaseUrl, nextCursor)));
+      const head = JSON.stringify({ batchId: batch.id, status: batch.status, complete, nextCursor });
+      res
+        .status(200)
+        .type('application/json')
+        .send(`${head.slice(0, -1)},"items":[${page.map(presentLeadItemJson).join(',')}]}`);
+      return;
+    }
+    const outcome = await streamExport(res, format, {
+      first,
+      next: (last) => readBatchLeads(deps, batch.id, keysetOf(last as BatchLeadRow), EXPORT_BATCH),
+      filename: `leads-${batch.id}`,
+      headers: marks,
+    });
+    await audit(deps, res.locals, account.id, 'leads.exported', { selection: { batchId: batch.id }, format, ...outcome });
+  };
+}

@@ -1,0 +1,33 @@
+import { expireLeads, type Database } from '@leadgen/db';
+import { logger } from '@leadgen/logger';
+import { claimPeriodicTask, type JobEventPublisher, type LeadQueues } from '@leadgen/queue';
+import { startPeriodicSweep, type PeriodicSweep } from './periodic-sweep';
+
+/** How often the fleet deletes the leads past LEAD_RETENTION_DAYS: retention is counted in days, an hour late is nothing. */
+export const LEAD_RETENTION_SWEEP_MS = 3_600_000;
+
+/**
+ * Deletes, once per period fleet-wide, the leads of jobs that finished more than `days` ago (expireLeads),
+ * and names each emptied job on the leads-erased channel so API processes drop the finished bodies they keep.
+ * A job's leads then answer 410 leads_expired. Nothing runs when `days` is null (keep leads as long as jobs).
+ */
+export function startLeadRetentionSweep(
+  db: Database,
+  queues: LeadQueues,
+  events: JobEventPublisher,
+  retention: { days: number | null; periodMs?: number },
+): PeriodicSweep {
+  const { days, periodMs = LEAD_RETENTION_SWEEP_MS } = retention;
+  if (days === null) return { stop: async () => undefined };
+  return startPeriodicSweep('lead retention sweep', periodMs, async () => {
+    if (!(await claimPeriodicTask(queues.connection, queues.keys, 'lead-retention', periodMs))) return;
+    const report = await expireLeads(db, days, {
+      onExpired: async (jobIds) => {
+        // A lost message leaves an API process serving a kept body until it restarts: logged, not fatal to the sweep.
+        const told = await Promise.allSettled(jobIds.map((jobId) => events.publishLeadsErased(jobId)));
+        if (told.some((t) => t.status === 'rejected')) logger.warn('lead retention: API processes not told of some emptied jobs');
+      },
+    });
+    if (report.jobs > 0) logger.info('lead retention sweep deleted expired leads', { days, ...report });
+  });
+}

@@ -1,0 +1,23 @@
+import { releaseHeldJobs, type HeldJobRelease } from '@leadgen/commands';
+import { accountsWithHeldJobs, type Database } from '@leadgen/db';
+import type { Source } from '@leadgen/domain';
+import { logger } from '@leadgen/logger';
+
+const ACCOUNTS_PER_SWEEP = 500;
+
+/**
+ * Held jobs (decision 020) are released by their account's settlements, in the settlement's transaction. What
+ * that leaves held while there is room under the cap (a slot freed by a withdrawn creation, a settlement by the
+ * previous release, a cap raised) is released here, each account's oldest first, and enqueued. A process that
+ * dies after a release commits and before its enqueue leaves a released job without an entry: that is the
+ * lost-job sweep's, as is every released job after Redis lost its data. Returns the jobs released.
+ */
+export async function releaseStrandedHeldJobs(deps: { db: Database; release: HeldJobRelease }, source: Source): Promise<string[]> {
+  const released: string[] = [];
+  for (const accountId of await accountsWithHeldJobs(deps.db, source, ACCOUNTS_PER_SWEEP)) {
+    released.push(...(await releaseHeldJobs(deps, accountId, source)));
+  }
+  if (released.length > 0)
+    logger.warn('released held jobs no settlement released', { source, count: released.length, jobIds: released.slice(0, 20) });
+  return released;
+}

@@ -1,0 +1,44 @@
+import type { Source } from '@leadgen/domain';
+import type { Database } from './client';
+
+/**
+ * Fair queues (docs/decisions/020-fair-queues.md): a job is in its source's queue only once released, and an
+ * account keeps at most `openJobsPerAccount` open released jobs per source; the rest are held here (status
+ * queued, no queue entry) and released oldest first as its jobs end. `0` means no cap.
+ */
+export interface FairRelease {
+  openJobsPerAccount: number;
+}
+
+/**
+ * Releases the account's oldest held jobs of the source into the room under the cap (prisma/functions/
+ * release_held_jobs.sql) and returns their ids, oldest first, for the caller to enqueue now. A process that
+ * dies before it enqueues them leaves jobs released without an entry: the lost-job sweep enqueues them.
+ */
+export async function releaseHeldJobs(db: Database, accountId: string, source: Source, fairness: FairRelease): Promise<string[]> {
+  const { rows } = await db.sql.query<{ released: string[] }>('SELECT release_held_jobs($1, $2, $3) AS released', [
+    accountId,
+    source,
+    fairness.openJobsPerAccount,
+  ]);
+  return rows[0]?.released ?? [];
+}
+
+/** Accounts with held jobs of the source, those held longest first: the periodic sweep's candidates. */
+export async function accountsWithHeldJobs(db: Database, source: Source, limit: number): Promise<string[]> {
+  const { rows } = await db.sql.query<{ account_id: string }>(
+    `SELECT account_id FROM jobs WHERE status = 'queued' AND released_at IS NULL AND source::text = $1
+     GROUP BY account_id ORDER BY min(created_at) LIMIT $2`,
+    [source, limit],
+  );
+  return rows.map((row) => row.account_id);
+}
+
+/** How many of the account's jobs of the source are held (tests, the operator). */
+export async function heldJobCount(db: Database, accountId: string, source: Source): Promise<number> {
+  const { rows } = await db.sql.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM jobs WHERE account_id = $1 AND source::text = $2 AND status = 'queued' AND released_at IS NULL`,
+    [accountId, source],
+  );
+  return rows[0]?.n ?? 0;
+}

@@ -1,0 +1,195 @@
+import { newId, reservationFor, type GenerationRequest, type Source } from '@leadgen/domain';
+import {
+  accountsWithHeldJobs,
+  createDatabase,
+  createJob,
+  creditSummary,
+  findJob,
+  heldJobCount,
+  releaseHeldJobs,
+  settleJob,
+  startJob,
+  stillOpenJobs,
+  type Database,
+  type FairRelease,
+} from '../src';
+import { buildAccount } from '../../../test/factories';
+
+// Fair queues (docs/decisions/020-fair-queues.md): PostgreSQL decides which jobs are in the queues.
+
+let db: Database;
+beforeAll(() => {
+  db = createDatabase(process.env.DATABASE_URL!, { poolSize: 8 });
+});
+afterAll(() => db.$disconnect());
+
+const capOf = (openJobsPerAccount: number): FairRelease => ({ openJobsPerAccount });
+
+async function create(
+  accountId: string,
+  fairness: FairRelease,
+  source: Source = 'google_maps',
+  onRelease?: (ids: readonly string[]) => void,
+) {
+  const jobId = newId.job();
+  const request: GenerationRequest = { source, category: 'dentist', state: 'US', maxResults: 5 };
+  const created = await createJob(
+    db,
+    {
+      accountId,
+      idempotencyKey: jobId,
+      fingerprint: jobId,
+      idempotencyTtlHours: 1,
+      jobId,
+      resultSetId: newId.resultSet(),
+      request,
+      creditsReserved: reservationFor(source, 5),
+      fairness,
+    },
+    async (released) => onRelease?.(released),
+  );
+  if (created.kind !== 'created') throw new Error(`not created: ${created.kind}`);
+  return created;
+}
+
+async function releasedAt(jobId: string): Promise<Date | null> {
+  const { rows } = await db.sql.query<{ released_at: Date | null }>('SELECT released_at FROM jobs WHERE id = $1', [jobId]);
+  return rows[0]!.released_at;
+}
+
+describe('fair release of an account’s jobs into the source queues', () => {
+  it('when an account creates more jobs than its cap, then the first are released and enqueued, the rest held; another account and another source are not held', async () => {
+    const { accountId } = await buildAccount(db);
+    const other = await buildAccount(db);
+    const enqueued: string[] = [];
+    const jobs = [];
+    for (let i = 0; i < 5; i += 1) jobs.push(await create(accountId, capOf(2), 'google_maps', (ids) => enqueued.push(...ids)));
+
+    expect(jobs.map((job) => job.held)).toEqual([false, false, true, true, true]);
+    expect(enqueued).toEqual([jobs[0]!.jobId, jobs[1]!.jobId]);
+    expect(await heldJobCount(db, accountId, 'google_maps')).toBe(3);
+    // A held job reads as any queued job: the consumer sees nothing of the mechanism.
+    expect(await findJob(db, jobs[4]!.jobId)).toMatchObject({ status: 'queued', startedAt: null });
+    expect(await releasedAt(jobs[4]!.jobId)).toBeNull();
+
+    expect((await create(other.accountId, capOf(2))).held).toBe(false);
+    expect((await create(accountId, capOf(2), 'linkedin')).held).toBe(false);
+  });
+
+  it('when a released job settles, then the account’s oldest held job is released in the same statement and returned to enqueue; then the next, in creation order', async () => {
+    const { accountId } = await buildAccount(db);
+    const jobs = [];
+    for (let i = 0; i < 5; i += 1) jobs.push(await create(accountId, capOf(2)));
+    const [a, b, c, d, e] = jobs.map((job) => job.jobId) as [string, string, string, string, string];
+
+    await startJob(db, a, 'sandbox');
+    const first = await settleJob(db, a, { kind: 'finished' }, undefined, capOf(2));
+    expect(first).toMatchObject({ settled: true, releasedJobIds: [c] });
+    expect(await releasedAt(c)).not.toBeNull();
+    expect(await releasedAt(d)).toBeNull();
+
+    const second = await settleJob(db, b, { kind: 'cancelled' }, undefined, capOf(2));
+    expect(second?.releasedJobIds).toEqual([d]);
+    expect((await settleJob(db, c, { kind: 'finished' }, undefined, capOf(2)))?.releasedJobIds).toEqual([e]);
+    // Nothing held is left; a further settlement releases nothing.
+    expect((await settleJob(db, d, { kind: 'finished' }, undefined, capOf(2)))?.releasedJobIds).toEqual([]);
+    // Settled again (terminal already): nothing changes and nothing is released.
+    expect(await settleJob(db, d, { kind: 'cancelled' }, undefined, capOf(2))).toMatchObject({ settled: false, releasedJobIds: [] });
+  });
+
+  it('when a held job is cancelled, then it ends CANCELLED, free, with no slot freed and nothing else released', async () => {
+    const { accountId } = await buildAccount(db, { credits: 1000 });
+    const jobs = [];
+    for (let i = 0; i < 3; i += 1) jobs.push(await create(accountId, capOf(1)));
+    const [, held, last] = jobs.map((job) => job.jobId) as [string, string, string];
+
+    const cancelled = await settleJob(db, held, { kind: 'cancelled' }, undefined, capOf(1));
+    expect(cancelled).toMatchObject({ settled: true, releasedJobIds: [] });
+    expect(cancelled?.job).toMatchObject({ status: 'CANCELLED', stopReason: 'cancelled_by_owner', creditsCharged: 0 });
+    expect(await releasedAt(last)).toBeNull();
+    expect(await heldJobCount(db, accountId, 'google_maps')).toBe(1);
+    // Its reservation is back: only the two others' remain reserved.
+    expect(await creditSummary(db, accountId)).toMatchObject({ reserved: 2 * reservationFor('google_maps', 5) });
+  });
+
+  it('when a held job is created while its queue is away, then the enqueue is still asked (with nothing to add) and a refusal withdraws the job and its reservation', async () => {
+    const { accountId } = await buildAccount(db, { credits: 1000 });
+    await create(accountId, capOf(1));
+    const jobId = newId.job();
+    let asked: readonly string[] | null = null;
+    const refused = createJob(
+      db,
+      {
+        accountId,
+        idempotencyKey: jobId,
+        fingerprint: jobId,
+        idempotencyTtlHours: 1,
+        jobId,
+        resultSetId: newId.resultSet(),
+        request: { source: 'google_maps', category: 'dentist', state: 'US', maxResults: 5 },
+        creditsReserved: 10,
+        fairness: capOf(1),
+      },
+      async (released) => {
+        asked = released;
+        throw new Error('redis connection is reconnecting');
+      },
+    );
+    await expect(refused).rejects.toThrow('reconnecting');
+    expect(asked).toEqual([]);
+    expect(await findJob(db, jobId)).toBeNull();
+    expect(await creditSummary(db, accountId)).toMatchObject({ reserved: 10 });
+  });
+
+  it('when 20 jobs of one account are created at once, then exactly the cap is released, whatever the interleaving', async () => {
+    const { accountId } = await buildAccount(db);
+    const created = await Promise.all(Array.from({ length: 20 }, () => create(accountId, capOf(3))));
+    expect(created.filter((job) => !job.held)).toHaveLength(3);
+    expect(await heldJobCount(db, accountId, 'google_maps')).toBe(17);
+  });
+
+  it('when the cap is 0, then every job is released at once and nothing is held', async () => {
+    const { accountId } = await buildAccount(db);
+    const created = [];
+    for (let i = 0; i < 6; i += 1) created.push(await create(accountId, capOf(0)));
+    expect(created.every((job) => !job.held)).toBe(true);
+    expect(await heldJobCount(db, accountId, 'google_maps')).toBe(0);
+  });
+
+  it('when a slot is free with jobs still held (a settlement that released none), then the sweep’s release finds the account and releases oldest first up to the cap', async () => {
+    const { accountId } = await buildAccount(db);
+    const jobs = [];
+    for (let i = 0; i < 4; i += 1) jobs.push(await create(accountId, capOf(1)));
+    const ids = jobs.map((job) => job.jobId);
+    // Settled without the cap (the previous release's form does this): nothing released.
+    expect((await settleJob(db, ids[0]!, { kind: 'cancelled' }))?.releasedJobIds).toEqual([]);
+    expect(await accountsWithHeldJobs(db, 'google_maps', 10_000)).toContain(accountId);
+
+    expect(await releaseHeldJobs(db, accountId, 'google_maps', capOf(1))).toEqual([ids[1]]);
+    expect(await releaseHeldJobs(db, accountId, 'google_maps', capOf(1))).toEqual([]);
+    // A raised cap releases the rest, in order.
+    expect(await releaseHeldJobs(db, accountId, 'google_maps', capOf(5))).toEqual([ids[2], ids[3]]);
+    expect(await accountsWithHeldJobs(db, 'google_maps', 10_000)).not.toContain(accountId);
+  });
+
+  it('when the lost-job sweep looks for open jobs without an entry, then a held job is not one (it has none on purpose) but a released one is', async () => {
+    const { accountId } = await buildAccount(db);
+    const released = await create(accountId, capOf(1), 'shopify');
+    const held = await create(accountId, capOf(1), 'shopify');
+    const still = await stillOpenJobs(db, ['shopify'], new Date(Date.now() + 60_000), 10_000);
+    const ids = still.map((job) => job.id);
+    expect(ids).toContain(released.jobId);
+    expect(ids).not.toContain(held.jobId);
+  });
+
+  it('when a held job is started anyway (an entry made for it elsewhere), then it counts as released from then on', async () => {
+    const { accountId } = await buildAccount(db);
+    await create(accountId, capOf(1));
+    const held = await create(accountId, capOf(1));
+    expect((await startJob(db, held.jobId, 'sandbox'))?.job).toMatchObject({ status: 'running' });
+    expect(await releasedAt(held.jobId)).not.toBeNull();
+    // Two open released now, over the cap of 1: a third waits until both have ended.
+    const third = await create(accountId, capOf(1));
+    expect(third.held).toBe(true);
+  });
+});
