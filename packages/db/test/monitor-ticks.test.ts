@@ -113,6 +113,42 @@ describe('tickMonitor', () => {
     expect(paused).toMatchObject({ kind: 'paused', reason: 'consecutive_failures' });
   });
 
+  it('when the account is at its cap of open jobs for the source, then the run is held like any job and the next settlement releases it', async () => {
+    const fair = { ...OPTIONS, fairness: { openJobsPerAccount: 1 } };
+    const first = await newMonitor(1_000, new Date(Date.now() - 1_000));
+    const opened = await tickMonitor(db, first.id, new Date(), fair);
+    expect(opened).toMatchObject({ kind: 'created' });
+    if (opened.kind !== 'created') return;
+    // Under the cap: create_job released the run at once, so the tick hands its id over to enqueue.
+    expect(opened.released).toEqual([opened.jobId]);
+
+    // A second monitor of the same account and source: the account has one open released job already.
+    const second = await insertMonitor(
+      db,
+      {
+        id: newId.monitor(),
+        accountId: first.accountId,
+        name: 'ticks',
+        request: { source: 'google_maps', category: 'dentist', state: 'US', maxResults: 5 },
+        schedule: { every: 'PT1H' },
+        webhookUrl: null,
+        maxCreditsPerRun: null,
+        enabled: true,
+        nextRunAt: new Date(Date.now() - 1_000),
+      },
+      10,
+    );
+    if (second === 'limit') throw new Error('limit');
+    const held = await tickMonitor(db, second.id, new Date(), fair);
+    expect(held).toMatchObject({ kind: 'created', released: [] });
+    if (held.kind !== 'created') return;
+    const { rows } = await db.sql.query('SELECT status::text AS status, released_at FROM jobs WHERE id = $1', [held.jobId]);
+    expect(rows[0]).toEqual({ status: 'queued', released_at: null });
+
+    const settled = await settleJob(db, opened.jobId, { kind: 'error', reason: 'provider_error' }, undefined, fair.fairness);
+    expect(settled?.releasedJobIds).toEqual([held.jobId]);
+  });
+
   it('when a run is asked for twice with one key, then one job; while it runs another key gets in_progress', async () => {
     const monitor = await newMonitor(1_000, new Date(Date.now() + HOUR));
     const first = await startManualRun(db, monitor.accountId, monitor.id, 'k1', OPTIONS);
