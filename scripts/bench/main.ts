@@ -24,6 +24,7 @@ import {
 } from './database';
 import { fairnessTable, measureFairness, type FairnessSide } from './fairness';
 import { exportTable, exportTarget, measureExports, seedExportAccounts, type ExportRun } from './export-memory';
+import { kneeSeries, kneeTable, type KneeOptions, type KneeSeries } from './knee';
 import { HttpClient, closedLoop, type Task } from './load';
 import { measure, type Environment, type Kind, type Measured } from './measure';
 import { BenchProcess, freePort, startProcess, waitForHttp } from './processes';
@@ -50,7 +51,10 @@ const USAGE = `npm run bench [-- options]
   --fair-delay MS     sandbox delay of each backlog job's one page (default 3000)
   --fair-concurrency N  WORKER_CONCURRENCY of the fairness section's one worker (default 10)
   --batch-queries N   queries in the batch section's batch (default 1000, 100 with --quick)
-  --only a,b          scenarios among sync1, sync50, async, get, fleet, export, held, fair, verify, enrichment, batch`;
+  --knee-rates a,b    offered sync generates per second of the knee's steps (default 25,50,100,150,200,250,300,350,400)
+  --knee-step S       seconds per knee step (default 4, 2 with --quick)
+  --knee-accounts N   accounts the spread series shares the load over (default 10)
+  --only a,b          scenarios among sync1, sync50, async, get, knee, fleet, export, held, fair, verify, enrichment, batch`;
 
 function usage(problem: string): never {
   console.error(`${problem}\n${USAGE}`);
@@ -77,6 +81,9 @@ const { values: flags } = (() => {
         'fair-delay': { type: 'string', default: '3000' },
         'fair-concurrency': { type: 'string', default: '10' },
         'batch-queries': { type: 'string' },
+        'knee-rates': { type: 'string', default: '25,50,100,150,200,250,300,350,400' },
+        'knee-step': { type: 'string' },
+        'knee-accounts': { type: 'string', default: '10' },
         only: { type: 'string' },
       },
     });
@@ -99,11 +106,14 @@ const FLEET_MS = Number(flags['fleet-duration'] ?? (QUICK ? 3 : 12)) * 1000;
 const HELD = Number(flags.held);
 const HELD_DELAY_MS = Number(flags['held-delay']);
 const EXPORT_LEADS = Number(flags['export-leads'] ?? (QUICK ? 10_000 : 100_000));
+const KNEE_RATES = flags['knee-rates']!.split(',').map(Number);
+const KNEE_STEP_MS = Number(flags['knee-step'] ?? (QUICK ? 2 : 4)) * 1000;
+const KNEE_ACCOUNTS = Number(flags['knee-accounts']);
 const WARM_MS = QUICK ? 300 : 1_500;
 const FAIR_JOBS = Number(flags['fair-jobs']);
 const FAIR_DELAY_MS = Number(flags['fair-delay']);
 const FAIR_CONCURRENCY = Number(flags['fair-concurrency']);
-const ALL = ['sync1', 'sync50', 'async', 'get', 'fleet', 'export', 'held', 'fair', 'verify', 'enrichment', 'batch'] as const;
+const ALL = ['sync1', 'sync50', 'async', 'get', 'knee', 'fleet', 'export', 'held', 'fair', 'verify', 'enrichment', 'batch'] as const;
 const BATCH_QUERIES = Number(flags['batch-queries'] ?? (QUICK ? 100 : 1000));
 type Key = (typeof ALL)[number];
 const ONLY = new Set<Key>(flags.only ? (flags.only.split(',').map((s) => s.trim()) as Key[]) : ALL.filter((k) => k !== 'held' || HELD > 0));
@@ -122,6 +132,9 @@ for (const [name, v] of Object.entries({
   'fair-jobs': FAIR_JOBS,
   'fair-delay': FAIR_DELAY_MS,
   'fair-concurrency': FAIR_CONCURRENCY,
+  'knee-step': KNEE_STEP_MS,
+  'knee-accounts': KNEE_ACCOUNTS,
+  'knee-rates': KNEE_RATES.every((r) => Number.isFinite(r) && r > 0) ? 1 : NaN,
 }))
   if (!Number.isFinite(v) || v < 0) usage(`--${name}: not a number`);
 
@@ -523,6 +536,51 @@ async function main(): Promise<number> {
       }
     }
 
+    // The knee: open-loop sync generates at rising rates from one account, then the same load spread
+    // over KNEE_ACCOUNTS accounts, with one worker process and then two.
+    const knees: KneeSeries[] = [];
+    let kneeChecks: CheckLine[] = [];
+    if (ONLY.has('knee')) {
+      const one = await createBenchAccount(db.url, 'bench-knee-one');
+      const many = await Promise.all(Array.from({ length: KNEE_ACCOUNTS }, (_, i) => createBenchAccount(db!.url, `bench-knee-${i}`)));
+      const options: KneeOptions = { rates: KNEE_RATES, stepMs: KNEE_STEP_MS, maxOutstanding: 1_000, drainMs: 15_000 };
+      const kneeClient = new HttpClient(origin(apiPort), options.maxOutstanding);
+      clients.push(kneeClient);
+      const sender = (keys: readonly string[]) => (c: HttpClient, i: number) =>
+        c.request(
+          'POST',
+          '/api/v1/leads/generate',
+          { ...auth(keys[i % keys.length]!), 'idempotency-key': key() },
+          SYNC_BODIES[Math.floor(i / keys.length) % SYNC_BODIES.length],
+        );
+      const series = async (workerCount: number) => {
+        for (const [label, keys] of [
+          ['1 account', [one.apiKey]],
+          [`${KNEE_ACCOUNTS} accounts`, many.map((a) => a.apiKey)],
+        ] as const) {
+          await closedLoop(kneeClient, 8, WARM_MS, async (c, i) => {
+            const res = await sender(keys)(c, i);
+            return { ok: res.status === 200, error: `warm-up answered ${res.status}` };
+          });
+          const label2 = `${label}, ${workerCount} worker${workerCount > 1 ? 's' : ''}`;
+          knees.push(await kneeSeries(label2, kneeClient, options, sender(keys), db!.probe, log));
+        }
+      };
+      await series(workers.length);
+      if (workers.length < 2) {
+        workers.push(
+          track(startProcess(`service worker ${workers.length + 1}`, 'apps/worker/src/main.ts', serviceEnv(db.url, {}), ['pg', 'ioredis'])),
+        );
+        await waitForWorkers(redis, SERVED, workers.length, workers);
+        await series(workers.length);
+      }
+      // The billing guarantees for the account that took the whole load alone.
+      await waitAllTerminal(db.probe, one.accountId, 60_000);
+      const account = await kneeClient.request('GET', '/api/v1/account', auth(one.apiKey));
+      const credits = (JSON.parse(account.body) as { credits: { balance: number; reserved: number } }).credits;
+      kneeChecks = await correctnessChecks(db.probe, { accountId: one.accountId, credits, seen: new Map() });
+    }
+
     // The worker fleet end to end: a closed loop of sync generates (202 past SYNC_WAIT_MS: poll),
     // each client holding its slot until its job is terminal, as a real caller would.
     const seen = new Map<string, { delivered: number; leads: number }>();
@@ -676,6 +734,34 @@ async function main(): Promise<number> {
     if (fairness) {
       log('');
       log(fairnessTable(fairness, { backlogJobs: FAIR_JOBS, backlogDelayMs: FAIR_DELAY_MS, concurrency: FAIR_CONCURRENCY }));
+    }
+    if (knees.length) {
+      log('');
+      log(
+        `The knee: open-loop sync generates (25 leads, sandbox page delay ${flags['page-delay']} ms), ${KNEE_STEP_MS / 1000} s per step, achieved = 200s answered`,
+      );
+      log("within the step; kept up = >= 90 % of the offered rate with a p50 within 5x the first step's. The same load from one account");
+      log(`and spread over ${KNEE_ACCOUNTS}; "top PG wait" = the most frequent wait event of the bench database's active backends.`);
+      log(kneeTable(knees));
+      for (const workerCount of [1, 2]) {
+        const [a, b] = [
+          knees.find((k) => k.label === `1 account, ${workerCount} worker${workerCount > 1 ? 's' : ''}`),
+          knees.find((k) => k.label.startsWith(`${KNEE_ACCOUNTS} accounts, ${workerCount} worker`)),
+        ];
+        if (a && b)
+          log(
+            `  ${workerCount} worker(s): one account's knee / ${KNEE_ACCOUNTS} accounts' = ${a.knee}/${b.knee} = ${b.knee ? (a.knee / b.knee).toFixed(2) : '-'} (target >= 0.8), worst p50 step x${a.worstJump.toFixed(1)} (target < x100)`,
+          );
+      }
+      const w1 = knees.find((k) => k.label === `${KNEE_ACCOUNTS} accounts, 1 worker`);
+      const w2 = knees.find((k) => k.label === `${KNEE_ACCOUNTS} accounts, 2 workers`);
+      if (w1 && w2)
+        log(
+          `  2 workers / 1 worker (${KNEE_ACCOUNTS} accounts' knee): ${w2.knee}/${w1.knee} = ${w1.knee ? (w2.knee / w1.knee).toFixed(2) : '-'}`,
+        );
+      log('correctness (the one account of the knee, every job):');
+      for (const c of kneeChecks) log(`  ${c.ok ? 'OK    ' : 'FAILED'} ${c.what}`);
+      if (kneeChecks.some((c) => !c.ok)) exitCode = 1;
     }
     if (checks.length) {
       log('');

@@ -364,6 +364,111 @@ export function anyPath(realIds: string[]): fc.Arbitrary<string> {
   return fc.tuple(base, query).map(([p, q]) => `${p}${q ?? ''}`);
 }
 
+// A cursor key out of what the SQL accepts, or just odd: beyond int4, past the years timestamptz and
+// Date share, NUL and lone surrogates in text, the wrong type.
+const cursorKey = fc.oneof(
+  fc.constantFrom(
+    2 ** 31,
+    -(2 ** 31) - 1,
+    -1,
+    1.5,
+    1e300,
+    Number.MAX_SAFE_INTEGER,
+    '+275760-09-13T00:00:00.000Z',
+    '-271821-04-20T00:00:00.000Z',
+    '+010000-01-01T00:00:00.000Z',
+    '0000-01-01T00:00:00.000Z',
+    '2026-11-22T14:00:00.000Z',
+    '2026-02-30T25:61:00Z',
+    'a\u0000b',
+    '\u0000',
+    '\ud800',
+    '',
+    null,
+    true,
+  ),
+  fc.integer(),
+  fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+  nastyString,
+  fc.integer({ min: 400, max: 5000 }).map((n) => 'x'.repeat(n)),
+  fc.constant({}),
+  fc.constant([]),
+);
+
+// Each listing's cursor kind, as paging.ts writes it, so the tampered keys get past the kind check.
+const CURSOR_KINDS = ['j', 'l', 'p', 'a', 'webhook-deliveries', 'domain', 'email', 'phone', 'other'];
+
+/** A listing's query with a cursor that decodes to a JSON array of tampered keys (or to garbage). */
+export const tamperedCursor = fc
+  .oneof(
+    {
+      weight: 4,
+      arbitrary: fc.tuple(fc.constantFrom(...CURSOR_KINDS), fc.array(cursorKey, { maxLength: 4 })).map(([kind, keys]) => [kind, ...keys]),
+    },
+    { weight: 1, arbitrary: fc.jsonValue() },
+  )
+  .map((value) => Buffer.from(JSON.stringify(value) ?? 'null').toString('base64url'));
+
+/** GETs of listings that take a cursor, and requests whose path ids reach SQL: NUL bytes, escapes, oversize text. */
+export function listingRequest(realIds: string[]): fc.Arbitrary<{ method: string; path: string }> {
+  const id = fc.oneof(
+    fc.constantFrom('a%00b', '%00', `whep_${'0'.repeat(24)}`, `msg_${'0'.repeat(32)}`, `job_${'0'.repeat(24)}`, ...realIds),
+    nastyString.map(percentEncoded),
+    pathText,
+  );
+  const listing = fc.oneof(
+    fc.constantFrom('/api/v1/leads/jobs', '/api/v1/leads', '/api/v1/audit-events', '/api/v1/suppressions'),
+    fc.constantFrom(...realIds).map((i) => `/api/v1/leads/jobs/${i}/leads`),
+    id.map((i) => `/api/v1/leads/jobs/${i}/leads`),
+    id.map((i) => `/api/v1/leads/result-sets/${i}`),
+    id.map((i) => `/api/v1/webhooks/${i}/deliveries`),
+  );
+  const withId: fc.Arbitrary<[string, string]> = fc.oneof(
+    fc.tuple(
+      fc.constantFrom('GET', 'PATCH', 'DELETE'),
+      id.map((i) => `/api/v1/webhooks/${i}`),
+    ),
+    fc.tuple(
+      fc.constant('POST'),
+      id.map((i) => `/api/v1/webhooks/${i}/test`),
+    ),
+    fc.tuple(
+      fc.constant('POST'),
+      id.map((i) => `/api/v1/webhooks/${i}/rotate-secret`),
+    ),
+    fc.tuple(
+      fc.constant('POST'),
+      fc.tuple(id, id).map(([e, d]) => `/api/v1/webhooks/${e}/deliveries/${d}/retry`),
+    ),
+    fc.tuple(
+      fc.constant('GET'),
+      id.map((i) => `/api/v1/leads/jobs/${i}/webhook-deliveries`),
+    ),
+    fc.tuple(
+      fc.constant('POST'),
+      fc.tuple(id, id).map(([j, d]) => `/api/v1/leads/jobs/${j}/webhook-deliveries/${d}/retry`),
+    ),
+    fc.tuple(
+      fc.constantFrom('GET', 'DELETE'),
+      id.map((i) => `/api/v1/leads/jobs/${i}`),
+    ),
+  );
+  const times = fc.constantFrom('0000-01-01T00:00:00Z', '9999-12-31T23:59:59-23:59', '0001-01-01T00:00:00+23:59', '2026-11-22T14:00:00Z');
+  return fc.oneof(
+    {
+      weight: 4,
+      arbitrary: fc.tuple(listing, tamperedCursor).map(([path, cursor]) => ({ method: 'GET', path: `${path}?cursor=${cursor}` })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(listing, times)
+        .map(([path, time]) => ({ method: 'GET', path: `${path}?createdAfter=${encodeURIComponent(time)}` })),
+    },
+    { weight: 2, arbitrary: withId.map(([method, path]) => ({ method, path })) },
+  );
+}
+
 export const method = fc.constantFrom('GET', 'POST', 'DELETE', 'PUT', 'PATCH', 'OPTIONS', 'HEAD');
 
 /** Whole HTTP messages as bytes, malformed in the ways the parser must refuse. */

@@ -11,6 +11,7 @@ import {
   credential,
   encodeBody,
   idempotencyKey,
+  listingRequest,
   malformedMessage,
   method,
   prefer,
@@ -47,6 +48,8 @@ beforeAll(async () => {
       JOB_TIMEOUT_MS: '10000',
       RATE_LIMIT_GENERATE_PER_MIN: '1000000',
       RATE_LIMIT_READ_PER_MIN: '1000000',
+      // Random keys are part of the fuzz: the unknown-key throttle would turn most of them into 429s.
+      RATE_LIMIT_UNKNOWN_KEY_PER_MIN: '1000000',
     },
   });
   account = await buildAccount(world.db, { credits: 100_000_000, name: 'fuzz' });
@@ -112,6 +115,7 @@ function checkAnswer(sent: { method: string; path: string; headers: Record<strin
   if (res.ms > MAX_MS) problems.push(`took ${res.ms} ms`);
   if (res.headers['x-content-type-options'] !== 'nosniff') problems.push('no X-Content-Type-Options: nosniff');
   if (res.headers['x-powered-by']) problems.push('X-Powered-By sent');
+  if (sent.path.startsWith('/admin/queues') && res.headers['cache-control'] !== 'no-store') problems.push('board answer without no-store');
   const requestId = res.headers['x-request-id'];
   if (!requestId) problems.push('no X-Request-Id');
   // Documented exceptions (docs/errors.md): the board's Basic challenge is plain text, its own API
@@ -217,6 +221,24 @@ describe('HTTP fuzzing', () => {
         const res = await rawRequest(world.api.port, { method: verb, path, headers, body, localAddress: auth.localAddress });
         tally('paths', res.status);
         checkAnswer({ method: verb, path, headers }, res);
+      }),
+      settings,
+    );
+  });
+
+  it('when listings get tampered cursors and paths carry ids SQL cannot hold, then 4xx with pointers, never a 5xx', async () => {
+    await fc.assert(
+      fc.asyncProperty(listingRequest(realJobIds), async ({ method: verb, path }) => {
+        const headers: Record<string, string> = { ...account.auth, 'Content-Type': 'application/json' };
+        const body = verb === 'PATCH' ? Buffer.from('{"description":"fuzz"}') : undefined;
+        const res = await rawRequest(world.api.port, { method: verb, path, headers, body });
+        tally('cursors and ids', res.status);
+        checkAnswer({ method: verb, path, headers: { ...headers, Authorization: '<valid>' } }, res);
+        // A refused cursor names it: the pointer is what docs/errors.md promises for a bad cursor.
+        if (res.status === 400 && res.body?.code === 'validation_failed' && /[?&]cursor=/.test(path) && verb === 'GET') {
+          const pointers = (res.body.errors as Array<{ pointer: string }>).map((e) => e.pointer);
+          if (!pointers.includes('#/cursor')) throw new Error(`no #/cursor pointer for ${path}: ${JSON.stringify(pointers)}`);
+        }
       }),
       settings,
     );

@@ -1,5 +1,5 @@
 import express, { type RequestHandler } from 'express';
-import { errors } from '@leadgen/domain';
+import { SUPPRESSION_UPLOAD_LIMIT, errors } from '@leadgen/domain';
 import type { ApiDependencies } from './dependencies';
 import { accessLog, rememberRouteBase, type RequestObserver } from './http/access-log';
 import { keyAuthenticator } from './http/authenticate';
@@ -66,7 +66,10 @@ export function createApp(deps: ApiDependencies, options: AppOptions = {}): expr
   app.all('/readyz', methodNotAllowed('GET'));
 
   const { redis, config, db } = deps;
-  const keys = keyAuthenticator(db, { cacheMs: config.api.authCacheMs });
+  const keys = keyAuthenticator(db, {
+    cacheMs: config.api.authCacheMs,
+    throttle: { redis, keys: deps.producer.keys, perMinute: config.api.rateLimit.unknownKeyPerMin },
+  });
   const auth = keys.authenticate;
   const redisKeys = deps.producer.keys;
   const generateLimit = rateLimit(redis, redisKeys, { name: 'generate', perMinute: config.api.rateLimit.generatePerMin }, keys);
@@ -114,7 +117,9 @@ export function createApp(deps: ApiDependencies, options: AppOptions = {}): expr
   v1.get('/account', auth, readLimit, accountRoute(deps));
   v1.all('/account', methodNotAllowed('GET'));
   // An upload of 100,000 entries is a few MiB: these routes alone take bodies that large.
-  const suppressionsBody = jsonBody(SUPPRESSIONS_BODY_LIMIT_BYTES);
+  // Counted from the bytes before parsing: a body over the entry limit is never parsed nor normalised
+  // (the lists' commas, plus the two between the lists).
+  const suppressionsBody = jsonBody(SUPPRESSIONS_BODY_LIMIT_BYTES, { maxEntries: SUPPRESSION_UPLOAD_LIMIT + 2 });
   v1.get('/suppressions', auth, readLimit, getSuppressionsRoute(deps));
   v1.put('/suppressions', auth, readLimit, suppressionsBody, putSuppressionsRoute(deps));
   v1.delete('/suppressions', auth, readLimit, suppressionsBody, deleteSuppressionsRoute(deps));

@@ -6,6 +6,7 @@ import { ExpressAdapter } from '@bull-board/express';
 import { errors } from '@leadgen/domain';
 import { logger } from '@leadgen/logger';
 import type { Queue, RedisClient, RedisKeys } from '@leadgen/queue';
+import { MAX_JSON_DEPTH, shapeCheck } from './http/json-body';
 import { DEFAULT_LOGIN_LIMITS, loginThrottle, type LoginLimits } from './http/login-throttle';
 import { pageContentSecurityPolicy } from './http/security-headers';
 
@@ -64,7 +65,11 @@ export function operatorBoard(queues: Queue[], password: string, options: BoardO
   withoutThirdPartyFonts(board);
   // Parsed here, before the board's own parser: bodies are capped and never inflated, and a malformed
   // one becomes a Problem Details 400 from our error middleware rather than the board's error page.
-  const parseBody = express.json({ limit: '16kb', inflate: false });
+  const parseBody = express.json({
+    limit: '16kb',
+    inflate: false,
+    verify: shapeCheck({ maxDepth: MAX_JSON_DEPTH, maxEntries: 16 * 1024 }),
+  });
   const throttle = loginThrottle(options.redis, options.keys, options.limits ?? DEFAULT_LOGIN_LIMITS);
 
   const challenge: RequestHandler = (_req, res) => {
@@ -73,6 +78,14 @@ export function operatorBoard(queues: Queue[], password: string, options: BoardO
   };
 
   return async (req, res, next) => {
+    // Queue contents and job data behind a login: no answer of the board is kept by a browser or a
+    // proxy. Set again as the head is written, because the board's static files set their own.
+    res.setHeader('Cache-Control', 'no-store');
+    const writeHead = res.writeHead;
+    res.writeHead = function (this: typeof res, ...args: Parameters<typeof res.writeHead>) {
+      if (!this.headersSent) this.setHeader('Cache-Control', 'no-store');
+      return writeHead.apply(this, args);
+    } as typeof res.writeHead;
     const credentials = basicCredentials(req.get('Authorization') ?? '');
     if (!credentials) {
       challenge(req, res, next);
@@ -80,16 +93,21 @@ export function operatorBoard(queues: Queue[], password: string, options: BoardO
     }
     // The client behind the proxies TRUST_PROXY names: keyed on a proxy's own address, one guesser would lock out every operator.
     const client = req.ip ?? req.socket.remoteAddress ?? 'unknown';
-    // Checked before the password, so an attacker over the limit learns nothing from the answer.
-    const retryAfter = await throttle.retryAfter(client, credentials.user).catch(() => null);
-    if (retryAfter === null) throw errors.serviceUnavailable('The operator board is unavailable; retry shortly');
-    if (retryAfter > 0) throw errors.rateLimited(retryAfter);
+    // Counted before the password is compared, in the same script as the check, so concurrent attempts
+    // cannot get more guesses than the limit; over it, an attacker learns nothing from the answer.
+    const admission = await throttle.admit(client, credentials.user).catch(() => null);
+    if (admission === null) throw errors.serviceUnavailable('The operator board is unavailable; retry shortly');
+    if (admission.retryAfter > 0) throw errors.rateLimited(admission.retryAfter);
     if (credentials.user !== OPERATOR || !sameSecret(credentials.password, password)) {
-      const failures = await throttle.recordFailure(client, credentials.user).catch(() => null);
-      logger.warn('operator login failed', { client, user: credentials.user.slice(0, 64), failures });
+      logger.warn('operator login failed', {
+        client,
+        user: credentials.user.slice(0, 64),
+        failures: { client: admission.client, user: admission.user },
+      });
       challenge(req, res, next);
       return;
     }
+    await throttle.refund(client, credentials.user).catch(() => undefined);
     // Read-only means every writing route, whatever the board's own per-queue check covers.
     if (!options.writable && req.method !== 'GET' && req.method !== 'HEAD') throw errors.methodNotAllowed(['GET', 'HEAD']);
     if ((req.get('Content-Encoding') ?? 'identity').trim().toLowerCase() !== 'identity') throw errors.unsupportedContentEncoding();

@@ -75,12 +75,21 @@ describe('strings PostgreSQL cannot store', () => {
     expect(res.status).toBe(202);
   });
 
-  it('when thousands of levels deep hold many NUL strings, then 400 validation_failed in well under a second, naming at most 50', async () => {
-    const depth = 2_000;
+  it('when 32 levels deep hold many NUL strings, then 400 validation_failed in well under a second, naming at most 50', async () => {
+    const depth = 30;
     const res = await post(`{"category":"x","state":"US","city":${'['.repeat(depth)}${'"\\u0000",'.repeat(80)}"x"${']'.repeat(depth)}}`);
     expectProblem(res, 400, 'validation_failed');
     expect(res.ms).toBeLessThan(1_000);
     expect(pointers(res).filter((p) => p.startsWith('#/city/0/0/')).length).toBe(50);
+  });
+
+  it('when a body nests deeper than 32 levels (thousands, or the 16 KiB of brackets), then 400 validation_failed at # before it is parsed', async () => {
+    for (const depth of [33, 2_000, 8_000]) {
+      const res = await post(`{"category":"x","state":"US","city":${'['.repeat(depth)}"x"${']'.repeat(depth)}}`);
+      expectProblem(res, 400, 'validation_failed');
+      expect(res.body?.errors).toEqual([{ pointer: '#', detail: 'the body nests deeper than 32 levels' }]);
+      expect(res.ms).toBeLessThan(1_000);
+    }
   });
 
   it('when a field name holds a NUL character, then 400 validation_failed with an escaped pointer', async () => {

@@ -37,6 +37,24 @@ describe('Bull Board for operators', () => {
       'webhooks',
     ]);
   });
+
+  it('when anything on the board answers (page, its API, a static file, a challenge, an unknown path), then Cache-Control: no-store', async () => {
+    const auth = basic('operator', 'correct horse battery');
+    const answers = [
+      await world.http.get('/admin/queues').set('Authorization', auth),
+      await world.http.get('/admin/queues/api/queues').set('Authorization', auth),
+      await world.http.get('/admin/queues/static/favicon.ico').set('Authorization', auth),
+      await world.http.get('/admin/queues/api/nothing-here').set('Authorization', auth),
+      await world.http.get('/admin/queues'),
+    ];
+    expect(answers.map((res) => [res.status, res.get('Cache-Control')])).toEqual([
+      [200, 'no-store'],
+      [200, 'no-store'],
+      [200, 'no-store'],
+      [answers[3]!.status, 'no-store'],
+      [401, 'no-store'],
+    ]);
+  });
 });
 
 describe('without OPERATOR_PASSWORD', () => {

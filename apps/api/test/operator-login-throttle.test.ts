@@ -56,6 +56,36 @@ describe('Bull Board login throttling', () => {
     }
   });
 
+  it('when 200 logins arrive at once from one client, the right password 20th, then exactly 10 passwords are looked at and the right one is refused', async () => {
+    const attempts = Array.from({ length: 200 }, (_, i) => login('127.0.0.1', 'operator', i === 19 ? PASSWORD : `guess-${i}`));
+    const statuses = (await Promise.all(attempts)).map((res) => res.status);
+    const looked = statuses.filter((status) => status !== 429);
+    // The limit counts attempts, whatever order they are served in: never more than 10 evaluated.
+    expect(looked.length).toBe(PER_CLIENT);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(200 - PER_CLIENT);
+    // Which 10 got through depends on arrival; the right password got a 200 only if it was one of them.
+    expect(looked.filter((status) => status === 200).length).toBeLessThanOrEqual(1);
+  });
+
+  it('when 200 logins for one user name arrive at once from 200 clients, then at most 30 passwords are looked at', async () => {
+    const attempts = Array.from({ length: 200 }, (_, i) => login(`127.0.1.${i + 1}`, 'operator', `guess-${i}`));
+    const statuses = (await Promise.all(attempts)).map((res) => res.status);
+    expect({
+      looked: statuses.filter((status) => status === 401).length,
+      refused: statuses.filter((status) => status === 429).length,
+    }).toEqual({
+      looked: 30,
+      refused: 170,
+    });
+  });
+
+  it('when the operator logs in again and again with the right password, then they are never throttled', async () => {
+    for (let i = 0; i < PER_CLIENT * 3; i += 1) expect((await login('127.0.0.1', 'operator', PASSWORD)).status).toBe(200);
+    // Failures are still counted after those successes.
+    for (let i = 0; i < PER_CLIENT; i += 1) expect((await login('127.0.0.1', 'operator', `guess-${i}`)).status).toBe(401);
+    expect((await login('127.0.0.1', 'operator', PASSWORD)).status).toBe(429);
+  });
+
   it('when a request carries no credentials, then it is challenged and not counted', async () => {
     for (let i = 0; i < PER_CLIENT + 2; i += 1) {
       const res = await rawRequest(world.api.port, { method: 'GET', path: '/admin/queues' });
@@ -102,5 +132,16 @@ describe('Bull Board security headers', () => {
       body: '{"x":',
     });
     expect({ status: bad.status, code: bad.body?.code }).toEqual({ status: 400, code: 'malformed_json' });
+    const deep = await rawRequest(world.api.port, {
+      method: 'PUT',
+      path: '/admin/queues/api/queues/google_maps/pause',
+      headers: auth,
+      body: `${'['.repeat(8_000)}${']'.repeat(8_000)}`,
+    });
+    expect({ status: deep.status, code: deep.body?.code, errors: deep.body?.errors }).toEqual({
+      status: 400,
+      code: 'validation_failed',
+      errors: [{ pointer: '#', detail: 'the body nests deeper than 32 levels' }],
+    });
   });
 });

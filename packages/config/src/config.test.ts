@@ -6,6 +6,7 @@ import type { LogLevel } from '@leadgen/logger';
 import {
   CONFIG_VARIABLES,
   ConfigError,
+  acknowledgedUnsafeSwitches,
   DEFAULT_OPS_PORTS,
   loadConfig,
   opsPort,
@@ -27,7 +28,8 @@ describe('loadConfig', () => {
       syncWaitMs: 10_000,
       idempotencyTtlHours: 24,
       authCacheMs: 5_000,
-      rateLimit: { generatePerMin: 120, readPerMin: 1200 },
+      suppressionsPerAccount: 1_000_000,
+      rateLimit: { generatePerMin: 120, readPerMin: 1200, exportsAtOnce: 2, unknownKeyPerMin: 60 },
     });
     expect(config.worker.sources).toEqual(['google_maps', 'linkedin', 'shopify']);
     expect(config.sandbox.pageDelayMs).toBe(50);
@@ -227,6 +229,7 @@ describe('loadConfig: webhooks', () => {
       retryScheduleMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
       disableAfterMs: 3 * 24 * 3_600_000,
       concurrency: 10,
+      concurrencyPerEndpoint: 2,
       lostAfterMs: 30_000,
       sweepMs: 15_000,
     });
@@ -307,5 +310,37 @@ describe('which process reads which secret variable (what Kubernetes hands each 
     expect(readsVariable({ kind: 'migrate' }, logLevel)).toBe(true);
     expect(readsVariable({ kind: 'worker', queues: [] }, logLevel)).toBe(true);
     expect(VARIABLES.filter((v) => v.options.secret && !v.options.readBy?.length).map((v) => v.name)).toEqual([]);
+  });
+});
+
+describe('unsafe switches in production', () => {
+  const production = { NODE_ENV: 'production', SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') };
+
+  it.each(['WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'ENRICHMENT_ALLOW_PRIVATE_NETWORKS', 'OPERATOR_BOARD_WRITABLE'])(
+    'when %s is on with NODE_ENV=production and not acknowledged, then the start is refused naming it and the way out',
+    (name) => {
+      expect(() => loadConfig({ ...production, [name]: '1' })).toThrow(
+        new RegExp(`${name} is on with NODE_ENV=production: unset it, or set PRODUCTION_UNSAFE_ACKNOWLEDGED=${name}`),
+      );
+      expect(loadConfig({ ...production, [name]: '1', PRODUCTION_UNSAFE_ACKNOWLEDGED: name }).env).toBe('production');
+      expect(acknowledgedUnsafeSwitches({ ...production, [name]: '1', PRODUCTION_UNSAFE_ACKNOWLEDGED: name })).toEqual([name]);
+      // Outside production the switch needs nothing.
+      expect(() => loadConfig({ [name]: '1' })).not.toThrow();
+    },
+  );
+
+  it('when several are on, then each is named; acknowledging one leaves the other refused; a misspelt name is refused', () => {
+    const both = { ...production, WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1', OPERATOR_BOARD_WRITABLE: 'true' };
+    expect(() => loadConfig(both)).toThrow(/WEBHOOK_ALLOW_PRIVATE_NETWORKS is on.*OPERATOR_BOARD_WRITABLE is on/);
+    expect(() => loadConfig({ ...both, PRODUCTION_UNSAFE_ACKNOWLEDGED: 'OPERATOR_BOARD_WRITABLE' })).toThrow(
+      /WEBHOOK_ALLOW_PRIVATE_NETWORKS is on/,
+    );
+    expect(() =>
+      loadConfig({ ...both, PRODUCTION_UNSAFE_ACKNOWLEDGED: 'OPERATOR_BOARD_WRITABLE,WEBHOOK_ALLOW_PRIVATE_NETWORKS' }),
+    ).not.toThrow();
+    expect(() => loadConfig({ ...production, PRODUCTION_UNSAFE_ACKNOWLEDGED: 'WEBHOOK_ALLOW_PRIVATE_NETWORK' })).toThrow(
+      /PRODUCTION_UNSAFE_ACKNOWLEDGED: names switches that need no acknowledgement \(WEBHOOK_ALLOW_PRIVATE_NETWORK\)/,
+    );
+    expect(loadConfig(production).productionUnsafeAcknowledged).toBeNull();
   });
 });

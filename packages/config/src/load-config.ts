@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { resolve } from './variable';
 import { unknownVariableWarnings } from './variable-typos';
-import { DECLARATION, readsVariable, VARIABLES, type Config, type DeployedProcess } from './variables';
+import { DECLARATION, readsVariable, UNSAFE_IN_PRODUCTION, VARIABLES, type Config, type DeployedProcess } from './variables';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -40,6 +40,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env, kind?: 
         problems.push(`${variable.name}: is required in production`);
     }
   }
+  if (!error) problems.push(...unsafeInProductionProblems(value as Record<string, unknown>));
   if (problems.length > 0) throw new ConfigError(problems);
   return resolve(DECLARATION, value as Record<string, unknown>);
 }
@@ -48,6 +49,22 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env, kind?: 
 function readerOf(kind: DeployedProcess['kind'] | undefined, queues: unknown): DeployedProcess | null {
   if (!kind) return null;
   return kind === 'worker' ? { kind, queues: Array.isArray(queues) ? (queues as string[]) : [] } : { kind };
+}
+
+/** Each unsafe switch that is on in production without being named in PRODUCTION_UNSAFE_ACKNOWLEDGED. */
+function unsafeInProductionProblems(values: Record<string, unknown>): string[] {
+  if (values.NODE_ENV !== 'production') return [];
+  const acknowledged = (values.PRODUCTION_UNSAFE_ACKNOWLEDGED as string[] | undefined) ?? [];
+  return UNSAFE_IN_PRODUCTION.filter((name) => values[name] === true && !acknowledged.includes(name)).map(
+    (name) => `${name} is on with NODE_ENV=production: unset it, or set PRODUCTION_UNSAFE_ACKNOWLEDGED=${name} to start anyway`,
+  );
+}
+
+/** The unsafe switches a production configuration runs with, acknowledged: said at every start. */
+export function acknowledgedUnsafeSwitches(environment: NodeJS.ProcessEnv = process.env): string[] {
+  if (environment.NODE_ENV !== 'production') return [];
+  const acknowledged = (environment.PRODUCTION_UNSAFE_ACKNOWLEDGED ?? '').split(',').map((name) => name.trim());
+  return UNSAFE_IN_PRODUCTION.filter((name) => acknowledged.includes(name) && /^(1|true)$/i.test(environment[name] ?? ''));
 }
 
 // A certificate option with TLS off would be silently ignored: the connection would go out in clear.
@@ -67,7 +84,9 @@ function redisTlsProblems(given: Record<string, string>): string[] {
 export function loadConfigOrExit(kind?: DeployedProcess['kind']): Config {
   for (const warning of unknownVariableWarnings()) process.stderr.write(`${warning}\n`);
   try {
-    return loadConfig(process.env, kind);
+    const config = loadConfig(process.env, kind);
+    for (const name of acknowledgedUnsafeSwitches()) process.stderr.write(`warning: ${name} is on in production (acknowledged)\n`);
+    return config;
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);

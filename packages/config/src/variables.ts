@@ -9,6 +9,14 @@ export const DEFAULT_OPS_PORTS = { api: 9464, worker: 9465 } as const;
 
 const ENVIRONMENTS = ['development', 'production', 'test'] as const;
 
+/** Switches that open the service up (an SSRF surface, queue writes from a browser): refused in production unless acknowledged. */
+export const UNSAFE_IN_PRODUCTION = [
+  'WEBHOOK_ALLOW_PRIVATE_NETWORKS',
+  'ENRICHMENT_ALLOW_PRIVATE_NETWORKS',
+  'OPERATOR_BOARD_WRITABLE',
+] as const;
+const UNSAFE_LIST = UNSAFE_IN_PRODUCTION.map((name) => `\`${name}\``).join(', ');
+
 /**
  * The crawler names itself and, when the deployment has a public address, where a site owner can
  * find who runs it. `LeadgenBot` is the product token robots.txt rules match.
@@ -266,6 +274,11 @@ export const DECLARATION = {
       integer().min(0).max(60_000).default(5_000),
       "how long an API process keeps a live key's account in memory (0 turns it off): a revocation and an expiry are honoured from the next request on regardless",
     ),
+    suppressionsPerAccount: variable(
+      'SUPPRESSIONS_MAX_PER_ACCOUNT',
+      integer().min(1).default(1_000_000),
+      "entries one account's suppression list may hold; an upload that would go past it answers 409 `suppression_limit`",
+    ),
     idempotencyTtlHours: variable(
       'IDEMPOTENCY_TTL_HOURS',
       integer()
@@ -280,6 +293,16 @@ export const DECLARATION = {
         'RATE_LIMIT_READ_PER_MIN',
         integer().min(1).default(1200),
         'poll, cancel, listing, export and account calls per account per minute',
+      ),
+      exportsAtOnce: variable(
+        'EXPORTS_PER_ACCOUNT_AT_ONCE',
+        integer().min(1).max(100).default(2),
+        'CSV and JSON Lines downloads one account may stream at once; more answer 429',
+      ),
+      unknownKeyPerMin: variable(
+        'RATE_LIMIT_UNKNOWN_KEY_PER_MIN',
+        integer().min(1).default(60),
+        'API keys PostgreSQL is asked about per client address per minute before 429 (a known key gives its count back; keys already in memory are not counted): throttles key guessing before the database',
       ),
     },
   },
@@ -310,6 +333,23 @@ export const DECLARATION = {
   operatorBoardWritable: flag(
     'OPERATOR_BOARD_WRITABLE',
     "`1` enables the board's write actions (see [Bull Board](#bull-board)); by default it only shows",
+  ),
+  productionUnsafeAcknowledged: optional(
+    'PRODUCTION_UNSAFE_ACKNOWLEDGED',
+    Joi.string<string[]>().custom((value: string, helpers) => {
+      const names = value
+        .split(',')
+        .map((name) => name.trim())
+        .filter(Boolean);
+      const unknown = names.filter((name) => !(UNSAFE_IN_PRODUCTION as readonly string[]).includes(name));
+      if (unknown.length > 0) {
+        return helpers.message({
+          custom: `{{#label}} names switches that need no acknowledgement (${unknown.join(', ')}): only ${UNSAFE_IN_PRODUCTION.join(', ')}`,
+        });
+      }
+      return names;
+    }),
+    `with \`NODE_ENV=production\` the service refuses to start while ${UNSAFE_LIST} is on, unless this comma-separated list names it: the operator says they know what it opens ([decision 020](docs/decisions/020-abuse-resistance.md))`,
   ),
   worker: {
     sources: new Variable(
@@ -487,6 +527,11 @@ export const DECLARATION = {
       'WEBHOOK_CONCURRENCY',
       integer().min(1).max(1_000).default(10),
       "deliveries at once per worker process, apart from the lead jobs' slots",
+    ),
+    concurrencyPerEndpoint: variable(
+      'WEBHOOK_CONCURRENCY_PER_ENDPOINT',
+      integer().min(1).max(1_000).default(2),
+      'deliveries in flight to one endpoint (or one `webhookUrl` host) across the fleet; the rest wait their turn without holding a slot, so an endpoint that never answers holds at most these',
     ),
     lostAfterMs: variable(
       'WEBHOOK_LOST_AFTER_MS',

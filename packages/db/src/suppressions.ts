@@ -21,6 +21,53 @@ export async function addSuppressions(db: Database, accountId: string, entries: 
   return result.rowCount ?? 0;
 }
 
+export type CappedAddition = { added: number } | { overLimit: { held: number; fresh: number } };
+
+/**
+ * Adds entries unless the account would then hold more than `maxPerAccount`: entries it holds already
+ * do not count again, so sending a list twice near the cap is no error. Uploads of one account are
+ * taken one at a time (a transaction-scoped advisory lock on the account, not its row, which
+ * generate calls lock), so two concurrent uploads cannot both fit under the cap.
+ */
+export async function addSuppressionsWithin(
+  db: Database,
+  accountId: string,
+  entries: SuppressionEntry[],
+  maxPerAccount: number,
+): Promise<CappedAddition> {
+  if (entries.length === 0) return { added: 0 };
+  const client = await db.sql.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query(`SELECT pg_advisory_xact_lock(hashtext('suppressions:' || $1))`, [accountId]);
+    // One statement: what the account holds, and how many of these entries it does not hold yet.
+    const { rows } = await client.query<{ held: number; fresh: number }>(
+      `SELECT (SELECT count(*)::int FROM suppressions WHERE account_id = $1) AS held,
+              (SELECT count(*)::int FROM (SELECT DISTINCT kind, value FROM unnest($2::"SuppressionKind"[], $3::text[]) AS e(kind, value)) e
+                WHERE NOT EXISTS (SELECT 1 FROM suppressions s WHERE s.account_id = $1 AND s.kind = e.kind AND s.value = e.value)) AS fresh`,
+      [accountId, ...columns(entries)],
+    );
+    const { held, fresh } = rows[0]!;
+    if (held + fresh > maxPerAccount) {
+      await client.query('ROLLBACK');
+      return { overLimit: { held, fresh } };
+    }
+    const result = await client.query(
+      `INSERT INTO suppressions (account_id, kind, value)
+       SELECT $1, e.kind, e.value FROM unnest($2::"SuppressionKind"[], $3::text[]) AS e(kind, value)
+       ON CONFLICT DO NOTHING`,
+      [accountId, ...columns(entries)],
+    );
+    await client.query('COMMIT');
+    return { added: result.rowCount ?? 0 };
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
 /** Removes entries in one statement; returns how many there were. */
 export async function removeSuppressions(db: Database, accountId: string, entries: SuppressionEntry[]): Promise<number> {
   if (entries.length === 0) return 0;

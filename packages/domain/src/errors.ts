@@ -52,6 +52,14 @@ export const errors = {
         'Accept-Encoding': 'identity',
       },
     ),
+  suppressionLimit: (limit: number, held: number) =>
+    new AppError(
+      409,
+      'suppression_limit',
+      'Suppression list full',
+      `The suppression list may hold ${limit} entries; it holds ${held}, and this call would go past that`,
+      { limit, held },
+    ),
   payloadTooLarge: (limit: string) =>
     new AppError(413, 'payload_too_large', 'Payload too large', `The request body is larger than ${limit}`),
   unauthorized: (detail: string) =>
@@ -110,12 +118,12 @@ export const errors = {
   notFound: () => new AppError(404, 'not_found', 'Not found', 'No such endpoint'),
   methodNotAllowed: (allow: string[]) =>
     new AppError(405, 'method_not_allowed', 'Method not allowed', `Allowed: ${allow.join(', ')}`, {}, { Allow: allow.join(', ') }),
-  rateLimited: (retryAfterSeconds: number) =>
+  rateLimited: (retryAfterSeconds: number, detail = `Rate limit exceeded; retry in ${retryAfterSeconds} s`) =>
     new AppError(
       429,
       'rate_limited',
       'Too many requests',
-      `Rate limit exceeded; retry in ${retryAfterSeconds} s`,
+      detail,
       {},
       {
         'Retry-After': String(retryAfterSeconds),

@@ -33,4 +33,8 @@ export const ID_PATTERNS = {
   job: /^job_[0-9a-z]{24}$/,
   batch: /^bat_[0-9a-z]{24}$/,
   resultSet: /^rs_[0-9a-z]{24}$/,
+  /** newWebhookEndpointId */
+  webhookEndpoint: /^whep_[0-9a-f]{24}$/,
+  /** webhook_deliveries.id's default: `msg_` and a UUID's hex */
+  webhookDelivery: /^msg_[0-9a-f]{32}$/,
 };

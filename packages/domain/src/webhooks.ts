@@ -35,6 +35,8 @@ export type SubscribableEvent = (typeof SUBSCRIBABLE_EVENTS)[number];
 export type WebhookEventType = SubscribableEvent | typeof PING_EVENT;
 
 export const MAX_WEBHOOK_ENDPOINTS = 10;
+/** Pings one endpoint takes per minute: each can cost up to 8 outbound attempts, so 5 a minute bound a ping loop to 40. */
+export const PINGS_PER_ENDPOINT_PER_MIN = 5;
 /** After a rotation, deliveries are signed with the old secret too, for this long. */
 export const WEBHOOK_SECRET_OVERLAP_MS = 24 * 3600_000;
 

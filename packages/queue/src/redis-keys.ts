@@ -54,7 +54,18 @@ export class RedisKeys {
     return {
       rateLimitWindow: (policy, windowStart) => key('ratelimit', policy, String(windowStart)),
       keyEpoch: key('key-epoch'),
+      exportSlots: key('export-slots'),
+      pingWindow: (endpointId, windowStart) => key('pings', endpointId, String(windowStart)),
     };
+  }
+
+  /**
+   * The keys of one webhook target (an endpoint, or a job's webhookUrl host) that one script uses
+   * together: the deliveries in flight to it and its streak of timed-out attempts.
+   */
+  webhookTarget(target: string): { inFlight: string; timeoutStreak: string } {
+    const key = this.group(`webhook-target:${target}`);
+    return { inFlight: key('in-flight'), timeoutStreak: key('timeouts') };
   }
 
   /** a pub/sub channel between the API processes and the worker fleet */
@@ -69,6 +80,10 @@ export interface AccountRedisKeys {
   rateLimitWindow(policy: string, windowStart: number): string;
   /** the highest key epoch announced for the account (a key was revoked): see announceKeyEpoch in @leadgen/rate-limits */
   readonly keyEpoch: string;
+  /** the account's downloads streaming now, a sorted set of leases (acquireSlot in @leadgen/rate-limits) */
+  readonly exportSlots: string;
+  /** the pings sent to one of the account's webhook endpoints in the minute `windowStart` */
+  pingWindow(endpointId: string, windowStart: number): string;
 }
 
 /** The Redis Cluster hash slot of a key. */

@@ -38,6 +38,65 @@ return { count, redis.call('TTL', KEYS[1]), tonumber(redis.call('GET', KEYS[2]) 
 };
 
 /*
+ * A fixed window that counts an attempt only when it has room: check and count in one step, so
+ * concurrent attempts cannot pass a check together. ARGV: the limit, the window in seconds.
+ * Returns { admitted (0/1), count, seconds until the window ends }.
+ */
+const ADMIT_WINDOW: RedisScript = {
+  name: 'rateLimitAdmitWindow',
+  keys: 1,
+  lua: `
+local count = tonumber(redis.call('GET', KEYS[1]) or '0')
+if count >= tonumber(ARGV[1]) then
+  local ttl = redis.call('TTL', KEYS[1])
+  if ttl < 1 then ttl = 1 end
+  return { 0, count, ttl }
+end
+count = redis.call('INCR', KEYS[1])
+if redis.call('TTL', KEYS[1]) < 0 then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
+return { 1, count, redis.call('TTL', KEYS[1]) }`,
+};
+
+// Adds ARGV[1] units to a fixed window (a costly call's weight), starting its expiry if it has none.
+// Returns { count, seconds until the window ends }.
+const CHARGE_WINDOW: RedisScript = {
+  name: 'rateLimitChargeWindow',
+  keys: 1,
+  lua: `
+local count = redis.call('INCRBY', KEYS[1], ARGV[1])
+if redis.call('TTL', KEYS[1]) < 0 then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
+return { count, redis.call('TTL', KEYS[1]) }`,
+};
+
+/*
+ * A bounded set of leases (a sorted set scored by expiry, on Redis' clock): expired leases are dropped,
+ * then ARGV[1] is added if fewer than ARGV[2] are held, for ARGV[3] ms. A holder that dies loses its
+ * lease when it expires. Returns { granted (0/1), leases held }.
+ */
+const ACQUIRE_SLOT: RedisScript = {
+  name: 'rateLimitAcquireSlot',
+  keys: 1,
+  lua: `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+local held = redis.call('ZCARD', KEYS[1])
+if held >= tonumber(ARGV[2]) then return { 0, held } end
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return { 1, held + 1 }`,
+};
+
+// Gives one admitted attempt back (it turned out not to be what the window limits), never below 0.
+const GIVE_BACK: RedisScript = {
+  name: 'rateLimitGiveBack',
+  keys: 1,
+  lua: `
+if tonumber(redis.call('GET', KEYS[1]) or '0') > 0 then return redis.call('DECR', KEYS[1]) end
+return 0`,
+};
+
+/*
  * Raises the account's key epoch to ARGV[1] unless it is higher already (two revocations announced out
  * of order never lower it), and keeps it ARGV[2] ms: long past any cache entry read before it
  * (AUTH_CACHE_MS is at most a minute). Returns the epoch now held.
@@ -137,6 +196,43 @@ export async function hitAccountWindow(
   const reply = await runScript(redis, ACCOUNT_WINDOW, [keys.window, keys.keyEpoch], [windowSeconds]);
   const [count, ttlSeconds, keyEpoch] = numbers(reply, 'account window', 3) as [number, number, number];
   return { count, ttlSeconds, keyEpoch };
+}
+
+export interface Admission extends WindowCount {
+  /** false: the window was full, and nothing was counted */
+  admitted: boolean;
+}
+
+/** Counts an attempt in the window `key` names if it has room for one under `limit`. One command. */
+export async function admitToWindow(redis: RedisClient, key: string, limit: number, windowSeconds: number): Promise<Admission> {
+  const [admitted, count, ttlSeconds] = numbers(await runScript(redis, ADMIT_WINDOW, [key], [limit, windowSeconds]), 'admit window', 3) as [
+    number,
+    number,
+    number,
+  ];
+  return { admitted: admitted === 1, count, ttlSeconds };
+}
+
+/** Takes back an attempt admitToWindow counted. One command. */
+export async function giveBackToWindow(redis: RedisClient, key: string): Promise<void> {
+  await runScript(redis, GIVE_BACK, [key], []);
+}
+
+/** Adds `units` to the window `key` names (the first charge starts its expiry). One command. */
+export async function chargeFixedWindow(redis: RedisClient, key: string, units: number, windowSeconds: number): Promise<WindowCount> {
+  const [count, ttlSeconds] = twoNumbers(await runScript(redis, CHARGE_WINDOW, [key], [Math.floor(units), windowSeconds]), 'charge window');
+  return { count, ttlSeconds };
+}
+
+/** Takes one of at most `capacity` leases in the set `key` names, for `leaseMs`. One command. */
+export async function acquireSlot(redis: RedisClient, key: string, token: string, capacity: number, leaseMs: number): Promise<boolean> {
+  const [granted] = twoNumbers(await runScript(redis, ACQUIRE_SLOT, [key], [token, capacity, Math.floor(leaseMs)]), 'acquire slot');
+  return granted === 1;
+}
+
+/** Gives a lease back before it expires. One command. */
+export async function releaseSlot(redis: RedisClient, key: string, token: string): Promise<void> {
+  await redis.zrem(key, token);
 }
 
 /** How long Redis keeps an announced key epoch: far longer than any API process keeps a key (AUTH_CACHE_MS ≤ 60 s). */

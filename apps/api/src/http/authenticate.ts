@@ -1,8 +1,11 @@
-import type { RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { LRUCache } from 'lru-cache';
 import { authenticateApiKey, hashApiKey, type AccountRecord, type AuditActor, type Database, type KeyAuthentication } from '@leadgen/db';
 import { errors } from '@leadgen/domain';
-import { withLogContext } from '@leadgen/logger';
+import { logger, withLogContext } from '@leadgen/logger';
+import { metrics } from '@leadgen/ops';
+import type { RedisClient, RedisKeys } from '@leadgen/queue';
+import { admitToWindow, giveBackToWindow, type Admission } from '@leadgen/rate-limits';
 
 const BEARER = /^Bearer +([A-Za-z0-9._~+/-]+=*) *$/i;
 
@@ -42,13 +45,49 @@ export interface KeyAuthenticator {
  * request on, on every process. An expiry is honoured to the millisecond. Unknown keys are never kept,
  * and the key itself never reaches a log or an error.
  */
-export function keyAuthenticator(db: Database, options: { cacheMs: number }): KeyAuthenticator {
+export interface PreAuthThrottle {
+  redis: RedisClient;
+  keys: RedisKeys;
+  /** RATE_LIMIT_UNKNOWN_KEY_PER_MIN: keys PostgreSQL is asked about per client address per minute */
+  perMinute: number;
+}
+
+const PRE_AUTH_WINDOW_SECONDS = 60;
+/**
+ * How long an unknown key is answered 401 from memory. Safe at any length: a key's hash that is
+ * unknown never becomes known (keys are made random; a revoked or expired key never comes back).
+ * Short, so the memory holds a flood's recent keys rather than all of them.
+ */
+export const UNKNOWN_KEY_CACHE_MS = 60_000;
+
+export function keyAuthenticator(db: Database, options: { cacheMs: number; throttle?: PreAuthThrottle }): KeyAuthenticator {
   const known = options.cacheMs > 0 ? new LRUCache<string, KeyAuthentication>({ max: 10_000, ttl: options.cacheMs }) : null;
+  const unknown = new LRUCache<string, true>({ max: 10_000, ttl: UNKNOWN_KEY_CACHE_MS });
+  const throttle = options.throttle;
+
+  /*
+   * Before PostgreSQL is asked about a key it does not hold in memory, the client address's window
+   * of such questions is checked and counted in one EVALSHA: a guesser with random keys gets 429 from
+   * Redis, and costs the database nothing, once over the limit. A key that turns out to be known gives
+   * its count back, so what stays counted are unknown keys. Without Redis the question is asked.
+   */
+  const admit = async (req: Request): Promise<{ key: string; admission: Admission } | null> => {
+    if (!throttle) return null;
+    // The client behind the proxies TRUST_PROXY names, as the board's login throttle keys it.
+    const key = throttle.keys.key('unknown-keys', req.ip ?? req.socket.remoteAddress ?? 'unknown');
+    try {
+      return { key, admission: await admitToWindow(throttle.redis, key, throttle.perMinute, PRE_AUTH_WINDOW_SECONDS) };
+    } catch (error) {
+      logger.warn('unknown-key throttle not checked: redis unavailable', { error: (error as Error).message });
+      return null;
+    }
+  };
 
   const readKey = async (keyHash: string): Promise<KeyAuthentication> => {
     const found = await authenticateApiKey(db, keyHash);
     if (!found) {
       known?.delete(keyHash);
+      unknown.set(keyHash, true);
       throw errors.unauthorized('The API key is unknown, revoked or expired');
     }
     known?.set(keyHash, found);
@@ -72,7 +111,16 @@ export function keyAuthenticator(db: Database, options: { cacheMs: number }): Ke
         known?.delete(keyHash);
         found = undefined;
       }
-      found ??= await readKey(keyHash);
+      if (!found) {
+        if (unknown.has(keyHash)) throw errors.unauthorized('The API key is unknown, revoked or expired');
+        const window = await admit(req);
+        if (window && !window.admission.admitted) {
+          metrics.rateLimited.inc({ limit: 'unknown_key' });
+          throw errors.rateLimited(Math.max(1, window.admission.ttlSeconds));
+        }
+        found = await readKey(keyHash);
+        if (window) await giveBackToWindow(throttle!.redis, window.key).catch(() => undefined);
+      }
       use(res, keyHash, found);
       withLogContext({ accountId: found.account.id }, next);
     },

@@ -21,6 +21,34 @@ export function decodeCursor(kind: string, cursor: string): unknown[] | null {
   }
 }
 
+/*
+ * A cursor's keys, checked against what the SQL they reach accepts: a tampered cursor is a 400, never
+ * a statement PostgreSQL refuses (a 500). Integers fit int4; times lie within years 1..9999, inside
+ * timestamptz's range (4713 BC..294276 AD) and written the same by every driver; text has no NUL
+ * (PostgreSQL's text cannot hold one) and no more characters than any id or entry we give out.
+ */
+const INT4_MAX = 2_147_483_647;
+const EARLIEST = new Date('0001-01-01T00:00:00Z').getTime();
+const LATEST = new Date('9999-12-31T23:59:59.999Z').getTime();
+export const CURSOR_TEXT_MAX = 512;
+
+export const cursorKey = {
+  /** an integer of an int4 column, at least `min` */
+  int(value: unknown, min = 0): number | null {
+    return Number.isSafeInteger(value) && (value as number) >= min && (value as number) <= INT4_MAX ? (value as number) : null;
+  },
+  /** a timestamptz, from the ISO text the cursor was written with */
+  time(value: unknown): Date | null {
+    if (typeof value !== 'string' || value.length > 64) return null;
+    const time = Date.parse(value);
+    return Number.isNaN(time) || time < EARLIEST || time > LATEST ? null : new Date(time);
+  },
+  /** a text key: an id or an entry */
+  text(value: unknown): string | null {
+    return typeof value === 'string' && value.length <= CURSOR_TEXT_MAX && !value.includes('\u0000') ? value : null;
+  },
+};
+
 // RFC 3339 section 5.6 date-time: a full date, a time and an offset (Z or ±hh:mm), seconds fraction optional.
 const RFC3339 =
   /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])[Tt ]([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)(\.\d{1,9})?([Zz]|[+-]([01]\d|2[0-3]):[0-5]\d)$/;
@@ -28,10 +56,10 @@ const RFC3339 =
 /** A query parameter holding an RFC 3339 date-time, converted to a Date. */
 export const rfc3339 = Joi.string()
   .custom((value: string, helpers) => {
-    const time = Date.parse(value.replace(' ', 'T'));
-    return RFC3339.test(value) && !Number.isNaN(time) ? new Date(time) : helpers.error('date.rfc3339');
+    const time = RFC3339.test(value) ? cursorKey.time(value.replace(' ', 'T')) : null;
+    return time ?? helpers.error('date.rfc3339');
   })
-  .messages({ 'date.rfc3339': '{{#label}} must be an RFC 3339 date-time, such as 2026-11-22T14:00:00Z' });
+  .messages({ 'date.rfc3339': '{{#label}} must be an RFC 3339 date-time between the years 1 and 9999, such as 2026-11-22T14:00:00Z' });
 
 /** One value or several, repeated (`?status=a&status=b`) or comma-separated (`?status=a,b`). */
 export const oneOrMore = (item: Joi.StringSchema) =>

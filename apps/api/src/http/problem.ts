@@ -2,6 +2,8 @@ import type { ErrorRequestHandler, Response } from 'express';
 import { AppError, errors } from '@leadgen/domain';
 import { logger } from '@leadgen/logger';
 import { isInfrastructureFailure } from './infrastructure-errors';
+import { SHAPE_ERROR_TYPES } from './json-body';
+import type { JsonShapeLimits } from './json-shape';
 
 /** RFC 9457 Problem Details. `type` is a stable URN per code; docs/errors.md explains each. */
 export function problemDocument(error: AppError, requestId: string | undefined): string {
@@ -25,8 +27,12 @@ export function sendProblem(res: Response, error: AppError): void {
 }
 
 /** Body-parser's failures, which carry a `type`, map onto our vocabulary. */
-function fromBodyParser(error: { type?: string; limit?: number }): AppError | null {
+function fromBodyParser(error: { type?: string; limit?: number; limits?: JsonShapeLimits }): AppError | null {
   switch (error.type) {
+    case SHAPE_ERROR_TYPES.depth:
+      return errors.validation([{ pointer: '#', detail: `the body nests deeper than ${error.limits?.maxDepth} levels` }]);
+    case SHAPE_ERROR_TYPES.entries:
+      return errors.validation([{ pointer: '#', detail: `the body holds more than ${error.limits?.maxEntries} entries` }]);
     case 'entity.too.large':
       return errors.payloadTooLarge(
         error.limit !== undefined && error.limit >= 1024 * 1024

@@ -414,7 +414,8 @@ export function openApiDocument(): Schema {
           tags: ['account'],
           operationId: 'addSuppressions',
           summary: 'Adds entries: a lead matching one is never delivered nor billed, in any job (decision 014)',
-          description: 'Adds domains, emails and phones to the suppression list (normalised; entries already there are not counted again).',
+          description:
+            "Adds domains, emails and phones to the suppression list (normalised; entries already there are not counted again). Up to 100,000 entries a call, and up to the deployment's cap per account (1,000,000 by default); each 1,000 entries count as one more call in the `read` rate limit.",
           requestBody: { required: true, content: { 'application/json': { schema: suppressionLists } } },
           responses: {
             200: {
@@ -422,6 +423,9 @@ export function openApiDocument(): Schema {
               headers: limited,
               content: { 'application/json': { schema: object({ added: d('Entries that were new', int()), counts: suppressionCounts }) } },
             },
+            409: problemResponse(
+              'suppression_limit: the account would hold more entries than SUPPRESSIONS_MAX_PER_ACCOUNT (`limit`, `held`)',
+            ),
             ...pick(400, 401, 405, 413, 415, 429, 500, 503),
           },
         },

@@ -44,6 +44,8 @@ export const PROBLEM_CODES = [
   'monitor_not_found',
   'monitor_limit',
   'monitor_run_in_progress',
+  // abuse resistance (decision 020)
+  'suppression_limit',
 ] as const;
 
 /**

@@ -15,7 +15,8 @@ import {
   type WebhookDeliveryStatus,
   type WebhookEndpointRecord,
 } from '@leadgen/db';
-import { errors, newWebhookSecret, webhookErrors, type SubscribableEvent } from '@leadgen/domain';
+import { PINGS_PER_ENDPOINT_PER_MIN, errors, newWebhookSecret, webhookErrors, type SubscribableEvent } from '@leadgen/domain';
+import { admitToWindow } from '@leadgen/rate-limits';
 import { logger } from '@leadgen/logger';
 import type { ApiDependencies } from '../dependencies';
 import { checkWebhookTarget } from './webhook-target-check';
@@ -81,10 +82,31 @@ async function enqueueNow(deps: ApiDependencies, delivery: WebhookDeliveryRecord
     .catch((error: Error) => logger.warn('webhook delivery not enqueued', { deliveryId: delivery.id, error: error.message }));
 }
 
+const PING_WINDOW_SECONDS = 60;
+
+/**
+ * At most PINGS_PER_ENDPOINT_PER_MIN pings per endpoint and minute, counted in Redis for every API
+ * process (a refused ping is not counted): a ping loop cannot turn one call into a stream of outbound
+ * POSTs and delivery rows. Without Redis the ping goes on, as the rate limit lets calls through.
+ */
+async function admitPing(deps: ApiDependencies, accountId: string, endpointId: string): Promise<void> {
+  const windowStart = Math.floor(Date.now() / 1000 / PING_WINDOW_SECONDS);
+  const key = deps.producer.keys.account(accountId).pingWindow(endpointId, windowStart);
+  const admission = await admitToWindow(deps.redis, key, PINGS_PER_ENDPOINT_PER_MIN, PING_WINDOW_SECONDS + 1).catch((error: Error) => {
+    logger.warn('ping limit not checked: redis unavailable', { error: error.message });
+    return null;
+  });
+  if (admission && !admission.admitted) {
+    const retryAfter = Math.max(1, Math.min(PING_WINDOW_SECONDS, admission.ttlSeconds));
+    throw errors.rateLimited(retryAfter, `At most ${PINGS_PER_ENDPOINT_PER_MIN} pings per endpoint per minute; retry in ${retryAfter} s`);
+  }
+}
+
 /** Sends a `ping` to an enabled endpoint. */
 export async function pingEndpoint(deps: ApiDependencies, accountId: string, id: string): Promise<WebhookDeliveryRecord> {
   const endpoint = await ownEndpoint(deps, accountId, id);
   if (endpoint.disabledAt) throw webhookErrors.endpointDisabled();
+  await admitPing(deps, accountId, id);
   const deliveryId = await createPingDelivery(deps.db, accountId, id);
   const delivery = deliveryId ? await findWebhookDelivery(deps.db, { endpointId: id }, deliveryId) : null;
   if (!delivery) throw webhookErrors.endpointNotFound();

@@ -17,16 +17,22 @@ import {
   type WebhookDeliveryHandler,
   type WebhookDeliveryPayload,
 } from '@leadgen/queue';
-import { sendWebhook } from './send-webhook';
+import { PING_EVENT } from '@leadgen/domain';
+import { concealPrivateTarget, sendWebhook } from './send-webhook';
+import { webhookTargetOf, type TargetGate } from './target-gate';
 import { signatureHeaders, webhookEnvelope } from './webhook-message';
 
 const USER_AGENT = 'leadgen-webhooks/1.0 (Standard Webhooks)';
+/** A ping tests the receiver: one retry at most, so a ping costs two outbound POSTs, not eight. */
+export const PING_ATTEMPTS = 2;
 /** ±20 % around each wait of the schedule, so the retries of many deliveries spread out. */
 const JITTER = 0.2;
 
 export interface AttemptContext {
   /** attempts of this round made before this one */
   roundAttempts: number;
+  /** attempts a round may make at most, whatever the schedule: a ping's is PING_ATTEMPTS */
+  maxRoundAttempts?: number;
   isEndpoint: boolean;
   /** the endpoint's failure streak's start, if it is in one */
   failingSince: Date | null;
@@ -45,7 +51,8 @@ export function decideAfterAttempt(result: AttemptResult, context: AttemptContex
   if (context.isEndpoint && context.now.getTime() - failingSince.getTime() >= context.disableAfterMs) {
     return { status: 'failed', nextAttemptAt: null, disableEndpoint: 'failing', retryInMs: null };
   }
-  const wait = context.scheduleMs[context.roundAttempts];
+  const last = context.maxRoundAttempts !== undefined && context.roundAttempts + 1 >= context.maxRoundAttempts;
+  const wait = last ? undefined : context.scheduleMs[context.roundAttempts];
   if (wait === undefined) return { status: 'failed', nextAttemptAt: null, disableEndpoint: null, retryInMs: null };
   const retryInMs = Math.round(wait * (1 - JITTER + 2 * JITTER * (context.random ?? Math.random)()));
   return { status: 'pending', nextAttemptAt: new Date(context.now.getTime() + retryInMs), disableEndpoint: null, retryInMs };
@@ -76,8 +83,17 @@ function describe(result: AttemptResult): string {
  * entry was a duplicate), sign the event and send it, keep the attempt, and tell BullMQ when to try
  * again (WebhookRetryLater) or that it is over (WebhookDeliveryFailed).
  */
-export function createWebhookDeliveryHandler(config: Config, db: Database): WebhookDeliveryHandler {
+// A delivery whose target has all its places taken waits this long, doubling with each wait, up to a minute.
+const BUSY_FIRST_WAIT_MS = 500;
+const BUSY_LONGEST_WAIT_MS = 60_000;
+const busyWait = (waits: number) =>
+  Math.round(Math.min(BUSY_LONGEST_WAIT_MS, BUSY_FIRST_WAIT_MS * 2 ** Math.min(waits, 7)) * (1 - JITTER + 2 * JITTER * Math.random()));
+
+export function createWebhookDeliveryHandler(config: Config, db: Database, gate?: TargetGate): WebhookDeliveryHandler {
   const policy = webhookNetworkPolicy(config.webhooks.allowPrivateNetworks);
+  // In production private targets are reachable only when acknowledged (PRODUCTION_UNSAFE_ACKNOWLEDGED):
+  // their answers stay out of the account's delivery log. Elsewhere a local receiver is the developer's own.
+  const concealPrivate = config.env === 'production';
   return async (job: Job<WebhookDeliveryPayload>) => {
     const delivery = await loadDeliveryForAttempt(db, job.data.deliveryId);
     if (!delivery || delivery.status !== 'pending') return { status: delivery?.status ?? 'missing' };
@@ -92,13 +108,29 @@ export function createWebhookDeliveryHandler(config: Config, db: Database): Webh
         await abandonWebhookDelivery(db, delivery.id);
         throw new WebhookDeliveryFailed('no event to send');
       }
+      // A place among the target's WEBHOOK_CONCURRENCY_PER_ENDPOINT, or a later turn that holds no slot
+      // meanwhile (not an attempt: nothing is recorded). Without Redis the attempt goes ahead ungated.
+      const pass = gate
+        ? await gate.enter(webhookTargetOf(delivery)).catch((error: Error) => {
+            logger.warn('webhook target gate not asked: redis unavailable', { error: error.message });
+            return null;
+          })
+        : null;
+      if (pass && !pass.granted) throw new WebhookRetryLater(busyWait(Math.max(0, job.attemptsMade - delivery.attempts)), 'endpoint busy');
       const body = JSON.stringify(envelope);
-      const result = await sendWebhook(delivery.url, body, signatureHeaders(delivery.id, body, delivery.secrets, new Date()), {
+      const sent = await sendWebhook(delivery.url, body, signatureHeaders(delivery.id, body, delivery.secrets, new Date()), {
         policy,
-        timeoutMs: config.webhooks.timeoutMs,
+        timeoutMs: pass?.granted ? pass.timeoutMs : config.webhooks.timeoutMs,
         userAgent: USER_AGENT,
       });
+      if (pass?.granted) {
+        await pass
+          .leave({ timedOut: sent.error === 'timeout', answered: sent.responseStatus !== null })
+          .catch((error: Error) => logger.warn('webhook target place not given back', { error: error.message }));
+      }
+      const { privateTarget: _private, ...result } = concealPrivate ? concealPrivateTarget(sent) : sent;
       const decision = decideAfterAttempt(result, {
+        ...(delivery.eventType === PING_EVENT ? { maxRoundAttempts: PING_ATTEMPTS } : {}),
         roundAttempts: delivery.roundAttempts,
         isEndpoint: delivery.endpointId !== null,
         failingSince: delivery.endpointFailingSince,

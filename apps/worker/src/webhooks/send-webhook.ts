@@ -1,7 +1,7 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { FetchError, resolveWebhookTarget, type NetworkPolicy } from '@leadgen/network-guard';
+import { FetchError, isForbiddenAddress, resolveWebhookTarget, type NetworkPolicy } from '@leadgen/network-guard';
 import type { AttemptResult } from '@leadgen/db';
 
 const EXCERPT_BYTES = 1024;
@@ -18,15 +18,20 @@ export interface SendOptions {
  * redirects not followed, the whole exchange within `timeoutMs`, the answer's first KiB kept.
  * Never throws: whatever happened is the attempt's result.
  */
+/** An attempt's result, and whether the target resolved to a private, loopback or link-local address. */
+export type SentAttempt = AttemptResult & { privateTarget: boolean };
+
 export async function sendWebhook(
   rawUrl: string,
   body: string,
   headers: Record<string, string>,
   options: SendOptions,
-): Promise<AttemptResult> {
+): Promise<SentAttempt> {
   const startedAt = new Date();
   const signal = AbortSignal.timeout(options.timeoutMs);
-  const result = (fields: Partial<AttemptResult>): AttemptResult => ({
+  let privateTarget = false;
+  const result = (fields: Partial<AttemptResult>): SentAttempt => ({
+    privateTarget,
     url: rawUrl,
     startedAt,
     responseStatus: null,
@@ -39,6 +44,8 @@ export async function sendWebhook(
   try {
     const url = new URL(rawUrl);
     const addresses = await resolveWebhookTarget(url, { policy: options.policy, signal });
+    // Reachable only where WEBHOOK_ALLOW_PRIVATE_NETWORKS lets the guard pass such addresses.
+    privateTarget = addresses.some((a) => isForbiddenAddress(a.address));
     const secure = url.protocol === 'https:';
     const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
     const pinned: LookupFunction = (_name, lookupOptions, callback) => {
@@ -85,6 +92,24 @@ export async function sendWebhook(
     if (error instanceof TypeError) return result({ error: 'invalid_url' });
     return result({ error: networkError(error) });
   }
+}
+
+// Reasons an attempt got no answer. For a private target they would tell an account which internal
+// ports are closed, filtered or open: concealed there as one.
+const UNANSWERED = new Set(['timeout', 'connection_refused', 'connection_reset', 'host_unreachable', 'tls_error', 'network_error']);
+
+/**
+ * What the delivery log keeps of an attempt on a private address (a production running with
+ * WEBHOOK_ALLOW_PRIVATE_NETWORKS acknowledged): no byte of the answer, and one label for every way of
+ * getting none, so the log is no window into, nor a port scanner of, the internal network.
+ */
+export function concealPrivateTarget(result: SentAttempt): SentAttempt {
+  if (!result.privateTarget) return result;
+  return {
+    ...result,
+    responseExcerpt: null,
+    error: result.error !== null && UNANSWERED.has(result.error) ? 'network_error' : result.error,
+  };
 }
 
 // What the account reads in its delivery's attempts: the usual reasons a receiver was not reached, named.

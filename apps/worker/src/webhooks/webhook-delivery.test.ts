@@ -1,11 +1,12 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { webhookNetworkPolicy } from '@leadgen/network-guard';
-import { sendWebhook } from './send-webhook';
+import { concealPrivateTarget, sendWebhook } from './send-webhook';
 import { Webhook } from 'standardwebhooks';
 import { newWebhookSecret, webhookUrlProblem } from '@leadgen/domain';
 import type { AttemptResult } from '@leadgen/db';
-import { attemptOutcome, decideAfterAttempt, type AttemptContext } from './deliver-webhook';
+import { PING_ATTEMPTS, attemptOutcome, decideAfterAttempt, type AttemptContext } from './deliver-webhook';
+import { timeoutFor, webhookTargetOf } from './target-gate';
 import { signatureHeaders, webhookEnvelope } from './webhook-message';
 
 const now = new Date('2026-11-22T12:00:00Z');
@@ -30,6 +31,25 @@ const context = (fields: Partial<AttemptContext> = {}): AttemptContext => ({
 });
 
 describe('decideAfterAttempt', () => {
+  it('when a ping fails twice, then it is not retried again: two outbound POSTs per ping at most', () => {
+    const ping = (roundAttempts: number) => context({ roundAttempts, maxRoundAttempts: PING_ATTEMPTS });
+    expect(decideAfterAttempt(attempt({ error: 'timeout' }), ping(0))).toMatchObject({ status: 'pending' });
+    expect(decideAfterAttempt(attempt({ error: 'timeout' }), ping(1))).toMatchObject({ status: 'failed', retryInMs: null });
+    expect(decideAfterAttempt(attempt({ error: 'timeout' }), context({ roundAttempts: 1 }))).toMatchObject({ status: 'pending' });
+  });
+
+  it('when a target timed out twice in a row, then its attempts get a fifth of the limit, never under a second', () => {
+    expect([0, 1, 2, 5].map((streak) => timeoutFor(streak, 15_000))).toEqual([15_000, 15_000, 3_000, 3_000]);
+    expect(timeoutFor(2, 3_000)).toBe(1_000);
+  });
+
+  it("when a delivery targets a job's own webhookUrl, then it is gated on the URL's origin, not its path", () => {
+    const a = webhookTargetOf({ endpointId: null, url: 'https://hooks.example.com/a?x=1' });
+    expect(webhookTargetOf({ endpointId: null, url: 'https://hooks.example.com/b' })).toBe(a);
+    expect(webhookTargetOf({ endpointId: null, url: 'https://other.example.com/a' })).not.toBe(a);
+    expect(webhookTargetOf({ endpointId: 'whep_1', url: 'https://hooks.example.com/a' })).toBe('whep_1');
+  });
+
   it('when an attempt gets a 2xx, then the delivery succeeded', () => {
     expect(decideAfterAttempt(attempt({ responseStatus: 204, succeeded: true }), context())).toMatchObject({
       status: 'succeeded',
@@ -107,7 +127,57 @@ describe('sendWebhook', () => {
       {},
       { policy: webhookNetworkPolicy(true), timeoutMs: 2_000, userAgent: 'test' },
     );
-    expect(result).toMatchObject({ succeeded: false, responseStatus: null, error: 'connection_refused' });
+    expect(result).toMatchObject({ succeeded: false, responseStatus: null, error: 'connection_refused', privateTarget: true });
+  });
+
+  it('when a private target is refused, resets, times out or answers, then what is kept says none of it apart and holds no byte of the answer', async () => {
+    const server = createServer((req, res) => {
+      if (req.url === '/reset') req.socket.destroy();
+      else if (req.url === '/answer') res.end('internal admin page: secrets');
+      // '/hold' never answers
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const closedPort = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const send = (url: string) => sendWebhook(url, '{}', {}, { policy: webhookNetworkPolicy(true), timeoutMs: 500, userAgent: 'test' });
+    try {
+      const raw = await Promise.all([
+        send(`http://127.0.0.1:${closedPort}/`),
+        send(`http://127.0.0.1:${port}/reset`),
+        send(`http://127.0.0.1:${port}/hold`),
+        send(`http://127.0.0.1:${port}/answer`),
+      ]);
+      // What the gate and the metrics see: every outcome apart.
+      expect(raw.map((r) => r.error)).toEqual(['connection_refused', 'connection_reset', 'timeout', null]);
+      const kept = raw.map(concealPrivateTarget);
+      expect(kept.map((r) => [r.error, r.responseExcerpt])).toEqual([
+        ['network_error', null],
+        ['network_error', null],
+        ['network_error', null],
+        [null, null],
+      ]);
+      expect(kept[3]!.responseStatus).toBe(200);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('when the target is public, then the attempt is kept as it came', () => {
+    const result = {
+      url: 'https://hooks.example.com/',
+      startedAt: new Date(),
+      responseStatus: 500,
+      latencyMs: 3,
+      responseExcerpt: 'oops',
+      error: null,
+      succeeded: false,
+      privateTarget: false,
+    };
+    expect(concealPrivateTarget(result)).toBe(result);
   });
 });
 

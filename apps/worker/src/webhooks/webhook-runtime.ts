@@ -3,7 +3,10 @@ import type { Database } from '@leadgen/db';
 import { logger } from '@leadgen/logger';
 import { metrics } from '@leadgen/ops';
 import {
+  closeRedis,
   connectionLog,
+  producerConnection,
+  redisKeys,
   createWebhookConsumer,
   createWebhookProducer,
   WEBHOOK_QUEUE_NAME,
@@ -13,6 +16,7 @@ import {
   type Worker,
 } from '@leadgen/queue';
 import { createWebhookDeliveryHandler } from './deliver-webhook';
+import { targetGate } from './target-gate';
 import { startOutboxSweep } from './webhook-outbox-sweep';
 
 export interface WebhookDelivery {
@@ -32,7 +36,13 @@ export async function startWebhookDelivery(config: Config, db: Database): Promis
   if (!config.webhooks.deliver) {
     return { producer, consumer: null, close: () => producer.close() };
   }
-  const consumer = createWebhookConsumer(createWebhookDeliveryHandler(config, db), {
+  // The targets' places and timeout streaks, shared by the fleet (target-gate.ts).
+  const gateConnection = producerConnection(config.redis, 'webhook-targets');
+  const gate = targetGate(gateConnection, redisKeys(config.redis), {
+    perTarget: config.webhooks.concurrencyPerEndpoint,
+    timeoutMs: config.webhooks.timeoutMs,
+  });
+  const consumer = createWebhookConsumer(createWebhookDeliveryHandler(config, db, gate), {
     redis: config.redis,
     concurrency: config.webhooks.concurrency,
     // Renewed while the worker lives: a dead worker's attempt is made again by another after WORKER_LOCK_MS.
@@ -61,6 +71,7 @@ export async function startWebhookDelivery(config: Config, db: Database): Promis
       await consumer.close();
       clearTimeout(grace);
       await producer.close();
+      await closeRedis(gateConnection);
     },
   };
 }

@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { AUDIT_ACTIONS, type AuditAction } from '@leadgen/db';
-import { decodeCursor } from '../../http/paging';
+import { cursorKey, decodeCursor } from '../../http/paging';
 
 export const AUDIT_PAGE_DEFAULT = 50;
 export const AUDIT_PAGE_LIMIT = 200;
@@ -9,8 +9,9 @@ const auditCursor = Joi.string()
   .max(512)
   .custom((value: string, helpers) => {
     const [time, id] = decodeCursor('a', value) ?? [];
-    if (typeof time !== 'string' || typeof id !== 'string' || Number.isNaN(Date.parse(time))) return helpers.error('cursor.invalid');
-    return { createdAt: new Date(time), id };
+    const createdAt = cursorKey.time(time);
+    const key = cursorKey.text(id);
+    return createdAt && key !== null ? { createdAt, id: key } : helpers.error('cursor.invalid');
   })
   .messages({ 'cursor.invalid': '{{#label}} is not a cursor of this listing (pass nextCursor back as it was given)' });
 

@@ -4,7 +4,9 @@ import type { LeadRow } from '@leadgen/db';
 import type { ApiDependencies } from '../../dependencies';
 import { authenticatedAccount } from '../../http/authenticate';
 import { encodeCursor, linkNext, nextPageUrl, parseQuery } from '../../http/paging';
-import { exportFormat, streamExport } from '../../lead-export';
+import { chargeRateLimit, costOfEntries } from '../../http/rate-limit';
+import { exportFormat, streamExport, type ExportOutcome } from '../../lead-export';
+import { holdExportSlot } from '../../use-cases/export-slots';
 import { presentLeadItemJson } from '../../presenters/lead-presenter';
 import { audit } from '../../use-cases/audit-trail';
 import { EXPORT_BATCH, keysetOf, nextResultSetPage, readAccountLeads, readResultSet } from '../../use-cases/read-leads';
@@ -43,29 +45,47 @@ export function resultSetLeadsRoute(deps: ApiDependencies, by: 'job' | 'resultSe
     const query = parseQuery<ResultSetQuery>(resultSetQuerySchema, req.query);
     const format = download ?? exportFormat(req, query.format);
     const after = query.cursor ?? -1;
-    const selection = await readResultSet(deps, account.id, by, id, after, format === 'json' ? query.limit + 1 : EXPORT_BATCH);
-    // While the job runs the set grows: say so in every format (the JSON body has it too).
-    const marks = { 'Result-Complete': String(selection.complete), 'Job-Status': selection.status };
-    if (format === 'json') {
-      const page = selection.leads.slice(0, query.limit);
-      const more = selection.leads.length > query.limit;
-      const head = { jobId: selection.jobId, resultSetId: selection.resultSetId, status: selection.status, complete: selection.complete };
-      for (const [name, value] of Object.entries(marks)) res.setHeader(name, value);
-      sendPage(req, res, deps, head, page, more ? encodeCursor('p', [page.at(-1)!.position]) : null);
-      return;
+    const release = format === 'json' ? null : await holdExportSlot(deps, account.id);
+    try {
+      await resultSetAnswer(req, res, deps, { account: account.id, by, id, after, format, limit: query.limit });
+    } finally {
+      await release?.();
     }
-    const outcome = await streamExport(res, format, {
-      first: selection.leads,
-      next: (last) => nextResultSetPage(deps, account.id, by, id, last.position, EXPORT_BATCH),
-      filename: `leads-${selection.jobId}`,
-      headers: marks,
-    });
-    await audit(deps, res.locals, account.id, 'leads.exported', {
-      selection: { jobId: selection.jobId, resultSetId: selection.resultSetId },
-      format,
-      ...outcome,
-    });
   };
+}
+
+/** One result set's answer: a JSON page, or the whole set streamed (while the caller holds an export place). */
+async function resultSetAnswer(
+  req: Request,
+  res: Response,
+  deps: ApiDependencies,
+  ask: { account: string; by: 'job' | 'resultSet'; id: string; after: number; format: 'json' | DownloadFormat; limit: number },
+): Promise<void> {
+  const { account, by, id, after, format, limit } = ask;
+  const selection = await readResultSet(deps, account, by, id, after, format === 'json' ? limit + 1 : EXPORT_BATCH);
+  // While the job runs the set grows: say so in every format (the JSON body has it too).
+  const marks = { 'Result-Complete': String(selection.complete), 'Job-Status': selection.status };
+  if (format === 'json') {
+    const page = selection.leads.slice(0, limit);
+    const more = selection.leads.length > limit;
+    const head = { jobId: selection.jobId, resultSetId: selection.resultSetId, status: selection.status, complete: selection.complete };
+    for (const [name, value] of Object.entries(marks)) res.setHeader(name, value);
+    sendPage(req, res, deps, head, page, more ? encodeCursor('p', [page.at(-1)!.position]) : null);
+    return;
+  }
+  const outcome = await streamExport(res, format, {
+    first: selection.leads,
+    next: (last) => nextResultSetPage(deps, account, by, id, last.position, EXPORT_BATCH),
+    filename: `leads-${selection.jobId}`,
+    headers: marks,
+  });
+  // Weighted by what it streamed: the account's next calls pay for it.
+  await chargeRateLimit(res, costOfEntries(outcome.leads), { refuse: false });
+  await audit(deps, res.locals, account, 'leads.exported', {
+    selection: { jobId: selection.jobId, resultSetId: selection.resultSetId },
+    format,
+    ...outcome,
+  });
 }
 
 /** GET /api/v1/leads (and `.csv` / `.jsonl`): every lead delivered to the account, oldest job first, each job's in delivery order. */
@@ -80,14 +100,8 @@ export function accountLeadsRoute(deps: ApiDependencies, download?: DownloadForm
       createdAfter: query.createdAfter ?? null,
       createdBefore: query.createdBefore ?? null,
     };
-    const first = await readAccountLeads(
-      deps,
-      account.id,
-      filter,
-      query.cursor ?? null,
-      format === 'json' ? query.limit + 1 : EXPORT_BATCH,
-    );
     if (format === 'json') {
+      const first = await readAccountLeads(deps, account.id, filter, query.cursor ?? null, query.limit + 1);
       const page = first.slice(0, query.limit);
       const more = first.length > query.limit;
       const last = page.at(-1);
@@ -95,11 +109,19 @@ export function accountLeadsRoute(deps: ApiDependencies, download?: DownloadForm
       sendPage(req, res, deps, {}, page, cursor);
       return;
     }
-    const outcome = await streamExport(res, format, {
-      first,
-      next: (last) => readAccountLeads(deps, account.id, filter, keysetOf(last), EXPORT_BATCH),
-      filename: `leads-${new Date().toISOString().slice(0, 10)}`,
-    });
+    const release = await holdExportSlot(deps, account.id);
+    let outcome: ExportOutcome;
+    try {
+      const first = await readAccountLeads(deps, account.id, filter, query.cursor ?? null, EXPORT_BATCH);
+      outcome = await streamExport(res, format, {
+        first,
+        next: (last) => readAccountLeads(deps, account.id, filter, keysetOf(last), EXPORT_BATCH),
+        filename: `leads-${new Date().toISOString().slice(0, 10)}`,
+      });
+    } finally {
+      await release();
+    }
+    await chargeRateLimit(res, costOfEntries(outcome.leads), { refuse: false });
     // The selection as the client asked for it (no lead in it): which leads went out is known from the jobs.
     const selection = {
       ...filter,

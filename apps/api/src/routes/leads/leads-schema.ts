@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { ID_PATTERNS, SOURCES, type Source } from '@leadgen/domain';
-import { decodeCursor, rfc3339 } from '../../http/paging';
+import { cursorKey, decodeCursor, rfc3339 } from '../../http/paging';
 
 export const LEADS_PAGE_DEFAULT = 100;
 export const LEADS_PAGE_LIMIT = 1000;
@@ -17,11 +17,13 @@ const cursor = (kind: string, read: (keys: unknown[]) => unknown) =>
     })
     .messages({ 'cursor.invalid': '{{#label}} is not a cursor of this listing (pass nextCursor back as it was given)' });
 
-const position = (keys: unknown[]) => (Number.isInteger(keys[0]) && (keys[0] as number) >= 0 ? keys[0] : null);
-const leadKeyset = ([time, jobId, at]: unknown[]) =>
-  typeof time === 'string' && !Number.isNaN(Date.parse(time)) && typeof jobId === 'string' && Number.isInteger(at)
-    ? { jobCreatedAt: new Date(time), jobId, position: at as number }
-    : null;
+const position = (keys: unknown[]) => cursorKey.int(keys[0]);
+const leadKeyset = ([time, jobId, at]: unknown[]) => {
+  const jobCreatedAt = cursorKey.time(time);
+  const id = cursorKey.text(jobId);
+  const after = cursorKey.int(at);
+  return jobCreatedAt && id !== null && after !== null ? { jobCreatedAt, jobId: id, position: after } : null;
+};
 
 const common = {
   /** leads per page of the JSON answer, 1..1000 (default 100); CSV and JSON Lines stream the whole selection */

@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { ID_PATTERNS, NON_TERMINAL_STATUSES, SOURCES, TERMINAL_STATUSES, type JobStatus, type Source } from '@leadgen/domain';
-import { decodeCursor, oneOrMore, rfc3339 } from '../../http/paging';
+import { cursorKey, decodeCursor, oneOrMore, rfc3339 } from '../../http/paging';
 
 export const JOBS_PAGE_DEFAULT = 20;
 export const JOBS_PAGE_LIMIT = 100;
@@ -8,10 +8,10 @@ export const JOBS_PAGE_LIMIT = 100;
 const jobsCursor = Joi.string()
   .max(512)
   .custom((value: string, helpers) => {
-    const keys = decodeCursor('j', value);
-    const [time, id] = keys ?? [];
-    if (typeof time !== 'string' || typeof id !== 'string' || Number.isNaN(Date.parse(time))) return helpers.error('cursor.invalid');
-    return { createdAt: new Date(time), id };
+    const [time, id] = decodeCursor('j', value) ?? [];
+    const createdAt = cursorKey.time(time);
+    const key = cursorKey.text(id);
+    return createdAt && key !== null ? { createdAt, id: key } : helpers.error('cursor.invalid');
   })
   .messages({ 'cursor.invalid': '{{#label}} is not a cursor of this listing (pass nextCursor back as it was given)' });
 

@@ -1,7 +1,9 @@
 import type { Request, Response } from 'express';
-import { addSuppressions, countSuppressions, listSuppressions, removeSuppressions } from '@leadgen/db';
+import { addSuppressionsWithin, countSuppressions, listSuppressions, removeSuppressions } from '@leadgen/db';
+import { errors, type SuppressionEntry } from '@leadgen/domain';
 import type { ApiDependencies } from '../../dependencies';
 import { authenticatedAccount } from '../../http/authenticate';
+import { chargeRateLimit, costOfEntries } from '../../http/rate-limit';
 import { presentSuppression } from '../../presenters/suppression-presenter';
 import { audit } from '../../use-cases/audit-trail';
 import { encodeCursor, parseSuppressionsBody, parseSuppressionsQuery } from './suppressions-schema';
@@ -11,10 +13,20 @@ import { encodeCursor, parseSuppressionsBody, parseSuppressionsQuery } from './s
  * entries sent; both answer how many changed and the totals.
  */
 function changeSuppressionsRoute(deps: ApiDependencies, change: 'added' | 'removed') {
-  const apply = change === 'added' ? addSuppressions : removeSuppressions;
+  const limit = deps.config.api.suppressionsPerAccount;
+  const add = async (accountId: string, entries: SuppressionEntry[]): Promise<number> => {
+    const outcome = await addSuppressionsWithin(deps.db, accountId, entries, limit);
+    if ('overLimit' in outcome) throw errors.suppressionLimit(limit, outcome.overLimit.held);
+    return outcome.added;
+  };
+  const apply =
+    change === 'added' ? add : (accountId: string, entries: SuppressionEntry[]) => removeSuppressions(deps.db, accountId, entries);
   return async (req: Request, res: Response): Promise<void> => {
     const account = authenticatedAccount(res.locals);
-    const changed = await apply(deps.db, account.id, parseSuppressionsBody(req.body));
+    const entries = parseSuppressionsBody(req.body);
+    // Weighted by what it writes: each 1,000 entries cost one more call of the read limit.
+    await chargeRateLimit(res, costOfEntries(entries.length));
+    const changed = await apply(account.id, entries);
     await audit(deps, res.locals, account.id, 'suppressions.changed', { [change]: changed });
     res.setHeader('Cache-Control', 'no-store');
     res.json({ [change]: changed, counts: await countSuppressions(deps.db, account.id) });

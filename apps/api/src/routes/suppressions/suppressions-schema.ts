@@ -9,6 +9,7 @@ import {
   type SuppressionKind,
 } from '@leadgen/domain';
 import { jsonPointer, unsafeContentProblems } from '../../http/body-guard';
+import { cursorKey } from '../../http/paging';
 
 const FIELD_OF: Record<SuppressionKind, 'domains' | 'emails' | 'phones'> = { domain: 'domains', email: 'emails', phone: 'phones' };
 const entries = Joi.array().items(Joi.string().min(1).max(320)).max(SUPPRESSION_UPLOAD_LIMIT);
@@ -78,7 +79,8 @@ export function encodeCursor(entry: SuppressionEntry): string {
 function decodeCursor(cursor: string): SuppressionEntry | null {
   try {
     const [kind, value] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [SuppressionKind, string];
-    return (SUPPRESSION_KINDS as readonly string[]).includes(kind) && typeof value === 'string' ? { kind, value } : null;
+    const entry = cursorKey.text(value);
+    return (SUPPRESSION_KINDS as readonly string[]).includes(kind) && entry !== null ? { kind, value: entry } : null;
   } catch {
     return null;
   }

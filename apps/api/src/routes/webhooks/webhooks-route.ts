@@ -1,7 +1,9 @@
 import type { Request, Response } from 'express';
 import { listWebhookEndpoints, type WebhookDeliveryStatus } from '@leadgen/db';
+import { ID_PATTERNS, errors, webhookErrors } from '@leadgen/domain';
 import type { ApiDependencies } from '../../dependencies';
 import { authenticatedAccount } from '../../http/authenticate';
+import { PING_EXTRA_UNITS, chargeRateLimit } from '../../http/rate-limit';
 import { linkNext, nextPageUrl, parseQuery } from '../../http/paging';
 import { deliveryBody, endpointBody } from '../../presenters/webhook-presenter';
 import { audit } from '../../use-cases/audit-trail';
@@ -30,7 +32,15 @@ import {
 
 // /api/v1/webhooks (decision 016): the account's endpoints, their deliveries, the default secret.
 
-const param = (req: Request, name: string): string => String(req.params[name]);
+// A malformed id cannot name anything: the same 404 as an unknown one, without asking the database
+// (which refuses a NUL in text outright).
+const param = (req: Request, name: 'id' | 'deliveryId' | 'jobId'): string => {
+  const value = String(req.params[name]);
+  if (name === 'id' && !ID_PATTERNS.webhookEndpoint.test(value)) throw webhookErrors.endpointNotFound();
+  if (name === 'deliveryId' && !ID_PATTERNS.webhookDelivery.test(value)) throw webhookErrors.deliveryNotFound();
+  if (name === 'jobId' && !ID_PATTERNS.job.test(value)) throw errors.jobNotFound();
+  return value;
+};
 
 type Handler = (req: Request, res: Response, deps: ApiDependencies, accountId: string) => Promise<void>;
 
@@ -79,7 +89,10 @@ export const rotateSecretRoute = route(async (req, res, deps, accountId) => {
 });
 
 export const pingRoute = route(async (req, res, deps, accountId) => {
-  res.status(202).json(deliveryBody(await pingEndpoint(deps, accountId, param(req, 'id'))));
+  const id = param(req, 'id');
+  // Weighted by what it may cost: up to 8 outbound attempts.
+  await chargeRateLimit(res, PING_EXTRA_UNITS);
+  res.status(202).json(deliveryBody(await pingEndpoint(deps, accountId, id)));
 });
 
 export const listDeliveriesRoute = route(async (req, res, deps, accountId) => {

@@ -8,7 +8,7 @@ import {
   type SubscribableEvent,
 } from '@leadgen/domain';
 import { jsonPointer, unsafeContentProblems } from '../../http/body-guard';
-import { decodeCursor, encodeCursor } from '../../http/paging';
+import { cursorKey, decodeCursor, encodeCursor } from '../../http/paging';
 
 /** A target URL's form: https (plain http only in development or with private networks allowed), no credentials. */
 export const webhookUrl = (allowHttp: boolean) =>
@@ -93,10 +93,9 @@ export function deliveriesCursor(last: { createdAt: Date; id: string }): string 
 }
 
 export function parseDeliveriesCursor(cursor: string): { createdAt: Date; id: string } {
-  const keys = decodeCursor(CURSOR_KIND, cursor);
-  const [at, id] = keys ?? [];
-  if (typeof at !== 'string' || typeof id !== 'string' || Number.isNaN(Date.parse(at))) {
-    throw errors.validation([{ pointer: '#/cursor', detail: 'cursor is not one this list gave out' }]);
-  }
-  return { createdAt: new Date(at), id };
+  const [at, id] = decodeCursor(CURSOR_KIND, cursor) ?? [];
+  const createdAt = cursorKey.time(at);
+  const key = cursorKey.text(id);
+  if (!createdAt || key === null) throw errors.validation([{ pointer: '#/cursor', detail: 'cursor is not one this list gave out' }]);
+  return { createdAt, id: key };
 }

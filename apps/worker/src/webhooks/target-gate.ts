@@ -1,0 +1,105 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { runScript, type RedisClient, type RedisKeys, type RedisScript } from '@leadgen/queue';
+
+/**
+ * Fleet-wide fairness between webhook targets: at most `perTarget` attempts in flight to one endpoint
+ * (or one webhookUrl host), so an endpoint that never answers holds that many of the fleet's slots and
+ * no more; and an endpoint whose last attempts timed out gets a shorter time limit, so its slots free
+ * sooner. Both live in Redis under the target's hash tag, entered and left with one EVALSHA each.
+ */
+export interface TargetGateOptions {
+  perTarget: number;
+  /** WEBHOOK_TIMEOUT_MS: a target in good standing gets all of it */
+  timeoutMs: number;
+}
+
+/** Timed-out attempts in a row after which a target gets SHORT_TIMEOUT_SHARE of the time limit. */
+export const TIMEOUT_STREAK = 2;
+export const SHORT_TIMEOUT_SHARE = 0.2;
+const SHORT_TIMEOUT_FLOOR_MS = 1_000;
+// How long a streak is remembered without a new timeout: a target that was down an hour ago starts afresh.
+const STREAK_KEEP_SECONDS = 3_600;
+
+/*
+ * KEYS: the target's in-flight lease set (scored by expiry, on Redis' clock) and its timeout streak.
+ * ARGV: a lease token, the capacity, the lease in ms. Expired leases (a worker that died mid-attempt)
+ * are dropped first. Returns { granted (0/1), timeout streak }.
+ */
+const ENTER: RedisScript = {
+  name: 'webhookTargetEnter',
+  keys: 2,
+  lua: `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+local streak = tonumber(redis.call('GET', KEYS[2]) or '0')
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return { 0, streak } end
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return { 1, streak }`,
+};
+
+// Gives the lease back and moves the streak: one more on a timeout (kept an hour), cleared on any answer.
+const LEAVE: RedisScript = {
+  name: 'webhookTargetLeave',
+  keys: 2,
+  lua: `
+redis.call('ZREM', KEYS[1], ARGV[1])
+if ARGV[2] == '1' then
+  redis.call('INCR', KEYS[2])
+  redis.call('EXPIRE', KEYS[2], ARGV[3])
+else
+  redis.call('DEL', KEYS[2])
+end
+return 0`,
+};
+
+export type TargetPass =
+  { granted: false } | { granted: true; timeoutMs: number; leave(outcome: { timedOut: boolean; answered: boolean }): Promise<void> };
+
+export interface TargetGate {
+  enter(target: string): Promise<TargetPass>;
+}
+
+/** The target a delivery is gated on: its endpoint, or for a job's own webhookUrl the URL's origin (hashed). */
+export function webhookTargetOf(delivery: { endpointId: string | null; url: string }): string {
+  if (delivery.endpointId) return delivery.endpointId;
+  let origin = delivery.url;
+  try {
+    origin = new URL(delivery.url).origin;
+  } catch {
+    // An unparsable URL fails its attempt anyway; it is gated on its own text.
+  }
+  return `url:${createHash('sha256').update(origin).digest('hex').slice(0, 32)}`;
+}
+
+/** The time limit for a target with this many timed-out attempts in a row. */
+export function timeoutFor(streak: number, timeoutMs: number): number {
+  return streak >= TIMEOUT_STREAK ? Math.max(SHORT_TIMEOUT_FLOOR_MS, Math.round(timeoutMs * SHORT_TIMEOUT_SHARE)) : timeoutMs;
+}
+
+export function targetGate(redis: RedisClient, keys: RedisKeys, options: TargetGateOptions): TargetGate {
+  // The lease outlives the attempt's own limit a little: a worker that dies mid-attempt frees its place then.
+  const leaseMs = options.timeoutMs + 5_000;
+  return {
+    async enter(target) {
+      const names = keys.webhookTarget(target);
+      const token = randomUUID();
+      const reply = await runScript(redis, ENTER, [names.inFlight, names.timeoutStreak], [token, options.perTarget, leaseMs]);
+      const [granted, streak] = (Array.isArray(reply) ? reply : []).map(Number);
+      if (granted !== 1) return { granted: false };
+      return {
+        granted: true,
+        timeoutMs: timeoutFor(streak ?? 0, options.timeoutMs),
+        async leave({ timedOut, answered }) {
+          // Neither a timeout nor an answer (refused by the SSRF guard, a reset): the streak stays as it is.
+          if (!timedOut && !answered) {
+            await redis.zrem(names.inFlight, token);
+            return;
+          }
+          await runScript(redis, LEAVE, [names.inFlight, names.timeoutStreak], [token, timedOut ? '1' : '0', STREAK_KEEP_SECONDS]);
+        },
+      };
+    },
+  };
+}
