@@ -37,4 +37,6 @@ export const ID_PATTERNS = {
   webhookEndpoint: /^whep_[0-9a-f]{24}$/,
   /** webhook_deliveries.id's default: `msg_` and a UUID's hex */
   webhookDelivery: /^msg_[0-9a-f]{32}$/,
+  /** newId.monitor */
+  monitor: /^mon_[0-9a-z]{24}$/,
 };

@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import { ID_PATTERNS, monitorErrors } from '@leadgen/domain';
 import type { ApiDependencies } from '../../dependencies';
 import { authenticatedAccount } from '../../http/authenticate';
 import { linkNext, nextPageUrl, parseQuery } from '../../http/paging';
@@ -20,7 +21,13 @@ import {
 
 // /api/v1/monitors (decision 022): thin routes over use-cases/monitors.ts.
 
-const param = (req: Request, name: string): string => String(req.params[name]);
+// A malformed id cannot name a monitor: the same 404 as an unknown one, without asking the database
+// (which refuses a NUL in text outright).
+const param = (req: Request, name: 'id'): string => {
+  const value = String(req.params[name]);
+  if (!ID_PATTERNS.monitor.test(value)) throw monitorErrors.notFound();
+  return value;
+};
 
 type Handler = (req: Request, res: Response, deps: ApiDependencies, accountId: string) => Promise<void>;
 

@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { errors, reservationFor, scheduleProblems, type FieldProblem, type GenerationRequest, type MonitorSchedule } from '@leadgen/domain';
 import { jsonPointer, unsafeContentProblems } from '../../http/body-guard';
-import { decodeCursor, encodeCursor } from '../../http/paging';
+import { cursorKey, decodeCursor, encodeCursor } from '../../http/paging';
 import { generateRequestSchema, normalizeGenerationRequest } from '../leads/generate-schema';
 import { webhookUrl } from '../webhooks/webhooks-schema';
 
@@ -136,9 +136,12 @@ export function runsCursor(last: { createdAt: Date; id: string }): string {
 }
 
 export function parseRunsCursor(cursor: string): { createdAt: Date; id: string } {
+  // Each key checked against what the SQL accepts (paging.ts): a tampered cursor is a 400, never a 500.
   const [at, id] = decodeCursor(CURSOR_KIND, cursor) ?? [];
-  if (typeof at !== 'string' || typeof id !== 'string' || Number.isNaN(Date.parse(at))) {
+  const createdAt = cursorKey.time(at);
+  const runId = cursorKey.text(id);
+  if (!createdAt || runId === null) {
     throw errors.validation([{ pointer: '#/cursor', detail: 'cursor is not one this list gave out' }]);
   }
-  return { createdAt: new Date(at), id };
+  return { createdAt, id: runId };
 }
