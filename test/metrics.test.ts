@@ -38,7 +38,9 @@ describe('GET /metrics on the operations port', () => {
 
   beforeAll(async () => {
     // Only google_maps is consumed here, so a shopify job stays waiting and the queue depth shows it.
-    world = await startWorld({ env: { WORKER_QUEUES: 'google_maps', RATE_LIMIT_GENERATE_PER_MIN: '5' } });
+    world = await startWorld({
+      env: { WORKER_QUEUES: 'google_maps', RATE_LIMIT_GENERATE_PER_MIN: '5', MONITOR_MIN_INTERVAL_MS: '1000', MONITOR_SWEEP_MS: '500' },
+    });
     collectProcessMetrics();
     ops = (await startOpsServer({
       host: '127.0.0.1',
@@ -62,6 +64,21 @@ describe('GET /metrics on the operations port', () => {
     const statuses = [];
     for (let i = 0; i < 6; i++) statuses.push((await generate(world, limited, {})).status);
     expect(statuses).toEqual([400, 400, 400, 400, 400, 429]);
+
+    // A monitor: a run asked for, and the ticks of its schedule (an account of its own: the generate limit is spent).
+    const watcher = await buildAccount(world.db, { credits: 10_000 });
+    const monitor = await world.http
+      .post('/api/v1/monitors')
+      .set(watcher.auth)
+      .send({ name: 'metrics', request: complete, schedule: { every: 'PT1S' } });
+    const monitorPath = `/api/v1/monitors/${monitor.body.monitorId}`;
+    expect((await world.http.post(`${monitorPath}/run`).set(watcher.auth).set('Idempotency-Key', idempotencyKey())).status).toBe(202);
+    const ticked = async () =>
+      ((await world.http.get(`${monitorPath}/runs`).set(watcher.auth)).body.items as Array<{ kind: string }>).some(
+        (r) => r.kind === 'scheduled',
+      );
+    for (let i = 0; i < 100 && !(await ticked()); i++) await new Promise((r) => setTimeout(r, 100));
+    await world.http.patch(monitorPath).set(watcher.auth).send({ enabled: false });
 
     // An upstream answering each outcome once (a real adapter's client, no retries).
     upstream = createServer((req, res) => {
@@ -177,6 +194,13 @@ describe('GET /metrics on the operations port', () => {
   it('when a website was enriched, then its page fetches are counted by outcome', () => {
     expect(value('leadgen_enrichment_fetches_total', { outcome: 'ok' })).toBeGreaterThanOrEqual(1);
     expect(value('leadgen_enrichment_fetches_total', { outcome: 'http_error' })).toBeGreaterThanOrEqual(1);
+  });
+
+  it('when a monitor ran on its schedule and when asked, then its runs are counted by kind and outcome, and the monitors due are shown', () => {
+    expect(value('leadgen_monitor_runs_total', { kind: 'manual', outcome: 'started' })).toBeGreaterThanOrEqual(1);
+    // Its first tick came while the run asked for was going (skipped) or after it (started).
+    expect(value('leadgen_monitor_runs_total', { kind: 'scheduled' })).toBeGreaterThanOrEqual(1);
+    expect(samples.some((s) => s.name === 'leadgen_monitors_due')).toBe(true);
   });
 
   it('when refusals and replays happened, then they are counted', () => {

@@ -15,6 +15,8 @@ process.env.OPS_PORT = process.env.OPS_PORT ?? '0';
 process.env.AUTH_CACHE_MS = process.env.AUTH_CACHE_MS ?? '0';
 // As for lost jobs: a worker's outbox sweep would take another file's pending webhook deliveries for lost ones.
 process.env.WEBHOOK_LOST_AFTER_MS = process.env.WEBHOOK_LOST_AFTER_MS ?? '600000';
+// And for monitors: a worker's monitor sweep would tick another file's monitors (a test of the sweep sets its own).
+process.env.MONITOR_LOST_AFTER_MS = process.env.MONITOR_LOST_AFTER_MS ?? '600000';
 // Email verification must never ask the machine's resolvers (beyond loopback): a port where nothing
 // answers gives every domain `unknown` at once; tests that need verdicts start test/fake-dns-server.ts.
 process.env.DNS_SERVERS = process.env.DNS_SERVERS ?? '127.0.0.1:9';

@@ -80,6 +80,8 @@ describe('clients generated from the served document', () => {
       retryWebhookDelivery: 409, // the ping is still pending: webhook_delivery_pending
       retryJobWebhookDelivery: 404,
       deleteWebhookEndpoint: 204,
+      runMonitor: 202,
+      deleteMonitor: 204,
     });
     expect([200, 409]).toContain(statuses.revealDefaultWebhookSecret);
     for (const [operation, code] of Object.entries(statuses)) expect([operation, code < 500]).toEqual([operation, true]);
@@ -98,7 +100,7 @@ describe('clients generated from the served document', () => {
     const out = JSON.parse(await node(dir, ['out/openapi-fetch.consumer.js'], env())) as { statuses: Record<string, number>; seen: Record<string, unknown> };
     expected(out.statuses);
     expect(out.seen).toMatchObject({ delivered: 5, request: 'google_maps', listed: true, firstLead: 'string', csvLines: 6, jsonlLines: 5, setComplete: true, leads: 5, allCsvLines: 6, domains: 1 });
-    expect(out.seen).toMatchObject({ countries: true, perItem: true, health: 'ok', ready: 'ready', version: '3.1.0', secret: true });
+    expect(out.seen).toMatchObject({ countries: true, perItem: true, health: 'ok', ready: 'ready', version: '3.1.0', secret: true, monitorRun: true });
     expectAudited(out.seen.audited);
   }, 180_000);
 
@@ -108,7 +110,7 @@ describe('clients generated from the served document', () => {
     expect(await strictTsc(dir, 'hey-api.consumer.ts')).toBe('');
     const out = JSON.parse(await node(dir, ['out/hey-api.consumer.js'], env())) as { statuses: Record<string, number>; seen: Record<string, unknown> };
     expected(out.statuses);
-    expect(out.seen).toMatchObject({ delivered: 3, csvLines: 4, leads: 3, available: true, version: '3.1.0' });
+    expect(out.seen).toMatchObject({ delivered: 3, csvLines: 4, leads: 3, available: true, version: '3.1.0', runs: 1 });
     expectAudited(out.seen.audited);
   }, 180_000);
 });

@@ -75,10 +75,21 @@ status('retryJobWebhookDelivery', await sdk.retryJobWebhookDelivery({ path: { jo
 status('revealDefaultWebhookSecret', await sdk.revealDefaultWebhookSecret());
 ok('rotateDefaultWebhookSecret', await sdk.rotateDefaultWebhookSecret());
 status('deleteWebhookEndpoint', await sdk.deleteWebhookEndpoint({ path: { id } }));
+const monitor = ok(
+  'createMonitor',
+  await sdk.createMonitor({ body: { name: 'hey', request: { category: 'dentist', state: 'US', maxResults: 3 }, schedule: { every: 'PT6H' } } }),
+);
+const monitorId = monitor.monitorId;
+ok('listMonitors', await sdk.listMonitors());
+ok('getMonitor', await sdk.getMonitor({ path: { id: monitorId } }));
+ok('updateMonitor', await sdk.updateMonitor({ path: { id: monitorId }, body: { enabled: false } }));
+ok('runMonitor', await sdk.runMonitor({ path: { id: monitorId }, headers: { 'Idempotency-Key': `hey-run-${Date.now()}` } }));
+const runs = ok('listMonitorRuns', await sdk.listMonitorRuns({ path: { id: monitorId } }));
+status('deleteMonitor', await sdk.deleteMonitor({ path: { id: monitorId } }));
 
 console.log(
   JSON.stringify({
     statuses,
-    seen: { delivered, listed: jobs.items.length, csvLines: csv.trimEnd().split('\r\n').length, leads: leads.items.length, available: account.credits.available >= 0, audited: audit.items.map((event) => event.action), version: document.openapi },
+    seen: { delivered, listed: jobs.items.length, csvLines: csv.trimEnd().split('\r\n').length, leads: leads.items.length, available: account.credits.available >= 0, audited: audit.items.map((event) => event.action), version: document.openapi, runs: runs.items.length },
   }),
 );

@@ -106,6 +106,20 @@ status('cancelBatch', await client.DELETE('/api/v1/leads/batches/{batchId}', { p
 status('revealDefaultWebhookSecret', await client.POST('/api/v1/webhooks/default-secret'));
 ok('rotateDefaultWebhookSecret', await client.POST('/api/v1/webhooks/default-secret/rotate'));
 status('deleteWebhookEndpoint', await client.DELETE('/api/v1/webhooks/{id}', { params: { path: { id } } }));
+const monitor = ok(
+  'createMonitor',
+  await client.POST('/api/v1/monitors', {
+    body: { name: 'consumer', request: { category: 'dentist', state: 'US', maxResults: 5 }, schedule: { cron: '0 7 * * 1', timezone: 'Europe/Berlin' } },
+  }),
+);
+const monitorId = monitor.monitorId;
+const nextRunAt: string | null = monitor.nextRunAt;
+ok('listMonitors', await client.GET('/api/v1/monitors'));
+ok('getMonitor', await client.GET('/api/v1/monitors/{id}', { params: { path: { id: monitorId } } }));
+ok('updateMonitor', await client.PATCH('/api/v1/monitors/{id}', { params: { path: { id: monitorId } }, body: { schedule: { every: 'PT6H' } } }));
+const run = ok('runMonitor', await client.POST('/api/v1/monitors/{id}/run', { params: { path: { id: monitorId }, header: { 'Idempotency-Key': `consumer-run-${Date.now()}` } } }));
+const runs = ok('listMonitorRuns', await client.GET('/api/v1/monitors/{id}/runs', { params: { path: { id: monitorId }, query: { limit: 5 } } }));
+status('deleteMonitor', await client.DELETE('/api/v1/monitors/{id}', { params: { path: { id: monitorId } } }));
 
 console.log(
   JSON.stringify({
@@ -131,6 +145,7 @@ console.log(
       version,
       secret: secret.startsWith('whsec_'),
       attempts: attempts >= 0,
+      monitorRun: run.monitorId === monitorId && runs.items.length === 1 && nextRunAt !== null,
     },
   }),
 );

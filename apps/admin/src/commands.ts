@@ -1,6 +1,8 @@
 import {
   accountLedger,
+  changeMonitor,
   createAccount,
+  listAllMonitors,
   findJob,
   listAccounts,
   listApiKeys,
@@ -21,7 +23,7 @@ import {
 } from '@leadgen/db';
 import { cancelJob } from '@leadgen/commands';
 import { waitUntilConnected } from '@leadgen/queue';
-import { isTerminal, normalizeSuppression, type SubjectKind } from '@leadgen/domain';
+import { decideMonitorChange, isTerminal, normalizeSuppression, type SubjectKind } from '@leadgen/domain';
 import type { JobProducer, WebhookProducer } from '@leadgen/queue';
 import { deleteAccountEverywhere } from './account-deletion';
 
@@ -63,6 +65,8 @@ export const USAGE = `usage: npm run admin -- <command> [options] [--json | --ta
   job:cancel --job ID                         cancel a queued or running job, as its owner's DELETE does
   audit:show [--account ID] [--action A] [--limit N]   the audit trail, newest first (every account's without --account)
   subject:erase --email X | --phone X | --domain X | --linkedin-url X   delete every stored lead holding it, in every account, and never collect or deliver it again
+  monitor:list [--account ID] [--limit N]     monitors, newest first: schedule, next run, last run, why paused (every account's without --account)
+  monitor:pause --monitor ID                  pause a monitor (reason operator); its owner resumes it with PATCH { enabled: true }
   secrets:rotate                              re-seal every webhook secret under the first SECRETS_ENCRYPTION_KEY key (then the older keys can go)
 output: a table on a terminal, one JSON object otherwise (scripts); --json or --table forces either`;
 
@@ -139,6 +143,20 @@ function jobView(job: NonNullable<Awaited<ReturnType<typeof findJob>>>): Record<
     createdAt: job.createdAt.toISOString(),
     startedAt: job.startedAt?.toISOString() ?? null,
     finishedAt: job.finishedAt?.toISOString() ?? null,
+  };
+}
+
+function monitorView(monitor: Awaited<ReturnType<typeof listAllMonitors>>[number]): Record<string, unknown> {
+  return {
+    monitorId: monitor.id,
+    accountId: monitor.accountId,
+    name: monitor.name,
+    schedule: 'every' in monitor.schedule ? `every ${monitor.schedule.every}` : `${monitor.schedule.cron} (${monitor.schedule.timezone})`,
+    enabled: monitor.enabled,
+    pausedReason: monitor.enabled ? null : monitor.pausedReason,
+    nextRunAt: monitor.nextRunAt?.toISOString() ?? null,
+    lastRunStatus: monitor.lastRun ? (monitor.lastRun.status ?? `skipped: ${monitor.lastRun.skipReason}`) : null,
+    lastRunAt: monitor.lastRun?.createdAt.toISOString() ?? null,
   };
 }
 
@@ -261,6 +279,22 @@ export async function runCommand(argv: string[], services: Services): Promise<Re
         );
       }
       return jobView(cancellation.job);
+    }
+    case 'monitor:list': {
+      const flags = parseFlags(args, ['account', 'limit']);
+      const limit = flags.has('limit') ? credits(flags, 'limit') : 100;
+      const rows = await listAllMonitors(await database(), flags.get('account') ?? null, Math.max(1, Math.min(limit, 1_000)));
+      return { rows: rows.map(monitorView) };
+    }
+    case 'monitor:pause': {
+      const flags = parseFlags(args, ['monitor']);
+      const id = required(flags, 'monitor');
+      // The owner's PATCH { enabled: false } with the operator as the reason; an alarm left set rings for nothing.
+      const moved = await changeMonitor(await database(), null, id, (current) =>
+        decideMonitorChange(current, { enabled: false }, new Date(), 'operator'),
+      );
+      if (!moved) throw new UsageError(`admin: no monitor ${id}: npm run admin -- monitor:list shows them`, 1);
+      return monitorView(moved.monitor);
     }
     case 'credits:grant': {
       const flags = parseFlags(args, ['account', 'amount']);

@@ -1,7 +1,14 @@
 import type { Server } from 'node:http';
 import type { Config } from '@leadgen/config';
 import type { Database } from '@leadgen/db';
-import { closeRedis, type JobEventSubscription, type RedisClient, type JobProducer, type WebhookProducer } from '@leadgen/queue';
+import {
+  closeRedis,
+  type JobEventSubscription,
+  type RedisClient,
+  type JobProducer,
+  type MonitorAlarms,
+  type WebhookProducer,
+} from '@leadgen/queue';
 import type { JobWaiters } from './job-waiters';
 
 export interface ApiShutdownParts {
@@ -11,6 +18,7 @@ export interface ApiShutdownParts {
   subscription: JobEventSubscription;
   producer: JobProducer;
   webhooks: WebhookProducer;
+  alarms: MonitorAlarms;
   redis: RedisClient;
   db: Database;
 }
@@ -33,6 +41,7 @@ export async function shutDownApi(config: Config, parts: ApiShutdownParts): Prom
   await parts.subscription.close();
   await parts.producer.close();
   await parts.webhooks.close();
+  await parts.alarms.close();
   await closeRedis(parts.redis);
   await parts.db.$disconnect();
 }

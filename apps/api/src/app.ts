@@ -28,6 +28,7 @@ import {
   listBatchesRoute,
 } from './routes/leads/batches-route';
 import { linkedinCountriesRoute, tariffsRoute } from './routes/meta-route';
+import { mountMonitorRoutes } from './routes/monitors/monitors-paths';
 import { mountWebhookRoutes } from './routes/webhooks/webhooks-paths';
 
 const SUPPRESSIONS_BODY_LIMIT_BYTES = 8 * 1024 * 1024;
@@ -125,6 +126,8 @@ export function createApp(deps: ApiDependencies, options: AppOptions = {}): expr
   v1.all('/suppressions', methodNotAllowed('GET', 'PUT', 'DELETE'));
   // Webhooks (decision 016): endpoints, their deliveries, the default secret; the `read` rate limit.
   mountWebhookRoutes(v1, deps, { auth, limit: readLimit, body: jsonBody(config.http.bodyLimitBytes), methodNotAllowed });
+  // Monitors (decision 022): a generation request on a schedule.
+  mountMonitorRoutes(v1, deps, { auth, limit: readLimit, generateLimit, body: jsonBody(config.http.bodyLimitBytes), methodNotAllowed });
   v1.get('/audit-events', auth, readLimit, auditEventsRoute(deps));
   v1.all('/audit-events', methodNotAllowed('GET'));
   v1.get('/meta/linkedin-countries', linkedinCountriesRoute);

@@ -1,6 +1,6 @@
 import type { Config } from '@leadgen/config';
 import type { Database } from '@leadgen/db';
-import type { JobProducer, RedisClient, WebhookProducer } from '@leadgen/queue';
+import type { JobProducer, MonitorAlarms, RedisClient, WebhookProducer } from '@leadgen/queue';
 import type { JobWaiters } from './job-waiters';
 import type { TerminalBodies } from './terminal-bodies';
 
@@ -15,4 +15,6 @@ export interface ApiDependencies {
   terminalBodies: TerminalBodies;
   /** the webhook queue: a cancel's and a ping's deliveries, a manual retry (decision 016) */
   webhooks: WebhookProducer;
+  /** the monitors' alarm clock: a schedule change moves the alarm, a delete removes it (decision 022) */
+  alarms: MonitorAlarms;
 }

@@ -4,7 +4,7 @@ import type { Config } from '@leadgen/config';
 import { countBatchesByStatus, createDatabase, DEVELOPMENT_SECRETS_KEY_WARNING } from '@leadgen/db';
 import { logger } from '@leadgen/logger';
 import { metrics, reportBatchCounts, reportQueueDepth, type ReadinessReport } from '@leadgen/ops';
-import { createJobProducer, createWebhookProducer, producerConnection, subscribeJobEvents } from '@leadgen/queue';
+import { createJobProducer, createMonitorAlarms, createWebhookProducer, producerConnection, subscribeJobEvents } from '@leadgen/queue';
 import { shutDownApi } from './api-shutdown';
 import { createApp } from './app';
 import { answerClientError } from './http/client-error';
@@ -36,7 +36,8 @@ export async function startApi(config: Config): Promise<RunningApi> {
   // Webhooks (decision 016): the API enqueues the deliveries of cancels, pings and manual retries.
   const webhooks = createWebhookProducer(config.redis);
   const terminalBodies = new TerminalBodies();
-  const deps: ApiDependencies = { config, db, producer, redis, waiters, terminalBodies, webhooks };
+  const alarms = createMonitorAlarms(config.redis);
+  const deps: ApiDependencies = { config, db, producer, redis, waiters, terminalBodies, webhooks, alarms };
 
   // While Redis is away the subscription is too; requests then wait out their time and read PostgreSQL.
   const subscription = subscribeJobEvents(config.redis, {
@@ -50,7 +51,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
     ? [
         {
           path: BOARD_PATH,
-          handler: operatorBoard([...producer.queues(), webhooks.queue()], config.operatorPassword, {
+          handler: operatorBoard([...producer.queues(), webhooks.queue(), alarms.queue()], config.operatorPassword, {
             redis,
             keys: producer.keys,
             writable: config.operatorBoardWritable,
@@ -93,7 +94,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
     readiness: apiReadiness(deps, () => shuttingDown),
     async close() {
       shuttingDown = true;
-      await shutDownApi(config, { server, waiters, purge, subscription, producer, webhooks, redis, db });
+      await shutDownApi(config, { server, waiters, purge, subscription, producer, webhooks, alarms, redis, db });
     },
   };
 }

@@ -32,6 +32,7 @@ describe('Bull Board for operators', () => {
     expect((queues.body.queues as Array<{ name: string }>).map((q) => q.name).sort()).toEqual([
       'google_maps',
       'linkedin',
+      'monitors',
       'shopify',
       'webhooks',
     ]);

@@ -40,6 +40,8 @@ const tampered: Array<[string, unknown[]]> = [
   ['/api/v1/audit-events', ['a', TIME, NUL]],
   ['/api/v1/audit-events', ['a', '-000100-01-01T00:00:00.000Z', 'aud_x']],
   ['/api/v1/suppressions', ['domain', NUL]],
+  [`/api/v1/monitors/mon_${'0'.repeat(24)}/runs`, ['monitor-runs', TIME, NUL]],
+  [`/api/v1/monitors/mon_${'0'.repeat(24)}/runs`, ['monitor-runs', '+275760-09-13T00:00:00.000Z', 'mrun_x']],
 ];
 
 describe('tampered cursors', () => {
@@ -101,6 +103,9 @@ describe('ids PostgreSQL cannot hold', () => {
     ['POST', `/api/v1/leads/jobs/job_${'0'.repeat(24)}/webhook-deliveries/a%00b/retry`, 'webhook_delivery_not_found'],
     ['GET', '/api/v1/leads/jobs/a%00b', 'job_not_found'],
     ['GET', '/api/v1/leads/result-sets/a%00b', 'job_not_found'],
+    ['GET', '/api/v1/monitors/a%00b', 'monitor_not_found'],
+    ['DELETE', '/api/v1/monitors/a%00b', 'monitor_not_found'],
+    ['GET', '/api/v1/monitors/a%00b/runs', 'monitor_not_found'],
   ])('when %s %s, then 404 %s', async (method, path, code) => {
     const res = await rawRequest(world.api.port, {
       method,

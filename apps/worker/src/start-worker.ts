@@ -9,6 +9,7 @@ import { enqueueReleasedJobs, jobEventPublisher, openLeadQueues, producerConnect
 import { createLeadConsumers } from './lead-consumers';
 import { startLeadRetentionSweep } from './lead-retention-sweep';
 import { startLostJobSweep } from './lost-job-sweep';
+import { startMonitorRuntime } from './monitors/monitor-runtime';
 import type { HandlerDependencies } from './process-lead-job';
 import { startWebhookDelivery } from './webhooks/webhook-runtime';
 import { workerReadiness } from './worker-readiness';
@@ -81,6 +82,8 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
     periodMs: config.worker.lostJobSweepMs,
     release,
   });
+  // Monitors (decision 022): every worker ticks them; their runs go to the sources' queues like any job.
+  const monitors = await startMonitorRuntime(config, db, { release, webhooks: webhooks.producer });
   // LEAD_RETENTION_DAYS: one worker of the fleet per hour deletes the leads past it (lead-retention-sweep.ts).
   const retention = startLeadRetentionSweep(db, queues, deps.events, { days: config.leads.retentionDays });
   const sweep = { stop: async () => void (await Promise.all([lostJobs.stop(), retention.stop()])) };
@@ -99,12 +102,12 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
       queues,
       sources,
       webhooks: webhooks.consumer ? webhooks.producer : null,
-      consumers: [...consumers.workers, ...(webhooks.consumer ? [webhooks.consumer] : [])],
+      consumers: [...consumers.workers, ...(webhooks.consumer ? [webhooks.consumer] : []), monitors.consumer],
       isDraining: () => draining,
     }),
     async close() {
       draining = true;
-      await shutDownWorker(config, { consumers, webhooks, sweep, queues, subscription, publisherConnection, providers, db });
+      await shutDownWorker(config, { consumers, webhooks, monitors, sweep, queues, subscription, publisherConnection, providers, db });
     },
   };
 }

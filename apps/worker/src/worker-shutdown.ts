@@ -4,12 +4,15 @@ import { closeProviders, type LoadedProviders } from '@leadgen/providers';
 import { closeRedis, type JobEventSubscription, type RedisClient, type LeadQueues } from '@leadgen/queue';
 import type { LeadConsumers } from './lead-consumers';
 import type { PeriodicSweep } from './periodic-sweep';
+import type { MonitorRuntime } from './monitors/monitor-runtime';
 import type { WebhookDelivery } from './webhooks/webhook-runtime';
 
 export interface WorkerShutdownParts {
   consumers: LeadConsumers;
   /** the webhook queue's consumer and producer, and the outbox sweep (decision 016) */
   webhooks: WebhookDelivery;
+  /** the monitors' alarm consumer and sweep (decision 022) */
+  monitors: MonitorRuntime;
   sweep: PeriodicSweep;
   queues: LeadQueues;
   subscription: JobEventSubscription;
@@ -27,7 +30,7 @@ export async function shutDownWorker(config: Config, parts: WorkerShutdownParts)
   const grace = setTimeout(() => parts.consumers.interruptAll(), config.shutdownGraceMs);
   await parts.sweep.stop();
   // Webhook attempts under way finish too (each within WEBHOOK_TIMEOUT_MS), on their own grace timer.
-  await Promise.all([parts.consumers.close(), parts.webhooks.close()]);
+  await Promise.all([parts.consumers.close(), parts.webhooks.close(), parts.monitors.close()]);
   clearTimeout(grace);
   await parts.queues.close();
   await parts.subscription.close();

@@ -59,6 +59,13 @@ export type WebhookEvent =
   | NonNullable<operations['event_job_partial']['requestBody']>['content']['application/json']
   | NonNullable<operations['event_job_empty']['requestBody']>['content']['application/json']
   | NonNullable<operations['event_job_cancelled']['requestBody']>['content']['application/json'];
+/** A monitor (decision 022): a generation request run on a schedule, each run delivering only what is new. */
+export type Monitor = Schemas['Monitor'];
+export type NewMonitor = Schemas['MonitorInput'];
+export type MonitorChange = Schemas['MonitorUpdate'];
+/** A tick of a monitor's schedule or a run asked for, with its job's counts. */
+export type MonitorRun = Schemas['MonitorRun'];
+export type MonitorRunPage = Schemas['MonitorRunPage'];
 /** What `batches.create` sends: 1..1,000 generation requests and the batch's own options. */
 export type BatchRequest = Schemas['BatchRequest'];
 /** A batch as GET answers it: `terminal` exactly when the status is not `running`. */

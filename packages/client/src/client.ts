@@ -5,6 +5,7 @@ import { JobsApi, type GenerateOptions, type JobFilter } from './jobs-api.js';
 import { LeadsApi, type LeadFilter } from './leads-api.js';
 import { BatchesApi } from './batches-api.js';
 import type { WithMeta } from './response-meta.js';
+import { MonitorsApi } from './monitors-api.js';
 import { WebhooksApi } from './webhooks-api.js';
 
 export interface ClientOptions {
@@ -30,7 +31,7 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 
 /**
  * The leadgen API, typed: one property per area (`jobs`, `leads`, `account`, `suppressions`,
- * `webhooks`, `meta`); every call takes an AbortSignal and a timeout, 429 and 503 are retried after
+ * `webhooks`, `monitors`, `meta`); every call takes an AbortSignal and a timeout, 429 and 503 are retried after
  * Retry-After, and every result and error carries the answer's `meta` (request id, rate limit, replayed).
  */
 export class LeadgenClient {
@@ -40,6 +41,7 @@ export class LeadgenClient {
   readonly account: AccountApi;
   readonly suppressions: SuppressionsApi;
   readonly webhooks: WebhooksApi;
+  readonly monitors: MonitorsApi;
   readonly meta: MetaApi;
 
   constructor(options: ClientOptions) {
@@ -58,6 +60,7 @@ export class LeadgenClient {
     this.account = new AccountApi(http);
     this.suppressions = new SuppressionsApi(http);
     this.webhooks = new WebhooksApi(http);
+    this.monitors = new MonitorsApi(http);
     this.meta = new MetaApi(http);
   }
 

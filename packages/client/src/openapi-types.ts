@@ -824,6 +824,107 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/monitors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's monitors, newest first
+         * @description Every monitor of the account (at most MONITOR_MAX_PER_ACCOUNT, so one page), each with its next run and last run.
+         */
+        get: operations["listMonitors"];
+        put?: never;
+        /**
+         * Run a generation request on a schedule, delivering only new leads
+         * @description Creates a monitor: each tick of its schedule submits its request as a job with excludeDelivered forced, so a run delivers and bills only leads the account never received; a run that finds nothing new is EMPTY and costs nothing. At most MONITOR_MAX_PER_ACCOUNT per account (409 monitor_limit).
+         */
+        post: operations["createMonitor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/monitors/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example mon_0123456789abcdefghijklmn */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * A monitor: its next run, its last run, why it is paused
+         * @description One monitor of the account; another account's answers 404 as one that does not exist.
+         */
+        get: operations["getMonitor"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a monitor; its runs stay readable
+         * @description No tick runs after this. Its runs (jobs) stay readable, and GET …/runs still lists them.
+         */
+        delete: operations["deleteMonitor"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a monitor; pause it (enabled: false) or resume it
+         * @description Changes the fields sent. A new schedule or a resume moves the next run at once to the schedule’s next time from now; a pause clears it.
+         */
+        patch: operations["updateMonitor"];
+        trace?: never;
+    };
+    "/api/v1/monitors/{id}/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example mon_0123456789abcdefghijklmn */
+                id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run a monitor now, once (idempotent per Idempotency-Key)
+         * @description Submits one run now, whatever the schedule (a paused monitor too); the schedule does not move. The same Idempotency-Key answers the same run again (`Idempotent-Replayed: true`). A run still going: 409 monitor_run_in_progress.
+         */
+        post: operations["runMonitor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/monitors/{id}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example mon_0123456789abcdefghijklmn */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * A monitor's runs and skipped ticks, newest first, with their counts
+         * @description Each tick (skipped ones with why) and each run asked for, newest first: new leads delivered, leads skipped as already delivered, credits charged. A deleted monitor’s runs stay listed.
+         */
+        get: operations["listMonitorRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "job.completed": {
@@ -1040,6 +1141,26 @@ export interface webhooks {
          * @description A test event, sent when you ask for one; answer 2xx.
          */
         post: operations["event_ping"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "monitor.paused": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The service paused a monitor
+         * @description Sent to the monitor's webhookUrl (and endpoints subscribed to monitor.paused) when the service pauses a monitor: the account could not cover a run, or MONITOR_PAUSE_AFTER_FAILURES runs in a row FAILED.
+         */
+        post: operations["event_monitor_paused"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1323,6 +1444,8 @@ export interface components {
                 /** @description Leads on the account's suppression list */
                 suppressed: number;
             };
+            /** @description The monitor whose run this job is (`mon_…`, decision 022); absent for a job you asked for directly */
+            monitorId?: string;
             /**
              * @description queued or running (enum property replaced by openapi-typescript)
              * @enum {string}
@@ -1375,6 +1498,8 @@ export interface components {
                 /** @description Leads on the account's suppression list */
                 suppressed: number;
             };
+            /** @description The monitor whose run this job is (`mon_…`, decision 022); absent for a job you asked for directly */
+            monitorId?: string;
             /**
              * @description A terminal status: it never changes again (enum property replaced by openapi-typescript)
              * @enum {string}
@@ -1450,6 +1575,8 @@ export interface components {
                 /** @description Leads on the account's suppression list */
                 suppressed: number;
             };
+            /** @description The monitor whose run this job is (`mon_…`, decision 022); absent for a job you asked for directly */
+            monitorId?: string;
             /**
              * @description A terminal status: it never changes again (enum property replaced by openapi-typescript)
              * @enum {string}
@@ -1484,8 +1611,8 @@ export interface components {
             url: string;
             /** @description Your note about the endpoint */
             description: string | null;
-            /** @description The job and batch events to send */
-            events: ("job.completed" | "job.partial" | "job.empty" | "job.failed" | "job.cancelled" | "batch.completed" | "batch.partial" | "batch.empty" | "batch.failed" | "batch.cancelled")[];
+            /** @description The events to send: the job events, the batch events, and monitor.paused */
+            events: ("job.completed" | "job.partial" | "job.empty" | "job.failed" | "job.cancelled" | "batch.completed" | "batch.partial" | "batch.empty" | "batch.failed" | "batch.cancelled" | "monitor.paused")[];
             /** @description false once disabled (by you, or after 410 Gone or days of failures) */
             enabled: boolean;
             /** @description When it was disabled */
@@ -1515,8 +1642,8 @@ export interface components {
             url: string;
             /** @description Your note about the endpoint */
             description: string | null;
-            /** @description The job and batch events to send */
-            events: ("job.completed" | "job.partial" | "job.empty" | "job.failed" | "job.cancelled" | "batch.completed" | "batch.partial" | "batch.empty" | "batch.failed" | "batch.cancelled")[];
+            /** @description The events to send: the job events, the batch events, and monitor.paused */
+            events: ("job.completed" | "job.partial" | "job.empty" | "job.failed" | "job.cancelled" | "batch.completed" | "batch.partial" | "batch.empty" | "batch.failed" | "batch.cancelled" | "monitor.paused")[];
             /** @description false once disabled (by you, or after 410 Gone or days of failures) */
             enabled: boolean;
             /** @description When it was disabled */
@@ -1570,7 +1697,7 @@ export interface components {
              * @description The event sent
              * @enum {string}
              */
-            eventType: "job.completed" | "job.partial" | "job.empty" | "job.failed" | "job.cancelled" | "batch.completed" | "batch.partial" | "batch.empty" | "batch.failed" | "batch.cancelled" | "ping";
+            eventType: "job.completed" | "job.partial" | "job.empty" | "job.failed" | "job.cancelled" | "batch.completed" | "batch.partial" | "batch.empty" | "batch.failed" | "batch.cancelled" | "monitor.paused" | "ping";
             /** @description null: the job's own `webhookUrl` */
             endpointId: string | null;
             /** @description The job the event is about (null for a ping) */
@@ -1650,6 +1777,8 @@ export interface components {
                 /** @description Leads on the account's suppression list */
                 suppressed: number;
             };
+            /** @description The monitor whose run this job is (`mon_…`, decision 022); absent for a job you asked for directly */
+            monitorId?: string;
             /**
              * @description The terminal status
              * @enum {string}
@@ -1706,6 +1835,191 @@ export interface components {
             items: components["schemas"]["AuditEvent"][];
             /** @description pass it back as `cursor` for the next page; null on the last */
             nextCursor: string | null;
+        };
+        /** @description Elapsed time (`every`, an ISO 8601 duration of weeks, days, hours, minutes, seconds) or wall-clock time (`cron`, five fields, read in the IANA `timezone`). Runs are at least MONITOR_MIN_INTERVAL_MS apart (1 hour by default). */
+        MonitorSchedule: {
+            /**
+             * @description An ISO 8601 duration such as PT6H or P1D
+             * @example PT6H
+             */
+            every: string;
+        } | {
+            /**
+             * @description Five fields: minute hour day-of-month month day-of-week
+             * @example 0 7 * * 1
+             */
+            cron: string;
+            /**
+             * @description An IANA time zone the expression is read in
+             * @example Europe/Berlin
+             */
+            timezone: string;
+        };
+        /**
+         * @description A new monitor; every problem is reported at once (400 validation_failed, with JSON pointers).
+         * @example {
+         *       "name": "New dentists in Austin, Mondays",
+         *       "request": {
+         *         "category": "dentist",
+         *         "state": "US",
+         *         "city": "Austin",
+         *         "maxResults": 25
+         *       },
+         *       "schedule": {
+         *         "cron": "0 7 * * 1",
+         *         "timezone": "America/Chicago"
+         *       }
+         *     }
+         */
+        MonitorInput: {
+            /** @description Your name for the monitor, 1..200 characters */
+            name: string;
+            /** @description The generation request each run submits; `excludeDelivered` is forced true, and `webhookUrl` belongs on the monitor */
+            request: components["schemas"]["GenerationRequestInput"];
+            schedule: components["schemas"]["MonitorSchedule"];
+            /** @description Where each run's terminal event and monitor.paused are POSTed, signed with the account's default webhook secret */
+            webhookUrl?: string;
+            /** @description The most a run may reserve: the request's worst case must fit */
+            maxCreditsPerRun?: number;
+            /** @description false creates it paused; default true */
+            enabled?: boolean;
+        };
+        /** @description The fields to change, at least one; only those change. */
+        MonitorUpdate: {
+            /** @description Your name for the monitor, 1..200 characters */
+            name?: string;
+            /** @description Replaces the request; the next run uses it */
+            request?: components["schemas"]["GenerationRequestInput"];
+            /** @description Replaces the schedule; the next run moves at once */
+            schedule?: components["schemas"]["MonitorSchedule"];
+            /** @description null removes it */
+            webhookUrl?: string | null;
+            /** @description null removes the cap */
+            maxCreditsPerRun?: number | null;
+            /** @description false pauses it; true resumes it (its next run is the schedule’s next time from now) */
+            enabled?: boolean;
+        };
+        /** @description A generation request run on a schedule; each run delivers and bills only leads the account never had */
+        Monitor: {
+            /** @description The monitor id (`mon_…`) */
+            monitorId: string;
+            /** @description Its name */
+            name: string;
+            /** @description The normalised request each run submits (with excludeDelivered forced) */
+            request: components["schemas"]["GenerationRequest"];
+            schedule: components["schemas"]["MonitorSchedule"];
+            /** @description Where its runs' events go */
+            webhookUrl: string | null;
+            /** @description The cap on a run’s reservation */
+            maxCreditsPerRun: number | null;
+            /** @description Whether ticks run */
+            enabled: boolean;
+            /** @description Why it is not running: `owner` (you paused it), `operator`, or the service paused it: `insufficient_credits` (a tick could not reserve its run) or `consecutive_failures` (MONITOR_PAUSE_AFTER_FAILURES runs in a row FAILED). Null while enabled */
+            pausedReason: ("owner" | "operator" | "insufficient_credits" | "consecutive_failures") | null;
+            /** @description When the next tick is due; null while paused */
+            nextRunAt: string | null;
+            /** @description Its newest run or skipped tick */
+            lastRun: {
+                /** @description The run id (`mrun_…`) */
+                runId: string;
+                /** @description The run’s job; null for a skipped tick */
+                jobId: string | null;
+                /** @description The job’s status */
+                status: ("queued" | "running" | "COMPLETE" | "PARTIAL" | "EMPTY" | "FAILED" | "CANCELLED") | null;
+                /** @description New leads it delivered so far */
+                deliveredCount: number | null;
+                /** @description Why the tick made no job: `overlap`, `insufficient_credits`, `consecutive_failures` */
+                skipReason: string | null;
+                /** @description The due time of the tick; null for a run asked for */
+                scheduledFor: string | null;
+                /**
+                 * Format: date-time
+                 * @description When it happened
+                 */
+                createdAt: string;
+            } | null;
+            /**
+             * Format: date-time
+             * @description When it was created
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When it last changed (a tick moves nextRunAt too)
+             */
+            updatedAt: string;
+        };
+        /** @description The account's monitors (at most MONITOR_MAX_PER_ACCOUNT) */
+        MonitorList: {
+            /** @description newest first */
+            items: components["schemas"]["Monitor"][];
+        };
+        /** @description A tick of the schedule or a run asked for */
+        MonitorRun: {
+            /** @description The run id (`mrun_…`) */
+            runId: string;
+            /** @description Its monitor */
+            monitorId: string;
+            /**
+             * @description `scheduled` (a tick) or `manual` (POST …/run)
+             * @enum {string}
+             */
+            kind: "scheduled" | "manual";
+            /** @description The tick’s due time; null for a manual run */
+            scheduledFor: string | null;
+            /**
+             * Format: date-time
+             * @description When it ran
+             */
+            createdAt: string;
+            /** @description Why no job was made: `overlap` (the previous run was still going), `insufficient_credits`, `consecutive_failures` */
+            skipReason: string | null;
+            /** @description The run’s job, with its counts; null when the tick was skipped */
+            job: {
+                /** @description The job id */
+                jobId: string;
+                /** @description Where to read it */
+                pollUrl: string;
+                /**
+                 * @description Its status
+                 * @enum {string}
+                 */
+                status: "queued" | "running" | "COMPLETE" | "PARTIAL" | "EMPTY" | "FAILED" | "CANCELLED";
+                /** @description maxResults */
+                requestedCount: number;
+                /** @description New leads delivered (and billed) */
+                deliveredCount: number;
+                /** @description Leads passed over because the account already had them (not billed) */
+                skippedAlreadyDelivered: number;
+                /** @description Charged once terminal (0 for a run that found nothing new) */
+                creditsCharged: number | null;
+                /** @description When it ended */
+                finishedAt: string | null;
+            } | null;
+        };
+        /** @description One page of a monitor's runs */
+        MonitorRunPage: {
+            /** @description newest first */
+            items: components["schemas"]["MonitorRun"][];
+            /** @description pass it back as `cursor` for the next page; null on the last */
+            nextCursor: string | null;
+        };
+        /** @description A monitor the service paused; PATCH it with enabled: true to resume */
+        MonitorPausedData: {
+            /** @description The monitor */
+            monitorId: string;
+            /** @description Its name */
+            name: string;
+            /**
+             * @description Why the service paused it
+             * @enum {string}
+             */
+            reason: "insufficient_credits" | "consecutive_failures";
+            /**
+             * Format: date-time
+             * @description When
+             */
+            pausedAt: string;
         };
         /**
          * @description A batch: up to 1,000 generation requests run as ordinary jobs, deduplicated across the batch
@@ -1846,7 +2160,7 @@ export interface components {
              * @description The stable code to branch on (docs/errors.md)
              * @enum {string}
              */
-            code: "validation_failed" | "malformed_json" | "malformed_path" | "malformed_request" | "idempotency_key_missing" | "idempotency_key_invalid" | "unauthorized" | "insufficient_credits" | "job_not_found" | "not_found" | "leads_expired" | "method_not_allowed" | "request_timeout" | "job_not_cancellable" | "batch_not_found" | "batch_not_cancellable" | "payload_too_large" | "unsupported_media_type" | "unsupported_content_encoding" | "expectation_failed" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable" | "webhook_endpoint_not_found" | "webhook_delivery_not_found" | "webhook_endpoint_limit" | "webhook_endpoint_disabled" | "webhook_delivery_pending" | "webhook_secret_already_revealed" | "suppression_limit";
+            code: "validation_failed" | "malformed_json" | "malformed_path" | "malformed_request" | "idempotency_key_missing" | "idempotency_key_invalid" | "unauthorized" | "insufficient_credits" | "job_not_found" | "not_found" | "leads_expired" | "method_not_allowed" | "request_timeout" | "job_not_cancellable" | "batch_not_found" | "batch_not_cancellable" | "payload_too_large" | "unsupported_media_type" | "unsupported_content_encoding" | "expectation_failed" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable" | "webhook_endpoint_not_found" | "webhook_delivery_not_found" | "webhook_endpoint_limit" | "webhook_endpoint_disabled" | "webhook_delivery_pending" | "webhook_secret_already_revealed" | "monitor_not_found" | "monitor_limit" | "monitor_run_in_progress" | "suppression_limit";
             /** @description The request id; quote it to support */
             requestId?: string;
             /** @description validation_failed: every problem, a JSON Pointer each */
@@ -1862,6 +2176,10 @@ export interface components {
             available?: number;
             /** @description job_not_cancellable */
             jobStatus?: string;
+            /** @description monitor_limit */
+            limit?: number;
+            /** @description monitor_run_in_progress: the run still going */
+            jobId?: string;
             /** @description batch_not_cancellable */
             batchStatus?: string;
         };
@@ -1919,7 +2237,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description job_not_cancellable (with `jobStatus`) */
+        /** @description job_not_cancellable (with `jobStatus`), monitor_limit (with `limit`), monitor_run_in_progress (with `jobId`) */
         Problem409: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3850,8 +4168,8 @@ export interface operations {
                 "application/json": {
                     /** @description https (plain http only in development or with WEBHOOK_ALLOW_PRIVATE_NETWORKS); its host must resolve to public addresses only */
                     url: string;
-                    /** @description The job and batch events to send */
-                    events: ("job.completed" | "job.partial" | "job.empty" | "job.failed" | "job.cancelled" | "batch.completed" | "batch.partial" | "batch.empty" | "batch.failed" | "batch.cancelled")[];
+                    /** @description The events to send: the job events, the batch events, and monitor.paused */
+                    events: ("job.completed" | "job.partial" | "job.empty" | "job.failed" | "job.cancelled" | "batch.completed" | "batch.partial" | "batch.empty" | "batch.failed" | "batch.cancelled" | "monitor.paused")[];
                     /** @description Your note about the endpoint */
                     description?: string;
                 };
@@ -4025,8 +4343,8 @@ export interface operations {
                 "application/json": {
                     /** @description https (plain http only in development or with WEBHOOK_ALLOW_PRIVATE_NETWORKS); its host must resolve to public addresses only */
                     url?: string;
-                    /** @description The job and batch events to send */
-                    events?: ("job.completed" | "job.partial" | "job.empty" | "job.failed" | "job.cancelled" | "batch.completed" | "batch.partial" | "batch.empty" | "batch.failed" | "batch.cancelled")[];
+                    /** @description The events to send: the job events, the batch events, and monitor.paused */
+                    events?: ("job.completed" | "job.partial" | "job.empty" | "job.failed" | "job.cancelled" | "batch.completed" | "batch.partial" | "batch.empty" | "batch.failed" | "batch.cancelled" | "monitor.paused")[];
                     /** @description Your note (null removes it) */
                     description?: string | null;
                     /** @description true enables a disabled endpoint; false disables it */
@@ -4567,6 +4885,405 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            405: components["responses"]["Problem405"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listMonitors: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The monitors */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MonitorList"];
+                };
+            };
+            401: components["responses"]["Problem401"];
+            405: components["responses"]["Problem405"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createMonitor: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MonitorInput"];
+            };
+        };
+        responses: {
+            /** @description The monitor, with its first nextRunAt */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Monitor"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            405: components["responses"]["Problem405"];
+            /** @description monitor_limit (with `limit`) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getMonitor: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @example mon_0123456789abcdefghijklmn */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The monitor */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Monitor"];
+                };
+            };
+            401: components["responses"]["Problem401"];
+            /** @description monitor_not_found (also another account's monitor) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["Problem405"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteMonitor: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @example mon_0123456789abcdefghijklmn */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Problem401"];
+            /** @description monitor_not_found (also another account's monitor) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["Problem405"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateMonitor: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @example mon_0123456789abcdefghijklmn */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MonitorUpdate"];
+            };
+        };
+        responses: {
+            /** @description The monitor */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Monitor"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            /** @description monitor_not_found (also another account's monitor) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["Problem405"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    runMonitor: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description 1..255 printable ASCII characters; `"abc"` and `abc` are one key */
+                "Idempotency-Key": string;
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @example mon_0123456789abcdefghijklmn */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run’s job, under way (poll `Location`) */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobSummary"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            402: components["responses"]["Problem402"];
+            /** @description monitor_not_found (also another account's monitor) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["Problem405"];
+            /** @description monitor_run_in_progress (with `jobId`) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listMonitorRuns: {
+        parameters: {
+            query?: {
+                /** @description Runs per page */
+                limit?: number;
+                /** @description The previous page's `nextCursor` (opaque) */
+                cursor?: string;
+            };
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @example mon_0123456789abcdefghijklmn */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of runs */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MonitorRunPage"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            /** @description monitor_not_found (also another account's monitor) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             405: components["responses"]["Problem405"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
@@ -5165,6 +5882,61 @@ export interface operations {
                         /** @description Its id */
                         endpointId: string;
                     };
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled (reason `gone`) and nothing more is sent to it */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Answer within 15 s (WEBHOOK_TIMEOUT_MS); redirects are not followed */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (±20 %) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_monitor_paused: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id (`msg_…`): the same on every attempt of one event; deduplicate on it */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; refuse one more than 5 minutes off */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">`, one per secret in force (two for 24 h after a rotation). Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The event type
+                     * @constant
+                     */
+                    type: "monitor.paused";
+                    /**
+                     * Format: date-time
+                     * @description When the monitor was paused
+                     */
+                    timestamp: string;
+                    data: components["schemas"]["MonitorPausedData"];
                 };
             };
         };

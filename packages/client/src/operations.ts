@@ -50,4 +50,11 @@ export const OPERATION_METHODS = {
   retryWebhookDelivery: 'webhooks.retryDelivery',
   revealDefaultWebhookSecret: 'webhooks.revealDefaultSecret',
   rotateDefaultWebhookSecret: 'webhooks.rotateDefaultSecret',
+  createMonitor: 'monitors.create',
+  listMonitors: 'monitors.list',
+  getMonitor: 'monitors.get',
+  updateMonitor: 'monitors.update',
+  deleteMonitor: 'monitors.delete',
+  runMonitor: 'monitors.run',
+  listMonitorRuns: 'monitors.runs',
 } as const satisfies Record<Exclude<keyof operations, `event_${string}`>, string>;

@@ -544,6 +544,30 @@ export const DECLARATION = {
       'how often the fleet (one worker per period) looks for such deliveries',
     ),
   },
+  monitors: {
+    minIntervalMs: variable(
+      'MONITOR_MIN_INTERVAL_MS',
+      integer().min(1_000).default(3_600_000),
+      "the shortest interval a monitor's schedule may have (`every`, or the gap between cron runs) ([decision 022](docs/decisions/022-monitors.md))",
+      { shownDefault: '`3600000` (1 hour)' },
+    ),
+    maxPerAccount: variable('MONITOR_MAX_PER_ACCOUNT', integer().min(1).max(10_000).default(100), 'monitors an account may have at once'),
+    pauseAfterFailures: variable(
+      'MONITOR_PAUSE_AFTER_FAILURES',
+      integer().min(1).max(1_000).default(5),
+      'this many FAILED runs of a monitor in a row pause it (reason `consecutive_failures`)',
+    ),
+    lostAfterMs: variable(
+      'MONITOR_LOST_AFTER_MS',
+      integer().min(500).default(15_000),
+      'an enabled monitor this far past its due time without its tick (Redis lost its alarm) gets its alarm set again',
+    ),
+    sweepMs: variable(
+      'MONITOR_SWEEP_MS',
+      integer().min(500).default(15_000),
+      'how often the fleet (one worker per period) sets again the alarms of monitors due, should Redis have lost them',
+    ),
+  },
 };
 
 /** The configuration every process reads: validated, typed and grouped (`config.redis.url`). */

@@ -23,6 +23,8 @@ export * from './secret-box';
 export * from './secret-rotation';
 export * from './audit-events';
 export * from './subject-erasure';
+export * from './monitors';
+export * from './monitor-runs';
 export * from './lead-retention';
 export * from './account-deletion';
 export * from './batch-creation';

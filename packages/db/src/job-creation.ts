@@ -56,35 +56,10 @@ export async function createJob(db: Database, job: NewJob, enqueue: (released: r
   // A key bound to a creation being withdrawn at this instant can vanish between the function's
   // conflict and its read: then the creation is simply tried again.
   for (let attempt = 0; attempt < 3; attempt += 1) {
-    const { rows } = await db.sql.query<{
-      o_outcome: string;
-      o_job_id: string | null;
-      o_fingerprint: string | null;
-      o_available: string | null;
-      o_released: string[] | null;
-    }>('SELECT * FROM create_job($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)', [
-      job.accountId,
-      job.idempotencyKey,
-      job.fingerprint,
-      job.jobId,
-      job.idempotencyTtlHours,
-      job.creditsReserved,
-      job.resultSetId,
-      job.request.source,
-      JSON.stringify(job.request),
-      job.request.maxResults,
-      job.request.webhookUrl ?? null,
-      // Sealed here: create_job stores it as the account's default secret when it has none yet.
-      job.request.webhookUrl && job.webhookSecretCandidate
-        ? db.secrets.seal(job.webhookSecretCandidate, secretContext.accountDefault(job.accountId))
-        : null,
-      job.fairness?.openJobsPerAccount ?? 0,
-    ]);
-    const row = rows[0];
-    if (!row) continue;
-    if (row.o_outcome === 'insufficient_credits') return { kind: 'insufficient_credits', available: Number(row.o_available ?? 0) };
-    if (row.o_outcome === 'bound') return { kind: 'bound', jobId: row.o_job_id!, fingerprint: row.o_fingerprint! };
-    const released = row.o_released ?? [];
+    const creation = await createJobWithin(db.sql, db, job);
+    if (!creation) continue;
+    if (creation.kind !== 'created') return creation;
+    const { released, ...created } = creation;
     try {
       // Called with none too: the caller decides whether a held job may be created while its queue is away.
       await enqueue(released);
@@ -94,7 +69,55 @@ export async function createJob(db: Database, job: NewJob, enqueue: (released: r
       await db.sql.query(WITHDRAW_JOB, [job.jobId]).catch(() => undefined);
       throw error;
     }
-    return { kind: 'created', jobId: job.jobId, held: !released.includes(job.jobId) };
+    return created;
   }
   throw new Error('idempotency key could neither be bound nor read after 3 attempts');
+}
+
+/** Anything with pg's `query`: the pool, or a client holding a transaction. */
+export interface Queryable {
+  query: Database['sql']['query'];
+}
+
+/** A creation as create_job answers it: `released` are the jobs it released, this one among them unless held. */
+export type JobCreationWithin =
+  { kind: 'created'; jobId: string; held: boolean; released: string[] } | Exclude<JobCreation, { kind: 'created' }>;
+
+/**
+ * The one call of create_job: generate (createJob above) and a monitor's run both go through it, so a
+ * change of its arguments is made here once. On a client whose transaction the caller holds, a monitor's
+ * run is created, tagged and recorded together (monitor-runs.ts) and what it released is enqueued after
+ * the commit. Null when the key vanished between its conflict and its read.
+ */
+export async function createJobWithin(q: Queryable, db: Pick<Database, 'secrets'>, job: NewJob): Promise<JobCreationWithin | null> {
+  const { rows } = await q.query<{
+    o_outcome: string;
+    o_job_id: string | null;
+    o_fingerprint: string | null;
+    o_available: string | null;
+    o_released: string[] | null;
+  }>('SELECT * FROM create_job($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)', [
+    job.accountId,
+    job.idempotencyKey,
+    job.fingerprint,
+    job.jobId,
+    job.idempotencyTtlHours,
+    job.creditsReserved,
+    job.resultSetId,
+    job.request.source,
+    JSON.stringify(job.request),
+    job.request.maxResults,
+    job.request.webhookUrl ?? null,
+    // Sealed here: create_job stores it as the account's default secret when it has none yet.
+    job.request.webhookUrl && job.webhookSecretCandidate
+      ? db.secrets.seal(job.webhookSecretCandidate, secretContext.accountDefault(job.accountId))
+      : null,
+    job.fairness?.openJobsPerAccount ?? 0,
+  ]);
+  const row = rows[0];
+  if (!row) return null;
+  if (row.o_outcome === 'insufficient_credits') return { kind: 'insufficient_credits', available: Number(row.o_available ?? 0) };
+  if (row.o_outcome === 'bound') return { kind: 'bound', jobId: row.o_job_id!, fingerprint: row.o_fingerprint! };
+  const released = row.o_released ?? [];
+  return { kind: 'created', jobId: job.jobId, held: !released.includes(job.jobId), released };
 }

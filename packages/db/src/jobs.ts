@@ -28,6 +28,7 @@ const COLUMNS = [
   'created_at',
   'started_at',
   'finished_at',
+  'monitor_id',
   'leads_expired_at',
   'batch_id',
 ];
@@ -58,6 +59,7 @@ export interface JobRow {
   created_at: Date;
   started_at: Date | null;
   finished_at: Date | null;
+  monitor_id: string | null;
   leads_expired_at: Date | null;
   batch_id: string | null;
 }
@@ -82,6 +84,7 @@ export function jobFromRow(row: JobRow): JobRecord {
     createdAt: row.created_at,
     startedAt: row.started_at,
     finishedAt: row.finished_at,
+    monitorId: row.monitor_id,
     leadsExpiredAt: row.leads_expired_at,
     batchId: row.batch_id,
   };

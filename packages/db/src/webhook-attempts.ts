@@ -24,6 +24,8 @@ export interface DeliveryForAttempt {
   endpointDisabled: boolean;
   endpointFailingSince: Date | null;
   job: JobRecord | null;
+  /** an event without a job (monitor.paused): its data as recorded when it happened */
+  eventData: Record<string, unknown> | null;
   /** a batch event's batch (decision 021) */
   batch: BatchRecord | null;
 }
@@ -44,12 +46,14 @@ export async function loadDeliveryForAttempt(db: Database, id: string): Promise<
     disabled: boolean;
     failing_since: Date | null;
     job_id: string | null;
+    event_data: Record<string, unknown> | null;
     batch_id: string | null;
   }>(
     `SELECT d.id, d.account_id, d.endpoint_id, d.event_type, d.status::text AS status, COALESCE(e.url, d.url) AS url,
        COALESCE(e.secret, s.secret) AS secret,
        CASE WHEN COALESCE(e.previous_secret_expires_at, s.previous_secret_expires_at) > now() THEN COALESCE(e.previous_secret, s.previous_secret) END AS previous_secret,
-       d.round_attempts, d.attempts, d.created_at, e.disabled_at IS NOT NULL AS disabled, e.failing_since, d.job_id, d.batch_id
+       d.round_attempts, d.attempts, d.created_at, e.disabled_at IS NOT NULL AS disabled, e.failing_since, d.job_id, d.event_data,
+       d.batch_id
      FROM webhook_deliveries d
      LEFT JOIN webhook_endpoints e ON e.id = d.endpoint_id
      LEFT JOIN account_webhook_secrets s ON d.endpoint_id IS NULL AND s.account_id = d.account_id
@@ -73,6 +77,7 @@ export async function loadDeliveryForAttempt(db: Database, id: string): Promise<
     endpointDisabled: row.disabled,
     endpointFailingSince: row.failing_since,
     job: row.job_id ? await findJob(db, row.job_id) : null,
+    eventData: row.event_data,
     batch: row.batch_id ? await findBatch(db, row.batch_id, null) : null,
   };
 }

@@ -1,4 +1,4 @@
-import { MAX_WEBHOOK_ENDPOINTS, WEBHOOK_SECRET_OVERLAP_MS, newWebhookEndpointId, type SubscribableEventType } from '@leadgen/domain';
+import { MAX_WEBHOOK_ENDPOINTS, WEBHOOK_SECRET_OVERLAP_MS, newWebhookEndpointId, type SubscribableEvent } from '@leadgen/domain';
 import type { Database } from './client';
 import { secretContext } from './secret-box';
 
@@ -10,7 +10,7 @@ export interface WebhookEndpointRecord {
   accountId: string;
   url: string;
   description: string | null;
-  events: SubscribableEventType[];
+  events: SubscribableEvent[];
   disabledAt: Date | null;
   /** disabled_by_owner, gone, failing */
   disabledReason: string | null;
@@ -26,7 +26,7 @@ interface EndpointRow {
   account_id: string;
   url: string;
   description: string | null;
-  events: SubscribableEventType[];
+  events: SubscribableEvent[];
   disabled_at: Date | null;
   disabled_reason: string | null;
   failing_since: Date | null;
@@ -58,7 +58,7 @@ function endpointFromRow(row: EndpointRow): WebhookEndpointRecord {
 
 export interface NewWebhookEndpoint {
   url: string;
-  events: SubscribableEventType[];
+  events: SubscribableEvent[];
   description: string | null;
   secret: string;
 }
@@ -118,7 +118,7 @@ export async function findWebhookEndpoint(db: Database, accountId: string, id: s
 
 export interface WebhookEndpointChange {
   url?: string;
-  events?: SubscribableEventType[];
+  events?: SubscribableEvent[];
   description?: string | null;
   /** true clears a disablement (and the failure streak); false disables it as `disabled_by_owner` */
   enabled?: boolean;

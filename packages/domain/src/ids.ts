@@ -23,6 +23,8 @@ export const newId = {
   job: () => `job_${randomToken(24)}`,
   batch: () => `bat_${randomToken(24)}`,
   resultSet: () => `rs_${randomToken(24)}`,
+  monitor: () => `mon_${randomToken(24)}`,
+  monitorRun: () => `mrun_${randomToken(24)}`,
   /** the secret itself: 40 random characters (~206 bits) */
   apiKeySecret: () => `lg_live_${randomToken(40)}`,
 };
@@ -35,4 +37,6 @@ export const ID_PATTERNS = {
   webhookEndpoint: /^whep_[0-9a-f]{24}$/,
   /** webhook_deliveries.id's default: `msg_` and a UUID's hex */
   webhookDelivery: /^msg_[0-9a-f]{32}$/,
+  /** newId.monitor */
+  monitor: /^mon_[0-9a-z]{24}$/,
 };

@@ -13,4 +13,6 @@ export * from './suppressions';
 export * from './job-summary';
 export * from './webhooks';
 export * from './email-verification';
+export * from './monitor-schedule';
+export * from './monitors';
 export * from './batch';

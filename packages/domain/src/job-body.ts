@@ -37,6 +37,8 @@ export interface JobSummary {
   creditsCharged: number | null;
   /** leads passed over and not billed: already delivered to the account (excludeDelivered), on its suppression list */
   skipped: { alreadyDelivered: number; suppressed: number };
+  /** the monitor whose run this job is (decision 022); absent for a job asked for directly */
+  monitorId?: string;
   /** exactly when the status is terminal */
   terminal?: JobTerminal;
 }

@@ -25,6 +25,8 @@ export interface JobFacts {
   finishedAt: Date | null;
   /** the batch this job is a child of, or null (decision 021) */
   batchId: string | null;
+  /** the monitor whose run this job is; absent or null for a job asked for directly */
+  monitorId?: string | null;
 }
 
 export function jobPath(jobId: string): string {
@@ -59,6 +61,8 @@ export function jobSummary(job: JobFacts, publicBaseUrl: string | null): JobSumm
     batchId: job.batchId,
     creditsReserved: terminal ? 0 : job.creditsReserved,
     creditsCharged: job.creditsCharged,
+    // Only a monitor's run carries it: its webhook event names the monitor (decision 022).
+    ...(job.monitorId ? { monitorId: job.monitorId } : {}),
     ...(terminal
       ? {
           terminal: {

@@ -24,10 +24,15 @@ export const BATCH_EVENT_OF: { readonly [S in TerminalStatus]: string } = {
 };
 export const BATCH_EVENT_TYPES = ['batch.completed', 'batch.partial', 'batch.empty', 'batch.failed', 'batch.cancelled'] as const;
 export type BatchEventType = (typeof BATCH_EVENT_TYPES)[number];
-/** What an endpoint may subscribe to. */
-export type SubscribableEventType = JobEventType | BatchEventType;
+/** What an endpoint may subscribe to (SUBSCRIBABLE_EVENTS below). */
+export type SubscribableEventType = SubscribableEvent;
 export const PING_EVENT = 'ping';
-export type WebhookEventType = JobEventType | BatchEventType | typeof PING_EVENT;
+/** Sent when the service pauses a monitor (decision 022); its data is the monitor and the reason. */
+export const MONITOR_PAUSED_EVENT = 'monitor.paused';
+/** What an endpoint may subscribe to: the job events, the batch events and monitor.paused. */
+export const SUBSCRIBABLE_EVENTS = [...JOB_EVENT_TYPES, ...BATCH_EVENT_TYPES, MONITOR_PAUSED_EVENT] as const;
+export type SubscribableEvent = (typeof SUBSCRIBABLE_EVENTS)[number];
+export type WebhookEventType = SubscribableEvent | typeof PING_EVENT;
 
 export const MAX_WEBHOOK_ENDPOINTS = 10;
 /** Pings one endpoint takes per minute: each can cost up to 8 outbound attempts, so 5 a minute bound a ping loop to 40. */

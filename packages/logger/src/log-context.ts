@@ -9,6 +9,7 @@ export interface LogContext {
   jobId?: string;
   accountId?: string;
   source?: string;
+  monitorId?: string;
 }
 
 const storage = new AsyncLocalStorage<LogContext>();

@@ -127,6 +127,16 @@ export const metrics = {
     name: `${PREFIX}idempotent_replays_total`,
     help: 'POST /leads/generate answered from an earlier call with the same Idempotency-Key',
   }),
+  // Monitors (decision 022): in the worker that ticked the monitor, or the API for a run asked for.
+  monitorRuns: new Counter({
+    name: `${PREFIX}monitor_runs_total`,
+    help: "Monitors' runs by kind (scheduled, manual) and outcome (started, skipped_overlap, paused_insufficient_credits, paused_consecutive_failures)",
+    labelNames: ['kind', 'outcome'] as const,
+  }),
+  monitorsDue: new Gauge({
+    name: `${PREFIX}monitors_due`,
+    help: 'Enabled monitors whose due time has passed and whose tick has not run yet, read by each worker at every sweep tick; use max',
+  }),
 };
 
 export type QueueCounts = Record<string, Record<'waiting' | 'active' | 'delayed', number>>;

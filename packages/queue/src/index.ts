@@ -23,3 +23,5 @@ export { probeRedis, type RedisRefusal } from './queue-probe';
 export { assertOneSlot, RedisKeys, runScript, slotOf, type AccountRedisKeys, type RedisScript } from './redis-keys';
 export * from './webhook-queue';
 export { WaitingError, type Job, type Worker, type Queue } from 'bullmq';
+export * from './monitor-queue';
+export { enqueueLeadJob } from './enqueue';

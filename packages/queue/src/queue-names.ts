@@ -40,3 +40,15 @@ export function channels(keys: RedisKeys) {
     jobLeadsErased: keys.channel('job-leads-erased'),
   };
 }
+
+/**
+ * Monitors' alarm clock (decision 022): one delayed entry per monitor and due time. PostgreSQL holds the
+ * schedule; an entry only wakes a worker to tick the monitor, and the sweep rebuilds lost ones. NEVER RENAME it.
+ */
+export const MONITOR_QUEUE_NAME = 'monitors';
+
+/** The monitor queue's payload: which monitor, and the due time the alarm was set for (PostgreSQL decides whether it still is). */
+export interface MonitorAlarmPayload {
+  monitorId: string;
+  dueAt: string;
+}

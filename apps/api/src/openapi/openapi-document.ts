@@ -29,7 +29,8 @@ import {
 
 import { auditEventPaths, auditEventSchemas } from './openapi-audit-events';
 import { emailVerificationSchema } from './email-verification-schema';
-import { webhookEvents, webhookPaths, webhookSchemas } from './openapi-webhooks';
+import { monitorEvents, monitorPaths, monitorSchemas } from './openapi-monitors';
+import { received, signatureHeaders, webhookEvents, webhookPaths, webhookSchemas } from './openapi-webhooks';
 import { batchIdParam, batchPaths, batchSchemas } from './openapi-batches';
 
 export { PROBLEM_CODES } from './openapi-schemas';
@@ -201,6 +202,10 @@ export function openApiDocument(): Schema {
       {
         name: 'webhooks',
         description: 'Endpoints that receive job events, their deliveries, and the signing secrets (Standard Webhooks).',
+      },
+      {
+        name: 'monitors',
+        description: 'Generation requests run on a schedule, each run delivering and billing only leads the account never had.',
       },
       { name: 'meta', description: 'Public reference data, health, and this document; no key needed.' },
     ],
@@ -614,9 +619,11 @@ export function openApiDocument(): Schema {
       ...webhookPaths,
       // The audit trail (decision 019).
       ...auditEventPaths,
+      // Monitors (decision 022).
+      ...monitorPaths,
     },
     // The events this service POSTs to an endpoint or a job's webhookUrl, signed as Standard Webhooks.
-    webhooks: webhookEvents,
+    webhooks: { ...webhookEvents, ...monitorEvents(signatureHeaders, received) },
     components: {
       parameters: {
         RequestId: {
@@ -647,6 +654,7 @@ export function openApiDocument(): Schema {
         JobSummary: jobUnion('JobOpen', 'JobSummaryFinished', 'A job body without `leads` (job listings)'),
         ...webhookSchemas,
         ...auditEventSchemas,
+        ...monitorSchemas,
         ...batchSchemas,
         Accepted: object(
           {
@@ -679,6 +687,8 @@ export function openApiDocument(): Schema {
             required: { type: 'integer', description: 'insufficient_credits' },
             available: { type: 'integer', description: 'insufficient_credits' },
             jobStatus: { type: 'string', description: 'job_not_cancellable' },
+            limit: { type: 'integer', description: 'monitor_limit' },
+            jobId: { type: 'string', description: 'monitor_run_in_progress: the run still going' },
             batchStatus: { type: 'string', description: 'batch_not_cancellable' },
           },
         },

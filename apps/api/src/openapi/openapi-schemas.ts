@@ -40,6 +40,10 @@ export const PROBLEM_CODES = [
   'webhook_endpoint_disabled',
   'webhook_delivery_pending',
   'webhook_secret_already_revealed',
+  // monitors (decision 022)
+  'monitor_not_found',
+  'monitor_limit',
+  'monitor_run_in_progress',
   // abuse resistance (decision 020)
   'suppression_limit',
 ] as const;
@@ -239,7 +243,7 @@ export const problems = {
   402: problemResponse('insufficient_credits, with `required` and `available`'),
   404: problemResponse("job_not_found (also another account's job), not_found"),
   405: problemResponse('method_not_allowed', { Allow: hdr('Allow') }),
-  409: problemResponse('job_not_cancellable (with `jobStatus`)'),
+  409: problemResponse('job_not_cancellable (with `jobStatus`), monitor_limit (with `limit`), monitor_run_in_progress (with `jobId`)'),
   410: problemResponse(
     "leads_expired (with `leadsExpiredAt`): the job's leads were deleted under the lead retention policy; the job remains",
   ),
@@ -362,7 +366,10 @@ export const jobCommon = {
     description:
       'leads passed over and not billed: ones the account already had (with excludeDelivered) and ones on its suppression list (decision 014)',
   },
+  monitorId: d('The monitor whose run this job is (`mon_…`, decision 022); absent for a job you asked for directly', str),
 };
+/** Every field of a job body is always there, but monitorId (only a monitor's run has it). */
+export const jobRequired = (properties: Record<string, unknown>) => Object.keys(properties).filter((name) => name !== 'monitorId');
 export const terminalObject = d(
   'The outcome; present exactly when the status is terminal, and then it never changes',
   object({
@@ -390,7 +397,7 @@ export const terminalObject = d(
 );
 const nonTerminal = d('queued or running', { type: 'string', enum: [...NON_TERMINAL_STATUSES] });
 const terminal = d('A terminal status: it never changes again', { type: 'string', enum: [...TERMINAL_STATUSES] });
-export const openJob = object({ ...jobCommon, status: nonTerminal }, undefined, {
+export const openJob = object({ ...jobCommon, status: nonTerminal }, jobRequired({ ...jobCommon, status: nonTerminal }), {
   title: 'JobOpen',
   description: 'A job still queued or running: no `terminal`, no `leads`',
 });
@@ -411,7 +418,7 @@ export const finishedJob = (withLeads: boolean) => {
   };
   return object(
     properties,
-    Object.keys(properties).filter((name) => name !== 'leadsExpiredAt'),
+    jobRequired(properties).filter((name) => name !== 'leadsExpiredAt'),
     { description: withLeads ? 'A terminal job with its leads' : 'A terminal job, without `leads` (listings, webhook events)' },
   );
 };

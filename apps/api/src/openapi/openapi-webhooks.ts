@@ -3,6 +3,7 @@ import {
   JOB_EVENT_TYPES,
   MAX_WEBHOOK_ENDPOINTS,
   PING_EVENT,
+  SUBSCRIBABLE_EVENTS,
   TERMINAL_STATUSES,
   WEBHOOK_URL_MAX_LENGTH,
 } from '@leadgen/domain';
@@ -13,6 +14,7 @@ import {
   hdr,
   int,
   jobCommon,
+  jobRequired,
   limited,
   nullable,
   object,
@@ -28,9 +30,9 @@ import {
 // the events themselves as OpenAPI 3.1 `webhooks`.
 
 const events = {
-  description: 'The job and batch events to send',
+  description: 'The events to send: the job events, the batch events, and monitor.paused',
   type: 'array',
-  items: { type: 'string', enum: [...JOB_EVENT_TYPES, ...BATCH_EVENT_TYPES] },
+  items: { type: 'string', enum: [...SUBSCRIBABLE_EVENTS] },
   minItems: 1,
   uniqueItems: true,
 };
@@ -91,7 +93,7 @@ export const webhookSchemas: Record<string, Schema> = {
   WebhookDelivery: object(
     {
       id: { type: 'string', description: 'the message id: the `webhook-id` header of every attempt' },
-      eventType: d('The event sent', { type: 'string', enum: [...JOB_EVENT_TYPES, ...BATCH_EVENT_TYPES, PING_EVENT] }),
+      eventType: d('The event sent', { type: 'string', enum: [...SUBSCRIBABLE_EVENTS, PING_EVENT] }),
       endpointId: { ...nullable(str), description: "null: the job's own `webhookUrl`" },
       jobId: d('The job the event is about (null for a ping)', nullable(str)),
       status: d('pending while attempts remain; succeeded or failed once done', {
@@ -124,7 +126,7 @@ export const webhookSchemas: Record<string, Schema> = {
       terminal: terminalObject,
       leadsUrl: { type: 'string', description: "where to read the job's leads" },
     },
-    undefined,
+    jobRequired({ ...jobCommon, status: true, terminal: true, leadsUrl: true }),
     { description: 'The job body without `leads` (as GET /api/v1/leads/jobs/{jobId} answers it), and where its leads are' },
   ),
   BatchEventData: {
@@ -349,7 +351,7 @@ export const webhookPaths = {
   },
 };
 
-const signatureHeaders = [
+export const signatureHeaders = [
   {
     name: 'webhook-id',
     in: 'header',
@@ -373,7 +375,7 @@ const signatureHeaders = [
     schema: str,
   },
 ];
-const received = {
+export const received = {
   '2XX': { description: 'Received. Answer within 15 s (WEBHOOK_TIMEOUT_MS); redirects are not followed' },
   '410': { description: 'Gone: the endpoint is disabled (reason `gone`) and nothing more is sent to it' },
   default: { description: 'Anything else, or no answer in time: retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (±20 %)' },

@@ -15,7 +15,7 @@ import {
   type WebhookDeliveryStatus,
   type WebhookEndpointRecord,
 } from '@leadgen/db';
-import { PINGS_PER_ENDPOINT_PER_MIN, errors, newWebhookSecret, webhookErrors, type SubscribableEventType } from '@leadgen/domain';
+import { PINGS_PER_ENDPOINT_PER_MIN, errors, newWebhookSecret, webhookErrors, type SubscribableEvent } from '@leadgen/domain';
 import { admitToWindow } from '@leadgen/rate-limits';
 import { logger } from '@leadgen/logger';
 import type { ApiDependencies } from '../dependencies';
@@ -34,7 +34,7 @@ async function ownEndpoint(deps: ApiDependencies, accountId: string, id: string)
 export async function createEndpoint(
   deps: ApiDependencies,
   accountId: string,
-  input: { url: string; events: SubscribableEventType[]; description: string | null },
+  input: { url: string; events: SubscribableEvent[]; description: string | null },
 ): Promise<{ endpoint: WebhookEndpointRecord; secret: string }> {
   await checkWebhookTarget(deps, input.url, '#/url');
   const secret = newWebhookSecret();
@@ -50,7 +50,7 @@ export async function updateEndpoint(
   deps: ApiDependencies,
   accountId: string,
   id: string,
-  change: { url?: string; events?: SubscribableEventType[]; description?: string | null; enabled?: boolean },
+  change: { url?: string; events?: SubscribableEvent[]; description?: string | null; enabled?: boolean },
 ): Promise<WebhookEndpointRecord> {
   await ownEndpoint(deps, accountId, id);
   if (change.url !== undefined) await checkWebhookTarget(deps, change.url, '#/url');

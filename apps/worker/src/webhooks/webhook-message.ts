@@ -5,6 +5,7 @@ import {
   type BatchBody,
   type BatchFacts,
   JOB_EVENT_OF,
+  MONITOR_PAUSED_EVENT,
   isTerminal,
   jobPath,
   jobSummary,
@@ -19,7 +20,7 @@ import { Webhook } from 'standardwebhooks';
 export interface WebhookEnvelope {
   type: WebhookEventType;
   timestamp: string;
-  data: (JobSummary & { leadsUrl: string }) | (BatchBody & { leadsUrl: string }) | { endpointId: string };
+  data: (JobSummary & { leadsUrl: string }) | (BatchBody & { leadsUrl: string }) | { endpointId: string } | Record<string, unknown>;
 }
 
 /**
@@ -28,9 +29,22 @@ export interface WebhookEnvelope {
  * terminal row, which never changes, so every attempt sends the same bytes.
  */
 export function webhookEnvelope(
-  delivery: { eventType: WebhookEventType; endpointId: string | null; createdAt: Date; job: JobFacts | null; batch?: BatchFacts | null },
+  delivery: {
+    eventType: WebhookEventType;
+    endpointId: string | null;
+    createdAt: Date;
+    job: JobFacts | null;
+    batch?: BatchFacts | null;
+    eventData?: Record<string, unknown> | null;
+  },
   publicBaseUrl: string | null,
 ): WebhookEnvelope | null {
+  // An event without a job: its data was recorded when it happened (the monitor and the reason), so every attempt sends the same bytes.
+  if (delivery.eventType === MONITOR_PAUSED_EVENT) {
+    const data = delivery.eventData;
+    if (!data) return null;
+    return { type: MONITOR_PAUSED_EVENT, timestamp: String(data.pausedAt ?? delivery.createdAt.toISOString()), data };
+  }
   // A batch's event: the batch body (terminal: it never changes) and where its leads are (decision 021).
   const batch = delivery.batch;
   if (batch) {

@@ -127,10 +127,11 @@ export function checkGenerationRequest(
     const flagged = new Set(unsafe.map((p) => p.pointer));
     return { request: null, problems: [...unsafe, ...problems.filter((p) => !flagged.has(p.pointer))] };
   }
-  return { request: normalise(value), problems: [] };
+  return { request: normalizeGenerationRequest(value), problems: [] };
 }
 
-function normalise(value: unknown): GenerationRequest {
+/** A request the schema accepted, in its one normal form (a monitor's request is stored in it too). */
+export function normalizeGenerationRequest(value: unknown): GenerationRequest {
   const request = value as Omit<GenerationRequest, 'excludeDelivered'> & {
     excludeDelivered?: boolean;
     linkedinParams?: { title?: string | string[]; industry?: string | string[] };

@@ -1,12 +1,11 @@
 import Joi from 'joi';
 import {
-  BATCH_EVENT_TYPES,
-  JOB_EVENT_TYPES,
+  SUBSCRIBABLE_EVENTS,
   WEBHOOK_URL_MAX_LENGTH,
   errors,
   webhookUrlProblem,
   type FieldProblem,
-  type SubscribableEventType,
+  type SubscribableEvent,
 } from '@leadgen/domain';
 import { jsonPointer, unsafeContentProblems } from '../../http/body-guard';
 import { cursorKey, decodeCursor, encodeCursor } from '../../http/paging';
@@ -21,7 +20,7 @@ export const webhookUrl = (allowHttp: boolean) =>
     });
 
 const events = Joi.array()
-  .items(Joi.string().valid(...JOB_EVENT_TYPES, ...BATCH_EVENT_TYPES))
+  .items(Joi.string().valid(...SUBSCRIBABLE_EVENTS))
   .min(1)
   .unique();
 const description = Joi.string().trim().max(500).allow('');
@@ -31,7 +30,7 @@ export const createEndpointSchema = (allowHttp: boolean) =>
   Joi.object({
     /** where events are POSTed: an https URL whose host resolves to public addresses only */
     url: webhookUrl(allowHttp).required(),
-    /** the events to receive: job.completed, job.partial, job.empty, job.failed, job.cancelled, and the same five of batch. */
+    /** the events to receive: job.completed, job.partial, job.empty, job.failed, job.cancelled, the same five of batch, and monitor.paused */
     events: events.required(),
     /** a note for yourself, at most 500 characters */
     description,
@@ -58,7 +57,7 @@ export const updateEndpointSchema = (allowHttp: boolean) =>
 
 export interface EndpointInput {
   url?: string;
-  events?: SubscribableEventType[];
+  events?: SubscribableEvent[];
   description?: string | null;
   enabled?: boolean;
 }

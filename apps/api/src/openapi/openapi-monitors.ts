@@ -1,0 +1,296 @@
+import { MONITOR_PAUSE_REASONS, MONITOR_PAUSED_EVENT, NON_TERMINAL_STATUSES, TERMINAL_STATUSES } from '@leadgen/domain';
+import { RUNS_PAGE_DEFAULT, RUNS_PAGE_LIMIT } from '../routes/monitors/monitors-schema';
+import { type Schema, d, hdr, int, limited, nullable, object, pick, problemResponse, ref, str, time } from './openapi-schemas';
+
+// Monitors (decision 022): their paths and schemas, and the monitor.paused event, self-contained.
+
+const json = (schema: Schema) => ({ 'application/json': { schema } });
+const answer = (description: string, schema: Schema, extraHeaders: Record<string, unknown> = {}) => ({
+  description,
+  headers: { ...limited, ...extraHeaders },
+  content: json(schema),
+});
+const notFound = problemResponse("monitor_not_found (also another account's monitor)");
+const monitorIdParam = { name: 'id', in: 'path', required: true, schema: str, example: 'mon_0123456789abcdefghijklmn' };
+const statuses = { type: 'string', enum: [...NON_TERMINAL_STATUSES, ...TERMINAL_STATUSES] };
+
+const name = d('Your name for the monitor, 1..200 characters', { type: 'string', minLength: 1, maxLength: 200 });
+const webhookUrl = d("Where each run's terminal event and monitor.paused are POSTed, signed with the account's default webhook secret", {
+  type: 'string',
+  maxLength: 2048,
+});
+const maxCreditsPerRun = d("The most a run may reserve: the request's worst case must fit", {
+  type: 'integer',
+  minimum: 1,
+  maximum: 1_000_000,
+});
+const pausedReason = {
+  ...nullable({ type: 'string', enum: [...MONITOR_PAUSE_REASONS] }),
+  description:
+    'Why it is not running: `owner` (you paused it), `operator`, or the service paused it: `insufficient_credits` (a tick could not reserve its run) or `consecutive_failures` (MONITOR_PAUSE_AFTER_FAILURES runs in a row FAILED). Null while enabled',
+};
+
+export const monitorSchemas: Record<string, Schema> = {
+  MonitorSchedule: {
+    description:
+      'Elapsed time (`every`, an ISO 8601 duration of weeks, days, hours, minutes, seconds) or wall-clock time (`cron`, five fields, read in the IANA `timezone`). Runs are at least MONITOR_MIN_INTERVAL_MS apart (1 hour by default).',
+    oneOf: [
+      object({ every: d('An ISO 8601 duration such as PT6H or P1D', { type: 'string', example: 'PT6H' }) }, ['every'], {
+        title: 'EverySchedule',
+      }),
+      object(
+        {
+          cron: d('Five fields: minute hour day-of-month month day-of-week', { type: 'string', example: '0 7 * * 1' }),
+          timezone: d('An IANA time zone the expression is read in', { type: 'string', example: 'Europe/Berlin' }),
+        },
+        ['cron', 'timezone'],
+        { title: 'CronSchedule' },
+      ),
+    ],
+  },
+  MonitorInput: object(
+    {
+      name,
+      request: {
+        ...ref('GenerationRequestInput'),
+        description: 'The generation request each run submits; `excludeDelivered` is forced true, and `webhookUrl` belongs on the monitor',
+      },
+      schedule: ref('MonitorSchedule'),
+      webhookUrl,
+      maxCreditsPerRun,
+      enabled: d('false creates it paused; default true', { type: 'boolean' }),
+    },
+    ['name', 'request', 'schedule'],
+    {
+      description: 'A new monitor; every problem is reported at once (400 validation_failed, with JSON pointers).',
+      example: {
+        name: 'New dentists in Austin, Mondays',
+        request: { category: 'dentist', state: 'US', city: 'Austin', maxResults: 25 },
+        schedule: { cron: '0 7 * * 1', timezone: 'America/Chicago' },
+      },
+    },
+  ),
+  MonitorUpdate: object(
+    {
+      name,
+      request: { ...ref('GenerationRequestInput'), description: 'Replaces the request; the next run uses it' },
+      schedule: { ...ref('MonitorSchedule'), description: 'Replaces the schedule; the next run moves at once' },
+      webhookUrl: { ...nullable({ type: 'string', maxLength: 2048 }), description: 'null removes it' },
+      maxCreditsPerRun: { ...nullable({ type: 'integer', minimum: 1, maximum: 1_000_000 }), description: 'null removes the cap' },
+      enabled: d('false pauses it; true resumes it (its next run is the schedule’s next time from now)', { type: 'boolean' }),
+    },
+    [],
+    { minProperties: 1, description: 'The fields to change, at least one; only those change.' },
+  ),
+  Monitor: object(
+    {
+      monitorId: d('The monitor id (`mon_…`)', str),
+      name: d('Its name', str),
+      request: { ...ref('GenerationRequest'), description: 'The normalised request each run submits (with excludeDelivered forced)' },
+      schedule: ref('MonitorSchedule'),
+      webhookUrl: d("Where its runs' events go", nullable(str)),
+      maxCreditsPerRun: d('The cap on a run’s reservation', nullable(int(1))),
+      enabled: d('Whether ticks run', { type: 'boolean' }),
+      pausedReason,
+      nextRunAt: d('When the next tick is due; null while paused', nullable(time)),
+      lastRun: d(
+        'Its newest run or skipped tick',
+        nullable(
+          object({
+            runId: d('The run id (`mrun_…`)', str),
+            jobId: d('The run’s job; null for a skipped tick', nullable(str)),
+            status: d('The job’s status', nullable(statuses)),
+            deliveredCount: d('New leads it delivered so far', nullable(int())),
+            skipReason: d('Why the tick made no job: `overlap`, `insufficient_credits`, `consecutive_failures`', nullable(str)),
+            scheduledFor: d('The due time of the tick; null for a run asked for', nullable(time)),
+            createdAt: d('When it happened', time),
+          }),
+        ),
+      ),
+      createdAt: d('When it was created', time),
+      updatedAt: d('When it last changed (a tick moves nextRunAt too)', time),
+    },
+    undefined,
+    { description: 'A generation request run on a schedule; each run delivers and bills only leads the account never had' },
+  ),
+  MonitorList: object({ items: { type: 'array', items: ref('Monitor'), description: 'newest first' } }, undefined, {
+    description: "The account's monitors (at most MONITOR_MAX_PER_ACCOUNT)",
+  }),
+  MonitorRun: object(
+    {
+      runId: d('The run id (`mrun_…`)', str),
+      monitorId: d('Its monitor', str),
+      kind: d('`scheduled` (a tick) or `manual` (POST …/run)', { type: 'string', enum: ['scheduled', 'manual'] }),
+      scheduledFor: d('The tick’s due time; null for a manual run', nullable(time)),
+      createdAt: d('When it ran', time),
+      skipReason: d(
+        'Why no job was made: `overlap` (the previous run was still going), `insufficient_credits`, `consecutive_failures`',
+        nullable(str),
+      ),
+      job: d(
+        'The run’s job, with its counts; null when the tick was skipped',
+        nullable(
+          object({
+            jobId: d('The job id', str),
+            pollUrl: d('Where to read it', str),
+            status: d('Its status', statuses),
+            requestedCount: d('maxResults', int(1)),
+            deliveredCount: d('New leads delivered (and billed)', int()),
+            skippedAlreadyDelivered: d('Leads passed over because the account already had them (not billed)', int()),
+            creditsCharged: d('Charged once terminal (0 for a run that found nothing new)', nullable(int())),
+            finishedAt: d('When it ended', nullable(time)),
+          }),
+        ),
+      ),
+    },
+    undefined,
+    { description: 'A tick of the schedule or a run asked for' },
+  ),
+  MonitorRunPage: object(
+    {
+      items: { type: 'array', items: ref('MonitorRun'), description: 'newest first' },
+      nextCursor: { ...nullable(str), description: 'pass it back as `cursor` for the next page; null on the last' },
+    },
+    undefined,
+    { description: "One page of a monitor's runs" },
+  ),
+  MonitorPausedData: object(
+    {
+      monitorId: d('The monitor', str),
+      name: d('Its name', str),
+      reason: d('Why the service paused it', { type: 'string', enum: ['insufficient_credits', 'consecutive_failures'] }),
+      pausedAt: d('When', time),
+    },
+    undefined,
+    { description: 'A monitor the service paused; PATCH it with enabled: true to resume' },
+  ),
+};
+
+export const monitorPaths = {
+  '/api/v1/monitors': {
+    post: {
+      tags: ['monitors'],
+      operationId: 'createMonitor',
+      summary: 'Run a generation request on a schedule, delivering only new leads',
+      description:
+        'Creates a monitor: each tick of its schedule submits its request as a job with excludeDelivered forced, so a run delivers and bills only leads the account never received; a run that finds nothing new is EMPTY and costs nothing. At most MONITOR_MAX_PER_ACCOUNT per account (409 monitor_limit).',
+      requestBody: { required: true, content: json(ref('MonitorInput')) },
+      responses: {
+        201: answer('The monitor, with its first nextRunAt', ref('Monitor'), { Location: hdr('Location') }),
+        409: problemResponse('monitor_limit (with `limit`)'),
+        ...pick(400, 401, 405, 413, 415, 429, 500, 503),
+      },
+    },
+    get: {
+      tags: ['monitors'],
+      operationId: 'listMonitors',
+      summary: "The account's monitors, newest first",
+      description: 'Every monitor of the account (at most MONITOR_MAX_PER_ACCOUNT, so one page), each with its next run and last run.',
+      responses: { 200: answer('The monitors', ref('MonitorList')), ...pick(401, 405, 429, 500, 503) },
+    },
+  },
+  '/api/v1/monitors/{id}': {
+    parameters: [monitorIdParam],
+    get: {
+      tags: ['monitors'],
+      operationId: 'getMonitor',
+      summary: 'A monitor: its next run, its last run, why it is paused',
+      description: "One monitor of the account; another account's answers 404 as one that does not exist.",
+      responses: { 200: answer('The monitor', ref('Monitor')), 404: notFound, ...pick(401, 405, 429, 500, 503) },
+    },
+    patch: {
+      tags: ['monitors'],
+      operationId: 'updateMonitor',
+      summary: 'Change a monitor; pause it (enabled: false) or resume it',
+      description:
+        'Changes the fields sent. A new schedule or a resume moves the next run at once to the schedule’s next time from now; a pause clears it.',
+      requestBody: { required: true, content: json(ref('MonitorUpdate')) },
+      responses: { 200: answer('The monitor', ref('Monitor')), 404: notFound, ...pick(400, 401, 405, 413, 415, 429, 500, 503) },
+    },
+    delete: {
+      tags: ['monitors'],
+      operationId: 'deleteMonitor',
+      summary: 'Delete a monitor; its runs stay readable',
+      description: 'No tick runs after this. Its runs (jobs) stay readable, and GET …/runs still lists them.',
+      responses: { 204: { description: 'Deleted', headers: limited }, 404: notFound, ...pick(401, 405, 429, 500, 503) },
+    },
+  },
+  '/api/v1/monitors/{id}/run': {
+    parameters: [monitorIdParam],
+    post: {
+      tags: ['monitors'],
+      operationId: 'runMonitor',
+      summary: 'Run a monitor now, once (idempotent per Idempotency-Key)',
+      description:
+        'Submits one run now, whatever the schedule (a paused monitor too); the schedule does not move. The same Idempotency-Key answers the same run again (`Idempotent-Replayed: true`). A run still going: 409 monitor_run_in_progress.',
+      parameters: [
+        {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: true,
+          description: '1..255 printable ASCII characters; `"abc"` and `abc` are one key',
+          schema: { type: 'string', minLength: 1, maxLength: 257 },
+        },
+      ],
+      responses: {
+        202: answer('The run’s job, under way (poll `Location`)', ref('JobSummary'), {
+          Location: hdr('Location'),
+          'Idempotent-Replayed': hdr('Idempotent-Replayed'),
+        }),
+        404: notFound,
+        409: problemResponse('monitor_run_in_progress (with `jobId`)'),
+        ...pick(400, 401, 402, 405, 422, 429, 500, 503),
+      },
+    },
+  },
+  '/api/v1/monitors/{id}/runs': {
+    parameters: [monitorIdParam],
+    get: {
+      tags: ['monitors'],
+      operationId: 'listMonitorRuns',
+      summary: "A monitor's runs and skipped ticks, newest first, with their counts",
+      description:
+        'Each tick (skipped ones with why) and each run asked for, newest first: new leads delivered, leads skipped as already delivered, credits charged. A deleted monitor’s runs stay listed.',
+      parameters: [
+        {
+          name: 'limit',
+          in: 'query',
+          description: 'Runs per page',
+          schema: { type: 'integer', minimum: 1, maximum: RUNS_PAGE_LIMIT, default: RUNS_PAGE_DEFAULT },
+        },
+        { name: 'cursor', in: 'query', description: "The previous page's `nextCursor` (opaque)", schema: str },
+      ],
+      responses: {
+        200: answer('A page of runs', ref('MonitorRunPage'), { Link: hdr('Link') }),
+        404: notFound,
+        ...pick(400, 401, 405, 429, 500, 503),
+      },
+    },
+  },
+};
+
+/** The monitor.paused event, beside the job events in the document's `webhooks`. */
+export const monitorEvents = (signatureHeaders: unknown[], received: Record<string, unknown>) => ({
+  [MONITOR_PAUSED_EVENT]: {
+    post: {
+      tags: ['webhooks'],
+      operationId: 'event_monitor_paused',
+      summary: 'The service paused a monitor',
+      description:
+        "Sent to the monitor's webhookUrl (and endpoints subscribed to monitor.paused) when the service pauses a monitor: the account could not cover a run, or MONITOR_PAUSE_AFTER_FAILURES runs in a row FAILED.",
+      security: [],
+      parameters: signatureHeaders,
+      requestBody: {
+        required: true,
+        content: json(
+          object({
+            type: d('The event type', { const: MONITOR_PAUSED_EVENT }),
+            timestamp: d('When the monitor was paused', time),
+            data: ref('MonitorPausedData'),
+          }),
+        ),
+      },
+      responses: received,
+    },
+  },
+});

@@ -1,0 +1,152 @@
+import {
+  changeMonitor,
+  deleteMonitor as markMonitorDeleted,
+  findJob,
+  findMonitor,
+  insertMonitor,
+  listMonitorRuns,
+  listMonitors as listAccountMonitors,
+  monitorEverExisted,
+  startManualRun,
+  type JobRecord,
+  type MonitorRecord,
+  type MonitorRunRecord,
+} from '@leadgen/db';
+import { decideMonitorChange, errors, firstRunAfter, monitorErrors, newId, type MonitorPauseReason } from '@leadgen/domain';
+import { logger } from '@leadgen/logger';
+import { metrics } from '@leadgen/ops';
+import type { ApiDependencies } from '../dependencies';
+import { checkCreditCap, type MonitorInput } from '../routes/monitors/monitors-schema';
+
+// Monitors (decision 022). PostgreSQL is changed first and decides; the alarm follows it. An alarm
+// that cannot be set or removed is only logged: a stale one rings for a due time PostgreSQL has moved
+// and does nothing, a missing one is set again by the workers' sweep.
+
+async function moveAlarm(deps: ApiDependencies, monitorId: string, from: Date | null, to: Date | null): Promise<void> {
+  if (from?.getTime() === to?.getTime()) return;
+  try {
+    if (from) await deps.alarms.cancel(monitorId, from);
+    if (to) await deps.alarms.set(monitorId, to);
+  } catch (error) {
+    logger.warn('monitor alarm not moved; the sweep sets it from PostgreSQL', { monitorId, error: (error as Error).message });
+  }
+}
+
+export async function createMonitor(
+  deps: ApiDependencies,
+  accountId: string,
+  input: Required<Pick<MonitorInput, 'name' | 'request' | 'schedule'>> & MonitorInput,
+) {
+  const monitor = {
+    id: newId.monitor(),
+    accountId,
+    name: input.name,
+    request: input.request,
+    schedule: input.schedule,
+    webhookUrl: input.webhookUrl ?? null,
+    maxCreditsPerRun: input.maxCreditsPerRun ?? null,
+    enabled: input.enabled ?? true,
+    nextRunAt: input.enabled === false ? null : firstRunAfter(input.schedule, new Date()),
+  };
+  checkCreditCap(monitor);
+  const created = await insertMonitor(deps.db, monitor, deps.config.monitors.maxPerAccount);
+  if (created === 'limit') throw monitorErrors.limit(deps.config.monitors.maxPerAccount);
+  await moveAlarm(deps, created.id, null, created.nextRunAt);
+  return created;
+}
+
+export async function getMonitor(deps: ApiDependencies, accountId: string, id: string): Promise<MonitorRecord> {
+  const monitor = await findMonitor(deps.db, accountId, id);
+  if (!monitor) throw monitorErrors.notFound();
+  return monitor;
+}
+
+export const listMonitors = (deps: ApiDependencies, accountId: string) => listAccountMonitors(deps.db, accountId);
+
+/**
+ * PATCH: the change is applied under the monitor's row lock. A pause clears the next run; a resume or a new
+ * schedule sets it to the schedule's next time from now, at once (the alarm moves with it).
+ */
+export async function updateMonitor(
+  deps: ApiDependencies,
+  accountId: string | null,
+  id: string,
+  change: MonitorInput,
+  pausedBy: MonitorPauseReason = 'owner',
+): Promise<MonitorRecord> {
+  const now = new Date();
+  const moved = await changeMonitor(deps.db, accountId, id, (current) => {
+    checkCreditCap({ ...current, ...change });
+    return decideMonitorChange(current, change, now, pausedBy);
+  });
+  if (!moved) throw monitorErrors.notFound();
+  await moveAlarm(deps, id, moved.previousNextRunAt, moved.monitor.nextRunAt);
+  return moved.monitor;
+}
+
+/** DELETE: the monitor is gone for the API; its alarm is removed; its runs (jobs) stay readable. */
+export async function deleteMonitor(deps: ApiDependencies, accountId: string, id: string): Promise<void> {
+  const deleted = await markMonitorDeleted(deps.db, accountId, id);
+  if (!deleted) throw monitorErrors.notFound();
+  await moveAlarm(deps, id, deleted.previousNextRunAt, null);
+}
+
+export interface RunNowResult {
+  job: JobRecord;
+  replayed: boolean;
+}
+
+/** POST /monitors/{id}/run: one run now through the generate path, idempotent per Idempotency-Key. */
+export async function runMonitorNow(deps: ApiDependencies, accountId: string, id: string, idempotencyKey: string): Promise<RunNowResult> {
+  const outcome = await startManualRun(deps.db, accountId, id, idempotencyKey, {
+    idempotencyTtlHours: deps.config.api.idempotencyTtlHours,
+    pauseAfterFailures: deps.config.monitors.pauseAfterFailures,
+    // Fair queues (decision 020): held while the account is at its cap for the source, as a generate is.
+    fairness: { openJobsPerAccount: deps.config.queue.openJobsPerAccount },
+  });
+  switch (outcome.kind) {
+    case 'not_found':
+      throw monitorErrors.notFound();
+    case 'key_reused':
+      throw errors.idempotencyKeyReused();
+    case 'in_progress':
+      throw monitorErrors.runInProgress(outcome.jobId);
+    case 'insufficient_credits':
+      throw errors.insufficientCredits(outcome.required, outcome.available);
+    case 'replay':
+      return { job: await readRunJob(deps, outcome.jobId), replayed: true };
+    case 'created':
+      metrics.monitorRuns.inc({ kind: 'manual', outcome: 'started' });
+      metrics.jobsCreated.inc({ source: outcome.source });
+      try {
+        // What create_job released: this run unless held, and older held jobs of the account (decision 020).
+        await deps.producer.enqueueReleased(outcome.source, accountId, outcome.released);
+      } catch (error) {
+        // The run is committed with its tick key; the lost-job sweep enqueues a released job Redis never got.
+        logger.warn('monitor run not enqueued; the lost-job sweep will', {
+          monitorId: id,
+          jobId: outcome.jobId,
+          released: outcome.released,
+          error: (error as Error).message,
+        });
+      }
+      return { job: await readRunJob(deps, outcome.jobId), replayed: false };
+  }
+}
+
+async function readRunJob(deps: ApiDependencies, jobId: string): Promise<JobRecord> {
+  const job = await findJob(deps.db, jobId);
+  if (!job) throw new Error(`monitor run ${jobId} vanished after creation`);
+  return job;
+}
+
+/** GET /monitors/{id}/runs: a deleted monitor's runs too (they stay readable); another account's monitor is 404. */
+export async function listRuns(
+  deps: ApiDependencies,
+  accountId: string,
+  id: string,
+  page: { limit: number; before?: { createdAt: Date; id: string } },
+): Promise<{ items: MonitorRunRecord[]; next: { createdAt: Date; id: string } | null }> {
+  if (!(await monitorEverExisted(deps.db, accountId, id))) throw monitorErrors.notFound();
+  return listMonitorRuns(deps.db, id, page);
+}

@@ -1,0 +1,164 @@
+import { newId } from '@leadgen/domain';
+import { createAccount, createDatabase, grantCredits, insertMonitor, settleJob, startManualRun, tickMonitor, type Database } from '../src';
+
+// A monitor's tick in PostgreSQL (decision 022): under the monitor's row lock and only when the stored due
+// time has come, so however many callers ring at once, one run is made per due time, counted here in the database.
+
+const OPTIONS = { idempotencyTtlHours: 1, pauseAfterFailures: 2 };
+const HOUR = 3_600_000;
+
+let db: Database;
+beforeAll(() => {
+  db = createDatabase(process.env.DATABASE_URL!, { poolSize: 12 });
+});
+afterAll(async () => {
+  // Left enabled and overdue, these would be ticked by a sweeping worker of another test file.
+  await db.sql.query(`UPDATE monitors SET enabled = false, next_run_at = NULL WHERE name = 'ticks'`);
+  await db.$disconnect();
+});
+
+async function newMonitor(credits: number, nextRunAt: Date, every = 'PT1H') {
+  const account = await createAccount(db, 'monitor-ticks');
+  if (credits > 0) await grantCredits(db, account.id, credits);
+  const created = await insertMonitor(
+    db,
+    {
+      id: newId.monitor(),
+      accountId: account.id,
+      name: 'ticks',
+      request: { source: 'google_maps', category: 'dentist', state: 'US', maxResults: 5 },
+      schedule: { every },
+      webhookUrl: null,
+      maxCreditsPerRun: null,
+      enabled: true,
+      nextRunAt,
+    },
+    10,
+  );
+  if (created === 'limit') throw new Error('limit');
+  return created;
+}
+
+async function runsOf(monitorId: string) {
+  const { rows } = await db.sql.query<{ scheduled_for: Date | null; job_id: string | null; skip_reason: string | null }>(
+    'SELECT scheduled_for, job_id, skip_reason FROM monitor_runs WHERE monitor_id = $1 ORDER BY created_at',
+    [monitorId],
+  );
+  return rows;
+}
+
+describe('tickMonitor', () => {
+  it('when ten callers tick one due monitor at once, then one job is created for that due time and the next is an hour on', async () => {
+    const due = new Date(Date.now() - 1_000);
+    const monitor = await newMonitor(1_000, due);
+    const outcomes = await Promise.all(Array.from({ length: 10 }, () => tickMonitor(db, monitor.id, new Date(), OPTIONS)));
+    expect(outcomes.filter((o) => o.kind === 'created')).toHaveLength(1);
+    expect(outcomes.filter((o) => o.kind === 'not_due')).toHaveLength(9);
+    const runs = await runsOf(monitor.id);
+    expect(runs).toHaveLength(1);
+    expect(runs[0]!.scheduled_for!.getTime()).toBe(due.getTime());
+    const { rows } = await db.sql.query<{ n: number; monitor_id: string; request: { excludeDelivered?: boolean } }>(
+      'SELECT count(*) OVER ()::int AS n, monitor_id, request FROM jobs WHERE monitor_id = $1',
+      [monitor.id],
+    );
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.request.excludeDelivered).toBe(true);
+    const created = outcomes.find((o) => o.kind === 'created')!;
+    expect(created.kind === 'created' && created.nextRunAt.getTime()).toBe(due.getTime() + HOUR);
+  });
+
+  it('when the fleet was away for three ticks, then one run is made on return and the next due time lies ahead on the grid', async () => {
+    const due = new Date(Date.now() - 3 * HOUR - 60_000);
+    const monitor = await newMonitor(1_000, due);
+    const now = new Date();
+    const first = await tickMonitor(db, monitor.id, now, OPTIONS);
+    expect(first.kind).toBe('created');
+    if (first.kind !== 'created') return;
+    expect(first.nextRunAt.getTime()).toBe(due.getTime() + 4 * HOUR);
+    expect(first.nextRunAt.getTime()).toBeGreaterThan(now.getTime());
+    expect(await tickMonitor(db, monitor.id, now, OPTIONS)).toEqual({ kind: 'not_due', nextRunAt: first.nextRunAt });
+    expect(await runsOf(monitor.id)).toHaveLength(1);
+  });
+
+  it('when the previous run is still going, then the tick is skipped and recorded, and the due time moves on', async () => {
+    const monitor = await newMonitor(1_000, new Date(Date.now() - 1_000), 'PT1S');
+    const first = await tickMonitor(db, monitor.id, new Date(), OPTIONS);
+    expect(first.kind).toBe('created');
+    await new Promise((r) => setTimeout(r, 1_100));
+    const second = await tickMonitor(db, monitor.id, new Date(), OPTIONS);
+    expect(second.kind).toBe('skipped');
+    const runs = await runsOf(monitor.id);
+    expect(runs.map((r) => r.skip_reason)).toEqual([null, 'overlap']);
+    expect(runs[1]!.job_id).toBeNull();
+  });
+
+  it('when the account cannot cover a run, then the monitor is paused for insufficient_credits and no job is made', async () => {
+    const monitor = await newMonitor(0, new Date(Date.now() - 1_000));
+    const outcome = await tickMonitor(db, monitor.id, new Date(), OPTIONS);
+    expect(outcome).toMatchObject({ kind: 'paused', reason: 'insufficient_credits' });
+    const { rows } = await db.sql.query('SELECT enabled, paused_reason, next_run_at FROM monitors WHERE id = $1', [monitor.id]);
+    expect(rows[0]).toEqual({ enabled: false, paused_reason: 'insufficient_credits', next_run_at: null });
+    expect((await db.sql.query('SELECT 1 FROM jobs WHERE monitor_id = $1', [monitor.id])).rowCount).toBe(0);
+    expect(await tickMonitor(db, monitor.id, new Date(), OPTIONS)).toEqual({ kind: 'not_due', nextRunAt: null });
+  });
+
+  it('when its last runs all FAILED, then the next tick pauses it for consecutive_failures instead of running', async () => {
+    const monitor = await newMonitor(1_000, new Date(Date.now() - 1_000), 'PT1S');
+    for (let i = 0; i < OPTIONS.pauseAfterFailures; i += 1) {
+      const outcome = await tickMonitor(db, monitor.id, new Date(Date.now() + i * 2_000), OPTIONS);
+      expect(outcome.kind).toBe('created');
+      if (outcome.kind === 'created') await settleJob(db, outcome.jobId, { kind: 'error', reason: 'provider_error' });
+    }
+    const paused = await tickMonitor(db, monitor.id, new Date(Date.now() + 10_000), OPTIONS);
+    expect(paused).toMatchObject({ kind: 'paused', reason: 'consecutive_failures' });
+  });
+
+  it('when the account is at its cap of open jobs for the source, then the run is held like any job and the next settlement releases it', async () => {
+    const fair = { ...OPTIONS, fairness: { openJobsPerAccount: 1 } };
+    const first = await newMonitor(1_000, new Date(Date.now() - 1_000));
+    const opened = await tickMonitor(db, first.id, new Date(), fair);
+    expect(opened).toMatchObject({ kind: 'created' });
+    if (opened.kind !== 'created') return;
+    // Under the cap: create_job released the run at once, so the tick hands its id over to enqueue.
+    expect(opened.released).toEqual([opened.jobId]);
+
+    // A second monitor of the same account and source: the account has one open released job already.
+    const second = await insertMonitor(
+      db,
+      {
+        id: newId.monitor(),
+        accountId: first.accountId,
+        name: 'ticks',
+        request: { source: 'google_maps', category: 'dentist', state: 'US', maxResults: 5 },
+        schedule: { every: 'PT1H' },
+        webhookUrl: null,
+        maxCreditsPerRun: null,
+        enabled: true,
+        nextRunAt: new Date(Date.now() - 1_000),
+      },
+      10,
+    );
+    if (second === 'limit') throw new Error('limit');
+    const held = await tickMonitor(db, second.id, new Date(), fair);
+    expect(held).toMatchObject({ kind: 'created', released: [] });
+    if (held.kind !== 'created') return;
+    const { rows } = await db.sql.query('SELECT status::text AS status, released_at FROM jobs WHERE id = $1', [held.jobId]);
+    expect(rows[0]).toEqual({ status: 'queued', released_at: null });
+
+    const settled = await settleJob(db, opened.jobId, { kind: 'error', reason: 'provider_error' }, undefined, fair.fairness);
+    expect(settled?.releasedJobIds).toEqual([held.jobId]);
+  });
+
+  it('when a run is asked for twice with one key, then one job; while it runs another key gets in_progress', async () => {
+    const monitor = await newMonitor(1_000, new Date(Date.now() + HOUR));
+    const first = await startManualRun(db, monitor.accountId, monitor.id, 'k1', OPTIONS);
+    expect(first.kind).toBe('created');
+    const again = await startManualRun(db, monitor.accountId, monitor.id, 'k1', OPTIONS);
+    expect(again).toEqual({ kind: 'replay', jobId: first.kind === 'created' ? first.jobId : '' });
+    expect(await startManualRun(db, monitor.accountId, monitor.id, 'k2', OPTIONS)).toMatchObject({ kind: 'in_progress' });
+    expect(await startManualRun(db, 'acc_someoneelse', monitor.id, 'k3', OPTIONS)).toEqual({ kind: 'not_found' });
+    // The schedule did not move.
+    const { rows } = await db.sql.query('SELECT next_run_at FROM monitors WHERE id = $1', [monitor.id]);
+    expect(rows[0].next_run_at.getTime()).toBe(monitor.nextRunAt!.getTime());
+  });
+});

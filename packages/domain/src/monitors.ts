@@ -1,0 +1,98 @@
+import { AppError } from './errors';
+import type { GenerationRequest } from './generation-request';
+import { firstRunAfter, type MonitorSchedule } from './monitor-schedule';
+
+// Monitors (docs/decisions/022-monitors.md): a generation request run on a schedule, each run an
+// ordinary job with excludeDelivered forced, so a run delivers and bills only what is new.
+
+/** Why a monitor is not running: its owner or an operator paused it, or the service did. */
+export const MONITOR_PAUSE_REASONS = ['owner', 'operator', 'insufficient_credits', 'consecutive_failures'] as const;
+export type MonitorPauseReason = (typeof MONITOR_PAUSE_REASONS)[number];
+
+/** The reasons for which the service itself pauses a monitor, and says so in a `monitor.paused` event. */
+export const SERVICE_PAUSE_REASONS: readonly MonitorPauseReason[] = ['insufficient_credits', 'consecutive_failures'];
+
+/** A tick of the schedule, or a run the owner asked for. */
+export type MonitorRunKind = 'scheduled' | 'manual';
+
+/** Why a scheduled tick made no job: the previous run was still going. */
+export type MonitorSkipReason = 'overlap';
+
+export interface MonitorFacts {
+  id: string;
+  accountId: string;
+  name: string;
+  request: GenerationRequest;
+  schedule: MonitorSchedule;
+  webhookUrl: string | null;
+  maxCreditsPerRun: number | null;
+  enabled: boolean;
+  pausedReason: MonitorPauseReason | null;
+  nextRunAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/**
+ * The request a run submits: the monitor's, with excludeDelivered forced (a run delivers and bills
+ * only leads the account never received) and the monitor's webhookUrl as the job's own target.
+ */
+export function runRequest(monitor: Pick<MonitorFacts, 'request' | 'webhookUrl'>): GenerationRequest {
+  const { webhookUrl, ...request } = monitor.request;
+  const target = monitor.webhookUrl ?? webhookUrl;
+  return { ...request, excludeDelivered: true, ...(target ? { webhookUrl: target } : {}) };
+}
+
+export const monitorErrors = {
+  notFound: () => new AppError(404, 'monitor_not_found', 'Monitor not found', 'No monitor with this id exists for your account'),
+  limit: (max: number) =>
+    new AppError(
+      409,
+      'monitor_limit',
+      'Too many monitors',
+      `An account has at most ${max} monitors (MONITOR_MAX_PER_ACCOUNT); delete one first`,
+      {
+        limit: max,
+      },
+    ),
+  runInProgress: (jobId: string) =>
+    new AppError(
+      409,
+      'monitor_run_in_progress',
+      'A run is still going',
+      'The monitor has a run that has not finished; a monitor never runs twice at once',
+      { jobId },
+    ),
+};
+
+/** A change to a monitor's fields (PATCH, or the operator's pause). */
+export interface MonitorFieldsChange {
+  name?: string;
+  request?: GenerationRequest;
+  schedule?: MonitorSchedule;
+  webhookUrl?: string | null;
+  maxCreditsPerRun?: number | null;
+  enabled?: boolean;
+}
+
+/**
+ * What a change does to the schedule, decided from the monitor as stored: a pause clears the next run (and says
+ * who paused), a resume or a new schedule sets it to the schedule's next time from `now`, anything else keeps it.
+ */
+export function decideMonitorChange(
+  current: MonitorFacts,
+  change: MonitorFieldsChange,
+  now: Date,
+  pausedBy: MonitorPauseReason,
+): MonitorFieldsChange & { nextRunAt: Date | null; pausedReason: MonitorPauseReason | null; resumed: boolean } {
+  const enabled = change.enabled ?? current.enabled;
+  const resumed = change.enabled === true && !current.enabled;
+  if (!enabled) {
+    const pausedReason = change.enabled === false && current.enabled ? pausedBy : current.pausedReason;
+    return { ...change, nextRunAt: null, pausedReason, resumed: false };
+  }
+  if (resumed || change.schedule) {
+    return { ...change, nextRunAt: firstRunAfter(change.schedule ?? current.schedule, now), pausedReason: null, resumed };
+  }
+  return { ...change, nextRunAt: current.nextRunAt, pausedReason: current.pausedReason, resumed: false };
+}
