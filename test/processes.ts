@@ -16,6 +16,20 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/** A free port whose next one is free too (`npm start` gives the worker OPS_PORT + 1). */
+export async function freePortPair(): Promise<number> {
+  for (;;) {
+    const port = await freePort();
+    const next = createServer();
+    const free = await new Promise<boolean>((resolve) => {
+      next.once('error', () => resolve(false));
+      next.listen(port + 1, '127.0.0.1', () => resolve(true));
+    });
+    if (free) await new Promise((resolve) => next.close(resolve));
+    if (free && port < 65_535) return port;
+  }
+}
+
 export type WorkerProcess = ChildProcess & { ready: Promise<void>; output: () => string };
 
 /** A worker process from the sources, as an operator starts it; `ready` resolves once it says it started. */

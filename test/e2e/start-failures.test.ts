@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { ROOT, freePort } from '../processes';
+import { ROOT, freePort, freePortPair } from '../processes';
 
 const DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/leadgen_test';
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -111,7 +111,7 @@ describe('entry points failing loudly and clearly', () => {
   }, 90_000);
 
   it('when npm start runs, then the API has OPS_PORT and the worker the next; when one of its processes fails, it exits non-zero', async () => {
-    const ops = await freePort();
+    const ops = await freePortPair();
     const healthy = start('scripts/start-all.ts', { PORT: String(await freePort()), OPS_PORT: String(ops) });
     try {
       for (const port of [ops, ops + 1]) {
