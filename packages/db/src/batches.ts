@@ -1,28 +1,12 @@
-import type { BatchStatus, Source } from '@leadgen/domain';
+import type { BatchFacts, BatchStatus, Source } from '@leadgen/domain';
 import type { Database } from './client';
 import { jobColumns, jobFromRow, type JobRecord, type JobRow } from './jobs';
 import type { LeadRow } from './lead-listing';
 
 /** A batch as the rest of the service sees it: its row, counters kept by its children's settlements. */
-export interface BatchRecord {
-  id: string;
+export interface BatchRecord extends BatchFacts {
   accountId: string;
-  name: string | null;
-  status: BatchStatus;
-  excludeDelivered: boolean;
-  maxCredits: number | null;
-  webhookUrl: string | null;
-  childCount: number;
-  /** children not terminal yet, by status: read from the children (the settled ones are counted in the row) */
-  open: { queued: number; running: number };
-  settled: { COMPLETE: number; PARTIAL: number; EMPTY: number; FAILED: number; CANCELLED: number };
-  requestedCount: number;
-  deliveredCount: number;
-  creditsReserved: number;
-  creditsCharged: number;
   cancelledAt: Date | null;
-  createdAt: Date;
-  finishedAt: Date | null;
 }
 
 interface BatchRow {

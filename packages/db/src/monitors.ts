@@ -90,17 +90,11 @@ function recordFromRow(row: RowWithRun): MonitorRecord {
   };
 }
 
-export interface NewMonitor {
-  id: string;
-  accountId: string;
-  name: string;
-  request: GenerationRequest;
-  schedule: MonitorSchedule;
-  webhookUrl: string | null;
-  maxCreditsPerRun: number | null;
-  enabled: boolean;
-  nextRunAt: Date | null;
-}
+/** What creating a monitor writes: its facts before it has run or been paused. */
+export type NewMonitor = Pick<
+  MonitorFacts,
+  'id' | 'accountId' | 'name' | 'request' | 'schedule' | 'webhookUrl' | 'maxCreditsPerRun' | 'enabled' | 'nextRunAt'
+>;
 
 /** Runs `fn` in a transaction on one connection of the pool. */
 export async function inTransaction<T>(db: Database, fn: (client: Queryable) => Promise<T>): Promise<T> {
