@@ -25,7 +25,7 @@ export function startLostJobSweep(
     for (const source of sources) {
       if (await claimPeriodicTask(queues.connection, queues.keys, `requeue-lost-jobs:${source}`, timing.periodMs)) {
         await requeueLostJobs(db, queue, [source], Date.now(), timing.stillForMs);
-        if (timing.release) await releaseStrandedHeldJobs({ db, release: timing.release }, source);
+        if (timing.release) await releaseStrandedHeldJobs({ db, release: timing.release }, source, timing.stillForMs);
       }
     }
   });

@@ -12,9 +12,15 @@ const ACCOUNTS_PER_SWEEP = 500;
  * dies after a release commits and before its enqueue leaves a released job without an entry: that is the
  * lost-job sweep's, as is every released job after Redis lost its data. Returns the jobs released.
  */
-export async function releaseStrandedHeldJobs(deps: { db: Database; release: HeldJobRelease }, source: Source): Promise<string[]> {
+export async function releaseStrandedHeldJobs(
+  deps: { db: Database; release: HeldJobRelease },
+  source: Source,
+  stillForMs = 0,
+): Promise<string[]> {
   const released: string[] = [];
-  for (const accountId of await accountsWithHeldJobs(deps.db, source, ACCOUNTS_PER_SWEEP)) {
+  // Only accounts with a job held still for `stillForMs` (the lost-job sweep's wait): a settlement releases the
+  // rest in its own transaction, and test files sharing a database keep to their own jobs.
+  for (const accountId of await accountsWithHeldJobs(deps.db, source, ACCOUNTS_PER_SWEEP, stillForMs)) {
     released.push(...(await releaseHeldJobs(deps, accountId, source)));
   }
   if (released.length > 0)

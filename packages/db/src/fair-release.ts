@@ -25,11 +25,12 @@ export async function releaseHeldJobs(db: Database, accountId: string, source: S
 }
 
 /** Accounts with held jobs of the source, those held longest first: the periodic sweep's candidates. */
-export async function accountsWithHeldJobs(db: Database, source: Source, limit: number): Promise<string[]> {
+export async function accountsWithHeldJobs(db: Database, source: Source, limit: number, stillForMs = 0): Promise<string[]> {
   const { rows } = await db.sql.query<{ account_id: string }>(
     `SELECT account_id FROM jobs WHERE status = 'queued' AND released_at IS NULL AND source::text = $1
+       AND updated_at <= now() - make_interval(secs => $3::double precision / 1000)
      GROUP BY account_id ORDER BY min(created_at) LIMIT $2`,
-    [source, limit],
+    [source, limit, stillForMs],
   );
   return rows.map((row) => row.account_id);
 }

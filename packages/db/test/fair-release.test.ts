@@ -159,7 +159,11 @@ describe('fair release of an account’s jobs into the source queues', () => {
   it('when a slot is free with jobs still held (a settlement that released none), then the sweep’s release finds the account and releases oldest first up to the cap', async () => {
     const { accountId } = await buildAccount(db);
     const jobs = [];
-    for (let i = 0; i < 4; i += 1) jobs.push(await create(accountId, capOf(1)));
+    // A millisecond apart at least: "oldest first" is by creation time, which has millisecond precision.
+    for (let i = 0; i < 4; i += 1) {
+      jobs.push(await create(accountId, capOf(1)));
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
     const ids = jobs.map((job) => job.jobId);
     // Settled without the cap (the previous release's form does this): nothing released.
     expect((await settleJob(db, ids[0]!, { kind: 'cancelled' }))?.releasedJobIds).toEqual([]);
