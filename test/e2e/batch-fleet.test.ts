@@ -1,16 +1,18 @@
 import type { ChildProcess } from 'node:child_process';
 import { idempotencyKey, startWorkerProcess, startWorld, type TestWorld, type WorkerProcess } from '../harness';
 import { buildAccount, type TestAccount } from '../factories';
-import { ownRedis, sleep } from '../faults/fault-world';
+import { ownDatabase, ownRedis, sleep } from '../faults/fault-world';
 import { checkInvariants, describeViolations } from '../faults/invariants';
 
-// A batch through a real fleet: worker processes as an operator starts them, on a Redis of this test's own
-// (so wiping it touches nobody else), killed and wiped as machines and operators do.
+// A batch through a real fleet: worker processes as an operator starts them, on a Redis and a database of this
+// test's own (wiping the one touches nobody else, and the short lost-job wait of the other takes no other test
+// file's open jobs), killed and wiped as machines and operators do.
 const LOST_JOB_AFTER_MS = 3_000;
 const LOST_JOB_SWEEP_MS = 1_000;
 
 describe('a batch through a real worker fleet', () => {
   let redis: Awaited<ReturnType<typeof ownRedis>>;
+  let database: Awaited<ReturnType<typeof ownDatabase>>;
   let world: TestWorld;
   const workers: WorkerProcess[] = [];
   let env: Record<string, string>;
@@ -31,8 +33,10 @@ describe('a batch through a real worker fleet', () => {
 
   beforeAll(async () => {
     redis = await ownRedis();
+    database = await ownDatabase();
     env = {
       REDIS_URL: redis.url,
+      DATABASE_URL: database.url,
       LOST_JOB_AFTER_MS: String(LOST_JOB_AFTER_MS),
       LOST_JOB_SWEEP_MS: String(LOST_JOB_SWEEP_MS),
       QUEUE_OPEN_JOBS_PER_ACCOUNT: '8',
@@ -46,6 +50,7 @@ describe('a batch through a real worker fleet', () => {
     for (const worker of workers) worker.kill('SIGKILL');
     await world?.close();
     await redis?.stop();
+    await database?.drop();
   });
 
   function create(account: TestAccount, body: unknown) {
