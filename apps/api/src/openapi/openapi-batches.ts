@@ -1,6 +1,6 @@
 import { BATCH_STATUSES, MAX_BATCH_REQUESTS, TERMINAL_STATUSES } from '@leadgen/domain';
 import { BATCHES_PAGE_DEFAULT, BATCHES_PAGE_LIMIT } from '../routes/leads/batches-schema';
-import { type Schema, d, hdr, int, limited, nullable, object, pick, ref, str, time } from './openapi-schemas';
+import { type Schema, d, hdr, int, limited, listPage, nullable, object, pick, ref, str, time } from './openapi-schemas';
 
 // Batches (docs/api.md#batches, decision 021): the operations and their schemas.
 
@@ -170,10 +170,7 @@ export const batchPaths = {
           headers: { ...limited, Link: hdr('Link') },
           content: {
             'application/json': {
-              schema: object({
-                items: d("The page's batches", { type: 'array', items: ref('Batch') }),
-                nextCursor: d('Pass as `cursor` for the next page; null on the last', nullable(str)),
-              }),
+              schema: listPage("The page's batches", 'Batch'),
             },
           },
         },
@@ -216,10 +213,7 @@ export const batchPaths = {
           headers: { ...limited, Link: hdr('Link') },
           content: {
             'application/json': {
-              schema: object({
-                items: d("The page's jobs", { type: 'array', items: ref('JobSummary') }),
-                nextCursor: d('Pass as `cursor` for the next page; null on the last', nullable(str)),
-              }),
+              schema: listPage("The page's jobs", 'JobSummary'),
             },
           },
         },

@@ -2,6 +2,7 @@ import { BATCH_STATUSES, NON_TERMINAL_STATUSES, SOURCES, TERMINAL_STATUSES } fro
 import { LEADS_PAGE_DEFAULT, LEADS_PAGE_LIMIT } from '../routes/leads/leads-schema';
 import { JOBS_PAGE_DEFAULT, JOBS_PAGE_LIMIT } from '../routes/leads/list-jobs-schema';
 import {
+  listPage,
   type Schema,
   PROBLEM_CODES,
   generationRequestInputSchema,
@@ -277,10 +278,7 @@ export function openApiDocument(): Schema {
               headers: { ...limited, Link: hdr('Link') },
               content: {
                 'application/json': {
-                  schema: object({
-                    items: d("The page's jobs", { type: 'array', items: ref('JobSummary') }),
-                    nextCursor: d('Pass as `cursor` for the next page; null on the last', nullable(str)),
-                  }),
+                  schema: listPage("The page's jobs", 'JobSummary'),
                 },
               },
             },

@@ -259,6 +259,13 @@ export const pick = (...codes: Array<keyof typeof problems>) =>
 
 /** A schema with its one-line description (every property a consumer reads has one). */
 export const d = (description: string, schema: Schema) => ({ ...schema, description });
+
+/** A keyset page of a listing: its items (of the named component schema) and the cursor of the next page. */
+export const listPage = (itemsDescription: string, item: string) =>
+  object({
+    items: d(itemsDescription, { type: 'array', items: ref(item) }),
+    nextCursor: d('Pass as `cursor` for the next page; null on the last', nullable(str)),
+  });
 const sources = { type: 'string', enum: [...SOURCES] };
 const profiles = (what: string) =>
   object({

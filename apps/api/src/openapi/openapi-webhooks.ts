@@ -9,6 +9,7 @@ import {
 } from '@leadgen/domain';
 import { DELIVERIES_PAGE_DEFAULT, DELIVERIES_PAGE_LIMIT } from '../routes/webhooks/webhooks-schema';
 import {
+  listPage,
   type Schema,
   d,
   hdr,
@@ -267,14 +268,7 @@ export const webhookPaths = {
         },
       ],
       responses: {
-        200: answer(
-          'A page of deliveries',
-          object({
-            items: d("The page's deliveries", { type: 'array', items: ref('WebhookDelivery') }),
-            nextCursor: d('Pass as `cursor` for the next page; null on the last', nullable(str)),
-          }),
-          { Link: hdr('Link') },
-        ),
+        200: answer('A page of deliveries', listPage("The page's deliveries", 'WebhookDelivery'), { Link: hdr('Link') }),
         404: notFound,
         ...pick(400, 401, 405, 429, 500, 503),
       },
