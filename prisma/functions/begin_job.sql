@@ -1,18 +1,20 @@
 -- begin_job: a worker takes a job: queued → running (or running again after a worker died), keeping the first
 -- start time, and, for a batch child that has not started before, its reservation (docs/decisions/021-batches.md):
 -- the child's worst case (reserve_on_start) is reserved against the batch's maxCredits (what its children
--- have been charged and still hold) and against the account's available credits, by conditional updates of
--- both counters. A child that cannot be covered, or whose batch was cancelled, is not started: it comes back
--- unchanged with o_refusal 'batch_budget_exhausted' or 'batch_cancelled', and the worker settles it CANCELLED
--- through the one settlement pipeline.
+-- have been charged and still hold) by a conditional update of the batch's counters, and against the account's
+-- available credits on one of its credit stripes (reserve_credits). A child that cannot be covered, or whose
+-- batch was cancelled, is not started: it comes back unchanged with o_refusal 'batch_budget_exhausted' or
+-- 'batch_cancelled', and the worker settles it CANCELLED through the one settlement pipeline.
 -- A job outside a batch, or a child already reserved, is one UPDATE, as start_job always was. A job started
 -- without having been released (an entry the previous release's sweep made for a held job) counts as released
 -- from now on, so the account's cap sees it (docs/decisions/020-fair-queues.md).
 -- Called by: packages/db/src/jobs.ts (beginJob); start_job (the previous release's call).
--- Locks: the jobs row; for a child's first start, then the batches row, then the accounts row (settle_job
---   takes them in the same order).
+-- Locks: the jobs row; for a child's first start, then the batches row, then the account's credits as
+--   reserve_credits takes them (the accounts row FOR KEY SHARE and one credit stripe; all of them under the
+--   account row's lock when it gathers). settle_job takes them in the same order.
 -- Guarantees: no row when the job is terminal (a late or duplicate entry does nothing); a child is reserved
 --   once (the ledger's unique (job, kind)), and never beyond its batch's maxCredits (batches_within_max_credits).
+-- Depends on: reserve_credits
 
 CREATE OR REPLACE FUNCTION "begin_job"(p_job_id TEXT, p_provider TEXT)
 RETURNS TABLE ("job" "jobs", "o_refusal" TEXT)
@@ -50,8 +52,7 @@ BEGIN
     RETURN QUERY SELECT v_job, 'batch_budget_exhausted'::TEXT;
     RETURN;
   END IF;
-  UPDATE "accounts" SET "reserved" = "reserved" + v_reserve WHERE "id" = v_job."account_id" AND "balance" - "reserved" >= v_reserve;
-  IF NOT FOUND THEN
+  IF reserve_credits(v_job."account_id", p_job_id, v_reserve) IS NOT NULL THEN
     RETURN QUERY SELECT v_job, 'batch_budget_exhausted'::TEXT;
     RETURN;
   END IF;

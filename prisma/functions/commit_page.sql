@@ -11,8 +11,9 @@
 --   LinkedIn lead's key is the person's profile URL, and the memory outlives the leads, decision 019), and a job
 --   whose request has `excludeDelivered` delivers only keys it can claim (in page order, up to what is still
 --   missing) and counts the ones it passed over (docs/decisions/014-never-paying-twice.md);
--- - a batch's child delivers only keys it claims for the batch (batch_deliveries): the page's new keys are
---   claimed first, in key order (so two children claiming overlapping pages at once wait for each other
+-- - a batch's child delivers only keys it claims for the batch (batch_deliveries, as the key's SHA-256 in hex,
+--   the same digest as account_deliveries: the claims are personal data's stand-ins too): the page's new keys
+--   are claimed first, in digest order (so two children claiming overlapping pages at once wait for each other
 --   instead of deadlocking), a key another child holds is passed over and counted as already delivered, and
 --   the claims of keys this page did not deliver after all (past what was missing) are given back
 --   (docs/decisions/021-batches.md).
@@ -39,6 +40,7 @@ DECLARE
   v_batch_id TEXT;
   v_batch_lost TEXT[] := '{}';
   v_batch_claimed TEXT[] := '{}';
+  v_digest TEXT;
 BEGIN
   SELECT j."account_id", j."source", COALESCE((j."request"->>'excludeDelivered')::BOOLEAN, false), j."requested_count", j."delivered_count", j."batch_id"
   INTO v_account_id, v_source, v_exclude, v_requested, v_delivered, v_batch_id
@@ -72,21 +74,22 @@ BEGIN
   END IF;
 
   IF v_batch_id IS NOT NULL THEN
-    -- The batch's claims, in key order; the keys another child of the batch holds are passed over.
+    -- The batch's claims (the keys' digests), in digest order; the keys another child of the batch holds are
+    -- passed over. v_batch_claimed and v_batch_lost hold the keys themselves, as the rest of the page compares.
     WITH candidates AS (
-      SELECT DISTINCT p.item->>'k' AS dedup_key
+      SELECT DISTINCT p.item->>'k' AS dedup_key, encode(sha256(convert_to(p.item->>'k', 'UTF8')), 'hex') AS digest
       FROM jsonb_array_elements(p_items) AS p(item)
       WHERE NOT EXISTS (SELECT 1 FROM "leads" l WHERE l."job_id" = p_job_id AND l."dedup_key" = p.item->>'k')
         AND NOT (p.item->>'k' = ANY(v_suppressed))
     ), claimed AS (
       INSERT INTO "batch_deliveries" ("batch_id", "source", "dedup_key", "job_id")
-      SELECT v_batch_id, v_source, c.dedup_key, p_job_id FROM candidates c ORDER BY c.dedup_key
+      SELECT v_batch_id, v_source, c.digest, p_job_id FROM candidates c ORDER BY c.digest
       ON CONFLICT DO NOTHING
-      RETURNING "dedup_key"
+      RETURNING "dedup_key" AS digest
     )
     -- (a data-modifying CTE's rows are not visible to the rest of its statement: lost = candidates - claimed)
-    SELECT COALESCE((SELECT array_agg(claimed."dedup_key") FROM claimed), '{}'),
-      COALESCE((SELECT array_agg(c.dedup_key) FROM candidates c WHERE c.dedup_key NOT IN (SELECT claimed."dedup_key" FROM claimed)), '{}')
+    SELECT COALESCE((SELECT array_agg(c.dedup_key) FROM candidates c WHERE c.digest IN (SELECT claimed.digest FROM claimed)), '{}'),
+      COALESCE((SELECT array_agg(c.dedup_key) FROM candidates c WHERE c.digest NOT IN (SELECT claimed.digest FROM claimed)), '{}')
     INTO v_batch_claimed, v_batch_lost;
     v_skipped := cardinality(v_batch_lost);
     v_suppressed := v_suppressed || v_batch_lost;
@@ -139,9 +142,15 @@ BEGIN
 
   IF v_batch_id IS NOT NULL THEN
     -- Claimed but not delivered (the job had enough): the batch's other children may deliver them.
-    DELETE FROM "batch_deliveries" d
-    WHERE d."batch_id" = v_batch_id AND d."source" = v_source AND d."dedup_key" = ANY(v_batch_claimed) AND d."job_id" = p_job_id
-      AND NOT EXISTS (SELECT 1 FROM "leads" l WHERE l."job_id" = p_job_id AND l."dedup_key" = d."dedup_key");
+    -- One primary-key probe per claim given back (usually none): a filter over the batch's claims would read all
+    -- of them on every page, a cost growing with the batch.
+    FOR v_digest IN
+      SELECT encode(sha256(convert_to(k.dedup_key, 'UTF8')), 'hex') FROM unnest(v_batch_claimed) AS k(dedup_key)
+      WHERE NOT EXISTS (SELECT 1 FROM "leads" l WHERE l."job_id" = p_job_id AND l."dedup_key" = k.dedup_key)
+    LOOP
+      DELETE FROM "batch_deliveries" d
+      WHERE d."batch_id" = v_batch_id AND d."source" = v_source AND d."dedup_key" = v_digest AND d."job_id" = p_job_id;
+    END LOOP;
   END IF;
 
   UPDATE "jobs" SET "delivered_count" = v_delivered + v_added, "skipped_already_delivered" = "skipped_already_delivered" + v_skipped,

@@ -14,6 +14,7 @@
 -- Locks: the batches row it inserts (and, for a conflicting key, waits for the other binding's transaction).
 -- Guarantees: outcome 'created' (batch and every child written together), 'bound' or 'insufficient_credits'
 --   (nothing written).
+-- Depends on: account_credits
 
 CREATE OR REPLACE FUNCTION "create_batch"(
   p_account_id TEXT, p_key TEXT, p_fingerprint TEXT, p_ttl_hours INTEGER, p_batch_id TEXT, p_name TEXT,
@@ -41,7 +42,9 @@ BEGIN
     RETURN;
   END IF;
 
-  SELECT a."balance" - a."reserved" INTO v_available FROM "accounts" a WHERE a."id" = p_account_id;
+  -- The account's whole available (base and stripes, one snapshot): a check, not a reservation (the child
+  -- reserves when it starts), so it takes no lock.
+  SELECT c."balance" - c."reserved" INTO v_available FROM account_credits(p_account_id) c;
   IF COALESCE(v_available, 0) < p_first_reserve THEN
     DELETE FROM "batches" WHERE "id" = v_batch_id;
     RETURN QUERY SELECT 'insufficient_credits'::TEXT, NULL::TEXT, NULL::TEXT, COALESCE(v_available, 0);

@@ -3,20 +3,22 @@
 -- ran (a fresh snapshot per statement), which a single CTE could not:
 -- 1. bind the key through its primary key: a live key conflicts, and a concurrent first call with the
 --    same key waits here until that one commits; an expired key is taken over;
--- 2. reserve through a conditional update of the account's counters; if the account is short, the key is
+-- 2. reserve on one of the account's credit stripes (reserve_credits); if the account is short, the key is
 --    unbound again, so a refused request never binds its key;
 -- 3. insert the job (with its own webhookUrl), the ledger's reserve row, and the account's default webhook
 --    secret with the first job that names a webhookUrl (p_webhook_secret is a fresh candidate, used only then);
 -- 4. release it into its queue if the account has fewer than p_open_cap open released jobs of the source,
---    after any older held ones (release_held_jobs; docs/decisions/020-fair-queues.md); p_open_cap 0: at once.
+--    after any older held ones (release_held_jobs; docs/decisions/020-fair-queues.md); p_open_cap 0: at once;
+--    an account at its share keeps it held without the release's lock (a settlement releases it).
 -- Called by: packages/db/src/job-creation.ts (createJob).
--- Locks: the idempotency_keys row (account, key), then the accounts row (the reservation; it also
---   serialises the account's releases), then the held rows it releases.
+-- Locks: the idempotency_keys row (account, key), then the accounts row FOR KEY SHARE and one credit_stripes
+--   row (the reservation; reserve_credits says when more), then, unless the account is at its share,
+--   release_held_jobs' advisory lock of the account and source and the held rows it releases.
 -- Guarantees: outcome 'created' (job, reserve row and counters written together; o_released the jobs the
 --   caller must enqueue, oldest first: this one unless it is held, and older held ones that fit now), 'bound'
---   (the key's job and fingerprint; nothing written) or 'insufficient_credits' (what is available; nothing
---   written, key unbound).
--- Depends on: release_held_jobs
+--   (the key's job and fingerprint; nothing written) or 'insufficient_credits' (the account's whole available,
+--   summed exactly under its lock by reserve_credits; nothing written, key unbound).
+-- Depends on: release_held_jobs, reserve_credits
 
 CREATE OR REPLACE FUNCTION "create_job"(
   p_account_id TEXT, p_key TEXT, p_fingerprint TEXT, p_job_id TEXT, p_ttl_hours INTEGER,
@@ -26,6 +28,7 @@ CREATE OR REPLACE FUNCTION "create_job"(
 LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
   v_job_id TEXT;
+  v_short BIGINT;
 BEGIN
   INSERT INTO "idempotency_keys" AS k ("account_id", "key", "fingerprint", "job_id", "created_at", "expires_at")
   VALUES (p_account_id, p_key, p_fingerprint, p_job_id, now(), now() + make_interval(hours => p_ttl_hours))
@@ -39,10 +42,10 @@ BEGIN
     RETURN;
   END IF;
 
-  UPDATE "accounts" SET "reserved" = "reserved" + p_reserve WHERE "id" = p_account_id AND "balance" - "reserved" >= p_reserve;
-  IF NOT FOUND THEN
+  v_short := reserve_credits(p_account_id, p_job_id, p_reserve);
+  IF v_short IS NOT NULL THEN
     DELETE FROM "idempotency_keys" k WHERE k."account_id" = p_account_id AND k."key" = p_key AND k."job_id" = p_job_id;
-    RETURN QUERY SELECT 'insufficient_credits'::TEXT, NULL::TEXT, NULL::TEXT, COALESCE((SELECT a."balance" - a."reserved" FROM "accounts" a WHERE a."id" = p_account_id), 0), '{}'::TEXT[];
+    RETURN QUERY SELECT 'insufficient_credits'::TEXT, NULL::TEXT, NULL::TEXT, v_short, '{}'::TEXT[];
     RETURN;
   END IF;
 
@@ -54,8 +57,20 @@ BEGIN
   IF p_webhook_url IS NOT NULL THEN
     INSERT INTO "account_webhook_secrets" ("account_id", "secret") VALUES (p_account_id, p_webhook_secret) ON CONFLICT DO NOTHING;
   END IF;
+  -- An account at its share already (a burst of its own) keeps the job held without taking the release's lock, so
+  -- its creations do not queue behind each other's commits: the settlement of one of those open jobs releases it
+  -- (in the rare race where the last of them settled meanwhile, a borrowed slot or the periodic sweep does).
   RETURN QUERY SELECT 'created'::TEXT, p_job_id, p_fingerprint, NULL::BIGINT,
-    CASE WHEN p_open_cap = 0 THEN ARRAY[p_job_id] ELSE release_held_jobs(p_account_id, p_source, p_open_cap) END;
+    CASE
+      WHEN p_open_cap = 0 THEN ARRAY[p_job_id]
+      WHEN (SELECT count(*) FROM (
+        SELECT 1 FROM "jobs" j
+        WHERE j."account_id" = p_account_id AND j."source" = p_source AND j."status" IN ('queued', 'running') AND j."released_at" IS NOT NULL
+          AND NOT j."borrowed"
+        LIMIT p_open_cap
+      ) open) >= p_open_cap THEN '{}'::TEXT[]
+      ELSE release_held_jobs(p_account_id, p_source, p_open_cap)
+    END;
 END
 $$;
 

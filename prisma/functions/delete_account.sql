@@ -1,14 +1,16 @@
 -- delete_account: removes an account and everything it owns (keys, jobs and their leads, deliveries memory,
 -- suppressions, webhooks, idempotency keys, its credit ledger) in one transaction, and returns the figures
--- the audit trail keeps of it (counts and credit totals, no personal data). It refuses while the account has
--- a queued or running job: the caller cancels those first (a settlement still under way finishes first).
+-- the audit trail keeps of it (counts and credit totals, the balance summed over its credit stripes; no personal
+-- data). It refuses while the account has a queued or running job: the caller cancels those first (a settlement
+-- still under way finishes first).
 -- Called by: packages/db/src/account-deletion.ts (deleteAccount).
--- Locks: the accounts row (FOR UPDATE: a create_job of the account waits, then finds no account), then by the
---   cascade every row it owns.
+-- Locks: the accounts row (FOR UPDATE: a create_job, a batch child's start or a settlement of the account waits
+--   for it before touching a credit stripe, then finds no account; one already holding a stripe holds KEY SHARE
+--   too, so this waits for it to commit), then by the cascade every row it owns, its credit stripes included.
 -- Guarantees: all or nothing; 'not_found' or 'open_jobs' change nothing; the ledger's append-only trigger lets
 --   this account's rows go, inside this statement only (leadgen.account_deletion names the account and is
 --   cleared before it returns), and no other row of the ledger.
--- Depends on: credit_ledger_append_only
+-- Depends on: account_credits, credit_ledger_append_only
 
 CREATE OR REPLACE FUNCTION "delete_account"(p_account_id TEXT)
 RETURNS TABLE ("o_outcome" TEXT, "o_jobs" INTEGER, "o_leads" BIGINT, "o_api_keys" INTEGER, "o_ledger_rows" INTEGER, "o_granted" BIGINT, "o_charged" BIGINT, "o_balance" BIGINT)
@@ -16,11 +18,14 @@ LANGUAGE plpgsql AS $$
 DECLARE
   v_balance BIGINT;
 BEGIN
-  SELECT a."balance" INTO v_balance FROM "accounts" a WHERE a."id" = p_account_id FOR UPDATE;
+  PERFORM 1 FROM "accounts" a WHERE a."id" = p_account_id FOR UPDATE;
   IF NOT FOUND THEN
     RETURN QUERY SELECT 'not_found'::TEXT, 0, 0::BIGINT, 0, 0, 0::BIGINT, 0::BIGINT, 0::BIGINT;
     RETURN;
   END IF;
+  -- Under FOR UPDATE nobody else holds a stripe of the account (reserve_credits and settle_credits take KEY
+  -- SHARE first, which waits for this), so the sum is settled.
+  SELECT c."balance" INTO v_balance FROM account_credits(p_account_id) c;
   IF EXISTS (SELECT 1 FROM "jobs" j WHERE j."account_id" = p_account_id AND j."status" IN ('queued', 'running')) THEN
     RETURN QUERY SELECT 'open_jobs'::TEXT, 0, 0::BIGINT, 0, 0, 0::BIGINT, 0::BIGINT, v_balance;
     RETURN;

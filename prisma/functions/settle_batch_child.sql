@@ -4,11 +4,19 @@
 -- open child settles the batch: status (docs/api.md#batches: CANCELLED if it was cancelled, COMPLETE if every
 -- child is, FAILED if every child failed, EMPTY if none delivered, else PARTIAL) and finishedAt, and records
 -- the batch's event (batch.completed, batch.partial, batch.empty, batch.failed, batch.cancelled) as outbox
--- rows for every enabled endpoint subscribed to it and one for the batch's webhookUrl.
+-- rows for every enabled endpoint subscribed to it and one for the batch's webhookUrl. That settlement also
+-- deletes the batch's claims (batch_deliveries): they only keep its children from delivering a lead twice, and
+-- no child can deliver any more. Every child is terminal then (open_count is zero, and each other child's
+-- settlement committed before this one could take the batch row), a terminal job never becomes open again,
+-- and commit_page writes nothing for a terminal job (it locks the job row and re-reads its status, so a page
+-- commit in flight either committed before that child's settlement or finds it terminal). A cancelled batch
+-- is the same case: it is terminal only once its last child has settled.
 -- Called by: settle_job, for a job with a batch_id, before it touches the account.
--- Locks: the batches row (after the jobs row, before the accounts row: begin_job's order).
+-- Locks: the batches row (after the jobs row, before the accounts row: begin_job's order); the last child, the
+--   batch's claims (no page commit of the batch can hold them then).
 -- Guarantees: counters that add up (open + the five terminal counts = child_count), no lost update when two
---   children end at once (the row lock), the batch settled exactly once; the new deliveries' ids returned.
+--   children end at once (the row lock), the batch settled exactly once; the new deliveries' ids returned; a
+--   terminal batch keeps no claims.
 
 CREATE OR REPLACE FUNCTION "settle_batch_child"(p_job "jobs")
 RETURNS TEXT[]
@@ -40,6 +48,7 @@ BEGIN
     WHEN v_batch."delivered_count" = 0 THEN 'EMPTY'
     ELSE 'PARTIAL' END;
   UPDATE "batches" SET "status" = v_status, "finished_at" = now() WHERE "id" = v_batch."id";
+  DELETE FROM "batch_deliveries" WHERE "batch_id" = v_batch."id";
   v_event := CASE v_status WHEN 'COMPLETE' THEN 'batch.completed' ELSE 'batch.' || lower(v_status) END;
 
   WITH inserted AS (

@@ -1,8 +1,9 @@
 -- settle_job: the terminal compare-and-set, the only statement that writes a terminal status (worker end,
 -- timeout, last failed attempt, owner's and operator's cancel). It matches only a job that is not terminal
 -- and still has the delivered count the decision was made from; then the ledger's release and charge rows,
--- the account's counters, and the outbox rows of the job's webhook event, all in one transaction. A job
--- without webhookUrl of an account without endpoints pays one probe of webhook_endpoints_account_id_idx.
+-- the account's counters (on one credit stripe: settle_credits), and the outbox rows of the job's webhook
+-- event, all in one transaction. A job without webhookUrl of an account without endpoints pays one probe of
+-- webhook_endpoints_account_id_idx.
 -- The event's name comes from the caller (packages/domain's JOB_EVENT_OF), so it is written in one place.
 -- A batch's child tells its batch in the same transaction (settle_batch_child: the batch's counters, and the
 -- batch's own settlement and event when it is the last open child); those deliveries come back with the job's.
@@ -10,12 +11,13 @@
 -- frees (release_held_jobs; docs/decisions/020-fair-queues.md), in the same transaction: a batch's children
 -- are held jobs like any other, so a batch refills its account's slots child by child.
 -- Called by: packages/db/src/job-settlement.ts (settleJob).
--- Locks: the jobs row, then (a batch child) the batches row, then the accounts row, then the held rows it
---   releases (skipping locked ones).
+-- Locks: the jobs row, then (a batch child) the batches row, then the accounts row FOR KEY SHARE and one
+--   credit_stripes row (settle_credits), then release_held_jobs' advisory lock of the account and source and
+--   the held rows it releases (skipping locked ones). The account row itself is never locked more strongly.
 -- Guarantees: no row back when the job was terminal already or its count moved on; each job is charged at
 --   most once (the ledger's unique (job, kind)); the deliveries' ids to enqueue are returned with the job,
 --   and so are the jobs released, oldest first, for the caller to enqueue.
--- Depends on: record_job_event, release_held_jobs, settle_batch_child
+-- Depends on: record_job_event, release_held_jobs, settle_batch_child, settle_credits
 
 CREATE OR REPLACE FUNCTION "settle_job"(
   p_job_id TEXT, p_status "JobStatus", p_stop_reason TEXT, p_charge INTEGER, p_delivered INTEGER, p_event_type TEXT, p_open_cap INTEGER
@@ -40,7 +42,7 @@ BEGIN
   IF p_charge > 0 THEN
     INSERT INTO "credit_ledger" ("account_id", "job_id", "kind", "amount") VALUES (v_job."account_id", p_job_id, 'charge', p_charge);
   END IF;
-  UPDATE "accounts" SET "balance" = "balance" - p_charge, "reserved" = "reserved" - v_job."credits_reserved" WHERE "id" = v_job."account_id";
+  PERFORM settle_credits(v_job."account_id", p_job_id, p_charge, v_job."credits_reserved");
   IF v_job."webhook_url" IS NOT NULL OR EXISTS (SELECT 1 FROM "webhook_endpoints" e WHERE e."account_id" = v_job."account_id") THEN
     v_deliveries := record_job_event(v_job, p_event_type);
   END IF;

@@ -43,7 +43,7 @@ export interface KneeOptions {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Samples pg_stat_activity's wait events of the bench database's active backends. */
-function sampleWaits(probe: Client): { stop(): Promise<string> } {
+export function sampleWaits(probe: Client): { stop(): Promise<string> } {
   const counts = new Map<string, number>();
   let running = true;
   const loop = (async () => {

@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [--duration S] [--rounds N] [--workers N] [--held N] [--export-leads N] [--fair-jobs N] [--only a,b]`
+// `npm run bench [-- --quick] [--duration S] [--rounds N] [--workers N] [--held N] [--export-leads N] [--fair-jobs N] [--webhook-timeout MS] [--only a,b]`
 //
 // The service against bare Express 5 + BullMQ 6 baselines, alternating in one run so the ratios
 // hold on a noisy machine even when the absolute figures do not. The service is reached only
@@ -24,6 +24,7 @@ import {
 } from './database';
 import { fairnessTable, measureFairness, type FairnessSide } from './fairness';
 import { exportTable, exportTarget, measureExports, seedExportAccounts, type ExportRun } from './export-memory';
+import { contentionTable, measureCreditContention, type ContentionRun } from './credit-contention';
 import { kneeSeries, kneeTable, type KneeOptions, type KneeSeries } from './knee';
 import { HttpClient, closedLoop, type Task } from './load';
 import { measure, type Environment, type Kind, type Measured } from './measure';
@@ -31,6 +32,7 @@ import { BenchProcess, freePort, startProcess, waitForHttp } from './processes';
 import { PostgresCpu, findPostmaster, findRedisServer, localTcpPorts, readRss } from './proc-stats';
 import { measureVerificationCost } from './verification-cost';
 import { batchLines, measureBatch, type BatchRun } from './batch-fairness';
+import { measureWebhooks, webhookTable, type WebhookSide } from './webhook';
 import { evaluateCorpus } from '../../packages/providers/test/fixtures/evaluate-corpus';
 import { UNSEEN_SITES } from '../../packages/providers/test/fixtures/unseen-sites';
 import { costTable, fmt, rate, sideBySide, summarize, targetTable, type Scenario, type Target } from './report';
@@ -51,10 +53,13 @@ const USAGE = `npm run bench [-- options]
   --fair-delay MS     sandbox delay of each backlog job's one page (default 3000)
   --fair-concurrency N  WORKER_CONCURRENCY of the fairness section's one worker (default 10)
   --batch-queries N   queries in the batch section's batch (default 1000, 100 with --quick)
+  --webhook-timeout MS  WEBHOOK_TIMEOUT_MS of the webhook section's services (default 15000 as the service's, 5000 with --quick)
+  --webhook-samples N   the other account's pings per phase in the webhook section (default 20, 10 with --quick; at most 22)
   --knee-rates a,b    offered sync generates per second of the knee's steps (default 25,50,100,150,200,250,300,350,400)
   --knee-step S       seconds per knee step (default 4, 2 with --quick)
-  --knee-accounts N   accounts the spread series shares the load over (default 10)
-  --only a,b          scenarios among sync1, sync50, async, get, knee, fleet, export, held, fair, verify, enrichment, batch`;
+  --knee-accounts N   accounts the spread series shares the load over (default 10; also the credits section's)
+  --credit-clients N  jobs in flight in the credits section (default 16)
+  --only a,b          scenarios among sync1, sync50, async, get, credits, knee, fleet, export, held, fair, verify, enrichment, batch, webhook`;
 
 function usage(problem: string): never {
   console.error(`${problem}\n${USAGE}`);
@@ -81,9 +86,12 @@ const { values: flags } = (() => {
         'fair-delay': { type: 'string', default: '3000' },
         'fair-concurrency': { type: 'string', default: '10' },
         'batch-queries': { type: 'string' },
+        'webhook-timeout': { type: 'string' },
+        'webhook-samples': { type: 'string' },
         'knee-rates': { type: 'string', default: '25,50,100,150,200,250,300,350,400' },
         'knee-step': { type: 'string' },
         'knee-accounts': { type: 'string', default: '10' },
+        'credit-clients': { type: 'string', default: '16' },
         only: { type: 'string' },
       },
     });
@@ -109,11 +117,29 @@ const EXPORT_LEADS = Number(flags['export-leads'] ?? (QUICK ? 10_000 : 100_000))
 const KNEE_RATES = flags['knee-rates']!.split(',').map(Number);
 const KNEE_STEP_MS = Number(flags['knee-step'] ?? (QUICK ? 2 : 4)) * 1000;
 const KNEE_ACCOUNTS = Number(flags['knee-accounts']);
+const CREDIT_CLIENTS = Number(flags['credit-clients']);
 const WARM_MS = QUICK ? 300 : 1_500;
 const FAIR_JOBS = Number(flags['fair-jobs']);
 const FAIR_DELAY_MS = Number(flags['fair-delay']);
 const FAIR_CONCURRENCY = Number(flags['fair-concurrency']);
-const ALL = ['sync1', 'sync50', 'async', 'get', 'knee', 'fleet', 'export', 'held', 'fair', 'verify', 'enrichment', 'batch'] as const;
+const WEBHOOK_TIMEOUT_MS = Number(flags['webhook-timeout'] ?? (QUICK ? 5_000 : 15_000));
+const WEBHOOK_SAMPLES = Number(flags['webhook-samples'] ?? (QUICK ? 10 : 20));
+const ALL = [
+  'sync1',
+  'sync50',
+  'async',
+  'get',
+  'credits',
+  'knee',
+  'fleet',
+  'export',
+  'held',
+  'fair',
+  'verify',
+  'enrichment',
+  'batch',
+  'webhook',
+] as const;
 const BATCH_QUERIES = Number(flags['batch-queries'] ?? (QUICK ? 100 : 1000));
 type Key = (typeof ALL)[number];
 const ONLY = new Set<Key>(flags.only ? (flags.only.split(',').map((s) => s.trim()) as Key[]) : ALL.filter((k) => k !== 'held' || HELD > 0));
@@ -133,10 +159,17 @@ for (const [name, v] of Object.entries({
   'fair-delay': FAIR_DELAY_MS,
   'fair-concurrency': FAIR_CONCURRENCY,
   'knee-step': KNEE_STEP_MS,
+  'webhook-timeout': WEBHOOK_TIMEOUT_MS,
+  'webhook-samples': WEBHOOK_SAMPLES,
   'knee-accounts': KNEE_ACCOUNTS,
+  'credit-clients': CREDIT_CLIENTS,
   'knee-rates': KNEE_RATES.every((r) => Number.isFinite(r) && r > 0) ? 1 : NaN,
 }))
   if (!Number.isFinite(v) || v < 0) usage(`--${name}: not a number`);
+
+// WEBHOOK_TIMEOUT_MS's own range; the other account has 10 endpoints × 5 pings a minute for a warm-up and two phases.
+if (WEBHOOK_TIMEOUT_MS < 100 || WEBHOOK_TIMEOUT_MS > 60_000) usage('--webhook-timeout: between 100 and 60000 (WEBHOOK_TIMEOUT_MS)');
+if (WEBHOOK_SAMPLES < 1 || WEBHOOK_SAMPLES > 22) usage('--webhook-samples: between 1 and 22 (10 endpoints × 5 pings a minute)');
 
 const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
 const DATABASE_URL = process.env.DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/leadgen';
@@ -292,9 +325,10 @@ async function main(): Promise<number> {
   const cleanup = async () => {
     await Promise.all(processes.map((p) => p.stop(8_000)));
     await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
-    // Our keys alone (unique prefixes): leaving them would litter a shared Redis.
-    for (const prefix of [PREFIX, BASE_PREFIX]) {
-      for await (const keys of redis.scanStream({ match: `${prefix}:*`, count: 1000 }))
+    // Our keys alone (every section's prefix starts with this run's, and hash-tagged keys with `{` and it):
+    // leaving them would litter a shared Redis.
+    for (const match of [`${PREFIX}*`, `{${PREFIX}*`]) {
+      for await (const keys of redis.scanStream({ match, count: 1000 }))
         if ((keys as string[]).length) await redis.unlink(...(keys as string[]));
     }
     await redis.quit();
@@ -536,6 +570,16 @@ async function main(): Promise<number> {
       }
     }
 
+    // Credits at the database alone: one account's creations and settlements against the same spread over many.
+    let contention: ContentionRun[] = [];
+    if (ONLY.has('credits'))
+      contention = await measureCreditContention(
+        db.url,
+        { clients: CREDIT_CLIENTS, durationMs: DURATION_MS, rounds: ROUNDS, spread: KNEE_ACCOUNTS },
+        db.probe,
+        log,
+      );
+
     // The knee: open-loop sync generates at rising rates from one account, then the same load spread
     // over KNEE_ACCOUNTS accounts, with one worker process and then two.
     const knees: KneeSeries[] = [];
@@ -692,6 +736,30 @@ async function main(): Promise<number> {
       });
     }
 
+    // Webhooks (webhook.ts): its own API and worker per side, the other workers stopped first as for fairness.
+    let webhooks: WebhookSide[] | null = null;
+    if (ONLY.has('webhook')) {
+      await Promise.all(workers.map((w) => w.stop()));
+      const probe = db.probe;
+      log('');
+      log(`webhook: two sides, WEBHOOK_TIMEOUT_MS=${WEBHOOK_TIMEOUT_MS}`);
+      webhooks = await measureWebhooks({
+        databaseUrl: db.url,
+        prefix: PREFIX,
+        redis,
+        env: (extra) => serviceEnv(db!.url, extra),
+        track,
+        probe: async (sql, params) => (await probe.query(sql, params)).rows as Array<Record<string, unknown>>,
+        timeoutMs: WEBHOOK_TIMEOUT_MS,
+        samples: WEBHOOK_SAMPLES,
+        uncappedSamples: QUICK ? 2 : 3,
+        endpoints: 10,
+        pingsPerEndpoint: 40,
+        jobs: 10,
+        log,
+      });
+    }
+
     const sync1 = scenarios.find((sc) => sc.key === 'sync1');
     if (verificationAddedMs !== null && sync1) {
       // The service's workers run with verification on: a whole job's CPU without it is their figure less the added part.
@@ -734,6 +802,19 @@ async function main(): Promise<number> {
     if (fairness) {
       log('');
       log(fairnessTable(fairness, { backlogJobs: FAIR_JOBS, backlogDelayMs: FAIR_DELAY_MS, concurrency: FAIR_CONCURRENCY }));
+    }
+    if (contention.length) {
+      log('');
+      log('Credits at the database: createJob then settleJob of @leadgen/db straight to PostgreSQL (no HTTP, Redis or provider),');
+      log(
+        `${CREDIT_CLIENTS} jobs in flight on an API-like and a worker-like pool of ${CREDIT_CLIENTS}, median of the rounds: how far one account's`,
+      );
+      log('jobs queue behind each other on a lock, against the same load spread over several accounts.');
+      log(contentionTable(contention, CREDIT_CLIENTS));
+    }
+    if (webhooks) {
+      log('');
+      log(webhookTable(webhooks, { timeoutMs: WEBHOOK_TIMEOUT_MS, endpoints: 10, pingsPerEndpoint: 40, jobs: 10 }));
     }
     if (knees.length) {
       log('');
@@ -799,7 +880,8 @@ async function heldJobs(
     startProcess(
       'held worker',
       'apps/worker/src/main.ts',
-      serviceEnv(db.url, { WORKER_CONCURRENCY: String(HELD), WORKER_QUEUES: 'google_maps' }),
+      // One account's jobs, every slot: no slot reserved for another account (borrowed slots, decision 020).
+      serviceEnv(db.url, { WORKER_CONCURRENCY: String(HELD), WORKER_RESERVED_SLOTS: '0', WORKER_QUEUES: 'google_maps' }),
       ['pg', 'ioredis'],
     ),
   );

@@ -47,6 +47,33 @@ describe('monitor webhooks', () => {
     expect(body).toMatchObject({ type: 'job.completed', data: { monitorId: id, status: 'COMPLETE', request: { excludeDelivered: true } } });
   });
 
+  it("when a batch monitor runs, then its batch's terminal event carries monitorId and reaches the monitor's webhookUrl", async () => {
+    const account = await buildAccount(world.db, { credits: 1_000 });
+    const created = await world.http
+      .post('/api/v1/monitors')
+      .set(account.auth)
+      .send({
+        name: 'hooked batch',
+        batch: { requests: [request, { ...request, city: 'Dallas' }] },
+        schedule: { every: 'PT1S' },
+        webhookUrl: receiver.url('/monitor-batches'),
+      });
+    expect(created.status).toBe(201);
+    const id = created.body.monitorId as string;
+    const [event] = await receiver.waitFor(1, (r) => r.path === '/monitor-batches');
+    await world.http.patch(`/api/v1/monitors/${id}`).set(account.auth).send({ enabled: false });
+    const secret = await defaultSecret(world, account);
+    const body = verify(secret, event!);
+    expect(body).toMatchObject({
+      type: 'batch.completed',
+      data: { monitorId: id, status: 'COMPLETE', childCount: 2, excludeDelivered: true },
+    });
+    // The children send no events of their own there: only the batch's terminal event reaches the monitor's webhookUrl.
+    await new Promise((r) => setTimeout(r, 500));
+    const types = receiver.received.filter((r) => r.path === '/monitor-batches').map((r) => verify(secret, r).type);
+    expect(types.every((type) => type.startsWith('batch.'))).toBe(true);
+  });
+
   it('when a tick finds the account short of credits, then the monitor is paused (insufficient_credits) and monitor.paused is sent', async () => {
     const account = await buildAccount(world.db, { credits: 0 });
     const endpoint = await world.http

@@ -6,9 +6,13 @@ import { startWebhookReceiver, type WebhookReceiver } from '../webhook-receiver'
 
 // An endpoint that never answers (a tarpit) holds at most WEBHOOK_CONCURRENCY_PER_ENDPOINT of the
 // fleet's WEBHOOK_CONCURRENCY slots, and its attempts get a shorter time limit once two timed out in a
-// row, so another account's ping goes out at once; a ping is one attempt, never retried.
+// row, so another account's ping goes out at once; a ping is one attempt, never retried. An account
+// with many tarpits holds at most WEBHOOK_CONCURRENCY_PER_ACCOUNT across them (by default half of
+// WEBHOOK_CONCURRENCY: 2 of the 4 slots here).
 const TIMEOUT_MS = 3_000;
 const PER_ENDPOINT = 2;
+const SLOTS = 4;
+const PER_ACCOUNT_DEFAULT = 2;
 
 interface Tarpit {
   url: string;
@@ -18,6 +22,7 @@ interface Tarpit {
 }
 
 async function startTarpit(): Promise<Tarpit> {
+  // One server for every path: the tarpit's in-flight count is the attacker's across all its endpoints.
   let inFlight = 0;
   const tarpit = { requests: 0, maxInFlight: 0 };
   const server: Server = createServer((req) => {
@@ -48,7 +53,7 @@ beforeAll(async () => {
     env: {
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
-      WEBHOOK_CONCURRENCY: '4',
+      WEBHOOK_CONCURRENCY: String(SLOTS),
       WEBHOOK_CONCURRENCY_PER_ENDPOINT: String(PER_ENDPOINT),
       WEBHOOK_RETRY_SCHEDULE: '200ms,300ms,400ms',
     },
@@ -108,5 +113,42 @@ describe('webhook fairness between endpoints', () => {
     expect(latencies.filter((ms) => ms < TIMEOUT_MS / 2)).toHaveLength(10 - full);
     expect(tarpit.requests).toBe(10);
     expect(tarpit.maxInFlight).toBeLessThanOrEqual(PER_ENDPOINT);
+  }, 60_000);
+});
+
+describe('webhook fairness between accounts', () => {
+  it('when one account pings many tarpit endpoints at once, then it holds at most its share of the slots and another account’s ping goes out at once', async () => {
+    // 5 endpoints × 2 places each = 10 places wanted on 4 slots: without the account's cap the
+    // attacker held all 4 for a whole timeout and the other account's ping waited for one to end.
+    const many = await startTarpit();
+    const attacker2 = await buildAccount(world.db, { credits: 0 });
+    const victim2 = await buildAccount(world.db, { credits: 0 });
+    try {
+      const slow = await Promise.all(
+        Array.from({ length: 5 }, (_, i) => createEndpoint(attacker2, many.url.replace('/hook', `/tarpit-${i}`))),
+      );
+      const fast = await createEndpoint(victim2, receiver.url('/victim2'));
+      await Promise.all(
+        slow.flatMap((id) =>
+          Array.from({ length: 5 }, async () => {
+            expect((await world.http.post(`/api/v1/webhooks/${id}/test`).set(attacker2.auth)).status).toBe(202);
+          }),
+        ),
+      );
+      // The attack is under way: the attacker's places are taken before the other account pings.
+      const attackUntil = Date.now() + 5_000;
+      while (many.maxInFlight < PER_ACCOUNT_DEFAULT && Date.now() < attackUntil) await new Promise((r) => setTimeout(r, 50));
+      expect(many.maxInFlight).toBe(PER_ACCOUNT_DEFAULT);
+      const sent = Date.now();
+      expect((await world.http.post(`/api/v1/webhooks/${fast}/test`).set(victim2.auth)).status).toBe(202);
+      const [arrived] = await receiver.waitFor(1, (r) => r.path === '/victim2', 10_000);
+      expect(arrived!.at - sent).toBeLessThan(1_500);
+      // Through the first timeouts and the next places taken: never more than the account's share.
+      await new Promise((r) => setTimeout(r, TIMEOUT_MS + 1_500));
+      expect(many.requests).toBeGreaterThan(PER_ACCOUNT_DEFAULT);
+      expect(many.maxInFlight).toBe(PER_ACCOUNT_DEFAULT);
+    } finally {
+      await many.close();
+    }
   }, 60_000);
 });

@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { Redis } from 'ioredis';
 import { startWorkerProcess, startWorld, type TestWorld, type WorkerProcess } from '../harness';
 import { buildAccount, type TestAccount } from '../factories';
+import { ownDatabase } from '../faults/fault-world';
 
 // Monitors run each tick exactly once on a fleet (decision 022): two worker processes tick the same
 // monitors, Redis loses every alarm between two ticks, and the whole fleet is away over three ticks.
@@ -21,15 +22,22 @@ describe('monitors on a fleet', () => {
   let world: TestWorld;
   let account: TestAccount;
   const workers: WorkerProcess[] = [];
+  // A database of this file's own: its workers' one-second monitor sweep sets alarms for every monitor it finds,
+  // and on the shared test database that would tick other files' monitors (and theirs this file's).
+  let database: Awaited<ReturnType<typeof ownDatabase>>;
 
   beforeAll(async () => {
-    world = await startWorld({ worker: false, env: { MONITOR_MIN_INTERVAL_MS: '1000' } });
+    database = await ownDatabase();
+    world = await startWorld({ worker: false, env: { DATABASE_URL: database.url, MONITOR_MIN_INTERVAL_MS: '1000' } });
     account = await buildAccount(world.db, { credits: 100_000 });
-  });
+  }, 60_000);
   afterEach(async () => {
     await Promise.all(workers.splice(0).map(stop));
   });
-  afterAll(() => world.close());
+  afterAll(async () => {
+    await world?.close();
+    await database?.drop();
+  });
 
   const workerEnv = () => ({
     DATABASE_URL: world.config.database.url,

@@ -1,10 +1,11 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { eraseSubject, expireLeads } from '@leadgen/db';
+import { normalizeLinkedinUrl } from '@leadgen/domain';
 import { ROOT } from '../processes';
 import { buildAccount, buildDeliveredJobs } from '../factories';
-import { generate, pollUntilTerminal, startWorld, type TestWorld } from '../harness';
+import { generate, idempotencyKey, pollUntilTerminal, startWorld, type TestWorld } from '../harness';
 import { ownDatabase, SCALE, sleep } from './fault-world';
 import { checkInvariants, describeViolations } from './invariants';
 
@@ -62,6 +63,52 @@ describe('data protection under racing traffic', () => {
     );
     expect(rows[0]!.n).toBe(0);
     const violations = await checkInvariants(world.config.database.url, { accountIds: accounts.map((a) => a.accountId) });
+    expect(describeViolations(violations)).toBe('');
+  });
+
+  it('when LinkedIn profiles are erased while a batch’s overlapping children deliver them, then the batch holds neither, and once it ends no table but the erased-subjects list names them', async () => {
+    type Person = { person: { linkedinUrl: string } };
+    const people = { source: 'linkedin', category: 'cto', state: 'US', city: 'Houston', maxResults: 60 };
+    const scout = await buildAccount(world.db, { credits: 100_000 });
+    const known = await generate(world, scout, people, { Prefer: 'wait=60' });
+    expect(known.status).toBe(200);
+    const profiles = (known.body.leads as Person[]).map((l) => l.person.linkedinUrl);
+    // One on the first page (delivered, so claimed, before the erasure), one on a later page (not yet).
+    const [early, late] = [profiles[2]!, profiles[45]!];
+
+    const account = await buildAccount(world.db, { credits: 100_000 });
+    const created = await world.http
+      .post('/api/v1/leads/batches')
+      .set(account.auth)
+      .set('Idempotency-Key', idempotencyKey())
+      .send({ requests: Array.from({ length: 4 }, () => people) });
+    expect(created.status).toBe(202);
+    const batchId = created.body.batchId as string;
+    const readBatch = async () => (await world.http.get(`/api/v1/leads/batches/${batchId}`).set(account.auth)).body;
+    for (const until = Date.now() + 30_000; (await readBatch()).deliveredCount < 10;) {
+      if (Date.now() > until) throw new Error('the batch delivered no page');
+      await sleep(20);
+    }
+    await Promise.all([early, late].map((url) => eraseSubject(world.db, { kind: 'linkedin', value: normalizeLinkedinUrl(url)! })));
+    for (const until = Date.now() + SCALE.settleSeconds * 1000; !(await readBatch()).terminal;) {
+      if (Date.now() > until) throw new Error('the batch did not end');
+      await sleep(100);
+    }
+
+    const leads = await world.http.get(`/api/v1/leads/batches/${batchId}/leads?limit=1000`).set(account.auth);
+    const delivered = (leads.body.items as Array<{ lead: Person }>).map((item) => item.lead.person.linkedinUrl);
+    expect(delivered.length).toBeGreaterThan(40);
+    expect(new Set(delivered).size).toBe(delivered.length);
+    expect(delivered).not.toContain(early);
+    expect(delivered).not.toContain(late);
+    // Every table's data, but the list that must keep the erased subjects to honour them.
+    const dump = execFileSync('pg_dump', ['--data-only', '--no-owner', '--exclude-table=global_suppressions', database.url], {
+      encoding: 'utf8',
+      maxBuffer: 512 * 1024 * 1024,
+    });
+    for (const url of [early, late]) expect(dump.includes(new URL(url).pathname.split('/')[2]!)).toBe(false);
+    expect(dump).toContain(new URL(delivered[0]!).pathname.split('/')[2]!);
+    const violations = await checkInvariants(world.config.database.url, { accountIds: [account.accountId, scout.accountId] });
     expect(describeViolations(violations)).toBe('');
   });
 

@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { generate, pollUntilTerminal, startWorld, type TestWorld } from '../harness';
+import { generate, idempotencyKey, pollUntilTerminal, startWorld, type TestWorld } from '../harness';
 import { buildAccount } from '../factories';
 import { checkInvariants } from './invariants';
 
@@ -72,6 +72,37 @@ it.each([
   expect(violations.map((v) => v.invariant).sort()).toEqual([...expected].sort());
   // Scoped: another account's clean data is not reported.
   expect(await checkInvariants(world.config.database.url, { accountIds: [(await finishedJob()).accountId] })).toEqual([]);
+});
+
+it('when a batch keeps a claim after it ended, or its children’s leads are not claimed while it runs, then the checker names it', async () => {
+  const account = await buildAccount(world.db, { credits: 1_000 });
+  const area = { source: 'linkedin', category: 'cto', state: 'US', city: 'Austin', keyword: 'sandbox:only=8', maxResults: 5 };
+  const created = await world.http
+    .post('/api/v1/leads/batches')
+    .set(account.auth)
+    .set('Idempotency-Key', idempotencyKey())
+    .send({ requests: [area, area] });
+  expect(created.status).toBe(202);
+  const batchId = created.body.batchId as string;
+  for (let i = 0; ; i += 1) {
+    const res = await world.http.get(`/api/v1/leads/batches/${batchId}`).set(account.auth);
+    if (res.body.terminal) break;
+    if (i > 400) throw new Error('batch not terminal');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const check = async () => (await checkInvariants(world.config.database.url, { accountIds: [account.accountId] })).map((v) => v.invariant);
+  expect(await check()).toEqual([]);
+
+  const claim = `INSERT INTO batch_deliveries (batch_id, source, dedup_key, job_id)
+                 SELECT j.batch_id, j.source, encode(sha256(convert_to(l.dedup_key, 'UTF8')), 'hex'), j.id
+                 FROM leads l JOIN jobs j ON j.id = l.job_id WHERE j.batch_id = $1 LIMIT 1`;
+  await sql.query(claim, [batchId]);
+  expect(await check()).toEqual(['lead_once_per_batch']);
+  await sql.query('DELETE FROM batch_deliveries WHERE batch_id = $1', [batchId]);
+  await sql.query(`UPDATE batches SET status = 'running' WHERE id = $1`, [batchId]);
+  expect(await check()).toEqual(['lead_once_per_batch']);
+  await sql.query(claim.replace('LIMIT 1', ''), [batchId]);
+  expect(await check()).toEqual([]);
 });
 
 it('when an invariant needs a column the schema does not have yet, then it is skipped, and run once the column exists', async () => {

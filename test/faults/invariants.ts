@@ -103,12 +103,13 @@ export const INVARIANTS: Invariant[] = [
           WHERE l.reserved <> coalesce(o.reserved, 0) OR l.reserved > l.balance OR l.balance < 0`,
   },
   {
-    // For the kept counters on accounts (a later migration): they must say what the ledger says.
+    // For the kept counters (the account row's base part and its credit stripes'): their sums must say what the ledger says.
     name: 'account_counters_match_ledger',
-    rule: 'accounts.balance is grants - charges and accounts.reserved is reserves - releases, as the ledger sums them',
-    requires: ['accounts.balance', 'accounts.reserved'],
+    rule: "accounts.balance + its stripes' is grants - charges, and accounts.reserved + its stripes' is reserves - releases, as the ledger sums them",
+    requires: ['accounts.balance', 'accounts.reserved', 'credit_stripes.balance', 'credit_stripes.reserved'],
     sql: `SELECT a.id, a.balance, a.reserved, l.balance AS ledger_balance, l.reserved AS ledger_reserved
-          FROM accounts a LEFT JOIN (
+          FROM (SELECT a.id, a.balance + coalesce(sum(s.balance), 0) AS balance, a.reserved + coalesce(sum(s.reserved), 0) AS reserved
+                FROM accounts a LEFT JOIN credit_stripes s ON s.account_id = a.id GROUP BY a.id) a LEFT JOIN (
             SELECT account_id,
                    coalesce(sum(amount) FILTER (WHERE kind = 'grant'), 0) - coalesce(sum(amount) FILTER (WHERE kind = 'charge'), 0) AS balance,
                    coalesce(sum(amount) FILTER (WHERE kind = 'reserve'), 0) - coalesce(sum(amount) FILTER (WHERE kind = 'release'), 0) AS reserved
@@ -123,6 +124,21 @@ export const INVARIANTS: Invariant[] = [
           LEFT JOIN account_deliveries d ON d.account_id = j.account_id AND d.source = j.source AND d.dedup_key = encode(sha256(convert_to(l.dedup_key, 'UTF8')), 'hex')
           WHERE ${scoped('j.account_id')}
             AND (d.job_id IS NULL OR (COALESCE((j.request->>'excludeDelivered')::boolean, false) AND d.job_id <> j.id))`,
+  },
+  {
+    name: 'lead_once_per_batch',
+    rule: "a lead (source, dedup key) is delivered at most once per batch; a running batch's children's leads are claimed by them as SHA-256 digests, and a terminal batch keeps no claims",
+    requires: ['batch_deliveries.dedup_key'],
+    sql: `SELECT j.batch_id, 'delivered by ' || count(*) || ' children' AS problem, l.dedup_key FROM leads l JOIN jobs j ON j.id = l.job_id
+          WHERE j.batch_id IS NOT NULL AND ${scoped('j.account_id')} GROUP BY j.batch_id, j.source, l.dedup_key HAVING count(*) > 1
+          UNION ALL
+          SELECT j.batch_id, 'not claimed by its child' AS problem, l.dedup_key FROM leads l JOIN jobs j ON j.id = l.job_id JOIN batches b ON b.id = j.batch_id
+          WHERE b.status = 'running' AND ${scoped('j.account_id')}
+            AND NOT EXISTS (SELECT 1 FROM batch_deliveries d WHERE d.batch_id = j.batch_id AND d.source = j.source AND d.job_id = j.id
+                              AND d.dedup_key = encode(sha256(convert_to(l.dedup_key, 'UTF8')), 'hex'))
+          UNION ALL
+          SELECT b.id, 'claim of a ' || b.status || ' batch' AS problem, d.dedup_key FROM batch_deliveries d JOIN batches b ON b.id = d.batch_id
+          WHERE ${scoped('b.account_id')} AND (b.status <> 'running' OR d.dedup_key !~ '^[0-9a-f]{64}$')`,
   },
   {
     name: 'idempotency_key_names_own_job',

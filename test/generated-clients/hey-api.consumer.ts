@@ -63,7 +63,13 @@ const batch = ok(
   }),
 );
 const batchId: string = batch.batchId;
-ok('getBatch', await sdk.getBatch({ path: { batchId } }));
+// A consumer reads a batch's leads once it has ended (readable while it runs, but then maybe none yet: an empty
+// JSON Lines body, which a generated client reads as no data).
+let batchNow = ok('getBatch', await sdk.getBatch({ path: { batchId } }));
+for (let i = 0; i < 300 && batchNow.status === 'running'; i += 1) {
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  batchNow = ok('getBatch', await sdk.getBatch({ path: { batchId } }));
+}
 ok('listBatches', await sdk.listBatches({ query: { limit: 5 } }));
 ok('listBatchJobs', await sdk.listBatchJobs({ path: { batchId } }));
 ok('getBatchLeads', await sdk.getBatchLeads({ path: { batchId } }));

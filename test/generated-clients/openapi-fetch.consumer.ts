@@ -96,7 +96,13 @@ const batch = ok(
 );
 const batchId: string = batch.batchId;
 const batchCounts: number = batch.counts.queued + batch.counts.running;
-ok('getBatch', await client.GET('/api/v1/leads/batches/{batchId}', { params: { path: { batchId } } }));
+// A consumer reads a batch's leads once it has ended (readable while it runs, but then maybe none yet: an empty
+// JSON Lines body, which a generated client reads as no data).
+let batchNow = ok('getBatch', await client.GET('/api/v1/leads/batches/{batchId}', { params: { path: { batchId } } }));
+for (let i = 0; i < 300 && batchNow.status === 'running'; i += 1) {
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  batchNow = ok('getBatch', await client.GET('/api/v1/leads/batches/{batchId}', { params: { path: { batchId } } }));
+}
 ok('listBatches', await client.GET('/api/v1/leads/batches', { params: { query: { status: ['running', 'COMPLETE'], limit: 5 } } }));
 ok('listBatchJobs', await client.GET('/api/v1/leads/batches/{batchId}/jobs', { params: { path: { batchId } } }));
 ok('getBatchLeads', await client.GET('/api/v1/leads/batches/{batchId}/leads', { params: { path: { batchId }, query: { limit: 2 } } }));

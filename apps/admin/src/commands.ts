@@ -294,6 +294,12 @@ export async function runCommand(argv: string[], services: Services): Promise<Re
         decideMonitorChange(current, { enabled: false }, new Date(), 'operator'),
       );
       if (!moved) throw new UsageError(`admin: no monitor ${id}: npm run admin -- monitor:list shows them`, 1);
+      await recordAuditEvent(await database(), {
+        accountId: moved.monitor.accountId,
+        action: 'monitor.paused',
+        summary: { monitorId: id, fields: ['enabled'] },
+        ...OPERATOR,
+      });
       return monitorView(moved.monitor);
     }
     case 'credits:grant': {

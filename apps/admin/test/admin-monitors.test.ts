@@ -60,8 +60,16 @@ describe('npm run admin -- monitor:*', () => {
       pausedReason: 'operator',
       nextRunAt: null,
     });
+    // The operator's pause is in the account's audit trail, as the operator's.
+    const { rows } = await db.sql.query('SELECT actor, action, request_id, summary FROM audit_events WHERE account_id = $1', [
+      account.accountId,
+    ]);
+    expect(rows).toEqual([
+      { actor: 'operator', action: 'monitor.paused', request_id: null, summary: { monitorId: id, fields: ['enabled'] } },
+    ]);
     const missing = admin('monitor:pause', '--monitor', 'mon_nope');
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/no monitor mon_nope/);
-  });
+    // Three CLI processes (tsx) in one test: as admin-cli.test.ts's tests, a minute on a loaded machine.
+  }, 60_000);
 });

@@ -71,6 +71,69 @@ describe('the audit trail (GET /api/v1/audit-events)', () => {
     expect((await world.http.get('/api/v1/audit-events').set(stranger.auth)).body).toEqual({ items: [], nextCursor: null });
   });
 
+  it('when an owner creates, changes, pauses, resumes, runs and deletes monitors, then each is recorded with its key, without its name, requests or webhookUrl', async () => {
+    const owner = await buildAccount(world.db, { credits: 1_000 });
+    const as = (requestId: string) => ({ ...owner.auth, 'X-Request-Id': requestId });
+    const request = { category: 'dentist', state: 'US', city: 'Austin', maxResults: 5 };
+    const created = await world.http
+      .post('/api/v1/monitors')
+      .set(as('m-create'))
+      .send({ name: 'Dr. Jane Roe watch', request, schedule: { every: 'PT1H' }, webhookUrl: 'http://127.0.0.1:9/private-hook' });
+    expect(created.status).toBe(201);
+    const id = created.body.monitorId as string;
+    const batch = await world.http
+      .post('/api/v1/monitors')
+      .set(as('m-create-batch'))
+      .send({ name: 'batch', batch: { requests: [request, { ...request, city: 'Dallas' }] }, schedule: { every: 'PT1H' }, enabled: false });
+    expect(batch.status).toBe(201);
+    const patch = (requestId: string, body: object) => world.http.patch(`/api/v1/monitors/${id}`).set(as(requestId)).send(body);
+    expect((await patch('m-change', { name: 'renamed', schedule: { every: 'PT2H' } })).status).toBe(200);
+    expect((await patch('m-pause', { enabled: false })).status).toBe(200);
+    expect((await patch('m-resume', { enabled: true, maxCreditsPerRun: 100 })).status).toBe(200);
+    const run = await world.http.post(`/api/v1/monitors/${id}/run`).set(as('m-run')).set('Idempotency-Key', 'audit-run');
+    expect(run.status).toBe(202);
+    // A replay makes no run: nothing new to record.
+    expect((await world.http.post(`/api/v1/monitors/${id}/run`).set(as('m-replay')).set('Idempotency-Key', 'audit-run')).status).toBe(202);
+    const batchRun = await world.http
+      .post(`/api/v1/monitors/${batch.body.monitorId}/run`)
+      .set(as('m-run-batch'))
+      .set('Idempotency-Key', 'audit-batch');
+    expect(batchRun.status).toBe(202);
+    expect((await world.http.delete(`/api/v1/monitors/${id}`).set(as('m-delete'))).status).toBe(204);
+    // Refused requests change nothing and record nothing.
+    expect((await world.http.delete(`/api/v1/monitors/${id}`).set(as('m-delete-again'))).status).toBe(404);
+    expect((await world.http.post('/api/v1/monitors').set(as('m-bad')).send({ name: 'x' })).status).toBe(400);
+
+    const page = await world.http.get('/api/v1/audit-events?limit=100').set(owner.auth);
+    const events = page.body.items as Array<{ action: string; actor: string; requestId: string; summary: Record<string, unknown> }>;
+    const keyId = await keyIdOf(owner.accountId);
+    expect(events.map((e) => [e.action, e.requestId, e.actor])).toEqual([
+      ['monitor.deleted', 'm-delete', keyId],
+      ['monitor.run_requested', 'm-run-batch', keyId],
+      ['monitor.run_requested', 'm-run', keyId],
+      ['monitor.resumed', 'm-resume', keyId],
+      ['monitor.paused', 'm-pause', keyId],
+      ['monitor.changed', 'm-change', keyId],
+      ['monitor.created', 'm-create-batch', keyId],
+      ['monitor.created', 'm-create', keyId],
+    ]);
+    expect(events.map((e) => e.summary)).toEqual([
+      { monitorId: id },
+      { monitorId: batch.body.monitorId, batchId: batchRun.body.batchId },
+      { monitorId: id, jobId: run.body.jobId },
+      { monitorId: id, fields: ['enabled', 'maxCreditsPerRun'] },
+      { monitorId: id, fields: ['enabled'] },
+      { monitorId: id, fields: ['name', 'schedule'] },
+      { monitorId: batch.body.monitorId, runs: 'batch', requests: 2, enabled: false },
+      { monitorId: id, runs: 'request', requests: 1, enabled: true },
+    ]);
+    // Nothing the owner wrote into the monitor: no name, no request, no webhook target.
+    expect(JSON.stringify(events)).not.toMatch(/Jane|renamed|Austin|dentist|private-hook|127\.0\.0\.1/);
+    // Filtered by action, as any event.
+    const paused = await world.http.get('/api/v1/audit-events?action=monitor.paused').set(owner.auth);
+    expect(paused.body.items.map((e: { requestId: string }) => e.requestId)).toEqual(['m-pause']);
+  });
+
   it('when the query is wrong, then 400 with a pointer to each parameter', async () => {
     const owner = await buildAccount(world.db, { credits: 0 });
     const res = await world.http.get('/api/v1/audit-events?limit=0&cursor=bogus&action=nope&x=1').set(owner.auth);

@@ -52,9 +52,10 @@ describe('batches through an in-process worker', () => {
     await world?.close();
   });
 
-  it('when an account with a long batch running asks for a single job, then that job is released before the batch waiting children and answers at once', async () => {
+  it('when an account with a long batch running asks for a single job, then the batch holds at most half the account’s share, and the job is released at once beside it and answers at once', async () => {
     const account = await buildAccount(world.db, { credits: 100_000 });
-    // 30 children of three 500 ms pages each, four at a time (the account's cap): the last would start after ~10 s.
+    // 30 children of three 500 ms pages each, two at a time (half the account's share of 4): the last would start
+    // after ~22 s.
     const requests = Array.from({ length: 30 }, (_, i) => ({
       category: 'optician',
       state: 'US',
@@ -68,10 +69,16 @@ describe('batches through an in-process worker', () => {
     const started = Date.now();
     const single = await generate(world, account, { category: 'dentist', state: 'US', maxResults: 5 });
     expect(single.status).toBe(200);
-    expect(Date.now() - started).toBeLessThan(4_000);
+    // It waits for no child to end (one takes 1.5 s): the other half of the share is free for it.
+    expect(Date.now() - started).toBeLessThan(1_200);
     const batch = await world.http.get(`/api/v1/leads/batches/${created.body.batchId}`).set(account.auth);
     expect(batch.body.status).toBe('running');
     expect(batch.body.counts.queued).toBeGreaterThan(10);
+    const { rows } = await world.db.sql.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM jobs WHERE batch_id = $1 AND status IN ('queued', 'running') AND released_at IS NOT NULL`,
+      [created.body.batchId],
+    );
+    expect(rows[0]!.n).toBe(2);
     await world.http.delete(`/api/v1/leads/batches/${created.body.batchId}`).set(account.auth);
   });
 
@@ -155,6 +162,49 @@ describe('batches through an in-process worker', () => {
     expect(await creditSummary(world.db, account.accountId)).toMatchObject({ balance: 10_000 - batch.creditsCharged, reserved: 0 });
   });
 
+  it('when a LinkedIn batch runs, then its claims are the profile URLs’ SHA-256 digests of exactly the leads delivered, and none is left once it is terminal', async () => {
+    const account = await buildAccount(world.db, { credits: 10_000 });
+    const people = {
+      source: 'linkedin',
+      category: 'cto',
+      state: 'US',
+      city: 'Austin',
+      keyword: 'sandbox:only=30;delay=150',
+      maxResults: 25,
+    };
+    const created = await createBatch(world, account, { requests: [people, people] });
+    expect(created.status).toBe(202);
+    const batchId = created.body.batchId as string;
+
+    // One statement, one snapshot: the claims against the children's leads, by digest.
+    const compare = async () => {
+      const { rows } = await world.db.sql.query<{ claims: number; not_digests: number; unmatched_claims: number; unclaimed_leads: number }>(
+        `WITH c AS (SELECT dedup_key FROM batch_deliveries WHERE batch_id = $1),
+              l AS (SELECT encode(sha256(convert_to(l.dedup_key, 'UTF8')), 'hex') AS digest FROM leads l JOIN jobs j ON j.id = l.job_id WHERE j.batch_id = $1)
+         SELECT (SELECT count(*)::int FROM c) AS claims,
+                (SELECT count(*)::int FROM c WHERE dedup_key !~ '^[0-9a-f]{64}$') AS not_digests,
+                (SELECT count(*)::int FROM c WHERE dedup_key NOT IN (SELECT digest FROM l)) AS unmatched_claims,
+                (SELECT count(*)::int FROM l WHERE digest NOT IN (SELECT dedup_key FROM c)) AS unclaimed_leads`,
+        [batchId],
+      );
+      return rows[0]!;
+    };
+    let seen = { claims: 0, not_digests: 0, unmatched_claims: 0, unclaimed_leads: 0 };
+    for (const until = Date.now() + 10_000; seen.claims === 0 && Date.now() < until;) {
+      seen = await compare();
+      if (seen.claims === 0) await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(seen.claims).toBeGreaterThan(0);
+    expect(seen).toMatchObject({ not_digests: 0, unmatched_claims: 0, unclaimed_leads: 0 });
+
+    const batch = await pollBatch(world, account, batchId);
+    expect(batch.deliveredCount).toBe(30);
+    const leads = await world.http.get(`/api/v1/leads/batches/${batchId}/leads?limit=1000`).set(account.auth);
+    const profiles = (leads.body.items as Array<{ lead: { person: { linkedinUrl: string } } }>).map((item) => item.lead.person.linkedinUrl);
+    expect(new Set(profiles).size).toBe(30);
+    expect(await compare()).toEqual({ claims: 0, not_digests: 0, unmatched_claims: 0, unclaimed_leads: 30 });
+  });
+
   it('when maxCredits cannot cover every child, then it is never exceeded and the uncovered children end batch_budget_exhausted', async () => {
     const account = await buildAccount(world.db, { credits: 10_000 });
     // Each child reserves max(2 × 10, 10) = 20 as it starts: 50 covers two at a time at most.
@@ -194,6 +244,11 @@ describe('batches through an in-process worker', () => {
     expect(again.body).toEqual(cancelled.body);
     const children = await childrenOf(world, account, created.body.batchId);
     expect(children.every((c) => c.terminal)).toBe(true);
+    // Terminal: its claims went with the settlement that ended it.
+    const claims = await world.db.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM batch_deliveries WHERE batch_id = $1', [
+      created.body.batchId,
+    ]);
+    expect(claims.rows[0]!.n).toBe(0);
     // What was delivered before the cancel is kept and billed, once.
     expect(children.reduce((sum, c) => sum + c.creditsCharged, 0)).toBe(cancelled.body.creditsCharged);
     expect(await creditSummary(world.db, account.accountId)).toMatchObject({

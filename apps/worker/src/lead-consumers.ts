@@ -3,6 +3,7 @@ import { logger, withLogContext } from '@leadgen/logger';
 import { metrics } from '@leadgen/ops';
 import type { LeadProvider } from '@leadgen/providers';
 import { connectionLog, createLeadConsumer, JobFailedError, QUEUE_NAMES, type Worker } from '@leadgen/queue';
+import type { IdleSlotFiller } from './borrow-idle-slots';
 import { createLeadJobHandler, type HandlerDependencies } from './process-lead-job';
 
 /** This process's BullMQ consumers, one per source it runs, each running its source's provider. */
@@ -18,9 +19,13 @@ export interface LeadConsumers {
   close(): Promise<void>;
 }
 
-export function createLeadConsumers(providers: LeadProvider[], deps: HandlerDependencies): LeadConsumers {
+export function createLeadConsumers(
+  providers: LeadProvider[],
+  deps: HandlerDependencies,
+  slots?: Pick<IdleSlotFiller, 'started' | 'ended'>,
+): LeadConsumers {
   const { config } = deps;
-  const workers = providers.map((provider) => consumerOf(provider, deps, config));
+  const workers = providers.map((provider) => consumerOf(provider, deps, config, slots));
   // What "no worker consuming a queue" is alerted on: the sum over the fleet per queue.
   const reportConsumers = (perQueue: number) => {
     for (const { source } of providers) metrics.queueConsumers.set({ queue: QUEUE_NAMES[source] }, perQueue);
@@ -45,9 +50,24 @@ export function createLeadConsumers(providers: LeadProvider[], deps: HandlerDepe
   };
 }
 
-function consumerOf(provider: LeadProvider, deps: HandlerDependencies, config: Config): Worker {
+function consumerOf(
+  provider: LeadProvider,
+  deps: HandlerDependencies,
+  config: Config,
+  slots?: Pick<IdleSlotFiller, 'started' | 'ended'>,
+): Worker {
   const { source } = provider;
-  const consumer = createLeadConsumer(source, createLeadJobHandler(provider, deps), {
+  const handle = createLeadJobHandler(provider, deps);
+  // Each slot this consumer holds, counted for the idle-slot filler (borrow-idle-slots.ts).
+  const counted: typeof handle = async (job, token, signal) => {
+    slots?.started(source);
+    try {
+      return await handle(job, token, signal);
+    } finally {
+      slots?.ended(source);
+    }
+  };
+  const consumer = createLeadConsumer(source, counted, {
     redis: config.redis,
     concurrency: config.worker.concurrency,
     lockMs: config.worker.lockMs,

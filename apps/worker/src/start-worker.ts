@@ -6,6 +6,7 @@ import { logger } from '@leadgen/logger';
 import type { ReadinessReport } from '@leadgen/ops';
 import { closeProviders, createProviders } from '@leadgen/providers';
 import { enqueueReleasedJobs, jobEventPublisher, openLeadQueues, producerConnection, redisKeys, subscribeJobEvents } from '@leadgen/queue';
+import { startIdleSlotFiller } from './borrow-idle-slots';
 import { createLeadConsumers } from './lead-consumers';
 import { startLeadRetentionSweep } from './lead-retention-sweep';
 import { startLostJobSweep } from './lost-job-sweep';
@@ -14,6 +15,9 @@ import type { HandlerDependencies } from './process-lead-job';
 import { startWebhookDelivery } from './webhooks/webhook-runtime';
 import { workerReadiness } from './worker-readiness';
 import { shutDownWorker } from './worker-shutdown';
+
+/** How often a worker looks at its idle slots while no job of theirs ends (decision 020, borrowed slots). */
+const IDLE_SLOT_PERIOD_MS = 1_000;
 
 export interface RunningWorker {
   sources: Source[];
@@ -65,9 +69,16 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
     webhooks: webhooks.producer,
     release,
   };
+  // Borrowed slots (decision 020): this process's slots beyond WORKER_RESERVED_SLOTS that nothing waits for take held jobs.
+  const slots = startIdleSlotFiller({ db, release, waiting: (source) => queues.queue(source).getWaitingCount() }, sources, {
+    concurrency: config.worker.concurrency,
+    reserved: config.worker.reservedSlots,
+    periodMs: IDLE_SLOT_PERIOD_MS,
+  });
   const consumers = createLeadConsumers(
     sources.flatMap((source) => providers[source] ?? []),
     deps,
+    slots,
   );
 
   // A cancel reaches whichever process holds the job; BullMQ's cancelJob only sees its own jobs.
@@ -86,7 +97,12 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
   const monitors = await startMonitorRuntime(config, db, { release, webhooks: webhooks.producer });
   // LEAD_RETENTION_DAYS: one worker of the fleet per hour deletes the leads past it (lead-retention-sweep.ts).
   const retention = startLeadRetentionSweep(db, queues, deps.events, { days: config.leads.retentionDays });
-  const sweep = { stop: async () => void (await Promise.all([lostJobs.stop(), retention.stop()])) };
+  const sweep = {
+    stop: async () => {
+      slots.stop();
+      await Promise.all([lostJobs.stop(), retention.stop()]);
+    },
+  };
   logger.info('worker started', {
     sources,
     concurrency: config.worker.concurrency,

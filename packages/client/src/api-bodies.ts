@@ -59,12 +59,20 @@ export type WebhookEvent =
   | NonNullable<operations['event_job_partial']['requestBody']>['content']['application/json']
   | NonNullable<operations['event_job_empty']['requestBody']>['content']['application/json']
   | NonNullable<operations['event_job_cancelled']['requestBody']>['content']['application/json'];
-/** A monitor (decision 022): a generation request run on a schedule, each run delivering only what is new. */
+/**
+ * A monitor (decision 022): a generation request (`request`) or a batch of them (`batch`) run on a schedule,
+ * each run delivering only what is new.
+ */
 export type Monitor = Schemas['Monitor'];
+/** Exactly one of `request` and `batch: { requests }`. */
 export type NewMonitor = Schemas['MonitorInput'];
 export type MonitorChange = Schemas['MonitorUpdate'];
-/** A tick of a monitor's schedule or a run asked for, with its job's counts. */
+/** A batch monitor's requests: each run submits them as one batch. */
+export type MonitorBatch = Schemas['MonitorBatchInput'];
+/** A tick of a monitor's schedule or a run asked for, with its job's (or batch's) counts. */
 export type MonitorRun = Schemas['MonitorRun'];
+/** What `monitors.run` answers: the run's job, or a batch monitor's batch (tell them apart by `batchId`). */
+export type MonitorRunStarted = Schemas['JobSummary'] | Schemas['Batch'];
 export type MonitorRunPage = Schemas['MonitorRunPage'];
 /** What `batches.create` sends: 1..1,000 generation requests and the batch's own options. */
 export type BatchRequest = Schemas['BatchRequest'];

@@ -1,11 +1,14 @@
-import type { JobSummary, Monitor, MonitorChange, MonitorRun, MonitorRunPage, NewMonitor } from './api-bodies.js';
+import type { Monitor, MonitorChange, MonitorRun, MonitorRunPage, MonitorRunStarted, NewMonitor } from './api-bodies.js';
 import { send, sendJson, type HttpOptions, type RequestOptions } from './http.js';
 import { items, newKey, pages, query, seg } from './query-string.js';
 import { withMeta, type WithMeta } from './response-meta.js';
 
 const API = '/api/v1';
 
-/** Monitors: generation requests run on a schedule, each run delivering and billing only leads the account never had. */
+/**
+ * Monitors: generation requests (one, or a batch of them) run on a schedule, each run delivering and billing only
+ * leads the account never had.
+ */
 export class MonitorsApi {
   constructor(private readonly http: HttpOptions) {}
 
@@ -32,9 +35,12 @@ export class MonitorsApi {
     return withMeta({ deleted: true as const }, meta);
   }
 
-  /** Runs the monitor now, once; the same `idempotencyKey` answers the same run (made for you when left out). */
-  run(id: string, options: RequestOptions & { idempotencyKey?: string } = {}): Promise<WithMeta<JobSummary>> {
-    return sendJson<JobSummary>(this.http, {
+  /**
+   * Runs the monitor now, once; the same `idempotencyKey` answers the same run (made for you when left out). The
+   * answer is the run's job, or for a batch monitor its batch (`'batchId' in run`).
+   */
+  run(id: string, options: RequestOptions & { idempotencyKey?: string } = {}): Promise<WithMeta<MonitorRunStarted>> {
+    return sendJson<MonitorRunStarted>(this.http, {
       ...options,
       method: 'POST',
       path: `${API}/monitors/${seg(id)}/run`,

@@ -812,7 +812,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The account's audit trail, newest first: keys, webhooks, suppressions, exports, erasures (kept AUDIT_RETENTION_DAYS)
+         * The account's audit trail, newest first: keys, webhooks, suppressions, exports, erasures, monitors (kept AUDIT_RETENTION_DAYS)
          * @description Lists what was done to the account (keys issued or revoked, webhook endpoints and secrets, suppressions, exports, erasures), newest first, a page at a time. Entries are kept AUDIT_RETENTION_DAYS; they never hold personal data nor secrets.
          */
         get: operations["listAuditEvents"];
@@ -839,7 +839,7 @@ export interface paths {
         put?: never;
         /**
          * Run a generation request on a schedule, delivering only new leads
-         * @description Creates a monitor: each tick of its schedule submits its request as a job with excludeDelivered forced, so a run delivers and bills only leads the account never received; a run that finds nothing new is EMPTY and costs nothing. At most MONITOR_MAX_PER_ACCOUNT per account (409 monitor_limit).
+         * @description Creates a monitor: each tick of its schedule submits its request as a job (a batch monitor: its requests as one batch) with excludeDelivered forced, so a run delivers and bills only leads the account never received; a run that finds nothing new is EMPTY and costs nothing. At most MONITOR_MAX_PER_ACCOUNT per account (409 monitor_limit).
          */
         post: operations["createMonitor"];
         delete?: never;
@@ -914,7 +914,7 @@ export interface paths {
         };
         /**
          * A monitor's runs and skipped ticks, newest first, with their counts
-         * @description Each tick (skipped ones with why) and each run asked for, newest first: new leads delivered, leads skipped as already delivered, credits charged. A deleted monitor’s runs stay listed.
+         * @description Each tick (skipped ones with why) and each run asked for, newest first: new leads delivered, leads skipped as already delivered, credits charged (a batch monitor’s run: its batch, summed over its children). A deleted monitor’s runs stay listed.
          */
         get: operations["listMonitorRuns"];
         put?: never;
@@ -1816,7 +1816,7 @@ export interface components {
              * @description what was done (docs/data-protection.md lists when each is recorded)
              * @enum {string}
              */
-            action: "key.created" | "key.revoked" | "webhook_endpoint.created" | "webhook_endpoint.changed" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_default_secret.rotated" | "suppressions.changed" | "leads.exported" | "subject.erased" | "account.deleted";
+            action: "key.created" | "key.revoked" | "webhook_endpoint.created" | "webhook_endpoint.changed" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_default_secret.rotated" | "suppressions.changed" | "leads.exported" | "monitor.created" | "monitor.changed" | "monitor.paused" | "monitor.resumed" | "monitor.deleted" | "monitor.run_requested" | "subject.erased" | "account.deleted";
             /** @description the API key id (key_…) that did it, or `operator` (the admin CLI) */
             actor: string;
             /** @description the X-Request-Id of the request that did it; null for the operator */
@@ -1855,8 +1855,18 @@ export interface components {
              */
             timezone: string;
         };
+        /** @description A batch monitor's requests: each run is a batch of them (docs/api.md#batches) */
+        MonitorBatchInput: {
+            /** @description The generation requests, 1..1000, each checked as POST /leads/batches checks one (pointers `#/batch/requests/3/state`); `excludeDelivered` is forced true, and `webhookUrl` belongs on the monitor */
+            requests: components["schemas"]["GenerationRequestInput"][];
+        };
+        /** @description A batch monitor's requests */
+        MonitorBatch: {
+            /** @description The normalised requests of each run’s batch */
+            requests: components["schemas"]["GenerationRequest"][];
+        };
         /**
-         * @description A new monitor; every problem is reported at once (400 validation_failed, with JSON pointers).
+         * @description A new monitor: exactly one of `request` and `batch`; every problem is reported at once (400 validation_failed, with JSON pointers).
          * @example {
          *       "name": "New dentists in Austin, Mondays",
          *       "request": {
@@ -1874,8 +1884,10 @@ export interface components {
         MonitorInput: {
             /** @description Your name for the monitor, 1..200 characters */
             name: string;
-            /** @description The generation request each run submits; `excludeDelivered` is forced true, and `webhookUrl` belongs on the monitor */
-            request: components["schemas"]["GenerationRequestInput"];
+            /** @description The generation request each run submits (or `batch`, exactly one of the two); `excludeDelivered` is forced true, and `webhookUrl` belongs on the monitor */
+            request?: components["schemas"]["GenerationRequestInput"];
+            /** @description Instead of `request`: each run submits these requests as one batch (excludeDelivered forced, maxCreditsPerRun as the batch's maxCredits) */
+            batch?: components["schemas"]["MonitorBatchInput"];
             schedule: components["schemas"]["MonitorSchedule"];
             /** @description Where each run's terminal event and monitor.paused are POSTed, signed with the account's default webhook secret */
             webhookUrl?: string;
@@ -1884,12 +1896,14 @@ export interface components {
             /** @description false creates it paused; default true */
             enabled?: boolean;
         };
-        /** @description The fields to change, at least one; only those change. */
+        /** @description The fields to change, at least one (not both request and batch); only those change. */
         MonitorUpdate: {
             /** @description Your name for the monitor, 1..200 characters */
             name?: string;
-            /** @description Replaces the request; the next run uses it */
+            /** @description Replaces the request (a batch monitor becomes a monitor of one request); the next run uses it */
             request?: components["schemas"]["GenerationRequestInput"];
+            /** @description Replaces the batch (a monitor of one request becomes a batch monitor) */
+            batch?: components["schemas"]["MonitorBatchInput"];
             /** @description Replaces the schedule; the next run moves at once */
             schedule?: components["schemas"]["MonitorSchedule"];
             /** @description null removes it */
@@ -1905,8 +1919,10 @@ export interface components {
             monitorId: string;
             /** @description Its name */
             name: string;
-            /** @description The normalised request each run submits (with excludeDelivered forced) */
-            request: components["schemas"]["GenerationRequest"];
+            /** @description The normalised request each run submits (with excludeDelivered forced); null for a batch monitor */
+            request: components["schemas"]["GenerationRequest"] | null;
+            /** @description What each run submits as one batch; null for a monitor of one request */
+            batch: components["schemas"]["MonitorBatch"] | null;
             schedule: components["schemas"]["MonitorSchedule"];
             /** @description Where its runs' events go */
             webhookUrl: string | null;
@@ -1922,11 +1938,13 @@ export interface components {
             lastRun: {
                 /** @description The run id (`mrun_…`) */
                 runId: string;
-                /** @description The run’s job; null for a skipped tick */
+                /** @description The run’s job; null for a skipped tick and a batch monitor’s run */
                 jobId: string | null;
-                /** @description The job’s status */
+                /** @description A batch monitor’s run: its batch; null otherwise */
+                batchId: string | null;
+                /** @description The job’s status, or the batch’s (`running` until every child ended) */
                 status: ("queued" | "running" | "COMPLETE" | "PARTIAL" | "EMPTY" | "FAILED" | "CANCELLED") | null;
-                /** @description New leads it delivered so far */
+                /** @description New leads it delivered so far (a batch: summed over its children) */
                 deliveredCount: number | null;
                 /** @description Why the tick made no job: `overlap`, `insufficient_credits`, `consecutive_failures` */
                 skipReason: string | null;
@@ -1972,7 +1990,7 @@ export interface components {
              * @description When it ran
              */
             createdAt: string;
-            /** @description Why no job was made: `overlap` (the previous run was still going), `insufficient_credits`, `consecutive_failures` */
+            /** @description Why no job (or batch) was made: `overlap` (the previous run was still going), `insufficient_credits`, `consecutive_failures` */
             skipReason: string | null;
             /** @description The run’s job, with its counts; null when the tick was skipped */
             job: {
@@ -1994,6 +2012,30 @@ export interface components {
                 /** @description Charged once terminal (0 for a run that found nothing new) */
                 creditsCharged: number | null;
                 /** @description When it ended */
+                finishedAt: string | null;
+            } | null;
+            /** @description A batch monitor’s run: its batch, with its children’s counts summed; null otherwise */
+            batch: {
+                /** @description The batch id */
+                batchId: string;
+                /** @description Where to read it */
+                pollUrl: string;
+                /**
+                 * @description Its status: running until every child ended
+                 * @enum {string}
+                 */
+                status: "running" | "COMPLETE" | "PARTIAL" | "EMPTY" | "FAILED" | "CANCELLED";
+                /** @description Its children (one job per request) */
+                childCount: number;
+                /** @description The sum of its children's maxResults */
+                requestedCount: number;
+                /** @description New leads delivered (and billed), summed over its children */
+                deliveredCount: number;
+                /** @description Leads passed over because the account (or the batch) already had them, summed */
+                skippedAlreadyDelivered: number;
+                /** @description Charged once terminal (0 for a run that found nothing new) */
+                creditsCharged: number | null;
+                /** @description When its last child ended */
                 finishedAt: string | null;
             } | null;
         };
@@ -2110,6 +2152,8 @@ export interface components {
             createdAt: string;
             /** @description When its last child settled */
             finishedAt: string | null;
+            /** @description The monitor whose run this batch is (a batch monitor, decision 022); absent for a batch asked for directly */
+            monitorId?: string;
             /** @description The outcome; present exactly when the status is terminal */
             terminal?: {
                 /**
@@ -4859,7 +4903,7 @@ export interface operations {
                 /** @description The previous page's `nextCursor` (opaque) */
                 cursor?: string;
                 /** @description Only events of this action */
-                action?: "key.created" | "key.revoked" | "webhook_endpoint.created" | "webhook_endpoint.changed" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_default_secret.rotated" | "suppressions.changed" | "leads.exported" | "subject.erased" | "account.deleted";
+                action?: "key.created" | "key.revoked" | "webhook_endpoint.created" | "webhook_endpoint.changed" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_default_secret.rotated" | "suppressions.changed" | "leads.exported" | "monitor.created" | "monitor.changed" | "monitor.paused" | "monitor.resumed" | "monitor.deleted" | "monitor.run_requested" | "subject.erased" | "account.deleted";
             };
             header?: {
                 /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
@@ -5185,7 +5229,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The run’s job, under way (poll `Location`) */
+            /** @description The run’s job, under way (poll `Location`); a batch monitor’s run is a batch, answered with the batch body */
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5196,7 +5240,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["JobSummary"];
+                    "application/json": components["schemas"]["JobSummary"] | components["schemas"]["Batch"];
                 };
             };
             400: components["responses"]["Problem400"];
@@ -5213,7 +5257,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["Problem405"];
-            /** @description monitor_run_in_progress (with `jobId`) */
+            /** @description monitor_run_in_progress (with `jobId`, or `batchId` for a batch monitor) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -144,3 +144,21 @@ export async function releaseHeldJobs(
   await enqueueReleased(deps.release, source, accountId, released);
   return released;
 }
+
+/**
+ * Releases a new batch's held children (decision 021): for each of their sources, what fits under the account's
+ * cap now (each child's settlement releases the next); without a cap (0), a release takes at most 100 at a time,
+ * so it goes on until none is left. POST /leads/batches and a batch monitor's run both call it after the commit.
+ */
+export async function releaseBatchChildren(
+  deps: { db: Database; release: HeldJobRelease },
+  accountId: string,
+  sources: Iterable<Source>,
+): Promise<void> {
+  for (const source of new Set(sources)) {
+    for (;;) {
+      const released = await releaseHeldJobs(deps, accountId, source);
+      if (deps.release.fairness.openJobsPerAccount > 0 || released.length < 100) break;
+    }
+  }
+}

@@ -230,6 +230,7 @@ describe('loadConfig: webhooks', () => {
       disableAfterMs: 3 * 24 * 3_600_000,
       concurrency: 10,
       concurrencyPerEndpoint: 2,
+      concurrencyPerAccount: 5,
       lostAfterMs: 30_000,
       sweepMs: 15_000,
     });
@@ -240,6 +241,15 @@ describe('loadConfig: webhooks', () => {
     expect(loadConfig({ WORKER_QUEUES: 'webhooks' }).webhooks.deliver).toBe(true);
     expect(loadConfig({ WORKER_QUEUES: 'shopify' }).webhooks.deliver).toBe(false);
     expect(() => loadConfig({ WORKER_QUEUES: 'webhook' })).toThrow(/WORKER_QUEUES/);
+  });
+
+  it('when WEBHOOK_CONCURRENCY_PER_ACCOUNT is unset, then half of WEBHOOK_CONCURRENCY, at least 1; set, then as set, 0 for no cap', () => {
+    expect([1, 2, 4, 5, 40].map((n) => loadConfig({ WEBHOOK_CONCURRENCY: String(n) }).webhooks.concurrencyPerAccount)).toEqual([
+      1, 1, 2, 2, 20,
+    ]);
+    expect(loadConfig({ WEBHOOK_CONCURRENCY: '40', WEBHOOK_CONCURRENCY_PER_ACCOUNT: '3' }).webhooks.concurrencyPerAccount).toBe(3);
+    expect(loadConfig({ WEBHOOK_CONCURRENCY_PER_ACCOUNT: '0' }).webhooks.concurrencyPerAccount).toBe(0);
+    expect(() => loadConfig({ WEBHOOK_CONCURRENCY_PER_ACCOUNT: '-1' })).toThrow(/WEBHOOK_CONCURRENCY_PER_ACCOUNT/);
   });
 
   it('when the schedule is given in any unit, then milliseconds; a malformed one is refused', () => {

@@ -28,6 +28,14 @@ export function defaultEnrichmentUserAgent(publicBaseUrl: string | null): string
 
 const integer = () => Joi.number().integer();
 
+/**
+ * WEBHOOK_CONCURRENCY_PER_ACCOUNT when unset: half of a process's webhook slots (at least one), so one
+ * account whose targets never answer leaves the other half of every process's slots to the others.
+ */
+export function defaultWebhookConcurrencyPerAccount(webhookConcurrency: number): number {
+  return Math.max(1, Math.floor((Number.isFinite(webhookConcurrency) ? webhookConcurrency : 10) / 2));
+}
+
 // TRUST_PROXY: a hop count, or a list of addresses, CIDRs and Express's names for ranges; what Express's
 // `trust proxy` takes, checked here so a typo stops the start instead of trusting nobody (or everybody).
 const PROXY_RANGES = ['loopback', 'linklocal', 'uniquelocal'];
@@ -378,6 +386,11 @@ export const DECLARATION = {
       integer().min(1).max(10_000).default(5),
       'jobs at once per source per worker process (1–10000; I/O-bound sources hold no connection while they wait)',
     ),
+    reservedSlots: variable(
+      'WORKER_RESERVED_SLOTS',
+      integer().min(0).max(10_000).default(1),
+      "fair queues: slots of each worker's `WORKER_CONCURRENCY` per source that a borrowed job never takes. A slot beyond them with nothing waiting in its queue takes the source's oldest held job of any account, so one account's backlog uses an idle fleet; the reserved ones stay free for the next account's job ([decision 020](docs/decisions/020-fair-queues.md)). `WORKER_CONCURRENCY` or more: nothing is borrowed (each account keeps to `QUEUE_OPEN_JOBS_PER_ACCOUNT`)",
+    ),
     jobTimeoutMs: variable(
       'JOB_TIMEOUT_MS',
       integer().min(100).default(300_000),
@@ -408,7 +421,7 @@ export const DECLARATION = {
     openJobsPerAccount: variable(
       'QUEUE_OPEN_JOBS_PER_ACCOUNT',
       integer().min(0).max(10_000).default(4),
-      "fair queues: an account's jobs of one source in its queue at once (waiting or running); the rest wait in PostgreSQL and are released oldest first as these end, so one account's backlog never queues ahead of another's jobs ([decision 020](docs/decisions/020-fair-queues.md)). Keep it below the fleet's slots per source (workers × `WORKER_CONCURRENCY`); `0`: no cap (first come, first served). Set the same value on every API and worker process",
+      "fair queues: an account's jobs of one source in its queue at once (waiting or running) by right; the rest wait in PostgreSQL and are released oldest first as these end, or into worker slots nothing else needs (`WORKER_RESERVED_SLOTS`), so one account's backlog never queues ahead of another's jobs yet can use an idle fleet ([decision 020](docs/decisions/020-fair-queues.md)). Keep it below the fleet's slots per source (workers × `WORKER_CONCURRENCY`); `0`: no cap (first come, first served). Set the same value on every API and worker process",
     ),
   },
   sandbox: {
@@ -532,6 +545,15 @@ export const DECLARATION = {
       'WEBHOOK_CONCURRENCY_PER_ENDPOINT',
       integer().min(1).max(1_000).default(2),
       'deliveries in flight to one endpoint (or one `webhookUrl` host) across the fleet; the rest wait their turn without holding a slot, so an endpoint that never answers holds at most these',
+    ),
+    concurrencyPerAccount: variable(
+      'WEBHOOK_CONCURRENCY_PER_ACCOUNT',
+      integer()
+        .min(0)
+        .max(1_000)
+        .default((given: Record<string, unknown>) => defaultWebhookConcurrencyPerAccount(Number(given.WEBHOOK_CONCURRENCY ?? 10))),
+      "deliveries in flight for one account across all its endpoints and jobs' `webhookUrl`s, fleet-wide; the rest wait their turn without holding a slot, so an account whose targets never answer leaves the others a slot ([decision 020](docs/decisions/020-abuse-resistance.md)); `0`: no cap",
+      { shownDefault: 'half of `WEBHOOK_CONCURRENCY`, at least 1 (`5`)' },
     ),
     lostAfterMs: variable(
       'WEBHOOK_LOST_AFTER_MS',

@@ -15,6 +15,12 @@ export const AUDIT_ACTIONS = [
   'webhook_default_secret.rotated',
   'suppressions.changed',
   'leads.exported',
+  'monitor.created',
+  'monitor.changed',
+  'monitor.paused',
+  'monitor.resumed',
+  'monitor.deleted',
+  'monitor.run_requested',
   'subject.erased',
   'account.deleted',
 ] as const;

@@ -1,6 +1,7 @@
 import { secretContext } from './secret-box';
 import type { GenerationRequest } from '@leadgen/domain';
 import type { Database } from './client';
+import type { Queryable } from './job-creation';
 
 /** One child of a new batch: an ordinary job, created queued, that reserves `reserve` when it starts. */
 export interface NewBatchChild {
@@ -41,11 +42,13 @@ DELETE FROM batches b WHERE b.id = $1
   AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.batch_id = $1 AND j.status <> 'queued')`;
 
 /**
- * Creates a batch and its children in one statement (prisma/functions/create_batch.sql), then hands the
- * children to `enqueue`. If the enqueue fails, the creation is withdrawn before the error goes on. A replay,
- * a reused key or an account that cannot cover the first child writes nothing.
+ * The one call of create_batch: POST /leads/batches (createBatch below) and a batch monitor's run both go
+ * through it, so a change of its arguments is made here once. On a client whose transaction the caller holds,
+ * a monitor's run is created, tagged and recorded together (monitor-runs.ts); its children are held, and the
+ * caller releases them after the commit (the periodic sweep releases them if it cannot). Null when the key
+ * vanished between its conflict and its read.
  */
-export async function createBatch(db: Database, batch: NewBatch, enqueue: () => Promise<void>): Promise<BatchCreation> {
+export async function createBatchWithin(q: Queryable, db: Pick<Database, 'secrets'>, batch: NewBatch): Promise<BatchCreation | null> {
   const firstReserve = batch.children[0]?.reserve ?? 0;
   const children = batch.children.map((child) => ({
     jobId: child.jobId,
@@ -56,34 +59,46 @@ export async function createBatch(db: Database, batch: NewBatch, enqueue: () => 
     reserve: child.reserve,
   }));
   const anyWebhook = batch.webhookUrl !== null || batch.children.some((child) => child.request.webhookUrl);
+  const { rows } = await q.query<{
+    o_outcome: string;
+    o_batch_id: string | null;
+    o_fingerprint: string | null;
+    o_available: string | null;
+  }>('SELECT * FROM create_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)', [
+    batch.accountId,
+    batch.idempotencyKey,
+    batch.fingerprint,
+    batch.idempotencyTtlHours,
+    batch.batchId,
+    batch.name,
+    batch.excludeDelivered,
+    batch.maxCredits,
+    batch.webhookUrl,
+    anyWebhook && batch.webhookSecretCandidate
+      ? db.secrets.seal(batch.webhookSecretCandidate, secretContext.accountDefault(batch.accountId))
+      : null,
+    firstReserve,
+    JSON.stringify(children),
+  ]);
+  const row = rows[0];
+  if (!row) return null;
+  if (row.o_outcome === 'insufficient_credits')
+    return { kind: 'insufficient_credits', required: firstReserve, available: Number(row.o_available ?? 0) };
+  if (row.o_outcome === 'bound') return { kind: 'bound', batchId: row.o_batch_id!, fingerprint: row.o_fingerprint! };
+  return { kind: 'created', batchId: batch.batchId };
+}
+
+/**
+ * Creates a batch and its children in one statement (prisma/functions/create_batch.sql), then hands the
+ * children to `enqueue`. If the enqueue fails, the creation is withdrawn before the error goes on. A replay,
+ * a reused key or an account that cannot cover the first child writes nothing.
+ */
+export async function createBatch(db: Database, batch: NewBatch, enqueue: () => Promise<void>): Promise<BatchCreation> {
   // A key bound to a creation being withdrawn at this instant can vanish between the conflict and its read.
   for (let attempt = 0; attempt < 3; attempt += 1) {
-    const { rows } = await db.sql.query<{
-      o_outcome: string;
-      o_batch_id: string | null;
-      o_fingerprint: string | null;
-      o_available: string | null;
-    }>('SELECT * FROM create_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)', [
-      batch.accountId,
-      batch.idempotencyKey,
-      batch.fingerprint,
-      batch.idempotencyTtlHours,
-      batch.batchId,
-      batch.name,
-      batch.excludeDelivered,
-      batch.maxCredits,
-      batch.webhookUrl,
-      anyWebhook && batch.webhookSecretCandidate
-        ? db.secrets.seal(batch.webhookSecretCandidate, secretContext.accountDefault(batch.accountId))
-        : null,
-      firstReserve,
-      JSON.stringify(children),
-    ]);
-    const row = rows[0];
-    if (!row) continue;
-    if (row.o_outcome === 'insufficient_credits')
-      return { kind: 'insufficient_credits', required: firstReserve, available: Number(row.o_available ?? 0) };
-    if (row.o_outcome === 'bound') return { kind: 'bound', batchId: row.o_batch_id!, fingerprint: row.o_fingerprint! };
+    const creation = await createBatchWithin(db.sql, db, batch);
+    if (!creation) continue;
+    if (creation.kind !== 'created') return creation;
     try {
       await enqueue();
     } catch (error) {
@@ -92,7 +107,7 @@ export async function createBatch(db: Database, batch: NewBatch, enqueue: () => 
       await db.sql.query(WITHDRAW_BATCH, [batch.batchId]).catch(() => undefined);
       throw error;
     }
-    return { kind: 'created', batchId: batch.batchId };
+    return creation;
   }
   throw new Error('idempotency key could neither be bound nor read after 3 attempts');
 }

@@ -31,6 +31,7 @@ interface BatchRow {
   cancelled_at: Date | null;
   created_at: Date;
   finished_at: Date | null;
+  monitor_id: string | null;
   running: number;
 }
 
@@ -39,7 +40,7 @@ interface BatchRow {
 const batchSelect = (where: string) => `
 SELECT b.id, b.account_id, b.name, b.status, b.exclude_delivered, b.max_credits, b.webhook_url, b.child_count, b.open_count,
        b.complete_count, b.partial_count, b.empty_count, b.failed_count, b.cancelled_count, b.requested_count, b.delivered_count,
-       b.credits_reserved, b.credits_charged, b.cancelled_at, b.created_at, b.finished_at,
+       b.credits_reserved, b.credits_charged, b.cancelled_at, b.created_at, b.finished_at, b.monitor_id,
        CASE WHEN b.open_count = 0 THEN 0 ELSE
          (SELECT count(*)::int FROM jobs j WHERE j.batch_id = b.id AND j.status = 'running') END AS running
 FROM batches b
@@ -71,6 +72,7 @@ function batchFromRow(row: BatchRow): BatchRecord {
     cancelledAt: row.cancelled_at,
     createdAt: row.created_at,
     finishedAt: row.finished_at,
+    monitorId: row.monitor_id,
   };
 }
 

@@ -15,9 +15,17 @@ const summary = (balance: unknown, reserved: unknown): CreditSummary => {
   return { balance: b, reserved: r, available: b - r };
 };
 
-/** The account's counters: one row read, whatever the length of its history. */
+/**
+ * The account's counters, whatever the length of its history: its row's base part plus its credit stripes'
+ * (a handful of rows, one index range; prisma/functions/reserve_credits.sql says why they are split).
+ */
+export const ACCOUNT_COUNTERS = `
+  SELECT a.id, a.balance + COALESCE(sum(s.balance), 0) AS balance, a.reserved + COALESCE(sum(s.reserved), 0) AS reserved
+  FROM accounts a LEFT JOIN credit_stripes s ON s.account_id = a.id`;
+
+/** The account's counters now (prisma/functions/account_credits.sql: one snapshot of its base part and its stripes). */
 export async function creditSummary(db: Database, accountId: string): Promise<CreditSummary> {
-  const { rows } = await db.sql.query<{ balance: string; reserved: string }>('SELECT balance, reserved FROM accounts WHERE id = $1', [
+  const { rows } = await db.sql.query<{ balance: string; reserved: string }>('SELECT balance, reserved FROM account_credits($1)', [
     accountId,
   ]);
   return summary(rows[0]?.balance, rows[0]?.reserved);
@@ -43,7 +51,7 @@ export interface CreditDiscrepancy {
 export async function findCreditDiscrepancies(db: Database): Promise<CreditDiscrepancy[]> {
   const { rows } = await db.sql.query<{ id: string; balance: string; reserved: string; ledger_balance: string; ledger_reserved: string }>(`
     SELECT a.id, a.balance, a.reserved, COALESCE(l.balance, 0) AS ledger_balance, COALESCE(l.reserved, 0) AS ledger_reserved
-    FROM accounts a
+    FROM (${ACCOUNT_COUNTERS} GROUP BY a.id) a
     LEFT JOIN (
       SELECT account_id,
         COALESCE(SUM(amount) FILTER (WHERE kind = 'grant'), 0) - COALESCE(SUM(amount) FILTER (WHERE kind = 'charge'), 0) AS balance,
@@ -59,7 +67,7 @@ export async function findCreditDiscrepancies(db: Database): Promise<CreditDiscr
   }));
 }
 
-/** A grant row and the balance it adds, in one statement (so they can never disagree). */
+/** A grant row and the balance it adds (to the account row's base part), in one statement (so they can never disagree). */
 export async function grantCredits(db: Database | Tx, accountId: string, amount: number): Promise<void> {
   await db.$executeRaw`
     WITH grant_row AS (

@@ -43,3 +43,21 @@ export async function heldJobCount(db: Database, accountId: string, source: Sour
   );
   return rows[0]?.n ?? 0;
 }
+
+/** A job a worker's idle slot borrowed (prisma/functions/borrow_held_jobs.sql), with its account for the enqueue. */
+export interface BorrowedJob {
+  jobId: string;
+  accountId: string;
+}
+
+/**
+ * Releases up to `limit` of the source's oldest held single jobs, whatever their account, for slots that would
+ * otherwise stay idle (decision 020, "Borrowed slots"); the caller enqueues them now.
+ */
+export async function borrowHeldJobs(db: Database, source: Source, limit: number): Promise<BorrowedJob[]> {
+  const { rows } = await db.sql.query<{ o_job_id: string; o_account_id: string }>('SELECT * FROM borrow_held_jobs($1, $2)', [
+    source,
+    limit,
+  ]);
+  return rows.map((row) => ({ jobId: row.o_job_id, accountId: row.o_account_id }));
+}

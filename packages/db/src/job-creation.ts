@@ -31,7 +31,8 @@ export type JobCreation =
   | { kind: 'insufficient_credits'; available: number };
 
 // Undoes a creation whose enqueue failed, in one statement: the job (still queued: no worker has
-// it), its key binding, and its reservation, released through the ledger (which keeps both rows).
+// it), its key binding, and its reservation, released through the ledger (which keeps both rows) and on
+// one of the account's credit stripes (prisma/functions/settle_credits.sql, charging nothing).
 const WITHDRAW_JOB = `
 WITH job AS (
   DELETE FROM jobs WHERE id = $1 AND status = 'queued' RETURNING account_id, credits_reserved
@@ -39,10 +40,8 @@ WITH job AS (
   DELETE FROM idempotency_keys k USING job WHERE k.account_id = job.account_id AND k.job_id = $1
 ), released AS (
   INSERT INTO credit_ledger (account_id, job_id, kind, amount) SELECT account_id, $1, 'release', credits_reserved FROM job
-), account AS (
-  UPDATE accounts SET reserved = accounts.reserved - job.credits_reserved FROM job WHERE accounts.id = job.account_id
 )
-SELECT count(*)::int AS withdrawn FROM job`;
+SELECT count(*)::int AS withdrawn FROM job, settle_credits(job.account_id, $1, 0, job.credits_reserved)`;
 
 /**
  * Creates a job with its reservation and idempotency binding in one statement (prisma/functions/create_job.sql,

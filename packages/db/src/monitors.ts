@@ -1,4 +1,13 @@
-import type { GenerationRequest, JobStatus, MonitorFacts, MonitorFieldsChange, MonitorPauseReason, MonitorSchedule } from '@leadgen/domain';
+import type {
+  BatchStatus,
+  GenerationRequest,
+  JobStatus,
+  MonitorBatch,
+  MonitorFacts,
+  MonitorFieldsChange,
+  MonitorPauseReason,
+  MonitorSchedule,
+} from '@leadgen/domain';
 import type { Database } from './client';
 import type { Queryable } from './job-creation';
 
@@ -8,7 +17,10 @@ import type { Queryable } from './job-creation';
 export interface MonitorLastRun {
   runId: string;
   jobId: string | null;
-  status: JobStatus | null;
+  /** a batch monitor's run: its batch */
+  batchId: string | null;
+  /** the job's status, or the batch's (running until every child ended) */
+  status: JobStatus | BatchStatus | null;
   deliveredCount: number | null;
   skipReason: string | null;
   scheduledFor: Date | null;
@@ -24,6 +36,7 @@ export interface MonitorRow {
   account_id: string;
   name: string;
   request: unknown;
+  batch: unknown;
   schedule: unknown;
   webhook_url: string | null;
   max_credits_per_run: number | null;
@@ -36,19 +49,22 @@ export interface MonitorRow {
   deleted_at: Date | null;
 }
 
-const MONITOR_COLUMNS = `m.id, m.account_id, m.name, m.request, m.schedule, m.webhook_url, m.max_credits_per_run, m.enabled,
+const MONITOR_COLUMNS = `m.id, m.account_id, m.name, m.request, m.batch, m.schedule, m.webhook_url, m.max_credits_per_run, m.enabled,
   m.paused_reason, m.next_run_at, m.failures_since, m.created_at, m.updated_at, m.deleted_at`;
 
-// The monitor with its newest run (a tick skipped counts: it is what happened last).
-const WITH_LAST_RUN = `SELECT ${MONITOR_COLUMNS}, r.id AS run_id, r.job_id AS run_job_id, j.status::text AS run_status,
-  j.delivered_count AS run_delivered, r.skip_reason AS run_skip_reason, r.scheduled_for AS run_scheduled_for, r.created_at AS run_created_at
+// The monitor with its newest run (a tick skipped counts: it is what happened last): its job's or its batch's status.
+const WITH_LAST_RUN = `SELECT ${MONITOR_COLUMNS}, r.id AS run_id, r.job_id AS run_job_id, r.batch_id AS run_batch_id,
+  COALESCE(j.status::text, b.status) AS run_status, COALESCE(j.delivered_count, b.delivered_count) AS run_delivered,
+  r.skip_reason AS run_skip_reason, r.scheduled_for AS run_scheduled_for, r.created_at AS run_created_at
   FROM monitors m
   LEFT JOIN LATERAL (SELECT * FROM monitor_runs r WHERE r.monitor_id = m.id ORDER BY r.created_at DESC, r.id DESC LIMIT 1) r ON true
-  LEFT JOIN jobs j ON j.id = r.job_id`;
+  LEFT JOIN jobs j ON j.id = r.job_id
+  LEFT JOIN batches b ON b.id = r.batch_id`;
 
 type RowWithRun = MonitorRow & {
   run_id: string | null;
   run_job_id: string | null;
+  run_batch_id: string | null;
   run_status: string | null;
   run_delivered: number | null;
   run_skip_reason: string | null;
@@ -61,7 +77,8 @@ export function monitorFromRow(row: MonitorRow): MonitorFacts {
     id: row.id,
     accountId: row.account_id,
     name: row.name,
-    request: row.request as GenerationRequest,
+    request: (row.request ?? null) as GenerationRequest | null,
+    batch: (row.batch ?? null) as MonitorBatch | null,
     schedule: row.schedule as MonitorSchedule,
     webhookUrl: row.webhook_url,
     maxCreditsPerRun: row.max_credits_per_run,
@@ -80,7 +97,8 @@ function recordFromRow(row: RowWithRun): MonitorRecord {
       ? {
           runId: row.run_id,
           jobId: row.run_job_id,
-          status: row.run_status as JobStatus | null,
+          batchId: row.run_batch_id,
+          status: row.run_status as JobStatus | BatchStatus | null,
           deliveredCount: row.run_delivered,
           skipReason: row.run_skip_reason,
           scheduledFor: row.run_scheduled_for,
@@ -94,7 +112,10 @@ function recordFromRow(row: RowWithRun): MonitorRecord {
 export type NewMonitor = Pick<
   MonitorFacts,
   'id' | 'accountId' | 'name' | 'request' | 'schedule' | 'webhookUrl' | 'maxCreditsPerRun' | 'enabled' | 'nextRunAt'
->;
+> & {
+  /** a batch monitor's requests (then `request` is null); left out for a monitor of one request */
+  batch?: MonitorFacts['batch'];
+};
 
 /** Runs `fn` in a transaction on one connection of the pool. */
 export async function inTransaction<T>(db: Database, fn: (client: Queryable) => Promise<T>): Promise<T> {
@@ -112,29 +133,30 @@ export async function inTransaction<T>(db: Database, fn: (client: Queryable) => 
   }
 }
 
-/** Inserts a monitor unless the account has `maxPerAccount` already (counted under the account's row lock, so two creations cannot both pass). */
+/** Inserts a monitor unless the account has `maxPerAccount` already (counted under the account's row lock, FOR NO KEY UPDATE: two creations cannot both pass, and the account's job creations, which take KEY SHARE, are not behind it). */
 export async function insertMonitor(db: Database, monitor: NewMonitor, maxPerAccount: number): Promise<MonitorRecord | 'limit'> {
   return inTransaction(db, async (client) => {
-    await client.query('SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE', [monitor.accountId]);
+    await client.query('SELECT 1 FROM accounts WHERE id = $1 FOR NO KEY UPDATE', [monitor.accountId]);
     const { rows } = await client.query<{ n: number }>(
       'SELECT count(*)::int AS n FROM monitors WHERE account_id = $1 AND deleted_at IS NULL',
       [monitor.accountId],
     );
     if ((rows[0]?.n ?? 0) >= maxPerAccount) return 'limit' as const;
     const inserted = await client.query<MonitorRow>(
-      `INSERT INTO monitors AS m (id, account_id, name, request, schedule, webhook_url, max_credits_per_run, enabled, paused_reason, next_run_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING ${MONITOR_COLUMNS}`,
+      `INSERT INTO monitors AS m (id, account_id, name, request, schedule, webhook_url, max_credits_per_run, enabled, paused_reason, next_run_at, batch)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING ${MONITOR_COLUMNS}`,
       [
         monitor.id,
         monitor.accountId,
         monitor.name,
-        JSON.stringify(monitor.request),
+        monitor.request === null ? null : JSON.stringify(monitor.request),
         JSON.stringify(monitor.schedule),
         monitor.webhookUrl,
         monitor.maxCreditsPerRun,
         monitor.enabled,
         monitor.enabled ? null : 'owner',
         monitor.nextRunAt,
+        monitor.batch ? JSON.stringify(monitor.batch) : null,
       ],
     );
     return { ...monitorFromRow(inserted.rows[0]!), lastRun: null };
@@ -204,12 +226,12 @@ export async function changeMonitor(
     const merged = { ...current, ...next };
     await client.query(
       `UPDATE monitors SET name = $2, request = $3, schedule = $4, webhook_url = $5, max_credits_per_run = $6, enabled = $7,
-         paused_reason = $8, next_run_at = $9, failures_since = CASE WHEN $10 THEN now() ELSE failures_since END, updated_at = now()
+         paused_reason = $8, next_run_at = $9, failures_since = CASE WHEN $10 THEN now() ELSE failures_since END, batch = $11, updated_at = now()
        WHERE id = $1`,
       [
         id,
         merged.name,
-        JSON.stringify(merged.request),
+        merged.request === null ? null : JSON.stringify(merged.request),
         JSON.stringify(merged.schedule),
         merged.webhookUrl,
         merged.maxCreditsPerRun,
@@ -217,6 +239,7 @@ export async function changeMonitor(
         next.pausedReason,
         next.nextRunAt,
         next.resumed,
+        merged.batch === null ? null : JSON.stringify(merged.batch),
       ],
     );
     return { previousNextRunAt: current.nextRunAt };

@@ -1,5 +1,6 @@
 import type { Database } from './client';
 import { revokeKey } from './accounts';
+import { ACCOUNT_COUNTERS } from './credit-ledger';
 
 /** Operator views (the admin CLI): cold paths, plain rows. */
 
@@ -22,9 +23,9 @@ export async function listAccounts(db: Database): Promise<AccountListing[]> {
     reserved: string;
     active_keys: string;
   }>(`
-    SELECT a.id, a.name, a.created_at, a.balance, a.reserved,
+    SELECT a.id, a.name, a.created_at, c.balance, c.reserved,
       (SELECT count(*) FROM api_keys k WHERE k.account_id = a.id AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())) AS active_keys
-    FROM accounts a ORDER BY a.created_at, a.id`);
+    FROM accounts a JOIN (${ACCOUNT_COUNTERS} GROUP BY a.id) c ON c.id = a.id ORDER BY a.created_at, a.id`);
   return rows.map((r) => ({
     accountId: r.id,
     name: r.name,

@@ -33,7 +33,7 @@ function candidateFilter(entry: SubjectEntry, column = 'l.data::text'): { sql: s
  * the global suppression list first, so no job collects or delivers it from then on; then every open
  * job's row is locked once (a barrier: a page commit that read the list before it joined has committed
  * when the lock is had); then every stored lead that matches is deleted, in batches. The job rows keep
- * their counts and charges; account_deliveries keeps the dedup keys (no personal data) so excludeDelivered
+ * their counts and charges; account_deliveries keeps the dedup keys' SHA-256 digests (no personal data) so excludeDelivered
  * still never bills twice. Idempotent.
  */
 export async function eraseSubject(db: Database, entry: SubjectEntry): Promise<ErasureReport> {

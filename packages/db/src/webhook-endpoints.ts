@@ -72,8 +72,9 @@ export async function createWebhookEndpoint(
   const client = await db.sql.connect();
   try {
     await client.query('BEGIN');
-    // The account's row lock makes two concurrent creations count one after the other.
-    await client.query('SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
+    // The account's row lock makes two concurrent creations count one after the other (FOR NO KEY UPDATE: the
+    // account's job creations and settlements, which take KEY SHARE, are not behind it).
+    await client.query('SELECT 1 FROM accounts WHERE id = $1 FOR NO KEY UPDATE', [accountId]);
     const id = newWebhookEndpointId();
     const { rows } = await client.query<EndpointRow>(
       `INSERT INTO webhook_endpoints (id, account_id, url, description, events, secret)

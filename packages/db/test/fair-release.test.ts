@@ -148,6 +148,28 @@ describe('fair release of an account’s jobs into the source queues', () => {
     expect(await heldJobCount(db, accountId, 'google_maps')).toBe(17);
   });
 
+  it('when an account is at its share, then a creation keeps the job held without waiting for the release’s lock; under its share it waits for it', async () => {
+    const { accountId } = await buildAccount(db);
+    for (let i = 0; i < 2; i += 1) expect((await create(accountId, capOf(2))).held).toBe(false);
+    // Another transaction holds the account's release lock (a settlement releasing, say).
+    const locker = await db.sql.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query("SELECT pg_advisory_xact_lock(hashtextextended('release_held_jobs:' || $1 || ':google_maps', 0))", [accountId]);
+      const atShare = await Promise.race([create(accountId, capOf(2)), new Promise<'waited'>((r) => setTimeout(() => r('waited'), 3_000))]);
+      expect(atShare).toMatchObject({ held: true });
+      // A cap of 3 leaves room: that creation releases, so it waits for the lock, then releases the oldest held job.
+      const released: string[] = [];
+      const underShare = create(accountId, capOf(3), 'google_maps', (ids) => released.push(...ids));
+      expect(await Promise.race([underShare, new Promise<'waited'>((r) => setTimeout(() => r('waited'), 500))])).toBe('waited');
+      await locker.query('COMMIT');
+      expect(await underShare).toMatchObject({ held: true });
+      expect(released).toEqual([(atShare as { jobId: string }).jobId]);
+    } finally {
+      locker.release();
+    }
+  });
+
   it('when the cap is 0, then every job is released at once and nothing is held', async () => {
     const { accountId } = await buildAccount(db);
     const created = [];

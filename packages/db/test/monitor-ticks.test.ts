@@ -17,7 +17,20 @@ afterAll(async () => {
   await db.$disconnect();
 });
 
-async function newMonitor(credits: number, nextRunAt: Date, every = 'PT1H') {
+const BATCH = {
+  requests: [
+    { source: 'google_maps' as const, category: 'dentist', state: 'US', city: 'Austin', maxResults: 5 },
+    { source: 'google_maps' as const, category: 'dentist', state: 'US', city: 'Dallas', maxResults: 5 },
+  ],
+};
+
+async function newMonitor(
+  credits: number,
+  nextRunAt: Date,
+  every = 'PT1H',
+  batch: typeof BATCH | null = null,
+  maxCreditsPerRun: number | null = null,
+) {
   const account = await createAccount(db, 'monitor-ticks');
   if (credits > 0) await grantCredits(db, account.id, credits);
   const created = await insertMonitor(
@@ -26,10 +39,11 @@ async function newMonitor(credits: number, nextRunAt: Date, every = 'PT1H') {
       id: newId.monitor(),
       accountId: account.id,
       name: 'ticks',
-      request: { source: 'google_maps', category: 'dentist', state: 'US', maxResults: 5 },
+      request: batch ? null : { source: 'google_maps', category: 'dentist', state: 'US', maxResults: 5 },
+      batch,
       schedule: { every },
       webhookUrl: null,
-      maxCreditsPerRun: null,
+      maxCreditsPerRun,
       enabled: true,
       nextRunAt,
     },
@@ -40,10 +54,12 @@ async function newMonitor(credits: number, nextRunAt: Date, every = 'PT1H') {
 }
 
 async function runsOf(monitorId: string) {
-  const { rows } = await db.sql.query<{ scheduled_for: Date | null; job_id: string | null; skip_reason: string | null }>(
-    'SELECT scheduled_for, job_id, skip_reason FROM monitor_runs WHERE monitor_id = $1 ORDER BY created_at',
-    [monitorId],
-  );
+  const { rows } = await db.sql.query<{
+    scheduled_for: Date | null;
+    job_id: string | null;
+    batch_id: string | null;
+    skip_reason: string | null;
+  }>('SELECT scheduled_for, job_id, batch_id, skip_reason FROM monitor_runs WHERE monitor_id = $1 ORDER BY created_at', [monitorId]);
   return rows;
 }
 
@@ -154,11 +170,121 @@ describe('tickMonitor', () => {
     const first = await startManualRun(db, monitor.accountId, monitor.id, 'k1', OPTIONS);
     expect(first.kind).toBe('created');
     const again = await startManualRun(db, monitor.accountId, monitor.id, 'k1', OPTIONS);
-    expect(again).toEqual({ kind: 'replay', jobId: first.kind === 'created' ? first.jobId : '' });
+    expect(again).toEqual({ kind: 'replay', jobId: first.kind === 'created' ? first.jobId : '', batchId: null });
     expect(await startManualRun(db, monitor.accountId, monitor.id, 'k2', OPTIONS)).toMatchObject({ kind: 'in_progress' });
     expect(await startManualRun(db, 'acc_someoneelse', monitor.id, 'k3', OPTIONS)).toEqual({ kind: 'not_found' });
     // The schedule did not move.
     const { rows } = await db.sql.query('SELECT next_run_at FROM monitors WHERE id = $1', [monitor.id]);
     expect(rows[0].next_run_at.getTime()).toBe(monitor.nextRunAt!.getTime());
+  });
+});
+
+describe('tickMonitor of a batch monitor', () => {
+  async function batchOf(batchId: string) {
+    const { rows } = await db.sql.query<{
+      monitor_id: string;
+      exclude_delivered: boolean;
+      max_credits: number | null;
+      child_count: number;
+      status: string;
+    }>('SELECT monitor_id, exclude_delivered, max_credits, child_count, status FROM batches WHERE id = $1', [batchId]);
+    return rows[0];
+  }
+  const childrenOf = async (batchId: string) =>
+    (
+      await db.sql.query<{ id: string; monitor_id: string | null; request: { excludeDelivered?: boolean }; released_at: Date | null }>(
+        'SELECT id, monitor_id, request, released_at FROM jobs WHERE batch_id = $1 ORDER BY batch_index',
+        [batchId],
+      )
+    ).rows;
+
+  it('when ten callers tick one due batch monitor at once, then one batch is made for that due time, through create_batch, tagged and capped', async () => {
+    const due = new Date(Date.now() - 1_000);
+    const monitor = await newMonitor(1_000, due, 'PT1H', BATCH, 20);
+    const outcomes = await Promise.all(Array.from({ length: 10 }, () => tickMonitor(db, monitor.id, new Date(), OPTIONS)));
+    expect(outcomes.filter((o) => o.kind === 'batch_created')).toHaveLength(1);
+    expect(outcomes.filter((o) => o.kind === 'not_due')).toHaveLength(9);
+    const runs = await runsOf(monitor.id);
+    expect(runs).toHaveLength(1);
+    expect(runs[0]).toMatchObject({ scheduled_for: due, job_id: null, batch_id: expect.stringMatching(/^bat_/) });
+    const created = outcomes.find((o) => o.kind === 'batch_created')!;
+    if (created.kind !== 'batch_created') return;
+    expect(created).toMatchObject({
+      batchId: runs[0]!.batch_id,
+      children: ['google_maps', 'google_maps'],
+      nextRunAt: new Date(due.getTime() + HOUR),
+    });
+    expect(await batchOf(created.batchId)).toEqual({
+      monitor_id: monitor.id,
+      exclude_delivered: true,
+      max_credits: 20,
+      child_count: 2,
+      status: 'running',
+    });
+    const children = await childrenOf(created.batchId);
+    // Children are held, as a batch's always are (the worker releases them after the commit), and untagged: the batch carries the monitor.
+    expect(children.map((c) => [c.request.excludeDelivered, c.monitor_id, c.released_at])).toEqual([
+      [true, null, null],
+      [true, null, null],
+    ]);
+    expect((await db.sql.query('SELECT 1 FROM batches WHERE monitor_id = $1', [monitor.id])).rowCount).toBe(1);
+  });
+
+  it('when the previous batch is still running, then the tick is skipped as overlap; once it settled, the next tick makes a batch', async () => {
+    const monitor = await newMonitor(1_000, new Date(Date.now() - 1_000), 'PT1S', BATCH);
+    const first = await tickMonitor(db, monitor.id, new Date(), OPTIONS);
+    expect(first.kind).toBe('batch_created');
+    if (first.kind !== 'batch_created') return;
+    const skipped = await tickMonitor(db, monitor.id, new Date(Date.now() + 1_100), OPTIONS);
+    expect(skipped.kind).toBe('skipped');
+    for (const child of await childrenOf(first.batchId)) await settleJob(db, child.id, { kind: 'error', reason: 'provider_error' });
+    expect((await batchOf(first.batchId))!.status).toBe('FAILED');
+    const next = await tickMonitor(db, monitor.id, new Date(Date.now() + 2_200), OPTIONS);
+    expect(next.kind).toBe('batch_created');
+    expect((await runsOf(monitor.id)).map((r) => [r.skip_reason, r.batch_id !== null])).toEqual([
+      [null, true],
+      ['overlap', false],
+      [null, true],
+    ]);
+  });
+
+  it('when its last batches all FAILED, then the next tick pauses it for consecutive_failures', async () => {
+    const monitor = await newMonitor(1_000, new Date(Date.now() - 1_000), 'PT1S', BATCH);
+    for (let i = 0; i < OPTIONS.pauseAfterFailures; i += 1) {
+      const outcome = await tickMonitor(db, monitor.id, new Date(Date.now() + i * 2_000), OPTIONS);
+      expect(outcome.kind).toBe('batch_created');
+      if (outcome.kind !== 'batch_created') return;
+      for (const child of await childrenOf(outcome.batchId)) await settleJob(db, child.id, { kind: 'error', reason: 'provider_error' });
+    }
+    const paused = await tickMonitor(db, monitor.id, new Date(Date.now() + 10_000), OPTIONS);
+    expect(paused).toMatchObject({ kind: 'paused', reason: 'consecutive_failures' });
+  });
+
+  it("when the account cannot cover the batch's first child (the batches API's 402), then it is paused for insufficient_credits and no batch is made", async () => {
+    const monitor = await newMonitor(5, new Date(Date.now() - 1_000), 'PT1H', BATCH);
+    const outcome = await tickMonitor(db, monitor.id, new Date(), OPTIONS);
+    expect(outcome).toMatchObject({ kind: 'paused', reason: 'insufficient_credits' });
+    const { rows } = await db.sql.query('SELECT enabled, paused_reason, next_run_at FROM monitors WHERE id = $1', [monitor.id]);
+    expect(rows[0]).toEqual({ enabled: false, paused_reason: 'insufficient_credits', next_run_at: null });
+    expect((await db.sql.query('SELECT 1 FROM batches WHERE account_id = $1', [monitor.accountId])).rowCount).toBe(0);
+    expect((await runsOf(monitor.id)).map((r) => r.skip_reason)).toEqual(['insufficient_credits']);
+  });
+
+  it('when a batch run is asked for twice with one key, then one batch; while it runs another key gets in_progress with the batch', async () => {
+    const monitor = await newMonitor(1_000, new Date(Date.now() + HOUR), 'PT1H', BATCH);
+    const first = await startManualRun(db, monitor.accountId, monitor.id, 'k1', OPTIONS);
+    expect(first).toMatchObject({ kind: 'created', jobId: null, batchId: expect.stringMatching(/^bat_/) });
+    if (first.kind !== 'created' || !first.batchId) return;
+    expect(await startManualRun(db, monitor.accountId, monitor.id, 'k1', OPTIONS)).toEqual({
+      kind: 'replay',
+      jobId: null,
+      batchId: first.batchId,
+    });
+    expect(await startManualRun(db, monitor.accountId, monitor.id, 'k2', OPTIONS)).toEqual({
+      kind: 'in_progress',
+      jobId: null,
+      batchId: first.batchId,
+    });
+    expect((await batchOf(first.batchId))!.monitor_id).toBe(monitor.id);
   });
 });

@@ -24,6 +24,8 @@ export interface BatchFacts {
   creditsCharged: number;
   createdAt: Date;
   finishedAt: Date | null;
+  /** the monitor whose run this batch is (decision 022); null or absent for a batch asked for directly */
+  monitorId?: string | null;
 }
 
 export interface BatchCounts {
@@ -54,6 +56,8 @@ export interface BatchBody {
   webhookUrl: string | null;
   createdAt: string;
   finishedAt: string | null;
+  /** the monitor whose run this batch is (decision 022); absent for a batch asked for directly */
+  monitorId?: string;
   /** exactly when the status is terminal */
   terminal?: { status: TerminalStatus; childCount: number; deliveredCount: number; creditsCharged: number };
 }
@@ -80,6 +84,8 @@ export function batchBody(batch: BatchFacts, publicBaseUrl: string | null): Batc
     webhookUrl: batch.webhookUrl,
     createdAt: batch.createdAt.toISOString(),
     finishedAt: batch.finishedAt?.toISOString() ?? null,
+    // Only a monitor's run carries it: its webhook event names the monitor, as a job run's does.
+    ...(batch.monitorId ? { monitorId: batch.monitorId } : {}),
     ...(terminal
       ? {
           terminal: {

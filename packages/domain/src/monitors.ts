@@ -2,8 +2,8 @@ import { AppError } from './errors';
 import type { GenerationRequest } from './generation-request';
 import { firstRunAfter, type MonitorSchedule } from './monitor-schedule';
 
-// Monitors (docs/decisions/022-monitors.md): a generation request run on a schedule, each run an
-// ordinary job with excludeDelivered forced, so a run delivers and bills only what is new.
+// Monitors (docs/decisions/022-monitors.md): a generation request (or a batch of them) run on a schedule,
+// each run an ordinary job (or batch) with excludeDelivered forced, so a run delivers and bills only what is new.
 
 /** Why a monitor is not running: its owner or an operator paused it, or the service did. */
 export const MONITOR_PAUSE_REASONS = ['owner', 'operator', 'insufficient_credits', 'consecutive_failures'] as const;
@@ -18,11 +18,19 @@ export type MonitorRunKind = 'scheduled' | 'manual';
 /** Why a scheduled tick made no job: the previous run was still going. */
 export type MonitorSkipReason = 'overlap';
 
+/** What a batch monitor runs: each run is a batch of these requests (decision 021), excludeDelivered forced. */
+export interface MonitorBatch {
+  requests: GenerationRequest[];
+}
+
 export interface MonitorFacts {
   id: string;
   accountId: string;
   name: string;
-  request: GenerationRequest;
+  /** the request each run submits; null for a batch monitor (exactly one of request and batch is set) */
+  request: GenerationRequest | null;
+  /** the requests each run submits as one batch; null for a monitor of one request */
+  batch: MonitorBatch | null;
   schedule: MonitorSchedule;
   webhookUrl: string | null;
   maxCreditsPerRun: number | null;
@@ -37,10 +45,21 @@ export interface MonitorFacts {
  * The request a run submits: the monitor's, with excludeDelivered forced (a run delivers and bills
  * only leads the account never received) and the monitor's webhookUrl as the job's own target.
  */
-export function runRequest(monitor: Pick<MonitorFacts, 'request' | 'webhookUrl'>): GenerationRequest {
+export function runRequest(monitor: { request: GenerationRequest; webhookUrl: string | null }): GenerationRequest {
   const { webhookUrl, ...request } = monitor.request;
   const target = monitor.webhookUrl ?? webhookUrl;
   return { ...request, excludeDelivered: true, ...(target ? { webhookUrl: target } : {}) };
+}
+
+/**
+ * The children of a batch monitor's run: its requests with excludeDelivered forced. A child has no webhookUrl of
+ * its own: the batch's terminal event goes to the monitor's webhookUrl (the batch's), as a job run's does.
+ */
+export function runBatchRequests(batch: MonitorBatch): GenerationRequest[] {
+  return batch.requests.map((child) => {
+    const { webhookUrl: _ignored, ...request } = child;
+    return { ...request, excludeDelivered: true };
+  });
 }
 
 export const monitorErrors = {
@@ -55,20 +74,24 @@ export const monitorErrors = {
         limit: max,
       },
     ),
-  runInProgress: (jobId: string) =>
+  /** `{ jobId }` for a job run, `{ batchId }` for a batch monitor's run */
+  runInProgress: (run: { jobId: string } | { batchId: string }) =>
     new AppError(
       409,
       'monitor_run_in_progress',
       'A run is still going',
       'The monitor has a run that has not finished; a monitor never runs twice at once',
-      { jobId },
+      run,
     ),
 };
 
 /** A change to a monitor's fields (PATCH, or the operator's pause). */
 export interface MonitorFieldsChange {
   name?: string;
-  request?: GenerationRequest;
+  /** a new request (a batch monitor becomes a monitor of one request) */
+  request?: GenerationRequest | null;
+  /** a new batch (a monitor of one request becomes a batch monitor) */
+  batch?: MonitorBatch | null;
   schedule?: MonitorSchedule;
   webhookUrl?: string | null;
   maxCreditsPerRun?: number | null;
@@ -85,6 +108,9 @@ export function decideMonitorChange(
   now: Date,
   pausedBy: MonitorPauseReason,
 ): MonitorFieldsChange & { nextRunAt: Date | null; pausedReason: MonitorPauseReason | null; resumed: boolean } {
+  // A monitor runs a request or a batch: sending one replaces the other.
+  if (change.request) change = { ...change, batch: null };
+  else if (change.batch) change = { ...change, request: null };
   const enabled = change.enabled ?? current.enabled;
   const resumed = change.enabled === true && !current.enabled;
   if (!enabled) {

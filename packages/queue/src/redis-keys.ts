@@ -56,6 +56,7 @@ export class RedisKeys {
       keyEpoch: key('key-epoch'),
       exportSlots: key('export-slots'),
       pingWindow: (endpointId, windowStart) => key('pings', endpointId, String(windowStart)),
+      webhookInFlight: key('webhooks-in-flight'),
     };
   }
 
@@ -84,6 +85,8 @@ export interface AccountRedisKeys {
   readonly exportSlots: string;
   /** the pings sent to one of the account's webhook endpoints in the minute `windowStart` */
   pingWindow(endpointId: string, windowStart: number): string;
+  /** the account's webhook attempts in flight across all its targets, a sorted set of leases (the worker's target gate) */
+  readonly webhookInFlight: string;
 }
 
 /** The Redis Cluster hash slot of a key. */

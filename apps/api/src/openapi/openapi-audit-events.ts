@@ -36,7 +36,8 @@ export const auditEventPaths = {
     get: {
       tags: ['account'],
       operationId: 'listAuditEvents',
-      summary: "The account's audit trail, newest first: keys, webhooks, suppressions, exports, erasures (kept AUDIT_RETENTION_DAYS)",
+      summary:
+        "The account's audit trail, newest first: keys, webhooks, suppressions, exports, erasures, monitors (kept AUDIT_RETENTION_DAYS)",
       description:
         'Lists what was done to the account (keys issued or revoked, webhook endpoints and secrets, suppressions, exports, erasures), newest first, a page at a time. Entries are kept AUDIT_RETENTION_DAYS; they never hold personal data nor secrets.',
       parameters: [

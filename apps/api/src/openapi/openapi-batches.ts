@@ -85,6 +85,7 @@ export const batchSchemas = {
       webhookUrl: d("Where the batch's terminal event goes, or null", nullable(str)),
       createdAt: d('When the batch was created', time),
       finishedAt: d('When its last child settled', nullable(time)),
+      monitorId: d('The monitor whose run this batch is (a batch monitor, decision 022); absent for a batch asked for directly', str),
       terminal: d(
         'The outcome; present exactly when the status is terminal',
         object({

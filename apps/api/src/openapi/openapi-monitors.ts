@@ -1,4 +1,11 @@
-import { MONITOR_PAUSE_REASONS, MONITOR_PAUSED_EVENT, NON_TERMINAL_STATUSES, TERMINAL_STATUSES } from '@leadgen/domain';
+import {
+  BATCH_STATUSES,
+  MAX_BATCH_REQUESTS,
+  MONITOR_PAUSE_REASONS,
+  MONITOR_PAUSED_EVENT,
+  NON_TERMINAL_STATUSES,
+  TERMINAL_STATUSES,
+} from '@leadgen/domain';
 import { RUNS_PAGE_DEFAULT, RUNS_PAGE_LIMIT } from '../routes/monitors/monitors-schema';
 import { type Schema, d, hdr, int, limited, nullable, object, pick, problemResponse, ref, str, time } from './openapi-schemas';
 
@@ -24,6 +31,11 @@ const maxCreditsPerRun = d("The most a run may reserve: the request's worst case
   minimum: 1,
   maximum: 1_000_000,
 });
+const batchInput = {
+  ...ref('MonitorBatchInput'),
+  description:
+    "Instead of `request`: each run submits these requests as one batch (excludeDelivered forced, maxCreditsPerRun as the batch's maxCredits)",
+};
 const pausedReason = {
   ...nullable({ type: 'string', enum: [...MONITOR_PAUSE_REASONS] }),
   description:
@@ -48,21 +60,43 @@ export const monitorSchemas: Record<string, Schema> = {
       ),
     ],
   },
+  MonitorBatchInput: object(
+    {
+      requests: {
+        type: 'array',
+        minItems: 1,
+        maxItems: MAX_BATCH_REQUESTS,
+        items: ref('GenerationRequestInput'),
+        description:
+          'The generation requests, 1..1000, each checked as POST /leads/batches checks one (pointers `#/batch/requests/3/state`); `excludeDelivered` is forced true, and `webhookUrl` belongs on the monitor',
+      },
+    },
+    ['requests'],
+    { description: "A batch monitor's requests: each run is a batch of them (docs/api.md#batches)" },
+  ),
+  MonitorBatch: object(
+    { requests: { type: 'array', items: ref('GenerationRequest'), description: 'The normalised requests of each run’s batch' } },
+    ['requests'],
+    { description: "A batch monitor's requests" },
+  ),
   MonitorInput: object(
     {
       name,
       request: {
         ...ref('GenerationRequestInput'),
-        description: 'The generation request each run submits; `excludeDelivered` is forced true, and `webhookUrl` belongs on the monitor',
+        description:
+          'The generation request each run submits (or `batch`, exactly one of the two); `excludeDelivered` is forced true, and `webhookUrl` belongs on the monitor',
       },
+      batch: batchInput,
       schedule: ref('MonitorSchedule'),
       webhookUrl,
       maxCreditsPerRun,
       enabled: d('false creates it paused; default true', { type: 'boolean' }),
     },
-    ['name', 'request', 'schedule'],
+    ['name', 'schedule'],
     {
-      description: 'A new monitor; every problem is reported at once (400 validation_failed, with JSON pointers).',
+      description:
+        'A new monitor: exactly one of `request` and `batch`; every problem is reported at once (400 validation_failed, with JSON pointers).',
       example: {
         name: 'New dentists in Austin, Mondays',
         request: { category: 'dentist', state: 'US', city: 'Austin', maxResults: 25 },
@@ -73,20 +107,28 @@ export const monitorSchemas: Record<string, Schema> = {
   MonitorUpdate: object(
     {
       name,
-      request: { ...ref('GenerationRequestInput'), description: 'Replaces the request; the next run uses it' },
+      request: {
+        ...ref('GenerationRequestInput'),
+        description: 'Replaces the request (a batch monitor becomes a monitor of one request); the next run uses it',
+      },
+      batch: { ...ref('MonitorBatchInput'), description: 'Replaces the batch (a monitor of one request becomes a batch monitor)' },
       schedule: { ...ref('MonitorSchedule'), description: 'Replaces the schedule; the next run moves at once' },
       webhookUrl: { ...nullable({ type: 'string', maxLength: 2048 }), description: 'null removes it' },
       maxCreditsPerRun: { ...nullable({ type: 'integer', minimum: 1, maximum: 1_000_000 }), description: 'null removes the cap' },
       enabled: d('false pauses it; true resumes it (its next run is the schedule’s next time from now)', { type: 'boolean' }),
     },
     [],
-    { minProperties: 1, description: 'The fields to change, at least one; only those change.' },
+    { minProperties: 1, description: 'The fields to change, at least one (not both request and batch); only those change.' },
   ),
   Monitor: object(
     {
       monitorId: d('The monitor id (`mon_…`)', str),
       name: d('Its name', str),
-      request: { ...ref('GenerationRequest'), description: 'The normalised request each run submits (with excludeDelivered forced)' },
+      request: {
+        ...nullable(ref('GenerationRequest')),
+        description: 'The normalised request each run submits (with excludeDelivered forced); null for a batch monitor',
+      },
+      batch: { ...nullable(ref('MonitorBatch')), description: 'What each run submits as one batch; null for a monitor of one request' },
       schedule: ref('MonitorSchedule'),
       webhookUrl: d("Where its runs' events go", nullable(str)),
       maxCreditsPerRun: d('The cap on a run’s reservation', nullable(int(1))),
@@ -98,9 +140,10 @@ export const monitorSchemas: Record<string, Schema> = {
         nullable(
           object({
             runId: d('The run id (`mrun_…`)', str),
-            jobId: d('The run’s job; null for a skipped tick', nullable(str)),
-            status: d('The job’s status', nullable(statuses)),
-            deliveredCount: d('New leads it delivered so far', nullable(int())),
+            jobId: d('The run’s job; null for a skipped tick and a batch monitor’s run', nullable(str)),
+            batchId: d('A batch monitor’s run: its batch; null otherwise', nullable(str)),
+            status: d('The job’s status, or the batch’s (`running` until every child ended)', nullable(statuses)),
+            deliveredCount: d('New leads it delivered so far (a batch: summed over its children)', nullable(int())),
             skipReason: d('Why the tick made no job: `overlap`, `insufficient_credits`, `consecutive_failures`', nullable(str)),
             scheduledFor: d('The due time of the tick; null for a run asked for', nullable(time)),
             createdAt: d('When it happened', time),
@@ -124,7 +167,7 @@ export const monitorSchemas: Record<string, Schema> = {
       scheduledFor: d('The tick’s due time; null for a manual run', nullable(time)),
       createdAt: d('When it ran', time),
       skipReason: d(
-        'Why no job was made: `overlap` (the previous run was still going), `insufficient_credits`, `consecutive_failures`',
+        'Why no job (or batch) was made: `overlap` (the previous run was still going), `insufficient_credits`, `consecutive_failures`',
         nullable(str),
       ),
       job: d(
@@ -139,6 +182,22 @@ export const monitorSchemas: Record<string, Schema> = {
             skippedAlreadyDelivered: d('Leads passed over because the account already had them (not billed)', int()),
             creditsCharged: d('Charged once terminal (0 for a run that found nothing new)', nullable(int())),
             finishedAt: d('When it ended', nullable(time)),
+          }),
+        ),
+      ),
+      batch: d(
+        'A batch monitor’s run: its batch, with its children’s counts summed; null otherwise',
+        nullable(
+          object({
+            batchId: d('The batch id', str),
+            pollUrl: d('Where to read it', str),
+            status: d('Its status: running until every child ended', { type: 'string', enum: [...BATCH_STATUSES] }),
+            childCount: d('Its children (one job per request)', int(1)),
+            requestedCount: d("The sum of its children's maxResults", int(1)),
+            deliveredCount: d('New leads delivered (and billed), summed over its children', int()),
+            skippedAlreadyDelivered: d('Leads passed over because the account (or the batch) already had them, summed', int()),
+            creditsCharged: d('Charged once terminal (0 for a run that found nothing new)', nullable(int())),
+            finishedAt: d('When its last child ended', nullable(time)),
           }),
         ),
       ),
@@ -173,7 +232,7 @@ export const monitorPaths = {
       operationId: 'createMonitor',
       summary: 'Run a generation request on a schedule, delivering only new leads',
       description:
-        'Creates a monitor: each tick of its schedule submits its request as a job with excludeDelivered forced, so a run delivers and bills only leads the account never received; a run that finds nothing new is EMPTY and costs nothing. At most MONITOR_MAX_PER_ACCOUNT per account (409 monitor_limit).',
+        'Creates a monitor: each tick of its schedule submits its request as a job (a batch monitor: its requests as one batch) with excludeDelivered forced, so a run delivers and bills only leads the account never received; a run that finds nothing new is EMPTY and costs nothing. At most MONITOR_MAX_PER_ACCOUNT per account (409 monitor_limit).',
       requestBody: { required: true, content: json(ref('MonitorInput')) },
       responses: {
         201: answer('The monitor, with its first nextRunAt', ref('Monitor'), { Location: hdr('Location') }),
@@ -233,12 +292,13 @@ export const monitorPaths = {
         },
       ],
       responses: {
-        202: answer('The run’s job, under way (poll `Location`)', ref('JobSummary'), {
-          Location: hdr('Location'),
-          'Idempotent-Replayed': hdr('Idempotent-Replayed'),
-        }),
+        202: answer(
+          'The run’s job, under way (poll `Location`); a batch monitor’s run is a batch, answered with the batch body',
+          { oneOf: [ref('JobSummary'), ref('Batch')] },
+          { Location: hdr('Location'), 'Idempotent-Replayed': hdr('Idempotent-Replayed') },
+        ),
         404: notFound,
-        409: problemResponse('monitor_run_in_progress (with `jobId`)'),
+        409: problemResponse('monitor_run_in_progress (with `jobId`, or `batchId` for a batch monitor)'),
         ...pick(400, 401, 402, 405, 422, 429, 500, 503),
       },
     },
@@ -250,7 +310,7 @@ export const monitorPaths = {
       operationId: 'listMonitorRuns',
       summary: "A monitor's runs and skipped ticks, newest first, with their counts",
       description:
-        'Each tick (skipped ones with why) and each run asked for, newest first: new leads delivered, leads skipped as already delivered, credits charged. A deleted monitor’s runs stay listed.',
+        'Each tick (skipped ones with why) and each run asked for, newest first: new leads delivered, leads skipped as already delivered, credits charged (a batch monitor’s run: its batch, summed over its children). A deleted monitor’s runs stay listed.',
       parameters: [
         {
           name: 'limit',

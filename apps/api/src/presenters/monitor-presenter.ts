@@ -1,12 +1,16 @@
 import type { MonitorRecord, MonitorRunRecord } from '@leadgen/db';
-import { pollUrl } from '@leadgen/domain';
+import { batchPath, pollUrl } from '@leadgen/domain';
 
-/** The monitor body (docs/api.md, "Monitors"): what it runs, when next, how its last run went, and why it is paused. */
+/**
+ * The monitor body (docs/api.md, "Monitors"): what it runs (`request`, or a batch monitor's `batch`; the other is
+ * null), when next, how its last run went, and why it is paused.
+ */
 export function monitorBody(monitor: MonitorRecord) {
   return {
     monitorId: monitor.id,
     name: monitor.name,
     request: monitor.request,
+    batch: monitor.batch,
     schedule: monitor.schedule,
     webhookUrl: monitor.webhookUrl,
     maxCreditsPerRun: monitor.maxCreditsPerRun,
@@ -17,6 +21,7 @@ export function monitorBody(monitor: MonitorRecord) {
       ? {
           runId: monitor.lastRun.runId,
           jobId: monitor.lastRun.jobId,
+          batchId: monitor.lastRun.batchId,
           status: monitor.lastRun.status,
           deliveredCount: monitor.lastRun.deliveredCount,
           skipReason: monitor.lastRun.skipReason,
@@ -29,7 +34,7 @@ export function monitorBody(monitor: MonitorRecord) {
   };
 }
 
-/** One run of a monitor: a tick (scheduledFor) or a run asked for; its job's counts, or why it made none. */
+/** One run of a monitor: a tick (scheduledFor) or a run asked for; its job's (or batch's) counts, or why it made none. */
 export function monitorRunBody(run: MonitorRunRecord, publicBaseUrl: string | null) {
   return {
     runId: run.id,
@@ -48,6 +53,19 @@ export function monitorRunBody(run: MonitorRunRecord, publicBaseUrl: string | nu
           skippedAlreadyDelivered: run.job.skippedAlreadyDelivered,
           creditsCharged: run.job.creditsCharged,
           finishedAt: run.job.finishedAt?.toISOString() ?? null,
+        }
+      : null,
+    batch: run.batch
+      ? {
+          batchId: run.batch.id,
+          pollUrl: `${publicBaseUrl ?? ''}${batchPath(run.batch.id)}`,
+          status: run.batch.status,
+          childCount: run.batch.childCount,
+          requestedCount: run.batch.requestedCount,
+          deliveredCount: run.batch.deliveredCount,
+          skippedAlreadyDelivered: run.batch.skippedAlreadyDelivered,
+          creditsCharged: run.batch.creditsCharged,
+          finishedAt: run.batch.finishedAt?.toISOString() ?? null,
         }
       : null,
   };

@@ -1,6 +1,6 @@
-import { releaseHeldJobs } from '@leadgen/commands';
+import { releaseBatchChildren } from '@leadgen/commands';
 import { createBatch as createInDatabase, findBatch, type BatchRecord } from '@leadgen/db';
-import { errors, newId, newWebhookSecret, reservationFor, type GenerationRequest, type Source } from '@leadgen/domain';
+import { errors, newId, newWebhookSecret, reservationFor, type GenerationRequest } from '@leadgen/domain';
 import { logger } from '@leadgen/logger';
 import { metrics } from '@leadgen/ops';
 import type { JobProducer } from '@leadgen/queue';
@@ -66,13 +66,11 @@ export async function createBatch(deps: BatchCreationDependencies, input: Create
     async () => {
       const release = { fairness: { openJobsPerAccount: config.queue.openJobsPerAccount }, queue: producer };
       try {
-        for (const source of new Set<Source>(children.map((child) => child.request.source))) {
-          // Without a cap (0) a release takes at most 100 at a time: released until none is left.
-          for (;;) {
-            const released = await releaseHeldJobs({ db, release }, input.accountId, source);
-            if (release.fairness.openJobsPerAccount > 0 || released.length < 100) break;
-          }
-        }
+        await releaseBatchChildren(
+          { db, release },
+          input.accountId,
+          children.map((child) => child.request.source),
+        );
       } catch (error) {
         logger.warn('batch enqueue failed; batch withdrawn', { batchId, error: (error as Error).message });
         throw errors.serviceUnavailable('The job queue is unavailable; no batch was created and no credits were reserved');

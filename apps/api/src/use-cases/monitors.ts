@@ -1,6 +1,8 @@
+import { releaseBatchChildren } from '@leadgen/commands';
 import {
   changeMonitor,
   deleteMonitor as markMonitorDeleted,
+  findBatch,
   findJob,
   findMonitor,
   insertMonitor,
@@ -8,6 +10,7 @@ import {
   listMonitors as listAccountMonitors,
   monitorEverExisted,
   startManualRun,
+  type BatchRecord,
   type JobRecord,
   type MonitorRecord,
   type MonitorRunRecord,
@@ -35,13 +38,15 @@ async function moveAlarm(deps: ApiDependencies, monitorId: string, from: Date | 
 export async function createMonitor(
   deps: ApiDependencies,
   accountId: string,
-  input: Required<Pick<MonitorInput, 'name' | 'request' | 'schedule'>> & MonitorInput,
+  input: Required<Pick<MonitorInput, 'name' | 'schedule'>> & MonitorInput,
 ) {
   const monitor = {
     id: newId.monitor(),
     accountId,
     name: input.name,
-    request: input.request,
+    // exactly one of the two (the schema's xor)
+    request: input.request ?? null,
+    batch: input.batch ?? null,
     schedule: input.schedule,
     webhookUrl: input.webhookUrl ?? null,
     maxCreditsPerRun: input.maxCreditsPerRun ?? null,
@@ -76,8 +81,9 @@ export async function updateMonitor(
 ): Promise<MonitorRecord> {
   const now = new Date();
   const moved = await changeMonitor(deps.db, accountId, id, (current) => {
-    checkCreditCap({ ...current, ...change });
-    return decideMonitorChange(current, change, now, pausedBy);
+    const decided = decideMonitorChange(current, change, now, pausedBy);
+    checkCreditCap({ ...current, ...decided });
+    return decided;
   });
   if (!moved) throw monitorErrors.notFound();
   await moveAlarm(deps, id, moved.previousNextRunAt, moved.monitor.nextRunAt);
@@ -91,12 +97,12 @@ export async function deleteMonitor(deps: ApiDependencies, accountId: string, id
   await moveAlarm(deps, id, deleted.previousNextRunAt, null);
 }
 
-export interface RunNowResult {
-  job: JobRecord;
-  replayed: boolean;
-}
+export type RunNowResult = ({ job: JobRecord; batch: null } | { job: null; batch: BatchRecord }) & { replayed: boolean };
 
-/** POST /monitors/{id}/run: one run now through the generate path, idempotent per Idempotency-Key. */
+/**
+ * POST /monitors/{id}/run: one run now through the generate path (a batch monitor's through the batches path),
+ * idempotent per Idempotency-Key.
+ */
 export async function runMonitorNow(deps: ApiDependencies, accountId: string, id: string, idempotencyKey: string): Promise<RunNowResult> {
   const outcome = await startManualRun(deps.db, accountId, id, idempotencyKey, {
     idempotencyTtlHours: deps.config.api.idempotencyTtlHours,
@@ -110,13 +116,30 @@ export async function runMonitorNow(deps: ApiDependencies, accountId: string, id
     case 'key_reused':
       throw errors.idempotencyKeyReused();
     case 'in_progress':
-      throw monitorErrors.runInProgress(outcome.jobId);
+      throw monitorErrors.runInProgress(outcome.jobId ? { jobId: outcome.jobId } : { batchId: outcome.batchId! });
     case 'insufficient_credits':
       throw errors.insufficientCredits(outcome.required, outcome.available);
     case 'replay':
-      return { job: await readRunJob(deps, outcome.jobId), replayed: true };
+      return outcome.jobId
+        ? { job: await readRunJob(deps, outcome.jobId), batch: null, replayed: true }
+        : { job: null, batch: await readRunBatch(deps, accountId, outcome.batchId!), replayed: true };
     case 'created':
       metrics.monitorRuns.inc({ kind: 'manual', outcome: 'started' });
+      if (outcome.jobId === null) {
+        metrics.batchesCreated.inc();
+        for (const source of outcome.children) metrics.jobsCreated.inc({ source });
+        // The batch's children are held, as any batch's: released under the account's cap (decision 020); left
+        // held if this fails, the periodic sweep releases them.
+        const release = { fairness: { openJobsPerAccount: deps.config.queue.openJobsPerAccount }, queue: deps.producer };
+        await releaseBatchChildren({ db: deps.db, release }, accountId, outcome.children).catch((error: unknown) =>
+          logger.warn('monitor run not released; the periodic sweep will', {
+            monitorId: id,
+            batchId: outcome.batchId,
+            error: (error as Error).message,
+          }),
+        );
+        return { job: null, batch: await readRunBatch(deps, accountId, outcome.batchId), replayed: false };
+      }
       metrics.jobsCreated.inc({ source: outcome.source });
       try {
         // What create_job released: this run unless held, and older held jobs of the account (decision 020).
@@ -130,8 +153,14 @@ export async function runMonitorNow(deps: ApiDependencies, accountId: string, id
           error: (error as Error).message,
         });
       }
-      return { job: await readRunJob(deps, outcome.jobId), replayed: false };
+      return { job: await readRunJob(deps, outcome.jobId), batch: null, replayed: false };
   }
+}
+
+async function readRunBatch(deps: ApiDependencies, accountId: string, batchId: string): Promise<BatchRecord> {
+  const batch = await findBatch(deps.db, batchId, accountId);
+  if (!batch) throw new Error(`monitor run ${batchId} vanished after creation`);
+  return batch;
 }
 
 async function readRunJob(deps: ApiDependencies, jobId: string): Promise<JobRecord> {

@@ -1,6 +1,6 @@
 import type { Config } from '@leadgen/config';
 import { countMonitorsDue, monitorsDueBefore, tickMonitor, type Database, type TickOutcome } from '@leadgen/db';
-import { enqueueReleased, type HeldJobRelease } from '@leadgen/commands';
+import { enqueueReleased, releaseBatchChildren, type HeldJobRelease } from '@leadgen/commands';
 import { logger, withLogContext } from '@leadgen/logger';
 import { metrics } from '@leadgen/ops';
 import {
@@ -36,7 +36,7 @@ export interface MonitorTickDependencies {
 }
 
 /**
- * One tick: PostgreSQL decides (tickMonitor); then the run's job is enqueued, the monitor.paused deliveries
+ * One tick: PostgreSQL decides (tickMonitor); then the run's job is enqueued (a batch's children released), the monitor.paused deliveries
  * too, and the next alarm set. None of these three can lose a run: a job left without its entry is enqueued
  * by the lost-job sweep, a delivery by the outbox sweep, an alarm by the monitor sweep.
  */
@@ -60,6 +60,21 @@ export async function runMonitorTick(deps: MonitorTickDependencies, monitorId: s
       });
       // What create_job released (this run unless held, and older held jobs of the account), as settle-job enqueues them.
       await enqueueReleased(deps.release, outcome.source, outcome.accountId, outcome.released).catch(later('enqueue'));
+      await deps.alarms.set(monitorId, outcome.nextRunAt).catch(later('next alarm'));
+      break;
+    case 'batch_created':
+      metrics.monitorRuns.inc({ kind: 'scheduled', outcome: 'started' });
+      metrics.batchesCreated.inc();
+      for (const source of outcome.children) metrics.jobsCreated.inc({ source });
+      logger.info('monitor run started', {
+        monitorId,
+        batchId: outcome.batchId,
+        children: outcome.children.length,
+        nextRunAt: outcome.nextRunAt.toISOString(),
+      });
+      // The batch's children are held, as a batch's always are: released under the account's cap (decision 020).
+      // Left held if this fails: the periodic sweep releases held jobs still for LOST_JOB_AFTER_MS.
+      await releaseBatchChildren({ db: deps.db, release: deps.release }, outcome.accountId, outcome.children).catch(later('release'));
       await deps.alarms.set(monitorId, outcome.nextRunAt).catch(later('next alarm'));
       break;
     case 'skipped':

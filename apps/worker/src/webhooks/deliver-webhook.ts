@@ -108,15 +108,20 @@ export function createWebhookDeliveryHandler(config: Config, db: Database, gate?
         await abandonWebhookDelivery(db, delivery.id);
         throw new WebhookDeliveryFailed('no event to send');
       }
-      // A place among the target's WEBHOOK_CONCURRENCY_PER_ENDPOINT, or a later turn that holds no slot
-      // meanwhile (not an attempt: nothing is recorded). Without Redis the attempt goes ahead ungated.
+      // A place among the target's WEBHOOK_CONCURRENCY_PER_ENDPOINT and the account's
+      // WEBHOOK_CONCURRENCY_PER_ACCOUNT, or a later turn that holds no slot meanwhile (not an attempt:
+      // nothing is recorded). Without Redis the attempt goes ahead ungated.
       const pass = gate
-        ? await gate.enter(webhookTargetOf(delivery)).catch((error: Error) => {
+        ? await gate.enter(webhookTargetOf(delivery), delivery.accountId).catch((error: Error) => {
             logger.warn('webhook target gate not asked: redis unavailable', { error: error.message });
             return null;
           })
         : null;
-      if (pass && !pass.granted) throw new WebhookRetryLater(busyWait(Math.max(0, job.attemptsMade - delivery.attempts)), 'endpoint busy');
+      if (pass && !pass.granted)
+        throw new WebhookRetryLater(
+          busyWait(Math.max(0, job.attemptsMade - delivery.attempts)),
+          pass.busy === 'account' ? 'account busy' : 'endpoint busy',
+        );
       const body = JSON.stringify(envelope);
       const sent = await sendWebhook(delivery.url, body, signatureHeaders(delivery.id, body, delivery.secrets, new Date()), {
         policy,

@@ -2,13 +2,18 @@ import { createHash, randomUUID } from 'node:crypto';
 import { runScript, type RedisClient, type RedisKeys, type RedisScript } from '@leadgen/queue';
 
 /**
- * Fleet-wide fairness between webhook targets: at most `perTarget` attempts in flight to one endpoint
- * (or one webhookUrl host), so an endpoint that never answers holds that many of the fleet's slots and
- * no more; and an endpoint whose last attempts timed out gets a shorter time limit, so its slots free
- * sooner. Both live in Redis under the target's hash tag, entered and left with one EVALSHA each.
+ * Fleet-wide fairness between webhook targets and between accounts: at most `perTarget` attempts in
+ * flight to one endpoint (or one webhookUrl host), so an endpoint that never answers holds that many of
+ * the fleet's slots and no more; at most `perAccount` in flight for one account across all its targets,
+ * so an account with many such endpoints leaves the other accounts their slots; and an endpoint whose
+ * last attempts timed out gets a shorter time limit, so its slots free sooner. The target's leases and
+ * streak live in Redis under the target's hash tag, the account's leases in one key under the account's
+ * (decision 023: each script touches one slot), entered and left with one EVALSHA (or ZREM) each.
  */
 export interface TargetGateOptions {
   perTarget: number;
+  /** WEBHOOK_CONCURRENCY_PER_ACCOUNT: attempts in flight for one account across its targets; 0, no cap */
+  perAccount: number;
   /** WEBHOOK_TIMEOUT_MS: a target in good standing gets all of it */
   timeoutMs: number;
 }
@@ -39,6 +44,23 @@ redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return { 1, streak }`,
 };
 
+/*
+ * KEYS: the account's in-flight lease set (scored by expiry, on Redis' clock). ARGV: a lease token, the
+ * capacity, the lease in ms. Expired leases are dropped first. Returns 1 when granted, 0 when full.
+ */
+const ACCOUNT_ENTER: RedisScript = {
+  name: 'webhookAccountEnter',
+  keys: 1,
+  lua: `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return 1`,
+};
+
 // Gives the lease back and moves the streak: one more on a timeout (kept an hour), cleared on any answer.
 const LEAVE: RedisScript = {
   name: 'webhookTargetLeave',
@@ -55,10 +77,12 @@ return 0`,
 };
 
 export type TargetPass =
-  { granted: false } | { granted: true; timeoutMs: number; leave(outcome: { timedOut: boolean; answered: boolean }): Promise<void> };
+  | { granted: false; busy: 'target' | 'account' }
+  | { granted: true; timeoutMs: number; leave(outcome: { timedOut: boolean; answered: boolean }): Promise<void> };
 
 export interface TargetGate {
-  enter(target: string): Promise<TargetPass>;
+  /** a place for one attempt to `target` on behalf of `accountId`: the target's first, then the account's */
+  enter(target: string, accountId: string): Promise<TargetPass>;
 }
 
 /** The target a delivery is gated on: its endpoint, or for a job's own webhookUrl the URL's origin (hashed). */
@@ -82,22 +106,43 @@ export function targetGate(redis: RedisClient, keys: RedisKeys, options: TargetG
   // The lease outlives the attempt's own limit a little: a worker that dies mid-attempt frees its place then.
   const leaseMs = options.timeoutMs + 5_000;
   return {
-    async enter(target) {
+    async enter(target, accountId) {
       const names = keys.webhookTarget(target);
       const token = randomUUID();
       const reply = await runScript(redis, ENTER, [names.inFlight, names.timeoutStreak], [token, options.perTarget, leaseMs]);
       const [granted, streak] = (Array.isArray(reply) ? reply : []).map(Number);
-      if (granted !== 1) return { granted: false };
+      if (granted !== 1) return { granted: false, busy: 'target' };
+      // The account's place, in its own slot (a second script: the two keys' hash tags differ). Refused,
+      // the target's place goes back at once; a process dying in between leaves it to lapse with the lease.
+      const accountKey = options.perAccount > 0 ? keys.account(accountId).webhookInFlight : null;
+      if (accountKey !== null) {
+        const admitted = await runScript(redis, ACCOUNT_ENTER, [accountKey], [token, options.perAccount, leaseMs]).catch(
+          async (error: Error) => {
+            await redis.zrem(names.inFlight, token).catch(() => undefined);
+            throw error;
+          },
+        );
+        if (Number(admitted) !== 1) {
+          await redis.zrem(names.inFlight, token);
+          return { granted: false, busy: 'account' };
+        }
+      }
+      const leaveAccount = async () => {
+        if (accountKey !== null) await redis.zrem(accountKey, token);
+      };
       return {
         granted: true,
         timeoutMs: timeoutFor(streak ?? 0, options.timeoutMs),
         async leave({ timedOut, answered }) {
           // Neither a timeout nor an answer (refused by the SSRF guard, a reset): the streak stays as it is.
           if (!timedOut && !answered) {
-            await redis.zrem(names.inFlight, token);
+            await Promise.all([redis.zrem(names.inFlight, token), leaveAccount()]);
             return;
           }
-          await runScript(redis, LEAVE, [names.inFlight, names.timeoutStreak], [token, timedOut ? '1' : '0', STREAK_KEEP_SECONDS]);
+          await Promise.all([
+            runScript(redis, LEAVE, [names.inFlight, names.timeoutStreak], [token, timedOut ? '1' : '0', STREAK_KEEP_SECONDS]),
+            leaveAccount(),
+          ]);
         },
       };
     },

@@ -40,6 +40,7 @@ export async function startWebhookDelivery(config: Config, db: Database): Promis
   const gateConnection = producerConnection(config.redis, 'webhook-targets');
   const gate = targetGate(gateConnection, redisKeys(config.redis), {
     perTarget: config.webhooks.concurrencyPerEndpoint,
+    perAccount: config.webhooks.concurrencyPerAccount,
     timeoutMs: config.webhooks.timeoutMs,
   });
   const consumer = createWebhookConsumer(createWebhookDeliveryHandler(config, db, gate), {

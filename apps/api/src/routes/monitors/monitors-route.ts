@@ -1,10 +1,12 @@
 import type { Request, Response } from 'express';
-import { ID_PATTERNS, monitorErrors } from '@leadgen/domain';
+import { ID_PATTERNS, errors, monitorErrors } from '@leadgen/domain';
 import type { ApiDependencies } from '../../dependencies';
 import { authenticatedAccount } from '../../http/authenticate';
 import { linkNext, nextPageUrl, parseQuery } from '../../http/paging';
+import { batchPollHeaders, presentBatch } from '../../presenters/batch-presenter';
 import { presentJobSummary } from '../../presenters/job-presenter';
 import { monitorBody, monitorRunBody } from '../../presenters/monitor-presenter';
+import { audit } from '../../use-cases/audit-trail';
 import { createMonitor, deleteMonitor, getMonitor, listMonitors, listRuns, runMonitorNow, updateMonitor } from '../../use-cases/monitors';
 import { checkShopifyCategory } from '../../use-cases/shopify-category-check';
 import { allowsPlainHttp, checkJobWebhookUrl } from '../../use-cases/webhook-target-check';
@@ -36,16 +38,37 @@ const route = (handler: Handler) => (deps: ApiDependencies) => async (req: Reque
   await handler(req, res, deps, authenticatedAccount(res.locals).id);
 };
 
-/** What a generate checks beyond its schema, for the request a monitor will run and its webhookUrl. */
+/** A batch request's validation problem, its pointers moved under `#/batch/requests/{index}` (as POST /leads/batches does). */
+function rebase(error: unknown, index: number): unknown {
+  const problems = (error as { extra?: { errors?: Array<{ pointer: string; detail: string }> } }).extra?.errors;
+  if (!problems) return error;
+  return errors.validation(
+    problems.map((p) => ({ pointer: `#/batch/requests/${index}${p.pointer.slice(1)}`, detail: `batch.requests[${index}]: ${p.detail}` })),
+  );
+}
+
+/** What a generate (or a batch) checks beyond its schema, for the requests a monitor will run and its webhookUrl. */
 async function checkRunnable(deps: ApiDependencies, input: MonitorInput): Promise<void> {
   if (input.request) checkShopifyCategory(deps.config, input.request);
+  input.batch?.requests.forEach((request, index) => {
+    try {
+      checkShopifyCategory(deps.config, request);
+    } catch (error) {
+      throw rebase(error, index);
+    }
+  });
   if (input.webhookUrl) await checkJobWebhookUrl(deps, input.webhookUrl);
 }
+
+/** What an audit event of a monitor keeps (decision 019): ids, field names and counts, never its name, requests nor webhookUrl. */
+const runs = (monitor: { request: unknown; batch: { requests: unknown[] } | null }) =>
+  monitor.batch ? { runs: 'batch', requests: monitor.batch.requests.length } : { runs: 'request', requests: 1 };
 
 export const createMonitorRoute = route(async (req, res, deps, accountId) => {
   const input = parseMonitorBody(createMonitorSchema(allowsPlainHttp(deps)), req.body, deps.config.monitors.minIntervalMs);
   await checkRunnable(deps, input);
-  const monitor = await createMonitor(deps, accountId, { ...input, name: input.name!, request: input.request!, schedule: input.schedule! });
+  const monitor = await createMonitor(deps, accountId, { ...input, name: input.name!, schedule: input.schedule! });
+  await audit(deps, res.locals, accountId, 'monitor.created', { monitorId: monitor.id, ...runs(monitor), enabled: monitor.enabled });
   res.setHeader('Location', `${deps.config.http.publicBaseUrl ?? ''}/api/v1/monitors/${monitor.id}`);
   res.status(201).json(monitorBody(monitor));
 });
@@ -61,19 +84,40 @@ export const getMonitorRoute = route(async (req, res, deps, accountId) => {
 export const updateMonitorRoute = route(async (req, res, deps, accountId) => {
   const change = parseMonitorBody(updateMonitorSchema(allowsPlainHttp(deps)), req.body, deps.config.monitors.minIntervalMs);
   await checkRunnable(deps, change);
-  res.json(monitorBody(await updateMonitor(deps, accountId, param(req, 'id'), change)));
+  const monitor = await updateMonitor(deps, accountId, param(req, 'id'), change);
+  // A PATCH that sends `enabled` is a pause or a resume (with whatever else it changed); any other, a change.
+  const action = change.enabled === false ? 'monitor.paused' : change.enabled === true ? 'monitor.resumed' : 'monitor.changed';
+  await audit(deps, res.locals, accountId, action, { monitorId: monitor.id, fields: Object.keys(change).sort() });
+  res.json(monitorBody(monitor));
 });
 
 export const deleteMonitorRoute = route(async (req, res, deps, accountId) => {
-  await deleteMonitor(deps, accountId, param(req, 'id'));
+  const id = param(req, 'id');
+  await deleteMonitor(deps, accountId, id);
+  await audit(deps, res.locals, accountId, 'monitor.deleted', { monitorId: id });
   res.status(204).end();
 });
 
 export const runMonitorRoute = route(async (req, res, deps, accountId) => {
   const key = parseIdempotencyKey(req.get('Idempotency-Key'));
-  const { job, replayed } = await runMonitorNow(deps, accountId, param(req, 'id'), key);
-  const body = presentJobSummary(job, deps.config.http.publicBaseUrl);
-  if (replayed) res.setHeader('Idempotent-Replayed', 'true');
+  const id = param(req, 'id');
+  const run = await runMonitorNow(deps, accountId, id, key);
+  // A replay made nothing new: only the run it answers again was recorded.
+  if (run.replayed) res.setHeader('Idempotent-Replayed', 'true');
+  else
+    await audit(deps, res.locals, accountId, 'monitor.run_requested', {
+      monitorId: id,
+      ...(run.job ? { jobId: run.job.id } : { batchId: run.batch.id }),
+    });
+  if (run.job) {
+    const body = presentJobSummary(run.job, deps.config.http.publicBaseUrl);
+    res.setHeader('Location', body.pollUrl);
+    res.status(202).json(body);
+    return;
+  }
+  // A batch monitor's run is a batch: its body, as POST /leads/batches answers it.
+  const body = presentBatch(run.batch, deps.config.http.publicBaseUrl);
+  res.set(batchPollHeaders(run.batch));
   res.setHeader('Location', body.pollUrl);
   res.status(202).json(body);
 });

@@ -1,11 +1,20 @@
 import Joi from 'joi';
-import { errors, reservationFor, scheduleProblems, type FieldProblem, type GenerationRequest, type MonitorSchedule } from '@leadgen/domain';
+import {
+  MAX_BATCH_REQUESTS,
+  errors,
+  reservationFor,
+  scheduleProblems,
+  type FieldProblem,
+  type GenerationRequest,
+  type MonitorBatch,
+  type MonitorSchedule,
+} from '@leadgen/domain';
 import { jsonPointer, unsafeContentProblems } from '../../http/body-guard';
 import { cursorKey, decodeCursor, encodeCursor } from '../../http/paging';
-import { generateRequestSchema, normalizeGenerationRequest } from '../leads/generate-schema';
+import { checkGenerationRequest, generateRequestSchema, normalizeGenerationRequest } from '../leads/generate-schema';
 import { webhookUrl } from '../webhooks/webhooks-schema';
 
-// /api/v1/monitors (decision 022): a generation request on a schedule.
+// /api/v1/monitors (decision 022): a generation request, or a batch of them, on a schedule.
 
 const name = Joi.string().trim().min(1).max(200);
 
@@ -18,6 +27,18 @@ const request = generateRequestSchema.keys({
     .messages({ 'any.only': "{{#label}}: a monitor's runs always exclude delivered leads" }),
   /** set on the monitor itself, not on its request */
   webhookUrl: Joi.forbidden().messages({ 'any.unknown': '{{#label}}: set webhookUrl on the monitor, not on its request' }),
+});
+
+/**
+ * `{ requests }`: each run is a batch of these (decision 021). The array's items are checked one by one as
+ * POST /leads/batches checks them (parseMonitorBody), with the monitor's own rules on top.
+ */
+const batch = Joi.object({
+  /** the generation requests each run submits as one batch, 1..1000, each as POST /leads/generate takes one */
+  requests: Joi.array().min(1).max(MAX_BATCH_REQUESTS).required(),
+}).messages({
+  'object.unknown': "{{#label}} is not a field of a monitor's batch (requests)",
+  'object.base': '{{#label}} must be an object with requests (an array of generation requests)',
 });
 
 /** `{ every }` (ISO 8601 duration) or `{ cron, timezone }` (five fields, an IANA time zone) */
@@ -47,7 +68,10 @@ export const createMonitorSchema = (allowHttp: boolean) =>
   Joi.object({
     /** a name for yourself, 1..200 characters */
     name: name.required(),
-    request: request.required(),
+    /** the generation request each run submits; or `batch` */
+    request: request.optional(),
+    /** `{ requests }`: each run submits them as one batch; or `request` */
+    batch,
     schedule: schedule.required(),
     /** where each run's terminal event and monitor.paused are POSTed, signed with the account's default webhook secret */
     webhookUrl: webhookUrl(allowHttp),
@@ -56,14 +80,23 @@ export const createMonitorSchema = (allowHttp: boolean) =>
     /** false creates it paused; default true */
     enabled: Joi.boolean().strict(),
   })
+    .xor('request', 'batch')
     .required()
-    .messages({ 'object.unknown': '{{#label}} is not a field of a monitor', 'object.base': 'the body must be a JSON object' });
+    .messages({
+      'object.unknown': '{{#label}} is not a field of a monitor',
+      'object.base': 'the body must be a JSON object',
+      'object.xor': 'a monitor runs either request or batch, not both',
+      'object.missing': 'a monitor needs request (one generation request) or batch (an object with requests)',
+    });
 
 /** PATCH /api/v1/monitors/{id}: the fields to change, at least one. */
 export const updateMonitorSchema = (allowHttp: boolean) =>
   Joi.object({
     name,
+    /** a new request (a batch monitor becomes a monitor of one request) */
     request: request.optional(),
+    /** a new batch (a monitor of one request becomes a batch monitor) */
+    batch,
     schedule,
     webhookUrl: webhookUrl(allowHttp).allow(null),
     maxCreditsPerRun: maxCreditsPerRun.allow(null),
@@ -71,53 +104,111 @@ export const updateMonitorSchema = (allowHttp: boolean) =>
     enabled: Joi.boolean().strict(),
   })
     .min(1)
+    .nand('request', 'batch')
     .required()
     .messages({
       'object.unknown': '{{#label}} is not a field of a monitor',
       'object.base': 'the body must be a JSON object',
-      'object.min': 'send at least one of name, request, schedule, webhookUrl, maxCreditsPerRun, enabled',
+      'object.min': 'send at least one of name, request, batch, schedule, webhookUrl, maxCreditsPerRun, enabled',
+      'object.nand': 'a monitor runs either request or batch, not both',
     });
 
 export interface MonitorInput {
   name?: string;
-  request?: GenerationRequest;
+  request?: GenerationRequest | null;
+  batch?: MonitorBatch | null;
   schedule?: MonitorSchedule;
   webhookUrl?: string | null;
   maxCreditsPerRun?: number | null;
   enabled?: boolean;
 }
 
-/** Validates a monitor body, every problem at once (400 validation_failed); the schedule's own rules included. */
+/** `body.batch.requests` when it is an array: its items are checked one by one, not by the object schema. */
+function batchItems(body: unknown): unknown[] | null {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return null;
+  const batchField = (body as { batch?: unknown }).batch;
+  if (!batchField || typeof batchField !== 'object' || Array.isArray(batchField)) return null;
+  const items = (batchField as { requests?: unknown }).requests;
+  return Array.isArray(items) ? items : null;
+}
+
+/**
+ * A batch's requests, each checked exactly as POST /leads/batches checks one (every problem, pointers such as
+ * `#/batch/requests/3/state`), plus the rules of a monitor's request: excludeDelivered is always true, and
+ * webhookUrl belongs on the monitor (the batch's terminal event goes there).
+ */
+function batchRequestProblems(items: unknown[]): { requests: GenerationRequest[]; problems: FieldProblem[] } {
+  const requests: GenerationRequest[] = [];
+  const problems: FieldProblem[] = [];
+  const at = (index: number, pointer: string, detail: string) =>
+    problems.push({ pointer: `#/batch/requests/${index}${pointer.slice(1)}`, detail: `batch.requests[${index}]: ${detail}` });
+  items.forEach((item, index) => {
+    const checked = checkGenerationRequest(item);
+    for (const problem of checked.problems) at(index, problem.pointer, problem.detail);
+    if (!checked.request) return;
+    const raw = item as { excludeDelivered?: unknown; webhookUrl?: unknown };
+    if (raw.excludeDelivered === false) at(index, '#/excludeDelivered', "a monitor's runs always exclude delivered leads");
+    if (raw.webhookUrl !== undefined) at(index, '#/webhookUrl', 'set webhookUrl on the monitor, not on its requests');
+    const request = checked.request;
+    delete request.excludeDelivered;
+    requests.push(request);
+  });
+  return { requests, problems };
+}
+
+/** Validates a monitor body, every problem at once (400 validation_failed); the schedule's own rules and a batch's requests included. */
 export function parseMonitorBody(schema: Joi.ObjectSchema, body: unknown, minIntervalMs: number): MonitorInput {
-  const unsafe = unsafeContentProblems(body);
+  const items = batchItems(body);
+  const scanned = items
+    ? { ...(body as Record<string, unknown>), batch: { ...((body as { batch: object }).batch as object), requests: [] } }
+    : body;
+  const unsafe = unsafeContentProblems(scanned);
   const { value, error } = schema.validate(body, { abortEarly: false, errors: { wrap: { label: false } } });
   const problems: FieldProblem[] = (error?.details ?? []).map((d) => ({ pointer: jsonPointer(d.path), detail: d.message }));
   const input = (value ?? {}) as MonitorInput;
   if (input.schedule && !problems.some((p) => p.pointer.startsWith('#/schedule'))) {
     problems.push(...scheduleProblems(input.schedule, minIntervalMs));
   }
+  const checkedBatch = items && items.length <= MAX_BATCH_REQUESTS ? batchRequestProblems(items) : null;
+  if (checkedBatch) problems.push(...checkedBatch.problems);
   if (error || unsafe.length > 0 || problems.length > 0) {
     const flagged = new Set(unsafe.map((p) => p.pointer));
     throw errors.validation([...unsafe, ...problems.filter((p) => !flagged.has(p.pointer))]);
   }
   if (input.request) input.request = normalizeGenerationRequest(input.request);
   if (input.request) delete input.request.excludeDelivered;
+  if (input.batch && checkedBatch) input.batch = { requests: checkedBatch.requests };
   if (input.schedule && 'cron' in input.schedule) input.schedule = { cron: input.schedule.cron.trim(), timezone: input.schedule.timezone };
   return input;
 }
 
-/** A run's worst case must fit the monitor's cap: checked on the monitor as it will be stored. */
-export function checkCreditCap(monitor: { request: GenerationRequest; maxCreditsPerRun: number | null }): void {
+/** At most ten indexes, then how many more. */
+const listed = (indexes: number[]) => indexes.slice(0, 10).join(', ') + (indexes.length > 10 ? ` and ${indexes.length - 10} more` : '');
+
+/**
+ * A run's worst case must fit the monitor's cap: checked on the monitor as it will be stored. For a batch
+ * monitor, each request's (maxCreditsPerRun is the batch's maxCredits: children start while theirs fits, so a
+ * request whose own worst case is above it could never run).
+ */
+export function checkCreditCap(monitor: {
+  request: GenerationRequest | null;
+  batch: MonitorBatch | null;
+  maxCreditsPerRun: number | null;
+}): void {
   if (monitor.maxCreditsPerRun === null) return;
-  const worstCase = reservationFor(monitor.request.source, monitor.request.maxResults);
-  if (worstCase > monitor.maxCreditsPerRun) {
-    throw errors.validation([
-      {
-        pointer: '#/maxCreditsPerRun',
-        detail: `a run of this request reserves up to ${worstCase} credits (its worst case): raise maxCreditsPerRun or lower request.maxResults`,
-      },
-    ]);
-  }
+  const requests = monitor.request ? [monitor.request] : (monitor.batch?.requests ?? []);
+  const worst = requests.map((request, index) => ({ index, cost: reservationFor(request.source, request.maxResults) }));
+  const over = worst.filter((w) => w.cost > monitor.maxCreditsPerRun!);
+  if (over.length === 0) return;
+  const highest = Math.max(...over.map((w) => w.cost));
+  throw errors.validation([
+    {
+      pointer: '#/maxCreditsPerRun',
+      detail: monitor.request
+        ? `a run of this request reserves up to ${highest} credits (its worst case): raise maxCreditsPerRun or lower request.maxResults`
+        : `batch.requests[${listed(over.map((w) => w.index))}] reserve up to ${highest} credits each (their worst case), more than a run may: raise maxCreditsPerRun or lower their maxResults`,
+    },
+  ]);
 }
 
 export const RUNS_PAGE_DEFAULT = 20;

@@ -1,0 +1,117 @@
+import { enqueueReleased, type HeldJobRelease } from '@leadgen/commands';
+import { borrowHeldJobs, type Database } from '@leadgen/db';
+import type { Source } from '@leadgen/domain';
+import { logger } from '@leadgen/logger';
+
+/**
+ * Borrowed slots (docs/decisions/020-fair-queues.md): the fair release lets each account have
+ * QUEUE_OPEN_JOBS_PER_ACCOUNT jobs of a source in its queue; past that its jobs are held in PostgreSQL. Without
+ * more, one account's backlog would leave the rest of the fleet idle. So each worker watches its own slots per
+ * source: while more of them are free than its reserve (WORKER_RESERVED_SLOTS) and its queue has nothing
+ * waiting for them, it releases the source's oldest held jobs of any account into them. The reserve stays free
+ * for the next account's job, which its fair release puts in the queue at once.
+ */
+export interface IdleSlotFiller {
+  /** a job of the source began in this process */
+  started(source: Source): void;
+  /** a job of the source ended (or was handed back) in this process: its slot is free */
+  ended(source: Source): void;
+  /** fills the source's idle slots now (the timer's step; tests) */
+  fill(source: Source): Promise<void>;
+  stop(): void;
+}
+
+export interface IdleSlotSettings {
+  /** WORKER_CONCURRENCY: slots per source in this process */
+  concurrency: number;
+  /** WORKER_RESERVED_SLOTS: slots per source a borrowed job never takes */
+  reserved: number;
+  /** how often idle slots are looked at while no job ends (a backlog is also found this way) */
+  periodMs: number;
+}
+
+export interface IdleSlotDependencies {
+  db: Database;
+  release: HeldJobRelease;
+  /** entries of the source's queue waiting for a slot (BullMQ's wait list) */
+  waiting(source: Source): Promise<number>;
+}
+
+/** borrow_held_jobs releases at most this many per call (prisma/functions/borrow_held_jobs.sql) */
+const BORROW_BATCH = 100;
+
+interface SlotState {
+  active: number;
+  /** a fill is under way; `again`: another was asked for meanwhile */
+  filling: boolean;
+  again: boolean;
+  /** the last fill found held jobs: look again each time a slot frees (otherwise the timer looks) */
+  backlog: boolean;
+}
+
+export function startIdleSlotFiller(deps: IdleSlotDependencies, sources: readonly Source[], settings: IdleSlotSettings): IdleSlotFiller {
+  // A reserve as large as the slots: nothing is ever borrowed, so nothing is counted or looked at either.
+  if (settings.reserved >= settings.concurrency) return { started() {}, ended() {}, fill: async () => {}, stop() {} };
+  const states = new Map<Source, SlotState>(sources.map((s) => [s, { active: 0, filling: false, again: false, backlog: false }]));
+  let failing = false;
+
+  async function fillOnce(source: Source, state: SlotState): Promise<void> {
+    const free = settings.concurrency - state.active - settings.reserved;
+    if (free <= 0) return;
+    const want = free - (await deps.waiting(source));
+    if (want <= 0) return;
+    const borrowed = await borrowHeldJobs(deps.db, source, want);
+    state.backlog = borrowed.length > 0;
+    // A call releases at most BORROW_BATCH: a worker with more free slots than that asks again at once.
+    if (borrowed.length === BORROW_BATCH && want > BORROW_BATCH) state.again = true;
+    const byAccount = new Map<string, string[]>();
+    for (const { jobId, accountId } of borrowed) byAccount.set(accountId, [...(byAccount.get(accountId) ?? []), jobId]);
+    // Released in PostgreSQL already: one the queue does not take is the lost-job sweep's (enqueueReleased logs it).
+    for (const [accountId, jobIds] of byAccount) await enqueueReleased(deps.release, source, accountId, jobIds).catch(() => undefined);
+    if (borrowed.length > 0) logger.debug('borrowed idle slots', { source, count: borrowed.length });
+  }
+
+  async function fill(source: Source): Promise<void> {
+    const state = states.get(source);
+    if (!state) return;
+    if (state.filling) {
+      state.again = true;
+      return;
+    }
+    state.filling = true;
+    try {
+      do {
+        state.again = false;
+        await fillOnce(source, state);
+      } while (state.again);
+      if (failing) logger.info('idle slots are filled again');
+      failing = false;
+    } catch (error) {
+      // PostgreSQL or Redis away: the timer tries again; said once per outage, not once a second.
+      if (!failing) logger.warn('idle slots not filled', { source, error: (error as Error).message });
+      failing = true;
+    } finally {
+      state.filling = false;
+    }
+  }
+
+  const timer = setInterval(() => {
+    for (const source of states.keys()) void fill(source);
+  }, settings.periodMs);
+  timer.unref();
+
+  return {
+    started(source) {
+      const state = states.get(source);
+      if (state) state.active += 1;
+    },
+    ended(source) {
+      const state = states.get(source);
+      if (!state) return;
+      state.active = Math.max(0, state.active - 1);
+      if (state.backlog) void fill(source);
+    },
+    fill,
+    stop: () => clearInterval(timer),
+  };
+}

@@ -1,0 +1,178 @@
+import { borrowHeldJobs, heldJobCount } from '@leadgen/db';
+import type { Source } from '@leadgen/domain';
+import { generate, pollUntilTerminal, startWorld, type TestWorld } from '../../../test/harness';
+import { buildAccount, type TestAccount } from '../../../test/factories';
+import { ownDatabase, sleep } from '../../../test/faults/fault-world';
+import { startIdleSlotFiller } from '../src/borrow-idle-slots';
+
+// Borrowed slots (docs/decisions/020-fair-queues.md): a worker's slots beyond its reserve that nothing waits for
+// take held jobs of any account. On a database of this file's own: a borrow takes the oldest held job of any
+// account, so on the shared test database it would take other files' held jobs (test/setup-env.ts turns
+// borrowing off everywhere else).
+
+const slow = (delayMs: number) => ({ category: 'dentist', state: 'US', maxResults: 10, keyword: `sandbox:delay=${delayMs}` });
+const quick = { category: 'dentist', state: 'US', maxResults: 5 };
+
+describe('borrowed slots', () => {
+  let database: Awaited<ReturnType<typeof ownDatabase>>;
+  let world: TestWorld;
+
+  beforeAll(async () => {
+    database = await ownDatabase();
+    // One worker, 6 slots per source, 1 reserved; each account's fair share is 2.
+    world = await startWorld({
+      env: {
+        DATABASE_URL: database.url,
+        WORKER_QUEUES: 'google_maps',
+        WORKER_CONCURRENCY: '6',
+        WORKER_RESERVED_SLOTS: '1',
+        QUEUE_OPEN_JOBS_PER_ACCOUNT: '2',
+      },
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await world?.close();
+    await database?.drop();
+  });
+
+  async function running(accountId: string): Promise<number> {
+    const { rows } = await world.db.sql.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM jobs WHERE account_id = $1 AND status = 'running'`,
+      [accountId],
+    );
+    return rows[0]!.n;
+  }
+
+  async function createHeld(account: TestAccount, source: Source, n: number): Promise<string[]> {
+    const ids: string[] = [];
+    for (let i = 0; i < n; i += 1) {
+      const res = await generate(world, account, { ...quick, source, category: `held ${i}` }, { Prefer: 'respond-async' });
+      expect(res.status).toBe(202);
+      ids.push(res.body.jobId as string);
+    }
+    return ids;
+  }
+
+  it('when one account has a backlog of slow jobs on an otherwise idle worker, then it runs on every slot but the reserved one, and another account’s generate takes that one at once', async () => {
+    const heavy = await buildAccount(world.db, { credits: 100_000 });
+    const other = await buildAccount(world.db);
+    const backlog: string[] = [];
+    for (let i = 0; i < 12; i += 1)
+      backlog.push((await generate(world, heavy, slow(4_000), { Prefer: 'respond-async' })).body.jobId as string);
+    try {
+      // 2 by the fair release, 3 borrowed (6 slots − 1 reserved − 2): within the filler's period of a second.
+      const until = Date.now() + 5_000;
+      while ((await running(heavy.accountId)) < 5 && Date.now() < until) await sleep(100);
+      expect(await running(heavy.accountId)).toBe(5);
+      await sleep(1_200); // another period: nothing more is borrowed into the reserve
+      expect(await running(heavy.accountId)).toBe(5);
+      expect(await heldJobCount(world.db, heavy.accountId, 'google_maps')).toBe(7);
+
+      const started = Date.now();
+      const res = await generate(world, other, quick);
+      expect({ status: res.status, fast: Date.now() - started < 2_000 }).toEqual({ status: 200, fast: true });
+      expect(res.body.terminal).toMatchObject({ status: 'COMPLETE', deliveredCount: 5 });
+    } finally {
+      for (const jobId of backlog) await world.http.delete(`/api/v1/leads/jobs/${jobId}`).set(heavy.auth);
+    }
+  }, 60_000);
+
+  it('when a borrowed job ends, then its slot borrows the next held job, and the whole backlog ends without waiting for the fair share alone', async () => {
+    const heavy = await buildAccount(world.db, { credits: 100_000 });
+    const jobs: string[] = [];
+    for (let i = 0; i < 10; i += 1)
+      jobs.push((await generate(world, heavy, slow(1_000), { Prefer: 'respond-async' })).body.jobId as string);
+    const started = Date.now();
+    for (const jobId of jobs) expect((await pollUntilTerminal(world, heavy, jobId, 30_000)).terminal.status).toBe('COMPLETE');
+    // 10 jobs of ~1 s: 5 rounds on the fair share of 2 alone; on 5 slots 2 rounds (and the filler's period).
+    expect(Date.now() - started).toBeLessThan(4_500);
+  }, 60_000);
+
+  it('when held single jobs of two accounts and a batch’s held children wait, then a borrow takes the single jobs, oldest first whatever the account, up to its limit, and never a child or a row another transaction holds', async () => {
+    // linkedin: a source this file's worker does not serve, so nothing but these calls releases its jobs.
+    const a = await buildAccount(world.db, { credits: 100_000 });
+    const b = await buildAccount(world.db, { credits: 100_000 });
+    const aJobs = await createHeld(a, 'linkedin', 4); // 2 released (the fair share), 2 held
+    const bJobs = await createHeld(b, 'linkedin', 3); // 2 released, 1 held
+    const batch = await world.http
+      .post('/api/v1/leads/batches')
+      .set(a.auth)
+      .set('Idempotency-Key', `borrow-${Date.now()}`)
+      .send({ requests: [0, 1, 2, 3].map((i) => ({ ...quick, source: 'linkedin', category: `child ${i}` })) });
+    expect(batch.status).toBe(202);
+    const heldA = aJobs.slice(2);
+    const heldB = bJobs.slice(2);
+
+    // A cancel in progress holds the oldest held row: skipped, not waited for.
+    const locker = await world.db.sql.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query('SELECT 1 FROM jobs WHERE id = $1 FOR UPDATE', [heldA[0]]);
+      const first = await borrowHeldJobs(world.db, 'linkedin', 1);
+      expect(first).toEqual([{ jobId: heldA[1], accountId: a.accountId }]);
+      await locker.query('ROLLBACK');
+    } finally {
+      locker.release();
+    }
+    const rest = await borrowHeldJobs(world.db, 'linkedin', 10);
+    expect(rest).toEqual([
+      { jobId: heldA[0], accountId: a.accountId },
+      { jobId: heldB[0], accountId: b.accountId },
+    ]);
+    // Every held job left is a batch child; a borrow takes none of them.
+    expect(await borrowHeldJobs(world.db, 'linkedin', 10)).toEqual([]);
+    const { rows } = await world.db.sql.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM jobs WHERE batch_id = $1 AND released_at IS NULL AND status = 'queued'`,
+      [batch.body.batchId],
+    );
+    expect(rows[0]!.n).toBe(4);
+    expect(await borrowHeldJobs(world.db, 'linkedin', 0)).toEqual([]);
+  }, 60_000);
+
+  it('when an account’s job was borrowed, then it runs beyond the share: the account’s own releases still fill its share at once', async () => {
+    // shopify: a source this file's worker does not serve; the share is 2.
+    const account = await buildAccount(world.db, { credits: 100_000 });
+    const [fair1, , heldJob] = await createHeld(account, 'shopify', 3);
+    expect(await borrowHeldJobs(world.db, 'shopify', 10)).toEqual([{ jobId: heldJob, accountId: account.accountId }]);
+    // Two in the share, one borrowed beside it: a new job is held (the share is full).
+    const [next] = await createHeld(account, 'shopify', 1);
+    expect(await heldJobCount(world.db, account.accountId, 'shopify')).toBe(1);
+    // One of the share ends: its settlement releases the next job into the share, the borrowed one notwithstanding.
+    expect((await world.http.delete(`/api/v1/leads/jobs/${fair1}`).set(account.auth)).status).toBe(200);
+    expect(await heldJobCount(world.db, account.accountId, 'shopify')).toBe(0);
+    const { rows } = await world.db.sql.query<{ borrowed: boolean }>('SELECT borrowed FROM jobs WHERE id = $1', [next]);
+    expect(rows[0]!.borrowed).toBe(false);
+  }, 60_000);
+
+  it('when a worker’s free slots are counted, then it borrows only what is beyond its reserve and beyond the entries already waiting, and nothing with a reserve as large as its slots', async () => {
+    const account = await buildAccount(world.db, { credits: 100_000 });
+    const held = (await createHeld(account, 'shopify', 8)).slice(2); // 6 held
+    const enqueued: string[][] = [];
+    const release = {
+      fairness: { openJobsPerAccount: 2 },
+      queue: { enqueueReleased: async (_source: Source, _accountId: string, ids: readonly string[]) => void enqueued.push([...ids]) },
+    };
+    let waiting = 0;
+    const filler = (reserved: number) =>
+      startIdleSlotFiller({ db: world.db, release, waiting: async () => waiting }, ['shopify'], {
+        concurrency: 4,
+        reserved,
+        periodMs: 60_000,
+      });
+
+    const off = filler(4);
+    await off.fill('shopify');
+    off.stop();
+    expect(enqueued).toEqual([]);
+
+    const on = filler(1);
+    on.started('shopify'); // one slot busy: 4 − 1 − 1 reserved = 2 free
+    waiting = 1; // one of them has an entry waiting for it already
+    await on.fill('shopify');
+    expect(enqueued).toEqual([[held[0]]]);
+    waiting = 0;
+    await on.fill('shopify');
+    expect(enqueued).toEqual([[held[0]], [held[1], held[2]]]);
+    on.stop();
+  }, 60_000);
+});

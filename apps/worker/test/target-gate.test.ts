@@ -1,0 +1,64 @@
+import { closeRedis, producerConnection, redisKeys, waitUntilConnected } from '@leadgen/queue';
+import { testConfig } from '../../../test/harness';
+import { targetGate, type TargetPass } from '../src/webhooks/target-gate';
+
+// The webhook gate's places in real Redis: a target's (WEBHOOK_CONCURRENCY_PER_ENDPOINT) and an account's
+// across all its targets (WEBHOOK_CONCURRENCY_PER_ACCOUNT), each in one slot of its own (decision 023).
+const config = testConfig();
+const keys = redisKeys(config.redis);
+const redis = producerConnection(config.redis);
+beforeAll(() => waitUntilConnected(redis, 5_000));
+afterAll(() => closeRedis(redis));
+
+const granted = (pass: TargetPass) => {
+  if (!pass.granted) throw new Error(`not granted: ${pass.busy} busy`);
+  return pass;
+};
+const answered = { timedOut: false, answered: true };
+
+describe('targetGate', () => {
+  it("when an account holds its share, then its next target is refused as the account's and that target's place is given back", async () => {
+    const gate = targetGate(redis, keys, { perTarget: 2, perAccount: 3, timeoutMs: 5_000 });
+    const held = await Promise.all(['t1', 't2', 't3'].map(async (target) => granted(await gate.enter(`a1-${target}`, 'acct_1'))));
+    expect(await gate.enter('a1-t4', 'acct_1')).toEqual({ granted: false, busy: 'account' });
+    expect(await redis.zcard(keys.webhookTarget('a1-t4').inFlight)).toBe(0);
+    expect(await redis.zcard(keys.account('acct_1').webhookInFlight)).toBe(3);
+    // Another account is not counted with it; the first one's place comes back when an attempt ends.
+    granted(await gate.enter('a2-t1', 'acct_2'));
+    await held[0]!.leave(answered);
+    await held[1]!.leave({ timedOut: false, answered: false });
+    expect(await redis.zcard(keys.account('acct_1').webhookInFlight)).toBe(1);
+    granted(await gate.enter('a1-t4', 'acct_1'));
+  });
+
+  it("when a target is full, then it is refused as the target's and the account's places are untouched", async () => {
+    const gate = targetGate(redis, keys, { perTarget: 1, perAccount: 5, timeoutMs: 5_000 });
+    granted(await gate.enter('b-t1', 'acct_b'));
+    expect(await gate.enter('b-t1', 'acct_b')).toEqual({ granted: false, busy: 'target' });
+    expect(await redis.zcard(keys.account('acct_b').webhookInFlight)).toBe(1);
+  });
+
+  it('when many attempts of one account race for its places, then exactly its share is granted', async () => {
+    const gate = targetGate(redis, keys, { perTarget: 2, perAccount: 4, timeoutMs: 5_000 });
+    const passes = await Promise.all(Array.from({ length: 40 }, (_, i) => gate.enter(`c-t${i % 10}`, 'acct_c')));
+    expect(passes.filter((p) => p.granted)).toHaveLength(4);
+    expect(await redis.zcard(keys.account('acct_c').webhookInFlight)).toBe(4);
+  });
+
+  it('when the account cap is 0, then only the targets are counted', async () => {
+    const gate = targetGate(redis, keys, { perTarget: 2, perAccount: 0, timeoutMs: 5_000 });
+    const passes = await Promise.all(Array.from({ length: 10 }, (_, i) => gate.enter(`d-t${i}`, 'acct_d')));
+    expect(passes.every((p) => p.granted)).toBe(true);
+    expect(await redis.exists(keys.account('acct_d').webhookInFlight)).toBe(0);
+  });
+
+  it("when a place is taken, then the account's lease set lives as long as the lease (a dead worker's place lapses)", async () => {
+    // timeoutMs 100: leases of 5.1 s; a shorter lease cannot be asked for, so the set's expiry is checked.
+    const gate = targetGate(redis, keys, { perTarget: 1, perAccount: 1, timeoutMs: 100 });
+    granted(await gate.enter('e-t1', 'acct_e'));
+    expect(await gate.enter('e-t2', 'acct_e')).toEqual({ granted: false, busy: 'account' });
+    const ttl = await redis.pttl(keys.account('acct_e').webhookInFlight);
+    expect(ttl).toBeGreaterThan(4_000);
+    expect(ttl).toBeLessThanOrEqual(5_100);
+  });
+});
