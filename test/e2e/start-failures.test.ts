@@ -134,7 +134,9 @@ describe('entry points failing loudly and clearly', () => {
 
     const { port, server } = await busyPort();
     try {
-      const failing = start('scripts/start-all.ts', { PORT: String(port), OPS_PORT: String(await freePort()) });
+      // OPS_PORT=0 keeps both operations ports off, so only the API's busy PORT can fail it (a free
+      // OPS_PORT's next port is another process's to take meanwhile).
+      const failing = start('scripts/start-all.ts', { PORT: String(port), OPS_PORT: '0' });
       expect(await failing.code).toBe(1);
       expect(failing.stderr()).toContain(`api: port ${port} is in use: stop what listens there, or set PORT to a free port`);
       expect(failing.stderr()).toContain('start: the api stopped (1); stopping the others');
