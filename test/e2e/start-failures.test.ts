@@ -25,6 +25,8 @@ function start(entry: string, env: Record<string, string>): Run {
       QUEUE_PREFIX: `t-${randomUUID().slice(0, 8)}`,
       DATABASE_URL,
       REDIS_URL,
+      // Borrowing off, as test/setup-env.ts has it: its workers would borrow other test files' held jobs in this database.
+      WORKER_RESERVED_SLOTS: process.env.WORKER_RESERVED_SLOTS ?? '10000',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
