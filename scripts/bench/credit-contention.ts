@@ -12,7 +12,7 @@ import { createAccount, createDatabase, createJob, grantCredits, settleJob, type
 import type { Client } from 'pg';
 import { sampleWaits } from './knee';
 import { percentile } from './load';
-import { fmt, table } from './report';
+import { fmt, median, table } from './report';
 
 export type CreditMode = 'stripes' | 'account row';
 const MODES: CreditMode[] = ['account row', 'stripes'];
@@ -193,7 +193,6 @@ export async function measureCreditContention(
 
 /** Median over the rounds per side and mode, and the ratio the issue asks about (one account / the spread). */
 export function contentionTable(runs: ContentionRun[], clients: number): string {
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)] ?? 0;
   const spread = runs.find((r) => r.accounts > 1)?.accounts ?? '-';
   const rows = [
     [

@@ -18,7 +18,7 @@ export interface KneeStep {
   shed: number;
   firstError?: string;
   maxOutstanding: number;
-  /** the most frequent PostgreSQL wait of active backends, sampled every 100 ms: `Lock:transactionid 812` */
+  /** the three most frequent PostgreSQL waits of active backends, sampled every 100 ms: `Lock:transactionid 812, ...` */
   topWait: string;
 }
 
@@ -29,6 +29,18 @@ export interface KneeSeries {
   knee: number;
   /** the largest ratio of one step's p50 to the step before it */
   worstJump: number;
+  /** jobs of the series held at creation (past their account's share, decision 020), and how many of them idle slots borrowed */
+  held?: { jobs: number; held: number; borrowed: number };
+}
+
+/** How many of the jobs created since `since` by these accounts were held at creation, and how many of those were borrowed. */
+export async function heldSince(probe: Client, accountIds: readonly string[], since: Date): Promise<NonNullable<KneeSeries['held']>> {
+  const { rows } = await probe.query<{ jobs: number; held: number; borrowed: number }>(
+    `SELECT count(*)::int AS jobs, count(*) FILTER (WHERE released_at > created_at)::int AS held, count(*) FILTER (WHERE borrowed)::int AS borrowed
+       FROM jobs WHERE account_id = ANY($1) AND created_at >= $2`,
+    [accountIds, since],
+  );
+  return rows[0]!;
 }
 
 export interface KneeOptions {
@@ -62,8 +74,8 @@ export function sampleWaits(probe: Client): { stop(): Promise<string> } {
     async stop() {
       running = false;
       await loop;
-      const top = [...counts.entries()].sort((a, b) => b[1] - a[1])[0];
-      return top ? `${top[0]} ${top[1]}` : '-';
+      const top = [...counts.entries()].sort((a, b) => b[1] - a[1]).slice(0, 3);
+      return top.length ? top.map(([wait, n]) => `${wait} ${n}`).join(', ') : '-';
     },
   };
 }
@@ -180,7 +192,7 @@ export async function kneeSeries(
     const s = await step(client, rate, options, send, probe);
     steps.push(s);
     log(
-      `  knee ${label}: ${rate}/s offered -> ${fmt.rate(s.achieved)}/s, p50 ${fmt.ms(s.p50)}, p99 ${fmt.ms(s.p99)}, outstanding <= ${s.maxOutstanding}${s.late ? `, ${s.late} late` : ''}${s.shed ? `, ${s.shed} shed` : ''}${s.errors ? `, ${s.errors} errors (${s.firstError})` : ''}; top wait ${s.topWait}`,
+      `  knee ${label}: ${rate}/s offered -> ${fmt.rate(s.achieved)}/s, p50 ${fmt.ms(s.p50)}, p99 ${fmt.ms(s.p99)}, outstanding <= ${s.maxOutstanding}${s.late ? `, ${s.late} late` : ''}${s.shed ? `, ${s.shed} shed` : ''}${s.errors ? `, ${s.errors} errors (${s.firstError})` : ''}; top waits ${s.topWait}`,
     );
     if (kneeOf(steps).knee < rate) pastKnee += 1;
     if (pastKnee >= 2) break;
@@ -203,6 +215,10 @@ export function kneeTable(series: KneeSeries[]): string {
     ]);
   rows.push(['knee', ...series.map((s) => `${s.knee}/s`)]);
   rows.push(['worst p50 step', ...series.map((s) => (Number.isFinite(s.worstJump) ? `x${s.worstJump.toFixed(1)}` : 'no answer'))]);
-  rows.push(['top PG wait at the last step', ...series.map((s) => s.steps.at(-1)?.topWait ?? '-')]);
+  rows.push(['top PG waits at the last step', ...series.map((s) => s.steps.at(-1)?.topWait ?? '-')]);
+  rows.push([
+    'jobs held at creation (borrowed)',
+    ...series.map((s) => (s.held ? `${s.held.held} of ${s.held.jobs} (${s.held.borrowed})` : '-')),
+  ]);
   return table(rows);
 }

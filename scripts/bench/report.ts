@@ -99,6 +99,14 @@ export function summarize(runs: Measured[]): Summary {
   };
 }
 
+/** The middle value (the mean of the two middle ones for an even count); 0 for none. */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  if (sorted.length === 0) return 0;
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
 export const fmt = {
   ms: (v: number | undefined | null) =>
     v === undefined || v === null ? '-' : v < 10 ? `${v.toFixed(2)} ms` : v < 100 ? `${v.toFixed(1)} ms` : `${v.toFixed(0)} ms`,
