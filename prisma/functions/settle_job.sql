@@ -7,13 +7,14 @@
 -- The event's name comes from the caller (packages/domain's JOB_EVENT_OF), so it is written in one place.
 -- A batch's child tells its batch in the same transaction (settle_batch_child: the batch's counters, and the
 -- batch's own settlement and event when it is the last open child); those deliveries come back with the job's.
--- With p_open_cap (not NULL) the account's next held jobs of the source are released into the slot the job
--- frees (release_held_jobs; docs/decisions/020-fair-queues.md), in the same transaction: a batch's children
--- are held jobs like any other, so a batch refills its account's slots child by child.
+-- With p_open_cap (not NULL) the account's next held jobs of the source are released into the place in its share
+-- the job frees (release_held_jobs; docs/decisions/020-fair-queues.md), in the same transaction: a batch's children
+-- are held jobs like any other, so a batch refills its account's slots child by child. A borrowed or a never
+-- released job frees no place, and an account without held jobs has nothing to release: neither takes the lock.
 -- Called by: packages/db/src/job-settlement.ts (settleJob).
 -- Locks: the jobs row, then (a batch child) the batches row, then the accounts row FOR KEY SHARE and one
---   credit_stripes row (settle_credits), then release_held_jobs' advisory lock of the account and source and
---   the held rows it releases (skipping locked ones). The account row itself is never locked more strongly.
+--   credit_stripes row (settle_credits), then, when it releases, release_held_jobs' advisory lock of the account and
+--   source and the held rows it releases (skipping locked ones). The account row itself is never locked more strongly.
 -- Guarantees: no row back when the job was terminal already or its count moved on; each job is charged at
 --   most once (the ledger's unique (job, kind)); the deliveries' ids to enqueue are returned with the job,
 --   and so are the jobs released, oldest first, for the caller to enqueue.
@@ -46,7 +47,13 @@ BEGIN
   IF v_job."webhook_url" IS NOT NULL OR EXISTS (SELECT 1 FROM "webhook_endpoints" e WHERE e."account_id" = v_job."account_id") THEN
     v_deliveries := record_job_event(v_job, p_event_type);
   END IF;
-  IF p_open_cap IS NOT NULL THEN
+  -- Only a job that had a place in its account's share frees one (a borrowed job ran beyond the share, a held one
+  -- never had it), and only an account with held jobs of the source has one to release: otherwise no release and no
+  -- lock, so one account's settlements queue on its release lock only while it has a backlog.
+  IF p_open_cap IS NOT NULL AND v_job."released_at" IS NOT NULL AND NOT v_job."borrowed" AND EXISTS (
+    SELECT 1 FROM "jobs" h
+    WHERE h."account_id" = v_job."account_id" AND h."source" = v_job."source" AND h."status" = 'queued' AND h."released_at" IS NULL
+  ) THEN
     v_released := release_held_jobs(v_job."account_id", v_job."source", p_open_cap);
   END IF;
   RETURN QUERY SELECT v_job, v_deliveries || v_batch_deliveries, v_released;

@@ -170,6 +170,37 @@ describe('fair release of an account’s jobs into the source queues', () => {
     }
   });
 
+  it('when a job settles while its account has nothing held, then the settlement does not wait for the release’s lock; with a job held it does, and releases it', async () => {
+    const { accountId } = await buildAccount(db);
+    const [a, b] = [await create(accountId, capOf(2)), await create(accountId, capOf(2))];
+    await startJob(db, a.jobId, 'sandbox');
+    const locker = await db.sql.connect();
+    const waited = (ms: number) => new Promise<'waited'>((r) => setTimeout(() => r('waited'), ms));
+    // Another transaction holds the account's release lock (a creation or a settlement releasing, say).
+    const lock = async () => {
+      await locker.query('BEGIN');
+      await locker.query("SELECT pg_advisory_xact_lock(hashtextextended('release_held_jobs:' || $1 || ':google_maps', 0))", [accountId]);
+    };
+    try {
+      await lock();
+      const idle = await Promise.race([settleJob(db, a.jobId, { kind: 'finished' }, undefined, capOf(2)), waited(3_000)]);
+      expect(idle).toMatchObject({ settled: true, releasedJobIds: [] });
+      await locker.query('COMMIT');
+      // Now one is held (b and c fill the share): b's settlement has something to release, so it takes the lock.
+      const c = await create(accountId, capOf(2));
+      const held = await create(accountId, capOf(2));
+      expect([c.held, held.held]).toEqual([false, true]);
+      await lock();
+      const busy = settleJob(db, b.jobId, { kind: 'cancelled' }, undefined, capOf(2));
+      expect(await Promise.race([busy, waited(500)])).toBe('waited');
+      await locker.query('COMMIT');
+      expect(await busy).toMatchObject({ settled: true, releasedJobIds: [held.jobId] });
+    } finally {
+      await locker.query('ROLLBACK').catch(() => undefined);
+      locker.release();
+    }
+  });
+
   it('when the cap is 0, then every job is released at once and nothing is held', async () => {
     const { accountId } = await buildAccount(db);
     const created = [];
