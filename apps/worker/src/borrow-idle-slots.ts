@@ -18,6 +18,11 @@ export interface IdleSlotFiller {
   ended(source: Source): void;
   /** fills the source's idle slots now (the timer's step; tests) */
   fill(source: Source): Promise<void>;
+  /**
+   * a job of the source was created held somewhere in the fleet (the API's nudge): fills now if this process has
+   * slots beyond its reserve free, and does nothing else otherwise (a busy worker of a large fleet pays no I/O)
+   */
+  nudge(source: Source): Promise<void>;
   stop(): void;
 }
 
@@ -51,7 +56,8 @@ interface SlotState {
 
 export function startIdleSlotFiller(deps: IdleSlotDependencies, sources: readonly Source[], settings: IdleSlotSettings): IdleSlotFiller {
   // A reserve as large as the slots: nothing is ever borrowed, so nothing is counted or looked at either.
-  if (settings.reserved >= settings.concurrency) return { started() {}, ended() {}, fill: async () => {}, stop() {} };
+  if (settings.reserved >= settings.concurrency)
+    return { started() {}, ended() {}, fill: async () => {}, nudge: async () => {}, stop() {} };
   const states = new Map<Source, SlotState>(sources.map((s) => [s, { active: 0, filling: false, again: false, backlog: false }]));
   let failing = false;
 
@@ -112,6 +118,10 @@ export function startIdleSlotFiller(deps: IdleSlotDependencies, sources: readonl
       if (state.backlog) void fill(source);
     },
     fill,
+    async nudge(source) {
+      const state = states.get(source);
+      if (state && settings.concurrency - state.active - settings.reserved > 0) await fill(source);
+    },
     stop: () => clearInterval(timer),
   };
 }

@@ -82,7 +82,11 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
   );
 
   // A cancel reaches whichever process holds the job; BullMQ's cancelJob only sees its own jobs.
-  const subscription = subscribeJobEvents(config.redis, { onCancel: (jobId) => consumers.cancel(jobId) });
+  // A job created held is a nudge for this process's idle slots (borrowed slots, decision 020).
+  const subscription = subscribeJobEvents(config.redis, {
+    onCancel: (jobId) => consumers.cancel(jobId),
+    onHeld: (source) => void slots.nudge(source),
+  });
 
   await consumers.start();
   // Its connection fails fast rather than queueing commands: the first sweep waits for it.

@@ -1,5 +1,6 @@
 import { borrowHeldJobs, heldJobCount } from '@leadgen/db';
 import type { Source } from '@leadgen/domain';
+import { channels, closeRedis, producerConnection, redisKeys, subscribeJobEvents, waitUntilConnected } from '@leadgen/queue';
 import { generate, pollUntilTerminal, startWorld, type TestWorld } from '../../../test/harness';
 import { buildAccount, type TestAccount } from '../../../test/factories';
 import { ownDatabase, sleep } from '../../../test/faults/fault-world';
@@ -129,13 +130,31 @@ describe('borrowed slots', () => {
     expect(await borrowHeldJobs(world.db, 'linkedin', 0)).toEqual([]);
   }, 60_000);
 
-  it('when an account’s job was borrowed, then it runs beyond the share: the account’s own releases still fill its share at once', async () => {
+  it('when an account’s job was borrowed, then it runs beyond the share: its end releases nothing (without the release lock), and the account’s own releases still fill its share at once', async () => {
     // shopify: a source this file's worker does not serve; the share is 2.
     const account = await buildAccount(world.db, { credits: 100_000 });
     const [fair1, , heldJob] = await createHeld(account, 'shopify', 3);
     expect(await borrowHeldJobs(world.db, 'shopify', 10)).toEqual([{ jobId: heldJob, accountId: account.accountId }]);
     // Two in the share, one borrowed beside it: a new job is held (the share is full).
     const [next] = await createHeld(account, 'shopify', 1);
+    expect(await heldJobCount(world.db, account.accountId, 'shopify')).toBe(1);
+    // The borrowed job ends: it had no place in the share, so its settlement frees none, releases nothing and does not
+    // even wait for the account's release lock (held here by another transaction the whole time).
+    const locker = await world.db.sql.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query(`SELECT pg_advisory_xact_lock(hashtextextended('release_held_jobs:' || $1 || ':shopify', 0))`, [
+        account.accountId,
+      ]);
+      const cancelled = world.http
+        .delete(`/api/v1/leads/jobs/${heldJob}`)
+        .set(account.auth)
+        .then((res) => res.status);
+      expect(await Promise.race([cancelled, sleep(5_000).then(() => 'waited for the lock')])).toBe(200);
+    } finally {
+      await locker.query('ROLLBACK');
+      locker.release();
+    }
     expect(await heldJobCount(world.db, account.accountId, 'shopify')).toBe(1);
     // One of the share ends: its settlement releases the next job into the share, the borrowed one notwithstanding.
     expect((await world.http.delete(`/api/v1/leads/jobs/${fair1}`).set(account.auth)).status).toBe(200);
@@ -174,5 +193,57 @@ describe('borrowed slots', () => {
     await on.fill('shopify');
     expect(enqueued).toEqual([[held[0]], [held[1], held[2]]]);
     on.stop();
+  }, 60_000);
+
+  it('when a job is created held, then the API nudges the fleet with its source, and a worker borrows it at once if it has a slot beyond its reserve free, and does nothing (no I/O) if not', async () => {
+    const account = await buildAccount(world.db, { credits: 100_000 });
+    const channel = channels(redisKeys(world.config.redis)).jobHeld;
+    const redis = producerConnection(world.config.redis, 'nudge-test');
+    const heard: Source[] = [];
+    const subscription = subscribeJobEvents(world.config.redis, { onHeld: (source) => heard.push(source) });
+    try {
+      await waitUntilConnected(redis, 5_000);
+      // The subscription is not awaited by its maker: wait until Redis counts two subscribers (this one and the worker's).
+      const until = Date.now() + 5_000;
+      while (((await redis.call('PUBSUB', 'NUMSUB', channel)) as [string, number])[1] < 2 && Date.now() < until) await sleep(20);
+
+      // linkedin: a source this file's worker does not serve, whose only held jobs left by the tests above are a
+      // batch's children (never borrowed), so this one stays held until this test borrows it.
+      const [, , held] = await createHeld(account, 'linkedin', 3); // the share is 2: the third is held, and nudges
+      await createHeld(await buildAccount(world.db), 'linkedin', 1); // under its share: no nudge
+      await redis.publish(channel, 'not-a-source'); // ignored
+      await redis.publish(channel, 'shopify');
+      while (heard.at(-1) !== 'shopify' && Date.now() < until) await sleep(20);
+      expect(heard).toEqual(['linkedin', 'shopify']);
+
+      const enqueued: string[] = [];
+      let looked = 0;
+      const filler = startIdleSlotFiller(
+        {
+          db: world.db,
+          release: {
+            fairness: { openJobsPerAccount: 2 },
+            queue: { enqueueReleased: async (_source: Source, _accountId: string, ids: readonly string[]) => void enqueued.push(...ids) },
+          },
+          waiting: async () => (looked += 1) && 0,
+        },
+        ['linkedin'],
+        { concurrency: 2, reserved: 1, periodMs: 3_600_000 },
+      );
+      try {
+        filler.started('linkedin'); // 2 slots − 1 busy − 1 reserved: nothing free
+        await filler.nudge('linkedin');
+        await filler.nudge('shopify'); // a source this filler does not serve
+        expect({ looked, enqueued }).toEqual({ looked: 0, enqueued: [] });
+        filler.ended('linkedin'); // one free beyond the reserve
+        await filler.nudge('linkedin');
+        expect({ looked, enqueued }).toEqual({ looked: 1, enqueued: [held] });
+      } finally {
+        filler.stop();
+      }
+    } finally {
+      await subscription.close();
+      await closeRedis(redis);
+    }
   }, 60_000);
 });

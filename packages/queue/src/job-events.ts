@@ -1,3 +1,4 @@
+import { SOURCES, type Source } from '@leadgen/domain';
 import { closeRedis, redisKeys, subscriberConnection, type RedisClient, type RedisSettings } from './redis-connections';
 import type { RedisKeys } from './redis-keys';
 import { channels } from './queue-names';
@@ -8,6 +9,8 @@ export interface JobEventPublisher {
   publishTerminal(jobId: string): Promise<void>;
   publishCancel(jobId: string): Promise<void>;
   publishLeadsErased(jobId: string): Promise<void>;
+  /** a job of the source was created held: a worker with idle slots beyond its reserve borrows it now (decision 020) */
+  publishHeld(source: Source): Promise<void>;
 }
 
 export function jobEventPublisher(connection: RedisClient, keys: RedisKeys): JobEventPublisher {
@@ -16,6 +19,7 @@ export function jobEventPublisher(connection: RedisClient, keys: RedisKeys): Job
     publishTerminal: async (jobId) => void (await connection.publish(names.jobTerminal, jobId)),
     publishCancel: async (jobId) => void (await connection.publish(names.jobCancel, jobId)),
     publishLeadsErased: async (jobId) => void (await connection.publish(names.jobLeadsErased, jobId)),
+    publishHeld: async (source) => void (await connection.publish(names.jobHeld, source)),
   };
 }
 
@@ -30,7 +34,12 @@ export interface JobEventSubscription {
  */
 export function subscribeJobEvents(
   settings: RedisSettings,
-  handlers: { onTerminal?: JobEventHandler; onCancel?: JobEventHandler; onLeadsErased?: JobEventHandler },
+  handlers: {
+    onTerminal?: JobEventHandler;
+    onCancel?: JobEventHandler;
+    onLeadsErased?: JobEventHandler;
+    onHeld?: (source: Source) => void;
+  },
 ): JobEventSubscription {
   const names = channels(redisKeys(settings));
   const connection = subscriberConnection(settings, 'job-events');
@@ -38,11 +47,13 @@ export function subscribeJobEvents(
     handlers.onTerminal ? names.jobTerminal : null,
     handlers.onCancel ? names.jobCancel : null,
     handlers.onLeadsErased ? names.jobLeadsErased : null,
+    handlers.onHeld ? names.jobHeld : null,
   ].filter((c): c is string => c !== null);
-  connection.on('message', (channel: string, jobId: string) => {
-    if (channel === names.jobTerminal) handlers.onTerminal?.(jobId);
-    else if (channel === names.jobCancel) handlers.onCancel?.(jobId);
-    else if (channel === names.jobLeadsErased) handlers.onLeadsErased?.(jobId);
+  connection.on('message', (channel: string, message: string) => {
+    if (channel === names.jobTerminal) handlers.onTerminal?.(message);
+    else if (channel === names.jobCancel) handlers.onCancel?.(message);
+    else if (channel === names.jobLeadsErased) handlers.onLeadsErased?.(message);
+    else if (channel === names.jobHeld && (SOURCES as readonly string[]).includes(message)) handlers.onHeld?.(message as Source);
   });
   // Not awaited: with Redis down the subscription waits for it (ioredis queues the command and
   // re-subscribes after every reconnect) while the process starts and serves what it can.

@@ -38,6 +38,8 @@ export function channels(keys: RedisKeys) {
     jobCancel: keys.channel('job-cancel'),
     /** leads of a finished job were erased: API processes drop the job's kept body; message: the job id */
     jobLeadsErased: keys.channel('job-leads-erased'),
+    /** a job was created held, its account at its share (decision 020): idle slots may borrow it; message: the source */
+    jobHeld: keys.channel('job-held'),
   };
 }
 

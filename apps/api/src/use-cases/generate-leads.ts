@@ -85,6 +85,9 @@ export async function generateLeads(deps: ApiDependencies, input: GenerateLeadsI
     }
     logger.info('job created', { jobId, source: input.request.source, maxResults: input.request.maxResults, held: creation.held });
     metrics.jobsCreated.inc({ source: input.request.source });
+    // Held: a worker's idle slot beyond its reserve may borrow it now rather than at its next look (decision 020);
+    // a nudge lost with Redis only leaves it to that look.
+    if (creation.held) producer.publishHeld(input.request.source).catch(() => undefined);
     await waiter.until(input.waitMs, input.signal);
     return { ...(await answer(deps, jobId)), replayed: false };
   } finally {
