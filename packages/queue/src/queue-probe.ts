@@ -27,7 +27,12 @@ export interface RedisRefusal {
 
 // Redis' own error replies, by their first word. None carries an address, so they may be shown on a public /readyz.
 const REFUSALS: Array<[RegExp, RedisRefusal]> = [
-  [/^(MOVED|ASK)\b/, { state: 'cluster_node', detail: 'redis is a cluster node reached as a single node: set REDIS_CLUSTER_NODES' }],
+  // A script whose declared key this node serves but which reaches a key it does not (BullMQ's, past a probe that
+  // happened to land on a local slot) gets the second.
+  [
+    /^(MOVED|ASK)\b|non local key in a cluster node/,
+    { state: 'cluster_node', detail: 'redis is a cluster node reached as a single node: set REDIS_CLUSTER_NODES' },
+  ],
   [/^CROSSSLOT\b/, { state: 'cross_slot', detail: 'redis refused keys of different cluster slots' }],
   [/^CLUSTERDOWN\b/, { state: 'cluster_down', detail: 'the redis cluster does not serve every slot' }],
   [/^READONLY\b/, { state: 'read_only', detail: 'redis is a read-only replica: point at the primary, or use REDIS_SENTINELS' }],
