@@ -56,10 +56,19 @@ describe('GET /metrics on the operations port', () => {
     expect((await generate(world, account, { ...complete, keyword: 'sandbox:fail' })).body.status).toBe('FAILED');
     const slow = await generate(world, account, { ...complete, keyword: 'sandbox:delay=2000' }, { Prefer: 'respond-async' });
     expect((await world.http.delete(`/api/v1/leads/jobs/${slow.body.jobId}`).set(account.auth)).body.status).toBe('CANCELLED');
-    expect(
-      (await generate(world, account, { source: 'shopify', category: 'apparel', state: 'CA', maxResults: 4 }, { Prefer: 'respond-async' }))
-        .status,
-    ).toBe(202);
+    // Nobody consumes shopify here: one more than an account's share of jobs (of its own: the generate limit), so one is held.
+    const shopper = await buildAccount(world.db, { credits: 10_000 });
+    for (let i = 0; i <= world.config.queue.openJobsPerAccount; i++)
+      expect(
+        (
+          await generate(
+            world,
+            shopper,
+            { source: 'shopify', category: `apparel ${i}`, state: 'CA', maxResults: 4 },
+            { Prefer: 'respond-async' },
+          )
+        ).status,
+      ).toBe(202);
     const limited = await buildAccount(world.db, { credits: 0 });
     const statuses = [];
     for (let i = 0; i < 6; i++) statuses.push((await generate(world, limited, {})).status);
@@ -170,6 +179,8 @@ describe('GET /metrics on the operations port', () => {
 
   it('when a job waits in a queue nobody consumes, then the queue depth and the consumers say so', () => {
     expect(value('leadgen_queue_jobs', { queue: 'shopify', state: 'waiting' })).toBeGreaterThanOrEqual(1);
+    // Past the account's share (QUEUE_OPEN_JOBS_PER_ACCOUNT) the shopify jobs wait held in PostgreSQL.
+    expect(value('leadgen_queue_jobs', { queue: 'shopify', state: 'held' })).toBeGreaterThanOrEqual(1);
     expect(samples.some((s) => s.name === 'leadgen_queue_jobs' && s.labels.queue === 'google_maps' && s.labels.state === 'active')).toBe(
       true,
     );

@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from '@leadgen/config';
-import { countBatchesByStatus, createDatabase, DEVELOPMENT_SECRETS_KEY_WARNING } from '@leadgen/db';
+import { countBatchesByStatus, createDatabase, DEVELOPMENT_SECRETS_KEY_WARNING, heldJobsBySource } from '@leadgen/db';
+import { SOURCES } from '@leadgen/domain';
 import { logger } from '@leadgen/logger';
 import { metrics, reportBatchCounts, reportQueueDepth, type ReadinessReport } from '@leadgen/ops';
 import { createJobProducer, createMonitorAlarms, createWebhookProducer, producerConnection, subscribeJobEvents } from '@leadgen/queue';
@@ -67,7 +68,12 @@ export async function startApi(config: Config): Promise<RunningApi> {
     ],
   });
   // Read only while scraped, at most once per 10 s; the webhooks queue beside the sources'.
-  reportQueueDepth(async () => ({ ...(await producer.counts()), ...(await webhooks.counts()) }));
+  reportQueueDepth(async () => {
+    const [queues, held] = await Promise.all([producer.counts(), heldJobsBySource(db)]);
+    // A source queue's jobs held past their accounts' shares wait in PostgreSQL, not in its wait list (decision 020).
+    for (const source of SOURCES) if (queues[source]) queues[source] = { ...queues[source], held: held[source] ?? 0 };
+    return { ...queues, ...(await webhooks.counts()) };
+  });
   reportBatchCounts(() => countBatchesByStatus(db));
   // requireHostHeader off: Node would refuse a missing Host with a bare 400; http/protocol-checks.ts answers it.
   // The enqueue refuses while its connection is not up (503, never a hang): a process that listened

@@ -44,6 +44,14 @@ export async function heldJobCount(db: Database, accountId: string, source: Sour
   return rows[0]?.n ?? 0;
 }
 
+/** Held jobs by source, every account's (the operator's gauge, `leadgen_queue_jobs{state="held"}`); a partial index's rows. */
+export async function heldJobsBySource(db: Database): Promise<Partial<Record<Source, number>>> {
+  const { rows } = await db.sql.query<{ source: Source; n: number }>(
+    `SELECT source::text AS source, count(*)::int AS n FROM jobs WHERE status = 'queued' AND released_at IS NULL GROUP BY source`,
+  );
+  return Object.fromEntries(rows.map((row) => [row.source, row.n]));
+}
+
 /** A job a worker's idle slot borrowed (prisma/functions/borrow_held_jobs.sql), with its account for the enqueue. */
 export interface BorrowedJob {
   jobId: string;

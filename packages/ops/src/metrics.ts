@@ -62,7 +62,7 @@ export const metrics = {
       await queueDepth?.();
     },
     name: `${PREFIX}queue_jobs`,
-    help: 'Queue entries by queue and state (waiting, active, delayed), read by API processes at most every 10 s; use max by (queue, state)',
+    help: "Queue entries by queue and state (waiting, active, delayed), and jobs held in PostgreSQL past their account's share (held, decision 020), read by API processes at most every 10 s; use max by (queue, state)",
     labelNames: ['queue', 'state'] as const,
   }),
   batches: new Gauge({
@@ -139,7 +139,7 @@ export const metrics = {
   }),
 };
 
-export type QueueCounts = Record<string, Record<'waiting' | 'active' | 'delayed', number>>;
+export type QueueCounts = Record<string, Record<'waiting' | 'active' | 'delayed', number> & { held?: number }>;
 
 /** Where `leadgen_queue_jobs` comes from: read at scrape time, at most once per `maxAgeMs`. */
 export function reportQueueDepth(read: () => Promise<QueueCounts>, maxAgeMs = 10_000): void {
