@@ -52,6 +52,16 @@ async function create(
   return created;
 }
 
+/** n jobs of the account, a millisecond apart at least: "oldest first" is by creation time, which has millisecond precision. */
+async function createInOrder(accountId: string, fairness: FairRelease, n: number) {
+  const jobs = [];
+  for (let i = 0; i < n; i += 1) {
+    jobs.push(await create(accountId, fairness));
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+  return jobs;
+}
+
 async function releasedAt(jobId: string): Promise<Date | null> {
   const { rows } = await db.sql.query<{ released_at: Date | null }>('SELECT released_at FROM jobs WHERE id = $1', [jobId]);
   return rows[0]!.released_at;
@@ -78,8 +88,7 @@ describe('fair release of an account’s jobs into the source queues', () => {
 
   it('when a released job settles, then the account’s oldest held job is released in the same statement and returned to enqueue; then the next, in creation order', async () => {
     const { accountId } = await buildAccount(db);
-    const jobs = [];
-    for (let i = 0; i < 5; i += 1) jobs.push(await create(accountId, capOf(2)));
+    const jobs = await createInOrder(accountId, capOf(2), 5);
     const [a, b, c, d, e] = jobs.map((job) => job.jobId) as [string, string, string, string, string];
 
     await startJob(db, a, 'sandbox');
@@ -211,12 +220,7 @@ describe('fair release of an account’s jobs into the source queues', () => {
 
   it('when a slot is free with jobs still held (a settlement that released none), then the sweep’s release finds the account and releases oldest first up to the cap', async () => {
     const { accountId } = await buildAccount(db);
-    const jobs = [];
-    // A millisecond apart at least: "oldest first" is by creation time, which has millisecond precision.
-    for (let i = 0; i < 4; i += 1) {
-      jobs.push(await create(accountId, capOf(1)));
-      await new Promise((resolve) => setTimeout(resolve, 2));
-    }
+    const jobs = await createInOrder(accountId, capOf(1), 4);
     const ids = jobs.map((job) => job.jobId);
     // Settled without the cap (the previous release's form does this): nothing released.
     expect((await settleJob(db, ids[0]!, { kind: 'cancelled' }))?.releasedJobIds).toEqual([]);
