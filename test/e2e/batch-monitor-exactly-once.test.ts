@@ -1,8 +1,4 @@
-import { once } from 'node:events';
-import { Redis } from 'ioredis';
-import { startWorkerProcess, startWorld, type TestWorld, type WorkerProcess } from '../harness';
-import { buildAccount, type TestAccount } from '../factories';
-import { ownDatabase } from '../faults/fault-world';
+import { useMonitorFleet } from './monitor-fleet';
 
 // A batch monitor on a fleet (decision 022): two worker processes tick it, Redis loses every alarm between two
 // ticks, and each due time still makes exactly one batch (counted in PostgreSQL: monitor_runs rows and the
@@ -29,52 +25,11 @@ interface BatchRow {
 }
 
 describe('batch monitors on a fleet', () => {
-  let world: TestWorld;
-  let account: TestAccount;
-  const workers: WorkerProcess[] = [];
-  // A database of this file's own: its workers' one-second monitor sweep sets alarms for every monitor it finds,
-  // and on the shared test database that would tick other files' monitors (and theirs this file's).
-  let database: Awaited<ReturnType<typeof ownDatabase>>;
-
-  beforeAll(async () => {
-    database = await ownDatabase();
-    world = await startWorld({ worker: false, env: { DATABASE_URL: database.url, MONITOR_MIN_INTERVAL_MS: '1000' } });
-    account = await buildAccount(world.db, { credits: 100_000 });
-  }, 60_000);
-  afterEach(async () => {
-    await Promise.all(workers.splice(0).map(stop));
-  });
-  afterAll(async () => {
-    await world?.close();
-    await database?.drop();
-  });
-
-  const startWorkers = async (n: number) => {
-    const started = Array.from({ length: n }, () =>
-      startWorkerProcess({
-        DATABASE_URL: world.config.database.url,
-        REDIS_URL: world.config.redis.url,
-        QUEUE_PREFIX: world.config.redis.queuePrefix,
-        WORKER_QUEUES: 'google_maps',
-        SANDBOX_PAGE_DELAY_MS: '5',
-        MONITOR_MIN_INTERVAL_MS: '1000',
-        MONITOR_SWEEP_MS: '500',
-        MONITOR_LOST_AFTER_MS: '1000',
-      }),
-    );
-    workers.push(...started);
-    await Promise.all(started.map((w) => w.ready));
-  };
-  async function stop(worker: WorkerProcess) {
-    if (worker.exitCode !== null || worker.signalCode !== null) return;
-    const exited = once(worker, 'exit');
-    worker.kill('SIGTERM');
-    await exited;
-  }
+  const fleet = useMonitorFleet();
 
   /** Per due time: how many run rows and batches PostgreSQL holds (a tick made twice would show 2). */
   async function ticks(monitorId: string): Promise<TickRow[]> {
-    const { rows } = await world.db.sql.query<TickRow>(
+    const { rows } = await fleet.world.db.sql.query<TickRow>(
       `SELECT r.scheduled_for, count(*)::int AS runs, count(b.id)::int AS batches, min(r.created_at) AS created_at
        FROM monitor_runs r LEFT JOIN batches b ON b.id = r.batch_id WHERE r.monitor_id = $1 GROUP BY r.scheduled_for ORDER BY r.scheduled_for`,
       [monitorId],
@@ -82,7 +37,7 @@ describe('batch monitors on a fleet', () => {
     return rows;
   }
   async function batchesOf(monitorId: string): Promise<BatchRow[]> {
-    const { rows } = await world.db.sql.query<BatchRow>(
+    const { rows } = await fleet.world.db.sql.query<BatchRow>(
       `SELECT b.id, b.status, b.delivered_count, b.credits_charged,
          (SELECT COALESCE(sum(j.skipped_already_delivered), 0)::int FROM jobs j WHERE j.batch_id = b.id) AS skipped
        FROM batches b WHERE b.monitor_id = $1 ORDER BY b.created_at`,
@@ -100,33 +55,19 @@ describe('batch monitors on a fleet', () => {
       await new Promise((r) => setTimeout(r, 100));
     }
   }
-  /** Deletes every key of this deployment (its QUEUE_PREFIX) from the shared Redis: the alarms are lost. */
-  async function wipeRedis() {
-    const redis = new Redis(world.config.redis.url);
-    try {
-      let removed = 0;
-      for await (const keys of redis.scanStream({ match: `*${world.config.redis.queuePrefix}*`, count: 500 })) {
-        if ((keys as string[]).length > 0) removed += await redis.del(...(keys as string[]));
-      }
-      return removed;
-    } finally {
-      redis.disconnect();
-    }
-  }
-
   it('when two workers tick a batch monitor and Redis loses every alarm between two ticks, then each due time makes one batch, and only the first delivers', async () => {
-    await startWorkers(2);
-    const created = await world.http
+    await fleet.startWorkers(2);
+    const created = await fleet.world.http
       .post('/api/v1/monitors')
-      .set(account.auth)
+      .set(fleet.account.auth)
       .send({ name: 'fleet batch', batch: { requests }, schedule: { every: `PT${INTERVAL_MS / 1000}S` } });
     expect(created.status).toBe(201);
     const monitorId = created.body.monitorId as string;
     await untilTicks(monitorId, 2);
-    expect(await wipeRedis()).toBeGreaterThan(0);
+    expect(await fleet.wipeRedis()).toBeGreaterThan(0);
     const wipedAt = Date.now();
     const rows = await untilTicks(monitorId, 5);
-    await world.http.patch(`/api/v1/monitors/${monitorId}`).set(account.auth).send({ enabled: false });
+    await fleet.world.http.patch(`/api/v1/monitors/${monitorId}`).set(fleet.account.auth).send({ enabled: false });
 
     for (const row of rows)
       expect({ at: row.scheduled_for, runs: row.runs, batches: row.batches }).toEqual({ at: row.scheduled_for, runs: 1, batches: 1 });

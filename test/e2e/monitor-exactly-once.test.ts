@@ -1,8 +1,4 @@
-import { once } from 'node:events';
-import { Redis } from 'ioredis';
-import { startWorkerProcess, startWorld, type TestWorld, type WorkerProcess } from '../harness';
-import { buildAccount, type TestAccount } from '../factories';
-import { ownDatabase } from '../faults/fault-world';
+import { useMonitorFleet } from './monitor-fleet';
 
 // Monitors run each tick exactly once on a fleet (decision 022): two worker processes tick the same
 // monitors, Redis loses every alarm between two ticks, and the whole fleet is away over three ticks.
@@ -19,52 +15,12 @@ interface TickRow {
 }
 
 describe('monitors on a fleet', () => {
-  let world: TestWorld;
-  let account: TestAccount;
-  const workers: WorkerProcess[] = [];
-  // A database of this file's own: its workers' one-second monitor sweep sets alarms for every monitor it finds,
-  // and on the shared test database that would tick other files' monitors (and theirs this file's).
-  let database: Awaited<ReturnType<typeof ownDatabase>>;
-
-  beforeAll(async () => {
-    database = await ownDatabase();
-    world = await startWorld({ worker: false, env: { DATABASE_URL: database.url, MONITOR_MIN_INTERVAL_MS: '1000' } });
-    account = await buildAccount(world.db, { credits: 100_000 });
-  }, 60_000);
-  afterEach(async () => {
-    await Promise.all(workers.splice(0).map(stop));
-  });
-  afterAll(async () => {
-    await world?.close();
-    await database?.drop();
-  });
-
-  const workerEnv = () => ({
-    DATABASE_URL: world.config.database.url,
-    REDIS_URL: world.config.redis.url,
-    QUEUE_PREFIX: world.config.redis.queuePrefix,
-    WORKER_QUEUES: 'google_maps',
-    SANDBOX_PAGE_DELAY_MS: '5',
-    MONITOR_MIN_INTERVAL_MS: '1000',
-    MONITOR_SWEEP_MS: '500',
-    MONITOR_LOST_AFTER_MS: '1000',
-  });
-  const startWorkers = async (n: number) => {
-    const started = Array.from({ length: n }, () => startWorkerProcess(workerEnv()));
-    workers.push(...started);
-    await Promise.all(started.map((w) => w.ready));
-  };
-  async function stop(worker: WorkerProcess) {
-    if (worker.exitCode !== null || worker.signalCode !== null) return;
-    const exited = once(worker, 'exit');
-    worker.kill('SIGTERM');
-    await exited;
-  }
+  const fleet = useMonitorFleet();
 
   async function createMonitor(name: string) {
-    const res = await world.http
+    const res = await fleet.world.http
       .post('/api/v1/monitors')
-      .set(account.auth)
+      .set(fleet.account.auth)
       .send({ name, request, schedule: { every: `PT${INTERVAL_MS / 1000}S` } });
     expect(res.status).toBe(201);
     return res.body.monitorId as string;
@@ -72,7 +28,7 @@ describe('monitors on a fleet', () => {
 
   /** Per due time: how many run rows and jobs PostgreSQL holds (a tick made twice would show 2). */
   async function ticks(monitorId: string): Promise<TickRow[]> {
-    const { rows } = await world.db.sql.query<TickRow>(
+    const { rows } = await fleet.world.db.sql.query<TickRow>(
       `SELECT r.scheduled_for, count(*)::int AS runs, count(j.id)::int AS jobs, min(r.created_at) AS created_at
        FROM monitor_runs r LEFT JOIN jobs j ON j.id = r.job_id WHERE r.monitor_id = $1 GROUP BY r.scheduled_for ORDER BY r.scheduled_for`,
       [monitorId],
@@ -80,7 +36,7 @@ describe('monitors on a fleet', () => {
     return rows;
   }
   async function jobsOf(monitorId: string): Promise<Array<{ status: string }>> {
-    return (await world.db.sql.query('SELECT status::text AS status FROM jobs WHERE monitor_id = $1', [monitorId])).rows;
+    return (await fleet.world.db.sql.query('SELECT status::text AS status FROM jobs WHERE monitor_id = $1', [monitorId])).rows;
   }
   async function untilTicks(monitorId: string, count: number, timeoutMs = 30_000): Promise<TickRow[]> {
     const deadline = Date.now() + timeoutMs;
@@ -92,27 +48,15 @@ describe('monitors on a fleet', () => {
       await new Promise((r) => setTimeout(r, 100));
     }
   }
-  /** Deletes every key of this deployment (its QUEUE_PREFIX) from the shared Redis: the alarms are lost. */
-  async function wipeRedis() {
-    const redis = new Redis(world.config.redis.url);
-    try {
-      let removed = 0;
-      for await (const keys of redis.scanStream({ match: `*${world.config.redis.queuePrefix}*`, count: 500 })) {
-        if ((keys as string[]).length > 0) removed += await redis.del(...(keys as string[]));
-      }
-      return removed;
-    } finally {
-      redis.disconnect();
-    }
-  }
-  const pause = (monitorId: string) => world.http.patch(`/api/v1/monitors/${monitorId}`).set(account.auth).send({ enabled: false });
+  const pause = (monitorId: string) =>
+    fleet.world.http.patch(`/api/v1/monitors/${monitorId}`).set(fleet.account.auth).send({ enabled: false });
 
   it('when two workers tick one monitor and Redis loses every alarm between two ticks, then each due time runs once, and runs go on', async () => {
-    await startWorkers(2);
+    await fleet.startWorkers(2);
     const monitorId = await createMonitor('two workers');
     await untilTicks(monitorId, 2);
     // Between two ticks (the last run has ended, the next alarm waits in Redis): everything of this deployment goes.
-    expect(await wipeRedis()).toBeGreaterThan(0);
+    expect(await fleet.wipeRedis()).toBeGreaterThan(0);
     const wipedAt = Date.now();
     const rows = await untilTicks(monitorId, 5);
     await pause(monitorId);
@@ -127,15 +71,15 @@ describe('monitors on a fleet', () => {
   }, 90_000);
 
   it('when the whole fleet is away over three ticks, then on its return the monitor runs once, and its next run lies ahead', async () => {
-    await startWorkers(1);
+    await fleet.startWorkers(1);
     const monitorId = await createMonitor('fleet away');
     const before = await untilTicks(monitorId, 1);
-    await Promise.all(workers.splice(0).map(stop));
+    await fleet.stopWorkers();
     const stoppedAt = Date.now();
     await new Promise((r) => setTimeout(r, 3 * INTERVAL_MS + 500));
 
     const returnedAt = Date.now();
-    await startWorkers(1);
+    await fleet.startWorkers(1);
     const after = await untilTicks(monitorId, before.length + 1);
     // The due times that passed while nobody was there (at least three) were served by one run.
     const lastBefore = before[before.length - 1]!.scheduled_for.getTime();
@@ -144,7 +88,7 @@ describe('monitors on a fleet', () => {
     expect(missed).toHaveLength(1);
     expect(missed[0]).toMatchObject({ runs: 1, jobs: 1 });
     expect(missed[0]!.created_at.getTime()).toBeGreaterThan(returnedAt);
-    const monitor = await world.http.get(`/api/v1/monitors/${monitorId}`).set(account.auth);
+    const monitor = await fleet.world.http.get(`/api/v1/monitors/${monitorId}`).set(fleet.account.auth);
     expect(Date.parse(monitor.body.nextRunAt)).toBeGreaterThan(returnedAt);
     expect((Date.parse(monitor.body.nextRunAt) - before[0]!.scheduled_for.getTime()) % INTERVAL_MS).toBe(0);
     await pause(monitorId);
