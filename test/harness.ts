@@ -88,3 +88,14 @@ export async function pollUntilTerminal(world: TestWorld, account: TestAccount, 
 }
 
 export { freePort, startWorkerProcess, type WorkerProcess } from './processes';
+
+/** Reads until `done` says so, every 100 ms; past `timeoutMs` fails naming `what` and the last value read. */
+export async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: not reached in ${timeoutMs} ms (last: ${JSON.stringify(value)})`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

@@ -1,4 +1,4 @@
-import { idempotencyKey, startWorld, type TestWorld } from '../../../test/harness';
+import { idempotencyKey, startWorld, until, type TestWorld } from '../../../test/harness';
 import { buildAccount, type TestAccount } from '../../../test/factories';
 
 // Batch monitors through the API with a worker in process (decision 022): `batch: { requests }` instead of
@@ -25,16 +25,6 @@ interface RunBody {
   skipReason: string | null;
   job: unknown;
   batch: BatchRun | null;
-}
-
-async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not reached in ${timeoutMs} ms (last: ${JSON.stringify(value)})`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 describe('batch monitors', () => {

@@ -1,5 +1,5 @@
 import { alarmId, createMonitorAlarms, type MonitorAlarms } from '@leadgen/queue';
-import { idempotencyKey, pollUntilTerminal, startWorld, type TestWorld } from '../../../test/harness';
+import { idempotencyKey, pollUntilTerminal, startWorld, until, type TestWorld } from '../../../test/harness';
 import { buildAccount, type TestAccount } from '../../../test/factories';
 
 // Monitors through the API with a worker in process (decision 022): the resource, runs that deliver
@@ -14,16 +14,6 @@ interface RunBody {
   scheduledFor: string | null;
   skipReason: string | null;
   job: { jobId: string; status: string; deliveredCount: number; skippedAlreadyDelivered: number; creditsCharged: number | null } | null;
-}
-
-async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not reached in ${timeoutMs} ms (last: ${JSON.stringify(value)})`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 describe('monitors', () => {
