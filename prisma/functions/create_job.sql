@@ -9,7 +9,8 @@
 --    secret with the first job that names a webhookUrl (p_webhook_secret is a fresh candidate, used only then);
 -- 4. release it into its queue if the account has fewer than p_open_cap open released jobs of the source,
 --    after any older held ones (release_held_jobs; docs/decisions/020-fair-queues.md); p_open_cap 0: at once;
---    an account at its share keeps it held without the release's lock (a settlement releases it).
+--    an account at its share keeps it held without the release's lock (a settlement releases it); one under its
+--    share with nothing held inserts it released (one row version instead of an insert and an update).
 -- Called by: packages/db/src/job-creation.ts (createJob).
 -- Locks: the idempotency_keys row (account, key), then the accounts row FOR KEY SHARE and one credit_stripes
 --   row (the reservation; reserve_credits says when more), then, unless the account is at its share,
@@ -29,6 +30,8 @@ LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
   v_job_id TEXT;
   v_short BIGINT;
+  v_release BOOLEAN := false;
+  v_at_share BOOLEAN := false;
 BEGIN
   INSERT INTO "idempotency_keys" AS k ("account_id", "key", "fingerprint", "job_id", "created_at", "expires_at")
   VALUES (p_account_id, p_key, p_fingerprint, p_job_id, now(), now() + make_interval(hours => p_ttl_hours))
@@ -49,26 +52,44 @@ BEGIN
     RETURN;
   END IF;
 
-  -- Held (released_at NULL) unless there is no cap; release_held_jobs below releases it when it fits.
+  -- Released as it is inserted when there is no cap, or when the account is under its share with nothing held (one row
+  -- version, not an insert and then an update); held (released_at NULL) otherwise. An account already at its share (a
+  -- burst of its own) keeps the job held without taking the release's lock, so its creations do not queue behind each
+  -- other's commits: the settlement of one of those open jobs releases it (in the rare race where the last of them
+  -- settled meanwhile, a borrowed slot or the periodic sweep does). Under the share with older jobs held,
+  -- release_held_jobs below releases the oldest first.
+  IF p_open_cap = 0 THEN
+    v_release := true;
+  ELSIF (SELECT count(*) FROM (
+    SELECT 1 FROM "jobs" j
+    WHERE j."account_id" = p_account_id AND j."source" = p_source AND j."status" IN ('queued', 'running') AND j."released_at" IS NOT NULL
+      AND NOT j."borrowed"
+    LIMIT p_open_cap
+  ) open) >= p_open_cap THEN
+    v_at_share := true;
+  ELSE
+    -- The count again, under the lock every release of the account's jobs of the source takes (release_held_jobs).
+    PERFORM pg_advisory_xact_lock(hashtextextended('release_held_jobs:' || p_account_id || ':' || p_source::text, 0));
+    v_release := (SELECT count(*) FROM (
+      SELECT 1 FROM "jobs" j
+      WHERE j."account_id" = p_account_id AND j."source" = p_source AND j."status" IN ('queued', 'running') AND j."released_at" IS NOT NULL
+        AND NOT j."borrowed"
+      LIMIT p_open_cap
+    ) open) < p_open_cap AND NOT EXISTS (
+      SELECT 1 FROM "jobs" h WHERE h."account_id" = p_account_id AND h."source" = p_source AND h."status" = 'queued' AND h."released_at" IS NULL
+    );
+  END IF;
   INSERT INTO "jobs" ("id", "account_id", "result_set_id", "source", "request", "requested_count", "credits_reserved", "webhook_url", "released_at")
   VALUES (p_job_id, p_account_id, p_result_set_id, p_source, p_request, p_requested_count, p_reserve, p_webhook_url,
-    CASE WHEN p_open_cap = 0 THEN now() END);
+    CASE WHEN v_release THEN now() END);
   INSERT INTO "credit_ledger" ("account_id", "job_id", "kind", "amount") VALUES (p_account_id, p_job_id, 'reserve', p_reserve);
   IF p_webhook_url IS NOT NULL THEN
     INSERT INTO "account_webhook_secrets" ("account_id", "secret") VALUES (p_account_id, p_webhook_secret) ON CONFLICT DO NOTHING;
   END IF;
-  -- An account at its share already (a burst of its own) keeps the job held without taking the release's lock, so
-  -- its creations do not queue behind each other's commits: the settlement of one of those open jobs releases it
-  -- (in the rare race where the last of them settled meanwhile, a borrowed slot or the periodic sweep does).
   RETURN QUERY SELECT 'created'::TEXT, p_job_id, p_fingerprint, NULL::BIGINT,
     CASE
-      WHEN p_open_cap = 0 THEN ARRAY[p_job_id]
-      WHEN (SELECT count(*) FROM (
-        SELECT 1 FROM "jobs" j
-        WHERE j."account_id" = p_account_id AND j."source" = p_source AND j."status" IN ('queued', 'running') AND j."released_at" IS NOT NULL
-          AND NOT j."borrowed"
-        LIMIT p_open_cap
-      ) open) >= p_open_cap THEN '{}'::TEXT[]
+      WHEN v_release THEN ARRAY[p_job_id]
+      WHEN v_at_share THEN '{}'::TEXT[]
       ELSE release_held_jobs(p_account_id, p_source, p_open_cap)
     END;
 END

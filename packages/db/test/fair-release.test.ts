@@ -3,6 +3,7 @@ import {
   accountsWithHeldJobs,
   createDatabase,
   createJob,
+  createJobWithin,
   creditSummary,
   findJob,
   heldJobCount,
@@ -25,29 +26,29 @@ afterAll(() => db.$disconnect());
 
 const capOf = (openJobsPerAccount: number): FairRelease => ({ openJobsPerAccount });
 
+function newJob(accountId: string, fairness: FairRelease, source: Source = 'google_maps') {
+  const jobId = newId.job();
+  const request: GenerationRequest = { source, category: 'dentist', state: 'US', maxResults: 5 };
+  return {
+    accountId,
+    idempotencyKey: jobId,
+    fingerprint: jobId,
+    idempotencyTtlHours: 1,
+    jobId,
+    resultSetId: newId.resultSet(),
+    request,
+    creditsReserved: reservationFor(source, 5),
+    fairness,
+  };
+}
+
 async function create(
   accountId: string,
   fairness: FairRelease,
   source: Source = 'google_maps',
   onRelease?: (ids: readonly string[]) => void,
 ) {
-  const jobId = newId.job();
-  const request: GenerationRequest = { source, category: 'dentist', state: 'US', maxResults: 5 };
-  const created = await createJob(
-    db,
-    {
-      accountId,
-      idempotencyKey: jobId,
-      fingerprint: jobId,
-      idempotencyTtlHours: 1,
-      jobId,
-      resultSetId: newId.resultSet(),
-      request,
-      creditsReserved: reservationFor(source, 5),
-      fairness,
-    },
-    async (released) => onRelease?.(released),
-  );
+  const created = await createJob(db, newJob(accountId, fairness, source), async (released) => onRelease?.(released));
   if (created.kind !== 'created') throw new Error(`not created: ${created.kind}`);
   return created;
 }
@@ -207,6 +208,46 @@ describe('fair release of an account’s jobs into the source queues', () => {
     } finally {
       await locker.query('ROLLBACK').catch(() => undefined);
       locker.release();
+    }
+  });
+
+  it('when a job is created under its account’s share with nothing held, or at its share, then the jobs row is written once (inserted released, or held), not inserted and then updated', async () => {
+    const { accountId } = await buildAccount(db);
+    const client = await db.sql.connect();
+    // Rows this session wrote to the jobs table (pg_stat_xact_user_tables: the session's counts not yet flushed to the
+    // cumulative statistics, which include earlier transactions' at times), read as the difference since `since`.
+    const counted = async () =>
+      (
+        await client.query<{ inserted: number; updated: number }>(
+          `SELECT n_tup_ins::int AS inserted, n_tup_upd::int AS updated FROM pg_stat_xact_user_tables WHERE relname = 'jobs'`,
+        )
+      ).rows[0] ?? { inserted: 0, updated: 0 };
+    let since = { inserted: 0, updated: 0 };
+    const writes = async () => {
+      const now = await counted();
+      return { inserted: now.inserted - since.inserted, updated: now.updated - since.updated };
+    };
+    try {
+      await client.query('BEGIN');
+      since = await counted();
+      expect(await createJobWithin(client, db, newJob(accountId, capOf(1)))).toMatchObject({ kind: 'created', held: false });
+      expect(await writes()).toEqual({ inserted: 1, updated: 0 });
+      const second = await createJobWithin(client, db, newJob(accountId, capOf(1)));
+      expect(second).toMatchObject({ kind: 'created', held: true });
+      expect(await writes()).toEqual({ inserted: 2, updated: 0 });
+      await client.query('COMMIT');
+      await new Promise((resolve) => setTimeout(resolve, 2)); // a later creation time (millisecond precision)
+
+      // Under a larger share with a job held: the older held job goes first (release_held_jobs updates it), the new one waits.
+      await client.query('BEGIN');
+      since = await counted();
+      const third = await createJobWithin(client, db, newJob(accountId, capOf(2)));
+      expect(third).toMatchObject({ kind: 'created', held: true, released: [(second as { jobId: string }).jobId] });
+      expect(await writes()).toEqual({ inserted: 1, updated: 1 });
+      await client.query('COMMIT');
+    } finally {
+      await client.query('ROLLBACK');
+      client.release();
     }
   });
 
