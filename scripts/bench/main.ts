@@ -353,6 +353,10 @@ async function main(): Promise<number> {
       redis,
       redisPid,
       pg: postmaster ? new PostgresCpu(postmaster, db.name, () => [db!.probePid]) : null,
+      walPosition: async () =>
+        Number(
+          (await db!.probe.query<{ b: string }>(`SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::bigint AS b`)).rows[0]!.b,
+        ),
     };
     log(
       `database ${db.name}, queue prefix ${PREFIX}; PostgreSQL postmaster pid ${postmaster ?? 'not found'}, redis-server pid ${redisPid ?? 'not found'}`,
@@ -991,7 +995,8 @@ function printTables(scenarios: Scenario[]): void {
   log('cluster incl. exited backends (other users count). SQL = statements sent through pg by API + worker (of them');
   log('BEGIN/COMMIT/ROLLBACK/SAVEPOINT). redis sent = commands the measured processes sent (>= round trips); redis exec =');
   log('INFO total_commands_processed delta of the whole instance (counts each redis.call inside Lua scripts, and other');
-  log('users). RSS = peak of the largest process of that kind; pg conns = peak connections to the bench database.');
+  log('users). RSS = peak of the largest process of that kind; pg conns = peak connections to the bench database; WAL =');
+  log("bytes of WAL the PostgreSQL cluster inserted (pg_current_wal_insert_lsn; other users count): the knee's bound on this box.");
   log(costTable(scenarios));
 }
 

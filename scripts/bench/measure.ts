@@ -23,12 +23,16 @@ export interface Measured {
   /** peak RSS seen per kind (the largest single process of that kind), bytes */
   rss: { api: number; worker: number };
   pgPeak: number | null;
+  /** bytes of WAL the PostgreSQL cluster inserted over the stretch (other users count); null without PostgreSQL */
+  walBytes: number | null;
 }
 
 export interface Environment {
   redis: Redis;
   redisPid: number | null;
   pg: PostgresCpu | null;
+  /** the cluster's WAL insert position in bytes (pg_current_wal_insert_lsn) */
+  walPosition?: () => Promise<number>;
 }
 
 async function commandsProcessed(redis: Redis): Promise<number> {
@@ -60,6 +64,7 @@ export async function measure(
   const pgBefore = env.pg?.scopedMs() ?? null;
   const pgClusterBefore = env.pg?.clusterMs() ?? null;
   const loadBefore = cpuNow(process.pid) ?? 0;
+  const walBefore = options.usesPostgres && env.walPosition ? await env.walPosition() : null;
 
   const rss = { api: 0, worker: 0 };
   let pgPeak = env.pg ? env.pg.connections() : null;
@@ -84,6 +89,7 @@ export async function measure(
   sample();
 
   const loadAfter = cpuNow(process.pid) ?? 0;
+  const walAfter = walBefore === null ? null : await env.walPosition!();
   const countsAfter = await Promise.all(procs.map(({ proc }) => proc.counts()));
   const infoAfter = await commandsProcessed(env.redis);
   const cpu = { api: 0, worker: 0 };
@@ -109,5 +115,6 @@ export async function measure(
     rss,
     // A baseline uses no PostgreSQL: the connections then open are the idle service's, not its own.
     pgPeak: options.usesPostgres ? pgPeak : null,
+    walBytes: walBefore === null || walAfter === null ? null : walAfter - walBefore,
   };
 }

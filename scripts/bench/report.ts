@@ -42,6 +42,8 @@ export interface Summary {
   rssApi: number;
   rssWorker: number;
   pgPeak: number | null;
+  /** bytes of WAL per successful request */
+  walBytes: number | null;
 }
 
 /**
@@ -96,6 +98,7 @@ export function summarize(runs: Measured[]): Summary {
     rssApi: Math.max(0, ...runs.map((r) => r.rss.api)),
     rssWorker: Math.max(0, ...runs.map((r) => r.rss.worker)),
     pgPeak: runs.some((r) => r.pgPeak === null) ? null : Math.max(0, ...runs.map((r) => r.pgPeak ?? 0)),
+    walBytes: perN(totalN((r) => r.walBytes)),
   };
 }
 
@@ -165,6 +168,7 @@ export function costTable(scenarios: Scenario[]): string {
       'RSS api',
       'RSS wrk',
       'pg conns',
+      'WAL',
     ],
   ];
   const row = (name: string, s: Summary) =>
@@ -184,6 +188,7 @@ export function costTable(scenarios: Scenario[]): string {
       fmt.mb(s.rssApi),
       fmt.mb(s.rssWorker),
       s.pgPeak === null ? '-' : String(s.pgPeak),
+      s.walBytes === null ? '-' : `${fmt.n(s.walBytes / 1024)} KiB`,
     ]);
   for (const sc of scenarios) {
     if (sc.baseline) row(`${sc.key} baseline`, summarize(sc.baseline.runs));
