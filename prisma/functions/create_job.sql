@@ -19,7 +19,7 @@
 --   caller must enqueue, oldest first: this one unless it is held, and older held ones that fit now), 'bound'
 --   (the key's job and fingerprint; nothing written) or 'insufficient_credits' (the account's whole available,
 --   summed exactly under its lock by reserve_credits; nothing written, key unbound).
--- Depends on: release_held_jobs, reserve_credits
+-- Depends on: release_held_jobs, reserve_credits, share_open_jobs
 
 CREATE OR REPLACE FUNCTION "create_job"(
   p_account_id TEXT, p_key TEXT, p_fingerprint TEXT, p_job_id TEXT, p_ttl_hours INTEGER,
@@ -60,22 +60,12 @@ BEGIN
   -- release_held_jobs below releases the oldest first.
   IF p_open_cap = 0 THEN
     v_release := true;
-  ELSIF (SELECT count(*) FROM (
-    SELECT 1 FROM "jobs" j
-    WHERE j."account_id" = p_account_id AND j."source" = p_source AND j."status" IN ('queued', 'running') AND j."released_at" IS NOT NULL
-      AND NOT j."borrowed"
-    LIMIT p_open_cap
-  ) open) >= p_open_cap THEN
+  ELSIF share_open_jobs(p_account_id, p_source, p_open_cap) >= p_open_cap THEN
     v_at_share := true;
   ELSE
     -- The count again, under the lock every release of the account's jobs of the source takes (release_held_jobs).
     PERFORM pg_advisory_xact_lock(hashtextextended('release_held_jobs:' || p_account_id || ':' || p_source::text, 0));
-    v_release := (SELECT count(*) FROM (
-      SELECT 1 FROM "jobs" j
-      WHERE j."account_id" = p_account_id AND j."source" = p_source AND j."status" IN ('queued', 'running') AND j."released_at" IS NOT NULL
-        AND NOT j."borrowed"
-      LIMIT p_open_cap
-    ) open) < p_open_cap AND NOT EXISTS (
+    v_release := share_open_jobs(p_account_id, p_source, p_open_cap) < p_open_cap AND NOT EXISTS (
       SELECT 1 FROM "jobs" h WHERE h."account_id" = p_account_id AND h."source" = p_source AND h."status" = 'queued' AND h."released_at" IS NULL
     );
   END IF;
