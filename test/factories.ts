@@ -2,11 +2,11 @@ import { randomBytes } from 'node:crypto';
 import {
   commitPage,
   createAccount,
-  createJob,
+  insertJob,
   findJob,
   grantCredits,
   issueApiKey,
-  settleJob,
+  recordSettlement,
   startJob,
   type Database,
   type JobRecord,
@@ -107,20 +107,17 @@ export async function buildJob(db: Database, options: JobOptions): Promise<JobRe
   const delivered = options.deliveredCount ?? ending.delivered(maxResults);
   const request: GenerationRequest = { source, category: 'dentist', state: 'US', maxResults, ...options.request };
   const jobId = newId.job();
-  const created = await createJob(
-    db,
-    {
-      accountId,
-      idempotencyKey: `factory-${randomBytes(8).toString('hex')}`,
-      fingerprint: `factory-${jobId}`,
-      idempotencyTtlHours: 24,
-      jobId,
-      resultSetId: newId.resultSet(),
-      request,
-      creditsReserved: reservationFor(source, maxResults),
-    },
-    async () => undefined,
-  );
+  const created = await insertJob(db, {
+    accountId,
+    idempotencyKey: `factory-${randomBytes(8).toString('hex')}`,
+    fingerprint: `factory-${jobId}`,
+    idempotencyTtlHours: 24,
+    jobId,
+    resultSetId: newId.resultSet(),
+    request,
+    creditsReserved: reservationFor(source, maxResults),
+    share: 0,
+  });
   if (created.kind !== 'created') throw new Error(`buildJob: the account cannot have the job (${created.kind})`);
   if (ending.started || delivered > 0) await startJob(db, jobId, 'sandbox');
   if (delivered > 0) {
@@ -128,7 +125,7 @@ export async function buildJob(db: Database, options: JobOptions): Promise<JobRe
     const committed = await commitPage(db, jobId, page, null);
     if (committed.kind !== 'committed') throw new Error(`buildJob: the leads were not committed (${committed.kind})`);
   }
-  if (ending.outcome) await settleJob(db, jobId, ending.outcome);
+  if (ending.outcome) await recordSettlement(db, jobId, ending.outcome);
   const job = (await findJob(db, jobId))!;
   if (job.status !== status) throw new Error(`buildJob: asked for ${status}, the counts made it ${job.status}`);
   return job;

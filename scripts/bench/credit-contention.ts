@@ -1,6 +1,6 @@
 // One account against ten at the database alone: job creations and settlements (the two statements that
-// move an account's credit counters) sent straight to PostgreSQL through @leadgen/db's createJob and
-// settleJob, as the API and a worker send them, with no HTTP, Redis or provider in the way. So what the
+// move an account's credit counters) sent straight to PostgreSQL through @leadgen/db's insertJob and
+// recordSettlement, as the API and a worker send them, with no HTTP, Redis or provider in the way. So what the
 // figure measures is how far one account's jobs queue behind each other on a lock, not how busy the
 // machine's two cores are with everything else. Beside it, in the same run, the baseline "account row":
 // the same functions wrapped by two made for the measurement only (in the bench's database, dropped with
@@ -8,7 +8,7 @@
 // the design before credit stripes did (which took it at the reservation, after the key's binding: its
 // hold was a little shorter; the account row before a stripe is also the order reserve_credits.sql needs).
 import { newId, reservationFor, type GenerationRequest } from '@leadgen/domain';
-import { createAccount, createDatabase, createJob, grantCredits, settleJob, type Database } from '@leadgen/db';
+import { createAccount, createDatabase, insertJob, grantCredits, recordSettlement, type Database } from '@leadgen/db';
 import type { Client } from 'pg';
 import { sampleWaits } from './knee';
 import { percentile } from './load';
@@ -58,20 +58,17 @@ async function oneJob(mode: CreditMode, api: Database, worker: Database, account
   const reserve = reservationFor(REQUEST.source, REQUEST.maxResults);
   const t0 = performance.now();
   if (mode === 'stripes') {
-    const created = await createJob(
-      api,
-      {
-        accountId,
-        idempotencyKey: jobId,
-        fingerprint: 'bench',
-        idempotencyTtlHours: 1,
-        jobId,
-        resultSetId: newId.resultSet(),
-        request: REQUEST,
-        creditsReserved: reserve,
-      },
-      async () => undefined,
-    );
+    const created = await insertJob(api, {
+      accountId,
+      idempotencyKey: jobId,
+      fingerprint: 'bench',
+      idempotencyTtlHours: 1,
+      jobId,
+      resultSetId: newId.resultSet(),
+      request: REQUEST,
+      creditsReserved: reserve,
+      share: 0,
+    });
     if (created.kind !== 'created') throw new Error(`create answered ${created.kind}`);
   } else {
     const { rows } = await api.sql.query<{ o_outcome: string }>(
@@ -95,7 +92,12 @@ async function oneJob(mode: CreditMode, api: Database, worker: Database, account
   }
   const t1 = performance.now();
   if (mode === 'stripes')
-    await settleJob(worker, jobId, { kind: 'finished' }, { source: REQUEST.source, requestedCount: REQUEST.maxResults, deliveredCount: 0 });
+    await recordSettlement(
+      worker,
+      jobId,
+      { kind: 'finished' },
+      { source: REQUEST.source, requestedCount: REQUEST.maxResults, deliveredCount: 0 },
+    );
   else await worker.sql.query('SELECT bench_settle_job_on_account_row($1, $2)', [jobId, accountId]);
   return [t1 - t0, performance.now() - t1];
 }

@@ -815,7 +815,7 @@ async function main(): Promise<number> {
     }
     if (contention.length) {
       log('');
-      log('Credits at the database: createJob then settleJob of @leadgen/db straight to PostgreSQL (no HTTP, Redis or provider),');
+      log('Credits at the database: insertJob then recordSettlement of @leadgen/db straight to PostgreSQL (no HTTP, Redis or provider),');
       log(
         `${CREDIT_CLIENTS} jobs in flight on an API-like and a worker-like pool of ${CREDIT_CLIENTS}, median of the rounds: how far one account's`,
       );

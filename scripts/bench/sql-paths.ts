@@ -11,7 +11,7 @@ import {
   commitPage,
   createAccount,
   createDatabase,
-  createJob,
+  insertJob,
   grantCredits,
   migrate,
   readJobView,
@@ -53,39 +53,33 @@ async function main(): Promise<void> {
     const account = await createAccount(db, 'sql-bench');
     await grantCredits(db, account.id, 1_000_000_000);
     const newJob = async (key: string, request: GenerationRequest) => {
-      const created = await createJob(
-        db,
-        {
-          accountId: account.id,
-          idempotencyKey: key,
-          fingerprint: 'f',
-          idempotencyTtlHours: 1,
-          jobId: newId.job(),
-          resultSetId: newId.resultSet(),
-          request,
-          creditsReserved: 200,
-        },
-        async () => undefined,
-      );
+      const created = await insertJob(db, {
+        accountId: account.id,
+        idempotencyKey: key,
+        fingerprint: 'f',
+        idempotencyTtlHours: 1,
+        jobId: newId.job(),
+        resultSetId: newId.resultSet(),
+        request,
+        creditsReserved: 200,
+        share: 0,
+      });
       if (created.kind !== 'created') throw new Error('job not created');
       return created.jobId;
     };
     const jobIds: string[] = [];
     for (let i = 0; i < 20; i += 1) {
-      const created = await createJob(
-        db,
-        {
-          accountId: account.id,
-          idempotencyKey: `k${i}`,
-          fingerprint: 'f',
-          idempotencyTtlHours: 1,
-          jobId: newId.job(),
-          resultSetId: newId.resultSet(),
-          request: { source: 'google_maps', category: 'dentist', state: 'US', maxResults: 100 },
-          creditsReserved: 200,
-        },
-        async () => undefined,
-      );
+      const created = await insertJob(db, {
+        accountId: account.id,
+        idempotencyKey: `k${i}`,
+        fingerprint: 'f',
+        idempotencyTtlHours: 1,
+        jobId: newId.job(),
+        resultSetId: newId.resultSet(),
+        request: { source: 'google_maps', category: 'dentist', state: 'US', maxResults: 100 },
+        creditsReserved: 200,
+        share: 0,
+      });
       if (created.kind === 'created') jobIds.push(created.jobId);
     }
     // A read of the job row (the auth and poll shape), and an UPDATE ... RETURNING (the start/settle shape).

@@ -42,7 +42,7 @@ export async function deleteAccountEverywhere(db: Database, services: Services, 
       await producer.waitUntilReady(2000).catch(() => undefined);
       for (const jobId of open) {
         // PostgreSQL has it CANCELLED either way; a fleet Redis did not tell stops at the job's next page commit.
-        const cancellation = await cancelJob({ db, events: producer, queue: producer, webhooks: services.webhooks() }, jobId, null);
+        const cancellation = await cancelJob(await services.lifecycle(), jobId, null, { releaseNext: false });
         if (cancellation.kind === 'cancelled') cancelled.push(jobId);
       }
     }

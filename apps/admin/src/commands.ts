@@ -19,9 +19,8 @@ import {
   resealWebhookSecrets,
   transaction,
   type Database,
-  type FairRelease,
 } from '@leadgen/db';
-import { cancelJob } from '@leadgen/commands';
+import { cancelJob, type Lifecycle } from '@leadgen/commands';
 import { waitUntilConnected } from '@leadgen/queue';
 import { decideMonitorChange, isTerminal, normalizeSuppression, type SubjectKind } from '@leadgen/domain';
 import type { JobProducer, WebhookProducer } from '@leadgen/queue';
@@ -44,8 +43,8 @@ export interface Services {
   producer(): JobProducer;
   /** the webhook queue, for the deliveries a job:cancel raises */
   webhooks(): WebhookProducer;
-  /** QUEUE_OPEN_JOBS_PER_ACCOUNT: a job:cancel releases the account's next held job (decision 020); unset, the worker's sweep does */
-  fairness?: FairRelease;
+  /** a job's life (@leadgen/commands) on this database and these queues: job:cancel, account:delete */
+  lifecycle(): Promise<Lifecycle>;
   /** tells every API process that the account's keys changed (announceKeyEpoch); rejects when Redis is away */
   announceKeyEpoch(accountId: string, keyEpoch: number): Promise<void>;
 }
@@ -253,17 +252,7 @@ export async function runCommand(argv: string[], services: Services): Promise<Re
       const producer = services.producer();
       // A connection made a moment ago: the first message must not be refused only because it is still connecting.
       await producer.waitUntilReady(2000);
-      const cancellation = await cancelJob(
-        {
-          db,
-          events: producer,
-          queue: producer,
-          webhooks: services.webhooks(),
-          ...(services.fairness ? { release: { fairness: services.fairness, queue: producer } } : {}),
-        },
-        job.id,
-        null,
-      );
+      const cancellation = await cancelJob(await services.lifecycle(), job.id, null);
       if (cancellation.kind === 'not_found') throw new UsageError(`admin: no job ${job.id}`, 1);
       if (cancellation.kind === 'not_cancellable')
         throw new UsageError(

@@ -1,3 +1,4 @@
+import { createLifecycle, type Lifecycle } from '@leadgen/commands';
 import { loadConfigOrExit } from '@leadgen/config';
 import { createDatabase, schemaStatus, type Database } from '@leadgen/db';
 import { setLogLevel } from '@leadgen/logger';
@@ -28,6 +29,7 @@ async function main(argv: string[]): Promise<number> {
   let db: Database | null = null;
   let producer: JobProducer | null = null;
   let webhooks: WebhookProducer | null = null;
+  let lifecycle: Lifecycle | null = null;
   const services: Services = {
     database: async () => {
       if (db) return db;
@@ -43,7 +45,14 @@ async function main(argv: string[]): Promise<number> {
     },
     producer: () => (producer ??= createJobProducer(config.redis)),
     webhooks: () => (webhooks ??= createWebhookProducer(config.redis)),
-    fairness: { openJobsPerAccount: config.queue.openJobsPerAccount },
+    lifecycle: async () =>
+      (lifecycle ??= createLifecycle({
+        db: await services.database(),
+        config,
+        queue: services.producer(),
+        events: services.producer(),
+        webhooks: services.webhooks(),
+      })),
     announceKeyEpoch: async (accountId, keyEpoch) => {
       const { connection, keys } = services.producer();
       // The producer's connection fails fast rather than queueing: give a connection made just now a moment.

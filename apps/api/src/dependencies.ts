@@ -1,3 +1,4 @@
+import type { Lifecycle } from '@leadgen/commands';
 import type { Config } from '@leadgen/config';
 import type { Database } from '@leadgen/db';
 import type { JobProducer, MonitorAlarms, RedisClient, WebhookProducer } from '@leadgen/queue';
@@ -15,6 +16,8 @@ export interface ApiDependencies {
   terminalBodies: TerminalBodies;
   /** the webhook queue: a cancel's and a ping's deliveries, a manual retry (decision 016) */
   webhooks: WebhookProducer;
+  /** a job's life (@leadgen/commands): creating, cancelling and their after-commit step, built once in start-api.ts */
+  lifecycle: Lifecycle;
   /** the monitors' alarm clock: a schedule change moves the alarm, a delete removes it (decision 022) */
   alarms: MonitorAlarms;
 }

@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createLifecycle } from '@leadgen/commands';
 import type { Config } from '@leadgen/config';
 import { countBatchesByStatus, createDatabase, DEVELOPMENT_SECRETS_KEY_WARNING, heldJobsBySource } from '@leadgen/db';
 import { SOURCES } from '@leadgen/domain';
@@ -38,7 +39,8 @@ export async function startApi(config: Config): Promise<RunningApi> {
   const webhooks = createWebhookProducer(config.redis);
   const terminalBodies = new TerminalBodies();
   const alarms = createMonitorAlarms(config.redis);
-  const deps: ApiDependencies = { config, db, producer, redis, waiters, terminalBodies, webhooks, alarms };
+  const lifecycle = createLifecycle({ db, config, queue: producer, events: producer, webhooks });
+  const deps: ApiDependencies = { config, db, producer, redis, waiters, terminalBodies, webhooks, alarms, lifecycle };
 
   // While Redis is away the subscription is too; requests then wait out their time and read PostgreSQL.
   const subscription = subscribeJobEvents(config.redis, {

@@ -1,5 +1,4 @@
-import { enqueueReleased, type HeldJobRelease } from '@leadgen/commands';
-import { borrowHeldJobs, type Database } from '@leadgen/db';
+import { borrowHeldJobs, type Lifecycle } from '@leadgen/commands';
 import type { Source } from '@leadgen/domain';
 import { logger } from '@leadgen/logger';
 
@@ -36,8 +35,7 @@ export interface IdleSlotSettings {
 }
 
 export interface IdleSlotDependencies {
-  db: Database;
-  release: HeldJobRelease;
+  lifecycle: Lifecycle;
   /** entries of the source's queue waiting for a slot (BullMQ's wait list) */
   waiting(source: Source): Promise<number>;
 }
@@ -66,15 +64,12 @@ export function startIdleSlotFiller(deps: IdleSlotDependencies, sources: readonl
     if (free <= 0) return;
     const want = free - (await deps.waiting(source));
     if (want <= 0) return;
-    const borrowed = await borrowHeldJobs(deps.db, source, want);
-    state.backlog = borrowed.length > 0;
+    // Released in PostgreSQL and enqueued: one the queue does not take is the lost-job sweep's (after-commit.ts logs it).
+    const borrowed = await borrowHeldJobs(deps.lifecycle, source, want);
+    state.backlog = borrowed > 0;
     // A call releases at most BORROW_BATCH: a worker with more free slots than that asks again at once.
-    if (borrowed.length === BORROW_BATCH && want > BORROW_BATCH) state.again = true;
-    const byAccount = new Map<string, string[]>();
-    for (const { jobId, accountId } of borrowed) byAccount.set(accountId, [...(byAccount.get(accountId) ?? []), jobId]);
-    // Released in PostgreSQL already: one the queue does not take is the lost-job sweep's (enqueueReleased logs it).
-    for (const [accountId, jobIds] of byAccount) await enqueueReleased(deps.release, source, accountId, jobIds).catch(() => undefined);
-    if (borrowed.length > 0) logger.debug('borrowed idle slots', { source, count: borrowed.length });
+    if (borrowed === BORROW_BATCH && want > BORROW_BATCH) state.again = true;
+    if (borrowed > 0) logger.debug('borrowed idle slots', { source, count: borrowed });
   }
 
   async function fill(source: Source): Promise<void> {

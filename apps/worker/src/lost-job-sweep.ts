@@ -1,4 +1,4 @@
-import type { HeldJobRelease } from '@leadgen/commands';
+import type { Lifecycle } from '@leadgen/commands';
 import type { Database } from '@leadgen/db';
 import type { Source } from '@leadgen/domain';
 import { claimPeriodicTask, lostJobQueue, type LeadQueues } from '@leadgen/queue';
@@ -11,21 +11,21 @@ import { requeueLostJobs } from './requeue-lost-jobs';
  * serving a source checks each tick (and at start) whether the period's claim for that source is
  * free (SET NX PX), and the one that takes it sweeps. A job whose entry Redis lost is therefore
  * enqueued again at most `stillForMs + periodMs + 5 s` after it last moved, as long as one worker
- * for its source runs, however briefly each lives. With `release`, the same claim then releases the held
- * jobs (decision 020) that fit under their account's cap and no settlement released: nothing held is stranded.
+ * for its source runs, however briefly each lives. With a `lifecycle`, the same claim then releases the held
+ * jobs (decision 020) that fit under their account's share and no settlement released: nothing held is stranded.
  */
 export function startLostJobSweep(
   db: Database,
   queues: LeadQueues,
   sources: readonly Source[],
-  timing: { stillForMs: number; periodMs: number; release?: HeldJobRelease },
+  timing: { stillForMs: number; periodMs: number; lifecycle?: Lifecycle },
 ): PeriodicSweep {
   const queue = lostJobQueue(queues);
   return startPeriodicSweep('lost-job sweep', timing.periodMs, async () => {
     for (const source of sources) {
       if (await claimPeriodicTask(queues.connection, queues.keys, `requeue-lost-jobs:${source}`, timing.periodMs)) {
         await requeueLostJobs(db, queue, [source], Date.now(), timing.stillForMs);
-        if (timing.release) await releaseStrandedHeldJobs({ db, release: timing.release }, source, timing.stillForMs);
+        if (timing.lifecycle) await releaseStrandedHeldJobs(timing.lifecycle, source, timing.stillForMs);
       }
     }
   });

@@ -1,5 +1,5 @@
 import type { Config } from '@leadgen/config';
-import { settleJob, type HeldJobRelease } from '@leadgen/commands';
+import { settleJob, type Lifecycle } from '@leadgen/commands';
 import { commitPage, findJob, startJob, type Database, type JobRecord, type SettlementBasis, type StartRefusal } from '@leadgen/db';
 import { isTerminal, suppressionKeysOf, type JobOutcome, type Source } from '@leadgen/domain';
 import { logger, withLogContext } from '@leadgen/logger';
@@ -12,24 +12,13 @@ import {
   type ProviderLead,
   type UpstreamRetry,
 } from '@leadgen/providers';
-import {
-  WaitingError,
-  type Job,
-  type JobEventPublisher,
-  type LeadJobHandler,
-  type LeadJobResult,
-  type QueuePayloads,
-  type WebhookProducer,
-} from '@leadgen/queue';
+import { WaitingError, type Job, type LeadJobHandler, type LeadJobResult, type QueuePayloads } from '@leadgen/queue';
 
 export interface HandlerDependencies {
   config: Config;
   db: Database;
-  events: JobEventPublisher;
-  /** where a settled job's webhook deliveries are enqueued (decision 016) */
-  webhooks?: Pick<WebhookProducer, 'enqueue'>;
-  /** fair queues (decision 020): a settled job's slot goes to its account's next held job, enqueued here */
-  release?: HeldJobRelease;
+  /** a job's life (@leadgen/commands): its settlement, the release of the account's next held job, the announcements */
+  lifecycle: Lifecycle;
 }
 
 /** Why a running job was interrupted from outside its provider. */
@@ -283,6 +272,6 @@ export async function finish(
   outcome: JobOutcome,
   basis?: SettlementBasis,
 ): Promise<LeadJobResult | null> {
-  const { settlement } = await settleJob(deps, jobId, outcome, basis);
+  const { settlement } = await settleJob(deps.lifecycle, jobId, outcome, basis);
   return jobResult(settlement?.job);
 }

@@ -1,5 +1,5 @@
-import { releaseHeldJobs, type HeldJobRelease } from '@leadgen/commands';
-import { accountsWithHeldJobs, type Database } from '@leadgen/db';
+import { releaseHeldJobs, type Lifecycle } from '@leadgen/commands';
+import { accountsWithHeldJobs } from '@leadgen/db';
 import type { Source } from '@leadgen/domain';
 import { logger } from '@leadgen/logger';
 
@@ -12,16 +12,12 @@ const ACCOUNTS_PER_SWEEP = 500;
  * dies after a release commits and before its enqueue leaves a released job without an entry: that is the
  * lost-job sweep's, as is every released job after Redis lost its data. Returns the jobs released.
  */
-export async function releaseStrandedHeldJobs(
-  deps: { db: Database; release: HeldJobRelease },
-  source: Source,
-  stillForMs = 0,
-): Promise<string[]> {
+export async function releaseStrandedHeldJobs(lifecycle: Lifecycle, source: Source, stillForMs = 0): Promise<string[]> {
   const released: string[] = [];
   // Only accounts with a job held still for `stillForMs` (the lost-job sweep's wait): a settlement releases the
   // rest in its own transaction, and test files sharing a database keep to their own jobs.
-  for (const accountId of await accountsWithHeldJobs(deps.db, source, ACCOUNTS_PER_SWEEP, stillForMs)) {
-    released.push(...(await releaseHeldJobs(deps, accountId, source)));
+  for (const accountId of await accountsWithHeldJobs(lifecycle.db, source, ACCOUNTS_PER_SWEEP, stillForMs)) {
+    released.push(...(await releaseHeldJobs(lifecycle, accountId, source)));
   }
   if (released.length > 0)
     logger.warn('released held jobs no settlement released', { source, count: released.length, jobIds: released.slice(0, 20) });

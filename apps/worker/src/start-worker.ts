@@ -1,5 +1,5 @@
 import type { Config } from '@leadgen/config';
-import type { HeldJobRelease } from '@leadgen/commands';
+import { createLifecycle } from '@leadgen/commands';
 import { createDatabase, DEVELOPMENT_SECRETS_KEY_WARNING } from '@leadgen/db';
 import type { Source } from '@leadgen/domain';
 import { logger } from '@leadgen/logger';
@@ -58,19 +58,18 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
   const webhooks = await startWebhookDelivery(config, db);
   // The lead queues from outside a consumer: the lost-job sweep, and the jobs a settlement releases (decision 020).
   const queues = openLeadQueues(config.redis, 'lost-job-sweep');
-  const release: HeldJobRelease = {
-    fairness: { openJobsPerAccount: config.queue.openJobsPerAccount },
-    queue: { enqueueReleased: (source, accountId, jobIds) => enqueueReleasedJobs(queues, source, accountId, jobIds) },
-  };
-  const deps: HandlerDependencies = {
-    config,
+  const events = jobEventPublisher(publisherConnection, redisKeys(config.redis));
+  // A job's life (@leadgen/commands): settlements, releases, borrows and monitor runs, each told through one step.
+  const lifecycle = createLifecycle({
     db,
-    events: jobEventPublisher(publisherConnection, redisKeys(config.redis)),
+    config,
+    queue: { enqueueReleased: (source, accountId, jobIds) => enqueueReleasedJobs(queues, source, accountId, jobIds) },
+    events,
     webhooks: webhooks.producer,
-    release,
-  };
+  });
+  const deps: HandlerDependencies = { config, db, lifecycle };
   // Borrowed slots (decision 020): this process's slots beyond WORKER_RESERVED_SLOTS that nothing waits for take held jobs.
-  const slots = startIdleSlotFiller({ db, release, waiting: (source) => queues.queue(source).getWaitingCount() }, sources, {
+  const slots = startIdleSlotFiller({ lifecycle, waiting: (source) => queues.queue(source).getWaitingCount() }, sources, {
     concurrency: config.worker.concurrency,
     reserved: config.worker.reservedSlots,
     periodMs: IDLE_SLOT_PERIOD_MS,
@@ -95,12 +94,12 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
   const lostJobs = startLostJobSweep(db, queues, sources, {
     stillForMs: config.worker.lostJobAfterMs,
     periodMs: config.worker.lostJobSweepMs,
-    release,
+    lifecycle,
   });
   // Monitors (decision 022): every worker ticks them; their runs go to the sources' queues like any job.
-  const monitors = await startMonitorRuntime(config, db, { release, webhooks: webhooks.producer });
+  const monitors = await startMonitorRuntime(config, lifecycle);
   // LEAD_RETENTION_DAYS: one worker of the fleet per hour deletes the leads past it (lead-retention-sweep.ts).
-  const retention = startLeadRetentionSweep(db, queues, deps.events, { days: config.leads.retentionDays });
+  const retention = startLeadRetentionSweep(db, queues, events, { days: config.leads.retentionDays });
   const sweep = {
     stop: async () => {
       slots.stop();

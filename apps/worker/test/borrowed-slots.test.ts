@@ -1,4 +1,4 @@
-import { borrowHeldJobs, heldJobCount } from '@leadgen/db';
+import { markBorrowed, heldJobCount } from '@leadgen/db';
 import type { Source } from '@leadgen/domain';
 import { channels, closeRedis, producerConnection, redisKeys, subscribeJobEvents, waitUntilConnected } from '@leadgen/queue';
 import { generate, pollUntilTerminal, startWorld, type TestWorld } from '../../../test/harness';
@@ -109,32 +109,32 @@ describe('borrowed slots', () => {
     try {
       await locker.query('BEGIN');
       await locker.query('SELECT 1 FROM jobs WHERE id = $1 FOR UPDATE', [heldA[0]]);
-      const first = await borrowHeldJobs(world.db, 'linkedin', 1);
+      const first = await markBorrowed(world.db, 'linkedin', 1);
       expect(first).toEqual([{ jobId: heldA[1], accountId: a.accountId }]);
       await locker.query('ROLLBACK');
     } finally {
       locker.release();
     }
-    const rest = await borrowHeldJobs(world.db, 'linkedin', 10);
+    const rest = await markBorrowed(world.db, 'linkedin', 10);
     expect(rest).toEqual([
       { jobId: heldA[0], accountId: a.accountId },
       { jobId: heldB[0], accountId: b.accountId },
     ]);
     // Every held job left is a batch child; a borrow takes none of them.
-    expect(await borrowHeldJobs(world.db, 'linkedin', 10)).toEqual([]);
+    expect(await markBorrowed(world.db, 'linkedin', 10)).toEqual([]);
     const { rows } = await world.db.sql.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM jobs WHERE batch_id = $1 AND released_at IS NULL AND status = 'queued'`,
       [batch.body.batchId],
     );
     expect(rows[0]!.n).toBe(4);
-    expect(await borrowHeldJobs(world.db, 'linkedin', 0)).toEqual([]);
+    expect(await markBorrowed(world.db, 'linkedin', 0)).toEqual([]);
   }, 60_000);
 
   it('when an account’s job was borrowed, then it runs beyond the share: its end releases nothing (without the release lock), and the account’s own releases still fill its share at once', async () => {
     // shopify: a source this file's worker does not serve; the share is 2.
     const account = await buildAccount(world.db, { credits: 100_000 });
     const [fair1, , heldJob] = await createHeld(account, 'shopify', 3);
-    expect(await borrowHeldJobs(world.db, 'shopify', 10)).toEqual([{ jobId: heldJob, accountId: account.accountId }]);
+    expect(await markBorrowed(world.db, 'shopify', 10)).toEqual([{ jobId: heldJob, accountId: account.accountId }]);
     // Two in the share, one borrowed beside it: a new job is held (the share is full).
     const [next] = await createHeld(account, 'shopify', 1);
     expect(await heldJobCount(world.db, account.accountId, 'shopify')).toBe(1);
@@ -167,13 +167,15 @@ describe('borrowed slots', () => {
     const account = await buildAccount(world.db, { credits: 100_000 });
     const held = (await createHeld(account, 'shopify', 8)).slice(2); // 6 held
     const enqueued: string[][] = [];
-    const release = {
-      fairness: { openJobsPerAccount: 2 },
+    // The API's lifecycle, its queue recording what the borrow enqueues: a worker of this file would run them otherwise.
+    const lifecycle = {
+      ...world.api.deps.lifecycle,
+      share: 2,
       queue: { enqueueReleased: async (_source: Source, _accountId: string, ids: readonly string[]) => void enqueued.push([...ids]) },
     };
     let waiting = 0;
     const filler = (reserved: number) =>
-      startIdleSlotFiller({ db: world.db, release, waiting: async () => waiting }, ['shopify'], {
+      startIdleSlotFiller({ lifecycle, waiting: async () => waiting }, ['shopify'], {
         concurrency: 4,
         reserved,
         periodMs: 60_000,
@@ -220,9 +222,9 @@ describe('borrowed slots', () => {
       let looked = 0;
       const filler = startIdleSlotFiller(
         {
-          db: world.db,
-          release: {
-            fairness: { openJobsPerAccount: 2 },
+          lifecycle: {
+            ...world.api.deps.lifecycle,
+            share: 2,
             queue: { enqueueReleased: async (_source: Source, _accountId: string, ids: readonly string[]) => void enqueued.push(...ids) },
           },
           waiting: async () => (looked += 1) && 0,

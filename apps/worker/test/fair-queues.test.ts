@@ -1,4 +1,4 @@
-import { heldJobCount, settleJob } from '@leadgen/db';
+import { heldJobCount, recordSettlement } from '@leadgen/db';
 import { lostJobQueue } from '@leadgen/queue';
 import { generate, pollUntilTerminal, startWorld, type TestWorld } from '../../../test/harness';
 import { buildAccount, type TestAccount } from '../../../test/factories';
@@ -131,10 +131,6 @@ describe('nothing held is stranded', () => {
 
   const backdate = (jobId: string) =>
     world.db.sql.query(`UPDATE jobs SET updated_at = now() - interval '5 minutes' WHERE id = $1`, [jobId]);
-  const release = () => ({
-    fairness: world.config.queue,
-    queue: world.api.deps.producer,
-  });
 
   it('when Redis loses every entry and a process dies between a settlement’s release and its enqueue, then the lost-job sweep and the settlements still run every job', async () => {
     const account = await buildAccount(world.db);
@@ -149,7 +145,7 @@ describe('nothing held is stranded', () => {
     // Redis wiped.
     await queue.obliterate({ force: true });
     // A worker settled the first, released the second in that transaction, and died before enqueueing it.
-    const settled = await settleJob(world.db, first, { kind: 'cancelled' }, undefined, world.config.queue);
+    const settled = await recordSettlement(world.db, first, { kind: 'cancelled' }, undefined, world.config.queue.openJobsPerAccount);
     expect(settled?.releasedJobIds).toEqual([second]);
     expect(await queue.getJobState(second)).toBe('unknown');
     expect(await heldJobCount(world.db, account.accountId, 'google_maps')).toBe(2);
@@ -174,12 +170,12 @@ describe('nothing held is stranded', () => {
     for (let i = 0; i < 3; i += 1) jobs.push((await generate(world, account, quick, { Prefer: 'respond-async' })).body.jobId as string);
     const first = jobs.shift()!;
     await world.api.deps.producer.queue('google_maps').remove(first);
-    await settleJob(world.db, first, { kind: 'cancelled' });
+    await recordSettlement(world.db, first, { kind: 'cancelled' });
     expect(await heldJobCount(world.db, account.accountId, 'google_maps')).toBe(2);
 
     // Only this test's held jobs are still for long enough: other test files' held jobs stay theirs.
     for (const jobId of jobs) await backdate(jobId);
-    const released = await releaseStrandedHeldJobs({ db: world.db, release: release() }, 'google_maps', 4 * 60_000);
+    const released = await releaseStrandedHeldJobs(world.api.deps.lifecycle, 'google_maps', 4 * 60_000);
     expect(released.filter((id) => jobs.includes(id))).toEqual([jobs[0]]);
     expect(await world.api.deps.producer.queue('google_maps').getJobState(jobs[0]!)).toBe('waiting');
 

@@ -38,7 +38,7 @@ describe('a job whose own code fails', () => {
     const handler = createLeadJobHandler(buggy, {
       config: world.config,
       db: world.db,
-      events: jobEventPublisher(connection, redisKeys(world.config.redis)),
+      lifecycle: { ...world.api.deps.lifecycle, events: jobEventPublisher(connection, redisKeys(world.config.redis)) },
     });
     await expect(handler(attempt(res.body.jobId, account.accountId, 0), 'token', new AbortController().signal)).rejects.toThrow(TypeError);
     expect((await findJob(world.db, res.body.jobId))?.status).toBe('running');
@@ -50,7 +50,7 @@ describe('a job whose own code fails', () => {
     const handler = createLeadJobHandler(buggy, {
       config: world.config,
       db: world.db,
-      events: jobEventPublisher(connection, redisKeys(world.config.redis)),
+      lifecycle: { ...world.api.deps.lifecycle, events: jobEventPublisher(connection, redisKeys(world.config.redis)) },
     });
     await handler(attempt(res.body.jobId, account.accountId, 4), 'token', new AbortController().signal);
     expect(await findJob(world.db, res.body.jobId)).toMatchObject({ status: 'FAILED', stopReason: 'internal_error', creditsCharged: 0 });

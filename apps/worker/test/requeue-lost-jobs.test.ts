@@ -1,4 +1,4 @@
-import { settleJob } from '@leadgen/db';
+import { recordSettlement } from '@leadgen/db';
 import { lostJobQueue, type LostJobQueue } from '@leadgen/queue';
 import { generate, pollUntilTerminal, startWorld, type TestWorld } from '../../../test/harness';
 import { buildAccount } from '../../../test/factories';
@@ -58,7 +58,7 @@ describe('jobs whose queue entry was lost', () => {
     const racing: LostJobQueue = {
       ...lostJobs,
       async hasNoLiveEntry(source, id) {
-        if (id === jobId) await settleJob(world.db, jobId, { kind: 'finished' });
+        if (id === jobId) await recordSettlement(world.db, jobId, { kind: 'finished' });
         return lostJobs.hasNoLiveEntry(source, id);
       },
     };

@@ -1,6 +1,8 @@
 import { findAccountJob, findJob, type JobRecord } from '@leadgen/db';
 import { isTerminal } from '@leadgen/domain';
-import { settleJob, type SettlementDependencies, type Untold } from './settle-job';
+import type { Untold } from './after-commit';
+import type { Lifecycle } from './lifecycle';
+import { settleJob, type SettleOptions } from './settle-job';
 
 export type Cancellation =
   | { kind: 'not_found' }
@@ -10,16 +12,21 @@ export type Cancellation =
   | { kind: 'cancelled'; job: JobRecord; untold: Untold[] };
 
 /**
- * Cancels a queued or running job: the owner's DELETE (with its account) and the operator's `job:cancel`
- * (any account's). The cancel is effective in PostgreSQL when this returns: the job is settled CANCELLED
- * with what it had delivered, and billed for that; the fleet is told afterwards (settle-job.ts).
+ * Cancels a queued or running job: the owner's DELETE (with its account), a batch's cancel and the operator's
+ * `job:cancel` (any account's). The cancel is effective in PostgreSQL when this returns: the job is settled
+ * CANCELLED with what it had delivered, and billed for that; the fleet is told afterwards (settle-job.ts).
  */
-export async function cancelJob(deps: SettlementDependencies, jobId: string, accountId: string | null): Promise<Cancellation> {
-  const read = () => (accountId === null ? findJob(deps.db, jobId) : findAccountJob(deps.db, accountId, jobId));
+export async function cancelJob(
+  lc: Lifecycle,
+  jobId: string,
+  accountId: string | null,
+  options: SettleOptions = {},
+): Promise<Cancellation> {
+  const read = () => (accountId === null ? findJob(lc.db, jobId) : findAccountJob(lc.db, accountId, jobId));
   const job = await read();
   if (!job) return { kind: 'not_found' };
   let untold: Untold[] = [];
-  if (!isTerminal(job.status)) ({ untold } = await settleJob(deps, jobId, { kind: 'cancelled' }, job));
+  if (!isTerminal(job.status)) ({ untold } = await settleJob(lc, jobId, { kind: 'cancelled' }, job, options));
   // Settled here, or terminal meanwhile (the last page landed first): what is true now.
   const current = (await read()) ?? job;
   return current.status === 'CANCELLED' ? { kind: 'cancelled', job: current, untold } : { kind: 'not_cancellable', job: current };

@@ -1,7 +1,6 @@
 import { secretContext } from './secret-box';
 import type { GenerationRequest } from '@leadgen/domain';
-import type { Database } from './client';
-import type { Queryable } from './job-creation';
+import type { Database, Queryable } from './client';
 
 /** One child of a new batch: an ordinary job, created queued, that reserves `reserve` when it starts. */
 export interface NewBatchChild {
@@ -28,7 +27,7 @@ export interface NewBatch {
   webhookSecretCandidate?: string;
 }
 
-export type BatchCreation =
+export type BatchInsertion =
   | { kind: 'created'; batchId: string }
   /** the key is bound to a live batch already: a replay when `fingerprint` matches, else a reuse */
   | { kind: 'bound'; batchId: string; fingerprint: string }
@@ -42,13 +41,13 @@ DELETE FROM batches b WHERE b.id = $1
   AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.batch_id = $1 AND j.status <> 'queued')`;
 
 /**
- * The one call of create_batch: POST /leads/batches (createBatch below) and a batch monitor's run both go
+ * The one call of create_batch: POST /leads/batches (insertBatch below) and a batch monitor's run both go
  * through it, so a change of its arguments is made here once. On a client whose transaction the caller holds,
- * a monitor's run is created, tagged and recorded together (monitor-runs.ts); its children are held, and the
- * caller releases them after the commit (the periodic sweep releases them if it cannot). Null when the key
- * vanished between its conflict and its read.
+ * a monitor's run is created, tagged and recorded together (@leadgen/commands monitor-runs.ts); its children
+ * are held, and the caller releases them after the commit (the periodic sweep releases them if it cannot).
+ * Null when the key vanished between its conflict and its read.
  */
-export async function createBatchWithin(q: Queryable, db: Pick<Database, 'secrets'>, batch: NewBatch): Promise<BatchCreation | null> {
+export async function insertBatchWithin(q: Queryable, db: Pick<Database, 'secrets'>, batch: NewBatch): Promise<BatchInsertion | null> {
   const firstReserve = batch.children[0]?.reserve ?? 0;
   const children = batch.children.map((child) => ({
     jobId: child.jobId,
@@ -89,25 +88,22 @@ export async function createBatchWithin(q: Queryable, db: Pick<Database, 'secret
 }
 
 /**
- * Creates a batch and its children in one statement (prisma/functions/create_batch.sql), then hands the
- * children to `enqueue`. If the enqueue fails, the creation is withdrawn before the error goes on. A replay,
- * a reused key or an account that cannot cover the first child writes nothing.
+ * Inserts a batch and its children, held, in one statement (prisma/functions/create_batch.sql). A replay, a
+ * reused key or an account that cannot cover the first child writes nothing.
  */
-export async function createBatch(db: Database, batch: NewBatch, enqueue: () => Promise<void>): Promise<BatchCreation> {
+export async function insertBatch(db: Database, batch: NewBatch): Promise<BatchInsertion> {
   // A key bound to a creation being withdrawn at this instant can vanish between the conflict and its read.
   for (let attempt = 0; attempt < 3; attempt += 1) {
-    const creation = await createBatchWithin(db.sql, db, batch);
-    if (!creation) continue;
-    if (creation.kind !== 'created') return creation;
-    try {
-      await enqueue();
-    } catch (error) {
-      // If PostgreSQL cannot be reached either, the children stay queued without entries and the lost-job
-      // sweep enqueues them later; a retry with the same key replays the batch meanwhile.
-      await db.sql.query(WITHDRAW_BATCH, [batch.batchId]).catch(() => undefined);
-      throw error;
-    }
-    return creation;
+    const creation = await insertBatchWithin(db.sql, db, batch);
+    if (creation) return creation;
   }
   throw new Error('idempotency key could neither be bound nor read after 3 attempts');
+}
+
+/**
+ * Undoes a creation whose release or enqueue failed. If PostgreSQL cannot be reached either, the children stay
+ * queued (held) and the periodic sweep releases them; a retry with the same key replays the batch meanwhile.
+ */
+export async function withdrawBatch(db: Database, batchId: string): Promise<void> {
+  await db.sql.query(WITHDRAW_BATCH, [batchId]).catch(() => undefined);
 }

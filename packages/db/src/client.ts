@@ -39,6 +39,30 @@ export function createDatabase(
   return Object.assign(prisma, { sql: pool, secrets });
 }
 
+/** Anything with pg's `query`: the pool, or a client holding a transaction (inTransaction). */
+export interface Queryable {
+  query: SqlPool['query'];
+}
+
+/**
+ * The one transaction of hand-written statements: `fn` runs on one connection of the pool between BEGIN and
+ * COMMIT (ROLLBACK if it throws). A use case that must do several writes at once (a monitor's run) opens it.
+ */
+export async function inTransaction<T>(db: Database, fn: (client: Queryable) => Promise<T>): Promise<T> {
+  const client = await db.sql.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await fn(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
 // Interactive transactions serve cold paths only (admin commands); the hot path is single statements.
 export function transaction<T>(db: Database, fn: (tx: Tx) => Promise<T>): Promise<T> {
   return db.$transaction(fn, { maxWait: 10_000, timeout: 15_000 });

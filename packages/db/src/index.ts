@@ -18,7 +18,7 @@ export * from './webhook-delivery-listing';
 export * from './webhook-attempts';
 export * from './webhook-outbox';
 export * from './lost-jobs';
-export * from './fair-release';
+export * from './held-jobs';
 export * from './secret-box';
 export * from './secret-rotation';
 export * from './audit-events';

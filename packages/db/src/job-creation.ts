@@ -1,7 +1,6 @@
 import { secretContext } from './secret-box';
 import type { GenerationRequest } from '@leadgen/domain';
-import type { Database } from './client';
-import type { FairRelease } from './fair-release';
+import type { Database, Queryable } from './client';
 
 export interface NewJob {
   accountId: string;
@@ -19,13 +18,13 @@ export interface NewJob {
    * default webhook secret yet: it becomes that secret (decision 016).
    */
   webhookSecretCandidate?: string;
-  /** the per-account cap of open released jobs per source (decision 020); unset: no cap, released at once */
-  fairness?: FairRelease;
+  /** the account's share of its source's queue (docs/ARCHITECTURE.md#glossary, decision 020); 0: none, released at once */
+  share: number;
 }
 
-export type JobCreation =
-  /** `held`: the account is at its cap for the source, the job waits in PostgreSQL to be released (decision 020) */
-  | { kind: 'created'; jobId: string; held: boolean }
+export type JobInsertion =
+  /** `released`: the jobs the statement released, oldest first: this one unless held (the account is at its share), and older held ones */
+  | { kind: 'created'; jobId: string; held: boolean; released: string[] }
   /** the key is bound to a live job already: a replay when `fingerprint` matches, else a reuse */
   | { kind: 'bound'; jobId: string; fingerprint: string }
   | { kind: 'insufficient_credits'; available: number };
@@ -44,51 +43,35 @@ WITH job AS (
 SELECT count(*)::int AS withdrawn FROM job, settle_credits(job.account_id, $1, 0, job.credits_reserved)`;
 
 /**
- * Creates a job with its reservation and idempotency binding in one statement (prisma/functions/create_job.sql,
- * docs/decisions/011), then hands `enqueue` the jobs that statement released, oldest first: this one unless
- * its account is at its cap for the source (it is then held, and released by a later settlement: decision 020),
- * and older held ones that fit now. If the enqueue fails, the creation is withdrawn before the error goes on:
- * a refused enqueue leaves no job, no reservation and no bound key. A replay, a reused key or a short
- * account writes nothing.
+ * Inserts a job with its reservation and idempotency binding in one statement (prisma/functions/create_job.sql,
+ * docs/decisions/011). A replay, a reused key or a short account writes nothing. What to do with the jobs it
+ * released, and with a creation whose enqueue failed (withdrawJob), is the caller's (@leadgen/commands).
  */
-export async function createJob(db: Database, job: NewJob, enqueue: (released: readonly string[]) => Promise<void>): Promise<JobCreation> {
+export async function insertJob(db: Database, job: NewJob): Promise<JobInsertion> {
   // A key bound to a creation being withdrawn at this instant can vanish between the function's
   // conflict and its read: then the creation is simply tried again.
   for (let attempt = 0; attempt < 3; attempt += 1) {
-    const creation = await createJobWithin(db.sql, db, job);
-    if (!creation) continue;
-    if (creation.kind !== 'created') return creation;
-    const { released, ...created } = creation;
-    try {
-      // Called with none too: the caller decides whether a held job may be created while its queue is away.
-      await enqueue(released);
-    } catch (error) {
-      // If PostgreSQL cannot be reached either, the job stays queued without an entry and the
-      // lost-job sweep enqueues it later; a retry with the same key replays it meanwhile.
-      await db.sql.query(WITHDRAW_JOB, [job.jobId]).catch(() => undefined);
-      throw error;
-    }
-    return created;
+    const creation = await insertJobWithin(db.sql, db, job);
+    if (creation) return creation;
   }
   throw new Error('idempotency key could neither be bound nor read after 3 attempts');
 }
 
-/** Anything with pg's `query`: the pool, or a client holding a transaction. */
-export interface Queryable {
-  query: Database['sql']['query'];
+/**
+ * Undoes a creation whose enqueue failed: no job, no reservation and no bound key are left. If PostgreSQL cannot
+ * be reached either, the job stays queued without an entry and the lost-job sweep enqueues it later.
+ */
+export async function withdrawJob(db: Database, jobId: string): Promise<void> {
+  await db.sql.query(WITHDRAW_JOB, [jobId]).catch(() => undefined);
 }
 
-/** A creation as create_job answers it: `released` are the jobs it released, this one among them unless held. */
-export type JobCreationWithin =
-  { kind: 'created'; jobId: string; held: boolean; released: string[] } | Exclude<JobCreation, { kind: 'created' }>;
-
 /**
- * The one call of create_job: generate (createJob above) and a monitor's run both go through it, so a
+ * The one call of create_job: generate (insertJob above) and a monitor's run both go through it, so a
  * change of its arguments is made here once. On a client whose transaction the caller holds, a monitor's
- * run is created, tagged and recorded together (monitor-runs.ts) and what it released is enqueued after
- * the commit. Null when the key vanished between its conflict and its read.
+ * run is created, tagged and recorded together (@leadgen/commands monitor-runs.ts). Null when the key
+ * vanished between its conflict and its read.
  */
-export async function createJobWithin(q: Queryable, db: Pick<Database, 'secrets'>, job: NewJob): Promise<JobCreationWithin | null> {
+export async function insertJobWithin(q: Queryable, db: Pick<Database, 'secrets'>, job: NewJob): Promise<JobInsertion | null> {
   const { rows } = await q.query<{
     o_outcome: string;
     o_job_id: string | null;
@@ -111,7 +94,7 @@ export async function createJobWithin(q: Queryable, db: Pick<Database, 'secrets'
     job.request.webhookUrl && job.webhookSecretCandidate
       ? db.secrets.seal(job.webhookSecretCandidate, secretContext.accountDefault(job.accountId))
       : null,
-    job.fairness?.openJobsPerAccount ?? 0,
+    job.share,
   ]);
   const row = rows[0];
   if (!row) return null;

@@ -1,6 +1,5 @@
 import { chargeFor, decideTerminal, isTerminal, JOB_EVENT_OF, type JobOutcome, type Source } from '@leadgen/domain';
 import type { Database } from './client';
-import type { FairRelease } from './fair-release';
 import { findJob, jobColumns, jobFromRow, type JobRecord, type JobRow } from './jobs';
 
 export interface Settlement {
@@ -9,7 +8,7 @@ export interface Settlement {
   settled: boolean;
   /** the webhook deliveries its terminal event raised (decision 016), to enqueue now; empty when none or not settled here */
   webhookDeliveryIds: string[];
-  /** the account's held jobs of the source released into the slot the job freed (decision 020), oldest first, to enqueue now */
+  /** the account's held jobs of the source released into the place in its share the job freed (decision 020), oldest first, to enqueue now */
   releasedJobIds: string[];
 }
 
@@ -25,7 +24,7 @@ export interface SettlementBasis {
 // count the decision was made from), the ledger's release and charge rows (unique per job and kind:
 // a second settlement is impossible whatever code runs), the account's counters, and the outbox
 // rows of the job's webhook event, named here (one probe of an index when the account has no endpoints),
-// and the release of the account's next held jobs (with a cap; NULL releases none).
+// and the release of the account's next held jobs (with a share; NULL releases none).
 const SETTLE = `SELECT ${jobColumns('(s.job)')}, s.webhook_deliveries, s.released_jobs FROM settle_job($1, $2, $3, $4, $5, $6, $7) s`;
 
 /**
@@ -33,15 +32,16 @@ const SETTLE = `SELECT ${jobColumns('(s.job)')}, s.webhook_deliveries, s.release
  * counts (docs/api.md#job-statuses), the charge from the delivered leads (docs/api.md#billing), the reservation
  * released. A job that is already terminal is left exactly as it is, whoever asks: a late worker, a
  * retry, a cancel racing the last page. With a `basis` (the worker knows its job) the common case
- * is one statement; a stale basis costs a read and another try. With `fairness`, the same statement releases
- * the account's next held jobs of the source (decision 020); without, none (the worker's sweep will).
+ * is one statement; a stale basis costs a read and another try. With a `share`, the same statement releases
+ * the account's next held jobs of the source (decision 020); without, none (the worker's sweep will). The
+ * announcements that follow are @leadgen/commands' settleJob.
  */
-export async function settleJob(
+export async function recordSettlement(
   db: Database,
   jobId: string,
   outcome: JobOutcome,
   basis?: SettlementBasis,
-  fairness?: FairRelease,
+  share?: number,
 ): Promise<Settlement | null> {
   let known: SettlementBasis | JobRecord | null | undefined = basis;
   for (;;) {
@@ -60,7 +60,7 @@ export async function settleJob(
       creditsCharged,
       known.deliveredCount,
       JOB_EVENT_OF[decision.status],
-      fairness?.openJobsPerAccount ?? null,
+      share ?? null,
     ]);
     const row = rows[0];
     if (row) return { job: jobFromRow(row), settled: true, webhookDeliveryIds: row.webhook_deliveries, releasedJobIds: row.released_jobs };

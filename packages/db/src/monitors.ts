@@ -8,8 +8,7 @@ import type {
   MonitorPauseReason,
   MonitorSchedule,
 } from '@leadgen/domain';
-import type { Database } from './client';
-import type { Queryable } from './job-creation';
+import { inTransaction, type Database } from './client';
 
 // Monitors (docs/decisions/022-monitors.md): their rows. Cold paths (a request per monitor change),
 // so plain statements; a change that moves the next run says where the alarm was and is now.
@@ -116,22 +115,6 @@ export type NewMonitor = Pick<
   /** a batch monitor's requests (then `request` is null); left out for a monitor of one request */
   batch?: MonitorFacts['batch'];
 };
-
-/** Runs `fn` in a transaction on one connection of the pool. */
-export async function inTransaction<T>(db: Database, fn: (client: Queryable) => Promise<T>): Promise<T> {
-  const client = await db.sql.connect();
-  try {
-    await client.query('BEGIN');
-    const result = await fn(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
-}
 
 /** Inserts a monitor unless the account has `maxPerAccount` already (counted under the account's row lock, FOR NO KEY UPDATE: two creations cannot both pass, and the account's job creations, which take KEY SHARE, are not behind it). */
 export async function insertMonitor(db: Database, monitor: NewMonitor, maxPerAccount: number): Promise<MonitorRecord | 'limit'> {

@@ -6,7 +6,7 @@ import { newId, reservationFor, type GenerationRequest } from '@leadgen/domain';
 import { Client } from 'pg';
 import {
   commitPage,
-  createBatch,
+  insertBatch,
   createDatabase,
   dropDatabase,
   findBatch,
@@ -15,7 +15,7 @@ import {
   MIGRATIONS_DIR,
   readMigrations,
   requestBatchCancel,
-  settleJob,
+  recordSettlement,
   startJob,
   type Database,
   type PageLead,
@@ -43,22 +43,18 @@ async function runningBatch(sizes: number[], database: Database = db) {
     const request: GenerationRequest = { source: 'linkedin', category: 'cto', state: 'US', city: `City ${i}`, maxResults };
     return { jobId: newId.job(), resultSetId: newId.resultSet(), request, reserve: reservationFor('linkedin', maxResults) };
   });
-  const created = await createBatch(
-    database,
-    {
-      accountId,
-      idempotencyKey: batchId,
-      fingerprint: batchId,
-      idempotencyTtlHours: 1,
-      batchId,
-      name: null,
-      excludeDelivered: false,
-      maxCredits: null,
-      webhookUrl: null,
-      children,
-    },
-    async () => {},
-  );
+  const created = await insertBatch(database, {
+    accountId,
+    idempotencyKey: batchId,
+    fingerprint: batchId,
+    idempotencyTtlHours: 1,
+    batchId,
+    name: null,
+    excludeDelivered: false,
+    maxCredits: null,
+    webhookUrl: null,
+    children,
+  });
   expect(created.kind).toBe('created');
   for (const child of children) expect((await startJob(database, child.jobId, 'sandbox'))?.kind).toBe('started');
   return { accountId, batchId, jobIds: children.map((c) => c.jobId) };
@@ -77,8 +73,8 @@ async function leadKeys(jobId: string): Promise<string[]> {
   return rows.map((r) => r.dedup_key);
 }
 
-async function settle(jobId: string, outcome: Parameters<typeof settleJob>[2] = { kind: 'finished' }) {
-  const settled = await settleJob(db, jobId, outcome);
+async function settle(jobId: string, outcome: Parameters<typeof recordSettlement>[2] = { kind: 'finished' }) {
+  const settled = await recordSettlement(db, jobId, outcome);
   expect(settled?.settled).toBe(true);
 }
 
@@ -250,7 +246,7 @@ describe('the migration to digests (20261126110000_batch_deliveries_pseudonymous
     try {
       const running = await runningBatch([5, 5], old);
       const finished = await runningBatch([5], old);
-      expect((await settleJob(old, finished.jobIds[0]!, { kind: 'finished' }))?.settled).toBe(true);
+      expect((await recordSettlement(old, finished.jobIds[0]!, { kind: 'finished' }))?.settled).toBe(true);
       // As the previous release left them: raw keys, and a terminal batch's claims kept.
       for (const batch of [running, finished])
         for (const n of [1, 2])

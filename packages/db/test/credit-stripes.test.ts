@@ -1,19 +1,18 @@
 import { newId, reservationFor, type GenerationRequest, type Lead } from '@leadgen/domain';
 import {
   commitPage,
-  createBatch,
+  insertBatch,
   createDatabase,
-  createJob,
+  insertJob,
   creditSummary,
   deleteAccount,
   findCreditDiscrepancies,
   grantCredits,
   ledgerCreditSummary,
-  releaseHeldJobs,
-  settleJob,
+  markReleased,
+  recordSettlement,
   startJob,
   type Database,
-  type FairRelease,
 } from '../src';
 import { buildAccount } from '../../../test/factories';
 
@@ -30,28 +29,24 @@ afterAll(() => Promise.all([api, ...workers].map((d) => d.$disconnect())));
 
 const request = (maxResults: number): GenerationRequest => ({ source: 'google_maps', category: 'dentist', state: 'US', maxResults });
 
-async function create(accountId: string, maxResults: number, fairness?: FairRelease) {
+async function create(accountId: string, maxResults: number, share = 0) {
   const jobId = newId.job();
-  const outcome = await createJob(
-    api,
-    {
-      fairness,
-      accountId,
-      idempotencyKey: jobId,
-      fingerprint: 'fp',
-      idempotencyTtlHours: 1,
-      jobId,
-      resultSetId: newId.resultSet(),
-      request: request(maxResults),
-      creditsReserved: reservationFor('google_maps', maxResults),
-    },
-    async () => undefined,
-  );
+  const outcome = await insertJob(api, {
+    share,
+    accountId,
+    idempotencyKey: jobId,
+    fingerprint: 'fp',
+    idempotencyTtlHours: 1,
+    jobId,
+    resultSetId: newId.resultSet(),
+    request: request(maxResults),
+    creditsReserved: reservationFor('google_maps', maxResults),
+  });
   return { ...outcome, jobId };
 }
 
 /** A worker's end of a job: `delivered` leads committed, then the settlement (PARTIAL or COMPLETE, charged for them). */
-async function finish(db: Database, jobId: string, delivered: number, fairness?: FairRelease): Promise<void> {
+async function finish(db: Database, jobId: string, delivered: number, share = 0): Promise<void> {
   await startJob(db, jobId, 'sandbox');
   if (delivered > 0)
     await commitPage(
@@ -60,7 +55,7 @@ async function finish(db: Database, jobId: string, delivered: number, fairness?:
       Array.from({ length: delivered }, (_, i) => ({ dedupKey: `${jobId}-${i}`, lead: { businessName: `b${i}` } as unknown as Lead })),
       null,
     );
-  await settleJob(db, jobId, { kind: 'finished' }, undefined, fairness);
+  await recordSettlement(db, jobId, { kind: 'finished' }, undefined, share);
 }
 
 async function lockAccountRow(accountId: string): Promise<void> {
@@ -197,7 +192,7 @@ describe('credit stripes under concurrency', () => {
   // deadlock_detected (40P01) after deadlock_timeout.
   it('when creations with fair release, batch children starting, settlements that release, grants and monitor-like account locks race on one nearly spent account, then nothing deadlocks, nothing is overdrawn and the ledger adds up', async () => {
     const { accountId } = await buildAccount(api, { credits: 1_500 });
-    const fair: FairRelease = { openJobsPerAccount: 4 };
+    const fair = 4;
     const batchId = newId.batch();
     const children = Array.from({ length: 30 }, () => ({
       jobId: newId.job(),
@@ -205,22 +200,18 @@ describe('credit stripes under concurrency', () => {
       request: request(25),
       reserve: reservationFor('google_maps', 25),
     }));
-    const batch = await createBatch(
-      api,
-      {
-        accountId,
-        idempotencyKey: batchId,
-        fingerprint: 'fp',
-        idempotencyTtlHours: 1,
-        batchId,
-        name: null,
-        excludeDelivered: false,
-        maxCredits: null,
-        webhookUrl: null,
-        children,
-      },
-      async () => undefined,
-    );
+    const batch = await insertBatch(api, {
+      accountId,
+      idempotencyKey: batchId,
+      fingerprint: 'fp',
+      idempotencyTtlHours: 1,
+      batchId,
+      name: null,
+      excludeDelivered: false,
+      maxCredits: null,
+      webhookUrl: null,
+      children,
+    });
     expect(batch.kind).toBe('created');
     const first = await Promise.all(Array.from({ length: 10 }, () => create(accountId, 25, fair)));
     const opened = first.filter((o) => o.kind === 'created').map((o) => o.jobId);
@@ -235,7 +226,7 @@ describe('credit stripes under concurrency', () => {
       // more creations, which gather and refuse as the account runs short
       Promise.all(Array.from({ length: 20 }, () => caught(create(accountId, 25, fair)))),
       Promise.all(Array.from({ length: 5 }, () => caught(grantCredits(api, accountId, 40)))),
-      Promise.all(Array.from({ length: 5 }, () => caught(releaseHeldJobs(api, accountId, 'google_maps', fair)))),
+      Promise.all(Array.from({ length: 5 }, () => caught(markReleased(api, accountId, 'google_maps', fair)))),
       // what a monitor's or an endpoint's creation takes to count under (monitors.ts, webhook-endpoints.ts)
       Promise.all(Array.from({ length: 5 }, () => caught(lockAccountRow(accountId)))),
     ]);

@@ -2,17 +2,17 @@ import { newId, reservationFor, type GenerationRequest, type Source } from '@lea
 import {
   accountsWithHeldJobs,
   createDatabase,
-  createJob,
-  createJobWithin,
+  insertJob,
+  withdrawJob,
+  insertJobWithin,
   creditSummary,
   findJob,
   heldJobCount,
-  releaseHeldJobs,
-  settleJob,
+  markReleased,
+  recordSettlement,
   startJob,
   stillOpenJobs,
   type Database,
-  type FairRelease,
 } from '../src';
 import { buildAccount } from '../../../test/factories';
 
@@ -24,9 +24,10 @@ beforeAll(() => {
 });
 afterAll(() => db.$disconnect());
 
-const capOf = (openJobsPerAccount: number): FairRelease => ({ openJobsPerAccount });
+/** the account's share of a source's queue (docs/ARCHITECTURE.md#glossary) */
+const capOf = (share: number): number => share;
 
-function newJob(accountId: string, fairness: FairRelease, source: Source = 'google_maps') {
+function newJob(accountId: string, share: number, source: Source = 'google_maps') {
   const jobId = newId.job();
   const request: GenerationRequest = { source, category: 'dentist', state: 'US', maxResults: 5 };
   return {
@@ -38,26 +39,22 @@ function newJob(accountId: string, fairness: FairRelease, source: Source = 'goog
     resultSetId: newId.resultSet(),
     request,
     creditsReserved: reservationFor(source, 5),
-    fairness,
+    share,
   };
 }
 
-async function create(
-  accountId: string,
-  fairness: FairRelease,
-  source: Source = 'google_maps',
-  onRelease?: (ids: readonly string[]) => void,
-) {
-  const created = await createJob(db, newJob(accountId, fairness, source), async (released) => onRelease?.(released));
+async function create(accountId: string, share: number, source: Source = 'google_maps', onRelease?: (ids: readonly string[]) => void) {
+  const created = await insertJob(db, newJob(accountId, share, source));
   if (created.kind !== 'created') throw new Error(`not created: ${created.kind}`);
+  onRelease?.(created.released);
   return created;
 }
 
 /** n jobs of the account, a millisecond apart at least: "oldest first" is by creation time, which has millisecond precision. */
-async function createInOrder(accountId: string, fairness: FairRelease, n: number) {
+async function createInOrder(accountId: string, share: number, n: number) {
   const jobs = [];
   for (let i = 0; i < n; i += 1) {
-    jobs.push(await create(accountId, fairness));
+    jobs.push(await create(accountId, share));
     await new Promise((resolve) => setTimeout(resolve, 2));
   }
   return jobs;
@@ -93,18 +90,18 @@ describe('fair release of an account’s jobs into the source queues', () => {
     const [a, b, c, d, e] = jobs.map((job) => job.jobId) as [string, string, string, string, string];
 
     await startJob(db, a, 'sandbox');
-    const first = await settleJob(db, a, { kind: 'finished' }, undefined, capOf(2));
+    const first = await recordSettlement(db, a, { kind: 'finished' }, undefined, capOf(2));
     expect(first).toMatchObject({ settled: true, releasedJobIds: [c] });
     expect(await releasedAt(c)).not.toBeNull();
     expect(await releasedAt(d)).toBeNull();
 
-    const second = await settleJob(db, b, { kind: 'cancelled' }, undefined, capOf(2));
+    const second = await recordSettlement(db, b, { kind: 'cancelled' }, undefined, capOf(2));
     expect(second?.releasedJobIds).toEqual([d]);
-    expect((await settleJob(db, c, { kind: 'finished' }, undefined, capOf(2)))?.releasedJobIds).toEqual([e]);
+    expect((await recordSettlement(db, c, { kind: 'finished' }, undefined, capOf(2)))?.releasedJobIds).toEqual([e]);
     // Nothing held is left; a further settlement releases nothing.
-    expect((await settleJob(db, d, { kind: 'finished' }, undefined, capOf(2)))?.releasedJobIds).toEqual([]);
+    expect((await recordSettlement(db, d, { kind: 'finished' }, undefined, capOf(2)))?.releasedJobIds).toEqual([]);
     // Settled again (terminal already): nothing changes and nothing is released.
-    expect(await settleJob(db, d, { kind: 'cancelled' }, undefined, capOf(2))).toMatchObject({ settled: false, releasedJobIds: [] });
+    expect(await recordSettlement(db, d, { kind: 'cancelled' }, undefined, capOf(2))).toMatchObject({ settled: false, releasedJobIds: [] });
   });
 
   it('when a held job is cancelled, then it ends CANCELLED, free, with no slot freed and nothing else released', async () => {
@@ -113,7 +110,7 @@ describe('fair release of an account’s jobs into the source queues', () => {
     for (let i = 0; i < 3; i += 1) jobs.push(await create(accountId, capOf(1)));
     const [, held, last] = jobs.map((job) => job.jobId) as [string, string, string];
 
-    const cancelled = await settleJob(db, held, { kind: 'cancelled' }, undefined, capOf(1));
+    const cancelled = await recordSettlement(db, held, { kind: 'cancelled' }, undefined, capOf(1));
     expect(cancelled).toMatchObject({ settled: true, releasedJobIds: [] });
     expect(cancelled?.job).toMatchObject({ status: 'CANCELLED', stopReason: 'cancelled_by_owner', creditsCharged: 0 });
     expect(await releasedAt(last)).toBeNull();
@@ -122,31 +119,23 @@ describe('fair release of an account’s jobs into the source queues', () => {
     expect(await creditSummary(db, accountId)).toMatchObject({ reserved: 2 * reservationFor('google_maps', 5) });
   });
 
-  it('when a held job is created while its queue is away, then the enqueue is still asked (with nothing to add) and a refusal withdraws the job and its reservation', async () => {
+  it('when a held job is withdrawn (its queue refused it: @leadgen/commands createJob), then the job and its reservation are gone', async () => {
     const { accountId } = await buildAccount(db, { credits: 1000 });
     await create(accountId, capOf(1));
     const jobId = newId.job();
-    let asked: readonly string[] | null = null;
-    const refused = createJob(
-      db,
-      {
-        accountId,
-        idempotencyKey: jobId,
-        fingerprint: jobId,
-        idempotencyTtlHours: 1,
-        jobId,
-        resultSetId: newId.resultSet(),
-        request: { source: 'google_maps', category: 'dentist', state: 'US', maxResults: 5 },
-        creditsReserved: 10,
-        fairness: capOf(1),
-      },
-      async (released) => {
-        asked = released;
-        throw new Error('redis connection is reconnecting');
-      },
-    );
-    await expect(refused).rejects.toThrow('reconnecting');
-    expect(asked).toEqual([]);
+    const held = await insertJob(db, {
+      accountId,
+      idempotencyKey: jobId,
+      fingerprint: jobId,
+      idempotencyTtlHours: 1,
+      jobId,
+      resultSetId: newId.resultSet(),
+      request: { source: 'google_maps', category: 'dentist', state: 'US', maxResults: 5 },
+      creditsReserved: 10,
+      share: capOf(1),
+    });
+    expect(held).toMatchObject({ kind: 'created', held: true, released: [] });
+    await withdrawJob(db, jobId);
     expect(await findJob(db, jobId)).toBeNull();
     expect(await creditSummary(db, accountId)).toMatchObject({ reserved: 10 });
   });
@@ -193,7 +182,7 @@ describe('fair release of an account’s jobs into the source queues', () => {
     };
     try {
       await lock();
-      const idle = await Promise.race([settleJob(db, a.jobId, { kind: 'finished' }, undefined, capOf(2)), waited(3_000)]);
+      const idle = await Promise.race([recordSettlement(db, a.jobId, { kind: 'finished' }, undefined, capOf(2)), waited(3_000)]);
       expect(idle).toMatchObject({ settled: true, releasedJobIds: [] });
       await locker.query('COMMIT');
       // Now one is held (b and c fill the share): b's settlement has something to release, so it takes the lock.
@@ -201,7 +190,7 @@ describe('fair release of an account’s jobs into the source queues', () => {
       const held = await create(accountId, capOf(2));
       expect([c.held, held.held]).toEqual([false, true]);
       await lock();
-      const busy = settleJob(db, b.jobId, { kind: 'cancelled' }, undefined, capOf(2));
+      const busy = recordSettlement(db, b.jobId, { kind: 'cancelled' }, undefined, capOf(2));
       expect(await Promise.race([busy, waited(500)])).toBe('waited');
       await locker.query('COMMIT');
       expect(await busy).toMatchObject({ settled: true, releasedJobIds: [held.jobId] });
@@ -230,9 +219,9 @@ describe('fair release of an account’s jobs into the source queues', () => {
     try {
       await client.query('BEGIN');
       since = await counted();
-      expect(await createJobWithin(client, db, newJob(accountId, capOf(1)))).toMatchObject({ kind: 'created', held: false });
+      expect(await insertJobWithin(client, db, newJob(accountId, capOf(1)))).toMatchObject({ kind: 'created', held: false });
       expect(await writes()).toEqual({ inserted: 1, updated: 0 });
-      const second = await createJobWithin(client, db, newJob(accountId, capOf(1)));
+      const second = await insertJobWithin(client, db, newJob(accountId, capOf(1)));
       expect(second).toMatchObject({ kind: 'created', held: true });
       expect(await writes()).toEqual({ inserted: 2, updated: 0 });
       await client.query('COMMIT');
@@ -241,7 +230,7 @@ describe('fair release of an account’s jobs into the source queues', () => {
       // Under a larger share with a job held: the older held job goes first (release_held_jobs updates it), the new one waits.
       await client.query('BEGIN');
       since = await counted();
-      const third = await createJobWithin(client, db, newJob(accountId, capOf(2)));
+      const third = await insertJobWithin(client, db, newJob(accountId, capOf(2)));
       expect(third).toMatchObject({ kind: 'created', held: true, released: [(second as { jobId: string }).jobId] });
       expect(await writes()).toEqual({ inserted: 1, updated: 1 });
       await client.query('COMMIT');
@@ -264,13 +253,13 @@ describe('fair release of an account’s jobs into the source queues', () => {
     const jobs = await createInOrder(accountId, capOf(1), 4);
     const ids = jobs.map((job) => job.jobId);
     // Settled without the cap (the previous release's form does this): nothing released.
-    expect((await settleJob(db, ids[0]!, { kind: 'cancelled' }))?.releasedJobIds).toEqual([]);
+    expect((await recordSettlement(db, ids[0]!, { kind: 'cancelled' }))?.releasedJobIds).toEqual([]);
     expect(await accountsWithHeldJobs(db, 'google_maps', 10_000)).toContain(accountId);
 
-    expect(await releaseHeldJobs(db, accountId, 'google_maps', capOf(1))).toEqual([ids[1]]);
-    expect(await releaseHeldJobs(db, accountId, 'google_maps', capOf(1))).toEqual([]);
+    expect(await markReleased(db, accountId, 'google_maps', capOf(1))).toEqual([ids[1]]);
+    expect(await markReleased(db, accountId, 'google_maps', capOf(1))).toEqual([]);
     // A raised cap releases the rest, in order.
-    expect(await releaseHeldJobs(db, accountId, 'google_maps', capOf(5))).toEqual([ids[2], ids[3]]);
+    expect(await markReleased(db, accountId, 'google_maps', capOf(5))).toEqual([ids[2], ids[3]]);
     expect(await accountsWithHeldJobs(db, 'google_maps', 10_000)).not.toContain(accountId);
   });
 

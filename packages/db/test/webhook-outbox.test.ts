@@ -2,10 +2,11 @@ import { newId, newWebhookSecret, reservationFor, type GenerationRequest } from 
 import {
   createAccount,
   createDatabase,
-  createJob,
+  insertJob,
+  withdrawJob,
   createWebhookEndpoint,
   grantCredits,
-  settleJob,
+  recordSettlement,
   updateWebhookEndpoint,
   type Database,
 } from '../src';
@@ -25,24 +26,23 @@ async function newAccount(): Promise<string> {
   return account.id;
 }
 
-async function create(accountId: string, extra: Partial<GenerationRequest> = {}, enqueue: () => Promise<void> = async () => undefined) {
+async function create(accountId: string, extra: Partial<GenerationRequest> = {}, withdraw = false) {
   const jobId = newId.job();
   const request: GenerationRequest = { source: 'google_maps', category: 'dentist', state: 'US', maxResults: 5, ...extra };
-  const created = await createJob(
-    db,
-    {
-      accountId,
-      idempotencyKey: jobId,
-      fingerprint: jobId,
-      idempotencyTtlHours: 1,
-      jobId,
-      resultSetId: newId.resultSet(),
-      request,
-      creditsReserved: reservationFor('google_maps', 5),
-      webhookSecretCandidate: newWebhookSecret(),
-    },
-    enqueue,
-  );
+  const created = await insertJob(db, {
+    accountId,
+    idempotencyKey: jobId,
+    fingerprint: jobId,
+    idempotencyTtlHours: 1,
+    jobId,
+    resultSetId: newId.resultSet(),
+    request,
+    creditsReserved: reservationFor('google_maps', 5),
+    webhookSecretCandidate: newWebhookSecret(),
+    share: 0,
+  });
+  // What @leadgen/commands does when the queue refuses the job: the creation is withdrawn.
+  if (withdraw) await withdrawJob(db, jobId);
   return { jobId, created };
 }
 
@@ -71,7 +71,7 @@ describe('the webhook outbox', () => {
     await updateWebhookEndpoint(db, accountId, disabled.id, { enabled: false });
     const { jobId } = await create(accountId, { webhookUrl: 'https://own.example/hook' });
 
-    const settlement = await settleJob(db, jobId, { kind: 'finished' });
+    const settlement = await recordSettlement(db, jobId, { kind: 'finished' });
     expect(settlement?.job.status).toBe('EMPTY');
     expect(settlement?.webhookDeliveryIds).toHaveLength(2);
     for (const id of settlement!.webhookDeliveryIds) expect(id).toMatch(/^msg_[0-9a-f]{32}$/);
@@ -82,7 +82,7 @@ describe('the webhook outbox', () => {
     expect(other.id).not.toBe(subscribed.id);
 
     // A terminal status is written once, and so is its event.
-    const again = await settleJob(db, jobId, { kind: 'cancelled' });
+    const again = await recordSettlement(db, jobId, { kind: 'cancelled' });
     expect(again).toMatchObject({ settled: false, webhookDeliveryIds: [] });
     expect(await deliveriesOf(jobId)).toHaveLength(2);
   });
@@ -90,17 +90,14 @@ describe('the webhook outbox', () => {
   it('when an account has no endpoints and the job no webhookUrl, then its settlement records nothing', async () => {
     const accountId = await newAccount();
     const { jobId } = await create(accountId);
-    expect(await settleJob(db, jobId, { kind: 'cancelled' })).toMatchObject({ settled: true, webhookDeliveryIds: [] });
+    expect(await recordSettlement(db, jobId, { kind: 'cancelled' })).toMatchObject({ settled: true, webhookDeliveryIds: [] });
     expect(await deliveriesOf(jobId)).toEqual([]);
   });
 
   it('when a creation is withdrawn because its enqueue failed, then no event exists, and the default secret was still made once', async () => {
     const accountId = await newAccount();
     await endpoint(accountId, ['job.cancelled', 'job.failed']);
-    const withdrawn = create(accountId, { webhookUrl: 'https://own.example/hook' }, async () => {
-      throw new Error('redis refused');
-    });
-    await expect(withdrawn).rejects.toThrow('redis refused');
+    await create(accountId, { webhookUrl: 'https://own.example/hook' }, true);
     expect(await db.sql.query('SELECT 1 FROM webhook_deliveries WHERE account_id = $1', [accountId]).then((r) => r.rowCount)).toBe(0);
     const first = await db.accountWebhookSecret.findUniqueOrThrow({ where: { accountId } });
     await create(accountId, { webhookUrl: 'https://own.example/other' });

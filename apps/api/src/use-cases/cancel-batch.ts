@@ -19,18 +19,11 @@ export async function cancelBatch(deps: ApiDependencies, accountId: string, batc
   if (!requested) throw errors.batchNotFound();
   if (requested.status !== 'running' && requested.status !== 'CANCELLED') throw errors.batchNotCancellable(requested.status);
   const queue = [...requested.openChildren];
-  const settlement = {
-    db: deps.db,
-    events: deps.producer,
-    queue: deps.producer,
-    webhooks: deps.webhooks,
-    // A cancelled child frees its slot for the account's next held job (decision 020); the held children come
-    // first in openChildren, so none of this batch's is released only to be cancelled.
-    release: { fairness: { openJobsPerAccount: deps.config.queue.openJobsPerAccount }, queue: deps.producer },
-  };
+  // A cancelled child frees its place in the share for the account's next held job (decision 020); the held
+  // children come first in openChildren, so none of this batch's is released only to be cancelled.
   await Promise.all(
     Array.from({ length: Math.min(CANCEL_CONCURRENCY, queue.length) }, async () => {
-      for (let child = queue.shift(); child; child = queue.shift()) await cancelJob(settlement, child.id, accountId);
+      for (let child = queue.shift(); child; child = queue.shift()) await cancelJob(deps.lifecycle, child.id, accountId);
     }),
   );
   if (requested.openChildren.length > 0) logger.info('batch cancelled', { batchId, children: requested.openChildren.length });

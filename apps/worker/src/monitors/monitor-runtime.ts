@@ -1,6 +1,6 @@
+import { tickMonitor, type Lifecycle, type TickOutcome } from '@leadgen/commands';
 import type { Config } from '@leadgen/config';
-import { countMonitorsDue, monitorsDueBefore, tickMonitor, type Database, type TickOutcome } from '@leadgen/db';
-import { enqueueReleased, releaseBatchChildren, type HeldJobRelease } from '@leadgen/commands';
+import { countMonitorsDue, monitorsDueBefore, type Database } from '@leadgen/db';
 import { logger, withLogContext } from '@leadgen/logger';
 import { metrics } from '@leadgen/ops';
 import {
@@ -9,7 +9,6 @@ import {
   createMonitorConsumer,
   MONITOR_QUEUE_NAME,
   type MonitorAlarms,
-  type WebhookProducer,
   type Worker,
 } from '@leadgen/queue';
 import { startPeriodicSweep, type PeriodicSweep } from '../periodic-sweep';
@@ -27,68 +26,44 @@ export interface MonitorRuntime {
 }
 
 export interface MonitorTickDependencies {
-  db: Database;
+  lifecycle: Lifecycle;
   config: Config;
-  /** puts the jobs a run's creation released in their queue (decision 020) */
-  release: HeldJobRelease;
-  webhooks: WebhookProducer;
   alarms: MonitorAlarms;
 }
 
 /**
- * One tick: PostgreSQL decides (tickMonitor); then the run's job is enqueued (a batch's children released), the monitor.paused deliveries
- * too, and the next alarm set. None of these three can lose a run: a job left without its entry is enqueued
- * by the lost-job sweep, a delivery by the outbox sweep, an alarm by the monitor sweep.
+ * One tick: the run is decided, committed and told by @leadgen/commands (tickMonitor: its job enqueued or a batch's
+ * children released, the monitor.paused deliveries enqueued, the count); then the next alarm is set. None of these
+ * can lose a run: a job left without its entry is enqueued by the lost-job sweep, a delivery by the outbox sweep,
+ * an alarm by the monitor sweep.
  */
 export async function runMonitorTick(deps: MonitorTickDependencies, monitorId: string, now = new Date()): Promise<TickOutcome> {
-  const outcome = await tickMonitor(deps.db, monitorId, now, {
-    idempotencyTtlHours: deps.config.api.idempotencyTtlHours,
-    pauseAfterFailures: deps.config.monitors.pauseAfterFailures,
-    // Fair queues (decision 020): a run is held while its account is at its cap for the source, as a generate is.
-    fairness: deps.release.fairness,
-  });
-  const later = (what: string) => (error: unknown) =>
-    logger.warn(`monitor tick: ${what} failed; the sweeps will make up for it`, { monitorId, error: (error as Error).message });
+  const outcome = await tickMonitor(deps.lifecycle, monitorId, now, deps.config.monitors.pauseAfterFailures);
+  const setAlarm = (at: Date) =>
+    deps.alarms
+      .set(monitorId, at)
+      .catch((error: unknown) =>
+        logger.warn('monitor tick: next alarm failed; the sweeps will make up for it', { monitorId, error: (error as Error).message }),
+      );
   switch (outcome.kind) {
     case 'created':
-      metrics.monitorRuns.inc({ kind: 'scheduled', outcome: 'started' });
       logger.info('monitor run started', {
         monitorId,
         jobId: outcome.jobId,
-        held: !outcome.released.includes(outcome.jobId),
-        nextRunAt: outcome.nextRunAt.toISOString(),
-      });
-      // What create_job released (this run unless held, and older held jobs of the account), as settle-job enqueues them.
-      await enqueueReleased(deps.release, outcome.source, outcome.accountId, outcome.released).catch(later('enqueue'));
-      await deps.alarms.set(monitorId, outcome.nextRunAt).catch(later('next alarm'));
-      break;
-    case 'batch_created':
-      metrics.monitorRuns.inc({ kind: 'scheduled', outcome: 'started' });
-      metrics.batchesCreated.inc();
-      for (const source of outcome.children) metrics.jobsCreated.inc({ source });
-      logger.info('monitor run started', {
-        monitorId,
         batchId: outcome.batchId,
-        children: outcome.children.length,
         nextRunAt: outcome.nextRunAt.toISOString(),
       });
-      // The batch's children are held, as a batch's always are: released under the account's cap (decision 020).
-      // Left held if this fails: the periodic sweep releases held jobs still for LOST_JOB_AFTER_MS.
-      await releaseBatchChildren({ db: deps.db, release: deps.release }, outcome.accountId, outcome.children).catch(later('release'));
-      await deps.alarms.set(monitorId, outcome.nextRunAt).catch(later('next alarm'));
+      await setAlarm(outcome.nextRunAt);
       break;
     case 'skipped':
-      metrics.monitorRuns.inc({ kind: 'scheduled', outcome: 'skipped_overlap' });
       logger.info('monitor tick skipped: the previous run is still going', { monitorId, nextRunAt: outcome.nextRunAt.toISOString() });
-      await deps.alarms.set(monitorId, outcome.nextRunAt).catch(later('next alarm'));
+      await setAlarm(outcome.nextRunAt);
       break;
     case 'paused':
-      metrics.monitorRuns.inc({ kind: 'scheduled', outcome: `paused_${outcome.reason}` });
       logger.warn('monitor paused by the service', { monitorId, reason: outcome.reason });
-      await deps.webhooks.enqueue(outcome.webhookDeliveryIds).catch(later('monitor.paused delivery'));
       break;
     case 'not_due':
-      if (outcome.nextRunAt) await deps.alarms.set(monitorId, outcome.nextRunAt).catch(later('alarm'));
+      if (outcome.nextRunAt) await setAlarm(outcome.nextRunAt);
       break;
   }
   return outcome;
@@ -104,13 +79,10 @@ export async function restoreMonitorAlarms(db: Database, alarms: MonitorAlarms, 
   return due.length;
 }
 
-export async function startMonitorRuntime(
-  config: Config,
-  db: Database,
-  parts: { release: HeldJobRelease; webhooks: WebhookProducer },
-): Promise<MonitorRuntime> {
+export async function startMonitorRuntime(config: Config, lifecycle: Lifecycle): Promise<MonitorRuntime> {
+  const { db } = lifecycle;
   const alarms = createMonitorAlarms(config.redis);
-  const deps: MonitorTickDependencies = { db, config, alarms, ...parts };
+  const deps: MonitorTickDependencies = { lifecycle, config, alarms };
   const consumer = createMonitorConsumer(
     (job) => withLogContext({ monitorId: job.data.monitorId }, () => runMonitorTick(deps, job.data.monitorId).then((o) => o.kind)),
     { redis: config.redis, concurrency: TICK_CONCURRENCY, lockMs: config.worker.lockMs, stalledCheckMs: config.worker.stalledCheckMs },

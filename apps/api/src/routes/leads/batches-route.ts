@@ -9,7 +9,7 @@ import { batchPollHeaders, presentBatch } from '../../presenters/batch-presenter
 import { presentLeadItemJson } from '../../presenters/lead-presenter';
 import { audit } from '../../use-cases/audit-trail';
 import { cancelBatch } from '../../use-cases/cancel-batch';
-import { createBatch } from '../../use-cases/create-batch';
+import { submitBatch } from '../../use-cases/submit-batch';
 import { getAccountBatch, listBatches, listBatchJobs, readBatchLeads } from '../../use-cases/read-batches';
 import { EXPORT_BATCH } from '../../use-cases/read-leads';
 import { checkShopifyCategory } from '../../use-cases/shopify-category-check';
@@ -59,7 +59,7 @@ export function createBatchRoute(deps: ApiDependencies) {
     );
     for (const [url, index] of targets) await checkJobWebhookUrl(deps, url).catch((error: unknown) => Promise.reject(rebase(error, index)));
 
-    const created = await createBatch(deps, { accountId: account.id, idempotencyKey, batch });
+    const created = await submitBatch(deps, { accountId: account.id, idempotencyKey, batch });
     if (created.replayed) res.setHeader('Idempotent-Replayed', 'true');
     const body = presentBatch(created.batch, deps.config.http.publicBaseUrl);
     res.setHeader('Location', body.pollUrl);

@@ -3,7 +3,7 @@ import { ID_PATTERNS, errors } from '@leadgen/domain';
 import type { ApiDependencies } from '../../dependencies';
 import { authenticatedAccount } from '../../http/authenticate';
 import { pollHeaders } from '../../presenters/job-presenter';
-import { cancelJob } from '../../use-cases/cancel-job';
+import { cancelOwnJob } from '../../use-cases/cancel-job';
 import { getAccountJob, type JobAnswer } from '../../use-cases/read-job';
 
 /** A malformed id cannot name a job: same 404 as an unknown one, without asking the database. */
@@ -29,6 +29,6 @@ export function getJobRoute(deps: ApiDependencies) {
 export function cancelJobRoute(deps: ApiDependencies) {
   return async (req: Request, res: Response): Promise<void> => {
     const account = authenticatedAccount(res.locals);
-    sendJob(res, await cancelJob(deps, account.id, jobIdParam(req)));
+    sendJob(res, await cancelOwnJob(deps, account.id, jobIdParam(req)));
   };
 }

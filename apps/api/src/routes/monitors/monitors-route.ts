@@ -7,7 +7,15 @@ import { batchPollHeaders, presentBatch } from '../../presenters/batch-presenter
 import { presentJobSummary } from '../../presenters/job-presenter';
 import { monitorBody, monitorRunBody } from '../../presenters/monitor-presenter';
 import { audit } from '../../use-cases/audit-trail';
-import { createMonitor, deleteMonitor, getMonitor, listMonitors, listRuns, runMonitorNow, updateMonitor } from '../../use-cases/monitors';
+import {
+  createMonitor,
+  deleteMonitor,
+  getMonitor,
+  listMonitors,
+  listRuns,
+  runMonitorNow,
+  updateMonitor,
+} from '../../use-cases/manage-monitors';
 import { checkShopifyCategory } from '../../use-cases/shopify-category-check';
 import { allowsPlainHttp, checkJobWebhookUrl } from '../../use-cases/webhook-target-check';
 import { parseIdempotencyKey } from '../leads/generate-route';
@@ -21,7 +29,7 @@ import {
   type MonitorInput,
 } from './monitors-schema';
 
-// /api/v1/monitors (decision 022): thin routes over use-cases/monitors.ts.
+// /api/v1/monitors (decision 022): thin routes over use-cases/manage-monitors.ts.
 
 // A malformed id cannot name a monitor: the same 404 as an unknown one, without asking the database
 // (which refuses a NUL in text outright).

@@ -1,25 +1,21 @@
 import type { Source } from '@leadgen/domain';
 import type { Database } from './client';
 
-/**
- * Fair queues (docs/decisions/020-fair-queues.md): a job is in its source's queue only once released, and an
- * account keeps at most `openJobsPerAccount` open released jobs per source; the rest are held here (status
- * queued, no queue entry) and released oldest first as its jobs end. `0` means no cap.
- */
-export interface FairRelease {
-  openJobsPerAccount: number;
-}
+// Held jobs (docs/ARCHITECTURE.md#glossary, docs/decisions/020-fair-queues.md): a job is in its source's queue
+// only once released, and an account keeps at most its share (QUEUE_OPEN_JOBS_PER_ACCOUNT) of open released
+// jobs per source; the rest are held here (status queued, released_at NULL, no queue entry).
 
 /**
- * Releases the account's oldest held jobs of the source into the room under the cap (prisma/functions/
- * release_held_jobs.sql) and returns their ids, oldest first, for the caller to enqueue now. A process that
- * dies before it enqueues them leaves jobs released without an entry: the lost-job sweep enqueues them.
+ * Marks the account's oldest held jobs of the source released, into the room under its share (prisma/functions/
+ * release_held_jobs.sql; share 0: no bound, at most 100 a call) and returns their ids, oldest first, for the caller
+ * to enqueue now. A process that dies before it enqueues them leaves jobs released without an entry: the lost-job
+ * sweep enqueues them.
  */
-export async function releaseHeldJobs(db: Database, accountId: string, source: Source, fairness: FairRelease): Promise<string[]> {
+export async function markReleased(db: Database, accountId: string, source: Source, share: number): Promise<string[]> {
   const { rows } = await db.sql.query<{ released: string[] }>('SELECT release_held_jobs($1, $2, $3) AS released', [
     accountId,
     source,
-    fairness.openJobsPerAccount,
+    share,
   ]);
   return rows[0]?.released ?? [];
 }
@@ -59,10 +55,10 @@ export interface BorrowedJob {
 }
 
 /**
- * Releases up to `limit` of the source's oldest held single jobs, whatever their account, for slots that would
- * otherwise stay idle (decision 020, "Borrowed slots"); the caller enqueues them now.
+ * Marks up to `limit` of the source's oldest held single jobs released (borrowed), whatever their account, for
+ * slots that would otherwise stay idle (decision 020, "Borrowed slots"); the caller enqueues them now.
  */
-export async function borrowHeldJobs(db: Database, source: Source, limit: number): Promise<BorrowedJob[]> {
+export async function markBorrowed(db: Database, source: Source, limit: number): Promise<BorrowedJob[]> {
   const { rows } = await db.sql.query<{ o_job_id: string; o_account_id: string }>('SELECT * FROM borrow_held_jobs($1, $2)', [
     source,
     limit,

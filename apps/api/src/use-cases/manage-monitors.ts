@@ -1,4 +1,4 @@
-import { releaseBatchChildren } from '@leadgen/commands';
+import { startManualRun } from '@leadgen/commands';
 import {
   changeMonitor,
   deleteMonitor as markMonitorDeleted,
@@ -9,7 +9,6 @@ import {
   listMonitorRuns,
   listMonitors as listAccountMonitors,
   monitorEverExisted,
-  startManualRun,
   type BatchRecord,
   type JobRecord,
   type MonitorRecord,
@@ -17,7 +16,6 @@ import {
 } from '@leadgen/db';
 import { decideMonitorChange, errors, firstRunAfter, monitorErrors, newId, type MonitorPauseReason } from '@leadgen/domain';
 import { logger } from '@leadgen/logger';
-import { metrics } from '@leadgen/ops';
 import type { ApiDependencies } from '../dependencies';
 import { checkCreditCap, type MonitorInput } from '../routes/monitors/monitors-schema';
 
@@ -104,56 +102,23 @@ export type RunNowResult = ({ job: JobRecord; batch: null } | { job: null; batch
  * idempotent per Idempotency-Key.
  */
 export async function runMonitorNow(deps: ApiDependencies, accountId: string, id: string, idempotencyKey: string): Promise<RunNowResult> {
-  const outcome = await startManualRun(deps.db, accountId, id, idempotencyKey, {
-    idempotencyTtlHours: deps.config.api.idempotencyTtlHours,
-    pauseAfterFailures: deps.config.monitors.pauseAfterFailures,
-    // Fair queues (decision 020): held while the account is at its cap for the source, as a generate is.
-    fairness: { openJobsPerAccount: deps.config.queue.openJobsPerAccount },
-  });
+  const outcome = await startManualRun(deps.lifecycle, accountId, id, idempotencyKey);
   switch (outcome.kind) {
     case 'not_found':
       throw monitorErrors.notFound();
     case 'key_reused':
       throw errors.idempotencyKeyReused();
     case 'in_progress':
-      throw monitorErrors.runInProgress(outcome.jobId ? { jobId: outcome.jobId } : { batchId: outcome.batchId! });
+      throw monitorErrors.runInProgress(outcome.jobId !== null ? { jobId: outcome.jobId } : { batchId: outcome.batchId });
     case 'insufficient_credits':
       throw errors.insufficientCredits(outcome.required, outcome.available);
     case 'replay':
-      return outcome.jobId
-        ? { job: await readRunJob(deps, outcome.jobId), batch: null, replayed: true }
-        : { job: null, batch: await readRunBatch(deps, accountId, outcome.batchId!), replayed: true };
-    case 'created':
-      metrics.monitorRuns.inc({ kind: 'manual', outcome: 'started' });
-      if (outcome.jobId === null) {
-        metrics.batchesCreated.inc();
-        for (const source of outcome.children) metrics.jobsCreated.inc({ source });
-        // The batch's children are held, as any batch's: released under the account's cap (decision 020); left
-        // held if this fails, the periodic sweep releases them.
-        const release = { fairness: { openJobsPerAccount: deps.config.queue.openJobsPerAccount }, queue: deps.producer };
-        await releaseBatchChildren({ db: deps.db, release }, accountId, outcome.children).catch((error: unknown) =>
-          logger.warn('monitor run not released; the periodic sweep will', {
-            monitorId: id,
-            batchId: outcome.batchId,
-            error: (error as Error).message,
-          }),
-        );
-        return { job: null, batch: await readRunBatch(deps, accountId, outcome.batchId), replayed: false };
-      }
-      metrics.jobsCreated.inc({ source: outcome.source });
-      try {
-        // What create_job released: this run unless held, and older held jobs of the account (decision 020).
-        await deps.producer.enqueueReleased(outcome.source, accountId, outcome.released);
-      } catch (error) {
-        // The run is committed with its tick key; the lost-job sweep enqueues a released job Redis never got.
-        logger.warn('monitor run not enqueued; the lost-job sweep will', {
-          monitorId: id,
-          jobId: outcome.jobId,
-          released: outcome.released,
-          error: (error as Error).message,
-        });
-      }
-      return { job: await readRunJob(deps, outcome.jobId), batch: null, replayed: false };
+    case 'created': {
+      const replayed = outcome.kind === 'replay';
+      return outcome.jobId !== null
+        ? { job: await readRunJob(deps, outcome.jobId), batch: null, replayed }
+        : { job: null, batch: await readRunBatch(deps, accountId, outcome.batchId), replayed };
+    }
   }
 }
 

@@ -1,19 +1,34 @@
+import { randomBytes } from 'node:crypto';
+import { loadConfig } from '@leadgen/config';
+import { createAccount, createDatabase, grantCredits, insertMonitor, recordSettlement, type Database } from '@leadgen/db';
 import { newId } from '@leadgen/domain';
-import { createAccount, createDatabase, grantCredits, insertMonitor, settleJob, startManualRun, tickMonitor, type Database } from '../src';
+import { createJobProducer, type JobProducer } from '@leadgen/queue';
+import { createLifecycle, startManualRun, tickMonitor, type Lifecycle } from '../src';
 
-// A monitor's tick in PostgreSQL (decision 022): under the monitor's row lock and only when the stored due
-// time has come, so however many callers ring at once, one run is made per due time, counted here in the database.
+// A monitor's tick (decision 022): under the monitor's row lock and only when the stored due time has come, so
+// however many callers ring at once, one run is made per due time, counted here in the database; then the
+// after-commit step tells it (the queues of this file's own prefix, which no worker reads).
 
-const OPTIONS = { idempotencyTtlHours: 1, pauseAfterFailures: 2 };
+const PAUSE_AFTER_FAILURES = 2;
 const HOUR = 3_600_000;
 
 let db: Database;
+let producer: JobProducer;
+let lc: Lifecycle;
+/** the lifecycle with another share (0: none, as by default here) */
+const withShare = (share: number): Lifecycle => ({ ...lc, share });
 beforeAll(() => {
+  const config = loadConfig({ ...process.env, QUEUE_PREFIX: `lgtest-${randomBytes(5).toString('hex')}` });
   db = createDatabase(process.env.DATABASE_URL!, { poolSize: 12 });
+  producer = createJobProducer(config.redis);
+  lc = createLifecycle({ db, config: { ...config, api: { ...config.api, idempotencyTtlHours: 1 } }, queue: producer, events: producer });
+  lc = withShare(0);
 });
 afterAll(async () => {
   // Left enabled and overdue, these would be ticked by a sweeping worker of another test file.
   await db.sql.query(`UPDATE monitors SET enabled = false, next_run_at = NULL WHERE name = 'ticks'`);
+  await Promise.all(producer.queues().map((queue) => queue.obliterate({ force: true })));
+  await producer.close();
   await db.$disconnect();
 });
 
@@ -67,7 +82,7 @@ describe('tickMonitor', () => {
   it('when ten callers tick one due monitor at once, then one job is created for that due time and the next is an hour on', async () => {
     const due = new Date(Date.now() - 1_000);
     const monitor = await newMonitor(1_000, due);
-    const outcomes = await Promise.all(Array.from({ length: 10 }, () => tickMonitor(db, monitor.id, new Date(), OPTIONS)));
+    const outcomes = await Promise.all(Array.from({ length: 10 }, () => tickMonitor(lc, monitor.id, new Date(), PAUSE_AFTER_FAILURES)));
     expect(outcomes.filter((o) => o.kind === 'created')).toHaveLength(1);
     expect(outcomes.filter((o) => o.kind === 'not_due')).toHaveLength(9);
     const runs = await runsOf(monitor.id);
@@ -87,21 +102,21 @@ describe('tickMonitor', () => {
     const due = new Date(Date.now() - 3 * HOUR - 60_000);
     const monitor = await newMonitor(1_000, due);
     const now = new Date();
-    const first = await tickMonitor(db, monitor.id, now, OPTIONS);
+    const first = await tickMonitor(lc, monitor.id, now, PAUSE_AFTER_FAILURES);
     expect(first.kind).toBe('created');
     if (first.kind !== 'created') return;
     expect(first.nextRunAt.getTime()).toBe(due.getTime() + 4 * HOUR);
     expect(first.nextRunAt.getTime()).toBeGreaterThan(now.getTime());
-    expect(await tickMonitor(db, monitor.id, now, OPTIONS)).toEqual({ kind: 'not_due', nextRunAt: first.nextRunAt });
+    expect(await tickMonitor(lc, monitor.id, now, PAUSE_AFTER_FAILURES)).toEqual({ kind: 'not_due', nextRunAt: first.nextRunAt });
     expect(await runsOf(monitor.id)).toHaveLength(1);
   });
 
   it('when the previous run is still going, then the tick is skipped and recorded, and the due time moves on', async () => {
     const monitor = await newMonitor(1_000, new Date(Date.now() - 1_000), 'PT1S');
-    const first = await tickMonitor(db, monitor.id, new Date(), OPTIONS);
+    const first = await tickMonitor(lc, monitor.id, new Date(), PAUSE_AFTER_FAILURES);
     expect(first.kind).toBe('created');
     await new Promise((r) => setTimeout(r, 1_100));
-    const second = await tickMonitor(db, monitor.id, new Date(), OPTIONS);
+    const second = await tickMonitor(lc, monitor.id, new Date(), PAUSE_AFTER_FAILURES);
     expect(second.kind).toBe('skipped');
     const runs = await runsOf(monitor.id);
     expect(runs.map((r) => r.skip_reason)).toEqual([null, 'overlap']);
@@ -110,33 +125,34 @@ describe('tickMonitor', () => {
 
   it('when the account cannot cover a run, then the monitor is paused for insufficient_credits and no job is made', async () => {
     const monitor = await newMonitor(0, new Date(Date.now() - 1_000));
-    const outcome = await tickMonitor(db, monitor.id, new Date(), OPTIONS);
+    const outcome = await tickMonitor(lc, monitor.id, new Date(), PAUSE_AFTER_FAILURES);
     expect(outcome).toMatchObject({ kind: 'paused', reason: 'insufficient_credits' });
     const { rows } = await db.sql.query('SELECT enabled, paused_reason, next_run_at FROM monitors WHERE id = $1', [monitor.id]);
     expect(rows[0]).toEqual({ enabled: false, paused_reason: 'insufficient_credits', next_run_at: null });
     expect((await db.sql.query('SELECT 1 FROM jobs WHERE monitor_id = $1', [monitor.id])).rowCount).toBe(0);
-    expect(await tickMonitor(db, monitor.id, new Date(), OPTIONS)).toEqual({ kind: 'not_due', nextRunAt: null });
+    expect(await tickMonitor(lc, monitor.id, new Date(), PAUSE_AFTER_FAILURES)).toEqual({ kind: 'not_due', nextRunAt: null });
   });
 
   it('when its last runs all FAILED, then the next tick pauses it for consecutive_failures instead of running', async () => {
     const monitor = await newMonitor(1_000, new Date(Date.now() - 1_000), 'PT1S');
-    for (let i = 0; i < OPTIONS.pauseAfterFailures; i += 1) {
-      const outcome = await tickMonitor(db, monitor.id, new Date(Date.now() + i * 2_000), OPTIONS);
+    for (let i = 0; i < PAUSE_AFTER_FAILURES; i += 1) {
+      const outcome = await tickMonitor(lc, monitor.id, new Date(Date.now() + i * 2_000), PAUSE_AFTER_FAILURES);
       expect(outcome.kind).toBe('created');
-      if (outcome.kind === 'created') await settleJob(db, outcome.jobId, { kind: 'error', reason: 'provider_error' });
+      if (outcome.kind === 'created' && outcome.jobId)
+        await recordSettlement(db, outcome.jobId, { kind: 'error', reason: 'provider_error' });
     }
-    const paused = await tickMonitor(db, monitor.id, new Date(Date.now() + 10_000), OPTIONS);
+    const paused = await tickMonitor(lc, monitor.id, new Date(Date.now() + 10_000), PAUSE_AFTER_FAILURES);
     expect(paused).toMatchObject({ kind: 'paused', reason: 'consecutive_failures' });
   });
 
   it('when the account is at its cap of open jobs for the source, then the run is held like any job and the next settlement releases it', async () => {
-    const fair = { ...OPTIONS, fairness: { openJobsPerAccount: 1 } };
     const first = await newMonitor(1_000, new Date(Date.now() - 1_000));
-    const opened = await tickMonitor(db, first.id, new Date(), fair);
+    const opened = await tickMonitor(withShare(1), first.id, new Date(), PAUSE_AFTER_FAILURES);
     expect(opened).toMatchObject({ kind: 'created' });
     if (opened.kind !== 'created') return;
-    // Under the cap: create_job released the run at once, so the tick hands its id over to enqueue.
-    expect(opened.released).toEqual([opened.jobId]);
+    // Under its share: create_job released the run at once, and the after-commit step enqueued it.
+    if (!opened.jobId) throw new Error('a job run');
+    expect(await producer.queue('google_maps').getJobState(opened.jobId)).toBe('waiting');
 
     // A second monitor of the same account and source: the account has one open released job already.
     const second = await insertMonitor(
@@ -155,24 +171,25 @@ describe('tickMonitor', () => {
       10,
     );
     if (second === 'limit') throw new Error('limit');
-    const held = await tickMonitor(db, second.id, new Date(), fair);
-    expect(held).toMatchObject({ kind: 'created', released: [] });
-    if (held.kind !== 'created') return;
+    const held = await tickMonitor(withShare(1), second.id, new Date(), PAUSE_AFTER_FAILURES);
+    expect(held).toMatchObject({ kind: 'created' });
+    if (held.kind !== 'created' || !held.jobId) return;
+    expect(await producer.queue('google_maps').getJobState(held.jobId)).toBe('unknown');
     const { rows } = await db.sql.query('SELECT status::text AS status, released_at FROM jobs WHERE id = $1', [held.jobId]);
     expect(rows[0]).toEqual({ status: 'queued', released_at: null });
 
-    const settled = await settleJob(db, opened.jobId, { kind: 'error', reason: 'provider_error' }, undefined, fair.fairness);
+    const settled = await recordSettlement(db, opened.jobId, { kind: 'error', reason: 'provider_error' }, undefined, 1);
     expect(settled?.releasedJobIds).toEqual([held.jobId]);
   });
 
   it('when a run is asked for twice with one key, then one job; while it runs another key gets in_progress', async () => {
     const monitor = await newMonitor(1_000, new Date(Date.now() + HOUR));
-    const first = await startManualRun(db, monitor.accountId, monitor.id, 'k1', OPTIONS);
+    const first = await startManualRun(lc, monitor.accountId, monitor.id, 'k1');
     expect(first.kind).toBe('created');
-    const again = await startManualRun(db, monitor.accountId, monitor.id, 'k1', OPTIONS);
+    const again = await startManualRun(lc, monitor.accountId, monitor.id, 'k1');
     expect(again).toEqual({ kind: 'replay', jobId: first.kind === 'created' ? first.jobId : '', batchId: null });
-    expect(await startManualRun(db, monitor.accountId, monitor.id, 'k2', OPTIONS)).toMatchObject({ kind: 'in_progress' });
-    expect(await startManualRun(db, 'acc_someoneelse', monitor.id, 'k3', OPTIONS)).toEqual({ kind: 'not_found' });
+    expect(await startManualRun(lc, monitor.accountId, monitor.id, 'k2')).toMatchObject({ kind: 'in_progress' });
+    expect(await startManualRun(lc, 'acc_someoneelse', monitor.id, 'k3')).toEqual({ kind: 'not_found' });
     // The schedule did not move.
     const { rows } = await db.sql.query('SELECT next_run_at FROM monitors WHERE id = $1', [monitor.id]);
     expect(rows[0].next_run_at.getTime()).toBe(monitor.nextRunAt!.getTime());
@@ -201,17 +218,16 @@ describe('tickMonitor of a batch monitor', () => {
   it('when ten callers tick one due batch monitor at once, then one batch is made for that due time, through create_batch, tagged and capped', async () => {
     const due = new Date(Date.now() - 1_000);
     const monitor = await newMonitor(1_000, due, 'PT1H', BATCH, 20);
-    const outcomes = await Promise.all(Array.from({ length: 10 }, () => tickMonitor(db, monitor.id, new Date(), OPTIONS)));
-    expect(outcomes.filter((o) => o.kind === 'batch_created')).toHaveLength(1);
+    const outcomes = await Promise.all(Array.from({ length: 10 }, () => tickMonitor(lc, monitor.id, new Date(), PAUSE_AFTER_FAILURES)));
+    expect(outcomes.filter((o) => o.kind === 'created')).toHaveLength(1);
     expect(outcomes.filter((o) => o.kind === 'not_due')).toHaveLength(9);
     const runs = await runsOf(monitor.id);
     expect(runs).toHaveLength(1);
     expect(runs[0]).toMatchObject({ scheduled_for: due, job_id: null, batch_id: expect.stringMatching(/^bat_/) });
-    const created = outcomes.find((o) => o.kind === 'batch_created')!;
-    if (created.kind !== 'batch_created') return;
+    const created = outcomes.find((o) => o.kind === 'created')!;
+    if (created.kind !== 'created' || !created.batchId) return;
     expect(created).toMatchObject({
       batchId: runs[0]!.batch_id,
-      children: ['google_maps', 'google_maps'],
       nextRunAt: new Date(due.getTime() + HOUR),
     });
     expect(await batchOf(created.batchId)).toEqual({
@@ -222,25 +238,27 @@ describe('tickMonitor of a batch monitor', () => {
       status: 'running',
     });
     const children = await childrenOf(created.batchId);
-    // Children are held, as a batch's always are (the worker releases them after the commit), and untagged: the batch carries the monitor.
-    expect(children.map((c) => [c.request.excludeDelivered, c.monitor_id, c.released_at])).toEqual([
-      [true, null, null],
-      [true, null, null],
+    // Children are created held, as a batch's always are, and released by the after-commit step (no share here: both)
+    // into the queue; untagged: the batch carries the monitor.
+    expect(children.map((c) => [c.request.excludeDelivered, c.monitor_id, c.released_at !== null])).toEqual([
+      [true, null, true],
+      [true, null, true],
     ]);
+    for (const child of children) expect(await producer.queue('google_maps').getJobState(child.id)).toBe('waiting');
     expect((await db.sql.query('SELECT 1 FROM batches WHERE monitor_id = $1', [monitor.id])).rowCount).toBe(1);
   });
 
   it('when the previous batch is still running, then the tick is skipped as overlap; once it settled, the next tick makes a batch', async () => {
     const monitor = await newMonitor(1_000, new Date(Date.now() - 1_000), 'PT1S', BATCH);
-    const first = await tickMonitor(db, monitor.id, new Date(), OPTIONS);
-    expect(first.kind).toBe('batch_created');
-    if (first.kind !== 'batch_created') return;
-    const skipped = await tickMonitor(db, monitor.id, new Date(Date.now() + 1_100), OPTIONS);
+    const first = await tickMonitor(lc, monitor.id, new Date(), PAUSE_AFTER_FAILURES);
+    expect(first.kind).toBe('created');
+    if (first.kind !== 'created' || !first.batchId) return;
+    const skipped = await tickMonitor(lc, monitor.id, new Date(Date.now() + 1_100), PAUSE_AFTER_FAILURES);
     expect(skipped.kind).toBe('skipped');
-    for (const child of await childrenOf(first.batchId)) await settleJob(db, child.id, { kind: 'error', reason: 'provider_error' });
+    for (const child of await childrenOf(first.batchId)) await recordSettlement(db, child.id, { kind: 'error', reason: 'provider_error' });
     expect((await batchOf(first.batchId))!.status).toBe('FAILED');
-    const next = await tickMonitor(db, monitor.id, new Date(Date.now() + 2_200), OPTIONS);
-    expect(next.kind).toBe('batch_created');
+    const next = await tickMonitor(lc, monitor.id, new Date(Date.now() + 2_200), PAUSE_AFTER_FAILURES);
+    expect(next.kind).toBe('created');
     expect((await runsOf(monitor.id)).map((r) => [r.skip_reason, r.batch_id !== null])).toEqual([
       [null, true],
       ['overlap', false],
@@ -250,19 +268,20 @@ describe('tickMonitor of a batch monitor', () => {
 
   it('when its last batches all FAILED, then the next tick pauses it for consecutive_failures', async () => {
     const monitor = await newMonitor(1_000, new Date(Date.now() - 1_000), 'PT1S', BATCH);
-    for (let i = 0; i < OPTIONS.pauseAfterFailures; i += 1) {
-      const outcome = await tickMonitor(db, monitor.id, new Date(Date.now() + i * 2_000), OPTIONS);
-      expect(outcome.kind).toBe('batch_created');
-      if (outcome.kind !== 'batch_created') return;
-      for (const child of await childrenOf(outcome.batchId)) await settleJob(db, child.id, { kind: 'error', reason: 'provider_error' });
+    for (let i = 0; i < PAUSE_AFTER_FAILURES; i += 1) {
+      const outcome = await tickMonitor(lc, monitor.id, new Date(Date.now() + i * 2_000), PAUSE_AFTER_FAILURES);
+      expect(outcome.kind).toBe('created');
+      if (outcome.kind !== 'created' || !outcome.batchId) return;
+      for (const child of await childrenOf(outcome.batchId))
+        await recordSettlement(db, child.id, { kind: 'error', reason: 'provider_error' });
     }
-    const paused = await tickMonitor(db, monitor.id, new Date(Date.now() + 10_000), OPTIONS);
+    const paused = await tickMonitor(lc, monitor.id, new Date(Date.now() + 10_000), PAUSE_AFTER_FAILURES);
     expect(paused).toMatchObject({ kind: 'paused', reason: 'consecutive_failures' });
   });
 
   it("when the account cannot cover the batch's first child (the batches API's 402), then it is paused for insufficient_credits and no batch is made", async () => {
     const monitor = await newMonitor(5, new Date(Date.now() - 1_000), 'PT1H', BATCH);
-    const outcome = await tickMonitor(db, monitor.id, new Date(), OPTIONS);
+    const outcome = await tickMonitor(lc, monitor.id, new Date(), PAUSE_AFTER_FAILURES);
     expect(outcome).toMatchObject({ kind: 'paused', reason: 'insufficient_credits' });
     const { rows } = await db.sql.query('SELECT enabled, paused_reason, next_run_at FROM monitors WHERE id = $1', [monitor.id]);
     expect(rows[0]).toEqual({ enabled: false, paused_reason: 'insufficient_credits', next_run_at: null });
@@ -272,15 +291,15 @@ describe('tickMonitor of a batch monitor', () => {
 
   it('when a batch run is asked for twice with one key, then one batch; while it runs another key gets in_progress with the batch', async () => {
     const monitor = await newMonitor(1_000, new Date(Date.now() + HOUR), 'PT1H', BATCH);
-    const first = await startManualRun(db, monitor.accountId, monitor.id, 'k1', OPTIONS);
+    const first = await startManualRun(lc, monitor.accountId, monitor.id, 'k1');
     expect(first).toMatchObject({ kind: 'created', jobId: null, batchId: expect.stringMatching(/^bat_/) });
     if (first.kind !== 'created' || !first.batchId) return;
-    expect(await startManualRun(db, monitor.accountId, monitor.id, 'k1', OPTIONS)).toEqual({
+    expect(await startManualRun(lc, monitor.accountId, monitor.id, 'k1')).toEqual({
       kind: 'replay',
       jobId: null,
       batchId: first.batchId,
     });
-    expect(await startManualRun(db, monitor.accountId, monitor.id, 'k2', OPTIONS)).toEqual({
+    expect(await startManualRun(lc, monitor.accountId, monitor.id, 'k2')).toEqual({
       kind: 'in_progress',
       jobId: null,
       batchId: first.batchId,
