@@ -58,7 +58,7 @@ describe('GET /metrics on the operations port', () => {
     expect((await world.http.delete(`/api/v1/leads/jobs/${slow.body.jobId}`).set(account.auth)).body.status).toBe('CANCELLED');
     // Nobody consumes shopify here: one more than an account's share of jobs (of its own: the generate limit), so one is held.
     const shopper = await buildAccount(world.db, { credits: 10_000 });
-    for (let i = 0; i <= world.config.queue.openJobsPerAccount; i++)
+    for (let i = 0; i <= world.config.queue.share; i++)
       expect(
         (
           await generate(

@@ -3,12 +3,12 @@ import type { Source } from '@leadgen/domain';
 import { logger } from '@leadgen/logger';
 
 /**
- * Borrowed slots (docs/decisions/020-fair-queues.md): the fair release lets each account have
+ * Borrowed slots (docs/decisions/020-fair-queues.md): the share lets each account have
  * QUEUE_OPEN_JOBS_PER_ACCOUNT jobs of a source in its queue; past that its jobs are held in PostgreSQL. Without
  * more, one account's backlog would leave the rest of the fleet idle. So each worker watches its own slots per
  * source: while more of them are free than its reserve (WORKER_RESERVED_SLOTS) and its queue has nothing
  * waiting for them, it releases the source's oldest held jobs of any account into them. The reserve stays free
- * for the next account's job, which its fair release puts in the queue at once.
+ * for the next account's job, which its creation releases into the queue at once (its account is under its share).
  */
 export interface IdleSlotFiller {
   /** a job of the source began in this process */

@@ -7,8 +7,8 @@ const ACCOUNTS_PER_SWEEP = 500;
 
 /**
  * Held jobs (decision 020) are released by their account's settlements, in the settlement's transaction. What
- * that leaves held while there is room under the cap (a slot freed by a withdrawn creation, a settlement by the
- * previous release, a cap raised) is released here, each account's oldest first, and enqueued. A process that
+ * that leaves held while there is room under the share (a place freed by a withdrawn creation, a settlement by the
+ * previous deploy, a share raised) is released here, each account's oldest first, and enqueued. A process that
  * dies after a release commits and before its enqueue leaves a released job without an entry: that is the
  * lost-job sweep's, as is every released job after Redis lost its data. Returns the jobs released.
  */

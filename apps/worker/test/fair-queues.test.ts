@@ -33,7 +33,7 @@ describe('one account’s backlog and another account’s job', () => {
   afterAll(() => world.close());
 
   it('when one account has 100 slow jobs waiting, then another account’s quick generate still answers 200 in the same call, well before one slow job could end', async () => {
-    expect(world.config.queue.openJobsPerAccount).toBe(4);
+    expect(world.config.queue.share).toBe(4);
     const heavy = await buildAccount(world.db, { credits: 100_000 });
     const other = await buildAccount(world.db);
     const backlog: string[] = [];
@@ -145,7 +145,7 @@ describe('nothing held is stranded', () => {
     // Redis wiped.
     await queue.obliterate({ force: true });
     // A worker settled the first, released the second in that transaction, and died before enqueueing it.
-    const settled = await recordSettlement(world.db, first, { kind: 'cancelled' }, undefined, world.config.queue.openJobsPerAccount);
+    const settled = await recordSettlement(world.db, first, { kind: 'cancelled' }, undefined, world.config.queue.share);
     expect(settled?.releasedJobIds).toEqual([second]);
     expect(await queue.getJobState(second)).toBe('unknown');
     expect(await heldJobCount(world.db, account.accountId, 'google_maps')).toBe(2);

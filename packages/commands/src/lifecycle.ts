@@ -38,7 +38,7 @@ export function createLifecycle(parts: {
 }): Lifecycle {
   return {
     db: parts.db,
-    share: parts.config.queue.openJobsPerAccount,
+    share: parts.config.queue.share,
     idempotencyTtlHours: parts.config.api.idempotencyTtlHours,
     queue: parts.queue,
     events: parts.events,

@@ -145,7 +145,7 @@ describe('tickMonitor', () => {
     expect(paused).toMatchObject({ kind: 'paused', reason: 'consecutive_failures' });
   });
 
-  it('when the account is at its cap of open jobs for the source, then the run is held like any job and the next settlement releases it', async () => {
+  it('when the account is at its share of open jobs for the source, then the run is held like any job and the next settlement releases it', async () => {
     const first = await newMonitor(1_000, new Date(Date.now() - 1_000));
     const opened = await tickMonitor(withShare(1), first.id, new Date(), PAUSE_AFTER_FAILURES);
     expect(opened).toMatchObject({ kind: 'created' });

@@ -25,9 +25,9 @@ describe('SANDBOX_IN_PRODUCTION', () => {
 
 describe('QUEUE_OPEN_JOBS_PER_ACCOUNT', () => {
   it('when unset, then 4; 0 turns the cap off; a negative or fractional value is refused naming the variable', () => {
-    expect(loadConfig({}).queue.openJobsPerAccount).toBe(4);
-    expect(loadConfig({ QUEUE_OPEN_JOBS_PER_ACCOUNT: '0' }).queue.openJobsPerAccount).toBe(0);
-    expect(loadConfig({ QUEUE_OPEN_JOBS_PER_ACCOUNT: '25' }).queue.openJobsPerAccount).toBe(25);
+    expect(loadConfig({}).queue.share).toBe(4);
+    expect(loadConfig({ QUEUE_OPEN_JOBS_PER_ACCOUNT: '0' }).queue.share).toBe(0);
+    expect(loadConfig({ QUEUE_OPEN_JOBS_PER_ACCOUNT: '25' }).queue.share).toBe(25);
     expect(() => loadConfig({ QUEUE_OPEN_JOBS_PER_ACCOUNT: '-1' })).toThrow(/QUEUE_OPEN_JOBS_PER_ACCOUNT/);
     expect(() => loadConfig({ QUEUE_OPEN_JOBS_PER_ACCOUNT: '2.5' })).toThrow(/QUEUE_OPEN_JOBS_PER_ACCOUNT/);
   });

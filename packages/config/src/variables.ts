@@ -418,7 +418,8 @@ export const DECLARATION = {
     ),
   },
   queue: {
-    openJobsPerAccount: variable(
+    // The share (docs/ARCHITECTURE.md#a-jobs-life): one name for this bound in the code.
+    share: variable(
       'QUEUE_OPEN_JOBS_PER_ACCOUNT',
       integer().min(0).max(10_000).default(4),
       "fair queues: an account's jobs of one source in its queue at once (waiting or running) by right; the rest wait in PostgreSQL and are released oldest first as these end, or into worker slots nothing else needs (`WORKER_RESERVED_SLOTS`), so one account's backlog never queues ahead of another's jobs yet can use an idle fleet ([decision 020](docs/decisions/020-fair-queues.md)). Keep it below the fleet's slots per source (workers × `WORKER_CONCURRENCY`); `0`: no cap (first come, first served). Set the same value on every API and worker process",

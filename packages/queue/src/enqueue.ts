@@ -30,7 +30,7 @@ export async function enqueueLeadJob(queues: LeadQueues, source: Source, payload
 }
 
 /**
- * Adds jobs PostgreSQL has just released (decision 020: fair release), all of one account and source, in one
+ * Adds jobs PostgreSQL has just released (decision 020: a release under the account's share), all of one account and source, in one
  * round trip (none: only the connection is checked). Fails like enqueueLeadJob; the caller's fallback is the lost-job sweep, which enqueues a
  * released job that has no entry once it has been still for LOST_JOB_AFTER_MS.
  */
