@@ -10,7 +10,7 @@ import { audit } from '../../use-cases/audit-trail';
 import { createMonitor, deleteMonitor, getMonitor, listMonitors, listRuns, runMonitorNow, updateMonitor } from '../../use-cases/monitors';
 import { checkShopifyCategory } from '../../use-cases/shopify-category-check';
 import { allowsPlainHttp, checkJobWebhookUrl } from '../../use-cases/webhook-target-check';
-import { parseIdempotencyKey } from '../leads/generate-route';
+import { parseIdempotencyKey } from '@leadgen/domain';
 import {
   createMonitorSchema,
   parseMonitorBody,
