@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { errors, parseIdempotencyKey } from '@leadgen/domain';
+import { parseIdempotencyKey } from '@leadgen/domain';
 import type { ApiDependencies } from '../../dependencies';
 import { authenticatedAccount } from '../../http/authenticate';
 import { parsePrefer } from '../../http/prefer';
