@@ -457,3 +457,14 @@ export const leadItem = object(
   undefined,
   { description: 'A delivered lead and where it belongs; `lead` is the record of the job body.' },
 );
+
+/** A query parameter, as the paths declare them. */
+export const query = (name: string, description: string, schema: Schema, extra: Schema = {}) => ({
+  name,
+  in: 'query',
+  description,
+  schema,
+  ...extra,
+});
+export const cursorParam = query('cursor', "The previous page's `nextCursor` (opaque)", str);
+export const rfc3339Param = (name: string, description: string) => query(name, `${description} (RFC 3339, with an offset)`, time);
