@@ -122,8 +122,18 @@ export function openApiPaths(endpoints: readonly Endpoint[]): Record<string, Rec
           ...operation.responses,
           default: problemResponse('Any other problem, as Problem Details (see docs/errors.md for every code)'),
         },
-        ...(endpoint.rateLimit ? { 'x-rate-limit': { policy: endpoint.rateLimit.policy, weight: endpoint.rateLimit.weight ?? '1 per call' } } : {}),
-        ...(body ? { 'x-body-limit': { bytes: body, size: sizeOf(body), ...(endpoint.body?.maxEntries ? { maxEntries: endpoint.body.maxEntries } : {}) } } : {}),
+        ...(endpoint.rateLimit
+          ? { 'x-rate-limit': { policy: endpoint.rateLimit.policy, weight: endpoint.rateLimit.weight ?? '1 per call' } }
+          : {}),
+        ...(body
+          ? {
+              'x-body-limit': {
+                bytes: body,
+                size: sizeOf(body),
+                ...(endpoint.body?.maxEntries ? { maxEntries: endpoint.body.maxEntries } : {}),
+              },
+            }
+          : {}),
       };
     }
     paths[path] = item;
