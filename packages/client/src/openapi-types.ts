@@ -3180,6 +3180,8 @@ export interface operations {
                 limit?: number;
                 /** @description The previous page's `nextCursor` (opaque) */
                 cursor?: string;
+                /** @description json (the default) answers this page; `csv` or `jsonl` answer exactly as the `.csv` / `.jsonl` operation (text/csv, application/x-ndjson), as does `Accept: text/csv` or `Accept: application/x-ndjson` (or `application/jsonl`) without this parameter. New code should call those operations. */
+                format?: "json" | "csv" | "jsonl";
             };
             header?: {
                 /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
@@ -3360,6 +3362,8 @@ export interface operations {
                 limit?: number;
                 /** @description The previous page's `nextCursor` (opaque) */
                 cursor?: string;
+                /** @description json (the default) answers this page; `csv` or `jsonl` answer exactly as the `.csv` / `.jsonl` operation (text/csv, application/x-ndjson), as does `Accept: text/csv` or `Accept: application/x-ndjson` (or `application/jsonl`) without this parameter. New code should call those operations. */
+                format?: "json" | "csv" | "jsonl";
             };
             header?: {
                 /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
@@ -3547,6 +3551,8 @@ export interface operations {
                 createdAfter?: string;
                 /** @description Leads of jobs created before (RFC 3339, with an offset) */
                 createdBefore?: string;
+                /** @description json (the default) answers this page; `csv` or `jsonl` answer exactly as the `.csv` / `.jsonl` operation (text/csv, application/x-ndjson), as does `Accept: text/csv` or `Accept: application/x-ndjson` (or `application/jsonl`) without this parameter. New code should call those operations. */
+                format?: "json" | "csv" | "jsonl";
             };
             header?: {
                 /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
@@ -3706,6 +3712,8 @@ export interface operations {
                 limit?: number;
                 /** @description The previous page's `nextCursor` (opaque) */
                 cursor?: string;
+                /** @description json (the default) answers this page; `csv` or `jsonl` answer exactly as the `.csv` / `.jsonl` operation (text/csv, application/x-ndjson), as does `Accept: text/csv` or `Accept: application/x-ndjson` (or `application/jsonl`) without this parameter. New code should call those operations. */
+                format?: "json" | "csv" | "jsonl";
             };
             header?: {
                 /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */

@@ -45,6 +45,14 @@ const resultSetPage = object({
 const setMarks = { 'Result-Complete': hdr('Result-Complete'), 'Job-Status': hdr('Job-Status') };
 const legacyFormats =
   'Earlier clients may still ask this path for a download with `?format=csv` / `?format=jsonl` or `Accept: text/csv` / `Accept: application/x-ndjson`: the answer is then exactly that of the `.csv` / `.jsonl` operation. New code should call those operations.';
+// The older way to ask a JSON path for a download, kept for earlier clients. Declared as a parameter only:
+// a `text/csv` alternative in the JSON operation's answer would make generators (openapi-fetch) type every
+// page as `Page | string`.
+const formatParam = query(
+  'format',
+  'json (the default) answers this page; `csv` or `jsonl` answer exactly as the `.csv` / `.jsonl` operation (text/csv, application/x-ndjson), as does `Accept: text/csv` or `Accept: application/x-ndjson` (or `application/jsonl`) without this parameter. New code should call those operations.',
+  { type: 'string', enum: ['json', 'csv', 'jsonl'], default: 'json' },
+);
 const resultSetIdParam = { name: 'resultSetId', in: 'path', required: true, description: 'The result set id (`rs_…`)', schema: str };
 const MEDIA: Record<Download, { type: string; name: string; body: string }> = {
   csv: {
@@ -110,7 +118,7 @@ function leadListing(
       handler: (deps) => base.handler(deps),
       operation: {
         tags: ['leads'],
-        parameters: base.parameters,
+        parameters: [...base.parameters, formatParam],
         operationId: base.operationId,
         summary: base.summary,
         description: `${base.description} A JSON page; follow \`nextCursor\` (or \`Link\`) for the next. ${legacyFormats}`,
