@@ -6,7 +6,8 @@ import { problemResponse } from '../openapi/openapi-schemas';
 // One declaration per endpoint (issue 30): what Express mounts, the 405 each path answers for the
 // methods it lacks, and the OpenAPI operation the document serves all come from the same entry.
 
-export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+const METHOD_ORDER = ['get', 'post', 'put', 'patch', 'delete'] as const;
+export type HttpMethod = (typeof METHOD_ORDER)[number];
 export type RateLimitPolicyName = 'generate' | 'read';
 type Schema = Record<string, unknown>;
 
@@ -89,7 +90,8 @@ export function mountEndpoints(endpoints: readonly Endpoint[], targets: { root: 
       chain.push(endpoint.handler(parts.deps, parts.runtime));
       target[endpoint.method](at, ...chain);
     }
-    const allow = methods.map((e) => e.method.toUpperCase());
+    // In one order whatever the table's (GET before POST …), as the 405s always listed them.
+    const allow = METHOD_ORDER.filter((m) => methods.some((e) => e.method === m)).map((m) => m.toUpperCase());
     target.all(at, () => {
       throw errors.methodNotAllowed(allow);
     });
