@@ -71,361 +71,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/leads/jobs/{jobId}/leads": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description The job id (`job_…`)
-                 * @example job_0123456789abcdefghijklmn
-                 */
-                jobId: string;
-            };
-            cookie?: never;
-        };
-        /**
-         * A job's leads (a running job's so far)
-         * @description The leads of one job in delivery order; while the job runs, the ones committed so far (`Result-Complete: false`). Once the service's lead retention has passed, the job's leads are deleted and this answers 410 `leads_expired`. A JSON page; follow `nextCursor` (or `Link`) for the next. Earlier clients may still ask this path for a download with `?format=csv` / `?format=jsonl` or `Accept: text/csv` / `Accept: application/x-ndjson`: the answer is then exactly that of the `.csv` / `.jsonl` operation. New code should call those operations.
-         */
-        get: operations["getJobLeads"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/leads/jobs/{jobId}/leads.csv": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description The job id (`job_…`)
-                 * @example job_0123456789abcdefghijklmn
-                 */
-                jobId: string;
-            };
-            cookie?: never;
-        };
-        /**
-         * A job's leads (a running job's so far), as CSV
-         * @description The leads of one job in delivery order; while the job runs, the ones committed so far (`Result-Complete: false`). Once the service's lead retention has passed, the job's leads are deleted and this answers 410 `leads_expired`. The whole selection streamed as one download (from `cursor` when given); RFC 4180, UTF-8, a header row; the columns are listed in docs/api.md and never reordered.
-         */
-        get: operations["getJobLeadsCsv"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/leads/jobs/{jobId}/leads.jsonl": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description The job id (`job_…`)
-                 * @example job_0123456789abcdefghijklmn
-                 */
-                jobId: string;
-            };
-            cookie?: never;
-        };
-        /**
-         * A job's leads (a running job's so far), as JSON Lines
-         * @description The leads of one job in delivery order; while the job runs, the ones committed so far (`Result-Complete: false`). Once the service's lead retention has passed, the job's leads are deleted and this answers 410 `leads_expired`. The whole selection streamed as one download (from `cursor` when given); one LeadItem (JSON) per line.
-         */
-        get: operations["getJobLeadsJsonl"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/leads/result-sets/{resultSetId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The result set id (`rs_…`) */
-                resultSetId: string;
-            };
-            cookie?: never;
-        };
-        /**
-         * A result set: the same answer as its job's leads
-         * @description A result set by its id (the `resultSetId` of a job body): the same leads, in the same order, as its job's. A JSON page; follow `nextCursor` (or `Link`) for the next. Earlier clients may still ask this path for a download with `?format=csv` / `?format=jsonl` or `Accept: text/csv` / `Accept: application/x-ndjson`: the answer is then exactly that of the `.csv` / `.jsonl` operation. New code should call those operations.
-         */
-        get: operations["getResultSet"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/leads/result-sets/{resultSetId}.csv": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The result set id (`rs_…`) */
-                resultSetId: string;
-            };
-            cookie?: never;
-        };
-        /**
-         * A result set: the same answer as its job's leads, as CSV
-         * @description A result set by its id (the `resultSetId` of a job body): the same leads, in the same order, as its job's. The whole selection streamed as one download (from `cursor` when given); RFC 4180, UTF-8, a header row; the columns are listed in docs/api.md and never reordered.
-         */
-        get: operations["getResultSetCsv"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/leads/result-sets/{resultSetId}.jsonl": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The result set id (`rs_…`) */
-                resultSetId: string;
-            };
-            cookie?: never;
-        };
-        /**
-         * A result set: the same answer as its job's leads, as JSON Lines
-         * @description A result set by its id (the `resultSetId` of a job body): the same leads, in the same order, as its job's. The whole selection streamed as one download (from `cursor` when given); one LeadItem (JSON) per line.
-         */
-        get: operations["getResultSetJsonl"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/leads": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Every lead of the account: oldest job first, each job's in delivery order
-         * @description Every lead delivered to the account, across its jobs, narrowed by the filters. A JSON page; follow `nextCursor` (or `Link`) for the next. Earlier clients may still ask this path for a download with `?format=csv` / `?format=jsonl` or `Accept: text/csv` / `Accept: application/x-ndjson`: the answer is then exactly that of the `.csv` / `.jsonl` operation. New code should call those operations.
-         */
-        get: operations["listLeads"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/leads.csv": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Every lead of the account: oldest job first, each job's in delivery order, as CSV
-         * @description Every lead delivered to the account, across its jobs, narrowed by the filters. The whole selection streamed as one download (from `cursor` when given); RFC 4180, UTF-8, a header row; the columns are listed in docs/api.md and never reordered.
-         */
-        get: operations["listLeadsCsv"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/leads.jsonl": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Every lead of the account: oldest job first, each job's in delivery order, as JSON Lines
-         * @description Every lead delivered to the account, across its jobs, narrowed by the filters. The whole selection streamed as one download (from `cursor` when given); one LeadItem (JSON) per line.
-         */
-        get: operations["listLeadsJsonl"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/account": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The account and its credits
-         * @description The account's name and credits: the balance, what open jobs hold, and what a new job may reserve.
-         */
-        get: operations["getAccount"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/suppressions": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The suppression list: counts, and entries in (kind, value) order
-         * @description A page of the account's suppression entries, with the count of each kind.
-         */
-        get: operations["listSuppressions"];
-        /**
-         * Adds entries: a lead matching one is never delivered nor billed, in any job (decision 014)
-         * @description Adds domains, emails and phones to the suppression list (normalised; entries already there are not counted again). Up to 100,000 entries a call, and up to the deployment's cap per account (1,000,000 by default); each 1,000 entries count as one more call in the `read` rate limit.
-         */
-        put: operations["addSuppressions"];
-        post?: never;
-        /**
-         * Removes the entries sent
-         * @description Removes the entries sent from the suppression list; entries that were not there are ignored.
-         */
-        delete: operations["removeSuppressions"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/meta/linkedin-countries": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The governed list a linkedin `state` is checked against
-         * @description The countries a linkedin job may name in `state` (a code or the English name).
-         */
-        get: operations["getLinkedinCountries"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/meta/tariffs": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Credits per delivered item and minimum charge per job, per source
-         * @description What a job costs: a terminal job is charged `perItem` per delivered lead, and at least `minimum` when it delivered any.
-         */
-        get: operations["getTariffs"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/healthz": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Liveness
-         * @description Answers while the process runs, whatever the state of PostgreSQL and Redis.
-         */
-        get: operations["health"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/readyz": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Readiness: PostgreSQL answers with the schema migrated, Redis runs a script on each queue's own slot (for load balancers; not Problem Details)
-         * @description For load balancers: 200 when PostgreSQL answers with the schema migrated and Redis runs a script on each queue's own slot, 503 otherwise or while shutting down.
-         */
-        get: operations["ready"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/openapi.json": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * This document
-         * @description The OpenAPI 3.1 document of this API (the one /docs shows).
-         */
-        get: operations["getOpenApi"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v1/leads/batches": {
         parameters: {
             query?: never;
@@ -500,21 +145,205 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/leads/batches/{batchId}/leads": {
+    "/api/v1/leads/jobs/{jobId}/leads.csv": {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description The batch id (`bat_…`) */
-                batchId: string;
+                /**
+                 * @description The job id (`job_…`)
+                 * @example job_0123456789abcdefghijklmn
+                 */
+                jobId: string;
             };
             cookie?: never;
         };
         /**
-         * A batch's leads (a running batch's so far)
-         * @description The batch's leads across its children: children in request order, each one's leads in delivery order; while the batch runs, the ones committed so far (`Result-Complete: false`). A JSON page; follow `nextCursor` (or `Link`) for the next. Earlier clients may still ask this path for a download with `?format=csv` / `?format=jsonl` or `Accept: text/csv` / `Accept: application/x-ndjson`: the answer is then exactly that of the `.csv` / `.jsonl` operation. New code should call those operations.
+         * A job's leads (a running job's so far), as CSV
+         * @description The leads of one job in delivery order; while the job runs, the ones committed so far (`Result-Complete: false`). Once the service's lead retention has passed, the job's leads are deleted and this answers 410 `leads_expired`. The whole selection streamed as one download (from `cursor` when given); RFC 4180, UTF-8, a header row; the columns are listed in docs/api.md and never reordered.
          */
-        get: operations["getBatchLeads"];
+        get: operations["getJobLeadsCsv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/leads/jobs/{jobId}/leads.jsonl": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The job id (`job_…`)
+                 * @example job_0123456789abcdefghijklmn
+                 */
+                jobId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * A job's leads (a running job's so far), as JSON Lines
+         * @description The leads of one job in delivery order; while the job runs, the ones committed so far (`Result-Complete: false`). Once the service's lead retention has passed, the job's leads are deleted and this answers 410 `leads_expired`. The whole selection streamed as one download (from `cursor` when given); one LeadItem (JSON) per line.
+         */
+        get: operations["getJobLeadsJsonl"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/leads/jobs/{jobId}/leads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The job id (`job_…`)
+                 * @example job_0123456789abcdefghijklmn
+                 */
+                jobId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * A job's leads (a running job's so far)
+         * @description The leads of one job in delivery order; while the job runs, the ones committed so far (`Result-Complete: false`). Once the service's lead retention has passed, the job's leads are deleted and this answers 410 `leads_expired`. A JSON page; follow `nextCursor` (or `Link`) for the next. Earlier clients may still ask this path for a download with `?format=csv` / `?format=jsonl` or `Accept: text/csv` / `Accept: application/x-ndjson`: the answer is then exactly that of the `.csv` / `.jsonl` operation. New code should call those operations.
+         */
+        get: operations["getJobLeads"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/leads/result-sets/{resultSetId}.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The result set id (`rs_…`) */
+                resultSetId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * A result set: the same answer as its job's leads, as CSV
+         * @description A result set by its id (the `resultSetId` of a job body): the same leads, in the same order, as its job's. The whole selection streamed as one download (from `cursor` when given); RFC 4180, UTF-8, a header row; the columns are listed in docs/api.md and never reordered.
+         */
+        get: operations["getResultSetCsv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/leads/result-sets/{resultSetId}.jsonl": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The result set id (`rs_…`) */
+                resultSetId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * A result set: the same answer as its job's leads, as JSON Lines
+         * @description A result set by its id (the `resultSetId` of a job body): the same leads, in the same order, as its job's. The whole selection streamed as one download (from `cursor` when given); one LeadItem (JSON) per line.
+         */
+        get: operations["getResultSetJsonl"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/leads/result-sets/{resultSetId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The result set id (`rs_…`) */
+                resultSetId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * A result set: the same answer as its job's leads
+         * @description A result set by its id (the `resultSetId` of a job body): the same leads, in the same order, as its job's. A JSON page; follow `nextCursor` (or `Link`) for the next. Earlier clients may still ask this path for a download with `?format=csv` / `?format=jsonl` or `Accept: text/csv` / `Accept: application/x-ndjson`: the answer is then exactly that of the `.csv` / `.jsonl` operation. New code should call those operations.
+         */
+        get: operations["getResultSet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/leads.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every lead of the account: oldest job first, each job's in delivery order, as CSV
+         * @description Every lead delivered to the account, across its jobs, narrowed by the filters. The whole selection streamed as one download (from `cursor` when given); RFC 4180, UTF-8, a header row; the columns are listed in docs/api.md and never reordered.
+         */
+        get: operations["listLeadsCsv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/leads.jsonl": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every lead of the account: oldest job first, each job's in delivery order, as JSON Lines
+         * @description Every lead delivered to the account, across its jobs, narrowed by the filters. The whole selection streamed as one download (from `cursor` when given); one LeadItem (JSON) per line.
+         */
+        get: operations["listLeadsJsonl"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/leads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every lead of the account: oldest job first, each job's in delivery order
+         * @description Every lead delivered to the account, across its jobs, narrowed by the filters. A JSON page; follow `nextCursor` (or `Link`) for the next. Earlier clients may still ask this path for a download with `?format=csv` / `?format=jsonl` or `Accept: text/csv` / `Accept: application/x-ndjson`: the answer is then exactly that of the `.csv` / `.jsonl` operation. New code should call those operations.
+         */
+        get: operations["listLeads"];
         put?: never;
         post?: never;
         delete?: never;
@@ -563,6 +392,137 @@ export interface paths {
         get: operations["getBatchLeadsJsonl"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/leads/batches/{batchId}/leads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The batch id (`bat_…`) */
+                batchId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * A batch's leads (a running batch's so far)
+         * @description The batch's leads across its children: children in request order, each one's leads in delivery order; while the batch runs, the ones committed so far (`Result-Complete: false`). A JSON page; follow `nextCursor` (or `Link`) for the next. Earlier clients may still ask this path for a download with `?format=csv` / `?format=jsonl` or `Accept: text/csv` / `Accept: application/x-ndjson`: the answer is then exactly that of the `.csv` / `.jsonl` operation. New code should call those operations.
+         */
+        get: operations["getBatchLeads"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account and its credits
+         * @description The account's name and credits: the balance, what open jobs hold, and what a new job may reserve.
+         */
+        get: operations["getAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/suppressions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The suppression list: counts, and entries in (kind, value) order
+         * @description A page of the account's suppression entries, with the count of each kind.
+         */
+        get: operations["listSuppressions"];
+        /**
+         * Adds entries: a lead matching one is never delivered nor billed, in any job (decision 014)
+         * @description Adds domains, emails and phones to the suppression list (normalised; entries already there are not counted again). Up to 100,000 entries a call, and up to the deployment's cap per account (1,000,000 by default); each 1,000 entries count as one more call in the `read` rate limit.
+         */
+        put: operations["addSuppressions"];
+        post?: never;
+        /**
+         * Removes the entries sent
+         * @description Removes the entries sent from the suppression list; entries that were not there are ignored.
+         */
+        delete: operations["removeSuppressions"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's audit trail, newest first: keys, webhooks, suppressions, exports, erasures, monitors (kept AUDIT_RETENTION_DAYS)
+         * @description Lists what was done to the account (keys issued or revoked, webhook endpoints and secrets, suppressions, exports, erasures), newest first, a page at a time. Entries are kept AUDIT_RETENTION_DAYS; they never hold personal data nor secrets.
+         */
+        get: operations["listAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/default-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The account's default secret (signs jobs' own `webhookUrl` deliveries): created if needed, shown once
+         * @description The secret that signs deliveries to jobs' own `webhookUrl`: made on first call and shown that once (409 afterwards; rotate to see a new one).
+         */
+        post: operations["revealDefaultWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/default-secret/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new default secret, shown once; for 24 h deliveries are signed with the old one too
+         * @description Makes a new default secret (shown once); deliveries carry both signatures for 24 h.
+         */
+        post: operations["rotateDefaultWebhookSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -764,66 +724,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/webhooks/default-secret": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * The account's default secret (signs jobs' own `webhookUrl` deliveries): created if needed, shown once
-         * @description The secret that signs deliveries to jobs' own `webhookUrl`: made on first call and shown that once (409 afterwards; rotate to see a new one).
-         */
-        post: operations["revealDefaultWebhookSecret"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/webhooks/default-secret/rotate": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * A new default secret, shown once; for 24 h deliveries are signed with the old one too
-         * @description Makes a new default secret (shown once); deliveries carry both signatures for 24 h.
-         */
-        post: operations["rotateDefaultWebhookSecret"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/audit-events": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The account's audit trail, newest first: keys, webhooks, suppressions, exports, erasures, monitors (kept AUDIT_RETENTION_DAYS)
-         * @description Lists what was done to the account (keys issued or revoked, webhook endpoints and secrets, suppressions, exports, erasures), newest first, a page at a time. Entries are kept AUDIT_RETENTION_DAYS; they never hold personal data nor secrets.
-         */
-        get: operations["listAuditEvents"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v1/monitors": {
         parameters: {
             query?: never;
@@ -917,6 +817,106 @@ export interface paths {
          * @description Each tick (skipped ones with why) and each run asked for, newest first: new leads delivered, leads skipped as already delivered, credits charged (a batch monitor’s run: its batch, summed over its children). A deleted monitor’s runs stay listed.
          */
         get: operations["listMonitorRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/meta/linkedin-countries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The governed list a linkedin `state` is checked against
+         * @description The countries a linkedin job may name in `state` (a code or the English name).
+         */
+        get: operations["getLinkedinCountries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/meta/tariffs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Credits per delivered item and minimum charge per job, per source
+         * @description What a job costs: a terminal job is charged `perItem` per delivered lead, and at least `minimum` when it delivered any.
+         */
+        get: operations["getTariffs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/healthz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Liveness
+         * @description Answers while the process runs, whatever the state of PostgreSQL and Redis.
+         */
+        get: operations["health"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/readyz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness: PostgreSQL answers with the schema migrated, Redis runs a script on each queue's own slot (for load balancers; not Problem Details)
+         * @description For load balancers: 200 when PostgreSQL answers with the schema migrated and Redis runs a script on each queue's own slot, 503 otherwise or while shutting down.
+         */
+        get: operations["ready"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This document
+         * @description The OpenAPI 3.1 document of this API (the one /docs shows).
+         */
+        get: operations["getOpenApi"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1447,7 +1447,7 @@ export interface components {
             /** @description The monitor whose run this job is (`mon_…`, decision 022); absent for a job you asked for directly */
             monitorId?: string;
             /**
-             * @description queued or running (enum property replaced by openapi-typescript)
+             * @description queued or running
              * @enum {string}
              */
             status: "queued" | "running";
@@ -1501,7 +1501,7 @@ export interface components {
             /** @description The monitor whose run this job is (`mon_…`, decision 022); absent for a job you asked for directly */
             monitorId?: string;
             /**
-             * @description A terminal status: it never changes again (enum property replaced by openapi-typescript)
+             * @description A terminal status: it never changes again
              * @enum {string}
              */
             status: "COMPLETE" | "PARTIAL" | "EMPTY" | "FAILED" | "CANCELLED";
@@ -1578,7 +1578,7 @@ export interface components {
             /** @description The monitor whose run this job is (`mon_…`, decision 022); absent for a job you asked for directly */
             monitorId?: string;
             /**
-             * @description A terminal status: it never changes again (enum property replaced by openapi-typescript)
+             * @description A terminal status: it never changes again
              * @enum {string}
              */
             status: "COMPLETE" | "PARTIAL" | "EMPTY" | "FAILED" | "CANCELLED";
@@ -1599,10 +1599,164 @@ export interface components {
                 stopReason: ("source_exhausted" | "no_results" | "provider_error" | "provider_unauthorized" | "timeout" | "internal_error" | "cancelled_by_owner" | "batch_budget_exhausted") | null;
             };
         };
+        /** @description A job body whose status is queued */
+        JobQueued: components["schemas"]["JobOpen"] & {
+            /** @constant */
+            status: "queued";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            status: "queued";
+        };
+        /** @description A job body whose status is running */
+        JobRunning: components["schemas"]["JobOpen"] & {
+            /** @constant */
+            status: "running";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            status: "running";
+        };
+        /** @description A job body whose status is COMPLETE */
+        JobComplete: components["schemas"]["JobFinished"] & {
+            /** @constant */
+            status: "COMPLETE";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            status: "COMPLETE";
+        };
+        /** @description A job body whose status is PARTIAL */
+        JobPartial: components["schemas"]["JobFinished"] & {
+            /** @constant */
+            status: "PARTIAL";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            status: "PARTIAL";
+        };
+        /** @description A job body whose status is EMPTY */
+        JobEmpty: components["schemas"]["JobFinished"] & {
+            /** @constant */
+            status: "EMPTY";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            status: "EMPTY";
+        };
+        /** @description A job body whose status is FAILED */
+        JobFailed: components["schemas"]["JobFinished"] & {
+            /** @constant */
+            status: "FAILED";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            status: "FAILED";
+        };
+        /** @description A job body whose status is CANCELLED */
+        JobCancelled: components["schemas"]["JobFinished"] & {
+            /** @constant */
+            status: "CANCELLED";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            status: "CANCELLED";
+        };
+        /** @description A job body whose status is queued */
+        JobSummaryQueued: components["schemas"]["JobOpen"] & {
+            /** @constant */
+            status: "queued";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            status: "queued";
+        };
+        /** @description A job body whose status is running */
+        JobSummaryRunning: components["schemas"]["JobOpen"] & {
+            /** @constant */
+            status: "running";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            status: "running";
+        };
+        /** @description A job body whose status is COMPLETE */
+        JobSummaryComplete: components["schemas"]["JobSummaryFinished"] & {
+            /** @constant */
+            status: "COMPLETE";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            status: "COMPLETE";
+        };
+        /** @description A job body whose status is PARTIAL */
+        JobSummaryPartial: components["schemas"]["JobSummaryFinished"] & {
+            /** @constant */
+            status: "PARTIAL";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            status: "PARTIAL";
+        };
+        /** @description A job body whose status is EMPTY */
+        JobSummaryEmpty: components["schemas"]["JobSummaryFinished"] & {
+            /** @constant */
+            status: "EMPTY";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            status: "EMPTY";
+        };
+        /** @description A job body whose status is FAILED */
+        JobSummaryFailed: components["schemas"]["JobSummaryFinished"] & {
+            /** @constant */
+            status: "FAILED";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            status: "FAILED";
+        };
+        /** @description A job body whose status is CANCELLED */
+        JobSummaryCancelled: components["schemas"]["JobSummaryFinished"] & {
+            /** @constant */
+            status: "CANCELLED";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            status: "CANCELLED";
+        };
         /** @description A job body: `terminal` and `leads` exactly when the status is terminal, and then it never changes */
-        Job: components["schemas"]["JobOpen"] | components["schemas"]["JobFinished"];
+        Job: components["schemas"]["JobQueued"] | components["schemas"]["JobRunning"] | components["schemas"]["JobComplete"] | components["schemas"]["JobPartial"] | components["schemas"]["JobEmpty"] | components["schemas"]["JobFailed"] | components["schemas"]["JobCancelled"];
         /** @description A job body without `leads` (job listings) */
-        JobSummary: components["schemas"]["JobOpen"] | components["schemas"]["JobSummaryFinished"];
+        JobSummary: components["schemas"]["JobSummaryQueued"] | components["schemas"]["JobSummaryRunning"] | components["schemas"]["JobSummaryComplete"] | components["schemas"]["JobSummaryPartial"] | components["schemas"]["JobSummaryEmpty"] | components["schemas"]["JobSummaryFailed"] | components["schemas"]["JobSummaryCancelled"];
         /** @description An endpoint; never its secret */
         WebhookEndpoint: {
             /** @description The endpoint id */
@@ -2641,10 +2795,219 @@ export interface operations {
             };
         };
     };
-    getJobLeads: {
+    listBatches: {
         parameters: {
             query?: {
-                /** @description Leads per JSON page (CSV and JSON Lines stream everything) */
+                /** @description Batches per page */
+                limit?: number;
+                /** @description The previous page's `nextCursor` (opaque) */
+                cursor?: string;
+                /** @description One or more statuses as a comma list (`status=running,PARTIAL`); repeating the parameter is accepted too */
+                status?: ("running" | "COMPLETE" | "PARTIAL" | "EMPTY" | "FAILED" | "CANCELLED")[];
+                /** @description Batches created at or after (RFC 3339, with an offset) */
+                createdAfter?: string;
+                /** @description Batches created before (RFC 3339, with an offset) */
+                createdBefore?: string;
+            };
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of batch bodies */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The page's batches */
+                        items: components["schemas"]["Batch"][];
+                        /** @description Pass as `cursor` for the next page; null on the last */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            405: components["responses"]["Problem405"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createBatch: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description 1..255 printable ASCII characters; `"abc"` and `abc` are one key. Remembered 24 h per account. */
+                "Idempotency-Key": string;
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BatchRequest"];
+            };
+        };
+        responses: {
+            /** @description The batch, running: poll `Location` after `Retry-After` */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Location: components["headers"]["Location"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Batch"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            402: components["responses"]["Problem402"];
+            405: components["responses"]["Problem405"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The batch id (`bat_…`) */
+                batchId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The batch body */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Batch"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            404: components["responses"]["Problem404"];
+            405: components["responses"]["Problem405"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    cancelBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The batch id (`bat_…`) */
+                batchId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The batch, now CANCELLED */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Batch"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            404: components["responses"]["Problem404"];
+            405: components["responses"]["Problem405"];
+            409: components["responses"]["Problem409"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listBatchJobs: {
+        parameters: {
+            query?: {
+                /** @description Jobs per page */
                 limit?: number;
                 /** @description The previous page's `nextCursor` (opaque) */
                 cursor?: string;
@@ -2654,44 +3017,28 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /**
-                 * @description The job id (`job_…`)
-                 * @example job_0123456789abcdefghijklmn
-                 */
-                jobId: string;
+                /** @description The batch id (`bat_…`) */
+                batchId: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description A page of leads */
+            /** @description A page of job bodies without `leads` */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
-                    "Result-Complete": components["headers"]["Result-Complete"];
-                    "Job-Status": components["headers"]["Job-Status"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description The job */
-                        jobId: string;
-                        /** @description Its result set */
-                        resultSetId: string;
-                        /**
-                         * @description The job's status when the page was read
-                         * @enum {string}
-                         */
-                        status: "queued" | "running" | "COMPLETE" | "PARTIAL" | "EMPTY" | "FAILED" | "CANCELLED";
-                        /** @description false while the job runs: the leads committed so far */
-                        complete: boolean;
+                        /** @description The page's jobs */
+                        items: components["schemas"]["JobSummary"][];
                         /** @description Pass as `cursor` for the next page; null on the last */
                         nextCursor: string | null;
-                        /** @description The page's leads */
-                        items: components["schemas"]["LeadItem"][];
                     };
                 };
             };
@@ -2699,7 +3046,6 @@ export interface operations {
             401: components["responses"]["Problem401"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
-            410: components["responses"]["Problem410"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
@@ -2827,21 +3173,26 @@ export interface operations {
             };
         };
     };
-    getResultSet: {
+    getJobLeads: {
         parameters: {
             query?: {
                 /** @description Leads per JSON page (CSV and JSON Lines stream everything) */
                 limit?: number;
                 /** @description The previous page's `nextCursor` (opaque) */
                 cursor?: string;
+                /** @description json (the default) answers this page; `csv` or `jsonl` answer exactly as the `.csv` / `.jsonl` operation (text/csv, application/x-ndjson), as does `Accept: text/csv` or `Accept: application/x-ndjson` (or `application/jsonl`) without this parameter. New code should call those operations. */
+                format?: "json" | "csv" | "jsonl";
             };
             header?: {
                 /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @description The result set id (`rs_…`) */
-                resultSetId: string;
+                /**
+                 * @description The job id (`job_…`)
+                 * @example job_0123456789abcdefghijklmn
+                 */
+                jobId: string;
             };
             cookie?: never;
         };
@@ -3004,27 +3355,24 @@ export interface operations {
             };
         };
     };
-    listLeads: {
+    getResultSet: {
         parameters: {
             query?: {
                 /** @description Leads per JSON page (CSV and JSON Lines stream everything) */
                 limit?: number;
                 /** @description The previous page's `nextCursor` (opaque) */
                 cursor?: string;
-                /** @description Only leads of jobs of this source */
-                source?: "google_maps" | "linkedin" | "shopify";
-                /** @description Only leads of this job */
-                jobId?: string;
-                /** @description Leads of jobs created at or after (RFC 3339, with an offset) */
-                createdAfter?: string;
-                /** @description Leads of jobs created before (RFC 3339, with an offset) */
-                createdBefore?: string;
+                /** @description json (the default) answers this page; `csv` or `jsonl` answer exactly as the `.csv` / `.jsonl` operation (text/csv, application/x-ndjson), as does `Accept: text/csv` or `Accept: application/x-ndjson` (or `application/jsonl`) without this parameter. New code should call those operations. */
+                format?: "json" | "csv" | "jsonl";
             };
             header?: {
                 /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
-            path?: never;
+            path: {
+                /** @description The result set id (`rs_…`) */
+                resultSetId: string;
+            };
             cookie?: never;
         };
         requestBody?: never;
@@ -3036,10 +3384,23 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
+                    "Result-Complete": components["headers"]["Result-Complete"];
+                    "Job-Status": components["headers"]["Job-Status"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
+                        /** @description The job */
+                        jobId: string;
+                        /** @description Its result set */
+                        resultSetId: string;
+                        /**
+                         * @description The job's status when the page was read
+                         * @enum {string}
+                         */
+                        status: "queued" | "running" | "COMPLETE" | "PARTIAL" | "EMPTY" | "FAILED" | "CANCELLED";
+                        /** @description false while the job runs: the leads committed so far */
+                        complete: boolean;
                         /** @description Pass as `cursor` for the next page; null on the last */
                         nextCursor: string | null;
                         /** @description The page's leads */
@@ -3049,7 +3410,9 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            410: components["responses"]["Problem410"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
@@ -3158,6 +3521,246 @@ export interface operations {
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
             405: components["responses"]["Problem405"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listLeads: {
+        parameters: {
+            query?: {
+                /** @description Leads per JSON page (CSV and JSON Lines stream everything) */
+                limit?: number;
+                /** @description The previous page's `nextCursor` (opaque) */
+                cursor?: string;
+                /** @description Only leads of jobs of this source */
+                source?: "google_maps" | "linkedin" | "shopify";
+                /** @description Only leads of this job */
+                jobId?: string;
+                /** @description Leads of jobs created at or after (RFC 3339, with an offset) */
+                createdAfter?: string;
+                /** @description Leads of jobs created before (RFC 3339, with an offset) */
+                createdBefore?: string;
+                /** @description json (the default) answers this page; `csv` or `jsonl` answer exactly as the `.csv` / `.jsonl` operation (text/csv, application/x-ndjson), as does `Accept: text/csv` or `Accept: application/x-ndjson` (or `application/jsonl`) without this parameter. New code should call those operations. */
+                format?: "json" | "csv" | "jsonl";
+            };
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of leads */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Pass as `cursor` for the next page; null on the last */
+                        nextCursor: string | null;
+                        /** @description The page's leads */
+                        items: components["schemas"]["LeadItem"][];
+                    };
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            405: components["responses"]["Problem405"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getBatchLeadsCsv: {
+        parameters: {
+            query?: {
+                /** @description The previous page's `nextCursor` (opaque) */
+                cursor?: string;
+            };
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The batch id (`bat_…`) */
+                batchId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The leads as CSV */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    "Result-Complete": components["headers"]["Result-Complete"];
+                    "Batch-Status": components["headers"]["Batch-Status"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            404: components["responses"]["Problem404"];
+            405: components["responses"]["Problem405"];
+            410: components["responses"]["Problem410"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getBatchLeadsJsonl: {
+        parameters: {
+            query?: {
+                /** @description The previous page's `nextCursor` (opaque) */
+                cursor?: string;
+            };
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The batch id (`bat_…`) */
+                batchId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The leads as JSON Lines */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    "Result-Complete": components["headers"]["Result-Complete"];
+                    "Batch-Status": components["headers"]["Batch-Status"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            404: components["responses"]["Problem404"];
+            405: components["responses"]["Problem405"];
+            410: components["responses"]["Problem410"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getBatchLeads: {
+        parameters: {
+            query?: {
+                /** @description Leads per JSON page (CSV and JSON Lines stream everything) */
+                limit?: number;
+                /** @description The previous page's `nextCursor` (opaque) */
+                cursor?: string;
+                /** @description json (the default) answers this page; `csv` or `jsonl` answer exactly as the `.csv` / `.jsonl` operation (text/csv, application/x-ndjson), as does `Accept: text/csv` or `Accept: application/x-ndjson` (or `application/jsonl`) without this parameter. New code should call those operations. */
+                format?: "json" | "csv" | "jsonl";
+            };
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The batch id (`bat_…`) */
+                batchId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of leads */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
+                    "Result-Complete": components["headers"]["Result-Complete"];
+                    "Batch-Status": components["headers"]["Batch-Status"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The batch */
+                        batchId: string;
+                        /**
+                         * @description The batch's status when the page was read
+                         * @enum {string}
+                         */
+                        status: "running" | "COMPLETE" | "PARTIAL" | "EMPTY" | "FAILED" | "CANCELLED";
+                        /** @description false while the batch runs: the leads committed so far */
+                        complete: boolean;
+                        /** @description Pass as `cursor` for the next page; null on the last */
+                        nextCursor: string | null;
+                        /** @description The page's leads */
+                        items: components["schemas"]["LeadItem"][];
+                    };
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            404: components["responses"]["Problem404"];
+            405: components["responses"]["Problem405"];
+            410: components["responses"]["Problem410"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
@@ -3448,283 +4051,15 @@ export interface operations {
             };
         };
     };
-    getLinkedinCountries: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The list */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description The list's name */
-                        name: string;
-                        /** @description Its countries */
-                        countries: {
-                            /** @description ISO 3166-1 alpha-2 code */
-                            code: string;
-                            /** @description English name */
-                            name: string;
-                        }[];
-                    };
-                };
-            };
-            405: components["responses"]["Problem405"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
-            default: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    getTariffs: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The tariffs */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description One tariff per source */
-                        tariffs: {
-                            /** @description The google_maps tariff */
-                            google_maps: {
-                                /** @description Credits per delivered lead */
-                                perItem: number;
-                                /** @description Least charge of a job */
-                                minimum: number;
-                            };
-                            /** @description The linkedin tariff */
-                            linkedin: {
-                                /** @description Credits per delivered lead */
-                                perItem: number;
-                                /** @description Least charge of a job */
-                                minimum: number;
-                            };
-                            /** @description The shopify tariff */
-                            shopify: {
-                                /** @description Credits per delivered lead */
-                                perItem: number;
-                                /** @description Least charge of a job */
-                                minimum: number;
-                            };
-                        };
-                    };
-                };
-            };
-            405: components["responses"]["Problem405"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
-            default: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    health: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The process answers */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description Always `ok`
-                         * @constant
-                         */
-                        status: "ok";
-                    };
-                };
-            };
-            405: components["responses"]["Problem405"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
-            default: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    ready: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Ready */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description `ready`, or `unavailable` (then `checks` says which dependency) */
-                        status: string;
-                        /** @description Each dependency's state, e.g. `{"postgres":"ok","redis":"ok"}` */
-                        checks: {
-                            [key: string]: string;
-                        };
-                        /** @description What failed, when something did */
-                        detail?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            405: components["responses"]["Problem405"];
-            /** @description Not ready, or shutting down */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description `ready`, or `unavailable` (then `checks` says which dependency) */
-                        status: string;
-                        /** @description Each dependency's state, e.g. `{"postgres":"ok","redis":"ok"}` */
-                        checks: {
-                            [key: string]: string;
-                        };
-                        /** @description What failed, when something did */
-                        detail?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
-            default: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    getOpenApi: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OpenAPI 3.1 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description The OpenAPI version, `3.1.0` */
-                        openapi: string;
-                        /** @description Title, version, description, license */
-                        info: {
-                            /** @description The API's name */
-                            title: string;
-                            /** @description The document's version */
-                            version: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                        /** @description The operations, by path */
-                        paths: {
-                            [key: string]: Record<string, never>;
-                        };
-                        /** @description Schemas, parameters, responses and headers the paths refer to */
-                        components?: Record<string, never>;
-                        /** @description The events this service sends */
-                        webhooks?: Record<string, never>;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            405: components["responses"]["Problem405"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
-            default: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    listBatches: {
+    listAuditEvents: {
         parameters: {
             query?: {
-                /** @description Batches per page */
+                /** @description Events per page */
                 limit?: number;
                 /** @description The previous page's `nextCursor` (opaque) */
                 cursor?: string;
-                /** @description One or more statuses as a comma list (`status=running,PARTIAL`); repeating the parameter is accepted too */
-                status?: ("running" | "COMPLETE" | "PARTIAL" | "EMPTY" | "FAILED" | "CANCELLED")[];
-                /** @description Batches created at or after (RFC 3339, with an offset) */
-                createdAfter?: string;
-                /** @description Batches created before (RFC 3339, with an offset) */
-                createdBefore?: string;
+                /** @description Only events of this action */
+                action?: "key.created" | "key.revoked" | "webhook_endpoint.created" | "webhook_endpoint.changed" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_default_secret.rotated" | "suppressions.changed" | "leads.exported" | "monitor.created" | "monitor.changed" | "monitor.paused" | "monitor.resumed" | "monitor.deleted" | "monitor.run_requested" | "subject.erased" | "account.deleted";
             };
             header?: {
                 /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
@@ -3735,7 +4070,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of batch bodies */
+            /** @description A page of events */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3745,12 +4080,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description The page's batches */
-                        items: components["schemas"]["Batch"][];
-                        /** @description Pass as `cursor` for the next page; null on the last */
-                        nextCursor: string | null;
-                    };
+                    "application/json": components["schemas"]["AuditEventPage"];
                 };
             };
             400: components["responses"]["Problem400"];
@@ -3771,46 +4101,42 @@ export interface operations {
             };
         };
     };
-    createBatch: {
+    revealDefaultWebhookSecret: {
         parameters: {
             query?: never;
-            header: {
-                /** @description 1..255 printable ASCII characters; `"abc"` and `abc` are one key. Remembered 24 h per account. */
-                "Idempotency-Key": string;
+            header?: {
                 /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["BatchRequest"];
-            };
-        };
+        requestBody?: never;
         responses: {
-            /** @description The batch, running: poll `Location` after `Retry-After` */
-            202: {
+            /** @description The secret */
+            200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
-                    Location: components["headers"]["Location"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Batch"];
+                    "application/json": components["schemas"]["WebhookSecret"];
                 };
             };
-            400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
-            402: components["responses"]["Problem402"];
             405: components["responses"]["Problem405"];
-            413: components["responses"]["Problem413"];
-            415: components["responses"]["Problem415"];
-            422: components["responses"]["Problem422"];
+            /** @description webhook_secret_already_revealed */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
@@ -3826,318 +4152,32 @@ export interface operations {
             };
         };
     };
-    getBatch: {
+    rotateDefaultWebhookSecret: {
         parameters: {
             query?: never;
             header?: {
                 /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
-            path: {
-                /** @description The batch id (`bat_…`) */
-                batchId: string;
-            };
+            path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The batch body */
+            /** @description The new secret */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Batch"];
+                    "application/json": components["schemas"]["WebhookSecret"];
                 };
             };
-            400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
-            404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
-            429: components["responses"]["Problem429"];
-            500: components["responses"]["Problem500"];
-            503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
-            default: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    cancelBatch: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path: {
-                /** @description The batch id (`bat_…`) */
-                batchId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The batch, now CANCELLED */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Batch"];
-                };
-            };
-            400: components["responses"]["Problem400"];
-            401: components["responses"]["Problem401"];
-            404: components["responses"]["Problem404"];
-            405: components["responses"]["Problem405"];
-            409: components["responses"]["Problem409"];
-            429: components["responses"]["Problem429"];
-            500: components["responses"]["Problem500"];
-            503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
-            default: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    listBatchJobs: {
-        parameters: {
-            query?: {
-                /** @description Jobs per page */
-                limit?: number;
-                /** @description The previous page's `nextCursor` (opaque) */
-                cursor?: string;
-            };
-            header?: {
-                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path: {
-                /** @description The batch id (`bat_…`) */
-                batchId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description A page of job bodies without `leads` */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    Link: components["headers"]["Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description The page's jobs */
-                        items: components["schemas"]["JobSummary"][];
-                        /** @description Pass as `cursor` for the next page; null on the last */
-                        nextCursor: string | null;
-                    };
-                };
-            };
-            400: components["responses"]["Problem400"];
-            401: components["responses"]["Problem401"];
-            404: components["responses"]["Problem404"];
-            405: components["responses"]["Problem405"];
-            429: components["responses"]["Problem429"];
-            500: components["responses"]["Problem500"];
-            503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
-            default: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    getBatchLeads: {
-        parameters: {
-            query?: {
-                /** @description Leads per JSON page (CSV and JSON Lines stream everything) */
-                limit?: number;
-                /** @description The previous page's `nextCursor` (opaque) */
-                cursor?: string;
-            };
-            header?: {
-                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path: {
-                /** @description The batch id (`bat_…`) */
-                batchId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description A page of leads */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    Link: components["headers"]["Link"];
-                    "Result-Complete": components["headers"]["Result-Complete"];
-                    "Batch-Status": components["headers"]["Batch-Status"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description The batch */
-                        batchId: string;
-                        /**
-                         * @description The batch's status when the page was read
-                         * @enum {string}
-                         */
-                        status: "running" | "COMPLETE" | "PARTIAL" | "EMPTY" | "FAILED" | "CANCELLED";
-                        /** @description false while the batch runs: the leads committed so far */
-                        complete: boolean;
-                        /** @description Pass as `cursor` for the next page; null on the last */
-                        nextCursor: string | null;
-                        /** @description The page's leads */
-                        items: components["schemas"]["LeadItem"][];
-                    };
-                };
-            };
-            400: components["responses"]["Problem400"];
-            401: components["responses"]["Problem401"];
-            404: components["responses"]["Problem404"];
-            405: components["responses"]["Problem405"];
-            410: components["responses"]["Problem410"];
-            429: components["responses"]["Problem429"];
-            500: components["responses"]["Problem500"];
-            503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
-            default: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    getBatchLeadsCsv: {
-        parameters: {
-            query?: {
-                /** @description The previous page's `nextCursor` (opaque) */
-                cursor?: string;
-            };
-            header?: {
-                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path: {
-                /** @description The batch id (`bat_…`) */
-                batchId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The leads as CSV */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Content-Disposition": components["headers"]["Content-Disposition"];
-                    "Result-Complete": components["headers"]["Result-Complete"];
-                    "Batch-Status": components["headers"]["Batch-Status"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/csv": string;
-                };
-            };
-            400: components["responses"]["Problem400"];
-            401: components["responses"]["Problem401"];
-            404: components["responses"]["Problem404"];
-            405: components["responses"]["Problem405"];
-            410: components["responses"]["Problem410"];
-            429: components["responses"]["Problem429"];
-            500: components["responses"]["Problem500"];
-            503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
-            default: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    getBatchLeadsJsonl: {
-        parameters: {
-            query?: {
-                /** @description The previous page's `nextCursor` (opaque) */
-                cursor?: string;
-            };
-            header?: {
-                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path: {
-                /** @description The batch id (`bat_…`) */
-                batchId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The leads as JSON Lines */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Content-Disposition": components["headers"]["Content-Disposition"];
-                    "Result-Complete": components["headers"]["Result-Complete"];
-                    "Batch-Status": components["headers"]["Batch-Status"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/x-ndjson": string;
-                };
-            };
-            400: components["responses"]["Problem400"];
-            401: components["responses"]["Problem401"];
-            404: components["responses"]["Problem404"];
-            405: components["responses"]["Problem405"];
-            410: components["responses"]["Problem410"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
@@ -4803,148 +4843,6 @@ export interface operations {
             };
         };
     };
-    revealDefaultWebhookSecret: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The secret */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WebhookSecret"];
-                };
-            };
-            401: components["responses"]["Problem401"];
-            405: components["responses"]["Problem405"];
-            /** @description webhook_secret_already_revealed */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            429: components["responses"]["Problem429"];
-            500: components["responses"]["Problem500"];
-            503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
-            default: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    rotateDefaultWebhookSecret: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The new secret */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WebhookSecret"];
-                };
-            };
-            401: components["responses"]["Problem401"];
-            405: components["responses"]["Problem405"];
-            429: components["responses"]["Problem429"];
-            500: components["responses"]["Problem500"];
-            503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
-            default: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    listAuditEvents: {
-        parameters: {
-            query?: {
-                /** @description Events per page */
-                limit?: number;
-                /** @description The previous page's `nextCursor` (opaque) */
-                cursor?: string;
-                /** @description Only events of this action */
-                action?: "key.created" | "key.revoked" | "webhook_endpoint.created" | "webhook_endpoint.changed" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_default_secret.rotated" | "suppressions.changed" | "leads.exported" | "monitor.created" | "monitor.changed" | "monitor.paused" | "monitor.resumed" | "monitor.deleted" | "monitor.run_requested" | "subject.erased" | "account.deleted";
-            };
-            header?: {
-                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description A page of events */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    Link: components["headers"]["Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AuditEventPage"];
-                };
-            };
-            400: components["responses"]["Problem400"];
-            401: components["responses"]["Problem401"];
-            405: components["responses"]["Problem405"];
-            429: components["responses"]["Problem429"];
-            500: components["responses"]["Problem500"];
-            503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
-            default: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
     listMonitors: {
         parameters: {
             query?: never;
@@ -5332,6 +5230,270 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getLinkedinCountries: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The list */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The list's name */
+                        name: string;
+                        /** @description Its countries */
+                        countries: {
+                            /** @description ISO 3166-1 alpha-2 code */
+                            code: string;
+                            /** @description English name */
+                            name: string;
+                        }[];
+                    };
+                };
+            };
+            405: components["responses"]["Problem405"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getTariffs: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tariffs */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One tariff per source */
+                        tariffs: {
+                            /** @description The google_maps tariff */
+                            google_maps: {
+                                /** @description Credits per delivered lead */
+                                perItem: number;
+                                /** @description Least charge of a job */
+                                minimum: number;
+                            };
+                            /** @description The linkedin tariff */
+                            linkedin: {
+                                /** @description Credits per delivered lead */
+                                perItem: number;
+                                /** @description Least charge of a job */
+                                minimum: number;
+                            };
+                            /** @description The shopify tariff */
+                            shopify: {
+                                /** @description Credits per delivered lead */
+                                perItem: number;
+                                /** @description Least charge of a job */
+                                minimum: number;
+                            };
+                        };
+                    };
+                };
+            };
+            405: components["responses"]["Problem405"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    health: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The process answers */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `ok`
+                         * @constant
+                         */
+                        status: "ok";
+                    };
+                };
+            };
+            405: components["responses"]["Problem405"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    ready: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ready */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description `ready`, or `unavailable` (then `checks` says which dependency) */
+                        status: string;
+                        /** @description Each dependency's state, e.g. `{"postgres":"ok","redis":"ok"}` */
+                        checks: {
+                            [key: string]: string;
+                        };
+                        /** @description What failed, when something did */
+                        detail?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            405: components["responses"]["Problem405"];
+            /** @description Not ready, or shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description `ready`, or `unavailable` (then `checks` says which dependency) */
+                        status: string;
+                        /** @description Each dependency's state, e.g. `{"postgres":"ok","redis":"ok"}` */
+                        checks: {
+                            [key: string]: string;
+                        };
+                        /** @description What failed, when something did */
+                        detail?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getOpenApi: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OpenAPI 3.1 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The OpenAPI version, `3.1.0` */
+                        openapi: string;
+                        /** @description Title, version, description, license */
+                        info: {
+                            /** @description The API's name */
+                            title: string;
+                            /** @description The document's version */
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description The operations, by path */
+                        paths: {
+                            [key: string]: Record<string, never>;
+                        };
+                        /** @description Schemas, parameters, responses and headers the paths refer to */
+                        components?: Record<string, never>;
+                        /** @description The events this service sends */
+                        webhooks?: Record<string, never>;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            405: components["responses"]["Problem405"];
             /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
             default: {
                 headers: {

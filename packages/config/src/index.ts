@@ -1,6 +1,7 @@
 export {
   CONFIG_VARIABLES,
   DEFAULT_OPS_PORTS,
+  JSON_BODY_LIMIT_BYTES,
   defaultEnrichmentUserAgent,
   opsPort,
   readsVariable,

@@ -5,6 +5,9 @@ import { LOG_LEVELS, type LogLevel } from '@leadgen/logger';
 import { flag, optional, readingOf, variable, Variable, variablesOf, type Reader, type Resolved } from './variable';
 
 /** Each long-running process's operations port when OPS_PORT is unset: distinct, so both fit on one host. */
+/** The JSON body limit of every route that declares no other (the OpenAPI document says it too). */
+export const JSON_BODY_LIMIT_BYTES = 16 * 1024;
+
 export const DEFAULT_OPS_PORTS = { api: 9464, worker: 9465 } as const;
 
 const ENVIRONMENTS = ['development', 'production', 'test'] as const;
@@ -222,7 +225,7 @@ export const DECLARATION = {
       httpUrl().replace(/\/+$/, ''),
       'absolute base for `pollUrl` and `Location` (relative paths when unset)',
     ),
-    bodyLimitBytes: 16 * 1024,
+    bodyLimitBytes: JSON_BODY_LIMIT_BYTES,
     trustProxy: variable(
       'TRUST_PROXY',
       trustProxy().default(false),

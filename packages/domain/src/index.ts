@@ -16,3 +16,5 @@ export * from './email-verification';
 export * from './monitor-schedule';
 export * from './monitors';
 export * from './batch';
+export * from './monitor-credit-cap';
+export * from './idempotency-key';

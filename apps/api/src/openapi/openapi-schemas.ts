@@ -430,21 +430,43 @@ export const finishedJob = (withLeads: boolean) => {
   );
 };
 
+const statusName = (status: string) => status.charAt(0).toUpperCase() + status.slice(1).toLowerCase();
+
 /**
- * A union on `status` with a discriminator mapping every status to its branch, so generators type it
- * as a discriminated union (`job.status === 'COMPLETE'` narrows to the terminal branch).
+ * One variant per status (`JobQueued`, `JobComplete`, …): the open or finished body with `status` fixed
+ * to one value. With a variant per status a generator's union narrows however a consumer checks the
+ * status (`job.status !== 'queued' && job.status !== 'running'` leaves only the terminal variants), which
+ * two variants of several statuses each cannot.
  */
-export const jobUnion = (open: string, finished: string, description: string) => ({
-  description,
-  oneOf: [ref(open), ref(finished)],
-  discriminator: {
-    propertyName: 'status',
-    mapping: Object.fromEntries([
-      ...NON_TERMINAL_STATUSES.map((s) => [s, `#/components/schemas/${open}`]),
-      ...TERMINAL_STATUSES.map((s) => [s, `#/components/schemas/${finished}`]),
+export const jobVariants = (prefix: string, open: string, finished: string): Record<string, Schema> =>
+  Object.fromEntries(
+    [...NON_TERMINAL_STATUSES, ...TERMINAL_STATUSES].map((status) => [
+      `${prefix}${statusName(status)}`,
+      {
+        description: `A job body whose status is ${status}`,
+        allOf: [
+          ref((NON_TERMINAL_STATUSES as readonly string[]).includes(status) ? open : finished),
+          { type: 'object', properties: { status: { const: status } }, required: ['status'] },
+        ],
+      },
     ]),
-  },
-});
+  );
+
+/**
+ * A union on `status`, one variant per status (jobVariants), with a discriminator mapping each status to
+ * its variant, so generators type it as a discriminated union (`job.status === 'COMPLETE'` narrows).
+ */
+export const jobUnion = (prefix: string, description: string) => {
+  const statuses = [...NON_TERMINAL_STATUSES, ...TERMINAL_STATUSES];
+  return {
+    description,
+    oneOf: statuses.map((status) => ref(`${prefix}${statusName(status)}`)),
+    discriminator: {
+      propertyName: 'status',
+      mapping: Object.fromEntries(statuses.map((status) => [status, `#/components/schemas/${prefix}${statusName(status)}`])),
+    },
+  };
+};
 
 export const leadItem = object(
   {
@@ -457,3 +479,14 @@ export const leadItem = object(
   undefined,
   { description: 'A delivered lead and where it belongs; `lead` is the record of the job body.' },
 );
+
+/** A query parameter, as the paths declare them. */
+export const query = (name: string, description: string, schema: Schema, extra: Schema = {}) => ({
+  name,
+  in: 'query',
+  description,
+  schema,
+  ...extra,
+});
+export const cursorParam = query('cursor', "The previous page's `nextCursor` (opaque)", str);
+export const rfc3339Param = (name: string, description: string) => query(name, `${description} (RFC 3339, with an offset)`, time);

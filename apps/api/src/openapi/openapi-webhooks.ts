@@ -1,43 +1,24 @@
 import {
   BATCH_EVENT_TYPES,
   JOB_EVENT_TYPES,
-  MAX_WEBHOOK_ENDPOINTS,
   PING_EVENT,
   SUBSCRIBABLE_EVENTS,
   TERMINAL_STATUSES,
   WEBHOOK_URL_MAX_LENGTH,
 } from '@leadgen/domain';
-import { DELIVERIES_PAGE_DEFAULT, DELIVERIES_PAGE_LIMIT } from '../routes/webhooks/webhooks-schema';
-import {
-  listPage,
-  type Schema,
-  d,
-  hdr,
-  int,
-  jobCommon,
-  jobRequired,
-  limited,
-  nullable,
-  object,
-  pick,
-  problemResponse,
-  ref,
-  str,
-  terminalObject,
-  time,
-} from './openapi-schemas';
+import { type Schema, d, int, jobCommon, jobRequired, nullable, object, ref, str, terminalObject, time } from './openapi-schemas';
 
-// The webhook part of the OpenAPI document (decision 016): the endpoints' paths, their schemas, and
-// the events themselves as OpenAPI 3.1 `webhooks`.
+// The webhook components of the OpenAPI document (decision 016): the schemas, and the events themselves
+// as OpenAPI 3.1 `webhooks` (the paths are declared in routes/webhooks/webhooks-endpoints.ts).
 
-const events = {
+export const events = {
   description: 'The events to send: the job events, the batch events, and monitor.paused',
   type: 'array',
   items: { type: 'string', enum: [...SUBSCRIBABLE_EVENTS] },
   minItems: 1,
   uniqueItems: true,
 };
-const url = {
+export const url = {
   type: 'string',
   maxLength: WEBHOOK_URL_MAX_LENGTH,
   description:
@@ -67,6 +48,8 @@ const secret = {
   pattern: '^whsec_',
   description: 'Standard Webhooks signing secret (`whsec_` + base64 of 32 bytes), shown in this answer only',
 };
+
+const json = (schema: Schema) => ({ 'application/json': { schema } });
 
 export const webhookSchemas: Record<string, Schema> = {
   WebhookEndpoint: object(endpointProperties, undefined, { description: 'An endpoint; never its secret' }),
@@ -133,215 +116,6 @@ export const webhookSchemas: Record<string, Schema> = {
   BatchEventData: {
     description: 'The terminal batch body (as GET /api/v1/leads/batches/{batchId} answers it), and where its leads are',
     allOf: [ref('Batch'), object({ leadsUrl: { type: 'string', description: "where to read the batch's leads" } })],
-  },
-};
-
-const notFound = problemResponse("webhook_endpoint_not_found (also another account's endpoint)");
-const conflict = (codes: string) => problemResponse(codes);
-const jobIdParam = { name: 'jobId', in: 'path', required: true, schema: str, example: 'job_0123456789abcdefghijklmn' };
-const endpointIdParam = { name: 'id', in: 'path', required: true, schema: str, example: 'whep_0123456789abcdef01234567' };
-const json = (schema: Schema) => ({ 'application/json': { schema } });
-const answer = (description: string, schema: Schema, extraHeaders: Record<string, unknown> = {}) => ({
-  description,
-  headers: { ...limited, ...extraHeaders },
-  content: json(schema),
-});
-
-export const webhookPaths = {
-  '/api/v1/webhooks': {
-    post: {
-      tags: ['webhooks'],
-      operationId: 'createWebhookEndpoint',
-      summary: `Add an endpoint (at most ${MAX_WEBHOOK_ENDPOINTS} per account); its secret is shown in this answer only`,
-      description: 'Subscribes a URL to job events. Its signing secret is in this answer only; store it to verify deliveries.',
-      requestBody: {
-        required: true,
-        content: json(
-          object({ url, events, description: d('Your note about the endpoint', { type: 'string', maxLength: 500 }) }, ['url', 'events']),
-        ),
-      },
-      responses: {
-        201: answer('The endpoint and its secret', ref('WebhookEndpointWithSecret'), { Location: hdr('Location') }),
-        409: conflict('webhook_endpoint_limit'),
-        ...pick(400, 401, 405, 413, 415, 429, 500, 503),
-      },
-    },
-    get: {
-      tags: ['webhooks'],
-      operationId: 'listWebhookEndpoints',
-      summary: "The account's endpoints, oldest first",
-      description: 'Every endpoint of the account, oldest first, without secrets.',
-      responses: {
-        200: answer('Every endpoint', object({ items: d('The endpoints', { type: 'array', items: ref('WebhookEndpoint') }) })),
-        ...pick(401, 405, 429, 500, 503),
-      },
-    },
-  },
-  '/api/v1/webhooks/{id}': {
-    parameters: [endpointIdParam],
-    get: {
-      tags: ['webhooks'],
-      operationId: 'getWebhookEndpoint',
-      summary: 'An endpoint',
-      description: 'One endpoint, without its secret.',
-      responses: { 200: answer('The endpoint', ref('WebhookEndpoint')), 404: notFound, ...pick(401, 405, 429, 500, 503) },
-    },
-    patch: {
-      tags: ['webhooks'],
-      operationId: 'updateWebhookEndpoint',
-      summary: 'Change an endpoint; `enabled: true` enables a disabled one (and forgets its failures)',
-      description: 'Changes the URL, events, description or enabled state; only the fields sent change.',
-      requestBody: {
-        required: true,
-        content: json(
-          object(
-            {
-              url,
-              events,
-              description: d('Your note (null removes it)', nullable({ type: 'string', maxLength: 500 })),
-              enabled: d('true enables a disabled endpoint; false disables it', { type: 'boolean' }),
-            },
-            [],
-            { minProperties: 1 },
-          ),
-        ),
-      },
-      responses: { 200: answer('The endpoint', ref('WebhookEndpoint')), 404: notFound, ...pick(400, 401, 405, 413, 415, 429, 500, 503) },
-    },
-    delete: {
-      tags: ['webhooks'],
-      operationId: 'deleteWebhookEndpoint',
-      summary: 'Delete an endpoint and its deliveries',
-      description: 'Deletes the endpoint; nothing more is sent to it and its delivery history goes.',
-      responses: { 204: { description: 'Deleted', headers: limited }, 404: notFound, ...pick(401, 405, 429, 500, 503) },
-    },
-  },
-  '/api/v1/webhooks/{id}/rotate-secret': {
-    parameters: [endpointIdParam],
-    post: {
-      tags: ['webhooks'],
-      operationId: 'rotateWebhookSecret',
-      summary: 'A new secret, shown once; for 24 h deliveries are signed with the old one too',
-      description: 'Makes a new signing secret (shown once); deliveries carry both signatures for 24 h so receivers can switch.',
-      responses: {
-        200: answer('The endpoint and its new secret', ref('WebhookEndpointWithSecret')),
-        404: notFound,
-        ...pick(401, 405, 429, 500, 503),
-      },
-    },
-  },
-  '/api/v1/webhooks/{id}/test': {
-    parameters: [endpointIdParam],
-    post: {
-      tags: ['webhooks'],
-      operationId: 'pingWebhookEndpoint',
-      summary: 'Send a `ping` event',
-      description: 'Queues a `ping` event to the endpoint, to check that it receives and verifies deliveries.',
-      responses: {
-        202: answer("The ping's delivery, on its way", ref('WebhookDelivery')),
-        404: notFound,
-        409: conflict('webhook_endpoint_disabled'),
-        ...pick(401, 405, 429, 500, 503),
-      },
-    },
-  },
-  '/api/v1/webhooks/{id}/deliveries': {
-    parameters: [endpointIdParam],
-    get: {
-      tags: ['webhooks'],
-      operationId: 'listWebhookDeliveries',
-      summary: "The endpoint's deliveries, newest first, each with its attempts",
-      description: "The endpoint's deliveries, newest first, each with its attempts; follow `nextCursor` for older ones.",
-      parameters: [
-        {
-          name: 'limit',
-          in: 'query',
-          description: 'Deliveries per page',
-          schema: { type: 'integer', minimum: 1, maximum: DELIVERIES_PAGE_LIMIT, default: DELIVERIES_PAGE_DEFAULT },
-        },
-        { name: 'cursor', in: 'query', description: 'nextCursor of the previous page', schema: str },
-        {
-          name: 'status',
-          in: 'query',
-          description: 'Only deliveries in this state',
-          schema: { type: 'string', enum: ['pending', 'succeeded', 'failed'] },
-        },
-      ],
-      responses: {
-        200: answer('A page of deliveries', listPage("The page's deliveries", 'WebhookDelivery'), { Link: hdr('Link') }),
-        404: notFound,
-        ...pick(400, 401, 405, 429, 500, 503),
-      },
-    },
-  },
-  '/api/v1/webhooks/{id}/deliveries/{deliveryId}/retry': {
-    parameters: [endpointIdParam, { name: 'deliveryId', in: 'path', required: true, schema: str }],
-    post: {
-      tags: ['webhooks'],
-      operationId: 'retryWebhookDelivery',
-      summary: 'Send a delivery that succeeded or failed again: the same message id, a new round of retries',
-      description: 'Sends a finished delivery again now: the same message id, a new round of retries.',
-      responses: {
-        202: answer('The delivery, pending again', ref('WebhookDelivery')),
-        404: problemResponse('webhook_endpoint_not_found, webhook_delivery_not_found'),
-        409: conflict('webhook_delivery_pending, webhook_endpoint_disabled'),
-        ...pick(401, 405, 429, 500, 503),
-      },
-    },
-  },
-  '/api/v1/leads/jobs/{jobId}/webhook-deliveries': {
-    parameters: [jobIdParam],
-    get: {
-      tags: ['webhooks'],
-      operationId: 'listJobWebhookDeliveries',
-      summary: "A job's deliveries: to the account's endpoints and to its own `webhookUrl`, each with its attempts",
-      description: "Every delivery of the job's events, to the account's endpoints and to the job's own `webhookUrl`.",
-      responses: {
-        200: answer(
-          "The job's deliveries, oldest first",
-          object({ items: d('The deliveries', { type: 'array', items: ref('WebhookDelivery') }) }),
-        ),
-        ...pick(401, 404, 405, 429, 500, 503),
-      },
-    },
-  },
-  '/api/v1/leads/jobs/{jobId}/webhook-deliveries/{deliveryId}/retry': {
-    parameters: [jobIdParam, { name: 'deliveryId', in: 'path', required: true, schema: str }],
-    post: {
-      tags: ['webhooks'],
-      operationId: 'retryJobWebhookDelivery',
-      summary: "Send one of a job's deliveries again (the way to resend one to its own `webhookUrl`)",
-      description: "Sends one of the job's finished deliveries again: the same message id, a new round of retries.",
-      responses: {
-        202: answer('The delivery, pending again', ref('WebhookDelivery')),
-        404: problemResponse('job_not_found, webhook_delivery_not_found'),
-        409: conflict('webhook_delivery_pending'),
-        ...pick(401, 405, 429, 500, 503),
-      },
-    },
-  },
-  '/api/v1/webhooks/default-secret': {
-    post: {
-      tags: ['webhooks'],
-      operationId: 'revealDefaultWebhookSecret',
-      summary: "The account's default secret (signs jobs' own `webhookUrl` deliveries): created if needed, shown once",
-      description:
-        "The secret that signs deliveries to jobs' own `webhookUrl`: made on first call and shown that once (409 afterwards; rotate to see a new one).",
-      responses: {
-        200: answer('The secret', ref('WebhookSecret')),
-        409: conflict('webhook_secret_already_revealed'),
-        ...pick(401, 405, 429, 500, 503),
-      },
-    },
-  },
-  '/api/v1/webhooks/default-secret/rotate': {
-    post: {
-      tags: ['webhooks'],
-      operationId: 'rotateDefaultWebhookSecret',
-      summary: 'A new default secret, shown once; for 24 h deliveries are signed with the old one too',
-      description: 'Makes a new default secret (shown once); deliveries carry both signatures for 24 h.',
-      responses: { 200: answer('The new secret', ref('WebhookSecret')), ...pick(401, 405, 429, 500, 503) },
-    },
   },
 };
 

@@ -14,10 +14,18 @@ import {
   type MonitorRecord,
   type MonitorRunRecord,
 } from '@leadgen/db';
-import { decideMonitorChange, errors, firstRunAfter, monitorErrors, newId, type MonitorPauseReason } from '@leadgen/domain';
+import {
+  checkMonitorCreditCap,
+  decideMonitorChange,
+  errors,
+  firstRunAfter,
+  monitorErrors,
+  newId,
+  type MonitorPauseReason,
+} from '@leadgen/domain';
 import { logger } from '@leadgen/logger';
 import type { ApiDependencies } from '../dependencies';
-import { checkCreditCap, type MonitorInput } from '../routes/monitors/monitors-schema';
+import type { MonitorInput } from '../routes/monitors/monitors-schema';
 
 // Monitors (decision 022). PostgreSQL is changed first and decides; the alarm follows it. An alarm
 // that cannot be set or removed is only logged: a stale one rings for a due time PostgreSQL has moved
@@ -51,7 +59,7 @@ export async function createMonitor(
     enabled: input.enabled ?? true,
     nextRunAt: input.enabled === false ? null : firstRunAfter(input.schedule, new Date()),
   };
-  checkCreditCap(monitor);
+  checkMonitorCreditCap(monitor);
   const created = await insertMonitor(deps.db, monitor, deps.config.monitors.maxPerAccount);
   if (created === 'limit') throw monitorErrors.limit(deps.config.monitors.maxPerAccount);
   await moveAlarm(deps, created.id, null, created.nextRunAt);
@@ -80,7 +88,7 @@ export async function updateMonitor(
   const now = new Date();
   const moved = await changeMonitor(deps.db, accountId, id, (current) => {
     const decided = decideMonitorChange(current, change, now, pausedBy);
-    checkCreditCap({ ...current, ...decided });
+    checkMonitorCreditCap({ ...current, ...decided });
     return decided;
   });
   if (!moved) throw monitorErrors.notFound();

@@ -14,7 +14,7 @@ import { getAccountBatch, listBatches, listBatchJobs, readBatchLeads } from '../
 import { EXPORT_BATCH } from '../../use-cases/read-leads';
 import { checkShopifyCategory } from '../../use-cases/shopify-category-check';
 import { checkJobWebhookUrl } from '../../use-cases/webhook-target-check';
-import { parseIdempotencyKey } from './generate-route';
+import { parseIdempotencyKey } from '@leadgen/domain';
 import {
   batchJobsQuerySchema,
   batchLeadsQuerySchema,

@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { errors } from '@leadgen/domain';
+import { parseIdempotencyKey } from '@leadgen/domain';
 import type { ApiDependencies } from '../../dependencies';
 import { authenticatedAccount } from '../../http/authenticate';
 import { parsePrefer } from '../../http/prefer';
@@ -8,22 +8,6 @@ import { generateLeads } from '../../use-cases/generate-leads';
 import { checkShopifyCategory } from '../../use-cases/shopify-category-check';
 import { checkJobWebhookUrl } from '../../use-cases/webhook-target-check';
 import { parseGenerationRequest } from './generate-schema';
-
-const MAX_KEY_LENGTH = 255;
-// A structured-field string holds printable ASCII only; anything else (bytes >= 0x80 arrive as Latin-1) is refused.
-const PRINTABLE_ASCII = /^[\x20-\x7e]+$/;
-
-/**
- * The IETF Idempotency-Key draft writes the value as a structured-field string ("abc");
- * the quoted and the bare form of one key are the same key.
- */
-export function parseIdempotencyKey(header: string | undefined): string {
-  if (header === undefined) throw errors.idempotencyKeyMissing();
-  let key = header.trim();
-  if (key.length >= 2 && key.startsWith('"') && key.endsWith('"')) key = key.slice(1, -1);
-  if (key.length === 0 || key.length > MAX_KEY_LENGTH || !PRINTABLE_ASCII.test(key)) throw errors.idempotencyKeyInvalid();
-  return key;
-}
 
 function clientGone(req: Request, res: Response): AbortSignal {
   const controller = new AbortController();

@@ -39,7 +39,7 @@ function sendPage(
 export function resultSetLeadsRoute(deps: ApiDependencies, by: 'job' | 'resultSet', download?: DownloadFormat) {
   return async (req: Request, res: Response): Promise<void> => {
     const account = authenticatedAccount(res.locals);
-    const id = String(req.params.id ?? '');
+    const id = String((by === 'job' ? req.params.jobId : req.params.resultSetId) ?? '');
     // A malformed id cannot name a job: the same 404 as an unknown one, without asking the database.
     if (!(by === 'job' ? ID_PATTERNS.job : ID_PATTERNS.resultSet).test(id)) throw errors.jobNotFound();
     const query = parseQuery<ResultSetQuery>(resultSetQuerySchema, req.query);

@@ -18,7 +18,7 @@ import {
 } from '../../use-cases/manage-monitors';
 import { checkShopifyCategory } from '../../use-cases/shopify-category-check';
 import { allowsPlainHttp, checkJobWebhookUrl } from '../../use-cases/webhook-target-check';
-import { parseIdempotencyKey } from '../leads/generate-route';
+import { parseIdempotencyKey } from '@leadgen/domain';
 import {
   createMonitorSchema,
   parseMonitorBody,

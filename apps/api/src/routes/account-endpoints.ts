@@ -1,0 +1,203 @@
+import { AUDIT_ACTIONS } from '@leadgen/db';
+import { SUPPRESSION_UPLOAD_LIMIT } from '@leadgen/domain';
+import type { Endpoint } from '../http/route-table';
+import { d, hdr, int, limited, nullable, object, pick, problemResponse, query, ref, str, time } from '../openapi/openapi-schemas';
+import { accountRoute } from './account-route';
+import { auditEventsRoute } from './audit-events/audit-events-route';
+import { AUDIT_PAGE_DEFAULT, AUDIT_PAGE_LIMIT } from './audit-events/audit-events-schema';
+import { deleteSuppressionsRoute, getSuppressionsRoute, putSuppressionsRoute } from './suppressions/suppressions-route';
+
+// The account: its credits, its suppression list, its audit trail (decision 019).
+
+// An upload of 100,000 entries is a few MiB: these routes alone take bodies that large. Counted from the
+// bytes before parsing: a body over the entry limit is never parsed nor normalised (the lists' commas,
+// plus the two between the lists).
+const suppressionsBody = { limitBytes: 8 * 1024 * 1024, maxEntries: SUPPRESSION_UPLOAD_LIMIT + 2 };
+const suppressionCounts = d(
+  'How many entries of each kind the list holds',
+  object({ domain: d('Domains', int()), email: d('Emails', int()), phone: d('Phones', int()) }),
+);
+const suppressionList = (description: string) => ({
+  type: 'array',
+  maxItems: 100_000,
+  items: { type: 'string', minLength: 1, maxLength: 320 },
+  description,
+});
+const suppressionLists = object(
+  {
+    domains: suppressionList('bare domains or URLs, any case (`www.` is dropped)'),
+    emails: suppressionList('email addresses, any case'),
+    phones: suppressionList('phone numbers in international form (+ and country code)'),
+  },
+  [],
+  { minProperties: 1, description: 'At most 100,000 entries in one call; bodies up to 8 MiB on this route.' },
+);
+
+export const accountEndpoints: Endpoint[] = [
+  {
+    method: 'get',
+    path: '/api/v1/account',
+    auth: 'key',
+    rateLimit: { policy: 'read' },
+    handler: accountRoute,
+    operation: {
+      tags: ['account'],
+      operationId: 'getAccount',
+      summary: 'The account and its credits',
+      description: "The account's name and credits: the balance, what open jobs hold, and what a new job may reserve.",
+      responses: {
+        200: {
+          description: 'Credits: balance (granted − charged), reserved by open jobs, available',
+          headers: limited,
+          content: {
+            'application/json': {
+              schema: object({
+                accountId: d('The account id', str),
+                name: d("The account's name", str),
+                credits: d(
+                  "The account's credits",
+                  object({
+                    balance: d('Granted minus charged', { type: 'integer' }),
+                    reserved: d('Held by open jobs', int()),
+                    available: d('What a new job may reserve: balance minus reserved', { type: 'integer' }),
+                  }),
+                ),
+              }),
+            },
+          },
+        },
+        ...pick(401, 405, 429, 500, 503),
+      },
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/suppressions',
+    auth: 'key',
+    rateLimit: { policy: 'read' },
+    handler: getSuppressionsRoute,
+    operation: {
+      tags: ['account'],
+      operationId: 'listSuppressions',
+      summary: 'The suppression list: counts, and entries in (kind, value) order',
+      description: "A page of the account's suppression entries, with the count of each kind.",
+      parameters: [
+        query('kind', 'Only entries of this kind', { type: 'string', enum: ['domain', 'email', 'phone'] }),
+        query('limit', 'Entries per page', { type: 'integer', minimum: 1, maximum: 1000, default: 100 }),
+        query('cursor', 'nextCursor of the previous page', str),
+      ],
+      responses: {
+        200: {
+          description: 'A page of entries',
+          headers: limited,
+          content: {
+            'application/json': {
+              schema: object({
+                counts: suppressionCounts,
+                items: d("The page's entries", {
+                  type: 'array',
+                  items: object({
+                    kind: d('What the value is', { type: 'string', enum: ['domain', 'email', 'phone'] }),
+                    value: d('The normalised value', str),
+                    createdAt: d('When it was added', time),
+                  }),
+                }),
+                nextCursor: d('Pass as `cursor` for the next page; null on the last', nullable(str)),
+              }),
+            },
+          },
+        },
+        ...pick(400, 401, 405, 429, 500, 503),
+      },
+    },
+  },
+  {
+    method: 'put',
+    path: '/api/v1/suppressions',
+    auth: 'key',
+    rateLimit: {
+      policy: 'read',
+      weight: '1 + 1 per 100 entries sent (ROWS_PER_UNIT), refused before the work when the window would pass its limit',
+    },
+    body: suppressionsBody,
+    handler: putSuppressionsRoute,
+    operation: {
+      tags: ['account'],
+      operationId: 'addSuppressions',
+      summary: 'Adds entries: a lead matching one is never delivered nor billed, in any job (decision 014)',
+      description:
+        "Adds domains, emails and phones to the suppression list (normalised; entries already there are not counted again). Up to 100,000 entries a call, and up to the deployment's cap per account (1,000,000 by default); each 1,000 entries count as one more call in the `read` rate limit.",
+      requestBody: { required: true, content: { 'application/json': { schema: suppressionLists } } },
+      responses: {
+        200: {
+          description: 'How many were new, and the totals',
+          headers: limited,
+          content: { 'application/json': { schema: object({ added: d('Entries that were new', int()), counts: suppressionCounts }) } },
+        },
+        409: problemResponse('suppression_limit: the account would hold more entries than SUPPRESSIONS_MAX_PER_ACCOUNT (`limit`, `held`)'),
+        ...pick(400, 401, 405, 413, 415, 429, 500, 503),
+      },
+    },
+  },
+  {
+    method: 'delete',
+    path: '/api/v1/suppressions',
+    auth: 'key',
+    rateLimit: {
+      policy: 'read',
+      weight: '1 + 1 per 100 entries sent (ROWS_PER_UNIT), refused before the work when the window would pass its limit',
+    },
+    body: suppressionsBody,
+    handler: deleteSuppressionsRoute,
+    operation: {
+      tags: ['account'],
+      operationId: 'removeSuppressions',
+      summary: 'Removes the entries sent',
+      description: 'Removes the entries sent from the suppression list; entries that were not there are ignored.',
+      requestBody: { required: true, content: { 'application/json': { schema: suppressionLists } } },
+      responses: {
+        200: {
+          description: 'How many there were, and the totals',
+          headers: limited,
+          content: {
+            'application/json': { schema: object({ removed: d('Entries that were there', int()), counts: suppressionCounts }) },
+          },
+        },
+        ...pick(400, 401, 405, 413, 415, 429, 500, 503),
+      },
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/audit-events',
+    auth: 'key',
+    rateLimit: { policy: 'read' },
+    handler: auditEventsRoute,
+    operation: {
+      tags: ['account'],
+      operationId: 'listAuditEvents',
+      summary:
+        "The account's audit trail, newest first: keys, webhooks, suppressions, exports, erasures, monitors (kept AUDIT_RETENTION_DAYS)",
+      description:
+        'Lists what was done to the account (keys issued or revoked, webhook endpoints and secrets, suppressions, exports, erasures), newest first, a page at a time. Entries are kept AUDIT_RETENTION_DAYS; they never hold personal data nor secrets.',
+      parameters: [
+        {
+          name: 'limit',
+          in: 'query',
+          description: 'Events per page',
+          schema: { type: 'integer', minimum: 1, maximum: AUDIT_PAGE_LIMIT, default: AUDIT_PAGE_DEFAULT },
+        },
+        { name: 'cursor', in: 'query', description: "The previous page's `nextCursor` (opaque)", schema: str },
+        { name: 'action', in: 'query', description: 'Only events of this action', schema: { type: 'string', enum: [...AUDIT_ACTIONS] } },
+      ],
+      responses: {
+        200: {
+          description: 'A page of events',
+          headers: { ...limited, Link: hdr('Link') },
+          content: { 'application/json': { schema: ref('AuditEventPage') } },
+        },
+        ...pick(400, 401, 405, 429, 500, 503),
+      },
+    },
+  },
+];

@@ -1,0 +1,161 @@
+import { BATCH_STATUSES } from '@leadgen/domain';
+import type { Endpoint } from '../../http/route-table';
+import { hdr, limited, listPage, pick, ref, str, time, type Schema } from '../../openapi/openapi-schemas';
+import { BATCHES_PAGE_DEFAULT, BATCHES_PAGE_LIMIT } from './batches-schema';
+import { batchJobsRoute, cancelBatchRoute, createBatchRoute, getBatchRoute, listBatchesRoute } from './batches-route';
+
+// The batch endpoints under /api/v1 (docs/api.md#batches, decision 021); a batch's leads are in
+// lead-listing-endpoints.ts with every other listing of leads.
+
+// A batch of 1,000 requests, each up to a few KiB with LinkedIn filters: the batch route alone takes bodies this large.
+const BATCH_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
+const query = (name: string, description: string, schema: Schema, extra: Schema = {}) => ({
+  name,
+  in: 'query',
+  description,
+  schema,
+  ...extra,
+});
+export const batchIdParam = { name: 'batchId', in: 'path', required: true, description: 'The batch id (`bat_…`)', schema: str };
+const batchAnswer = (description: string) => ({
+  description,
+  headers: { ...limited, 'Retry-After': hdr('Retry-After') },
+  content: { 'application/json': { schema: ref('Batch') } },
+});
+export const batchEndpoints: Endpoint[] = [
+  {
+    method: 'post',
+    path: '/api/v1/leads/batches',
+    auth: 'key',
+    rateLimit: { policy: 'generate', weight: '1: creating a batch counts as one generate call (decision 021)' },
+    body: { limitBytes: BATCH_BODY_LIMIT_BYTES },
+    handler: createBatchRoute,
+    operation: {
+      tags: ['batches'],
+      operationId: 'createBatch',
+      summary: 'Start a batch of up to 1,000 generation requests',
+      description:
+        'Records the batch and one job per request (its children) and queues them; answers 202 at once with the batch body and `Location`. Each request is validated exactly as POST /leads/generate validates one (pointers like `#/requests/17/state`), every problem at once. Nothing is reserved up front: each child reserves its worst case as it starts, within `maxCredits`; 402 when the account cannot cover even the first child. A lead is delivered and billed at most once per batch. The same `Idempotency-Key` with the same body answers the batch again (`Idempotent-Replayed: true`); with another body, 422.',
+      parameters: [
+        {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: true,
+          description: '1..255 printable ASCII characters; `"abc"` and `abc` are one key. Remembered 24 h per account.',
+          schema: { type: 'string', minLength: 1, maxLength: 257 },
+        },
+      ],
+      requestBody: { required: true, content: { 'application/json': { schema: ref('BatchRequest') } } },
+      responses: {
+        202: {
+          ...batchAnswer('The batch, running: poll `Location` after `Retry-After`'),
+          headers: {
+            ...limited,
+            Location: hdr('Location'),
+            'Retry-After': hdr('Retry-After'),
+            'Idempotent-Replayed': hdr('Idempotent-Replayed'),
+          },
+        },
+        ...pick(400, 401, 402, 405, 413, 415, 422, 429, 500, 503),
+      },
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/leads/batches',
+    auth: 'key',
+    rateLimit: { policy: 'read' },
+    handler: listBatchesRoute,
+    operation: {
+      tags: ['batches'],
+      operationId: 'listBatches',
+      summary: "The account's batches, newest first",
+      description: "A page of the account's batches, newest first; follow `nextCursor` (or `Link`) for the next page.",
+      parameters: [
+        query('limit', 'Batches per page', { type: 'integer', minimum: 1, maximum: BATCHES_PAGE_LIMIT, default: BATCHES_PAGE_DEFAULT }),
+        query('cursor', "The previous page's `nextCursor` (opaque)", str),
+        query(
+          'status',
+          'One or more statuses as a comma list (`status=running,PARTIAL`); repeating the parameter is accepted too',
+          { type: 'array', minItems: 1, items: { type: 'string', enum: [...BATCH_STATUSES] } },
+          { style: 'form', explode: false },
+        ),
+        query('createdAfter', 'Batches created at or after (RFC 3339, with an offset)', time),
+        query('createdBefore', 'Batches created before (RFC 3339, with an offset)', time),
+      ],
+      responses: {
+        200: {
+          description: 'A page of batch bodies',
+          headers: { ...limited, Link: hdr('Link') },
+          content: {
+            'application/json': {
+              schema: listPage("The page's batches", 'Batch'),
+            },
+          },
+        },
+        ...pick(400, 401, 405, 429, 500, 503),
+      },
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/leads/batches/{batchId}',
+    auth: 'key',
+    rateLimit: { policy: 'read' },
+    pathParameters: [batchIdParam],
+    handler: getBatchRoute,
+    operation: {
+      tags: ['batches'],
+      operationId: 'getBatch',
+      summary: 'The batch',
+      description: 'The batch body. While it runs, poll again after `Retry-After`; once terminal it never changes and carries `terminal`.',
+      responses: { 200: batchAnswer('The batch body'), ...pick(400, 401, 404, 405, 429, 500, 503) },
+    },
+  },
+  {
+    method: 'delete',
+    path: '/api/v1/leads/batches/{batchId}',
+    auth: 'key',
+    rateLimit: { policy: 'read' },
+    pathParameters: [batchIdParam],
+    handler: cancelBatchRoute,
+    operation: {
+      tags: ['batches'],
+      operationId: 'cancelBatch',
+      summary: 'Cancel a running batch (idempotent)',
+      description:
+        'No child starts after this; every open child is cancelled as its own DELETE would cancel it (keeping and charging what it delivered), and the batch ends CANCELLED. Cancelling a cancelled batch answers it again; a batch that ended otherwise is 409.',
+      responses: { 200: batchAnswer('The batch, now CANCELLED'), ...pick(400, 401, 404, 405, 409, 429, 500, 503) },
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/leads/batches/{batchId}/jobs',
+    auth: 'key',
+    rateLimit: { policy: 'read' },
+    pathParameters: [batchIdParam],
+    handler: batchJobsRoute,
+    operation: {
+      tags: ['batches'],
+      operationId: 'listBatchJobs',
+      summary: "The batch's children, in request order",
+      description: "A page of the batch's jobs (one per request, in the order of `requests`), each without `leads`.",
+      parameters: [
+        query('limit', 'Jobs per page', { type: 'integer', minimum: 1, maximum: BATCHES_PAGE_LIMIT, default: BATCHES_PAGE_DEFAULT }),
+        query('cursor', "The previous page's `nextCursor` (opaque)", str),
+      ],
+      responses: {
+        200: {
+          description: 'A page of job bodies without `leads`',
+          headers: { ...limited, Link: hdr('Link') },
+          content: {
+            'application/json': {
+              schema: listPage("The page's jobs", 'JobSummary'),
+            },
+          },
+        },
+        ...pick(400, 401, 404, 405, 429, 500, 503),
+      },
+    },
+  },
+];

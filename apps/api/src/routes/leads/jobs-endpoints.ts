@@ -1,0 +1,144 @@
+import { JSON_BODY_LIMIT_BYTES } from '@leadgen/config';
+import { NON_TERMINAL_STATUSES, SOURCES, TERMINAL_STATUSES } from '@leadgen/domain';
+import type { Endpoint } from '../../http/route-table';
+import { cursorParam, hdr, limited, listPage, pick, query, ref, rfc3339Param, str } from '../../openapi/openapi-schemas';
+import { generateRoute } from './generate-route';
+import { cancelJobRoute, getJobRoute } from './jobs-route';
+import { listJobsRoute } from './list-jobs-route';
+import { JOBS_PAGE_DEFAULT, JOBS_PAGE_LIMIT } from './list-jobs-schema';
+
+// Starting a job, following it, cancelling it, listing the account's jobs (their leads are in
+// lead-listing-endpoints.ts).
+
+const jobAnswer = {
+  description: 'The job body; `terminal` and `leads` exactly when the status is terminal, `Retry-After` while it is not',
+  headers: { ...limited, 'Retry-After': hdr('Retry-After') },
+  content: { 'application/json': { schema: ref('Job') } },
+};
+export const jobIdParam = {
+  name: 'jobId',
+  in: 'path',
+  required: true,
+  description: 'The job id (`job_…`)',
+  schema: str,
+  example: 'job_0123456789abcdefghijklmn',
+};
+export const jobEndpoints: Endpoint[] = [
+  {
+    method: 'post',
+    path: '/api/v1/leads/generate',
+    auth: 'key',
+    rateLimit: { policy: 'generate' },
+    body: { limitBytes: JSON_BODY_LIMIT_BYTES },
+    handler: generateRoute,
+    operation: {
+      tags: ['jobs'],
+      operationId: 'generateLeads',
+      summary: 'Start a job, waiting briefly for its end',
+      description:
+        'Reserves the credits and queues the job. With `Prefer: wait=N` (default 10 s, at most 60) the answer waits for the end: 200 with the terminal job, or 202 with where to poll. The same `Idempotency-Key` with the same body answers the first call again (`Idempotent-Replayed: true`); with another body, 422.',
+      parameters: [
+        {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: true,
+          description: '1..255 printable ASCII characters; `"abc"` and `abc` are one key. Remembered 24 h per account.',
+          schema: { type: 'string', minLength: 1, maxLength: 257 },
+        },
+        { name: 'Prefer', in: 'header', description: '`wait=N` (seconds, 0..60) or `respond-async`', schema: str },
+      ],
+      requestBody: { required: true, content: { 'application/json': { schema: ref('GenerationRequestInput') } } },
+      responses: {
+        200: {
+          ...jobAnswer,
+          description: 'The job ended within the wait: the terminal job body',
+          headers: { ...limited, 'Idempotent-Replayed': hdr('Idempotent-Replayed'), 'Preference-Applied': hdr('Preference-Applied') },
+        },
+        202: {
+          description: 'Still under way: poll `Location` after `Retry-After`',
+          headers: {
+            ...limited,
+            Location: hdr('Location'),
+            'Retry-After': hdr('Retry-After'),
+            'Idempotent-Replayed': hdr('Idempotent-Replayed'),
+            'Preference-Applied': hdr('Preference-Applied'),
+          },
+          content: { 'application/json': { schema: ref('Accepted') } },
+        },
+        ...pick(400, 401, 402, 405, 413, 415, 422, 429, 500, 503),
+      },
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/leads/jobs',
+    auth: 'key',
+    rateLimit: { policy: 'read' },
+    handler: listJobsRoute,
+    operation: {
+      tags: ['jobs'],
+      operationId: 'listJobs',
+      summary: "The account's jobs, newest first",
+      description: "A page of the account's jobs, newest first, each without `leads`; follow `nextCursor` (or `Link`) for the next page.",
+      parameters: [
+        query('limit', 'Jobs per page', { type: 'integer', minimum: 1, maximum: JOBS_PAGE_LIMIT, default: JOBS_PAGE_DEFAULT }),
+        cursorParam,
+        // Declared as the comma list docs/api.md shows; the API parses a repeated parameter the same way.
+        query(
+          'status',
+          'One or more statuses as a comma list (`status=COMPLETE,PARTIAL`); repeating the parameter (`status=COMPLETE&status=PARTIAL`) is accepted too',
+          { type: 'array', minItems: 1, items: { type: 'string', enum: [...NON_TERMINAL_STATUSES, ...TERMINAL_STATUSES] } },
+          { style: 'form', explode: false },
+        ),
+        query('source', 'Only jobs of this source', { type: 'string', enum: [...SOURCES] }),
+        rfc3339Param('createdAfter', 'Jobs created at or after'),
+        rfc3339Param('createdBefore', 'Jobs created before'),
+        query('batchId', 'Only the children of this batch (`bat_…`)', str),
+      ],
+      responses: {
+        200: {
+          description: 'A page of job bodies without `leads`',
+          headers: { ...limited, Link: hdr('Link') },
+          content: {
+            'application/json': {
+              schema: listPage("The page's jobs", 'JobSummary'),
+            },
+          },
+        },
+        ...pick(400, 401, 405, 429, 500, 503),
+      },
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/leads/jobs/{jobId}',
+    auth: 'key',
+    rateLimit: { policy: 'read' },
+    pathParameters: [jobIdParam],
+    handler: getJobRoute,
+    operation: {
+      tags: ['jobs'],
+      operationId: 'getJob',
+      summary: 'The job',
+      description:
+        'The job body. While it is queued or running, poll again after `Retry-After`; once terminal it never changes and carries `terminal` and `leads`.',
+      responses: { 200: jobAnswer, ...pick(400, 401, 404, 405, 429, 500, 503) },
+    },
+  },
+  {
+    method: 'delete',
+    path: '/api/v1/leads/jobs/{jobId}',
+    auth: 'key',
+    rateLimit: { policy: 'read' },
+    pathParameters: [jobIdParam],
+    handler: cancelJobRoute,
+    operation: {
+      tags: ['jobs'],
+      operationId: 'cancelJob',
+      summary: 'Cancel a queued or running job (idempotent)',
+      description:
+        'Stops the job: it settles CANCELLED, keeping and charging the leads delivered so far. Cancelling a cancelled job answers it again; any other terminal job is 409.',
+      responses: { 200: { ...jobAnswer, description: 'The job, now CANCELLED' }, ...pick(400, 401, 404, 405, 409, 429, 500, 503) },
+    },
+  },
+];

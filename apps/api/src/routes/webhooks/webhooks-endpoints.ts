@@ -1,0 +1,308 @@
+import { JSON_BODY_LIMIT_BYTES } from '@leadgen/config';
+import { MAX_WEBHOOK_ENDPOINTS } from '@leadgen/domain';
+import type { Endpoint } from '../../http/route-table';
+import { d, hdr, limited, listPage, nullable, object, pick, problemResponse, ref, str, type Schema } from '../../openapi/openapi-schemas';
+import { events, url } from '../../openapi/openapi-webhooks';
+import { DELIVERIES_PAGE_DEFAULT, DELIVERIES_PAGE_LIMIT } from './webhooks-schema';
+import {
+  createEndpointRoute,
+  deleteEndpointRoute,
+  getEndpointRoute,
+  listDeliveriesRoute,
+  listEndpointsRoute,
+  listJobDeliveriesRoute,
+  pingRoute,
+  retryDeliveryRoute,
+  retryJobDeliveryRoute,
+  revealDefaultSecretRoute,
+  rotateDefaultSecretRoute,
+  rotateSecretRoute,
+  updateEndpointRoute,
+} from './webhooks-route';
+
+// The webhook endpoints under /api/v1 (decision 016): endpoints, their deliveries, the default secret; the
+// `read` rate limit. The default secret's paths come before `{id}`, which would take its name.
+
+const notFound = problemResponse("webhook_endpoint_not_found (also another account's endpoint)");
+const conflict = (codes: string) => problemResponse(codes);
+const jobIdParam = { name: 'jobId', in: 'path', required: true, schema: str, example: 'job_0123456789abcdefghijklmn' };
+const endpointIdParam = { name: 'id', in: 'path', required: true, schema: str, example: 'whep_0123456789abcdef01234567' };
+const json = (schema: Schema) => ({ 'application/json': { schema } });
+const answer = (description: string, schema: Schema, extraHeaders: Record<string, unknown> = {}) => ({
+  description,
+  headers: { ...limited, ...extraHeaders },
+  content: json(schema),
+});
+
+export const webhookEndpoints: Endpoint[] = [
+  {
+    method: 'post',
+    path: '/api/v1/webhooks/default-secret',
+    auth: 'key',
+    rateLimit: { policy: 'read' },
+    handler: revealDefaultSecretRoute,
+    operation: {
+      tags: ['webhooks'],
+      operationId: 'revealDefaultWebhookSecret',
+      summary: "The account's default secret (signs jobs' own `webhookUrl` deliveries): created if needed, shown once",
+      description:
+        "The secret that signs deliveries to jobs' own `webhookUrl`: made on first call and shown that once (409 afterwards; rotate to see a new one).",
+      responses: {
+        200: answer('The secret', ref('WebhookSecret')),
+        409: conflict('webhook_secret_already_revealed'),
+        ...pick(401, 405, 429, 500, 503),
+      },
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/v1/webhooks/default-secret/rotate',
+    auth: 'key',
+    rateLimit: { policy: 'read' },
+    handler: rotateDefaultSecretRoute,
+    operation: {
+      tags: ['webhooks'],
+      operationId: 'rotateDefaultWebhookSecret',
+      summary: 'A new default secret, shown once; for 24 h deliveries are signed with the old one too',
+      description: 'Makes a new default secret (shown once); deliveries carry both signatures for 24 h.',
+      responses: { 200: answer('The new secret', ref('WebhookSecret')), ...pick(401, 405, 429, 500, 503) },
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/v1/webhooks',
+    auth: 'key',
+    rateLimit: { policy: 'read' },
+    body: { limitBytes: JSON_BODY_LIMIT_BYTES },
+    handler: createEndpointRoute,
+    operation: {
+      tags: ['webhooks'],
+      operationId: 'createWebhookEndpoint',
+      summary: `Add an endpoint (at most ${MAX_WEBHOOK_ENDPOINTS} per account); its secret is shown in this answer only`,
+      description: 'Subscribes a URL to job events. Its signing secret is in this answer only; store it to verify deliveries.',
+      requestBody: {
+        required: true,
+        content: json(
+          object({ url, events, description: d('Your note about the endpoint', { type: 'string', maxLength: 500 }) }, ['url', 'events']),
+        ),
+      },
+      responses: {
+        201: answer('The endpoint and its secret', ref('WebhookEndpointWithSecret'), { Location: hdr('Location') }),
+        409: conflict('webhook_endpoint_limit'),
+        ...pick(400, 401, 405, 413, 415, 429, 500, 503),
+      },
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/webhooks',
+    auth: 'key',
+    rateLimit: { policy: 'read' },
+    handler: listEndpointsRoute,
+    operation: {
+      tags: ['webhooks'],
+      operationId: 'listWebhookEndpoints',
+      summary: "The account's endpoints, oldest first",
+      description: 'Every endpoint of the account, oldest first, without secrets.',
+      responses: {
+        200: answer('Every endpoint', object({ items: d('The endpoints', { type: 'array', items: ref('WebhookEndpoint') }) })),
+        ...pick(401, 405, 429, 500, 503),
+      },
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/webhooks/{id}',
+    auth: 'key',
+    rateLimit: { policy: 'read' },
+    pathParameters: [endpointIdParam],
+    handler: getEndpointRoute,
+    operation: {
+      tags: ['webhooks'],
+      operationId: 'getWebhookEndpoint',
+      summary: 'An endpoint',
+      description: 'One endpoint, without its secret.',
+      responses: { 200: answer('The endpoint', ref('WebhookEndpoint')), 404: notFound, ...pick(401, 405, 429, 500, 503) },
+    },
+  },
+  {
+    method: 'patch',
+    path: '/api/v1/webhooks/{id}',
+    auth: 'key',
+    rateLimit: { policy: 'read' },
+    body: { limitBytes: JSON_BODY_LIMIT_BYTES },
+    pathParameters: [endpointIdParam],
+    handler: updateEndpointRoute,
+    operation: {
+      tags: ['webhooks'],
+      operationId: 'updateWebhookEndpoint',
+      summary: 'Change an endpoint; `enabled: true` enables a disabled one (and forgets its failures)',
+      description: 'Changes the URL, events, description or enabled state; only the fields sent change.',
+      requestBody: {
+        required: true,
+        content: json(
+          object(
+            {
+              url,
+              events,
+              description: d('Your note (null removes it)', nullable({ type: 'string', maxLength: 500 })),
+              enabled: d('true enables a disabled endpoint; false disables it', { type: 'boolean' }),
+            },
+            [],
+            { minProperties: 1 },
+          ),
+        ),
+      },
+      responses: { 200: answer('The endpoint', ref('WebhookEndpoint')), 404: notFound, ...pick(400, 401, 405, 413, 415, 429, 500, 503) },
+    },
+  },
+  {
+    method: 'delete',
+    path: '/api/v1/webhooks/{id}',
+    auth: 'key',
+    rateLimit: { policy: 'read' },
+    pathParameters: [endpointIdParam],
+    handler: deleteEndpointRoute,
+    operation: {
+      tags: ['webhooks'],
+      operationId: 'deleteWebhookEndpoint',
+      summary: 'Delete an endpoint and its deliveries',
+      description: 'Deletes the endpoint; nothing more is sent to it and its delivery history goes.',
+      responses: { 204: { description: 'Deleted', headers: limited }, 404: notFound, ...pick(401, 405, 429, 500, 503) },
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/v1/webhooks/{id}/rotate-secret',
+    auth: 'key',
+    rateLimit: { policy: 'read' },
+    pathParameters: [endpointIdParam],
+    handler: rotateSecretRoute,
+    operation: {
+      tags: ['webhooks'],
+      operationId: 'rotateWebhookSecret',
+      summary: 'A new secret, shown once; for 24 h deliveries are signed with the old one too',
+      description: 'Makes a new signing secret (shown once); deliveries carry both signatures for 24 h so receivers can switch.',
+      responses: {
+        200: answer('The endpoint and its new secret', ref('WebhookEndpointWithSecret')),
+        404: notFound,
+        ...pick(401, 405, 429, 500, 503),
+      },
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/v1/webhooks/{id}/test',
+    auth: 'key',
+    rateLimit: { policy: 'read', weight: '1 + 7: a ping can cost up to 8 outbound attempts (PING_EXTRA_UNITS), refused before it is sent' },
+    pathParameters: [endpointIdParam],
+    handler: pingRoute,
+    operation: {
+      tags: ['webhooks'],
+      operationId: 'pingWebhookEndpoint',
+      summary: 'Send a `ping` event',
+      description: 'Queues a `ping` event to the endpoint, to check that it receives and verifies deliveries.',
+      responses: {
+        202: answer("The ping's delivery, on its way", ref('WebhookDelivery')),
+        404: notFound,
+        409: conflict('webhook_endpoint_disabled'),
+        ...pick(401, 405, 429, 500, 503),
+      },
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/webhooks/{id}/deliveries',
+    auth: 'key',
+    rateLimit: { policy: 'read' },
+    pathParameters: [endpointIdParam],
+    handler: listDeliveriesRoute,
+    operation: {
+      tags: ['webhooks'],
+      operationId: 'listWebhookDeliveries',
+      summary: "The endpoint's deliveries, newest first, each with its attempts",
+      description: "The endpoint's deliveries, newest first, each with its attempts; follow `nextCursor` for older ones.",
+      parameters: [
+        {
+          name: 'limit',
+          in: 'query',
+          description: 'Deliveries per page',
+          schema: { type: 'integer', minimum: 1, maximum: DELIVERIES_PAGE_LIMIT, default: DELIVERIES_PAGE_DEFAULT },
+        },
+        { name: 'cursor', in: 'query', description: 'nextCursor of the previous page', schema: str },
+        {
+          name: 'status',
+          in: 'query',
+          description: 'Only deliveries in this state',
+          schema: { type: 'string', enum: ['pending', 'succeeded', 'failed'] },
+        },
+      ],
+      responses: {
+        200: answer('A page of deliveries', listPage("The page's deliveries", 'WebhookDelivery'), { Link: hdr('Link') }),
+        404: notFound,
+        ...pick(400, 401, 405, 429, 500, 503),
+      },
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/v1/webhooks/{id}/deliveries/{deliveryId}/retry',
+    auth: 'key',
+    rateLimit: { policy: 'read' },
+    pathParameters: [endpointIdParam, { name: 'deliveryId', in: 'path', required: true, schema: str }],
+    handler: retryDeliveryRoute,
+    operation: {
+      tags: ['webhooks'],
+      operationId: 'retryWebhookDelivery',
+      summary: 'Send a delivery that succeeded or failed again: the same message id, a new round of retries',
+      description: 'Sends a finished delivery again now: the same message id, a new round of retries.',
+      responses: {
+        202: answer('The delivery, pending again', ref('WebhookDelivery')),
+        404: problemResponse('webhook_endpoint_not_found, webhook_delivery_not_found'),
+        409: conflict('webhook_delivery_pending, webhook_endpoint_disabled'),
+        ...pick(401, 405, 429, 500, 503),
+      },
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/leads/jobs/{jobId}/webhook-deliveries',
+    auth: 'key',
+    rateLimit: { policy: 'read' },
+    pathParameters: [jobIdParam],
+    handler: listJobDeliveriesRoute,
+    operation: {
+      tags: ['webhooks'],
+      operationId: 'listJobWebhookDeliveries',
+      summary: "A job's deliveries: to the account's endpoints and to its own `webhookUrl`, each with its attempts",
+      description: "Every delivery of the job's events, to the account's endpoints and to the job's own `webhookUrl`.",
+      responses: {
+        200: answer(
+          "The job's deliveries, oldest first",
+          object({ items: d('The deliveries', { type: 'array', items: ref('WebhookDelivery') }) }),
+        ),
+        ...pick(401, 404, 405, 429, 500, 503),
+      },
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/v1/leads/jobs/{jobId}/webhook-deliveries/{deliveryId}/retry',
+    auth: 'key',
+    rateLimit: { policy: 'read' },
+    pathParameters: [jobIdParam, { name: 'deliveryId', in: 'path', required: true, schema: str }],
+    handler: retryJobDeliveryRoute,
+    operation: {
+      tags: ['webhooks'],
+      operationId: 'retryJobWebhookDelivery',
+      summary: "Send one of a job's deliveries again (the way to resend one to its own `webhookUrl`)",
+      description: "Sends one of the job's finished deliveries again: the same message id, a new round of retries.",
+      responses: {
+        202: answer('The delivery, pending again', ref('WebhookDelivery')),
+        404: problemResponse('job_not_found, webhook_delivery_not_found'),
+        409: conflict('webhook_delivery_pending'),
+        ...pick(401, 405, 429, 500, 503),
+      },
+    },
+  },
+];
