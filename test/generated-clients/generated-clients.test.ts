@@ -5,7 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { startWorld, type TestWorld } from '../harness';
 import { buildAccount, type TestAccount } from '../factories';
-import { ROOT, startApiProcess, type ApiProcess } from '../processes';
+import { ROOT, startApiProcess, type ApiProcess } from '@leadgen/testing';
 
 const run = promisify(execFile);
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
