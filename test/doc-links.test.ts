@@ -76,6 +76,15 @@ describe('documentation links', () => {
     expect(problemOf(readme, '#run-it')).toBeNull();
   });
 
+  it('when docs/ARCHITECTURE.md is read, then its folder tree has a line for every workspace', () => {
+    const page = readFileSync(path.join(ROOT, 'docs/ARCHITECTURE.md'), 'utf8');
+    const tree = page.slice(page.indexOf('```\napps/'), page.indexOf('```', page.indexOf('```\napps/') + 3));
+    const workspaces = ['apps', 'packages'].flatMap((group) =>
+      readdirSync(path.join(ROOT, group)).filter((name) => existsSync(path.join(ROOT, group, name, 'package.json'))),
+    );
+    expect(workspaces.filter((name) => !new RegExp(`[─ ]${name}/ `).test(tree))).toEqual([]);
+  });
+
   it('when the README is read, then it is a front door: at most 200 lines, and ARCHITECTURE linked on its first screen', () => {
     const lines = readFileSync(path.join(ROOT, 'README.md'), 'utf8').split('\n');
     expect(lines.length).toBeLessThanOrEqual(200);

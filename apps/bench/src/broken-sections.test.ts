@@ -32,7 +32,7 @@ describe('brokenSections', () => {
             label: '1 account, 1 worker',
             steps: [
               { offered: 20, achieved: 0, late: 0, errors: 0, shed: 0, maxOutstanding: 1, topWait: '' },
-              { offered: 40, achieved: 3, late: 0, errors: 0, shed: 0, maxOutstanding: 1, topWait: '' },
+              { offered: 40, achieved: 0, p50: 2_600, late: 0, errors: 0, shed: 0, maxOutstanding: 1, topWait: '' },
             ],
             knee: 0,
             worstJump: 1,
@@ -105,7 +105,7 @@ describe('brokenSections', () => {
       verificationJobs: 0,
     });
     expect(broken).toEqual([
-      'knee 10 accounts, 2 workers: no step answered a 200 (500)',
+      'knee 10 accounts, 2 workers: no request answered a 200 (500)',
       'export jsonl 2000 service: no byte downloaded',
       "batch: 0 leads delivered, status FAILED, other account's p50 idle 5 / during 6",
       'fair fair release: worker exited (code 78)',

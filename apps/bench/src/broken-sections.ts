@@ -30,8 +30,9 @@ export function brokenSections(r: SectionResults): string[] {
     else if (load.errors > 0) broken.push(`${section} ${side}: ${load.errors} requests failed (${load.firstError ?? 'no message'})`);
   }
   for (const series of r.knees)
-    if (series.steps.every((step) => step.achieved === 0))
-      broken.push(`knee ${series.label}: no step answered a 200 (${series.steps.find((s) => s.firstError)?.firstError ?? 'no answer'})`);
+    // A loaded machine answers after the step's window (achieved 0/s): a figure. No 200 at all is a broken section.
+    if (series.steps.every((step) => step.p50 === undefined))
+      broken.push(`knee ${series.label}: no request answered a 200 (${series.steps.find((s) => s.firstError)?.firstError ?? 'no answer'})`);
   for (const run of r.exports) if (run.bytes === 0) broken.push(`export ${run.format} ${run.leads} ${run.side}: no byte downloaded`);
   if (r.batch && (r.batch.deliveredCount === 0 || r.batch.idleP50 === undefined || r.batch.duringP50 === undefined))
     broken.push(
