@@ -80,7 +80,7 @@ export function renderSecretEnvFile(workloads = baseWorkloads()): string {
   const header = [
     '# Written by `npm run deploy:kubernetes` from packages/config/src/variables.ts: do not edit by hand.',
     "# Each process gets only the secret variables it reads (a variable's `readBy`), one key of the Secret",
-    `# ${SECRETS_NAME} each; \`optional\` ones may be absent from it. README: Kubernetes, secrets.`,
+    `# ${SECRETS_NAME} each; \`optional\` ones may be absent from it. docs/operations.md: secrets, split per process.`,
   ];
   const docs = workloads.map((w) => {
     const apiVersion = w.kind === 'Job' ? 'batch/v1' : 'apps/v1';

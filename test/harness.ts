@@ -87,7 +87,7 @@ export async function pollUntilTerminal(world: TestWorld, account: TestAccount, 
   }
 }
 
-export { freePort, startWorkerProcess, type WorkerProcess } from './processes';
+export { freePort, startWorkerProcess, type WorkerProcess } from '@leadgen/testing';
 
 /** Reads until `done` says so, every 100 ms; past `timeoutMs` fails naming `what` and the last value read. */
 export async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { metricsRoute, startOpsServer, collectProcessMetrics, type OpsServer } from '@leadgen/ops';
 import { UpstreamClient } from '../packages/providers/src/upstream/upstream-client';
 import { createWebsiteEnricher } from '../packages/providers/src/enrichment/website-enricher';
-import { html, loopbackLookup, startFakeSite, type FakeSite } from '../packages/providers/test/fakes/fake-site';
+import { html, loopbackLookup, startFakeSite, type FakeSite } from '@leadgen/testing';
 import { freePort, generate, idempotencyKey, startWorld, type TestWorld } from './harness';
 import { buildAccount } from './factories';
 

@@ -1,4 +1,4 @@
-// Preloaded into an API process a test starts (test/processes.ts, startApiProcess): every response of
+// Preloaded into an API process a test starts (packages/testing/src/processes.ts, startApiProcess): every response of
 // its public server is checked against the served OpenAPI document by the checker the in-process
 // harness uses; when the process exits, OPENAPI_CHECK_REPORT gets `{ checked, problems }`.
 import { subscribe } from 'node:diagnostics_channel';

@@ -56,6 +56,15 @@ describe('workspace dependencies', () => {
     }).toEqual({ undeclared: [], undeclaredInTests: [], unused: [], unusedInTests: [] });
   });
 
+  // Test helpers never reach `npm run build`: only the bench, and tests (devDependencies), may depend on them.
+  it.each(workspaces.filter((w) => !['apps/bench', 'packages/testing'].includes(w)))(
+    'when %s is read, then its production dependencies leave out @leadgen/testing and @leadgen/bench',
+    (workspace) => {
+      const manifest = JSON.parse(readFileSync(path.join(ROOT, workspace, 'package.json'), 'utf8')) as Manifest;
+      expect(Object.keys(manifest.dependencies ?? {}).filter((name) => ['@leadgen/testing', '@leadgen/bench'].includes(name))).toEqual([]);
+    },
+  );
+
   it('when the root scripts and tests are read, then the root package.json declares what they import', () => {
     const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as Manifest;
     const declared = new Set([...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.devDependencies ?? {})]);

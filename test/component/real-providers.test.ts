@@ -1,7 +1,7 @@
 import { creditSummary } from '@leadgen/db';
 import { metrics } from '@leadgen/ops';
 import { DEFAULT_RETRY_POLICY } from '../../packages/providers/src/upstream';
-import { html, notFound, startFakeSite, type FakeSite } from '../../packages/providers/test/fakes/fake-site';
+import { html, notFound, startFakeSite, type FakeSite } from '@leadgen/testing';
 import {
   components,
   type FakePlace,

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { deleteAccount, findCreditDiscrepancies, listAuditEvents } from '@leadgen/db';
 import { buildAccount, buildDeliveredJobs } from '../factories';
 import { generate, startWorld, type TestWorld } from '../harness';
-import { ROOT } from '../processes';
+import { ROOT } from '@leadgen/testing';
 
 // Every table that holds an account's data, and how its rows are found.
 const OWNED = {

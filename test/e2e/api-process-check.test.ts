@@ -1,4 +1,4 @@
-import { startApiProcess } from '../processes';
+import { startApiProcess } from '@leadgen/testing';
 
 // Tests that talk to an API process over the network (startApiProcess) are held to the OpenAPI
 // document by the in-process harness's checker, preloaded into that process. Here, a stand-in whose

@@ -5,7 +5,7 @@ import { haveBrowser, launchBrowser } from '../browser';
 import { openApiDocument } from '../../apps/api/src/openapi/openapi-document';
 import { buildAccount, type TestAccount } from '../factories';
 import { startWorld, type TestWorld } from '../harness';
-import { startApiProcess, type ApiProcess } from '../processes';
+import { startApiProcess, type ApiProcess } from '@leadgen/testing';
 
 /**
  * The API reference at /docs as a consumer opens it, in a real browser (Debian's chromium, driven by

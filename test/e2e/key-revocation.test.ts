@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { createDatabase, type Database } from '@leadgen/db';
 import { buildAccount, buildApiKey } from '../factories';
-import { ROOT, startApiProcess, type ApiProcess } from '../processes';
+import { ROOT, startApiProcess, type ApiProcess } from '@leadgen/testing';
 
 // Two API processes that share one Redis and one PostgreSQL, each keeping live keys in memory for a
 // minute: a revocation by the operator's command must be refused by both from the next request on.

@@ -1,5 +1,5 @@
 import { ownRedis } from '../faults/fault-world';
-import { freePort, startWorkerProcess, type WorkerProcess } from '../processes';
+import { freePort, startWorkerProcess, type WorkerProcess } from '@leadgen/testing';
 
 // A Redis that is not there must not flood the logs (decision 023): each connection logs its first
 // failure, then at most one line per interval with a count, while it reconnects with a growing delay.

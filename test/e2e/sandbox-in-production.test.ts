@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { ROOT, freePort } from '../processes';
+import { ROOT, freePort } from '@leadgen/testing';
 
 // Production guard rail: with NODE_ENV=production the API and the worker refuse to start while the sandbox
 // would serve a source (a missing upstream key), unless SANDBOX_IN_PRODUCTION=1 says it is on purpose.

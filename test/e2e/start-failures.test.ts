@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { ROOT, freePort, freePortPair } from '../processes';
+import { ROOT, freePort, freePortPair } from '@leadgen/testing';
 
 const DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/leadgen_test';
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -81,7 +81,7 @@ describe('entry points failing loudly and clearly', () => {
       const api = start('apps/api/src/main.ts', { PORT: String(port), OPS_PORT: '0', SYNC_WAIT_MSS: '5' });
       expect(await api.code).toBe(1);
       expect(lines(api.stderr())).toEqual([
-        'warning: SYNC_WAIT_MSS is not a leadgen variable and is ignored; did you mean SYNC_WAIT_MS? (README, "Configuration")',
+        'warning: SYNC_WAIT_MSS is not a leadgen variable and is ignored; did you mean SYNC_WAIT_MS? (docs/configuration.md)',
         `api: port ${port} is in use: stop what listens there, or set PORT to a free port`,
       ]);
       const ops = start('apps/api/src/main.ts', { PORT: String(await freePort()), OPS_PORT: String(port) });

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { dropDatabase, eraseSubject, migrate } from '@leadgen/db';
 import { buildAccount } from '../factories';
 import { generate, pollUntilTerminal, startWorld, type TestWorld } from '../harness';
-import { ROOT } from '../processes';
+import { ROOT } from '@leadgen/testing';
 
 type Lead = { email: string | null; businessName: string };
 

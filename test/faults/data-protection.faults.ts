@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { eraseSubject, expireLeads } from '@leadgen/db';
 import { normalizeLinkedinUrl } from '@leadgen/domain';
-import { ROOT } from '../processes';
+import { ROOT } from '@leadgen/testing';
 import { buildAccount, buildDeliveredJobs } from '../factories';
 import { generate, idempotencyKey, pollUntilTerminal, startWorld, type TestWorld } from '../harness';
 import { ownDatabase, SCALE, sleep } from './fault-world';

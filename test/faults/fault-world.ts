@@ -4,9 +4,9 @@ import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { dropDatabase, migrate } from '@leadgen/db';
-import { freePort } from '../processes';
+import { freePort } from '@leadgen/testing';
 
-export { startWorkerProcess, type WorkerProcess } from '../processes';
+export { startWorkerProcess, type WorkerProcess } from '@leadgen/testing';
 
 /** How hard the fault suite pushes: small in CI (FAULT_SCALE=ci), larger by hand (FAULT_SCALE=full). */
 // `seconds` of chaos at most; then every job must end within `settleSeconds`. A job here takes ~10 s of

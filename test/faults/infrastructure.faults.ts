@@ -6,7 +6,7 @@ import { checkInvariants, describeViolations } from './invariants';
 
 // Redis stopped and wiped, and PostgreSQL restarted, mid-run, on servers this test starts itself on
 // free ports (never the shared ones). Clients get 503 with Retry-After and no hang while a store is
-// away; afterwards every job ends within the documented bound (README, "Recovery").
+// away; afterwards every job ends within the documented bound (docs/operations.md, "Recovery").
 const LOST_JOB_AFTER_MS = 3_000;
 const LOST_JOB_SWEEP_MS = 2_000;
 // The documented bound for a job whose queue entry was lost: it is enqueued again at most

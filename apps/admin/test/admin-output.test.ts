@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { createDatabase, findJob, type Database } from '@leadgen/db';
 import { buildAccount, buildJob } from '../../../test/factories';
-import { freePort } from '../../../test/processes';
+import { freePort } from '@leadgen/testing';
 
 // What a script sees of the CLI: its output whole through a pipe, and help per command.
 const ROOT = path.resolve(__dirname, '../../..');

@@ -44,7 +44,7 @@ export interface BoardOptions {
   redis: RedisClient;
   keys: RedisKeys;
   limits?: LoginLimits;
-  /** OPERATOR_BOARD_WRITABLE: the board's write actions; what each does to a job is in the README */
+  /** OPERATOR_BOARD_WRITABLE: the board's write actions; what each does to a job is in docs/operations.md (Bull Board) */
   writable?: boolean;
 }
 

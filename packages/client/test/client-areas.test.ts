@@ -6,7 +6,7 @@ import { CLIENT_VERSION, LeadgenClient, LeadgenError, LeadgenTimeoutError, OPERA
 import { openApiDocument } from '../../../apps/api/src/openapi/openapi-document.js';
 import { startWorld, type TestWorld } from '../../../test/harness.js';
 import { buildAccount, type TestAccount } from '../../../test/factories.js';
-import { startApiProcess, type ApiProcess } from '../../../test/processes.js';
+import { startApiProcess, type ApiProcess } from '@leadgen/testing';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 

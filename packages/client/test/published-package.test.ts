@@ -6,7 +6,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { startWorld, type TestWorld } from '../../../test/harness.js';
 import { buildAccount, type TestAccount } from '../../../test/factories.js';
-import { startApiProcess, type ApiProcess } from '../../../test/processes.js';
+import { startApiProcess, type ApiProcess } from '@leadgen/testing';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const TSC = path.join(ROOT, 'node_modules/typescript/bin/tsc');

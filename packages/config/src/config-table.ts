@@ -1,7 +1,10 @@
 import { VARIABLES } from './variables';
 import type { Variable } from './variable';
 
-/** The README's configuration table sits between these two lines; `npm run docs:config` writes it. */
+/**
+ * docs/configuration.md's table sits between these two lines; `npm run docs:config` writes it. Links in a
+ * variable's description are relative to docs/ (`decisions/...`, `operations.md#...`).
+ */
 export const CONFIG_TABLE_START = '<!-- config-table: written by `npm run docs:config` from packages/config/src/variables.ts -->';
 export const CONFIG_TABLE_END = '<!-- /config-table -->';
 
@@ -23,10 +26,10 @@ export function renderConfigTable(): string {
   return ['| Variable | Default | Meaning |', '|---|---|---|', ...rows].join('\n');
 }
 
-/** The README with its configuration table replaced by the declaration's; throws if the markers are missing. */
-export function withConfigTable(readme: string): string {
-  const start = readme.indexOf(CONFIG_TABLE_START);
-  const end = readme.indexOf(CONFIG_TABLE_END);
-  if (start < 0 || end < start) throw new Error(`README.md has no "${CONFIG_TABLE_START}" ... "${CONFIG_TABLE_END}" section`);
-  return `${readme.slice(0, start + CONFIG_TABLE_START.length)}\n${renderConfigTable()}\n${readme.slice(end)}`;
+/** The page with its configuration table replaced by the declaration's; throws if the markers are missing. */
+export function withConfigTable(page: string): string {
+  const start = page.indexOf(CONFIG_TABLE_START);
+  const end = page.indexOf(CONFIG_TABLE_END);
+  if (start < 0 || end < start) throw new Error(`the page has no "${CONFIG_TABLE_START}" ... "${CONFIG_TABLE_END}" section`);
+  return `${page.slice(0, start + CONFIG_TABLE_START.length)}\n${renderConfigTable()}\n${page.slice(end)}`;
 }

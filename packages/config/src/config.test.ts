@@ -208,13 +208,13 @@ describe('the declaration', () => {
     expect(config.http.bodyLimitBytes).toBe(16 * 1024);
   });
 
-  it('when the README is read, then its configuration table is the one the declaration writes (npm run docs:config)', () => {
-    const readme = readFileSync(path.resolve(__dirname, '../../../README.md'), 'utf8');
-    expect(withConfigTable(readme)).toBe(readme);
+  it('when docs/configuration.md is read, then its configuration table is the one the declaration writes (npm run docs:config)', () => {
+    const page = readFileSync(path.resolve(__dirname, '../../../docs/configuration.md'), 'utf8');
+    expect(withConfigTable(page)).toBe(page);
     for (const name of CONFIG_VARIABLES) expect(renderConfigTable()).toContain(`| \`${name}\` |`);
   });
 
-  it('when the README has no configuration table markers, then writing it is refused', () => {
+  it('when a page has no configuration table markers, then writing it is refused', () => {
     expect(() => withConfigTable('# no table here\n')).toThrow(/config-table/);
   });
 });

@@ -15,9 +15,9 @@ describe('variables that look like ours', () => {
         SYNC_WAIT_MS: '5',
       }),
     ).toEqual([
-      'warning: PORTS is not a leadgen variable and is ignored; did you mean PORT? (README, "Configuration")',
-      'warning: SYNC_WAIT_MSS is not a leadgen variable and is ignored; did you mean SYNC_WAIT_MS? (README, "Configuration")',
-      'warning: WEBHOOK_TIMEOUT is not a leadgen variable and is ignored; did you mean WEBHOOK_TIMEOUT_MS? (README, "Configuration")',
+      'warning: PORTS is not a leadgen variable and is ignored; did you mean PORT? (docs/configuration.md)',
+      'warning: SYNC_WAIT_MSS is not a leadgen variable and is ignored; did you mean SYNC_WAIT_MS? (docs/configuration.md)',
+      'warning: WEBHOOK_TIMEOUT is not a leadgen variable and is ignored; did you mean WEBHOOK_TIMEOUT_MS? (docs/configuration.md)',
     ]);
   });
 });

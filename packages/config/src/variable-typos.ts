@@ -32,7 +32,7 @@ export function unknownVariableWarnings(environment: NodeJS.ProcessEnv = process
           name,
           CONFIG_VARIABLES.filter((n) => n.startsWith(`${prefix}_`)),
         ).name;
-    warnings.push(`warning: ${name} is not a leadgen variable and is ignored; did you mean ${intended}? (README, "Configuration")`);
+    warnings.push(`warning: ${name} is not a leadgen variable and is ignored; did you mean ${intended}? (docs/configuration.md)`);
   }
   return warnings;
 }

@@ -1,8 +1,8 @@
 import Joi from 'joi';
 
-/** What the README says of a variable beyond its description, and rules that span two variables. */
+/** What docs/configuration.md says of a variable beyond its description, and rules that span two variables. */
 export interface VariableOptions {
-  /** the README's default where the schema's is computed or differs per process (Markdown) */
+  /** docs/configuration.md's default where the schema's is computed or differs per process (Markdown) */
   shownDefault?: string;
   /** set explicitly only together with this other variable: a half-configured upstream is a mistake */
   requires?: string;
@@ -28,7 +28,7 @@ export interface VariableOptions {
 export type Reader = 'api' | 'migrate' | 'admin' | 'worker' | `worker:${string}`;
 
 /**
- * One environment variable, declared once: its rule (a Joi schema, default included), the README's
+ * One environment variable, declared once: its rule (a Joi schema, default included), docs/configuration.md's
  * words for it, and the value it gives the grouped configuration (`T`, from which `Config` is typed).
  */
 export class Variable<T> {
@@ -58,7 +58,7 @@ export function flag(name: string, description: string): Variable<boolean> {
 
 /**
  * A second reading of a variable declared elsewhere in the declaration (not a variable of its own, so
- * not a second row of the README's table): e.g. whether WORKER_QUEUES lists `webhooks`.
+ * not a second row of docs/configuration.md's table): e.g. whether WORKER_QUEUES lists `webhooks`.
  */
 export class Reading<T> {
   constructor(
@@ -86,7 +86,7 @@ export type Resolved<Declared> =
         ? { -readonly [K in keyof Declared]: Resolved<Declared[K]> }
         : Declared;
 
-/** Every variable of a declaration, in the order it declares them (the README's order). */
+/** Every variable of a declaration, in the order it declares them (docs/configuration.md's order). */
 export function variablesOf(group: Group): Array<Variable<unknown>> {
   return Object.values(group).flatMap((entry) =>
     entry instanceof Variable ? [entry] : entry instanceof Reading || typeof entry !== 'object' ? [] : variablesOf(entry),

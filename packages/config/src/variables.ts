@@ -137,7 +137,7 @@ function upstream(prefix: string, serves: string, baseUrl: string, ratePerMin: n
 
 /**
  * Every environment variable the service reads, declared once, in the grouped shape the code reads
- * (`config.redis.url`): rule, default, and the README's words (`npm run docs:config` writes its
+ * (`config.redis.url`): rule, default, and docs/configuration.md's words (`npm run docs:config` writes its
  * table). Adding a variable is adding it here. Defaults suit a laptop.
  */
 export const DECLARATION = {
@@ -259,7 +259,7 @@ export const DECLARATION = {
     encryptionKeys: optional(
       'SECRETS_ENCRYPTION_KEY',
       secretKeys(),
-      'base64 AES-256 keys (32 bytes) that seal webhook secrets at rest, comma-separated, newest first (the first seals, each opens; `npm run admin -- secrets:rotate` re-seals under the first); required in production by the processes that seal or open them (the API, workers that deliver webhooks, the migrations, the admin CLI), unset elsewhere the [development key](docs/data-protection.md#secrets-at-rest)',
+      'base64 AES-256 keys (32 bytes) that seal webhook secrets at rest, comma-separated, newest first (the first seals, each opens; `npm run admin -- secrets:rotate` re-seals under the first); required in production by the processes that seal or open them (the API, workers that deliver webhooks, the migrations, the admin CLI), unset elsewhere the [development key](data-protection.md#secrets-at-rest)',
       // The processes that seal or open webhook secrets. A production process among them refuses to start
       // without it (it would seal with the published development key); the source workers never hold it.
       { secret: 'optional', readBy: ['api', 'migrate', 'admin', 'worker:webhooks'], requiredInProduction: true },
@@ -343,7 +343,7 @@ export const DECLARATION = {
   ),
   operatorBoardWritable: flag(
     'OPERATOR_BOARD_WRITABLE',
-    "`1` enables the board's write actions (see [Bull Board](#bull-board)); by default it only shows",
+    "`1` enables the board's write actions (see [Bull Board](operations.md#bull-board)); by default it only shows",
   ),
   productionUnsafeAcknowledged: optional(
     'PRODUCTION_UNSAFE_ACKNOWLEDGED',
@@ -360,7 +360,7 @@ export const DECLARATION = {
       }
       return names;
     }),
-    `with \`NODE_ENV=production\` the service refuses to start while ${UNSAFE_LIST} is on, unless this comma-separated list names it: the operator says they know what it opens ([decision 020](docs/decisions/020-abuse-resistance.md))`,
+    `with \`NODE_ENV=production\` the service refuses to start while ${UNSAFE_LIST} is on, unless this comma-separated list names it: the operator says they know what it opens ([decision 027](decisions/027-abuse-resistance.md))`,
   ),
   worker: {
     sources: new Variable(
@@ -380,7 +380,7 @@ export const DECLARATION = {
           return [...new Set(names)];
         })
         .default(() => [...WORKER_QUEUES]),
-      'which queues this worker serves: sources, and `webhooks` for webhook deliveries ([decision 016](docs/decisions/016-webhooks.md))',
+      'which queues this worker serves: sources, and `webhooks` for webhook deliveries ([decision 016](decisions/016-webhooks.md))',
       { shownDefault: `\`${WORKER_QUEUES.join(',')}\``, formerName: 'WORKER_SOURCES' },
       (validated) => listedQueues(validated).filter((n): n is Source => (SOURCES as readonly string[]).includes(n)),
     ),
@@ -392,7 +392,7 @@ export const DECLARATION = {
     reservedSlots: variable(
       'WORKER_RESERVED_SLOTS',
       integer().min(0).max(10_000).default(1),
-      "fair queues: slots of each worker's `WORKER_CONCURRENCY` per source that a borrowed job never takes. A slot beyond them with nothing waiting in its queue takes the source's oldest held job of any account, so one account's backlog uses an idle fleet; the reserved ones stay free for the next account's job ([decision 020](docs/decisions/020-fair-queues.md)). `WORKER_CONCURRENCY` or more: nothing is borrowed (each account keeps to `QUEUE_OPEN_JOBS_PER_ACCOUNT`)",
+      "fair queues: slots of each worker's `WORKER_CONCURRENCY` per source that a borrowed job never takes. A slot beyond them with nothing waiting in its queue takes the source's oldest held job of any account, so one account's backlog uses an idle fleet; the reserved ones stay free for the next account's job ([decision 020](decisions/020-fair-queues.md)). `WORKER_CONCURRENCY` or more: nothing is borrowed (each account keeps to `QUEUE_OPEN_JOBS_PER_ACCOUNT`)",
     ),
     jobTimeoutMs: variable(
       'JOB_TIMEOUT_MS',
@@ -425,7 +425,7 @@ export const DECLARATION = {
     share: variable(
       'QUEUE_OPEN_JOBS_PER_ACCOUNT',
       integer().min(0).max(10_000).default(4),
-      "fair queues: an account's jobs of one source in its queue at once (waiting or running) by right; the rest wait in PostgreSQL and are released oldest first as these end, or into worker slots nothing else needs (`WORKER_RESERVED_SLOTS`), so one account's backlog never queues ahead of another's jobs yet can use an idle fleet ([decision 020](docs/decisions/020-fair-queues.md)). Keep it below the fleet's slots per source (workers × `WORKER_CONCURRENCY`); `0`: no cap (first come, first served). Set the same value on every API and worker process",
+      "fair queues: an account's jobs of one source in its queue at once (waiting or running) by right; the rest wait in PostgreSQL and are released oldest first as these end, or into worker slots nothing else needs (`WORKER_RESERVED_SLOTS`), so one account's backlog never queues ahead of another's jobs yet can use an idle fleet ([decision 020](decisions/020-fair-queues.md)). Keep it below the fleet's slots per source (workers × `WORKER_CONCURRENCY`); `0`: no cap (first come, first served). Set the same value on every API and worker process",
     ),
   },
   sandbox: {
@@ -556,7 +556,7 @@ export const DECLARATION = {
         .min(0)
         .max(1_000)
         .default((given: Record<string, unknown>) => defaultWebhookConcurrencyPerAccount(Number(given.WEBHOOK_CONCURRENCY ?? 10))),
-      "deliveries in flight for one account across all its endpoints and jobs' `webhookUrl`s, fleet-wide; the rest wait their turn without holding a slot, so an account whose targets never answer leaves the others a slot ([decision 020](docs/decisions/020-abuse-resistance.md)); `0`: no cap",
+      "deliveries in flight for one account across all its endpoints and jobs' `webhookUrl`s, fleet-wide; the rest wait their turn without holding a slot, so an account whose targets never answer leaves the others a slot ([decision 027](decisions/027-abuse-resistance.md)); `0`: no cap",
       { shownDefault: 'half of `WEBHOOK_CONCURRENCY`, at least 1 (`5`)' },
     ),
     lostAfterMs: variable(
@@ -574,7 +574,7 @@ export const DECLARATION = {
     minIntervalMs: variable(
       'MONITOR_MIN_INTERVAL_MS',
       integer().min(1_000).default(3_600_000),
-      "the shortest interval a monitor's schedule may have (`every`, or the gap between cron runs) ([decision 022](docs/decisions/022-monitors.md))",
+      "the shortest interval a monitor's schedule may have (`every`, or the gap between cron runs) ([decision 022](decisions/022-monitors.md))",
       { shownDefault: '`3600000` (1 hour)' },
     ),
     maxPerAccount: variable('MONITOR_MAX_PER_ACCOUNT', integer().min(1).max(10_000).default(100), 'monitors an account may have at once'),
@@ -599,7 +599,7 @@ export const DECLARATION = {
 /** The configuration every process reads: validated, typed and grouped (`config.redis.url`). */
 export type Config = Resolved<typeof DECLARATION>;
 
-/** Every variable, in the README's order. */
+/** Every variable, in docs/configuration.md's order. */
 export const VARIABLES = variablesOf(DECLARATION);
 
 /** Names of every variable the service reads (for checks of manifests and docs against the declaration). */

@@ -1,7 +1,7 @@
 import * as zlib from 'zlib';
 import { isForbiddenAddress } from './address-guard';
 import { FetchError, safeFetch, type LookupFn, type NetworkPolicy, type SafeFetchOptions } from './safe-fetch';
-import { html, loopbackLookup, redirect, startFakeSite, streamHuge, type FakeSite } from '../../providers/test/fakes/fake-site';
+import { html, loopbackLookup, redirect, startFakeSite, streamHuge, type FakeSite } from '@leadgen/testing';
 
 // Production rules, except that 127.0.0.1 plays a public host: hops can then be checked end to end
 // while every real connection stays on loopback.

@@ -1,6 +1,6 @@
 import { startOpsServer, type OpsServer } from './ops-server';
 import { checkReadiness, type ReadinessReport } from './readiness';
-import { freePort } from '../../../test/processes';
+import { freePort } from '@leadgen/testing';
 
 describe('operations server', () => {
   let report: ReadinessReport;

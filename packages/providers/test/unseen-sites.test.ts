@@ -1,5 +1,5 @@
-import { evaluateCorpus } from './fixtures/evaluate-corpus';
-import { UNSEEN_SITES } from './fixtures/unseen-sites';
+import { evaluateCorpus } from '@leadgen/testing';
+import { UNSEEN_SITES } from '@leadgen/testing';
 import { scriptStrings } from '../src/enrichment/script-strings';
 
 describe('the website enricher on the unseen-sites corpus (40+ sites by builder and language)', () => {

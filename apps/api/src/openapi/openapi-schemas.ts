@@ -44,7 +44,7 @@ export const PROBLEM_CODES = [
   'monitor_not_found',
   'monitor_limit',
   'monitor_run_in_progress',
-  // abuse resistance (decision 020)
+  // abuse resistance (decision 027)
   'suppression_limit',
 ] as const;
 

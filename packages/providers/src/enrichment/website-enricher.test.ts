@@ -1,7 +1,7 @@
 import * as zlib from 'zlib';
 import { isForbiddenAddress } from '@leadgen/network-guard';
 import { createEnricherWithPolicy, createWebsiteEnricher, DEFAULT_USER_AGENT, type EnrichmentOptions } from './website-enricher';
-import { html, loopbackLookup, notFound, redirect, startFakeSite, streamHuge, type FakeSite } from '../../test/fakes/fake-site';
+import { html, loopbackLookup, notFound, redirect, startFakeSite, streamHuge, type FakeSite } from '@leadgen/testing';
 
 const EMPTY = {
   emails: [],

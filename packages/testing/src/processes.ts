@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 /** The repository's root, for starting its processes as an operator would. */
-export const ROOT = path.resolve(__dirname, '..');
+export const ROOT = path.resolve(__dirname, '../../..');
 
 /** A TCP port nobody listens on right now, for a server a test starts itself. */
 export async function freePort(): Promise<number> {

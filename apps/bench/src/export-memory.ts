@@ -4,7 +4,8 @@
 // after a warm-up, peak every 50 ms during each download. Flat memory: ten times the leads cost no more.
 import { get } from 'node:http';
 import { createDatabase } from '@leadgen/db';
-import { buildAccount, buildDeliveredJobs } from '../../test/factories';
+import { buildDeliveredJobs } from '@leadgen/testing';
+import { createBenchAccount } from './database';
 import type { BenchProcess } from './processes';
 import { readRss } from './proc-stats';
 import { table, type Target } from './report';
@@ -35,7 +36,7 @@ export async function seedExportAccounts(url: string, sizes: number[]): Promise<
   try {
     const accounts: ExportAccount[] = [];
     for (const leads of sizes) {
-      const { accountId, apiKey } = await buildAccount(db, { credits: 0, name: `bench-export-${leads}` });
+      const { accountId, apiKey } = await createBenchAccount(url, `bench-export-${leads}`);
       await buildDeliveredJobs(db, accountId, Math.ceil(leads / LEADS_PER_JOB), LEADS_PER_JOB);
       accounts.push({ leads, apiKey });
     }

@@ -1,11 +1,10 @@
 // The processes under test, each its own OS process so /proc can attribute CPU and memory to it:
 // the service through its entry points (apps/api/src/main.ts, apps/worker/src/main.ts) and the
-// bare baselines under scripts/bench/baselines. Each is preloaded with count-sql.cjs.
+// bare baselines under apps/bench/src/baselines. Each is preloaded with count-sql.cjs.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import path from 'node:path';
+import { ROOT } from '@leadgen/testing';
 
-export const ROOT = path.resolve(__dirname, '../..');
 const COUNTER = path.join(__dirname, 'count-sql.cjs');
 
 export interface Counts {
@@ -102,18 +101,6 @@ export function startProcess(name: string, entry: string, env: NodeJS.ProcessEnv
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
   return new BenchProcess(name, child);
-}
-
-/** A port nobody listens on now, so each HTTP process gets its own without parsing its logs. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Waits until `url` answers 2xx (tsx compiles the service at start: seconds on a busy machine). */

@@ -5,7 +5,8 @@
 // of its own, so neither sees the other's jobs; the rest of the bench's workers are stopped first.
 import { createBenchAccount } from './database';
 import { HttpClient, percentile } from './load';
-import { freePort, startProcess, waitForHttp, type BenchProcess } from './processes';
+import { freePort } from '@leadgen/testing';
+import { startProcess, waitForHttp, type BenchProcess } from './processes';
 
 export interface FairnessSide {
   label: string;

@@ -5,11 +5,11 @@
 // each finds in scripts. isolated-vm is a native addon that compiles at install (minutes, a compiler
 // on every machine), so it is not a dependency; to run this comparison:
 //   (cd /tmp/ivm && npm init -y && npm install isolated-vm)
-//   ISOLATED_VM=/tmp/ivm/node_modules/isolated-vm npx tsx scripts/bench/script-sandbox.ts
+//   ISOLATED_VM=/tmp/ivm/node_modules/isolated-vm npx tsx apps/bench/src/script-sandbox.ts
 // Without ISOLATED_VM it prints the folding side alone.
 import { createRequire } from 'node:module';
-import { scriptStrings } from '../../packages/providers/src/enrichment/script-strings';
-import { UNSEEN_SITES } from '../../packages/providers/test/fixtures/unseen-sites';
+import { scriptStrings } from '@leadgen/providers/src/enrichment/script-strings';
+import { UNSEEN_SITES } from '@leadgen/testing';
 
 interface Page {
   site: string;

@@ -1,4 +1,4 @@
-// Webhook fairness (docs/decisions/020-abuse-resistance.md): another account's ping, from its POST to the
+// Webhook fairness (docs/decisions/027-abuse-resistance.md): another account's ping, from its POST to the
 // moment a fast local receiver has it, idle and while one account attacks with targets that never answer:
 // tarpits that accept the connection and never respond. The attacker uses every endpoint an account may
 // have, pings each as often as its limits let it (most pings are refused 429: PINGS_PER_ENDPOINT_PER_MIN),
@@ -14,7 +14,8 @@ import type { AddressInfo } from 'node:net';
 import type { Redis } from 'ioredis';
 import { createBenchAccount } from './database';
 import { HttpClient, percentile } from './load';
-import { freePort, startProcess, waitForHttp, type BenchProcess } from './processes';
+import { freePort } from '@leadgen/testing';
+import { startProcess, waitForHttp, type BenchProcess } from './processes';
 
 export interface WebhookSide {
   label: string;

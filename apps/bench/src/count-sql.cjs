@@ -20,7 +20,7 @@ const wanted = new Set(
 );
 // Resolve from the working directory (the repository root), as the service's own imports do, so
 // the module patched is the one instance the service loads, not a copy beside this file.
-const fromRepo = (name) => require(require.resolve(name, { paths: [process.cwd(), path.resolve(__dirname, '../..')] }));
+const fromRepo = (name) => require(require.resolve(name, { paths: [process.cwd(), path.resolve(__dirname, '../../..')] }));
 const TX = /^\s*(BEGIN|COMMIT|ROLLBACK|START TRANSACTION|SAVEPOINT|RELEASE)/i;
 
 if (wanted.has('pg')) {

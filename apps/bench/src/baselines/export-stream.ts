@@ -1,7 +1,7 @@
 // Baseline (d): Express 5 streaming a download made in memory, no PostgreSQL: `rows` lines of `bytes`
 // in all, written in batches of 1,000 lines with the service's backpressure (wait for 'drain'). What
 // any process pays in memory to stream that many bytes; compared with the service's CSV and JSON Lines
-// export of as many leads (scripts/bench/export-memory.ts).
+// export of as many leads (apps/bench/src/export-memory.ts).
 import express, { type Response } from 'express';
 
 const BATCH = 1_000;

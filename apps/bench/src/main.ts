@@ -4,11 +4,12 @@
 // hold on a noisy machine even when the absolute figures do not. The service is reached only
 // through its public surfaces: its process entry points, environment variables, HTTP, and the
 // admin functions of @leadgen/db; so the same bench measures it before and after a rewrite. The
-// export section alone writes its 100,000 leads with the tests' factory (test/factories.ts, kept
-// true by the tests that use it): making them through the API would take the fleet minutes.
+// export section alone writes its 100,000 leads with buildDeliveredJobs (@leadgen/testing, the
+// tests' factory, kept true by the tests that use it): making them through the API would take the fleet minutes.
 //
 // Prints figures and never fails on them. Exit code: 0 when the run completed (whatever the
-// figures), 1 when a correctness check failed, 2 when the harness itself broke (a process would
+// figures), 1 when a correctness check failed or a section broke (measured nothing: broken-sections.ts),
+// 2 when the harness itself broke (a process would
 // not start, the database could not be made...). A held-jobs run the service's configuration
 // refuses is a figure ("refused"), not a harness failure.
 import { randomBytes } from 'node:crypto';
@@ -28,35 +29,36 @@ import { contentionTable, measureCreditContention, type ContentionRun } from './
 import { heldSince, kneeSeries, kneeTable, type KneeOptions, type KneeSeries } from './knee';
 import { HttpClient, closedLoop, type Task } from './load';
 import { measure, type Environment, type Kind, type Measured } from './measure';
-import { BenchProcess, freePort, startProcess, waitForHttp } from './processes';
+import { BenchProcess, startProcess, waitForHttp } from './processes';
 import { PostgresCpu, findPostmaster, findRedisServer, localTcpPorts, readRss } from './proc-stats';
 import { measureVerificationCost } from './verification-cost';
 import { batchLines, measureBatch, type BatchRun } from './batch-fairness';
+import { brokenSections, type SectionResults } from './broken-sections';
 import { measureWebhooks, webhookTable, type WebhookSide } from './webhook';
-import { evaluateCorpus } from '../../packages/providers/test/fixtures/evaluate-corpus';
-import { UNSEEN_SITES } from '../../packages/providers/test/fixtures/unseen-sites';
+import { evaluateCorpus, freePort, UNSEEN_SITES } from '@leadgen/testing';
 import { costTable, fmt, median, rate, sideBySide, summarize, targetTable, type Scenario, type Target } from './report';
 
 const USAGE = `npm run bench [-- options]
-  --quick             a smoke run: 1.5 s per side, 1 round, 3 s end to end (under a minute)
-  --duration S        seconds of load per side per round (default 5)
+  --quick             the smoke run CI makes: every section once at its smallest (1 s per side, 1 round, small
+                      backlogs, batches and exports); a broken section still fails it
+  --duration S        seconds of load per side per round (default 5, 1 with --quick)
   --rounds N          baseline/service alternations, and rounds of the knee's series (default 2)
   --workers N         worker processes in the end-to-end run (default 2)
   --concurrency N     WORKER_CONCURRENCY of the service's workers, and the baseline worker's (default 50)
   --fleet-clients N   clients of the end-to-end closed loop (default 64)
-  --fleet-duration S  seconds of the end-to-end run (default 12)
+  --fleet-duration S  seconds of the end-to-end run (default 12, 2 with --quick)
   --held N            also hold N jobs on a slow sandbox in one worker with WORKER_CONCURRENCY=N
   --held-delay MS     sandbox delay per page of the held jobs (default 30000)
   --page-delay MS     SANDBOX_PAGE_DELAY_MS of the other jobs (default 0)
-  --export-leads N    leads of the largest export (default 100000, 10000 with --quick); a tenth is exported too
-  --fair-jobs N       the fairness section's backlog: N slow jobs of one account (default 100)
-  --fair-delay MS     sandbox delay of each backlog job's one page (default 3000)
+  --export-leads N    leads of the largest export (default 100000, 2000 with --quick); a tenth is exported too
+  --fair-jobs N       the fairness section's backlog: N slow jobs of one account (default 100, 20 with --quick)
+  --fair-delay MS     sandbox delay of each backlog job's one page (default 3000, 1000 with --quick)
   --fair-concurrency N  WORKER_CONCURRENCY of the fairness section's one worker (default 10)
-  --batch-queries N   queries in the batch section's batch (default 1000, 100 with --quick)
-  --webhook-timeout MS  WEBHOOK_TIMEOUT_MS of the webhook section's services (default 15000 as the service's, 5000 with --quick)
-  --webhook-samples N   the other account's pings per phase in the webhook section (default 20, 10 with --quick; at most 22)
-  --knee-rates a,b    offered sync generates per second of the knee's steps (default 25,50,100,150,200,250,300,350,400)
-  --knee-step S       seconds per knee step (default 4, 2 with --quick)
+  --batch-queries N   queries in the batch section's batch (default 1000, 20 with --quick)
+  --webhook-timeout MS  WEBHOOK_TIMEOUT_MS of the webhook section's services (default 15000 as the service's, 2000 with --quick)
+  --webhook-samples N   the other account's pings per phase in the webhook section (default 20, 3 with --quick; at most 22)
+  --knee-rates a,b    offered sync generates per second of the knee's steps (default 25,50,100,150,200,250,300,350,400; 20,40 with --quick)
+  --knee-step S       seconds per knee step (default 4, 1 with --quick)
   --knee-accounts N   accounts the spread series shares the load over (default 10; also the credits section's)
   --credit-clients N  jobs in flight in the credits section (default 16)
   --only a,b          scenarios among sync1, sync50, async, get, credits, knee, fleet, export, held, fair, verify, enrichment, batch, webhook`;
@@ -82,13 +84,13 @@ const { values: flags } = (() => {
         'held-delay': { type: 'string', default: '30000' },
         'page-delay': { type: 'string', default: '0' },
         'export-leads': { type: 'string' },
-        'fair-jobs': { type: 'string', default: '100' },
-        'fair-delay': { type: 'string', default: '3000' },
+        'fair-jobs': { type: 'string' },
+        'fair-delay': { type: 'string' },
         'fair-concurrency': { type: 'string', default: '10' },
         'batch-queries': { type: 'string' },
         'webhook-timeout': { type: 'string' },
         'webhook-samples': { type: 'string' },
-        'knee-rates': { type: 'string', default: '25,50,100,150,200,250,300,350,400' },
+        'knee-rates': { type: 'string' },
         'knee-step': { type: 'string' },
         'knee-accounts': { type: 'string', default: '10' },
         'credit-clients': { type: 'string', default: '16' },
@@ -105,25 +107,27 @@ if (flags.help) {
 }
 
 const QUICK = flags.quick!;
-const DURATION_MS = Number(flags.duration ?? (QUICK ? 1.5 : 5)) * 1000;
+const DURATION_MS = Number(flags.duration ?? (QUICK ? 1 : 5)) * 1000;
 const ROUNDS = Number(flags.rounds ?? (QUICK ? 1 : 2));
 const FLEET_WORKERS = Math.max(1, Number(flags.workers));
 const WORKER_CONCURRENCY = Number(flags.concurrency);
 const FLEET_CLIENTS = Number(flags['fleet-clients']);
-const FLEET_MS = Number(flags['fleet-duration'] ?? (QUICK ? 3 : 12)) * 1000;
+const FLEET_MS = Number(flags['fleet-duration'] ?? (QUICK ? 2 : 12)) * 1000;
 const HELD = Number(flags.held);
 const HELD_DELAY_MS = Number(flags['held-delay']);
-const EXPORT_LEADS = Number(flags['export-leads'] ?? (QUICK ? 10_000 : 100_000));
-const KNEE_RATES = flags['knee-rates']!.split(',').map(Number);
-const KNEE_STEP_MS = Number(flags['knee-step'] ?? (QUICK ? 2 : 4)) * 1000;
+const EXPORT_LEADS = Number(flags['export-leads'] ?? (QUICK ? 2_000 : 100_000));
+const KNEE_RATES = (flags['knee-rates'] ?? (QUICK ? '20,40' : '25,50,100,150,200,250,300,350,400')).split(',').map(Number);
+const KNEE_STEP_MS = Number(flags['knee-step'] ?? (QUICK ? 1 : 4)) * 1000;
 const KNEE_ACCOUNTS = Number(flags['knee-accounts']);
 const CREDIT_CLIENTS = Number(flags['credit-clients']);
 const WARM_MS = QUICK ? 300 : 1_500;
-const FAIR_JOBS = Number(flags['fair-jobs']);
-const FAIR_DELAY_MS = Number(flags['fair-delay']);
+const FAIR_JOBS = Number(flags['fair-jobs'] ?? (QUICK ? 20 : 100));
+const FAIR_DELAY_MS = Number(flags['fair-delay'] ?? (QUICK ? 1_000 : 3_000));
 const FAIR_CONCURRENCY = Number(flags['fair-concurrency']);
-const WEBHOOK_TIMEOUT_MS = Number(flags['webhook-timeout'] ?? (QUICK ? 5_000 : 15_000));
-const WEBHOOK_SAMPLES = Number(flags['webhook-samples'] ?? (QUICK ? 10 : 20));
+const WEBHOOK_TIMEOUT_MS = Number(flags['webhook-timeout'] ?? (QUICK ? 2_000 : 15_000));
+const WEBHOOK_SAMPLES = Number(flags['webhook-samples'] ?? (QUICK ? 3 : 20));
+// The attack of the webhook section: pings per tarpit endpoint and jobs with a tarpit webhookUrl.
+const WEBHOOK_ATTACK = QUICK ? { pingsPerEndpoint: 10, jobs: 3 } : { pingsPerEndpoint: 40, jobs: 10 };
 const ALL = [
   'sync1',
   'sync50',
@@ -140,7 +144,7 @@ const ALL = [
   'batch',
   'webhook',
 ] as const;
-const BATCH_QUERIES = Number(flags['batch-queries'] ?? (QUICK ? 100 : 1000));
+const BATCH_QUERIES = Number(flags['batch-queries'] ?? (QUICK ? 20 : 1000));
 type Key = (typeof ALL)[number];
 const ONLY = new Set<Key>(flags.only ? (flags.only.split(',').map((s) => s.trim()) as Key[]) : ALL.filter((k) => k !== 'held' || HELD > 0));
 if (HELD > 0) ONLY.add('held');
@@ -190,6 +194,16 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const log = (line: string) => console.log(line);
 
 class HarnessError extends Error {}
+
+/** Prints the broken sections, if any; 1 when there is one (the exit code), 0 otherwise. */
+function reportBroken(results: SectionResults): number {
+  const broken = brokenSections(results);
+  if (!broken.length) return 0;
+  log('');
+  log('broken sections (they measured nothing; the exit code is 1):');
+  for (const line of broken) log(`  BROKEN ${line}`);
+  return 1;
+}
 
 /** Set when the client-side counters saw nothing in a service process (see the warm-up). */
 const counterBlind = { sql: false, redis: false };
@@ -284,9 +298,20 @@ async function main(): Promise<number> {
       .join(' ')} at start`,
   );
 
+  const nothingElse: SectionResults = {
+    loads: [],
+    knees: [],
+    exports: [],
+    batch: null,
+    fairness: null,
+    webhooks: null,
+    enrichmentFound: null,
+    verificationJobs: null,
+  };
   if (ONLY.has('enrichment')) {
     // The website enricher on the unseen-sites corpus (packages/providers/test/fixtures), served from loopback.
     const score = await evaluateCorpus(UNSEEN_SITES);
+    nothingElse.enrichmentFound = score.found;
     log('');
     log(`enrichment, unseen-sites corpus (${score.sites} sites, ${score.expected} business addresses, ${score.ms} ms):`);
     log(
@@ -297,12 +322,13 @@ async function main(): Promise<number> {
         log(
           `  ${site.id}: missed ${site.missed.join(', ') || '-'}; junk ${site.junk.join(', ') || '-'}; profiles ${site.wrongProfiles.join(', ') || '-'}`,
         );
-    if ([...ONLY].every((k) => k === 'enrichment' || k === 'verify') && !ONLY.has('verify')) return 0;
+    if ([...ONLY].every((k) => k === 'enrichment' || k === 'verify') && !ONLY.has('verify')) return reportBroken(nothingElse);
   }
   let verificationAddedMs: number | null = null;
   if (ONLY.has('verify')) {
     // In this process, before any service process starts: nothing else competes for the CPU it measures.
-    const cost = await measureVerificationCost(QUICK ? 40 : 150, ROUNDS * 2);
+    const cost = await measureVerificationCost(QUICK ? 10 : 150, ROUNDS * 2);
+    nothingElse.verificationJobs = cost.jobs;
     log('');
     log(
       `email verification, sandbox, worker provider stage (${cost.jobs} jobs per side, ${cost.verdictsPerJob.toFixed(1)} verdicts per job):`,
@@ -313,7 +339,7 @@ async function main(): Promise<number> {
     verificationAddedMs = cost.onCpuMsPerJob - cost.offCpuMsPerJob;
     if ([...ONLY].every((k) => k === 'verify' || k === 'enrichment')) {
       log('  (add sync1 to the run for the ratio against a whole job: --only verify,sync1)');
-      return 0;
+      return reportBroken(nothingElse);
     }
   }
   const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 3 });
@@ -373,20 +399,20 @@ async function main(): Promise<number> {
     );
     const workers = [track(startProcess('service worker 1', 'apps/worker/src/main.ts', serviceEnv(db.url, {}), ['pg', 'ioredis']))];
     const ports = { hello: await freePort(), enqueue: await freePort(), roundtrip: await freePort(), exportStream: await freePort() };
-    const hello = track(startProcess('baseline hello', 'scripts/bench/baselines/hello.ts', { ...baseEnv, PORT: String(ports.hello) }, []));
+    const hello = track(startProcess('baseline hello', 'apps/bench/src/baselines/hello.ts', { ...baseEnv, PORT: String(ports.hello) }, []));
     const enqueue = track(
-      startProcess('baseline enqueue', 'scripts/bench/baselines/enqueue.ts', { ...baseEnv, PORT: String(ports.enqueue) }, ['ioredis']),
+      startProcess('baseline enqueue', 'apps/bench/src/baselines/enqueue.ts', { ...baseEnv, PORT: String(ports.enqueue) }, ['ioredis']),
     );
     const rtApi = track(
       startProcess(
         'baseline roundtrip api',
-        'scripts/bench/baselines/roundtrip.ts',
+        'apps/bench/src/baselines/roundtrip.ts',
         { ...baseEnv, PORT: String(ports.roundtrip), BASELINE_ROLE: 'api' },
         ['ioredis'],
       ),
     );
     const rtWorker = track(
-      startProcess('baseline roundtrip worker', 'scripts/bench/baselines/roundtrip.ts', { ...baseEnv, BASELINE_ROLE: 'worker' }, [
+      startProcess('baseline roundtrip worker', 'apps/bench/src/baselines/roundtrip.ts', { ...baseEnv, BASELINE_ROLE: 'worker' }, [
         'ioredis',
       ]),
     );
@@ -394,7 +420,7 @@ async function main(): Promise<number> {
       ? track(
           startProcess(
             'baseline export stream',
-            'scripts/bench/baselines/export-stream.ts',
+            'apps/bench/src/baselines/export-stream.ts',
             { ...baseEnv, PORT: String(ports.exportStream) },
             [],
           ),
@@ -591,7 +617,7 @@ async function main(): Promise<number> {
     if (ONLY.has('knee')) {
       const one = await createBenchAccount(db.url, 'bench-knee-one');
       const many = await Promise.all(Array.from({ length: KNEE_ACCOUNTS }, (_, i) => createBenchAccount(db!.url, `bench-knee-${i}`)));
-      const options: KneeOptions = { rates: KNEE_RATES, stepMs: KNEE_STEP_MS, maxOutstanding: 1_000, drainMs: 15_000 };
+      const options: KneeOptions = { rates: KNEE_RATES, stepMs: KNEE_STEP_MS, maxOutstanding: 1_000, drainMs: QUICK ? 3_000 : 15_000 };
       const kneeClient = new HttpClient(origin(apiPort), options.maxOutstanding);
       clients.push(kneeClient);
       const sender = (keys: readonly string[]) => (c: HttpClient, i: number) =>
@@ -740,8 +766,8 @@ async function main(): Promise<number> {
         concurrency: FAIR_CONCURRENCY,
         backlogJobs: FAIR_JOBS,
         backlogDelayMs: FAIR_DELAY_MS,
-        samples: QUICK ? 10 : 30,
-        fifoSamples: QUICK ? 2 : 3,
+        samples: QUICK ? 4 : 30,
+        fifoSamples: QUICK ? 1 : 3,
         log,
       });
     }
@@ -762,10 +788,9 @@ async function main(): Promise<number> {
         probe: async (sql, params) => (await probe.query(sql, params)).rows as Array<Record<string, unknown>>,
         timeoutMs: WEBHOOK_TIMEOUT_MS,
         samples: WEBHOOK_SAMPLES,
-        uncappedSamples: QUICK ? 2 : 3,
+        uncappedSamples: QUICK ? 1 : 3,
         endpoints: 10,
-        pingsPerEndpoint: 40,
-        jobs: 10,
+        ...WEBHOOK_ATTACK,
         log,
       });
     }
@@ -824,7 +849,7 @@ async function main(): Promise<number> {
     }
     if (webhooks) {
       log('');
-      log(webhookTable(webhooks, { timeoutMs: WEBHOOK_TIMEOUT_MS, endpoints: 10, pingsPerEndpoint: 40, jobs: 10 }));
+      log(webhookTable(webhooks, { timeoutMs: WEBHOOK_TIMEOUT_MS, endpoints: 10, ...WEBHOOK_ATTACK }));
     }
     if (knees.length) {
       log('');
@@ -864,6 +889,18 @@ async function main(): Promise<number> {
       for (const c of checks) log(`  ${c.ok ? 'OK    ' : 'FAILED'} ${c.what}`);
       if (checks.some((c) => !c.ok)) exitCode = 1;
     }
+    const broken = reportBroken({
+      ...nothingElse,
+      loads: scenarios.flatMap((sc) =>
+        (['baseline', 'service'] as const).flatMap((side) => (sc[side]?.runs ?? []).map((m) => ({ section: sc.key, side, load: m.load }))),
+      ),
+      knees,
+      exports,
+      batch,
+      fairness,
+      webhooks,
+    });
+    if (broken) exitCode = broken;
     log('');
     log(
       `run took ${elapsed.toFixed(0)} s; load average at end ${(await import('node:os'))

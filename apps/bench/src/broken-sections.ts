@@ -1,0 +1,52 @@
+// A section that measured nothing is broken, whatever its figures would say: every request of a side failed,
+// a fairness or webhook side gave up, no export byte came, no batch child delivered. The bench never fails on
+// a figure, but it fails on these (exit 1), so a smoke run in CI (`--quick`) catches a section that rotted.
+import type { BatchRun } from './batch-fairness';
+import type { ExportRun } from './export-memory';
+import type { FairnessSide } from './fairness';
+import type { KneeSeries } from './knee';
+import type { LoadResult } from './load';
+import type { WebhookSide } from './webhook';
+
+export interface SectionResults {
+  /** closed-loop runs by section and side: sync1, sync50, async, get, fleet */
+  loads: Array<{ section: string; side: string; load: LoadResult }>;
+  knees: KneeSeries[];
+  exports: ExportRun[];
+  batch: BatchRun | null;
+  fairness: FairnessSide[] | null;
+  webhooks: WebhookSide[] | null;
+  /** the enrichment corpus's business addresses found, when the section ran */
+  enrichmentFound: number | null;
+  /** jobs per side of the verification section, when it ran */
+  verificationJobs: number | null;
+}
+
+/** One line per broken section, saying why; empty when every section that ran measured something. */
+export function brokenSections(r: SectionResults): string[] {
+  const broken: string[] = [];
+  for (const { section, side, load } of r.loads) {
+    if (load.okTotal === 0) broken.push(`${section} ${side}: no request answered as expected (${load.firstError ?? 'no answer'})`);
+    else if (load.errors > 0) broken.push(`${section} ${side}: ${load.errors} requests failed (${load.firstError ?? 'no message'})`);
+  }
+  for (const series of r.knees)
+    // A loaded machine answers after the step's window (achieved 0/s): a figure. No 200 at all is a broken section.
+    if (series.steps.every((step) => step.p50 === undefined))
+      broken.push(`knee ${series.label}: no request answered a 200 (${series.steps.find((s) => s.firstError)?.firstError ?? 'no answer'})`);
+  for (const run of r.exports) if (run.bytes === 0) broken.push(`export ${run.format} ${run.leads} ${run.side}: no byte downloaded`);
+  if (r.batch && (r.batch.deliveredCount === 0 || r.batch.idleP50 === undefined || r.batch.duringP50 === undefined))
+    broken.push(
+      `batch: ${r.batch.deliveredCount} leads delivered, status ${r.batch.status}, other account's p50 idle ${r.batch.idleP50 ?? '-'} / during ${r.batch.duringP50 ?? '-'}`,
+    );
+  for (const side of r.fairness ?? []) {
+    if (side.refused) broken.push(`fair ${side.label}: ${side.refused}`);
+    else if (side.idle.length === 0 || side.backlog.length === 0) broken.push(`fair ${side.label}: no sample idle or during the backlog`);
+  }
+  for (const side of r.webhooks ?? []) {
+    if (side.refused) broken.push(`webhook ${side.label}: ${side.refused}`);
+    else if (side.idle.length === 0) broken.push(`webhook ${side.label}: no idle ping arrived`);
+  }
+  if (r.enrichmentFound === 0) broken.push('enrichment: no business address found in the corpus');
+  if (r.verificationJobs === 0) broken.push('verify: no job measured');
+  return broken;
+}
