@@ -1,0 +1,213 @@
+import pLimit from 'p-limit';
+import type { MailboxVerdict, VerifierEngine } from '@leadgen/domain';
+import { logger } from '@leadgen/logger';
+import { metrics } from '@leadgen/ops';
+import { ProviderError } from '../../lead-provider';
+import type { EngineAnswer, MailboxEngine } from './engine';
+import type { MailboxCache } from './mailbox-cache';
+
+/** An address the DNS gate let through, with its ASCII domain. */
+export interface MailboxTarget {
+  address: string;
+  domain: string;
+}
+
+export interface MailboxResult {
+  verdict: MailboxVerdict;
+  reason: string;
+  engine: VerifierEngine;
+  verdictAt: string;
+}
+
+export interface MailboxStageOptions {
+  engine: MailboxEngine;
+  /** null: no fleet-wide cache (tests of the engine alone) */
+  cache: MailboxCache | null;
+  /** engine calls in flight at once in this process (the fleet-wide rate is the engine client's limiter) */
+  concurrency: number;
+  /** the longest a page waits for its verdicts; what is not back by then is `unknown` (reason `late`) */
+  budgetMs: number;
+  /** while the engine is down, one call per this is let through to see whether it is back; the rest are `unknown` at once */
+  downProbeMs: number;
+  now?: () => Date;
+}
+
+export interface MailboxStage {
+  readonly engine: VerifierEngine;
+  /** Verdicts for the addresses, each back by min(deadline - 1 s, now + budget) or `unknown`; rejects only when `signal` aborts. */
+  verify(targets: readonly MailboxTarget[], signal: AbortSignal, deadline: number): Promise<Map<string, MailboxResult>>;
+}
+
+type Answer = EngineAnswer & { verdictAt: string };
+/** Why a call brought no answer: the engine is known down, it failed, or it was not back in time. */
+type Miss = 'verifier_down' | 'verifier_error' | 'late';
+
+const DEADLINE_MARGIN_MS = 1_000;
+
+/** No slot or no attempt before the deadline: the budget was short, the engine did nothing wrong. */
+function isLate(error: unknown): boolean {
+  return error instanceof ProviderError && /no request slot|no attempt finished|deadline has passed/.test(error.message);
+}
+
+/** `promise`, or `late` at `stopAt`; rejects with the signal's reason when it aborts. */
+function settle<T>(promise: Promise<T>, stopAt: number, signal: AbortSignal): Promise<T | 'late'> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(
+      () => {
+        signal.removeEventListener('abort', onAbort);
+        resolve('late');
+      },
+      Math.max(0, stopAt - Date.now()),
+    );
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
+}
+
+/**
+ * The mailbox-level step after the DNS gate (decision 034), one per worker process: its
+ * concurrency, its in-flight calls and its view of whether the engine is up are shared by every
+ * job the process runs. Per page: a domain known catch-all costs no call; an address verified
+ * before (by any worker) costs none; on a domain not yet known, the first address is probed alone
+ * and, when the engine finds the domain catch-all, the others follow without a call. A call that
+ * is not back within the page's budget leaves `unknown` and keeps running to its own deadline, so
+ * its verdict still reaches the cache. An engine that fails is `down`: one warning, then one call
+ * per `downProbeMs` sees whether it is back (one info line when it is); meanwhile `unknown` at once.
+ */
+export function createMailboxStage(options: MailboxStageOptions): MailboxStage {
+  const { engine, cache } = options;
+  const name = engine.name;
+  const limit = pLimit(Math.max(1, options.concurrency));
+  const now = options.now ?? (() => new Date());
+  const inFlight = new Map<string, Promise<Answer | Miss>>();
+  // A call outlives the page that started it (another job may be waiting for it): only its deadline ends it.
+  const unaborted = new AbortController().signal;
+  let down = false;
+  let nextProbeAt = 0;
+
+  const count = (outcome: string) => metrics.emailVerifierCalls.inc({ engine: name, outcome });
+
+  const markDown = (error: unknown) => {
+    nextProbeAt = Date.now() + options.downProbeMs;
+    if (down) return;
+    down = true;
+    logger.warn('email verifier down: its verdicts are unknown until it answers again', {
+      engine: name,
+      error: error instanceof Error ? error.message : String(error),
+    });
+  };
+  const markUp = () => {
+    if (!down) return;
+    down = false;
+    logger.info('email verifier answering again', { engine: name });
+  };
+
+  const ask = async (address: string, domain: string, deadline: number): Promise<Answer | Miss> => {
+    if (Date.now() >= deadline) {
+      count('late');
+      return 'late';
+    }
+    try {
+      const answer = await engine.check(address, unaborted, deadline);
+      count('ok');
+      markUp();
+      const verdictAt = now().toISOString();
+      await cache?.setAddress(name, address, { verdict: answer.verdict, reason: answer.reason, verdictAt });
+      if (answer.catchAllDomain !== null)
+        await cache?.setDomain(name, domain, { catchAll: answer.catchAllDomain, reason: answer.reason, verdictAt });
+      return { ...answer, verdictAt };
+    } catch (error) {
+      if (isLate(error)) {
+        count('late');
+        return 'late';
+      }
+      count('failed');
+      markDown(error);
+      return 'verifier_error';
+    }
+  };
+
+  const call = (address: string, domain: string, deadline: number): Promise<Answer | Miss> => {
+    const key = address.toLowerCase();
+    const pending = inFlight.get(key);
+    if (pending) return pending;
+    if (down && Date.now() < nextProbeAt) {
+      count('skipped_down');
+      return Promise.resolve('verifier_down');
+    }
+    // This call is the probe: the others skip until it tells whether the engine is back.
+    if (down) nextProbeAt = Date.now() + options.downProbeMs;
+    const started = limit(() => ask(address, domain, deadline)).finally(() => inFlight.delete(key));
+    inFlight.set(key, started);
+    return started;
+  };
+
+  return {
+    engine: name,
+    async verify(targets, signal, deadline) {
+      const stopAt = Math.min(deadline - DEADLINE_MARGIN_MS, Date.now() + options.budgetMs);
+      const results = new Map<string, MailboxResult>();
+      const record = (address: string, outcome: Answer | Miss) => {
+        if (typeof outcome === 'string')
+          results.set(address, { verdict: 'unknown', reason: outcome, engine: name, verdictAt: now().toISOString() });
+        else results.set(address, { verdict: outcome.verdict, reason: outcome.reason, engine: name, verdictAt: outcome.verdictAt });
+      };
+      const byDomain = new Map<string, string[]>();
+      for (const { address, domain } of targets) {
+        const list = byDomain.get(domain) ?? [];
+        if (!list.includes(address)) list.push(address);
+        byDomain.set(domain, list);
+      }
+
+      const verifyDomain = async (domain: string, addresses: string[]) => {
+        const known = cache ? await cache.domain(name, domain) : null;
+        if (cache) metrics.emailMailboxCache.inc({ level: 'domain', result: known ? 'hit' : 'miss' });
+        if (known?.catchAll) {
+          for (const address of addresses)
+            results.set(address, { verdict: 'catch_all', reason: known.reason, engine: name, verdictAt: known.verdictAt });
+          return;
+        }
+        let open: string[] = [];
+        for (const address of addresses) {
+          const cached = cache ? await cache.address(name, address) : null;
+          if (cache) metrics.emailMailboxCache.inc({ level: 'address', result: cached ? 'hit' : 'miss' });
+          if (cached) results.set(address, { ...cached, engine: name });
+          else open.push(address);
+        }
+        if (open.length === 0) return;
+        if (known === null) {
+          // The domain's first probe, alone: if it finds the domain catch-all, the rest cost nothing.
+          const [first, ...rest] = open as [string, ...string[]];
+          const outcome = await settle(call(first, domain, stopAt), stopAt, signal);
+          record(first, outcome);
+          if (typeof outcome !== 'string' && outcome.catchAllDomain === true) {
+            for (const address of rest)
+              results.set(address, { verdict: 'catch_all', reason: outcome.reason, engine: name, verdictAt: outcome.verdictAt });
+            return;
+          }
+          open = rest;
+        }
+        await Promise.all(open.map(async (address) => record(address, await settle(call(address, domain, stopAt), stopAt, signal))));
+      };
+
+      await Promise.all([...byDomain].map(([domain, addresses]) => verifyDomain(domain, addresses)));
+      return results;
+    },
+  };
+}
