@@ -44,10 +44,21 @@ type Miss = 'verifier_down' | 'verifier_error' | 'late';
 
 const DEADLINE_MARGIN_MS = 1_000;
 
-/** No slot or no attempt before the deadline: the budget was short, the engine did nothing wrong. */
+/** The call ran out of its budget: not the engine's failure as such (one slow mail server, a greylisting delay). */
 function isLate(error: unknown): boolean {
-  return error instanceof ProviderError && /no request slot|no attempt finished|deadline has passed/.test(error.message);
+  return (
+    error instanceof ProviderError &&
+    /no request slot|no attempt finished|deadline has passed|deadline was reached|after the job's deadline/.test(error.message)
+  );
 }
+
+/** Late although the engine was asked: it answered nothing in time (no slot of ours, no attempt made, is not that). */
+function engineWasSlow(error: unknown): boolean {
+  return error instanceof ProviderError && !/no request slot|no attempt finished|deadline has passed/.test(error.message);
+}
+
+/** An engine that lets this many calls in a row run out of time is as good as down (it hangs). */
+const SLOW_CALLS_BEFORE_DOWN = 5;
 
 /** `promise`, or `late` at `stopAt`; rejects with the signal's reason when it aborts. */
 function settle<T>(promise: Promise<T>, stopAt: number, signal: AbortSignal): Promise<T | 'late'> {
@@ -85,9 +96,9 @@ function settle<T>(promise: Promise<T>, stopAt: number, signal: AbortSignal): Pr
  * concurrency, its in-flight calls and its view of whether the engine is up are shared by every
  * job the process runs. Per page: a domain known catch-all costs no call; an address verified
  * before (by any worker) costs none; on a domain not yet known, the first address is probed alone
- * and, when the engine finds the domain catch-all, the others follow without a call. A call that
- * is not back within the page's budget leaves `unknown` and keeps running to its own deadline, so
- * its verdict still reaches the cache. An engine that fails is `down`: one warning, then one call
+ * and, when the engine finds the domain catch-all, the others follow without a call. A call ends
+ * with the page's budget (its rate-limit wait included): what is not back is `unknown`, and no
+ * call outlives the page to hold a slot a later page needs. An engine that fails is `down`: one warning, then one call
  * per `downProbeMs` sees whether it is back (one info line when it is); meanwhile `unknown` at once.
  */
 export function createMailboxStage(options: MailboxStageOptions): MailboxStage {
@@ -96,10 +107,11 @@ export function createMailboxStage(options: MailboxStageOptions): MailboxStage {
   const limit = pLimit(Math.max(1, options.concurrency));
   const now = options.now ?? (() => new Date());
   const inFlight = new Map<string, Promise<Answer | Miss>>();
-  // A call outlives the page that started it (another job may be waiting for it): only its deadline ends it.
+  // A call may serve another job's page too (the in-flight map): only its deadline ends it, never one job's abort.
   const unaborted = new AbortController().signal;
   let down = false;
   let nextProbeAt = 0;
+  let slowInARow = 0;
 
   const count = (outcome: string) => metrics.emailVerifierCalls.inc({ engine: name, outcome });
 
@@ -126,6 +138,7 @@ export function createMailboxStage(options: MailboxStageOptions): MailboxStage {
     try {
       const answer = await engine.check(address, unaborted, deadline);
       count('ok');
+      slowInARow = 0;
       markUp();
       const verdictAt = now().toISOString();
       await cache?.setAddress(name, address, { verdict: answer.verdict, reason: answer.reason, verdictAt });
@@ -135,6 +148,8 @@ export function createMailboxStage(options: MailboxStageOptions): MailboxStage {
     } catch (error) {
       if (isLate(error)) {
         count('late');
+        if (engineWasSlow(error) && ++slowInARow >= SLOW_CALLS_BEFORE_DOWN)
+          markDown(new Error(`${slowInARow} calls in a row not answered in time`));
         return 'late';
       }
       count('failed');
