@@ -31,6 +31,7 @@ import { measure, type Environment, type Kind, type Measured } from './measure';
 import { BenchProcess, freePort, startProcess, waitForHttp } from './processes';
 import { PostgresCpu, findPostmaster, findRedisServer, localTcpPorts, readRss } from './proc-stats';
 import { measureVerificationCost } from './verification-cost';
+import { mailboxReport, measureMailboxVerification } from './mailbox-verification';
 import { batchLines, measureBatch, type BatchRun } from './batch-fairness';
 import { measureWebhooks, webhookTable, type WebhookSide } from './webhook';
 import { evaluateCorpus } from '../../packages/providers/test/fixtures/evaluate-corpus';
@@ -59,7 +60,7 @@ const USAGE = `npm run bench [-- options]
   --knee-step S       seconds per knee step (default 4, 2 with --quick)
   --knee-accounts N   accounts the spread series shares the load over (default 10; also the credits section's)
   --credit-clients N  jobs in flight in the credits section (default 16)
-  --only a,b          scenarios among sync1, sync50, async, get, credits, knee, fleet, export, held, fair, verify, enrichment, batch, webhook`;
+  --only a,b          scenarios among sync1, sync50, async, get, credits, knee, fleet, export, held, fair, verify, mailbox, enrichment, batch, webhook`;
 
 function usage(problem: string): never {
   console.error(`${problem}\n${USAGE}`);
@@ -136,6 +137,7 @@ const ALL = [
   'held',
   'fair',
   'verify',
+  'mailbox',
   'enrichment',
   'batch',
   'webhook',
@@ -298,6 +300,12 @@ async function main(): Promise<number> {
           `  ${site.id}: missed ${site.missed.join(', ') || '-'}; junk ${site.junk.join(', ') || '-'}; profiles ${site.wrongProfiles.join(', ') || '-'}`,
         );
     if ([...ONLY].every((k) => k === 'enrichment' || k === 'verify') && !ONLY.has('verify')) return 0;
+  }
+  if (ONLY.has('mailbox')) {
+    // Self-contained (scripts/bench/mailbox-verification.ts): its own fakes, in this process, before the service starts.
+    log('');
+    for (const line of mailboxReport(await measureMailboxVerification(QUICK ? 3 : 10))) log(line);
+    if ([...ONLY].every((k) => k === 'mailbox')) return 0;
   }
   let verificationAddedMs: number | null = null;
   if (ONLY.has('verify')) {

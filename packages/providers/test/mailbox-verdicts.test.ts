@@ -149,11 +149,12 @@ describe('mailbox verdicts through Reacher', () => {
   });
 
   it('when the page budget runs out, then what is not back is unknown (late), the page is not held, and late is not cached', async () => {
-    reacher.latencyMs = 800;
+    reacher.latencyMs = 2_500;
     const space = `${prefix}:${run}`;
     const started = Date.now();
     const verdicts = await worker('reacher', { budgetMs: 300, space }).verify(['slow@mx.test'], job());
-    expect(Date.now() - started).toBeLessThan(700);
+    // The budget, not the engine's 2.5 s (bounds are loose: the machine may be loaded).
+    expect(Date.now() - started).toBeLessThan(1_500);
     expect(verdicts.get('slow@mx.test')).toMatchObject({ verdict: 'unknown', reason: 'late', engine: 'reacher' });
     await new Promise((resolve) => setTimeout(resolve, 900));
     expect(await redis.get(`${space}:mailbox:reacher:slow@mx.test`)).toBeNull();
@@ -163,7 +164,7 @@ describe('mailbox verdicts through Reacher', () => {
     reacher.latencyMs = 3_000;
     const started = Date.now();
     const verdicts = await worker('reacher', { budgetMs: 60_000 }).verify(['late@mx.test'], job(1_500));
-    expect(Date.now() - started).toBeLessThan(1_200);
+    expect(Date.now() - started).toBeLessThan(1_450);
     expect(verdicts.get('late@mx.test')!.verdict).toBe('unknown');
   });
 
@@ -240,14 +241,14 @@ describe('a verifier that is down', () => {
       for (let i = 0; i < 5; i++) {
         const started = Date.now();
         const page = await v.verify([`hang${i}@mx.test`], job());
-        expect(Date.now() - started).toBeLessThan(500);
+        expect(Date.now() - started).toBeLessThan(1_500);
         expect(page.get(`hang${i}@mx.test`)).toMatchObject({ verdict: 'unknown', reason: 'late' });
       }
       await new Promise((resolve) => setTimeout(resolve, 600));
       const calls = reacher.checks().length;
       const started = Date.now();
       const after = await v.verify(['next@mx.test'], job());
-      expect(Date.now() - started).toBeLessThan(100);
+      expect(Date.now() - started).toBeLessThan(500);
       expect(after.get('next@mx.test')).toMatchObject({ verdict: 'unknown', reason: 'verifier_down' });
       expect(reacher.checks()).toHaveLength(calls);
       expect(warn.mock.calls.filter(([message]) => String(message).startsWith('email verifier down'))).toHaveLength(1);

@@ -70,21 +70,46 @@ function keepsRow(request: GenerationRequest, row: ProviderLead): boolean {
  * requiredChannels filter knows only that an address exists: rows whose email channel does not
  * take mail are dropped here, so they are neither delivered nor billed. The mailbox stage gets the
  * job's signal and deadline: it never holds the page past them.
+ *
+ * While a page is verified, the next one is already being fetched (and its websites crawled), but
+ * only when the job is sure to ask for it: the pages handed over so far and this one hold fewer
+ * leads than the request's maxResults. So verification adds to a job's time only what outlasts the
+ * next page, and never costs an upstream page the job would not have fetched.
  */
 export function withEmailVerification<S extends Lead['source']>(provider: LeadProvider<S>, verifier: EmailVerifier): LeadProvider<S> {
   return {
     source: provider.source,
     name: provider.name,
     async *search(request, context) {
-      for await (const page of provider.search(request, context)) {
-        await verifyLeadEmails(
-          page.leads.map((row) => row.lead),
-          verifier,
-          { signal: context.signal, deadline: context.deadline },
-        );
-        context.signal.throwIfAborted();
-        const verified: ProviderPage = { leads: page.leads.filter((row) => keepsRow(request, row)), cursor: page.cursor };
-        yield verified;
+      const pages = provider.search(request, context)[Symbol.asyncIterator]();
+      // A read-ahead that fails while this page is verified is rethrown when its turn comes.
+      const ahead = () => {
+        const next = pages.next();
+        next.catch(() => undefined);
+        return next;
+      };
+      let next = ahead();
+      let handedOver = 0;
+      try {
+        for (;;) {
+          const step = await next;
+          if (step.done) return;
+          const page = step.value;
+          const readAhead = handedOver + page.leads.length < request.maxResults;
+          if (readAhead) next = ahead();
+          await verifyLeadEmails(
+            page.leads.map((row) => row.lead),
+            verifier,
+            { signal: context.signal, deadline: context.deadline },
+          );
+          context.signal.throwIfAborted();
+          const verified: ProviderPage = { leads: page.leads.filter((row) => keepsRow(request, row)), cursor: page.cursor };
+          handedOver += verified.leads.length;
+          yield verified;
+          if (!readAhead) next = ahead();
+        }
+      } finally {
+        await pages.return?.(undefined);
       }
     },
   };

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import pLimit from 'p-limit';
 import type { MailboxVerdict, VerifierEngine } from '@leadgen/domain';
 import { logger } from '@leadgen/logger';
@@ -60,35 +61,29 @@ function engineWasSlow(error: unknown): boolean {
 /** An engine that lets this many calls in a row run out of time is as good as down (it hangs). */
 const SLOW_CALLS_BEFORE_DOWN = 5;
 
-/** `promise`, or `late` at `stopAt`; rejects with the signal's reason when it aborts. */
-function settle<T>(promise: Promise<T>, stopAt: number, signal: AbortSignal): Promise<T | 'late'> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(
-      () => {
-        signal.removeEventListener('abort', onAbort);
-        resolve('late');
-      },
-      Math.max(0, stopAt - Date.now()),
-    );
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', onAbort);
-        reject(error instanceof Error ? error : new Error(String(error)));
-      },
-    );
+/**
+ * A page's end: `settle(p)` is p, or `late` at `stopAt`, or rejects with the signal's reason when it
+ * aborts. One timer and one abort listener per page, however many addresses it has.
+ */
+function pageEnd(stopAt: number, signal: AbortSignal) {
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort = () => undefined as void;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), Math.max(0, stopAt - Date.now()));
   });
+  const aborted = new Promise<never>((_resolve, reject) => {
+    onAbort = () => reject(signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason)));
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  aborted.catch(() => undefined);
+  return {
+    settle: <T>(promise: Promise<T>): Promise<T | 'late'> => Promise.race([promise, late, aborted]),
+    dispose: () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+    },
+  };
 }
 
 /**
@@ -109,6 +104,8 @@ export function createMailboxStage(options: MailboxStageOptions): MailboxStage {
   const inFlight = new Map<string, Promise<Answer | Miss>>();
   // A call may serve another job's page too (the in-flight map): only its deadline ends it, never one job's abort.
   const unaborted = new AbortController().signal;
+  // Every call in flight listens on it (the client's per-attempt timer): as many as the concurrency allows.
+  setMaxListeners(0, unaborted);
   let down = false;
   let nextProbeAt = 0;
   let slowInARow = 0;
@@ -177,6 +174,7 @@ export function createMailboxStage(options: MailboxStageOptions): MailboxStage {
     engine: name,
     async verify(targets, signal, deadline) {
       const stopAt = Math.min(deadline - DEADLINE_MARGIN_MS, Date.now() + options.budgetMs);
+      const end = pageEnd(stopAt, signal);
       const results = new Map<string, MailboxResult>();
       const record = (address: string, outcome: Answer | Miss) => {
         if (typeof outcome === 'string')
@@ -209,7 +207,7 @@ export function createMailboxStage(options: MailboxStageOptions): MailboxStage {
         if (known === null) {
           // The domain's first probe, alone: if it finds the domain catch-all, the rest cost nothing.
           const [first, ...rest] = open as [string, ...string[]];
-          const outcome = await settle(call(first, domain, stopAt), stopAt, signal);
+          const outcome = await end.settle(call(first, domain, stopAt));
           record(first, outcome);
           if (typeof outcome !== 'string' && outcome.catchAllDomain === true) {
             for (const address of rest)
@@ -218,10 +216,14 @@ export function createMailboxStage(options: MailboxStageOptions): MailboxStage {
           }
           open = rest;
         }
-        await Promise.all(open.map(async (address) => record(address, await settle(call(address, domain, stopAt), stopAt, signal))));
+        await Promise.all(open.map(async (address) => record(address, await end.settle(call(address, domain, stopAt)))));
       };
 
-      await Promise.all([...byDomain].map(([domain, addresses]) => verifyDomain(domain, addresses)));
+      try {
+        await Promise.all([...byDomain].map(([domain, addresses]) => verifyDomain(domain, addresses)));
+      } finally {
+        end.dispose();
+      }
       return results;
     },
   };
