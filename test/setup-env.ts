@@ -23,7 +23,7 @@ process.env.WEBHOOK_LOST_AFTER_MS = process.env.WEBHOOK_LOST_AFTER_MS ?? '864000
 // And for monitors: a worker's monitor sweep would tick another file's monitors (a test of the sweep sets its own).
 process.env.MONITOR_LOST_AFTER_MS = process.env.MONITOR_LOST_AFTER_MS ?? '86400000';
 // Email verification must never ask the machine's resolvers (beyond loopback): a port where nothing
-// answers gives every domain `unknown` at once; tests that need verdicts start test/fake-dns-server.ts.
+// answers gives every domain `unknown` at once; tests that need verdicts start packages/testing/src/fake-dns-server.ts.
 process.env.DNS_SERVERS = process.env.DNS_SERVERS ?? '127.0.0.1:9';
 // As every entry point does: the logger's level from the validated configuration.
 setLogLevel(loadConfig().log.level);

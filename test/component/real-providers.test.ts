@@ -2,17 +2,11 @@ import { creditSummary } from '@leadgen/db';
 import { metrics } from '@leadgen/ops';
 import { DEFAULT_RETRY_POLICY } from '../../packages/providers/src/upstream';
 import { html, notFound, startFakeSite, type FakeSite } from '@leadgen/testing';
-import {
-  components,
-  type FakePlace,
-  type GooglePlacesFake,
-  makePlaces,
-  startGooglePlacesFake,
-} from '../../packages/providers/test/fakes/google-places-fake';
-import { makePeople, type PdlFake, startPdlFake } from '../../packages/providers/test/fakes/pdl-fake';
-import { type FakeStore, makeStores, type StoreLeadsFake, startStoreLeadsFake } from '../../packages/providers/test/fakes/storeleads-fake';
+import { components, type FakePlace, type GooglePlacesFake, makePlaces, startGooglePlacesFake } from '@leadgen/testing';
+import { makePeople, type PdlFake, startPdlFake } from '@leadgen/testing';
+import { type FakeStore, makeStores, type StoreLeadsFake, startStoreLeadsFake } from '@leadgen/testing';
 import { generate, startWorld, type TestWorld } from '../harness';
-import { startFakeDnsServer, type FakeDnsServer } from '../fake-dns-server';
+import { startFakeDnsServer, type FakeDnsServer } from '@leadgen/testing';
 import { buildAccount, type TestAccount } from '../factories';
 
 /**

@@ -27,7 +27,7 @@ interface LeadData {
   person?: Record<string, string | null>;
   store?: Record<string, string | null>;
   contacts?: unknown[];
-  emailVerification?: { status: string; checks: Record<string, boolean> } | null;
+  emailVerification?: { status: string; checks: Record<string, boolean>; verdict?: string; engine?: string } | null;
 }
 
 /**
@@ -62,6 +62,8 @@ export const CSV_COLUMNS = [
   // Columns added later come after the first ones, so a mapping made by position keeps working.
   'emailVerification.status',
   'emailVerification.checks',
+  'emailVerification.verdict',
+  'emailVerification.engine',
 ] as const;
 
 function flatten(row: LeadRow): Flat {
@@ -102,6 +104,9 @@ function flatten(row: LeadRow): Flat {
           .map(([check]) => check)
           .join('; ')
       : null,
+    // Empty on leads delivered before mailbox verdicts (decision 034).
+    'emailVerification.verdict': lead.emailVerification?.verdict ?? null,
+    'emailVerification.engine': lead.emailVerification?.engine ?? null,
   };
 }
 

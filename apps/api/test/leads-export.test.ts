@@ -180,8 +180,17 @@ describe('result sets and exports', () => {
     const holding = Object.keys(verdict.checks).filter((check) => verdict.checks[check]);
     expect(row['emailVerification.checks']!.split('; ').filter(Boolean).sort()).toEqual(holding.sort());
     expect(holding).toContain('syntax');
+    // The sandbox's verdicts are DNS's (it never calls a mailbox engine).
+    expect(row['emailVerification.verdict']).toBe('unknown');
+    expect(row['emailVerification.engine']).toBe('dns');
     // Added columns come after the first ones: a mapping made by position keeps working.
-    expect(Object.keys(rows[0]!).slice(-3)).toEqual(['contacts', 'emailVerification.status', 'emailVerification.checks']);
+    expect(Object.keys(rows[0]!).slice(-5)).toEqual([
+      'contacts',
+      'emailVerification.status',
+      'emailVerification.checks',
+      'emailVerification.verdict',
+      'emailVerification.engine',
+    ]);
   });
 
   it('when a download is asked at its own path (.csv, .jsonl), then the same bytes as the negotiated form, whatever Accept says', async () => {

@@ -32,6 +32,7 @@ import { measure, type Environment, type Kind, type Measured } from './measure';
 import { BenchProcess, startProcess, waitForHttp } from './processes';
 import { PostgresCpu, findPostmaster, findRedisServer, localTcpPorts, readRss } from './proc-stats';
 import { measureVerificationCost } from './verification-cost';
+import { mailboxReport, measureMailboxVerification } from './mailbox-verification';
 import { batchLines, measureBatch, type BatchRun } from './batch-fairness';
 import { brokenSections, type SectionResults } from './broken-sections';
 import { measureWebhooks, webhookTable, type WebhookSide } from './webhook';
@@ -61,7 +62,7 @@ const USAGE = `npm run bench [-- options]
   --knee-step S       seconds per knee step (default 4, 1 with --quick)
   --knee-accounts N   accounts the spread series shares the load over (default 10; also the credits section's)
   --credit-clients N  jobs in flight in the credits section (default 16)
-  --only a,b          scenarios among sync1, sync50, async, get, credits, knee, fleet, export, held, fair, verify, enrichment, batch, webhook`;
+  --only a,b          scenarios among sync1, sync50, async, get, credits, knee, fleet, export, held, fair, verify, mailbox, enrichment, batch, webhook`;
 
 function usage(problem: string): never {
   console.error(`${problem}\n${USAGE}`);
@@ -140,6 +141,7 @@ const ALL = [
   'held',
   'fair',
   'verify',
+  'mailbox',
   'enrichment',
   'batch',
   'webhook',
@@ -323,6 +325,12 @@ async function main(): Promise<number> {
           `  ${site.id}: missed ${site.missed.join(', ') || '-'}; junk ${site.junk.join(', ') || '-'}; profiles ${site.wrongProfiles.join(', ') || '-'}`,
         );
     if ([...ONLY].every((k) => k === 'enrichment' || k === 'verify') && !ONLY.has('verify')) return reportBroken(nothingElse);
+  }
+  if (ONLY.has('mailbox')) {
+    // Self-contained (scripts/bench/mailbox-verification.ts): its own fakes, in this process, before the service starts.
+    log('');
+    for (const line of mailboxReport(await measureMailboxVerification(QUICK ? 3 : 10))) log(line);
+    if ([...ONLY].every((k) => k === 'mailbox')) return 0;
   }
   let verificationAddedMs: number | null = null;
   if (ONLY.has('verify')) {

@@ -1356,7 +1356,7 @@ export interface components {
                 linkedinUrl: string | null;
             }[];
         };
-        /** @description A domain-level verdict on the address beside it, read from DNS only (MX, null MX, A/AAAA): it says whether the domain takes mail, never whether the mailbox exists (no mail server is contacted). */
+        /** @description The verdicts on the address beside it: `status`, domain-level, read from DNS (MX, null MX, A/AAAA); `verdict`, mailbox-level, from the engine the operator configured (`engine`: `dns` when none, which never vouches for a mailbox). */
         EmailVerification: {
             /**
              * @description `accepts_mail`: MX records that are not a null MX, or no MX and an A/AAAA record (RFC 5321 §5.1). `no_mail`: the domain does not exist, publishes a null MX (RFC 7505), or has neither record; such an address is never a lead's `email`. `unknown`: DNS did not answer in time or answered SERVFAIL; delivered as it is.
@@ -1379,6 +1379,23 @@ export interface components {
              * @description When the domain's DNS answer was read; a verdict from the fleet-wide cache keeps its original time.
              */
             checkedAt: string;
+            /**
+             * @description The mailbox-level verdict (docs/api.md, "Email verification"): `deliverable` (the mailbox exists), `undeliverable` (it does not, or its domain takes no mail; never a lead's `email`), `catch_all` (the domain accepts every recipient), `unknown` (nothing learnt: no engine, or it was down or late), `risky` (full inbox, disabled, spam trap, abuse; never a lead's `email`). Absent only on verdicts made before mailbox verdicts existed.
+             * @enum {string}
+             */
+            verdict?: "deliverable" | "undeliverable" | "catch_all" | "unknown" | "risky";
+            /**
+             * @description What gave `verdict`: `dns` (DNS alone), `reacher` or `zerobounce`.
+             * @enum {string}
+             */
+            engine?: "dns" | "reacher" | "zerobounce";
+            /**
+             * Format: date-time
+             * @description When `engine` gave `verdict`; a verdict from the fleet-wide cache keeps its original time.
+             */
+            verdictAt?: string;
+            /** @description The engine's own words for the verdict (`is_reachable=safe`, `status=invalid/mailbox_not_found`, `no_mail`, `late`, `verifier_down`, ...). */
+            reason?: string;
         };
         /** @description A delivered lead and where it belongs; `lead` is the record of the job body. */
         LeadItem: {

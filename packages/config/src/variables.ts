@@ -111,6 +111,8 @@ const secretKeys = () =>
 const DATABASE_READERS: readonly Reader[] = ['api', 'migrate', 'admin', 'worker'];
 // The migrations touch PostgreSQL only.
 const REDIS_READERS: readonly Reader[] = ['api', 'admin', 'worker'];
+// The workers whose leads carry addresses to verify (the mailbox engines' credentials).
+const VERIFYING_WORKERS: readonly Reader[] = ['worker:google_maps', 'worker:linkedin', 'worker:shopify'];
 
 /**
  * A real upstream: its key (unset, the sandbox serves the source), its address, and the fleet's share
@@ -511,6 +513,73 @@ export const DECLARATION = {
       'DNS_CACHE_MAX_TTL_SECONDS',
       integer().min(1).max(604_800).default(86_400),
       "email verification: longest time a domain's verdict is kept fleet-wide",
+    ),
+    // Mailbox-level verdicts (decision 034): DNS stays the first gate, an engine then probes mailboxes.
+    engine: variable(
+      'EMAIL_VERIFIER',
+      Joi.string<'dns' | 'reacher' | 'zerobounce'>().valid('dns', 'reacher', 'zerobounce').default('dns'),
+      'what gives mailbox-level verdicts after the DNS gate: `dns` (none: DNS alone), `reacher` (a self-hosted Reacher at `REACHER_URL`), `zerobounce` (`ZEROBOUNCE_API_KEY`)',
+    ),
+    reacherUrl: optional(
+      'REACHER_URL',
+      httpUrl().when('EMAIL_VERIFIER', { is: 'reacher', then: Joi.required() }),
+      'the Reacher backend (`POST /v1/check_email`); required with `EMAIL_VERIFIER=reacher`',
+    ),
+    reacherSecret: optional('REACHER_SECRET', Joi.string(), "sent as `x-reacher-secret` when Reacher's `header_secret` is set", {
+      secret: 'optional',
+      readBy: VERIFYING_WORKERS,
+    }),
+    reacherRatePerMin: variable(
+      'REACHER_RATE_PER_MIN',
+      integer().min(1).default(60),
+      "Reacher checks per minute, shared by every worker (Reacher's recommended throttle: 60 a minute)",
+    ),
+    zeroBounceApiKey: optional(
+      'ZEROBOUNCE_API_KEY',
+      Joi.string().when('EMAIL_VERIFIER', { is: 'zerobounce', then: Joi.required() }),
+      'ZeroBounce validation (`GET /v2/validate`, one credit per address); required with `EMAIL_VERIFIER=zerobounce`',
+      { secret: 'optional', readBy: VERIFYING_WORKERS },
+    ),
+    zeroBounceBaseUrl: variable(
+      'ZEROBOUNCE_BASE_URL',
+      httpUrl().default('https://api.zerobounce.net'),
+      'where ZeroBounce is asked (`https://api-us.zerobounce.net`, `https://api-eu.zerobounce.net`, a fake)',
+    ),
+    zeroBounceRatePerMin: variable(
+      'ZEROBOUNCE_RATE_PER_MIN',
+      integer().min(1).default(480_000),
+      'ZeroBounce validations per minute, shared by every worker (its documented limit: 80,000 per 10 seconds)',
+    ),
+    engineConcurrency: variable(
+      'EMAIL_VERIFIER_CONCURRENCY',
+      integer().min(1).max(200).default(8),
+      'mailbox engine calls in flight per worker process',
+    ),
+    engineTimeoutMs: variable(
+      'EMAIL_VERIFIER_TIMEOUT_MS',
+      integer().min(1_000).max(120_000).default(20_000),
+      'one mailbox engine attempt (an SMTP probe can take seconds); retried with backoff on 429, 5xx and network failures',
+    ),
+    engineAttempts: variable('EMAIL_VERIFIER_ATTEMPTS', integer().min(1).max(6).default(3), 'attempts per address, the first included'),
+    pageBudgetMs: variable(
+      'EMAIL_VERIFIER_PAGE_BUDGET_MS',
+      integer().min(500).max(300_000).default(30_000),
+      "longest a page waits for mailbox verdicts (never past the job's deadline); what is not back is `unknown`",
+    ),
+    downProbeMs: variable(
+      'EMAIL_VERIFIER_DOWN_PROBE_MS',
+      integer().min(1_000).max(3_600_000).default(30_000),
+      'while the engine is down, one call per this sees whether it is back; the others are `unknown` at once',
+    ),
+    mailboxTtlSeconds: variable(
+      'EMAIL_VERIFIER_CACHE_TTL_SECONDS',
+      integer().min(60).max(7_776_000).default(604_800),
+      "how long an address's mailbox verdict is kept fleet-wide (`unknown` never is)",
+    ),
+    catchAllTtlSeconds: variable(
+      'EMAIL_VERIFIER_CATCH_ALL_TTL_SECONDS',
+      integer().min(60).max(2_592_000).default(86_400),
+      "how long a domain's catch-all status is kept fleet-wide: one probe per domain per this",
     ),
   },
   webhooks: {

@@ -111,6 +111,23 @@ export const metrics = {
     help: 'Email verdicts written on leads and contacts, by status',
     labelNames: ['status'] as const,
   }),
+  // Mailbox verdicts (decision 034): the engine's calls by outcome, the fleet cache per address and
+  // per domain, and every verdict written, by the engine that gave it.
+  emailVerifierCalls: new Counter({
+    name: `${PREFIX}email_verifier_calls_total`,
+    help: 'Mailbox verification engine calls, by engine and outcome (ok, failed, late, skipped_down)',
+    labelNames: ['engine', 'outcome'] as const,
+  }),
+  emailMailboxCache: new Counter({
+    name: `${PREFIX}email_mailbox_cache_total`,
+    help: 'Fleet-wide mailbox verdict cache reads, by level (address, domain) and result (hit, miss)',
+    labelNames: ['level', 'result'] as const,
+  }),
+  emailMailboxVerdicts: new Counter({
+    name: `${PREFIX}email_mailbox_verdicts_total`,
+    help: 'Mailbox verdicts written on leads and contacts, by engine (dns, reacher, zerobounce) and verdict',
+    labelNames: ['engine', 'verdict'] as const,
+  }),
   rateLimited: new Counter({
     name: `${PREFIX}rate_limited_total`,
     help: 'Requests refused 429 by the per-account rate limits, by limit',

@@ -11,6 +11,11 @@ import { createStoreLeadsProvider } from './store-leads';
 import {
   createDnsMailCheck,
   createEmailVerifier,
+  createMailboxStage,
+  createReacherEngine,
+  createZeroBounceEngine,
+  MailboxCache,
+  type MailboxStage,
   sandboxMailAnswer,
   VerdictCache,
   withEmailVerification,
@@ -26,10 +31,15 @@ export interface ProviderDependencies {
 
 /**
  * Each provider with its leads' addresses verified (docs/api.md, "Email verification"): the sandbox's
- * `.example` domains by the sandbox rule, a real upstream's through DNS with the fleet-wide cache.
- * One verifier of each kind per process, so the DNS concurrency limit is per worker.
+ * `.example` domains by the sandbox rule, a real upstream's through DNS with the fleet-wide cache
+ * and then, when EMAIL_VERIFIER names one, a mailbox engine (decision 034). One verifier of each
+ * kind per process, so the DNS and engine concurrency limits are per worker.
  */
-function verifying(config: Config, connection: () => RedisClient): <S extends Source>(provider: LeadProvider<S>) => LeadProvider<S> {
+function verifying(
+  config: Config,
+  connection: () => RedisClient,
+  limiter: (name: string, ratePerMin: number) => RateLimiter,
+): <S extends Source>(provider: LeadProvider<S>) => LeadProvider<S> {
   const settings = config.verification;
   let sandboxVerifier: EmailVerifier | null = null;
   let dnsVerifier: EmailVerifier | null = null;
@@ -48,9 +58,58 @@ function verifying(config: Config, connection: () => RedisClient): <S extends So
         ceilingSeconds: Math.max(settings.cacheFloorSeconds, settings.cacheCeilingSeconds),
       }),
       concurrency: settings.concurrency,
+      mailbox: mailboxStage(config, connection, limiter),
     });
     return withEmailVerification(provider, dnsVerifier);
   };
+}
+
+/** The engine EMAIL_VERIFIER names, behind its fleet-wide rate limit and cache; null for `dns`. */
+function mailboxStage(
+  config: Config,
+  connection: () => RedisClient,
+  limiter: (name: string, ratePerMin: number) => RateLimiter,
+): MailboxStage | null {
+  const settings = config.verification;
+  if (settings.engine === 'dns') return null;
+  // Its calls count as the job's upstream calls (the job's log, leadgen_upstream_calls_per_job).
+  const client = (name: string, baseUrl: string, ratePerMin: number, headers: Record<string, string>) =>
+    new UpstreamClient({
+      name,
+      baseUrl,
+      headers,
+      rateLimiter: limiter(name, ratePerMin),
+      retry: { maxAttempts: settings.engineAttempts },
+      attemptTimeoutMs: settings.engineTimeoutMs,
+    });
+  const engine =
+    settings.engine === 'reacher'
+      ? createReacherEngine(
+          client(
+            'reacher',
+            settings.reacherUrl ?? '',
+            settings.reacherRatePerMin,
+            settings.reacherSecret ? { 'x-reacher-secret': settings.reacherSecret } : {},
+          ),
+        )
+      : createZeroBounceEngine(
+          client('zerobounce', settings.zeroBounceBaseUrl, settings.zeroBounceRatePerMin, {}),
+          settings.zeroBounceApiKey ?? '',
+          settings.engineTimeoutMs,
+        );
+  const keys = redisKeys(config.redis);
+  return createMailboxStage({
+    engine,
+    cache: new MailboxCache({
+      redis: connection(),
+      key: (kind, engineName, name) => keys.key(kind, engineName, name),
+      addressTtlSeconds: settings.mailboxTtlSeconds,
+      domainTtlSeconds: settings.catchAllTtlSeconds,
+    }),
+    concurrency: settings.engineConcurrency,
+    budgetMs: settings.pageBudgetMs,
+    downProbeMs: settings.downProbeMs,
+  });
 }
 
 /** An upstream's settings as the configuration holds them. */
@@ -161,7 +220,7 @@ export function createProviders(config: Config, sources: readonly Source[], deps
     pdlClient: () => shared.upstream('people_data_labs', peopleDataLabs, { 'x-api-key': peopleDataLabs.apiKey ?? '' }),
   };
 
-  const verify = verifying(config, connection);
+  const verify = verifying(config, connection, limiter);
   const providers: LoadedProviders = {};
   const build = <S extends Source>(source: S) => {
     // Missing only for a source the type system did not see (a cast, plain JavaScript).

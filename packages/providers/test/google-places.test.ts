@@ -2,7 +2,7 @@ import { FIELD_MASK, createGooglePlacesProvider } from '../src/google-places';
 import type { WebsiteEnricherLike } from '../src/enrichment';
 import { UpstreamClient } from '../src/upstream';
 import type { ProviderLead } from '../src/lead-provider';
-import { components, type FakePlace, type GooglePlacesFake, makePlaces, startGooglePlacesFake } from './fakes/google-places-fake';
+import { components, type FakePlace, type GooglePlacesFake, makePlaces, startGooglePlacesFake } from '@leadgen/testing';
 import { collect, context, FAST_RETRY, failure, request, StubEnricher } from './support/provider-search';
 
 let fake: GooglePlacesFake;

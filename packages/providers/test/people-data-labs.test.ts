@@ -1,6 +1,6 @@
 import { UpstreamClient } from '../src/upstream';
 import { createPeopleDataLabsProvider } from '../src/people-data-labs';
-import { makePeople, type PdlFake, startPdlFake } from './fakes/pdl-fake';
+import { makePeople, type PdlFake, startPdlFake } from '@leadgen/testing';
 import { collect, context, FAST_RETRY, request } from './support/provider-search';
 
 let fake: PdlFake;

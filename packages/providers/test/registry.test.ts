@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import { ConfigError, loadConfig } from '@leadgen/config';
 import { SOURCES, type Source } from '@leadgen/domain';
 import { closeProviders, createProviders, PROVIDER_FACTORIES, type ProviderFactories } from '../src/registry';
-import { type GooglePlacesFake, makePlaces, startGooglePlacesFake } from './fakes/google-places-fake';
+import { type GooglePlacesFake, makePlaces, startGooglePlacesFake } from '@leadgen/testing';
 import { collect, context, request, StubEnricher } from './support/provider-search';
 
 const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';

@@ -4,8 +4,8 @@ import { UpstreamClient } from '../src/upstream';
 import { createCompanyPeopleFinder } from '../src/people-data-labs';
 import { createStoreLeadsProvider } from '../src/store-leads';
 import { STORELEADS_CATEGORY_PATHS } from '@leadgen/domain';
-import { makePeople, type PdlFake, startPdlFake } from './fakes/pdl-fake';
-import { makeStores, type StoreLeadsFake, startStoreLeadsFake } from './fakes/storeleads-fake';
+import { makePeople, type PdlFake, startPdlFake } from '@leadgen/testing';
+import { makeStores, type StoreLeadsFake, startStoreLeadsFake } from '@leadgen/testing';
 import { collect, context, FAST_RETRY, failure, request, StubEnricher } from './support/provider-search';
 
 let stores: StoreLeadsFake;

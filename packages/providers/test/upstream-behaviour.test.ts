@@ -4,10 +4,10 @@ import { createGooglePlacesProvider } from '../src/google-places';
 import { createPeopleDataLabsProvider } from '../src/people-data-labs';
 import { ProviderError, type LeadProvider } from '../src/lead-provider';
 import { createStoreLeadsProvider } from '../src/store-leads';
-import type { FakeServer } from './fakes/fake-server';
-import { makePlaces, startGooglePlacesFake } from './fakes/google-places-fake';
-import { makePeople, startPdlFake } from './fakes/pdl-fake';
-import { makeStores, startStoreLeadsFake } from './fakes/storeleads-fake';
+import type { FakeServer } from '@leadgen/testing';
+import { makePlaces, startGooglePlacesFake } from '@leadgen/testing';
+import { makePeople, startPdlFake } from '@leadgen/testing';
+import { makeStores, startStoreLeadsFake } from '@leadgen/testing';
 import { collect, context, FAST_RETRY, failure, request } from './support/provider-search';
 
 /**

@@ -5,3 +5,11 @@ export * from './delivered-jobs';
 export * from './fake-sites/fake-site';
 export { evaluateCorpus } from './fake-sites/evaluate-corpus';
 export { UNSEEN_SITES, type CorpusSite } from './fake-sites/unseen-sites';
+// The upstreams' doc-faithful fakes (each quotes the documentation it follows) and an authoritative DNS server on loopback.
+export * from './upstream-fakes/fake-server';
+export * from './upstream-fakes/google-places-fake';
+export * from './upstream-fakes/pdl-fake';
+export * from './upstream-fakes/storeleads-fake';
+export * from './upstream-fakes/reacher-fake';
+export * from './upstream-fakes/zerobounce-fake';
+export * from './fake-dns-server';

@@ -1,4 +1,4 @@
-import { MAIL_STATUSES } from '@leadgen/domain';
+import { MAIL_STATUSES, MAILBOX_VERDICTS, VERIFIER_ENGINES } from '@leadgen/domain';
 
 /**
  * The verdict beside every delivered address (docs/api.md, "Email verification"), written out in
@@ -7,7 +7,7 @@ import { MAIL_STATUSES } from '@leadgen/domain';
 export const emailVerificationSchema = {
   type: 'object',
   description:
-    'A domain-level verdict on the address beside it, read from DNS only (MX, null MX, A/AAAA): it says whether the domain takes mail, never whether the mailbox exists (no mail server is contacted).',
+    'The verdicts on the address beside it: `status`, domain-level, read from DNS (MX, null MX, A/AAAA); `verdict`, mailbox-level, from the engine the operator configured (`engine`: `dns` when none, which never vouches for a mailbox).',
   required: ['status', 'checks', 'checkedAt'],
   additionalProperties: false,
   properties: {
@@ -45,6 +45,27 @@ export const emailVerificationSchema = {
       type: 'string',
       format: 'date-time',
       description: "When the domain's DNS answer was read; a verdict from the fleet-wide cache keeps its original time.",
+    },
+    verdict: {
+      type: 'string',
+      enum: [...MAILBOX_VERDICTS],
+      description:
+        'The mailbox-level verdict (docs/api.md, "Email verification"): `deliverable` (the mailbox exists), `undeliverable` (it does not, or its domain takes no mail; never a lead\'s `email`), `catch_all` (the domain accepts every recipient), `unknown` (nothing learnt: no engine, or it was down or late), `risky` (full inbox, disabled, spam trap, abuse; never a lead\'s `email`). Absent only on verdicts made before mailbox verdicts existed.',
+    },
+    engine: {
+      type: 'string',
+      enum: [...VERIFIER_ENGINES],
+      description: 'What gave `verdict`: `dns` (DNS alone), `reacher` or `zerobounce`.',
+    },
+    verdictAt: {
+      type: 'string',
+      format: 'date-time',
+      description: 'When `engine` gave `verdict`; a verdict from the fleet-wide cache keeps its original time.',
+    },
+    reason: {
+      type: 'string',
+      description:
+        "The engine's own words for the verdict (`is_reachable=safe`, `status=invalid/mailbox_not_found`, `no_mail`, `late`, `verifier_down`, ...).",
     },
   },
 } as const;

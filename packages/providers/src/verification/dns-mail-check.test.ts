@@ -1,8 +1,8 @@
-import { startFakeDnsServer, type FakeDnsServer } from '../../../../test/fake-dns-server';
+import { startFakeDnsServer, type FakeDnsServer } from '@leadgen/testing';
 import { createDnsMailCheck, type DomainMailCheck } from './dns-mail-check';
 import { asciiHostName } from './email-checks';
 
-// Every case against a real authoritative server on loopback (test/fake-dns-server.ts): the
+// Every case against a real authoritative server on loopback (packages/testing/src/fake-dns-server.ts): the
 // resolver is Node's own, so what is tested is what the worker does.
 describe('createDnsMailCheck', () => {
   let dns: FakeDnsServer;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { Lead, ShopifyLead } from '@leadgen/domain';
-import { startFakeDnsServer, type FakeDnsServer } from '../../../../test/fake-dns-server';
+import { startFakeDnsServer, type FakeDnsServer } from '@leadgen/testing';
 import { createDnsMailCheck } from './dns-mail-check';
 import { parseEmail } from './email-checks';
 import { createEmailVerifier, type EmailVerifier } from './email-verifier';

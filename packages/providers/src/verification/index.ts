@@ -4,3 +4,4 @@ export { createEmailVerifier, type EmailVerifier } from './email-verifier';
 export { sandboxMailAnswer, SANDBOX_NO_MAIL_ZONE, SANDBOX_UNKNOWN_ZONE } from './sandbox-mail-rule';
 export { UNKNOWN_TTL_SECONDS, VerdictCache } from './verdict-cache';
 export { applyVerdicts, hasVerifiedEmailChannel, verifyLeadEmails, withEmailVerification } from './verify-lead-emails';
+export * from './mailbox';

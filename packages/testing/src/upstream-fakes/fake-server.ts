@@ -38,6 +38,8 @@ export class FakeServer {
   private persistent: Fault | null = null;
   private server: http.Server | null = null;
   url = '';
+  /** how long every answer takes (an engine that probes a mail server is slow); 0: at once */
+  latencyMs = 0;
 
   constructor(
     private readonly handle: (request: RecordedRequest) => FakeResponse,
@@ -97,27 +99,32 @@ export class FakeServer {
         at: Date.now(),
       };
       this.requests.push(request);
-      const fault = this.faults.shift() ?? this.persistent;
-      if (fault === 'hang') {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.write('{"partial": ');
-        return;
-      }
-      if (fault === 'malformed') {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end('{"this is": not json');
-        return;
-      }
-      const answer = fault
-        ? {
-            status: fault.status,
-            body: this.errorBody(fault.status),
-            headers: fault.retryAfter === undefined ? undefined : { 'retry-after': fault.retryAfter },
-          }
-        : this.handle(request);
-      res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
-      res.end(answer.body === undefined ? '' : JSON.stringify(answer.body));
+      if (this.latencyMs > 0) setTimeout(() => this.reply(request, res), this.latencyMs);
+      else this.reply(request, res);
     });
+  }
+
+  private reply(request: RecordedRequest, res: http.ServerResponse): void {
+    const fault = this.faults.shift() ?? this.persistent;
+    if (fault === 'hang') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"partial": ');
+      return;
+    }
+    if (fault === 'malformed') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"this is": not json');
+      return;
+    }
+    const answer = fault
+      ? {
+          status: fault.status,
+          body: this.errorBody(fault.status),
+          headers: fault.retryAfter === undefined ? undefined : { 'retry-after': fault.retryAfter },
+        }
+      : this.handle(request);
+    res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
+    res.end(answer.body === undefined ? '' : JSON.stringify(answer.body));
   }
 }
 
