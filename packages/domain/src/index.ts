@@ -16,3 +16,4 @@ export * from './email-verification';
 export * from './monitor-schedule';
 export * from './monitors';
 export * from './batch';
+export * from './storeleads-category-match';
