@@ -27,7 +27,7 @@ import {
   getBatchRoute,
   listBatchesRoute,
 } from './routes/leads/batches-route';
-import { linkedinCountriesRoute, tariffsRoute } from './routes/meta-route';
+import { linkedinCountriesRoute, shopifyCategoriesRoute, tariffsRoute } from './routes/meta-route';
 import { mountMonitorRoutes } from './routes/monitors/monitors-paths';
 import { mountWebhookRoutes } from './routes/webhooks/webhooks-paths';
 
@@ -132,6 +132,8 @@ export function createApp(deps: ApiDependencies, options: AppOptions = {}): expr
   v1.all('/audit-events', methodNotAllowed('GET'));
   v1.get('/meta/linkedin-countries', linkedinCountriesRoute);
   v1.all('/meta/linkedin-countries', methodNotAllowed('GET'));
+  v1.get('/meta/shopify-categories', shopifyCategoriesRoute);
+  v1.all('/meta/shopify-categories', methodNotAllowed('GET'));
   v1.get('/meta/tariffs', tariffsRoute);
   v1.all('/meta/tariffs', methodNotAllowed('GET'));
   v1.get('/openapi.json', openApiRoute());

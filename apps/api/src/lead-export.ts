@@ -62,6 +62,7 @@ export const CSV_COLUMNS = [
   // Columns added later come after the first ones, so a mapping made by position keeps working.
   'emailVerification.status',
   'emailVerification.checks',
+  'store.categoryPath',
 ] as const;
 
 function flatten(row: LeadRow): Flat {
@@ -102,6 +103,7 @@ function flatten(row: LeadRow): Flat {
           .map(([check]) => check)
           .join('; ')
       : null,
+    'store.categoryPath': nested(lead.store, 'categoryPath'),
   };
 }
 

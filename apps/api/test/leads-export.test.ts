@@ -181,7 +181,12 @@ describe('result sets and exports', () => {
     expect(row['emailVerification.checks']!.split('; ').filter(Boolean).sort()).toEqual(holding.sort());
     expect(holding).toContain('syntax');
     // Added columns come after the first ones: a mapping made by position keeps working.
-    expect(Object.keys(rows[0]!).slice(-3)).toEqual(['contacts', 'emailVerification.status', 'emailVerification.checks']);
+    expect(Object.keys(rows[0]!).slice(-4)).toEqual([
+      'contacts',
+      'emailVerification.status',
+      'emailVerification.checks',
+      'store.categoryPath',
+    ]);
   });
 
   it('when a download is asked at its own path (.csv, .jsonl), then the same bytes as the negotiated form, whatever Accept says', async () => {

@@ -471,6 +471,44 @@ export function openApiDocument(): Schema {
           },
         },
       },
+      '/api/v1/meta/shopify-categories': {
+        get: {
+          tags: ['meta'],
+          operationId: 'getShopifyCategories',
+          security: [],
+          summary: 'The Store Leads category paths a shopify `category` is mapped onto',
+          description:
+            "Every top-level and second-level path of Store Leads' taxonomy (Google's content categories, Shopping's children raised to the top). A shopify `category` may be a path, its label or free text in several languages; free text naming none of them is refused with the three nearest paths.",
+          responses: {
+            200: {
+              description: 'The taxonomy',
+              content: {
+                'application/json': {
+                  schema: object({
+                    retrieved: d('When the taxonomy was read from its sources (YYYY-MM-DD)', str),
+                    categories: d('Its paths', {
+                      type: 'array',
+                      items: object({
+                        path: d('The Store Leads path, as sent in `f:cat` and named on each lead as `store.categoryPath`', str),
+                        name: d('Its last segment', str),
+                        label: d('Its segments joined by " > "', str),
+                        confirmed: d("Whether a Store Leads source shows the path as spelled (else it is derived from Google's list)", {
+                          type: 'boolean',
+                        }),
+                        alsoSpelled: d('Other spellings accepted and also sent, where the exact one is not confirmed', {
+                          type: 'array',
+                          items: str,
+                        }),
+                      }),
+                    }),
+                  }),
+                },
+              },
+            },
+            ...pick(405),
+          },
+        },
+      },
       '/api/v1/meta/tariffs': {
         get: {
           tags: ['meta'],
