@@ -575,6 +575,8 @@ describe('free text to Store Leads paths: what buyers type', () => {
     ['coffee and wine', ['/Food & Drink/Beverages']],
     ['candles and furniture', ['/Home & Garden/Home & Interior Decor', '/Home & Garden/Home Furnishings']],
     ['home and garden decor', ['/Home & Garden/Home & Interior Decor']],
+    ['apparel & footwear', ['/Apparel', '/Apparel/Footwear']],
+    ['Schmuck und Uhren', ['/Apparel/Clothing Accessories']],
     ["women's shoes", ['/Apparel/Footwear']],
     ['women', ["/Apparel/Women's Clothing"]],
     ['jewlery', ['/Apparel/Clothing Accessories']],

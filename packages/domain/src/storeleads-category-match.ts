@@ -1,6 +1,6 @@
 import { ENGLISH_LEXICON, type LexiconEntry } from './storeleads-category-lexicon';
 import { INTERNATIONAL_LEXICON } from './storeleads-category-lexicon-intl';
-import { categoryLabel, categoryName, categorySpellings, findCategoryPath, STORELEADS_CATEGORY_PATHS } from './storeleads-category-paths';
+import { categoryName, categorySpellings, findCategoryPath, STORELEADS_CATEGORY_PATHS } from './storeleads-category-paths';
 
 // Words that say nothing of what a shop sells, in the lexicon's languages.
 const STOP_WORDS = new Set(
@@ -74,7 +74,7 @@ interface Sense {
 
 // Phrase (normalised words joined by spaces) → the paths it means. The buyers' lexicon first, since
 // it says what a bare word means ("pets" is the whole branch, not its Pets child); then every path's
-// own names, so "kitchen & dining" or "home & garden > bed & bath" name their path.
+// own names, so "kitchen & dining" names its path (a whole label is findCategoryPath's).
 const PHRASES = new Map<string, Sense>();
 function add(phrase: string, paths: readonly string[], weak: boolean, fromLexicon: boolean): void {
   const key = normalisedWords(phrase).join(' ');
@@ -90,7 +90,6 @@ for (const entry of [...ENGLISH_LEXICON, ...INTERNATIONAL_LEXICON] as LexiconEnt
 for (const path of STORELEADS_CATEGORY_PATHS) {
   for (const spelling of categorySpellings(path)) add(categoryName(spelling), [path], false, false);
 }
-for (const path of STORELEADS_CATEGORY_PATHS) add(categoryLabel(path), [path], false, false);
 const LONGEST = Math.max(...[...PHRASES.keys()].map((k) => k.split(' ').length));
 const SINGLE_WORDS = [...PHRASES.keys()].filter((k) => !k.includes(' '));
 
@@ -143,7 +142,7 @@ function editDistance(a: string, b: string, limit: number): number {
 export const MAX_CATEGORY_PATHS = 4;
 
 /**
- * The Store Leads paths a free-text category names, most specific kept, or [] when it names none.
+ * The Store Leads paths a free-text category names, or [] when it names none.
  * A path in any accepted spelling ("/Toys", "Home & Garden > Bed & Bath") is that path; otherwise the
  * text's words are read against the paths' own names and the buyers' lexicon (several languages).
  * Several paths when the text is ambiguous or names several ("coffee and tea", "baby"); a top-level
@@ -161,9 +160,9 @@ export function matchCategoryPaths(category: string): string[] {
     const seen = heads.get(sense.item);
     if (seen === undefined || sense.at > seen.at) heads.set(sense.item, sense);
   }
-  const chosen = new Set<string>([...heads.values()].flatMap((s) => [...s.paths]));
-  // "home and garden decor": the decor path says more than its parent, so the parent goes.
-  const paths = [...chosen].filter((p) => ![...chosen].some((other) => other !== p && other.startsWith(`${p}/`)));
+  // A list naming a branch and one of its paths ("apparel & footwear") keeps both: whether Store Leads'
+  // filter on a branch takes its paths' stores is not documented (UPSTREAM.md), and any one is enough.
+  const paths = [...new Set<string>([...heads.values()].flatMap((s) => [...s.paths]))];
   paths.sort((a, b) => STORELEADS_CATEGORY_PATHS.indexOf(a) - STORELEADS_CATEGORY_PATHS.indexOf(b));
   return paths.length > MAX_CATEGORY_PATHS ? [] : paths;
 }
