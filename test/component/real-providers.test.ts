@@ -1,3 +1,4 @@
+import { parse } from 'csv-parse/sync';
 import { creditSummary } from '@leadgen/db';
 import { metrics } from '@leadgen/ops';
 import { DEFAULT_RETRY_POLICY } from '../../packages/providers/src/upstream';
@@ -449,14 +450,17 @@ describe('shopify through Store Leads, with decision makers from People Data Lab
     }))[0]!;
   }
 
-  it('when the category names no published Store Leads category, then 400 validation_failed naming the accepted ones, before any job or call', async () => {
+  it('when the category names no Store Leads category, then 400 validation_failed naming the three nearest paths, before any job or call', async () => {
     const account = await buildAccount(world.db, { credits: 1_000 });
-    const res = await generate(world, account, { source: 'shopify', category: 'coffee roasters', state: 'US', maxResults: 5 }, WAIT);
+    const res = await generate(world, account, { source: 'shopify', category: 'dentist', state: 'US', maxResults: 5 }, WAIT);
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({
       code: 'validation_failed',
-      errors: [{ pointer: '#/category', detail: expect.stringContaining('Health > Nutrition') }],
+      errors: [
+        { pointer: '#/category', detail: expect.stringContaining('nearest: /Health/Oral & Dental Care (Health > Oral & Dental Care); ') },
+      ],
     });
+    expect(res.body.errors[0].detail.match(/; \//g) ?? []).toHaveLength(2);
     expect(stores.requests).toHaveLength(0);
     expect(await world.db.job.count({ where: { accountId: account.accountId } })).toBe(0);
   });
@@ -573,6 +577,19 @@ describe('shopify through Store Leads, with decision makers from People Data Lab
       ['release', 156],
       ['charge', 156],
     ]);
+    // The path the job ran with is in the CSV too, one cell per lead.
+    const csv = await world.http
+      .get(`/api/v1/leads/jobs/${job.jobId}/leads.csv`)
+      .set(account.auth)
+      .buffer(true)
+      .parse((r, cb) => {
+        let body = '';
+        r.on('data', (c: Buffer) => (body += c.toString()));
+        r.on('end', () => cb(null, body));
+      });
+    const rows = parse(csv.body as string, { columns: true }) as Array<Record<string, string>>;
+    expect(Object.keys(rows[0]!).at(-1)).toBe('store.categoryPath');
+    expect(rows.map((r) => r['store.categoryPath'])).toEqual(Array(6).fill('/Apparel'));
     expect(await creditSummary(world.db, account.accountId)).toEqual({ balance: 844, reserved: 0, available: 844 });
   });
 

@@ -64,6 +64,7 @@ export const CSV_COLUMNS = [
   'emailVerification.checks',
   'emailVerification.verdict',
   'emailVerification.engine',
+  'store.categoryPath',
 ] as const;
 
 function flatten(row: LeadRow): Flat {
@@ -107,6 +108,7 @@ function flatten(row: LeadRow): Flat {
     // Empty on leads delivered before mailbox verdicts (decision 034).
     'emailVerification.verdict': lead.emailVerification?.verdict ?? null,
     'emailVerification.engine': lead.emailVerification?.engine ?? null,
+    'store.categoryPath': nested(lead.store, 'categoryPath'),
   };
 }
 

@@ -184,12 +184,13 @@ describe('result sets and exports', () => {
     expect(row['emailVerification.verdict']).toBe('unknown');
     expect(row['emailVerification.engine']).toBe('dns');
     // Added columns come after the first ones: a mapping made by position keeps working.
-    expect(Object.keys(rows[0]!).slice(-5)).toEqual([
+    expect(Object.keys(rows[0]!).slice(-6)).toEqual([
       'contacts',
       'emailVerification.status',
       'emailVerification.checks',
       'emailVerification.verdict',
       'emailVerification.engine',
+      'store.categoryPath',
     ]);
   });
 

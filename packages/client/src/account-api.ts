@@ -2,6 +2,7 @@ import type {
   Account,
   AuditEventPage,
   LinkedinCountries,
+  ShopifyCategories,
   OpenApiDocument,
   Readiness,
   SuppressionLists,
@@ -78,6 +79,11 @@ export class MetaApi {
 
   linkedinCountries(options: RequestOptions = {}): Promise<WithMeta<LinkedinCountries>> {
     return sendJson<LinkedinCountries>(this.http, { ...options, method: 'GET', path: `${API}/meta/linkedin-countries` });
+  }
+
+  /** Store Leads' category paths, which a shopify `category` is mapped onto. */
+  shopifyCategories(options: RequestOptions = {}): Promise<WithMeta<ShopifyCategories>> {
+    return sendJson<ShopifyCategories>(this.http, { ...options, method: 'GET', path: `${API}/meta/shopify-categories` });
   }
 
   tariffs(options: RequestOptions = {}): Promise<WithMeta<Tariffs>> {

@@ -41,6 +41,7 @@ export type SuppressionLists = NonNullable<operations['addSuppressions']['reques
 export type SuppressionsAdded = operations['addSuppressions']['responses'][200]['content']['application/json'];
 export type SuppressionsRemoved = operations['removeSuppressions']['responses'][200]['content']['application/json'];
 export type LinkedinCountries = operations['getLinkedinCountries']['responses'][200]['content']['application/json'];
+export type ShopifyCategories = operations['getShopifyCategories']['responses'][200]['content']['application/json'];
 export type Tariffs = operations['getTariffs']['responses'][200]['content']['application/json'];
 export type Readiness = operations['ready']['responses'][200]['content']['application/json'];
 export type OpenApiDocument = operations['getOpenApi']['responses'][200]['content']['application/json'];

@@ -845,6 +845,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/meta/shopify-categories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The Store Leads category paths a shopify `category` is mapped onto
+         * @description Every top-level and second-level path of Store Leads' taxonomy (Google's content categories, Shopping's children raised to the top). A shopify `category` may be a path, its label or free text in several languages; free text naming none of them is refused with the three nearest paths.
+         */
+        get: operations["getShopifyCategories"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/meta/tariffs": {
         parameters: {
             query?: never;
@@ -5286,6 +5306,56 @@ export interface operations {
                             code: string;
                             /** @description English name */
                             name: string;
+                        }[];
+                    };
+                };
+            };
+            405: components["responses"]["Problem405"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getShopifyCategories: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The taxonomy */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description When the taxonomy was read from its sources (YYYY-MM-DD) */
+                        retrieved: string;
+                        /** @description Its paths */
+                        categories: {
+                            /** @description The Store Leads path, as sent in `f:cat` and named on each lead as `store.categoryPath` */
+                            path: string;
+                            /** @description Its last segment */
+                            name: string;
+                            /** @description Its segments joined by " > " */
+                            label: string;
+                            /** @description Whether a Store Leads source shows the path as spelled (else it is derived from Google's list) */
+                            confirmed: boolean;
+                            /** @description Other spellings accepted and also sent, where the exact one is not confirmed */
+                            alsoSpelled: string[];
                         }[];
                     };
                 };

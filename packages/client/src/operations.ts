@@ -35,6 +35,7 @@ export const OPERATION_METHODS = {
   addSuppressions: 'suppressions.add',
   removeSuppressions: 'suppressions.remove',
   getLinkedinCountries: 'meta.linkedinCountries',
+  getShopifyCategories: 'meta.shopifyCategories',
   getTariffs: 'meta.tariffs',
   health: 'meta.health',
   ready: 'meta.ready',

@@ -153,6 +153,7 @@ describe('@leadgen/client areas against an API process', () => {
     expect((await client.suppressions.remove({ emails: ['x@example.org'] })).removed).toBe(1);
     expect((await client.meta.tariffs()).tariffs.google_maps.perItem).toBeGreaterThan(0);
     expect((await client.meta.linkedinCountries()).countries.length).toBeGreaterThan(0);
+    expect((await client.meta.shopifyCategories()).categories).toContainEqual(expect.objectContaining({ path: '/Apparel/Footwear' }));
     expect((await client.meta.health()).status).toBe('ok');
     expect((await client.meta.ready()).status).toBe('ready');
     expect((await client.meta.openApi()).openapi).toBe('3.1.0');

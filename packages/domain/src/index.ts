@@ -18,3 +18,4 @@ export * from './monitors';
 export * from './batch';
 export * from './monitor-credit-cap';
 export * from './idempotency-key';
+export * from './storeleads-category-match';

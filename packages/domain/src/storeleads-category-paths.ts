@@ -1,119 +1,80 @@
 import taxonomy from './storeleads-categories.json';
 
 /**
- * Store Leads category paths (its `categories` field and the `f:cat` filter) that a public source
- * shows to exist: shipped as data with its sources and date (storeleads-categories.json). A free-text
- * category is matched to one of these by its words; one that matches none is refused, never sent
- * as a guessed path or left unfiltered (UPSTREAM.md).
+ * Store Leads' category taxonomy (its `categories` field and the `f:cat` filter), shipped as data
+ * with its sources and date (storeleads-categories.json): every top-level and second-level path,
+ * and the third-level ones a Store Leads source shows. Free text is mapped onto these paths by
+ * storeleads-category-match.ts; a text that names none is refused, never sent as a guessed path.
  */
 export const STORELEADS_CATEGORY_PATHS: readonly string[] = taxonomy.paths;
 export const STORELEADS_TAXONOMY_RETRIEVED: string = taxonomy.retrieved;
+export const STORELEADS_TAXONOMY_SOURCES: Readonly<Record<string, string>> = taxonomy.sources;
 
-// Words people type for a path whose own words differ. Keys and values are normalised words.
-const SYNONYMS: Record<string, string[]> = {
-  clothe: ['apparel'],
-  clothing: ['apparel'],
-  fashion: ['apparel'],
-  garment: ['apparel'],
-  wear: ['apparel'],
-  boutique: ['apparel'],
-  tshirt: ['apparel'],
-  shirt: ['apparel'],
-  dress: ['apparel'],
-  shoe: ['apparel'],
-  sneaker: ['apparel'],
-  footwear: ['apparel'],
-  makeup: ['make', 'cosmetic'],
-  cosmetic: ['cosmetic'],
-  lipstick: ['cosmetic'],
-  beauty: ['beauty'],
-  skincare: ['skin'],
-  skin: ['skin'],
-  nail: ['nail'],
-  serum: ['skin'],
-  moisturizer: ['skin'],
-  lotion: ['body'],
-  perfume: ['perfume'],
-  fragrance: ['fragrance'],
-  cologne: ['fragrance'],
-  gym: ['fitness'],
-  yoga: ['fitness'],
-  workout: ['fitness'],
-  supplement: ['nutrition'],
-  vitamin: ['nutrition'],
-  protein: ['nutrition'],
-  nutritional: ['nutrition'],
-};
+const CONFIRMED: Readonly<Record<string, string>> = taxonomy.confirmed;
+const SPELLINGS: Readonly<Record<string, { alternatives: string[]; why: string }>> = taxonomy.spellings;
 
-const STOP_WORDS = new Set([
-  'and',
-  'the',
-  'of',
-  'for',
-  'store',
-  'stores',
-  'shop',
-  'shops',
-  'online',
-  'brand',
-  'brands',
-  'products',
-  'product',
-  'ecommerce',
-  'e',
-]);
-
-/** "Shoes & Sneakers" → ["shoe", "sneaker"]: lower case, no accents, crude singular. */
-export function normalisedWords(text: string): string[] {
-  return text
-    .normalize('NFKD')
-    .replace(/\p{M}/gu, '')
-    .toLowerCase()
-    .replace(/'s\b/g, '')
-    .split(/[^a-z0-9]+/)
-    .filter((w) => w.length > 0 && !STOP_WORDS.has(w))
-    .map(singular);
+/** "/Home & Garden/Kitchen & Dining" → "Kitchen & Dining" */
+export function categoryName(path: string): string {
+  return path.split('/').filter(Boolean).at(-1) ?? path;
 }
 
-function singular(word: string): string {
-  if (word.length > 4 && word.endsWith('ies')) return `${word.slice(0, -3)}y`;
-  if (word.length > 3 && /(?:ss|us|is)$/.test(word)) return word;
-  if (word.length > 3 && word.endsWith('es') && /(?:ch|sh|x)es$/.test(word)) return word.slice(0, -2);
-  if (word.length > 3 && word.endsWith('s')) return word.slice(0, -1);
-  return word;
+/** "/Home & Garden/Kitchen & Dining" → "Home & Garden > Kitchen & Dining" */
+export function categoryLabel(path: string): string {
+  return path.split('/').filter(Boolean).join(' > ');
 }
 
-const INDEX = STORELEADS_CATEGORY_PATHS.map((path) => {
-  const segments = path.split('/').filter(Boolean);
-  return {
-    path,
-    leaf: new Set(normalisedWords(segments.at(-1) ?? '')),
-    parents: new Set(segments.slice(0, -1).flatMap(normalisedWords)),
-    depth: segments.length,
-  };
-});
+/** Whether a Store Leads source shows the path as spelled (else it is derived from Google's list). */
+export function isConfirmedCategory(path: string): boolean {
+  return path in CONFIRMED;
+}
 
 /**
- * The Store Leads path a free-text category names, or null when no word of it matches any path.
- * A word in the path's last segment counts twice a word in a parent, so "apparel" is /Apparel and
- * "shoes" is /Apparel/Footwear; on a tie the more specific path wins, then the list's order.
+ * Every spelling of a path: the shipped one first, then the ones a source also allows where its
+ * exact spelling is not confirmed (an apostrophe, the 2017 vs 2022 Google name).
  */
-export function matchCategoryPath(category: string): string | null {
-  const trimmed = category.trim();
-  const exact = STORELEADS_CATEGORY_PATHS.find((p) => p.toLowerCase() === `/${trimmed.replace(/^\/+|\/+$/g, '')}`.toLowerCase());
-  if (exact) return exact;
-  const words = new Set(normalisedWords(trimmed).flatMap((w) => [w, ...(SYNONYMS[w] ?? [])]));
-  let best: { path: string; score: number; depth: number } | null = null;
-  for (const entry of INDEX) {
-    let score = 0;
-    for (const word of words) {
-      if (entry.leaf.has(word)) score += 2;
-      else if (entry.parents.has(word)) score += 1;
-    }
-    if (score === 0) continue;
-    if (best === null || score > best.score || (score === best.score && entry.depth > best.depth)) {
-      best = { path: entry.path, score, depth: entry.depth };
-    }
+export function categorySpellings(path: string): string[] {
+  return [path, ...(SPELLINGS[path]?.alternatives ?? [])];
+}
+
+/** Why a path's spelling is uncertain, or null when it is not. */
+export function categorySpellingDoubt(path: string): string | null {
+  return SPELLINGS[path]?.why ?? null;
+}
+
+/** Apostrophes and case folded, so "/apparel/women’s clothing/" finds its path. */
+function pathKey(path: string): string {
+  return `/${path
+    .trim()
+    .replace(/[’‘`´]/g, "'")
+    .replace(/^\/+|\/+$/g, '')
+    .split('/')
+    .map((s) => s.trim())
+    .join('/')}`.toLowerCase();
+}
+
+const BY_SPELLING = new Map<string, string>();
+for (const path of STORELEADS_CATEGORY_PATHS) {
+  for (const spelling of categorySpellings(path)) BY_SPELLING.set(pathKey(spelling), path);
+}
+
+/** The shipped path a path-shaped text names in any accepted spelling ("Home & Garden > Bed & Bath" too), or null. */
+export function findCategoryPath(text: string): string | null {
+  return BY_SPELLING.get(pathKey(text.split('>').join('/'))) ?? null;
+}
+
+/**
+ * The `f:cat` value for the chosen paths and whether it needs `f:cat:op=or`. Store Leads takes
+ * several values comma-separated, matched all together unless `f:cat:op` says otherwise (UPSTREAM.md).
+ * Every comma-free spelling of every path goes in, so an unconfirmed spelling cannot empty the job;
+ * a path whose only spelling has a comma cannot share the filter and is sent alone.
+ */
+export function categoryFilter(paths: readonly string[]): { value: string; anyOf: boolean } {
+  const values: string[] = [];
+  for (const path of paths) {
+    const spellings = categorySpellings(path);
+    const commaFree = spellings.filter((s) => !s.includes(','));
+    if (commaFree.length === 0) return { value: path, anyOf: false };
+    for (const s of commaFree) if (!values.includes(s)) values.push(s);
   }
-  return best?.path ?? null;
+  return { value: values.join(','), anyOf: values.length > 1 };
 }

@@ -3,7 +3,7 @@ import type { WebsiteEnricherLike } from '../src/enrichment';
 import { UpstreamClient } from '../src/upstream';
 import { createCompanyPeopleFinder } from '../src/people-data-labs';
 import { createStoreLeadsProvider } from '../src/store-leads';
-import { STORELEADS_CATEGORY_PATHS } from '@leadgen/domain';
+import { categorySpellings, STORELEADS_CATEGORY_PATHS } from '@leadgen/domain';
 import { makePeople, type PdlFake, startPdlFake } from '@leadgen/testing';
 import { makeStores, type StoreLeadsFake, startStoreLeadsFake } from '@leadgen/testing';
 import { collect, context, FAST_RETRY, failure, request, StubEnricher } from './support/provider-search';
@@ -234,16 +234,86 @@ describe('storeleads adapter', () => {
     it('when the category names no published path, then nothing is asked and the job fails: never a guessed path, never unfiltered', async () => {
       const error = await failure(provider({ withPdl: false }), shopify({ category: 'zorbing' }), context());
       expect(error).toMatchObject({ reason: 'provider_error' });
-      expect((error as Error).message).toContain('/Health/Nutrition');
+      expect((error as Error).message).toMatch(/names no Store Leads category \(nearest: \//);
       expect(stores.requests).toHaveLength(0);
     });
 
-    it('when any category is asked, then f:cat is only ever a shipped path', async () => {
-      for (const category of ['apparel', 'beauty', 'skincare', 'perfume', 'gym', 'protein powder', 'makeup brushes']) {
+    it('when any category is asked, then every f:cat value is a shipped path or one of its accepted spellings', async () => {
+      const spellings = new Set(STORELEADS_CATEGORY_PATHS.flatMap(categorySpellings));
+      const categories = ['apparel', 'beauty', 'skincare', 'perfume', 'gym', 'protein powder', 'makeup brushes', 'home decor', 'toys'];
+      for (const category of [...categories, 'dog food', 'Spielzeug', 'coffee and tea', 'pool and spa']) {
         stores.reset();
         await collect(provider({ withPdl: false }), shopify({ category }), context());
-        expect(STORELEADS_CATEGORY_PATHS).toContain(stores.requests[0]!.query.get('f:cat'));
+        const values = stores.requests[0]!.query.get('f:cat')!.split(',');
+        for (const value of values) expect(spellings).toContain(value);
       }
+    });
+
+    it('when the category names several paths, then f:cat lists them comma-separated with f:cat:op=or, and each row names the path its store is under', async () => {
+      stores.stores = [
+        ...makeStores(1, () => ({ name: 'barkbox.example', categories: ['/Pets & Animals/Dogs/'] })),
+        ...makeStores(1, () => ({ name: 'kibble.example', categories: ['/Pets & Animals/Pet Food & Supplies/'] })),
+        ...makeStores(1, () => ({ name: 'meow.example', categories: ['/Pets & Animals/Cats/'] })),
+        ...makeStores(1, () => ({ name: 'tees.example', categories: ['/Apparel/'] })),
+      ];
+      const leads = leadsOf(await collect(provider({ withPdl: false }), shopify({ category: 'dog food' }), context()));
+      expect(stores.requests[0]!.query.get('f:cat')).toBe('/Pets & Animals/Dogs,/Pets & Animals/Pet Food & Supplies');
+      expect(stores.requests[0]!.query.get('f:cat:op')).toBe('or');
+      expect(leads.map((l) => [l.store.domain, l.store.categoryPath])).toEqual([
+        ['barkbox.example', '/Pets & Animals/Dogs'],
+        ['kibble.example', '/Pets & Animals/Pet Food & Supplies'],
+      ]);
+    });
+
+    it("when a path's spelling is not confirmed, then both spellings are asked for and the row names the shipped path", async () => {
+      stores.stores = [
+        ...makeStores(1, () => ({ name: 'plush.example', categories: ['/Toys/Stuffed Toys/'] })),
+        ...makeStores(1, () => ({ name: 'blocks.example', categories: ['/Toys & Hobbies/Building Toys/'] })),
+        ...makeStores(1, () => ({ name: 'decor.example', categories: ['/Home & Garden/Home & Interior Decor/'] })),
+      ];
+      const leads = leadsOf(await collect(provider({ withPdl: false }), shopify({ category: 'toys' }), context()));
+      expect(stores.requests[0]!.query.get('f:cat')).toBe('/Toys & Hobbies,/Toys');
+      expect(stores.requests[0]!.query.get('f:cat:op')).toBe('or');
+      expect(leads.map((l) => [l.store.domain, l.store.categoryPath])).toEqual([
+        ['plush.example', '/Toys & Hobbies'],
+        ['blocks.example', '/Toys & Hobbies'],
+      ]);
+    });
+
+    it('when a category is asked in another language, then it is the same path: "Wohnaccessoires" is home decor', async () => {
+      stores.stores = makeStores(2, (i) => ({
+        name: `deko${i}.example`,
+        country_code: 'DE',
+        categories: ['/Home & Garden/Home & Interior Decor/'],
+      }));
+      const leads = leadsOf(await collect(provider({ withPdl: false }), shopify({ category: 'Wohnaccessoires', state: 'DE' }), context()));
+      expect(stores.requests[0]!.query.get('f:cat')).toBe('/Home & Garden/Home & Interior Decor');
+      expect(stores.requests[0]!.query.get('f:cat:op')).toBeNull();
+      expect(leads.map((l) => l.store.categoryPath)).toEqual([
+        '/Home & Garden/Home & Interior Decor',
+        '/Home & Garden/Home & Interior Decor',
+      ]);
+    });
+
+    it('when f:cat holds several values, then the fake combines them as f:cat:op says: all by default, or any, nand, nor', async () => {
+      stores.stores = [
+        ...makeStores(1, () => ({ name: 'both.example', categories: ['/Pets & Animals/Dogs/', '/Apparel/'] })),
+        ...makeStores(1, () => ({ name: 'dogs.example', categories: ['/Pets & Animals/Dogs/'] })),
+        ...makeStores(1, () => ({ name: 'none.example', categories: ['/Sports/'] })),
+      ];
+      const names = async (op: string | null) => {
+        const query = new URLSearchParams({ 'f:cat': '/Pets & Animals/Dogs,/Apparel' });
+        if (op !== null) query.set('f:cat:op', op);
+        const response = await fetch(`${stores.url}/json/api/v1/all/domain?${query}`, { headers: { authorization: 'Bearer sl-key' } });
+        if (response.status !== 200) return response.status;
+        return ((await response.json()) as { domains: Array<{ name: string }> }).domains.map((d) => d.name);
+      };
+      expect(await names(null)).toEqual(['both.example']);
+      expect(await names('and')).toEqual(['both.example']);
+      expect(await names('or')).toEqual(['both.example', 'dogs.example']);
+      expect(await names('nand')).toEqual(['dogs.example', 'none.example']);
+      expect(await names('nor')).toEqual(['none.example']);
+      expect(await names('xor')).toBe(400);
     });
 
     it('when an f:cat is no path Store Leads has, then the fake lists no store (the reading UPSTREAM.md gives, which the adapter never relies on)', async () => {

@@ -4,7 +4,7 @@ import { openApiRoute } from '../openapi/openapi-route';
 import { d, int, object, pick, str } from '../openapi/openapi-schemas';
 import { apiReadiness } from '../readiness';
 import { healthRoute, readyRoute } from './health-route';
-import { linkedinCountriesRoute, tariffsRoute } from './meta-route';
+import { linkedinCountriesRoute, shopifyCategoriesRoute, tariffsRoute } from './meta-route';
 
 // Public reference data, health, and the document itself: no key, no rate limit.
 
@@ -29,6 +29,47 @@ export const metaEndpoints: Endpoint[] = [
                 countries: d('Its countries', {
                   type: 'array',
                   items: object({ code: d('ISO 3166-1 alpha-2 code', str), name: d('English name', str) }),
+                }),
+              }),
+            },
+          },
+        },
+        ...pick(405),
+      },
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/meta/shopify-categories',
+    auth: 'public',
+    handler: () => shopifyCategoriesRoute,
+    operation: {
+      tags: ['meta'],
+      operationId: 'getShopifyCategories',
+      summary: 'The Store Leads category paths a shopify `category` is mapped onto',
+      description:
+        "Every top-level and second-level path of Store Leads' taxonomy (Google's content categories, Shopping's children raised to the top). A shopify `category` may be a path, its label or free text in several languages; free text naming none of them is refused with the three nearest paths.",
+      responses: {
+        200: {
+          description: 'The taxonomy',
+          content: {
+            'application/json': {
+              schema: object({
+                retrieved: d('When the taxonomy was read from its sources (YYYY-MM-DD)', str),
+                categories: d('Its paths', {
+                  type: 'array',
+                  items: object({
+                    path: d('The Store Leads path, as sent in `f:cat` and named on each lead as `store.categoryPath`', str),
+                    name: d('Its last segment', str),
+                    label: d('Its segments joined by " > "', str),
+                    confirmed: d("Whether a Store Leads source shows the path as spelled (else it is derived from Google's list)", {
+                      type: 'boolean',
+                    }),
+                    alsoSpelled: d('Other spellings accepted and also sent, where the exact one is not confirmed', {
+                      type: 'array',
+                      items: str,
+                    }),
+                  }),
                 }),
               }),
             },

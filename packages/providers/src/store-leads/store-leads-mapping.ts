@@ -1,4 +1,4 @@
-import type { ContactChannel, ShopifyLead, StoreContact } from '@leadgen/domain';
+import { type ContactChannel, categorySpellings, type ShopifyLead, type StoreContact } from '@leadgen/domain';
 import { bareDomain } from '../people-data-labs/company-people';
 import { normalizeLinkedinUrl } from '../people-data-labs/people-data-labs-mapping';
 import type { ProviderLead } from '../lead-provider';
@@ -28,6 +28,26 @@ export function readableCategory(path: string): string {
     .map((s) => s.trim())
     .filter(Boolean)
     .join(' > ');
+}
+
+/**
+ * Which of the paths a job ran with this store is under, by the store's own `categories` (in any
+ * accepted spelling of the path). A job with one path names it; a job with several names the first
+ * the store is under, or all of them ("; "-joined) when the record does not say.
+ */
+export function categoryPathOf(store: StoreDomain, paths: readonly string[]): string {
+  if (paths.length === 1) return paths[0]!;
+  const have = Array.isArray(store.categories)
+    ? (store.categories as unknown[]).filter((c): c is string => typeof c === 'string').map(folded)
+    : [];
+  const under = paths.find((path) =>
+    categorySpellings(path).some((s) => have.some((c) => c === folded(s) || c.startsWith(`${folded(s)}/`))),
+  );
+  return under ?? paths.join('; ');
+}
+
+function folded(path: string): string {
+  return path.trim().replace(/\/+$/, '').replace(/[’‘]/g, "'").toLowerCase();
 }
 
 /**

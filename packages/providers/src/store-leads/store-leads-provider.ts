@@ -1,9 +1,10 @@
 import {
   type ContactChannel,
   type GenerationRequest,
-  matchCategoryPath,
+  categoryFilter,
+  matchCategoryPaths,
+  nearestCategoryPaths,
   type ShopifyLead,
-  STORELEADS_CATEGORY_PATHS,
   type StoreContact,
 } from '@leadgen/domain';
 import { logger } from '@leadgen/logger';
@@ -11,7 +12,7 @@ import { type LeadProvider, ProviderError, type ProviderLead, type ProviderPage,
 import { enrichLeads, type EnrichmentStep } from '../enrichment';
 import type { UpstreamClient } from '../upstream';
 import type { CompanyPeopleFinder } from '../people-data-labs/company-people';
-import { hasChannels, inCity, storeToLead } from './store-leads-mapping';
+import { categoryPathOf, hasChannels, inCity, storeToLead } from './store-leads-mapping';
 import { listDomains, MAX_PAGE_SIZE } from './storeleads-api';
 
 export interface StoreLeadsProviderOptions {
@@ -112,18 +113,19 @@ async function* search(
   const seen = new Set<string>();
   // Only a published path is ever sent: a guessed one filters nothing or everything (UPSTREAM.md).
   // The API refuses such a category before a job exists; a job that got here anyway fails, unfiltered never.
-  const categoryPath = matchCategoryPath(request.category);
-  if (categoryPath === null) {
+  const categoryPaths = matchCategoryPaths(request.category);
+  if (categoryPaths.length === 0) {
     throw new ProviderError(
       'provider_error',
-      `storeleads: "${request.category.trim()}" names no published Store Leads category (${STORELEADS_CATEGORY_PATHS.join(', ')})`,
+      `storeleads: "${request.category.trim()}" names no Store Leads category (nearest: ${nearestCategoryPaths(request.category).join(', ')})`,
     );
   }
+  const category = categoryFilter(categoryPaths);
   const text = request.keyword?.trim() || undefined;
   for (;;) {
     const domains = await listDomains(
       options.client,
-      { country: request.state, categoryPath, text, page: state.page, pageSize: state.pageSize },
+      { country: request.state, category, text, page: state.page, pageSize: state.pageSize },
       context.signal,
       context.deadline,
     );
@@ -132,7 +134,7 @@ async function* search(
     const rows = new Map<number, ProviderLead & { lead: ShopifyLead }>();
     domains.forEach((domain, index) => {
       if (index < state.offset || !inCity(domain, request.city)) return;
-      const row = storeToLead(domain, request.category, categoryPath);
+      const row = storeToLead(domain, request.category, categoryPathOf(domain, categoryPaths));
       if (row.dedupKey === '' || seen.has(row.dedupKey)) return;
       seen.add(row.dedupKey);
       rows.set(index, row);

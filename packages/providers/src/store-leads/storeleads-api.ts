@@ -28,8 +28,8 @@ export interface StoreDomain {
 export interface DomainQuery {
   /** ISO country code */
   country: string;
-  /** a published Store Leads category path (@leadgen/domain's storeleads-category-paths.ts), never a guess */
-  categoryPath: string;
+  /** `f:cat` for the Store Leads paths the category maps to (@leadgen/domain's categoryFilter), never a guess */
+  category: { value: string; anyOf: boolean };
   /** free text for `q`: the keyword */
   text?: string;
   page: number;
@@ -75,7 +75,9 @@ export async function listDomains(
     query: {
       'f:p': 'shopify',
       'f:cc': query.country,
-      'f:cat': query.categoryPath,
+      'f:cat': query.category.value,
+      // Several values are all required unless the operator says any one will do (UPSTREAM.md).
+      'f:cat:op': query.category.anyOf ? 'or' : undefined,
       'f:ds': ACTIVE_DOMAIN_STATE,
       q: query.text,
       page: query.page,

@@ -4,10 +4,12 @@ import { FakeServer, type FakeResponse, type RecordedRequest } from './fake-serv
  * A fake of Store Leads' domain list (`GET /json/api/v1/all/domain`):
  * - `Authorization: Bearer <key>` (wrong or missing: 401);
  * - filters `f:p` (platform), `f:cc` (country code), `f:ds` (domain state: `Active` leaves out the
- *   stores that are no longer live; without it they come back too), `f:cat` (a category path: the
- *   stores in it or below it; a path no store carries matches nothing: UPSTREAM.md says what is and
- *   is not known of an unknown path), `q` (text in name, merchant_name, title); unknown filter keys
- *   are silently ignored (see src/store-leads/UPSTREAM.md);
+ *   stores that are no longer live; without it they come back too), `f:cat` (category paths,
+ *   several comma-separated, combined by `f:cat:op`: `and` (the default) every value, `or` any one,
+ *   `nand` not all, `nor` none, as Store Leads' API collection documents the filters' values and
+ *   operators; one value is the stores in that path or below it, and a path no store carries matches
+ *   nothing: UPSTREAM.md says what is and is not known of an unknown path), `q` (text in name,
+ *   merchant_name, title); unknown filter keys are silently ignored (see src/store-leads/UPSTREAM.md);
  * - `merchant_name` is the business, `title` the home page's <title>; address in `street_address`,
  *   `city`, `state`, `postal_code`, `country_code`;
  * - `page` (0-based) and `page_size` (at most 50, else 400); `fields` limits the keys returned;
@@ -58,6 +60,17 @@ function inPath(storeCategory: string, filter: string): boolean {
   return have === filter || have.startsWith(`${filter}/`);
 }
 
+/** `f:cat` with `f:cat:op` over one store's categories; an unknown operator is refused like a bad page. */
+function categoryFilter(values: string[], op: string, categories: string[]): boolean {
+  const hits = values.map((value) => categories.some((c) => inPath(c, value)));
+  if (op === 'and') return hits.every(Boolean);
+  if (op === 'or') return hits.some(Boolean);
+  if (op === 'nand') return !hits.every(Boolean);
+  return !hits.some(Boolean);
+}
+
+const CATEGORY_OPERATORS = ['and', 'or', 'nand', 'nor'];
+
 export class StoreLeadsFake extends FakeServer {
   stores: FakeStore[] = [];
 
@@ -80,7 +93,13 @@ export class StoreLeadsFake extends FakeServer {
       return { status: 400, body: storeLeadsError(400, 'page_size must be between 1 and 50') };
     const platform = q.get('f:p');
     const country = q.get('f:cc')?.toUpperCase();
-    const category = q.get('f:cat')?.toLowerCase().replace(/\/+$/, '');
+    const categories = q
+      .get('f:cat')
+      ?.split(',')
+      .map((c) => c.trim().toLowerCase().replace(/\/+$/, ''))
+      .filter(Boolean);
+    const categoryOp = (q.get('f:cat:op') ?? 'and').toLowerCase();
+    if (!CATEGORY_OPERATORS.includes(categoryOp)) return { status: 400, body: storeLeadsError(400, 'invalid f:cat:op') };
     const domainState = q.get('f:ds')?.toLowerCase();
     const text = q.get('q')?.toLowerCase();
     const found = this.stores.filter(
@@ -88,7 +107,7 @@ export class StoreLeadsFake extends FakeServer {
         (!platform || s.platform === platform) &&
         (!country || s.country_code === country) &&
         (!domainState || (s.domain_state ?? 'Active').toLowerCase() === domainState) &&
-        (!category || (s.categories ?? []).some((c) => inPath(c, category))) &&
+        (!categories || categories.length === 0 || categoryFilter(categories, categoryOp, s.categories ?? [])) &&
         (!text || `${s.name} ${s.merchant_name ?? ''} ${s.title ?? ''}`.toLowerCase().includes(text)),
     );
     const fields = q
