@@ -1,5 +1,5 @@
-import { newId } from '@leadgen/domain';
-import { createAccount, createDatabase, grantCredits, insertMonitor, settleJob, startManualRun, tickMonitor, type Database } from '../src';
+import { createDatabase, settleJob, startManualRun, tickMonitor, type Database } from '../src';
+import { buildAccount, buildMonitor } from '../../../test/factories';
 
 // A monitor's tick in PostgreSQL (decision 022): under the monitor's row lock and only when the stored due
 // time has come, so however many callers ring at once, one run is made per due time, counted here in the database.
@@ -31,26 +31,16 @@ async function newMonitor(
   batch: typeof BATCH | null = null,
   maxCreditsPerRun: number | null = null,
 ) {
-  const account = await createAccount(db, 'monitor-ticks');
-  if (credits > 0) await grantCredits(db, account.id, credits);
-  const created = await insertMonitor(
-    db,
-    {
-      id: newId.monitor(),
-      accountId: account.id,
-      name: 'ticks',
-      request: batch ? null : { source: 'google_maps', category: 'dentist', state: 'US', maxResults: 5 },
-      batch,
-      schedule: { every },
-      webhookUrl: null,
-      maxCreditsPerRun,
-      enabled: true,
-      nextRunAt,
-    },
-    10,
-  );
-  if (created === 'limit') throw new Error('limit');
-  return created;
+  const { accountId } = await buildAccount(db, { credits, name: 'monitor-ticks' });
+  return buildMonitor(db, {
+    accountId,
+    name: 'ticks',
+    request: batch ? null : { source: 'google_maps', category: 'dentist', state: 'US', maxResults: 5 },
+    ...(batch ? { batch } : {}),
+    schedule: { every },
+    maxCreditsPerRun,
+    nextRunAt,
+  });
 }
 
 async function runsOf(monitorId: string) {
@@ -139,22 +129,12 @@ describe('tickMonitor', () => {
     expect(opened.released).toEqual([opened.jobId]);
 
     // A second monitor of the same account and source: the account has one open released job already.
-    const second = await insertMonitor(
-      db,
-      {
-        id: newId.monitor(),
-        accountId: first.accountId,
-        name: 'ticks',
-        request: { source: 'google_maps', category: 'dentist', state: 'US', maxResults: 5 },
-        schedule: { every: 'PT1H' },
-        webhookUrl: null,
-        maxCreditsPerRun: null,
-        enabled: true,
-        nextRunAt: new Date(Date.now() - 1_000),
-      },
-      10,
-    );
-    if (second === 'limit') throw new Error('limit');
+    const second = await buildMonitor(db, {
+      accountId: first.accountId,
+      name: 'ticks',
+      request: { source: 'google_maps', category: 'dentist', state: 'US', maxResults: 5 },
+      nextRunAt: new Date(Date.now() - 1_000),
+    });
     const held = await tickMonitor(db, second.id, new Date(), fair);
     expect(held).toMatchObject({ kind: 'created', released: [] });
     if (held.kind !== 'created') return;

@@ -1,14 +1,6 @@
-import { newId, newWebhookSecret, reservationFor, type GenerationRequest } from '@leadgen/domain';
-import {
-  createAccount,
-  createDatabase,
-  createJob,
-  createWebhookEndpoint,
-  grantCredits,
-  settleJob,
-  updateWebhookEndpoint,
-  type Database,
-} from '../src';
+import { newId, newWebhookSecret, reservationFor, type GenerationRequest, type SubscribableEvent } from '@leadgen/domain';
+import { createAccount, createDatabase, createJob, grantCredits, settleJob, updateWebhookEndpoint, type Database } from '../src';
+import { buildWebhookEndpoint } from '../../../test/factories';
 
 // The outbox (decision 016): a job's event is recorded by the statement that writes its terminal
 // status, for exactly the targets in force then, and never for a job that did not end.
@@ -46,13 +38,8 @@ async function create(accountId: string, extra: Partial<GenerationRequest> = {},
   return { jobId, created };
 }
 
-const endpoint = (accountId: string, events: string[]) =>
-  createWebhookEndpoint(db, accountId, {
-    url: 'https://hooks.example/x',
-    events: events as never,
-    description: null,
-    secret: newWebhookSecret(),
-  });
+const endpoint = async (accountId: string, events: SubscribableEvent[]) =>
+  (await buildWebhookEndpoint(db, accountId, { url: 'https://hooks.example/x', events })).endpoint;
 
 const deliveriesOf = (jobId: string) =>
   db.sql
@@ -65,9 +52,9 @@ const deliveriesOf = (jobId: string) =>
 describe('the webhook outbox', () => {
   it('when a job settles, then one delivery per enabled endpoint subscribed to its event and one for its webhookUrl are written with it, and their ids returned', async () => {
     const accountId = await newAccount();
-    const subscribed = (await endpoint(accountId, ['job.empty', 'job.failed']))!;
-    const other = (await endpoint(accountId, ['job.completed']))!;
-    const disabled = (await endpoint(accountId, ['job.empty']))!;
+    const subscribed = await endpoint(accountId, ['job.empty', 'job.failed']);
+    const other = await endpoint(accountId, ['job.completed']);
+    const disabled = await endpoint(accountId, ['job.empty']);
     await updateWebhookEndpoint(db, accountId, disabled.id, { enabled: false });
     const { jobId } = await create(accountId, { webhookUrl: 'https://own.example/hook' });
 
