@@ -8,7 +8,7 @@
 -- A job outside a batch, or a child already reserved, is one UPDATE. A job started without having been released
 -- (a held job a worker was handed all the same) counts as released from now on, so its account's share sees it
 -- (docs/decisions/020-fair-queues.md).
--- Called by: packages/db/src/jobs.ts (startJob); begin_job (the previous release's name for it).
+-- Called by: packages/db/src/jobs.ts (startJob); begin_job (the previous version's name for it).
 -- Locks: the jobs row; for a child's first start, then the batches row, then the account's credits as
 --   reserve_credits takes them (the accounts row FOR KEY SHARE and one credit stripe; all of them under the
 --   account row's lock when it gathers). settle_job takes them in the same order.

@@ -34,7 +34,7 @@ export interface CreateBatchResult {
  * what fits under the account's cap of open jobs per source (decision 020): each child's settlement releases
  * the next, so a 1,000-child batch never holds more queue slots than any other account's backlog. Nothing is
  * reserved here: each child reserves its worst case as it starts, against maxCredits and the account
- * (begin_job). A replay, a reused key or a short account (402) writes nothing; a Redis outage (503)
+ * (start_job). A replay, a reused key or a short account (402) writes nothing; a Redis outage (503)
  * withdraws the batch and its children.
  */
 export async function createBatch(deps: BatchCreationDependencies, input: CreateBatchInput): Promise<CreateBatchResult> {
