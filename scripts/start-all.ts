@@ -47,7 +47,8 @@ async function bootstrapAccount(databaseUrl: string, port: number): Promise<void
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
-  const result = await migrate(config.database.url);
+  // One host runs the whole service here: outside production nothing of the previous release runs beside it.
+  const result = await migrate(config.database.url, { allowBreaking: config.env !== 'production' });
   await sealPlainWebhookSecrets(config.database.url, config.secrets.encryptionKeys);
   if (result.createdDatabase) console.log('Created the database.');
   if (result.applied.length > 0) console.log(`Applied migrations: ${result.applied.join(', ')}`);

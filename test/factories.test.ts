@@ -1,5 +1,16 @@
 import { NON_TERMINAL_STATUSES, SOURCES, TERMINAL_STATUSES, chargeFor, reservationFor } from '@leadgen/domain';
-import { buildAccount, buildApiKey, buildDeliveredJobs, buildJob, buildLead } from './factories';
+import {
+  buildAccount,
+  buildApiKey,
+  buildBatch,
+  buildDeliveredJobs,
+  buildJob,
+  buildLead,
+  buildMonitor,
+  buildSuppressions,
+  buildWebhookEndpoint,
+} from './factories';
+import { secretContext } from '@leadgen/db';
 import { checkInvariants } from './faults/invariants';
 import { startWorld, type TestWorld } from './harness';
 
@@ -67,5 +78,60 @@ describe('test factories', () => {
     const res = await world.http.get('/api/v1/leads?limit=100').set(account.auth);
     expect(res.body.items).toHaveLength(12);
     expect([...new Set((res.body.items as Array<{ jobId: string }>).map((i) => i.jobId))]).toEqual(ids);
+  });
+
+  it('when a batch is built, then the API answers it running with its children queued, and no invariant is broken', async () => {
+    const account = await buildAccount(world.db, { credits: 1_000 });
+    const batch = await buildBatch(world.db, { accountId: account.accountId, requests: [{}, { maxResults: 4 }, { source: 'shopify' }] });
+    const res = await world.http.get(`/api/v1/leads/batches/${batch.batchId}`).set(account.auth);
+    expect(res.body).toMatchObject({ batchId: batch.batchId, status: 'running', childCount: 3, requestedCount: 24 });
+    const children = await world.http.get(`/api/v1/leads/batches/${batch.batchId}/jobs`).set(account.auth);
+    expect((children.body.items as Array<{ jobId: string; status: string }>).map((c) => [c.jobId, c.status])).toEqual(
+      batch.jobIds.map((id) => [id, 'queued']),
+    );
+    expect(await checkInvariants(world.config.database.url, { accountIds: [account.accountId] })).toEqual([]);
+    await expect(buildBatch(world.db, { accountId: (await buildAccount(world.db, { credits: 0 })).accountId })).rejects.toThrow(
+      /insufficient_credits/,
+    );
+  });
+
+  it('when a monitor is built, of one request or of a batch, then the API answers it as stored', async () => {
+    const account = await buildAccount(world.db, { credits: 0 });
+    const single = await buildMonitor(world.db, { accountId: account.accountId, name: 'dentists' });
+    const batchMonitor = await buildMonitor(world.db, {
+      accountId: account.accountId,
+      batch: { requests: [{ source: 'google_maps', category: 'dentist', state: 'US', maxResults: 5 }] },
+      enabled: false,
+    });
+    const one = await world.http.get(`/api/v1/monitors/${single.id}`).set(account.auth);
+    expect(one.body).toMatchObject({ monitorId: single.id, name: 'dentists', enabled: true, schedule: { every: 'PT1H' } });
+    expect(one.body.request).toMatchObject({ source: 'google_maps', category: 'dentist', maxResults: 10 });
+    const other = await world.http.get(`/api/v1/monitors/${batchMonitor.id}`).set(account.auth);
+    expect(other.body).toMatchObject({
+      monitorId: batchMonitor.id,
+      enabled: false,
+      nextRunAt: null,
+      batch: { requests: [{ maxResults: 5 }] },
+    });
+  });
+
+  it('when a webhook endpoint is built, then the API lists it, and its secret is the one it signs with', async () => {
+    const account = await buildAccount(world.db, { credits: 0 });
+    const { endpoint, secret } = await buildWebhookEndpoint(world.db, account.accountId, { events: ['batch.completed'] });
+    expect(secret).toMatch(/^whsec_/);
+    const res = await world.http.get(`/api/v1/webhooks/${endpoint.id}`).set(account.auth);
+    expect(res.body).toMatchObject({ id: endpoint.id, url: 'https://hooks.example.com/leadgen', events: ['batch.completed'] });
+    const { rows } = await world.db.sql.query<{ secret: string }>('SELECT secret FROM webhook_endpoints WHERE id = $1', [endpoint.id]);
+    expect(world.db.secrets.open(rows[0]!.secret, secretContext.endpoint(endpoint.id))).toBe(secret);
+  });
+
+  it('when suppressions are built, then the API lists them', async () => {
+    const account = await buildAccount(world.db, { credits: 0 });
+    const entries = await buildSuppressions(world.db, account.accountId, [
+      { kind: 'domain', value: 'studio0.example' },
+      { kind: 'email', value: 'info1@studio1.example' },
+    ]);
+    const res = await world.http.get('/api/v1/suppressions').set(account.auth);
+    expect((res.body.items as Array<{ kind: string; value: string }>).map(({ kind, value }) => ({ kind, value }))).toEqual(entries);
   });
 });

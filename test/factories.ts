@@ -1,17 +1,36 @@
 import { randomBytes } from 'node:crypto';
 import {
+  addSuppressions,
   commitPage,
   createAccount,
+  createWebhookEndpoint,
+  insertBatch,
   insertJob,
   findJob,
   grantCredits,
+  insertMonitor,
   issueApiKey,
   recordSettlement,
   startJob,
   type Database,
   type JobRecord,
+  type MonitorRecord,
+  type NewMonitor,
+  type WebhookEndpointRecord,
 } from '@leadgen/db';
-import { newId, reservationFor, type GenerationRequest, type JobOutcome, type JobStatus, type Lead, type Source } from '@leadgen/domain';
+import {
+  JOB_EVENT_TYPES,
+  newId,
+  newWebhookSecret,
+  reservationFor,
+  type GenerationRequest,
+  type JobOutcome,
+  type JobStatus,
+  type Lead,
+  type Source,
+  type SubscribableEvent,
+  type SuppressionEntry,
+} from '@leadgen/domain';
 
 /**
  * Test data, one builder per thing a test needs. Rows are
@@ -133,3 +152,123 @@ export async function buildJob(db: Database, options: JobOptions): Promise<JobRe
 
 // Shared with the bench's export section (apps/bench), which writes 100,000 leads with it.
 export { buildDeliveredJobs } from '@leadgen/testing';
+
+/** The request the builders use unless told otherwise: 10 google_maps dentists in the US. */
+function request(given: Partial<GenerationRequest> = {}): GenerationRequest {
+  return { source: 'google_maps', category: 'dentist', state: 'US', maxResults: 10, ...given } as GenerationRequest;
+}
+
+export interface TestBatch {
+  batchId: string;
+  /** the children's job ids, in the batch's order */
+  jobIds: string[];
+}
+
+export interface BatchOptions {
+  accountId: string;
+  /** one child per request (each completed from the builders' default request); two children unless said */
+  requests?: Array<Partial<GenerationRequest>>;
+  maxCredits?: number | null;
+  webhookUrl?: string | null;
+  name?: string | null;
+  excludeDelivered?: boolean;
+}
+
+/**
+ * A running batch created as POST /leads/batches creates one (create_batch: its children queued, each
+ * reserving its worst case when it starts). No queue entry is made, as for buildJob.
+ */
+export async function buildBatch(db: Database, options: BatchOptions): Promise<TestBatch> {
+  const { accountId, requests = [{}, { city: 'Austin' }], maxCredits = null, webhookUrl = null, name = null } = options;
+  const batchId = newId.batch();
+  const children = requests.map((given) => {
+    const childRequest = request(given);
+    return {
+      jobId: newId.job(),
+      resultSetId: newId.resultSet(),
+      request: childRequest,
+      reserve: reservationFor(childRequest.source, childRequest.maxResults),
+    };
+  });
+  const created = await insertBatch(db, {
+    accountId,
+    idempotencyKey: `factory-${batchId}`,
+    fingerprint: `factory-${batchId}`,
+    idempotencyTtlHours: 24,
+    batchId,
+    name,
+    excludeDelivered: options.excludeDelivered ?? false,
+    maxCredits,
+    webhookUrl,
+    children,
+    webhookSecretCandidate: newWebhookSecret(),
+  });
+  if (created.kind !== 'created') throw new Error(`buildBatch: the account cannot have the batch (${created.kind})`);
+  return { batchId, jobIds: children.map((child) => child.jobId) };
+}
+
+export type MonitorOptions = { accountId: string } & Partial<Omit<NewMonitor, 'accountId'>>;
+
+/**
+ * A monitor as POST /monitors stores one: of one request (a batch monitor when `batch` is given), every hour,
+ * enabled, due an hour from now unless `nextRunAt` says when. Without the API's per-account limit.
+ */
+export async function buildMonitor(db: Database, options: MonitorOptions): Promise<MonitorRecord> {
+  const { accountId, batch, ...given } = options;
+  const enabled = given.enabled ?? true;
+  const created = await insertMonitor(
+    db,
+    {
+      id: newId.monitor(),
+      accountId,
+      name: 'factory monitor',
+      request: batch ? null : request(),
+      schedule: { every: 'PT1H' },
+      webhookUrl: null,
+      maxCreditsPerRun: null,
+      nextRunAt: enabled ? new Date(Date.now() + 3_600_000) : null,
+      ...given,
+      enabled,
+      ...(batch ? { batch } : {}),
+    },
+    Number.POSITIVE_INFINITY,
+  );
+  if (created === 'limit') throw new Error('buildMonitor: refused by a limit it was not given');
+  return created;
+}
+
+export interface TestWebhookEndpoint {
+  endpoint: WebhookEndpointRecord;
+  /** its signing secret, as POST /webhooks shows it once */
+  secret: string;
+}
+
+/** An account's webhook endpoint (sealed secret, as POST /webhooks stores it), subscribed to every job event unless told. */
+export async function buildWebhookEndpoint(
+  db: Database,
+  accountId: string,
+  options: { url?: string; events?: SubscribableEvent[]; description?: string | null } = {},
+): Promise<TestWebhookEndpoint> {
+  const secret = newWebhookSecret();
+  const endpoint = await createWebhookEndpoint(db, accountId, {
+    url: options.url ?? 'https://hooks.example.com/leadgen',
+    events: options.events ?? [...JOB_EVENT_TYPES],
+    description: options.description ?? null,
+    secret,
+  });
+  if (!endpoint) throw new Error('buildWebhookEndpoint: the account has MAX_WEBHOOK_ENDPOINTS already');
+  return { endpoint, secret };
+}
+
+/**
+ * Entries on the account's suppression list, already in their normal forms (a bare lower-case domain, a
+ * lower-case email, an E.164 phone); by default the first buildLead's domain. Returns the entries.
+ */
+export async function buildSuppressions(
+  db: Database,
+  accountId: string,
+  entries: SuppressionEntry[] = [{ kind: 'domain', value: 'studio0.example' }],
+): Promise<SuppressionEntry[]> {
+  await addSuppressions(db, accountId, entries);
+  return entries;
+}

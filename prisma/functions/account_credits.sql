@@ -5,7 +5,7 @@
 -- Called by: create_batch (the first child's cover), delete_account (the balance it records), packages/db/src/
 --   credit-ledger.ts (creditSummary: GET /account, the admin commands).
 -- Locks: nothing (a read).
--- Guarantees: balance = grants - charges and reserved = reserves - releases as the ledger sums them (credits:verify
+-- Guarantees: balance = grants - charges and reserved = reserves - returns (kind 'release') as the ledger sums them (credits:verify
 --   and the fault suite's invariants check it); no row for an account that does not exist.
 
 CREATE OR REPLACE FUNCTION "account_credits"(p_account_id TEXT)

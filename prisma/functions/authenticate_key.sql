@@ -1,6 +1,6 @@
 -- authenticate_key: the account of a live API key (not revoked, not expired) looked up by the key's sha256,
 -- with the account's key epoch read in the same statement, and the key's last use recorded at most once an hour.
--- Called by: packages/db/src/account-repository.ts (authenticateApiKey), on every request the key cache misses.
+-- Called by: packages/db/src/accounts.ts (authenticateApiKey), on every request the key cache misses.
 -- Locks: the api_keys row, only in the hourly write of last_used_at.
 -- Guarantees: no row for an unknown, revoked or expired key; otherwise the account's id, name, creation time, the key's id,
 --   the key's expiry and the account's key epoch as of one snapshot: a revocation that committed after that

@@ -1,11 +1,11 @@
 -- create_batch: a batch and its children (ordinary jobs, queued, each tagged with the batch and its index) in
 -- one transaction, bound to its Idempotency-Key (docs/decisions/021-batches.md):
--- 1. an expired binding of the key is released; then the batch row binds the key through its unique
+-- 1. an expired binding of the key is dropped; then the batch row binds the key through its unique
 --    (account_id, idempotency_key): a live key conflicts (answered 'bound' with its batch and fingerprint),
 --    and a concurrent first call with the same key waits at the index until this one commits;
 -- 2. the account must be able to cover the first child's worst case now, else nothing is written and the
 --    key is not bound ('insufficient_credits'). Nothing is reserved here: each child reserves its own worst
---    case when it starts (begin_job), against the batch's maxCredits and the account's available credits;
+--    case when it starts (start_job), against the batch's maxCredits and the account's available credits;
 -- 3. the children: p_children is a JSON array of { jobId, resultSetId, source, request, requestedCount, reserve },
 --    each written held (released_at NULL, no queue entry): the caller releases what fits under the account's
 --    cap (release_held_jobs) once this has committed, and each child's settlement releases the next

@@ -84,17 +84,3 @@ BEGIN
     END;
 END
 $$;
-
--- The previous release's form: its pods enqueue every job they create at once, so the job is released at
--- once (cap 0), and nothing held is touched. Contract: a migration of the next release drops it
--- (docs/decisions/017-sql-as-code.md).
-CREATE OR REPLACE FUNCTION "create_job"(
-  p_account_id TEXT, p_key TEXT, p_fingerprint TEXT, p_job_id TEXT, p_ttl_hours INTEGER,
-  p_reserve INTEGER, p_result_set_id TEXT, p_source "Source", p_request JSONB, p_requested_count INTEGER,
-  p_webhook_url TEXT, p_webhook_secret TEXT
-) RETURNS TABLE (o_outcome TEXT, o_job_id TEXT, o_fingerprint TEXT, o_available BIGINT)
-LANGUAGE sql AS $$
-  SELECT c.o_outcome, c.o_job_id, c.o_fingerprint, c.o_available
-  FROM create_job(p_account_id, p_key, p_fingerprint, p_job_id, p_ttl_hours, p_reserve, p_result_set_id, p_source, p_request,
-    p_requested_count, p_webhook_url, p_webhook_secret, 0) c
-$$;

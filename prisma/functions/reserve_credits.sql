@@ -6,7 +6,7 @@
 --    deleted is never reserved on, and nobody holds a stripe while waiting for that deletion;
 -- 1. a stripe nobody holds that covers the amount, looked for from the job's own stripe on (SKIP LOCKED: no
 --    wait at all while the account has credits spread and a stripe free), in a subtransaction rolled back on a
---    miss, which releases any stripe the search locked without using it;
+--    miss, which unlocks any stripe the search locked without using it;
 -- 2. otherwise the gather: under the account row's FOR NO KEY UPDATE (the only lock taken on it as a mutex),
 --    every stripe locked in stripe order (waiting for whoever holds one: a holder is past its own credit step
 --    and never waits for the account row or another stripe), the base counters' available moved into the
@@ -14,7 +14,7 @@
 --    sum is exact there, so a refusal is exact too. A new account's first reservation makes its stripes there.
 --    Step 1 never waits and a miss keeps no lock, so no caller holds a stripe while it waits for the account
 --    row: gathers cannot deadlock with reservations or settlements.
--- Called by: create_job (a job's creation), begin_job (a batch child's first start).
+-- Called by: create_job (a job's creation), start_job (a batch child's first start).
 -- Locks: the accounts row FOR KEY SHARE, then one credit_stripes row; for the gather, the accounts row FOR NO KEY
 --   UPDATE then every credit_stripes row of the account in stripe order. A transaction must therefore not lock
 --   the account row more strongly than KEY SHARE after it touched a stripe, nor reserve twice (the second could

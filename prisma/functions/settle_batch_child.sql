@@ -12,7 +12,7 @@
 -- commit in flight either committed before that child's settlement or finds it terminal). A cancelled batch
 -- is the same case: it is terminal only once its last child has settled.
 -- Called by: settle_job, for a job with a batch_id, before it touches the account.
--- Locks: the batches row (after the jobs row, before the accounts row: begin_job's order); the last child, the
+-- Locks: the batches row (after the jobs row, before the accounts row: start_job's order); the last child, the
 --   batch's claims (no page commit of the batch can hold them then).
 -- Guarantees: counters that add up (open + the five terminal counts = child_count), no lost update when two
 --   children end at once (the row lock), the batch settled exactly once; the new deliveries' ids returned; a

@@ -1,6 +1,6 @@
 -- settle_credits: a job's settlement in its account's credit counters: the charge taken from the balance and
--- the whole reservation released, on any one stripe (docs/decisions/023-redis-topologies.md, "One account at the
--- speed of many"). A settlement releases at least what it charges, so it only ever adds to a stripe's available:
+-- the whole reservation returned, on any one stripe (docs/decisions/023-redis-topologies.md, "One account at the
+-- speed of many"). A settlement returns at least what it charges, so it only ever adds to a stripe's available:
 -- it may land on a stripe other than the one that took the reservation, and so need not wait for that one.
 -- In order, after the account row FOR KEY SHARE (as reserve_credits, so an account being deleted is never
 -- settled on half-way): a stripe nobody holds (SKIP LOCKED), from the job's own on; else the job's own, waiting
@@ -10,9 +10,10 @@
 -- Called by: settle_job (a terminal status), packages/db/src/job-creation.ts (a withdrawn creation, charge 0).
 -- Locks: the accounts row FOR KEY SHARE, then one credit_stripes row (or the accounts row, for an account without
 --   stripes).
--- Guarantees: the sums of balance and reserved fall by exactly p_charge and p_release; returns the stripe used,
---   -1 for the account row, NULL when there was nothing to settle. p_charge > p_release is refused by the CHECK
---   (a settlement never overdraws).
+-- Guarantees: the sums of balance and reserved fall by exactly p_charge and p_release (the reservation returned,
+--   the ledger's kind 'release'; renaming the parameter would mean dropping the function); returns the stripe
+--   used, -1 for the account row, NULL when there was nothing to settle. p_charge > p_release is refused by the
+--   CHECK (a settlement never overdraws).
 
 CREATE OR REPLACE FUNCTION "settle_credits"(p_account_id TEXT, p_job_id TEXT, p_charge BIGINT, p_release BIGINT)
 RETURNS INTEGER

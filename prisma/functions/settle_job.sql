@@ -1,8 +1,8 @@
 -- settle_job: the terminal compare-and-set, the only statement that writes a terminal status (worker end,
 -- timeout, last failed attempt, owner's and operator's cancel). It matches only a job that is not terminal
--- and still has the delivered count the decision was made from; then the ledger's release and charge rows,
--- the account's counters (on one credit stripe: settle_credits), and the outbox rows of the job's webhook
--- event, all in one transaction. A job without webhookUrl of an account without endpoints pays one probe of
+-- and still has the delivered count the decision was made from; then the ledger's rows that return the job's
+-- reservation (kind 'release') and charge it, the account's counters (on one credit stripe: settle_credits), and
+-- the outbox rows of the job's webhook event, all in one transaction. A job without webhookUrl of an account without endpoints pays one probe of
 -- webhook_endpoints_account_id_idx.
 -- The event's name comes from the caller (packages/domain's JOB_EVENT_OF), so it is written in one place.
 -- A batch's child tells its batch in the same transaction (settle_batch_child: the batch's counters, and the
@@ -58,22 +58,4 @@ BEGIN
   END IF;
   RETURN QUERY SELECT v_job, v_deliveries || v_batch_deliveries, v_released;
 END
-$$;
-
--- The previous release's form, which does not enqueue released jobs: it releases none (the worker's periodic
--- sweep releases what its settlements left held). Contract: a migration of the next release drops it.
-CREATE OR REPLACE FUNCTION "settle_job"(p_job_id TEXT, p_status "JobStatus", p_stop_reason TEXT, p_charge INTEGER, p_delivered INTEGER, p_event_type TEXT)
-RETURNS TABLE ("job" "jobs", "webhook_deliveries" TEXT[])
-LANGUAGE sql AS $$
-  SELECT s."job", s."webhook_deliveries" FROM settle_job(p_job_id, p_status, p_stop_reason, p_charge, p_delivered, p_event_type, NULL::INTEGER) s
-$$;
-
--- The previous release's form, without the event's name: its pods call it during a rolling deploy
--- (docs/decisions/017-sql-as-code.md). Contract: a migration of the next release drops it, and with it the
--- only other place an event name is derived (previous-release.test.ts checks it agrees with JOB_EVENT_OF).
-CREATE OR REPLACE FUNCTION "settle_job"(p_job_id TEXT, p_status "JobStatus", p_stop_reason TEXT, p_charge INTEGER, p_delivered INTEGER)
-RETURNS TABLE ("job" "jobs", "webhook_deliveries" TEXT[])
-LANGUAGE sql AS $$
-  SELECT * FROM settle_job(p_job_id, p_status, p_stop_reason, p_charge, p_delivered,
-    CASE p_status WHEN 'COMPLETE' THEN 'job.completed' ELSE 'job.' || lower(p_status::TEXT) END)
 $$;

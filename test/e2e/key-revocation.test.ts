@@ -7,7 +7,7 @@ import { ROOT, startApiProcess, type ApiProcess } from '@leadgen/testing';
 
 // Two API processes that share one Redis and one PostgreSQL, each keeping live keys in memory for a
 // minute: a revocation by the operator's command must be refused by both from the next request on.
-const env = { QUEUE_PREFIX: `lgtest-${randomBytes(5).toString('hex')}`, AUTH_CACHE_MS: '60000', WORKER_SOURCES: '' };
+const env = { QUEUE_PREFIX: `lgtest-${randomBytes(5).toString('hex')}`, AUTH_CACHE_MS: '60000', WORKER_QUEUES: '' };
 
 function admin(...args: string[]) {
   const result = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'apps/admin/src/main.ts'), ...args, '--json'], {

@@ -23,11 +23,11 @@ describe('a worker whose Redis is dead', () => {
 
   it(`when Redis dies under a running worker, or was never there (one node, every sentinel), then ${WATCH_MS / 1000} s write a bounded number of log lines`, async () => {
     const redis = await ownRedis();
-    const running = startWorkerProcess({ REDIS_URL: redis.url, WORKER_SOURCES: ALL_QUEUES, LOST_JOB_SWEEP_MS: '1000' });
+    const running = startWorkerProcess({ REDIS_URL: redis.url, WORKER_QUEUES: ALL_QUEUES, LOST_JOB_SWEEP_MS: '1000' });
     const [dead, deadSentinelA, deadSentinelB] = await Promise.all([freePort(), freePort(), freePort()]);
     const neverThere = [
-      startWorkerProcess({ REDIS_URL: `redis://127.0.0.1:${dead}`, WORKER_SOURCES: ALL_QUEUES }),
-      startWorkerProcess({ REDIS_SENTINELS: `127.0.0.1:${deadSentinelA},127.0.0.1:${deadSentinelB}`, WORKER_SOURCES: ALL_QUEUES }),
+      startWorkerProcess({ REDIS_URL: `redis://127.0.0.1:${dead}`, WORKER_QUEUES: ALL_QUEUES }),
+      startWorkerProcess({ REDIS_SENTINELS: `127.0.0.1:${deadSentinelA},127.0.0.1:${deadSentinelB}`, WORKER_QUEUES: ALL_QUEUES }),
     ];
     workers.push(running, ...neverThere);
     await running.ready;

@@ -20,7 +20,7 @@ async function waitFor(check: () => Promise<boolean>, timeoutMs = 10_000): Promi
 }
 
 // linkedin is left to the sweep's scenario: no worker takes its jobs.
-const WORLD_ENV = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WORKER_SOURCES: 'google_maps,shopify,webhooks' };
+const WORLD_ENV = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WORKER_QUEUES: 'google_maps,shopify,webhooks' };
 
 function scenarios(name: string, world: () => TestWorld, receiver: () => WebhookReceiver) {
   it(`when a job is generated on ${name}, then a worker completes it and the API answers it synchronously`, async () => {
@@ -64,7 +64,7 @@ function scenarios(name: string, world: () => TestWorld, receiver: () => Webhook
 
   it(`when ${name} lost a queued job, then the sweep enqueues it again, and a cancel removes that entry`, async () => {
     const account = await buildAccount(world().db, { credits: 1_000 });
-    // No worker serves linkedin here (WORKER_SOURCES): the job stays queued.
+    // No worker serves linkedin here (WORKER_QUEUES): the job stays queued.
     const res = await generate(world(), account, { source: 'linkedin', category: 'cto', state: 'DE', maxResults: 4 });
     expect(res.status).toBe(202);
     const jobId = res.body.jobId as string;
@@ -140,10 +140,10 @@ describe('on a Redis Cluster', () => {
   });
 
   it('when a worker is pointed at a cluster node as if it were one Redis, then its /readyz says not ready and why', async () => {
-    const config = testConfig({ QUEUE_PREFIX: world.config.redis.queuePrefix, WORKER_SOURCES: 'google_maps' });
+    const config = testConfig({ QUEUE_PREFIX: world.config.redis.queuePrefix, WORKER_QUEUES: 'google_maps' });
     const node = await cluster.nodeNotServing(`${config.redis.queuePrefix}:${QUEUE_NAMES.google_maps}:wait`);
     const worker = await startWorker(
-      testConfig({ QUEUE_PREFIX: config.redis.queuePrefix, WORKER_SOURCES: 'google_maps', REDIS_URL: `redis://127.0.0.1:${node}` }),
+      testConfig({ QUEUE_PREFIX: config.redis.queuePrefix, WORKER_QUEUES: 'google_maps', REDIS_URL: `redis://127.0.0.1:${node}` }),
     );
     try {
       expect(await settledReadiness(() => worker.readiness())).toMatchObject({ ready: false, checks: { redis: 'cluster_node' } });

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { revokeApiKey } from '@leadgen/db';
+import { revokeKey } from '@leadgen/db';
 import { generate, startWorld, type TestWorld } from '../harness';
 import { buildAccount, type TestAccount } from '../factories';
 import { rawRequest, rawSocket, type RawAnswer, type SocketAnswer } from '../raw-http';
@@ -55,7 +55,7 @@ beforeAll(async () => {
   account = await buildAccount(world.db, { credits: 100_000_000, name: 'fuzz' });
   other = await buildAccount(world.db, { credits: 1_000, name: 'fuzz-other' });
   revokedKey = (await buildAccount(world.db, { credits: 0, name: 'fuzz-revoked' })).apiKey;
-  await revokeApiKey(world.db, revokedKey);
+  await revokeKey(world.db, { apiKey: revokedKey });
   for (const who of [account, other]) {
     const res = await generate(world, who, { category: 'dentist', state: 'US', maxResults: 2 }, { Prefer: 'respond-async' });
     realJobIds.push(res.body.jobId as string);

@@ -57,7 +57,7 @@ describe.each([
         ...env,
         DATABASE_URL: world.config.database.url,
         QUEUE_PREFIX: world.config.redis.queuePrefix,
-        WORKER_SOURCES: QUEUE_NAMES.google_maps,
+        WORKER_QUEUES: QUEUE_NAMES.google_maps,
         WORKER_LOCK_MS: '2000',
         WORKER_STALLED_CHECK_MS: '1000',
         WORKER_CONCURRENCY: '4',

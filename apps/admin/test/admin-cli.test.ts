@@ -1,9 +1,12 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { accountForApiKey, createDatabase, type Database } from '@leadgen/db';
+import { authenticateApiKey, createDatabase, hashApiKey, type Database } from '@leadgen/db';
 import { generate, startWorld, type TestWorld } from '../../../test/harness';
 import { newWebhookSecret } from '@leadgen/domain';
 import { buildAccount, buildJob } from '../../../test/factories';
+
+/** The account a live key authenticates as; null for an unknown, revoked or expired key. */
+const accountForApiKey = async (db: Database, apiKey: string) => (await authenticateApiKey(db, hashApiKey(apiKey)))?.account ?? null;
 
 // The operator CLI as an operator runs it: a real process, JSON on stdout, messages on stderr.
 const ROOT = path.resolve(__dirname, '../../..');

@@ -1,4 +1,4 @@
-import { revokeApiKey, revokeKey } from '@leadgen/db';
+import { revokeKey } from '@leadgen/db';
 import { announceKeyEpoch } from '@leadgen/rate-limits';
 import { startWorld, type TestWorld } from '../../../test/harness';
 import { buildAccount, buildApiKey } from '../../../test/factories';
@@ -48,7 +48,7 @@ describe('live keys kept in memory for AUTH_CACHE_MS', () => {
   it('when a key is revoked, then it still works at most AUTH_CACHE_MS on a process that knew it, then 401', async () => {
     const account = await buildAccount(world.db, { credits: 0 });
     expect((await world.http.get('/api/v1/account').set(account.auth)).status).toBe(200);
-    await revokeApiKey(world.db, account.apiKey);
+    await revokeKey(world.db, { apiKey: account.apiKey });
     await new Promise((resolve) => setTimeout(resolve, 450));
     expect((await world.http.get('/api/v1/account').set(account.auth)).status).toBe(401);
   });

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import supertest, { type Response } from 'supertest';
-import { revokeApiKey, type Database } from '@leadgen/db';
+import { revokeKey, type Database } from '@leadgen/db';
 import { LINKEDIN_COUNTRIES } from '@leadgen/domain';
 import { createApp } from '../src/app';
 import { generate, idempotencyKey, startWorld, type TestWorld } from '../../../test/harness';
@@ -225,7 +225,7 @@ describe('authentication', () => {
   it('when the key is revoked, then 401 and the key is not repeated back', async () => {
     const who = await buildAccount(world.db, { credits: 100 });
     expect((await world.http.get('/api/v1/account').set(who.auth)).status).toBe(200);
-    expect(await revokeApiKey(world.db, who.apiKey)).toBe(true);
+    expect(await revokeKey(world.db, { apiKey: who.apiKey })).not.toBeNull();
     expectUnauthorized(await world.http.get('/api/v1/account').set(who.auth), who.apiKey);
     expectUnauthorized(await generate(world, who, valid), who.apiKey);
   });

@@ -75,8 +75,8 @@ describe('the unknown-key throttle before authentication', () => {
   it('when a key is revoked, then it is refused from the next request on, and then from memory', async () => {
     const other = await buildAccount(world.db, { credits: 0 });
     expect((await getAccount('127.0.2.6', other.apiKey)).status).toBe(200);
-    const revoke = await import('@leadgen/db');
-    await revoke.revokeApiKey(world.db, other.apiKey);
+    const { revokeKey } = await import('@leadgen/db');
+    await revokeKey(world.db, { apiKey: other.apiKey });
     const before = keyLookups;
     expect((await getAccount('127.0.2.6', other.apiKey)).status).toBe(401);
     expect((await getAccount('127.0.2.6', other.apiKey)).status).toBe(401);

@@ -40,14 +40,15 @@ const ACCOUNT_ROW_BASELINE = [
    RETURNS TABLE (o_outcome TEXT, o_job_id TEXT, o_fingerprint TEXT, o_available BIGINT) LANGUAGE plpgsql AS $$
    BEGIN
      UPDATE accounts SET balance = balance WHERE id = p_account_id;
-     RETURN QUERY SELECT * FROM create_job(p_account_id, p_key, p_fingerprint, p_job_id, p_ttl_hours, p_reserve,
-       p_result_set_id, p_source, p_request, p_requested_count, p_webhook_url, p_webhook_secret);
+     RETURN QUERY SELECT c.o_outcome, c.o_job_id, c.o_fingerprint, c.o_available FROM create_job(p_account_id, p_key,
+       p_fingerprint, p_job_id, p_ttl_hours, p_reserve, p_result_set_id, p_source, p_request, p_requested_count,
+       p_webhook_url, p_webhook_secret, 0) c;
    END $$`,
   `CREATE OR REPLACE FUNCTION bench_settle_job_on_account_row(p_job_id TEXT, p_account_id TEXT)
    RETURNS INTEGER LANGUAGE plpgsql AS $$
    BEGIN
      UPDATE accounts SET balance = balance WHERE id = p_account_id;
-     PERFORM 1 FROM settle_job(p_job_id, 'EMPTY', 'no_results', 0, 0, 'job.empty');
+     PERFORM 1 FROM settle_job(p_job_id, 'EMPTY', 'no_results', 0, 0, 'job.empty', NULL);
      RETURN 1;
    END $$`,
 ];

@@ -2,7 +2,7 @@ import type { operations } from './openapi-types.js';
 
 /**
  * Which method of LeadgenClient calls each operation of the OpenAPI document. A new operation in the
- * document fails the type check here (and packages/client/test/client-coverage.test.ts names it) until
+ * document fails the type check here (and packages/client/test/client-areas.test.ts names it) until
  * it has a method: add the method to its area's file and its line here.
  */
 export const OPERATION_METHODS = {

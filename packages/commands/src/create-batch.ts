@@ -24,7 +24,7 @@ export type BatchCreation = BatchInsertion;
  * after-commit step releases into the queues what fits under the account's share per source (decision 020):
  * each child's settlement releases the next, so a 1,000-child batch never holds more queue places than any
  * other account's backlog. Nothing is reserved here: each child reserves its worst case as it starts, against
- * maxCredits and the account (begin_job). A replay, a reused key or a short account writes nothing; a Redis
+ * maxCredits and the account (start_job). A replay, a reused key or a short account writes nothing; a Redis
  * outage (503) withdraws the batch and its children.
  */
 export async function createBatch(lc: Lifecycle, input: BatchToCreate): Promise<BatchCreation> {

@@ -19,10 +19,7 @@ function shownDefault(variable: Variable<unknown>): string {
 /** The Markdown table of every variable, in declaration order. */
 export function renderConfigTable(): string {
   const cell = (text: string) => text.replace(/\|/g, '\\|');
-  const rows = VARIABLES.map(
-    (v) =>
-      `| \`${v.name}\` | ${cell(shownDefault(v))} | ${cell(v.description)}${v.options.formerName ? ` (formerly \`${v.options.formerName}\`, still read when this is unset)` : ''} |`,
-  );
+  const rows = VARIABLES.map((v) => `| \`${v.name}\` | ${cell(shownDefault(v))} | ${cell(v.description)} |`);
   return ['| Variable | Default | Meaning |', '|---|---|---|', ...rows].join('\n');
 }
 

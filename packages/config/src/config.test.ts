@@ -62,13 +62,8 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ TRUST_PROXY: 'ingress-nginx' })).toThrow(/TRUST_PROXY: must be a hop count/);
   });
 
-  it('when only the former name WORKER_SOURCES is set, then it is read; when both are, WORKER_QUEUES wins', () => {
-    expect(loadConfig({ WORKER_SOURCES: 'linkedin,webhooks' })).toMatchObject({
-      worker: { sources: ['linkedin'] },
-      webhooks: { deliver: true },
-    });
-    expect(loadConfig({ WORKER_SOURCES: 'linkedin', WORKER_QUEUES: 'shopify' }).worker.sources).toEqual(['shopify']);
-    expect(() => loadConfig({ WORKER_SOURCES: 'yelp' })).toThrow(/WORKER_QUEUES/);
+  it('when only the former name WORKER_SOURCES is set, then it is not read: the worker serves every queue', () => {
+    expect(loadConfig({ WORKER_SOURCES: 'linkedin' })).toMatchObject({ worker: { sources: ['google_maps', 'linkedin', 'shopify'] } });
   });
 
   it('when WORKER_QUEUES names one source, then only that one', () => {

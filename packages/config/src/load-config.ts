@@ -19,8 +19,8 @@ const SCHEMA = Joi.object(Object.fromEntries(VARIABLES.map((v) => [v.name, v.sch
  */
 export function loadConfig(environment: NodeJS.ProcessEnv = process.env, kind?: DeployedProcess['kind']): Config {
   const given: Record<string, string> = {};
-  for (const { name, options } of VARIABLES) {
-    const value = environment[name] || (options.formerName ? environment[options.formerName] : undefined);
+  for (const { name } of VARIABLES) {
+    const value = environment[name];
     // An empty variable counts as unset, as in most twelve-factor tooling.
     if (value !== undefined && value !== '') given[name] = value;
   }

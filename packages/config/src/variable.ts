@@ -8,8 +8,6 @@ export interface VariableOptions {
   requires?: string;
   /** never set together with this other variable: the two ask for different things */
   conflicts?: string;
-  /** the variable's earlier name, still read when the variable itself is unset (deployments set before the rename keep working) */
-  formerName?: string;
   /**
    * a credential: Kubernetes passes it from the Secret, and only to the processes in `readBy`
    * (`required`: a pod whose Secret lacks it does not start; `optional`: it may be absent)

@@ -383,7 +383,7 @@ export const DECLARATION = {
         })
         .default(() => [...WORKER_QUEUES]),
       'which queues this worker serves: sources, and `webhooks` for webhook deliveries ([decision 016](decisions/016-webhooks.md))',
-      { shownDefault: `\`${WORKER_QUEUES.join(',')}\``, formerName: 'WORKER_SOURCES' },
+      { shownDefault: `\`${WORKER_QUEUES.join(',')}\`` },
       (validated) => listedQueues(validated).filter((n): n is Source => (SOURCES as readonly string[]).includes(n)),
     ),
     concurrency: variable(

@@ -76,11 +76,6 @@ export async function authenticateApiKey(db: Database, keyHash: string): Promise
     : null;
 }
 
-/** The account a live key belongs to; null for unknown, revoked or expired keys. */
-export async function accountForApiKey(db: Database, apiKey: string): Promise<AccountRecord | null> {
-  return (await authenticateApiKey(db, hashApiKey(apiKey)))?.account ?? null;
-}
-
 export interface KeyRevocation {
   keyId: string;
   accountId: string;
@@ -102,9 +97,4 @@ export async function revokeKey(db: Database | Tx, by: { keyId: string } | { api
   );
   const row = rows[0];
   return row ? { keyId: row.key_id, accountId: row.account_id, keyEpoch: Number(row.key_epoch) } : null;
-}
-
-/** Revokes a key; false when no such key exists. Revoking twice is fine. The caller announces the epoch (revokeKey) for at-once effect. */
-export async function revokeApiKey(db: Database, apiKey: string): Promise<boolean> {
-  return (await revokeKey(db, { apiKey })) !== null;
 }

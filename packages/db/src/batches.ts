@@ -127,7 +127,7 @@ export async function listAccountBatches(
 }
 
 /**
- * Marks a running batch of the account cancelled (no child starts after this: begin_job refuses them) and
+ * Marks a running batch of the account cancelled (no child starts after this: start_job refuses them) and
  * returns the ids of its open children, to be settled CANCELLED by the caller: the held ones first (their
  * settlements free no slot, so none of the batch is released only to be cancelled), then the released ones. A batch already terminal is
  * left as it is. Null: no such batch.

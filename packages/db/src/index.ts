@@ -8,7 +8,16 @@ export * from './accounts';
 export * from './idempotency-keys';
 export * from './job-settlement';
 export * from './page-commit';
-export { migrate, ensureDatabase, dropDatabase, readMigrations, MIGRATIONS_DIR, type MigrateOptions, type MigrateResult } from './migrator';
+export {
+  migrate,
+  ensureDatabase,
+  dropDatabase,
+  readMigrations,
+  MIGRATIONS_DIR,
+  type MigrateOptions,
+  type MigrateResult,
+  type MigrationFile,
+} from './migrator';
 export { readFunctionFiles, FUNCTIONS_DIR, type FunctionFile } from './function-files';
 export * from './schema-status';
 export * from './suppressions';

@@ -136,13 +136,13 @@ export type JobStart = { kind: 'started'; job: JobRecord } | { kind: 'refused'; 
 
 /**
  * queued → running (or running again, after a worker died), recording the provider, in one
- * statement (prisma/functions/begin_job.sql) that also returns the row; a batch's child reserves its worst
+ * statement (prisma/functions/start_job.sql) that also returns the row; a batch's child reserves its worst
  * case at its first start, or is refused. Null when the job is terminal or its row not visible (yet).
  * started_at keeps the first start: the time budget covers the whole job, not one attempt.
  */
 export async function startJob(db: Database, id: string, provider: string): Promise<JobStart> {
   const { rows } = await db.sql.query<JobRow & { o_refusal: StartRefusal | null }>(
-    `SELECT ${jobColumns('(b.job)')}, b.o_refusal FROM begin_job($1, $2) b`,
+    `SELECT ${jobColumns('(b.job)')}, b.o_refusal FROM start_job($1, $2) b`,
     [id, provider],
   );
   const row = rows[0];

@@ -38,7 +38,21 @@ export interface MigrationFile {
   name: string;
   sql: string;
   checksum: string;
+  /** marked `--! breaking-change`: the release before the one that ships it cannot run beside it */
+  breaking: boolean;
 }
+
+// graphile-worker's mark (its migrations' `--! breaking-change` line, from which it derives the list of breaking
+// migrations an older worker refuses to run beside: github.com/graphile/worker, src/migrate.ts): a migration that
+// drops or changes what the previous release still calls (docs/decisions/017-sql-as-code.md) says so on a line of its own.
+const BREAKING_CHANGE = /^--!\s*breaking-change\b/m;
+
+// Where the migrator records each breaking migration it applied, so that a release that does not ship it (the
+// one before, still running in a rolling deploy) can read that it must not serve (schema-status.ts).
+export const CREATE_BREAKING_BOOKKEEPING = `CREATE TABLE IF NOT EXISTS "_breaking_migrations" (
+  "migration_name" VARCHAR(255) PRIMARY KEY,
+  "applied_at" TIMESTAMPTZ NOT NULL DEFAULT now()
+)`;
 
 export function readMigrations(dir = MIGRATIONS_DIR): MigrationFile[] {
   return readdirSync(dir, { withFileTypes: true })
@@ -47,7 +61,7 @@ export function readMigrations(dir = MIGRATIONS_DIR): MigrationFile[] {
     .sort()
     .map((name) => {
       const sql = readFileSync(path.join(dir, name, 'migration.sql'), 'utf8');
-      return { name, sql, checksum: createHash('sha256').update(sql).digest('hex') };
+      return { name, sql, checksum: createHash('sha256').update(sql).digest('hex'), breaking: BREAKING_CHANGE.test(sql) };
     });
 }
 
@@ -98,6 +112,12 @@ export interface MigrateResult {
 export interface MigrateOptions {
   migrationsDir?: string;
   functionsDir?: string;
+  /**
+   * Apply a migration marked `--! breaking-change` to a database that has migrations already, where the previous
+   * release may still be running (the migrate command's `--allow-breaking`: once its pods are stopped). A database
+   * without migrations takes one regardless: no release can be running on it.
+   */
+  allowBreaking?: boolean;
 }
 
 /**
@@ -106,7 +126,7 @@ export interface MigrateOptions {
  * transaction, so a failure leaves the database as it was and a rolling deploy never sees half a release.
  */
 export async function migrate(databaseUrl: string, options: MigrateOptions = {}): Promise<MigrateResult> {
-  const { migrationsDir = MIGRATIONS_DIR, functionsDir = FUNCTIONS_DIR } = options;
+  const { migrationsDir = MIGRATIONS_DIR, functionsDir = FUNCTIONS_DIR, allowBreaking = false } = options;
   const createdDatabase = await ensureDatabase(databaseUrl);
   const client = new Client({ connectionString: databaseUrl });
   await client.connect();
@@ -116,6 +136,7 @@ export async function migrate(databaseUrl: string, options: MigrateOptions = {})
     await client.query('SELECT pg_advisory_lock($1)', [ADVISORY_LOCK_ID]);
     await client.query(CREATE_BOOKKEEPING);
     await client.query(CREATE_FUNCTION_BOOKKEEPING);
+    await client.query(CREATE_BREAKING_BOOKKEEPING);
     const done = await client.query<{ migration_name: string; checksum: string; finished_at: Date | null }>(
       'SELECT migration_name, checksum, finished_at FROM "_prisma_migrations" WHERE rolled_back_at IS NULL',
     );
@@ -131,6 +152,13 @@ export async function migrate(databaseUrl: string, options: MigrateOptions = {})
       if (previous) throw new Error(`migration ${migration.name} failed earlier; resolve it before migrating again`);
       return true;
     });
+    const breaking = pending.filter((migration) => migration.breaking).map((migration) => migration.name);
+    if (breaking.length > 0 && byName.size > 0 && !allowBreaking) {
+      throw new Error(
+        `migration ${breaking.join(', ')} is marked --! breaking-change: the release before it cannot run beside it. ` +
+          'Stop that release first, then migrate with --allow-breaking (docs/decisions/017-sql-as-code.md)',
+      );
+    }
     const lastApplied = await client.query<{ name: string; checksum: string }>(
       'SELECT DISTINCT ON (name) name, checksum FROM "_function_files" ORDER BY name, applied_at DESC',
     );
@@ -151,6 +179,7 @@ export async function migrate(databaseUrl: string, options: MigrateOptions = {})
         ]);
         await client.query(migration.sql);
         await client.query('UPDATE "_prisma_migrations" SET finished_at = now(), applied_steps_count = 1 WHERE id = $1', [id]);
+        if (migration.breaking) await client.query('INSERT INTO "_breaking_migrations" (migration_name) VALUES ($1)', [migration.name]);
         applied.push(migration.name);
       }
       for (const file of changed) {

@@ -1,5 +1,4 @@
 import type { Database } from './client';
-import { revokeKey } from './accounts';
 import { ACCOUNT_COUNTERS } from './credit-ledger';
 
 /** Operator views (the admin CLI): cold paths, plain rows. */
@@ -66,11 +65,6 @@ export async function listApiKeys(db: Database, accountId: string): Promise<KeyL
     expiresAt: r.expires_at?.toISOString() ?? null,
     revokedAt: r.revoked_at?.toISOString() ?? null,
   }));
-}
-
-/** Revokes a key by its id (for a key whose secret is lost); false when no such key. Revoking twice is fine. */
-export async function revokeApiKeyById(db: Database, keyId: string): Promise<boolean> {
-  return (await revokeKey(db, { keyId })) !== null;
 }
 
 export interface LedgerRow {

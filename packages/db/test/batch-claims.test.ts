@@ -2,11 +2,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { cpSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { newId, reservationFor, type GenerationRequest } from '@leadgen/domain';
 import { Client } from 'pg';
 import {
   commitPage,
-  insertBatch,
   createDatabase,
   dropDatabase,
   findBatch,
@@ -20,7 +18,7 @@ import {
   type Database,
   type PageLead,
 } from '../src';
-import { buildAccount, buildLead } from '../../../test/factories';
+import { buildAccount, buildBatch, buildLead } from '../../../test/factories';
 
 // A batch's claims (batch_deliveries, docs/decisions/021-batches.md): a lead at most once per batch, kept as the
 // key's SHA-256 (a LinkedIn lead's key is the person's profile URL), and gone once the batch is terminal.
@@ -38,26 +36,10 @@ const page = (ns: number[]): PageLead[] => ns.map((n) => ({ dedupKey: profile(n)
 /** A running batch of `sizes.length` LinkedIn children (maxResults each), every child started. */
 async function runningBatch(sizes: number[], database: Database = db) {
   const { accountId } = await buildAccount(database, { credits: 100_000 });
-  const batchId = newId.batch();
-  const children = sizes.map((maxResults, i) => {
-    const request: GenerationRequest = { source: 'linkedin', category: 'cto', state: 'US', city: `City ${i}`, maxResults };
-    return { jobId: newId.job(), resultSetId: newId.resultSet(), request, reserve: reservationFor('linkedin', maxResults) };
-  });
-  const created = await insertBatch(database, {
-    accountId,
-    idempotencyKey: batchId,
-    fingerprint: batchId,
-    idempotencyTtlHours: 1,
-    batchId,
-    name: null,
-    excludeDelivered: false,
-    maxCredits: null,
-    webhookUrl: null,
-    children,
-  });
-  expect(created.kind).toBe('created');
-  for (const child of children) expect((await startJob(database, child.jobId, 'sandbox'))?.kind).toBe('started');
-  return { accountId, batchId, jobIds: children.map((c) => c.jobId) };
+  const requests = sizes.map((maxResults, i) => ({ source: 'linkedin' as const, category: 'cto', city: `City ${i}`, maxResults }));
+  const { batchId, jobIds } = await buildBatch(database, { accountId, requests });
+  for (const jobId of jobIds) expect((await startJob(database, jobId, 'sandbox'))?.kind).toBe('started');
+  return { accountId, batchId, jobIds };
 }
 
 async function claims(batchId: string) {

@@ -1,24 +1,15 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { JOB_EVENT_OF, newId, TERMINAL_STATUSES } from '@leadgen/domain';
+import { JOB_EVENT_OF, newId } from '@leadgen/domain';
 import { createDatabase, creditSummary, hashApiKey, type Database } from '../src';
 import { buildAccount } from '../../../test/factories';
+import { readPreviousRelease, SIGNATURES_SQL } from './previous-release';
 
 // The previous release's statements, run against the schema this code migrates to (the test database,
 // migrated by the test setup): during a rolling deploy its pods keep sending them.
-const statements = new Map(
-  readFileSync(path.join(__dirname, 'fixtures/previous-release-statements.sql'), 'utf8')
-    .split(/^-- name: /m)
-    .slice(1)
-    .map((block) => {
-      const [name, ...sql] = block.split('\n');
-      return [name!.trim(), sql.join('\n').trim()] as const;
-    }),
-);
+const previous = readPreviousRelease();
 const statement = (name: string): string => {
-  const sql = statements.get(name);
-  if (!sql) throw new Error(`no statement ${name} in the fixture`);
-  return sql;
+  const found = previous.statements.get(name);
+  if (!found) throw new Error(`no statement ${name} in the fixture`);
+  return found.sql;
 };
 
 let db: Database;
@@ -29,7 +20,9 @@ afterAll(() => db.$disconnect());
 
 const request = { source: 'google_maps', category: 'dentist', state: 'US', maxResults: 3 };
 
-async function createJob(accountId: string, jobId: string, webhookUrl: string | null = null) {
+/** The previous release's create_job: `cap` its share of open released jobs (0: released at once). */
+async function createJob(accountId: string, jobId: string, options: { webhookUrl?: string; cap?: number } = {}) {
+  const { webhookUrl = null, cap = 0 } = options;
   const { rows } = await db.sql.query(statement('create_job'), [
     accountId,
     `key-${jobId}`,
@@ -43,34 +36,59 @@ async function createJob(accountId: string, jobId: string, webhookUrl: string | 
     3,
     webhookUrl,
     webhookUrl ? 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' : null,
+    cap,
   ]);
   return rows[0];
 }
 
+const settle = async (jobId: string, status: keyof typeof JOB_EVENT_OF, delivered: number, charge: number, cap: number | null = null) =>
+  (await db.sql.query(statement('settle_job'), [jobId, status, null, charge, delivered, JOB_EVENT_OF[status], cap])).rows[0];
+
 describe('the previous release against this schema (expand/contract)', () => {
-  it('when the fixture is read, then it holds every statement the previous release sends to a function', () => {
-    expect([...statements.keys()].sort()).toEqual([
-      'authenticate',
+  it('when the fixture is read, then each statement lists every function of the schema it calls', async () => {
+    expect([...previous.statements.keys()].sort()).toEqual([
+      'account_credits',
+      'authenticate_key',
+      'begin_job',
+      'borrow_held_jobs',
       'commit_page',
+      'create_batch',
       'create_job',
+      'delete_account',
       'read_job',
+      'release_held_jobs',
       'settle_job',
-      'start_job',
       'withdraw_job',
     ]);
+    const functions = new Set(
+      [
+        ...(await db.sql.query<{ signature: string }>(SIGNATURES_SQL)).rows.map((row) => row.signature),
+        ...[...previous.statements.values()].flatMap((found) => found.calls),
+      ].map((signature) => signature.slice(0, signature.indexOf('('))),
+    );
+    for (const [name, found] of previous.statements) {
+      const named = [...found.sql.matchAll(/\b(\w+)\(/g)].map((match) => match[1]!).filter((called) => functions.has(called));
+      const listed = found.calls.map((signature) => signature.slice(0, signature.indexOf('(')));
+      expect({ name, calls: [...new Set(named)].sort() }).toEqual({ name, calls: [...new Set(listed)].sort() });
+    }
   });
 
   it('when the previous release authenticates, creates, starts, commits, settles and reads a job, then each statement answers as it expects', async () => {
     const { accountId, apiKey } = await buildAccount(db, { credits: 100 });
-    const [key] = (await db.sql.query(statement('authenticate'), [hashApiKey(apiKey)])).rows;
-    expect(key).toMatchObject({ o_id: accountId });
+    const [key] = (await db.sql.query(statement('authenticate_key'), [hashApiKey(apiKey)])).rows;
+    expect(key).toMatchObject({ o_id: accountId, o_key_epoch: '0' });
 
     const jobId = newId.job();
-    expect(await createJob(accountId, jobId, 'https://hooks.example.com/leadgen')).toMatchObject({ o_outcome: 'created', o_job_id: jobId });
-    expect((await db.sql.query(statement('start_job'), [jobId, 'sandbox'])).rows[0]).toMatchObject({
+    expect(await createJob(accountId, jobId, { webhookUrl: 'https://hooks.example.com/leadgen' })).toMatchObject({
+      o_outcome: 'created',
+      o_job_id: jobId,
+      o_released: [jobId],
+    });
+    expect((await db.sql.query(statement('begin_job'), [jobId, 'sandbox'])).rows[0]).toMatchObject({
       id: jobId,
       status: 'running',
       provider: 'sandbox',
+      o_refusal: null,
     });
 
     const page = JSON.stringify(['a', 'b'].map((k) => ({ k, d: { businessName: k } })));
@@ -80,14 +98,14 @@ describe('the previous release against this schema (expand/contract)', () => {
       o_needs_matches: false,
     });
 
-    const [settled] = (await db.sql.query(statement('settle_job'), [jobId, 'PARTIAL', 'source_exhausted', 10, 2])).rows;
-    expect(settled).toMatchObject({ id: jobId, status: 'PARTIAL', credits_charged: 10, delivered_count: 2 });
+    const settled = await settle(jobId, 'PARTIAL', 2, 10);
+    expect(settled).toMatchObject({ id: jobId, status: 'PARTIAL', credits_charged: 10, delivered_count: 2, released_jobs: [] });
     expect(settled.webhook_deliveries).toHaveLength(1); // the job's own webhookUrl
 
     const [read] = (await db.sql.query(statement('read_job'), [jobId, accountId])).rows;
     expect(read).toMatchObject({ id: jobId, status: 'PARTIAL' });
     expect(JSON.parse(read.leads_json)).toEqual([{ businessName: 'a' }, { businessName: 'b' }]);
-    expect(await creditSummary(db, accountId)).toEqual({ balance: 90, reserved: 0, available: 90 });
+    expect((await db.sql.query(statement('account_credits'), [accountId])).rows[0]).toEqual({ balance: '90', reserved: '0' });
   });
 
   it('when the previous release withdraws a creation whose enqueue failed, then the job, its key and its reservation are gone', async () => {
@@ -98,33 +116,64 @@ describe('the previous release against this schema (expand/contract)', () => {
     expect(await creditSummary(db, accountId)).toEqual({ balance: 100, reserved: 0, available: 100 });
   });
 
-  it('when the previous release creates and settles jobs beside fair release, then its jobs are released at once (it enqueues them) and its settlements release none (the sweep does)', async () => {
+  it('when the previous release holds jobs over its share, then its settlements, its sweep and its borrowed slots release them', async () => {
     const { accountId } = await buildAccount(db, { credits: 1000 });
-    const held = newId.job();
-    const first = newId.job();
-    await createJob(accountId, first);
-    // This release's create_job holds a job over the cap (1); the previous release's goes into the queue regardless.
-    const { rows } = await db.sql.query(
-      `SELECT o_released FROM create_job($1, $2, 'fp', $3, 24, 10, $4, 'google_maps', $5, 3, NULL, NULL, 1)`,
-      [accountId, `key-${held}`, held, newId.resultSet(), JSON.stringify(request)],
-    );
-    expect(rows[0].o_released).toEqual([]);
-    const second = newId.job();
-    await createJob(accountId, second);
-    const releasedAt = async (id: string) => (await db.sql.query('SELECT released_at FROM jobs WHERE id = $1', [id])).rows[0].released_at;
-    expect(await releasedAt(second)).not.toBeNull();
-    await db.sql.query(statement('settle_job'), [first, 'CANCELLED', 'cancelled_by_owner', 0, 0]);
-    expect(await releasedAt(held)).toBeNull();
+    const [open, heldBySettlement, heldBySweep] = [newId.job(), newId.job(), newId.job()];
+    expect(await createJob(accountId, open, { cap: 1 })).toMatchObject({ o_released: [open] });
+    expect(await createJob(accountId, heldBySettlement, { cap: 1 })).toMatchObject({ o_released: [] });
+    expect(await createJob(accountId, heldBySweep, { cap: 1 })).toMatchObject({ o_released: [] });
+
+    expect(await settle(open, 'CANCELLED', 0, 0, 1)).toMatchObject({ released_jobs: [heldBySettlement] });
+    expect((await db.sql.query(statement('release_held_jobs'), [accountId, 'google_maps', 2])).rows[0]).toEqual({
+      released: [heldBySweep],
+    });
+
+    const borrowed = newId.job();
+    await createJob(accountId, borrowed, { cap: 1 });
+    const { rows } = await db.sql.query(statement('borrow_held_jobs'), ['google_maps', 1000]);
+    expect(rows).toContainEqual({ o_job_id: borrowed, o_account_id: accountId });
   });
 
-  it('when the previous release settles a job with each terminal status, then its webhook event has the name packages/domain gives it', async () => {
-    const { accountId } = await buildAccount(db, { credits: 1000 });
-    for (const status of TERMINAL_STATUSES) {
-      const jobId = newId.job();
-      await createJob(accountId, jobId, 'https://hooks.example.com/leadgen');
-      const [settled] = (await db.sql.query(statement('settle_job'), [jobId, status, null, 0, 0])).rows;
-      const { rows } = await db.sql.query('SELECT event_type FROM webhook_deliveries WHERE id = ANY($1)', [settled.webhook_deliveries]);
-      expect({ status, events: rows.map((row) => row.event_type) }).toEqual({ status, events: [JOB_EVENT_OF[status]] });
-    }
+  it('when the previous release creates a batch and starts its child, then the child is reserved as it starts', async () => {
+    const { accountId } = await buildAccount(db, { credits: 100 });
+    const [batchId, childId] = [newId.batch(), newId.job()];
+    const children = [{ jobId: childId, resultSetId: newId.resultSet(), source: 'google_maps', request, requestedCount: 3, reserve: 10 }];
+    const [created] = (
+      await db.sql.query(statement('create_batch'), [
+        accountId,
+        `key-${batchId}`,
+        'fp',
+        24,
+        batchId,
+        null,
+        false,
+        null,
+        null,
+        null,
+        10,
+        JSON.stringify(children),
+      ])
+    ).rows;
+    expect(created).toMatchObject({ o_outcome: 'created', o_batch_id: batchId });
+    expect((await db.sql.query(statement('begin_job'), [childId, 'sandbox'])).rows[0]).toMatchObject({
+      id: childId,
+      batch_id: batchId,
+      credits_reserved: 10,
+      o_refusal: null,
+    });
+    expect(await creditSummary(db, accountId)).toEqual({ balance: 100, reserved: 10, available: 90 });
+  });
+
+  it('when the previous release deletes an account without open jobs, then it answers with what it deleted', async () => {
+    const { accountId } = await buildAccount(db, { credits: 100 });
+    const jobId = newId.job();
+    await createJob(accountId, jobId);
+    expect(await settle(jobId, 'EMPTY', 0, 0)).toMatchObject({ status: 'EMPTY' });
+    expect((await db.sql.query(statement('delete_account'), [accountId])).rows[0]).toMatchObject({
+      o_outcome: 'deleted',
+      o_jobs: 1,
+      o_granted: '100',
+      o_balance: '100',
+    });
   });
 });

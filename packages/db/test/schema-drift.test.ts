@@ -105,7 +105,7 @@ async function actual(client: Client) {
       CASE WHEN c.is_nullable = 'NO' THEN ' not null' ELSE ' null' END ||
       CASE WHEN c.column_default IS NOT NULL THEN ' default' ELSE '' END AS line
     FROM information_schema.columns c
-    WHERE c.table_schema = 'public' AND c.table_name NOT IN ('_prisma_migrations', '_function_files')`);
+    WHERE c.table_schema = 'public' AND c.table_name NOT IN ('_prisma_migrations', '_function_files', '_breaking_migrations')`);
   const keys = await client.query<{ line: string }>(`
     SELECT CASE WHEN ix.indisprimary THEN 'primary' WHEN ix.indisunique THEN 'unique' ELSE 'normal' END || ' ' ||
       t.relname || '(' || string_agg(a.attname, ',' ORDER BY k.ord) || ')' AS line
@@ -114,7 +114,7 @@ async function actual(client: Client) {
     JOIN pg_namespace n ON n.oid = t.relnamespace
     CROSS JOIN LATERAL unnest(ix.indkey) WITH ORDINALITY AS k(attnum, ord)
     JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum
-    WHERE n.nspname = 'public' AND t.relname NOT IN ('_prisma_migrations', '_function_files')
+    WHERE n.nspname = 'public' AND t.relname NOT IN ('_prisma_migrations', '_function_files', '_breaking_migrations')
     GROUP BY ix.indexrelid, ix.indisprimary, ix.indisunique, t.relname`);
   const foreignKeys = await client.query<{ line: string }>(`
     SELECT src.relname || '(' || string_agg(sa.attname, ',' ORDER BY k.ord) || ') -> ' || dst.relname || '(' ||

@@ -9,9 +9,6 @@ import { firstRunAfter, type MonitorSchedule } from './monitor-schedule';
 export const MONITOR_PAUSE_REASONS = ['owner', 'operator', 'insufficient_credits', 'consecutive_failures'] as const;
 export type MonitorPauseReason = (typeof MONITOR_PAUSE_REASONS)[number];
 
-/** The reasons for which the service itself pauses a monitor, and says so in a `monitor.paused` event. */
-export const SERVICE_PAUSE_REASONS: readonly MonitorPauseReason[] = ['insufficient_credits', 'consecutive_failures'];
-
 /** A tick of the schedule, or a run the owner asked for. */
 export type MonitorRunKind = 'scheduled' | 'manual';
 

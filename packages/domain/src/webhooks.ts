@@ -24,8 +24,6 @@ export const BATCH_EVENT_OF: { readonly [S in TerminalStatus]: string } = {
 };
 export const BATCH_EVENT_TYPES = ['batch.completed', 'batch.partial', 'batch.empty', 'batch.failed', 'batch.cancelled'] as const;
 export type BatchEventType = (typeof BATCH_EVENT_TYPES)[number];
-/** What an endpoint may subscribe to (SUBSCRIBABLE_EVENTS below). */
-export type SubscribableEventType = SubscribableEvent;
 export const PING_EVENT = 'ping';
 /** Sent when the service pauses a monitor (decision 022); its data is the monitor and the reason. */
 export const MONITOR_PAUSED_EVENT = 'monitor.paused';

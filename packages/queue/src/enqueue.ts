@@ -1,7 +1,6 @@
 import type { Source } from '@leadgen/domain';
 import { answerWithin } from '@leadgen/ops';
 import type { LeadQueues } from './lead-queues';
-import type { LeadJobPayload } from './queue-names';
 
 // Retries here are for crashes and infrastructure faults only: provider errors end the job
 // through its terminal status, not through BullMQ's retry.
@@ -15,24 +14,11 @@ export const JOB_OPTIONS = {
 const ENQUEUE_TIMEOUT_MS = 3_000;
 
 /**
- * Adds a job the API has just committed to its source's queue; BullMQ's job id is our job id. A
- * request must not wait on Redis, so this fails at once while the connection is not up and after
- * ENQUEUE_TIMEOUT_MS when Redis does not answer (the caller withdraws the job and answers 503).
- */
-export async function enqueueLeadJob(queues: LeadQueues, source: Source, payload: LeadJobPayload): Promise<void> {
-  // BullMQ waits for a connection to become ready; a request must not, so refuse while it is not.
-  if (queues.connection.status !== 'ready') throw new Error(`redis connection is ${queues.connection.status}`);
-  await answerWithin(
-    ENQUEUE_TIMEOUT_MS,
-    queues.queue(source).add(source, { ...payload, source }, { ...JOB_OPTIONS, jobId: payload.jobId }),
-    'redis',
-  );
-}
-
-/**
- * Adds jobs PostgreSQL has just released (decision 020: a release under the account's share), all of one account and source, in one
- * round trip (none: only the connection is checked). Fails like enqueueLeadJob; the caller's fallback is the lost-job sweep, which enqueues a
- * released job that has no entry once it has been still for LOST_JOB_AFTER_MS.
+ * Adds jobs PostgreSQL has just released (decision 020: fair release), all of one account and source, in one
+ * round trip (none: only the connection is checked). A request must not wait on Redis, so this fails at once while the
+ * connection is not up and after ENQUEUE_TIMEOUT_MS when Redis does not answer (the caller withdraws a creation and
+ * answers 503); a settlement's fallback is the lost-job sweep, which enqueues a released job that has no entry once it
+ * has been still for LOST_JOB_AFTER_MS.
  */
 export async function enqueueReleasedJobs(queues: LeadQueues, source: Source, accountId: string, jobIds: readonly string[]): Promise<void> {
   // Refused while Redis is not connected even with nothing to add: a creation whose job is held needs Redis as

@@ -24,4 +24,3 @@ export { assertOneSlot, RedisKeys, runScript, slotOf, type AccountRedisKeys, typ
 export * from './webhook-queue';
 export { WaitingError, type Job, type Worker, type Queue } from 'bullmq';
 export * from './monitor-queue';
-export { enqueueLeadJob } from './enqueue';

@@ -1,8 +1,7 @@
 import type { Source } from '@leadgen/domain';
-import { enqueueLeadJob, enqueueReleasedJobs, removeWaitingJob } from './enqueue';
+import { enqueueReleasedJobs, removeWaitingJob } from './enqueue';
 import { jobEventPublisher, type JobEventPublisher } from './job-events';
 import { openLeadQueues, type LeadQueues } from './lead-queues';
-import type { LeadJobPayload } from './queue-names';
 import type { RedisSettings } from './redis-connections';
 
 /**
@@ -10,7 +9,6 @@ import type { RedisSettings } from './redis-connections';
  * cancel removes a waiting entry and tells the fleet. One fail-fast connection carries all of it.
  */
 export interface JobProducer extends LeadQueues, JobEventPublisher {
-  enqueue(source: Source, payload: LeadJobPayload): Promise<void>;
   /** adds jobs PostgreSQL released (decision 020), all of one account and source, in one round trip */
   enqueueReleased(source: Source, accountId: string, jobIds: readonly string[]): Promise<void>;
   /** removes a job that no worker holds yet; true when it was removed */
@@ -22,7 +20,6 @@ export function createJobProducer(settings: RedisSettings): JobProducer {
   return {
     ...queues,
     ...jobEventPublisher(queues.connection, queues.keys),
-    enqueue: (source, payload) => enqueueLeadJob(queues, source, payload),
     enqueueReleased: (source, accountId, jobIds) => enqueueReleasedJobs(queues, source, accountId, jobIds),
     removeWaiting: (source, jobId) => removeWaitingJob(queues, source, jobId),
   };

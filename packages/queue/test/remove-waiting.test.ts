@@ -19,7 +19,7 @@ const payload = () => ({ jobId: `job_${randomBytes(12).toString('hex')}`, accoun
 describe('removeWaiting', () => {
   it('when the entry is still waiting, then it is removed', async () => {
     const job = payload();
-    await producer.enqueue('shopify', job);
+    await producer.enqueueReleased('shopify', job.accountId, [job.jobId]);
     expect(await producer.removeWaiting('shopify', job.jobId)).toBe(true);
     expect(await producer.queue('shopify').getJob(job.jobId)).toBeUndefined();
   });
@@ -29,7 +29,7 @@ describe('removeWaiting', () => {
     const worker = new Worker(QUEUE_NAMES.linkedin, async () => 'finished', { connection: { url: REDIS_URL }, prefix });
     try {
       const completed = new Promise<void>((resolve) => worker.on('completed', (entry) => entry.id === job.jobId && resolve()));
-      await producer.enqueue('linkedin', job);
+      await producer.enqueueReleased('linkedin', job.accountId, [job.jobId]);
       await completed;
     } finally {
       await worker.close();

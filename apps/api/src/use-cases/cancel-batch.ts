@@ -10,7 +10,7 @@ const CANCEL_CONCURRENCY = 8;
 
 /**
  * DELETE /api/v1/leads/batches/{batchId}: the batch is marked cancelled (no child starts after that:
- * begin_job refuses them), then every open child is cancelled through the one cancel command, as its own
+ * start_job refuses them), then every open child is cancelled through the one cancel command, as its own
  * DELETE would (it keeps and is billed for what it delivered). The last child's settlement settles the batch
  * CANCELLED. Cancelling a cancelled batch answers the same; a batch that ended otherwise is 409.
  */

@@ -1,4 +1,14 @@
-import { extractEmails, isJunkEmail, rankEmails } from './extract-emails';
+import { isJunkEmail, rankSightings, sightEmails, type PageContext } from './extract-emails';
+import { parsePage } from './html';
+
+// The enricher's own steps, composed as it composes them (website-enricher.ts): parse, sight, rank.
+const extractEmails = (html: string, pageHost: string, context: PageContext = {}): string[] =>
+  rankSightings(sightEmails(parsePage(html), html, context), pageHost).map((r) => r.email);
+const rankEmails = (candidates: Iterable<string>, siteHost: string): string[] =>
+  rankSightings(
+    [...candidates].map((email) => ({ email, basis: 'page text' as const, credit: false })),
+    siteHost,
+  ).map((r) => r.email);
 
 describe('extractEmails', () => {
   it('when a page has a mailto link with a query string and percent-encoding, then the bare address is returned', () => {

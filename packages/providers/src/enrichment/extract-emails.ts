@@ -1,4 +1,4 @@
-import { creditIndex, foldWords, type PageDocument, parsePage, stripWww, unescapeScriptText } from './html';
+import { creditIndex, foldWords, type PageDocument, stripWww, unescapeScriptText } from './html';
 import { scriptStrings } from './script-strings';
 
 // The lookbehind stops a match from starting inside a longer token (`%20info@...`, `a.b@...`).
@@ -292,15 +292,6 @@ export interface PageContext {
   businessName?: string | null;
 }
 
-/**
- * Addresses published on a page, lower-cased, deduplicated, junk removed, best first (see
- * rankSightings): the site's own domain, then what the page presents as the business's, then
- * role addresses like info@, then the rest; never a designer's credit-line address.
- */
-export function extractEmails(html: string, pageHost: string, context: PageContext = {}): string[] {
-  return rankSightings(sightEmails(parsePage(html), html, context), pageHost).map((r) => r.email);
-}
-
 /** Every address on a parsed page, with where it was seen. */
 export function sightEmails(page: PageDocument, html: string, context: PageContext = {}): EmailSighting[] {
   const sightings: EmailSighting[] = [];
@@ -337,14 +328,6 @@ export function sightEmails(page: PageDocument, html: string, context: PageConte
 
 function addressesIn(text: string): string[] {
   return [...text.matchAll(EMAIL)].map((m) => m[0]);
-}
-
-/** Deduplicates, drops junk and orders by how likely an address reaches the business at siteHost. */
-export function rankEmails(candidates: Iterable<string>, siteHost: string): string[] {
-  return rankSightings(
-    [...candidates].map((email) => ({ email, basis: 'page text' as const, credit: false })),
-    siteHost,
-  ).map((r) => r.email);
 }
 
 /**

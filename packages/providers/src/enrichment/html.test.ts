@@ -1,4 +1,13 @@
-import { decodeEntities, extractAnchors, findContactLinks, htmlToText, parsePage } from './html';
+import { decodeEntities, findContactPages, parsePage } from './html';
+
+// What the enricher reads of a page (parsePage, findContactPages), in the shapes these cases compare.
+const htmlToText = (html: string): string =>
+  parsePage(html)
+    .blocks.map((b) => b.text)
+    .join('\n');
+const extractAnchors = (html: string) => parsePage(html).anchors.map(({ href, text }) => ({ href, text }));
+const findContactLinks = (html: string, pageUrl: URL, limit: number): URL[] =>
+  findContactPages(parsePage(html), pageUrl, limit).map((page) => page.url);
 
 const HOME = new URL('https://www.shop.example/');
 

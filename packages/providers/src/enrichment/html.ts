@@ -202,17 +202,6 @@ export function parsePage(html: string): PageDocument {
   return { blocks, anchors, jsonLd, scripts };
 }
 
-/** The page's visible text, one line per block. */
-export function htmlToText(html: string): string {
-  return parsePage(html)
-    .blocks.map((b) => b.text)
-    .join('\n');
-}
-
-export function extractAnchors(html: string): Array<{ href: string; text: string }> {
-  return parsePage(html).anchors.map(({ href, text }) => ({ href, text }));
-}
-
 export type PageKind = 'contact' | 'imprint' | 'about' | 'team';
 
 // Most likely to carry an address first: a contact page, then the legal notice (which must name one
@@ -274,12 +263,7 @@ export function stripWww(hostname: string): string {
   return hostname.toLowerCase().replace(/^www\./, '');
 }
 
-/** Links of the home page that look like contact/about pages, most promising first. */
-export function findContactLinks(html: string, pageUrl: URL, limit: number): URL[] {
-  return findContactPages(parsePage(html), pageUrl, limit).map((page) => page.url);
-}
-
-/** The same, from a parsed page, with what each link looks like it leads to. */
+/** Links of a parsed home page that look like contact/about pages, most promising first, with what each looks like it leads to. */
 export function findContactPages(page: PageDocument, pageUrl: URL, limit: number): Array<{ url: URL; kind: PageKind }> {
   const scored: Array<{ url: URL; kind: PageKind; score: number; order: number }> = [];
   const seen = new Set<string>([withoutHash(pageUrl)]);

@@ -2,7 +2,6 @@
 // providers whose upstream APIs give neither (google_maps, shopify).
 export { createWebsiteEnricher, DEFAULT_USER_AGENT } from './website-enricher';
 export type { EnrichmentHints, EnrichmentOptions, EnrichmentProvenance, EnrichmentResult, WebsiteEnricher } from './website-enricher';
-export { extractEmails } from './extract-emails';
 export { extractSocialProfiles } from './extract-social';
 export type { SocialProfiles } from './extract-social';
 export { parseRobots } from './robots';

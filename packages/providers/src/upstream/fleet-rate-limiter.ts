@@ -20,7 +20,7 @@ export function defaultCapacity(ratePerMin: number): number {
 
 /**
  * An upstream's quota shared by every worker process, so the fleet as a whole stays under it: a
- * token bucket in Redis (its script is @leadgen/queue's rate-limit-scripts.ts). Each call reserves
+ * token bucket in Redis (its script is @leadgen/rate-limits' rate-limit-scripts.ts). Each call reserves
  * its token in one round trip and then waits locally, so a wait costs no Redis commands; a call that
  * would have to wait past the job's deadline reserves nothing.
  */
