@@ -30,3 +30,4 @@ export * from './account-deletion';
 export * from './batch-creation';
 export * from './batches';
 export * from './live-key-hashes';
+export * from './erasure-epoch';
