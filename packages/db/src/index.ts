@@ -31,3 +31,4 @@ export * from './batch-creation';
 export * from './batches';
 export * from './live-key-hashes';
 export * from './erasure-epoch';
+export * from './export-estimate';
