@@ -5,14 +5,14 @@ import { LIVE_KEY_HASH_PREFIX_CHARS, liveKeyHashPrefixes, type Database } from '
  * key be live? The leading 64 bits of every live key's hash are held in memory, read in full once and
  * then only the keys created since (PostgreSQL's clock, less REREAD_OVERLAP_MS for transactions that
  * committed late), at most once per REFRESH_MS however many requests ask: a flood of made-up keys costs
- * PostgreSQL one small read a second at most, and a valid key is always let through to the real lookup.
+ * PostgreSQL four small reads a second at most, and a valid key is always let through to the real lookup.
  * A hash held here is only a "may be live": a key revoked or expired since is refused by that lookup.
  */
 export interface LiveKeyDirectory {
   mayBeLive(keyHash: string): Promise<boolean>;
 }
 
-export const REFRESH_MS = 1_000;
+export const REFRESH_MS = 250;
 const REREAD_OVERLAP_MS = 10_000;
 
 export function liveKeyDirectory(db: Database, now: () => number = Date.now): LiveKeyDirectory {
