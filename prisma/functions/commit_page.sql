@@ -41,6 +41,7 @@ DECLARE
   v_batch_lost TEXT[] := '{}';
   v_batch_claimed TEXT[] := '{}';
   v_digest TEXT;
+  v_listed BOOLEAN;
 BEGIN
   SELECT j."account_id", j."source", COALESCE((j."request"->>'excludeDelivered')::BOOLEAN, false), j."requested_count", j."delivered_count", j."batch_id"
   INTO v_account_id, v_source, v_exclude, v_requested, v_delivered, v_batch_id
@@ -50,27 +51,33 @@ BEGIN
   IF NOT FOUND THEN RETURN; END IF;
 
   -- Only an account with a list (or a fleet with erased subjects) pays for the lookups: one primary-key probe
-  -- per value a lead can match.
-  IF EXISTS (SELECT 1 FROM "suppressions" s WHERE s."account_id" = v_account_id) OR EXISTS (SELECT 1 FROM "global_suppressions") THEN
+  -- per value a lead can match. The two statements that read the account's list are EXECUTEd, so each call
+  -- plans them for the list as it is now: a plan kept from when the list was small (this function's generic
+  -- plans live as long as the connection) would scan the whole list once it has grown (issue 31, finding 4).
+  EXECUTE 'SELECT EXISTS (SELECT 1 FROM "suppressions" s WHERE s."account_id" = $1) OR EXISTS (SELECT 1 FROM "global_suppressions")'
+    INTO v_listed USING v_account_id;
+  IF v_listed THEN
     IF jsonb_array_length(p_items) > 0 AND NOT (p_items->0 ? 'm') THEN
       RETURN QUERY SELECT v_delivered, v_requested, true;
       RETURN;
     END IF;
-    SELECT COALESCE(array_agg(DISTINCT p.item->>'k'), '{}') INTO v_suppressed
-    FROM jsonb_array_elements(p_items) AS p(item)
-    WHERE NOT EXISTS (SELECT 1 FROM "leads" l WHERE l."job_id" = p_job_id AND l."dedup_key" = p.item->>'k')
+    EXECUTE $q$
+    SELECT COALESCE(array_agg(DISTINCT p.item->>'k'), '{}')
+    FROM jsonb_array_elements($1) AS p(item)
+    WHERE NOT EXISTS (SELECT 1 FROM "leads" l WHERE l."job_id" = $2 AND l."dedup_key" = p.item->>'k')
       -- Two joins, each an index probe per value. Not one EXISTS with an OR inside: the planner may hash
       -- the whole list for that (an account's 100,000 entries per page commit).
       AND (
         EXISTS (
           SELECT 1 FROM jsonb_array_elements(COALESCE(p.item->'m', '[]'::jsonb)) AS x(entry)
-          JOIN "suppressions" s ON s."account_id" = v_account_id AND s."kind" = (x.entry->>'t')::"SuppressionKind" AND s."value" = x.entry->>'v'
+          JOIN "suppressions" s ON s."account_id" = $3 AND s."kind" = (x.entry->>'t')::"SuppressionKind" AND s."value" = x.entry->>'v'
         )
         OR EXISTS (
           SELECT 1 FROM jsonb_array_elements(COALESCE(p.item->'m', '[]'::jsonb)) AS x(entry)
           JOIN "global_suppressions" g ON g."kind" = (x.entry->>'t')::"SuppressionKind" AND g."value" = x.entry->>'v'
         )
-      );
+      )$q$
+    INTO v_suppressed USING p_items, p_job_id, v_account_id;
   END IF;
 
   IF v_batch_id IS NOT NULL THEN

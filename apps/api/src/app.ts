@@ -3,6 +3,7 @@ import { errors } from '@leadgen/domain';
 import type { ApiDependencies } from './dependencies';
 import { accessLog, rememberRouteBase, type RequestObserver } from './http/access-log';
 import { keyAuthenticator } from './http/authenticate';
+import { liveKeyDirectory } from './http/live-key-directory';
 import { jsonBody } from './http/json-body';
 import { protocolChecks } from './http/protocol-checks';
 import { problemMiddleware } from './http/problem';
@@ -35,7 +36,7 @@ export function createApp(deps: ApiDependencies, options: AppOptions = {}): expr
   const { redis, config, db } = deps;
   const keys = keyAuthenticator(db, {
     cacheMs: config.api.authCacheMs,
-    throttle: { redis, keys: deps.producer.keys, perMinute: config.api.rateLimit.unknownKeyPerMin },
+    throttle: { redis, keys: deps.producer.keys, perMinute: config.api.rateLimit.unknownKeyPerMin, directory: liveKeyDirectory(db) },
   });
   const redisKeys = deps.producer.keys;
   const generateLimit = rateLimit(redis, redisKeys, { name: 'generate', perMinute: config.api.rateLimit.generatePerMin }, keys);

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLifecycle } from '@leadgen/commands';
 import type { Config } from '@leadgen/config';
-import { countBatchesByStatus, createDatabase, DEVELOPMENT_SECRETS_KEY_WARNING, heldJobsBySource } from '@leadgen/db';
+import { countBatchesByStatus, createDatabase, DEVELOPMENT_SECRETS_KEY_WARNING, heldJobsBySource, readErasureEpoch } from '@leadgen/db';
 import { SOURCES } from '@leadgen/domain';
 import { logger } from '@leadgen/logger';
 import { metrics, reportBatchCounts, reportQueueDepth, type ReadinessReport } from '@leadgen/ops';
@@ -37,7 +37,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
   const waiters = new JobWaiters();
   // Webhooks (decision 016): the API enqueues the deliveries of cancels, pings and manual retries.
   const webhooks = createWebhookProducer(config.redis);
-  const terminalBodies = new TerminalBodies();
+  const terminalBodies = new TerminalBodies(() => readErasureEpoch(db));
   const alarms = createMonitorAlarms(config.redis);
   const lifecycle = createLifecycle({ db, config, queue: producer, events: producer, webhooks });
   const deps: ApiDependencies = { config, db, producer, redis, waiters, terminalBodies, webhooks, alarms, lifecycle };

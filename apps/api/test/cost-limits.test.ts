@@ -116,7 +116,7 @@ describe('weighted rate limits', () => {
     expect((await world.http.get('/api/v1/account').set(who.auth)).status).toBe(429);
   });
 
-  it('when a download streams leads, then every 100 leads cost one call more, charged once it has streamed', async () => {
+  it('when a download streams leads, then every 100 leads cost one call more, charged before it streams', async () => {
     const who = await buildAccount(world.db, { credits: 0 });
     await buildDeliveredJobs(world.db, who.accountId, 3, 1_000);
     const csv = await world.http.get('/api/v1/leads.csv').set(who.auth);
@@ -128,6 +128,19 @@ describe('weighted rate limits', () => {
     // A JSON page is not a download: its own call only.
     await world.http.get('/api/v1/leads?limit=1000').set(who.auth);
     expect(remaining((await world.http.get('/api/v1/account').set(who.auth)).get('RateLimit'))).toBe(READ_PER_MIN - 34);
+  });
+
+  it("when a download would stream more than the minute's room, then 429 before a byte streams; the next one is admitted by its cost, not after it (issue 31, finding 3)", async () => {
+    const who = await buildAccount(world.db, { credits: 0 });
+    // 20,000 leads: 200 calls' weight. The first download is admitted (1 + 200 of 300), the second is not.
+    const [jobId] = await buildDeliveredJobs(world.db, who.accountId, 1, 20_000);
+    const first = await world.http.get(`/api/v1/leads/jobs/${jobId}/leads.csv`).set(who.auth);
+    expect(first.status).toBe(200);
+    expect(first.text.trim().split('\n')).toHaveLength(20_001);
+    const second = await world.http.get(`/api/v1/leads/jobs/${jobId}/leads.csv`).set(who.auth);
+    expect({ status: second.status, code: second.body.code }).toEqual({ status: 429, code: 'rate_limited' });
+    const account = await world.http.get('/api/v1/leads.csv').set(who.auth);
+    expect(account.status).toBe(429);
   });
 
   it('when pings are sent, then each costs 8 calls, and one endpoint takes 5 a minute while another still takes its own', async () => {

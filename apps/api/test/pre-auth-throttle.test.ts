@@ -83,3 +83,26 @@ describe('the unknown-key throttle before authentication', () => {
     expect(keyLookups - before).toBe(1);
   });
 });
+
+describe('the unknown-key throttle never refuses a valid key (issue 31, finding 1)', () => {
+  it('when one address has sent more made-up keys than the limit, then a valid key from it still gets 200, every time', async () => {
+    const from = '127.0.2.7';
+    // Made-up keys over the limit wait for the directory's next read (at most a second), so they come at once.
+    const flood = await Promise.all(Array.from({ length: PER_MIN * 12 + 1 }, () => getAccount(from, randomKey())));
+    expect(flood.filter((r) => r.status === 429)).toHaveLength(PER_MIN * 11 + 1);
+    const statuses: number[] = [];
+    for (let i = 0; i < 20; i += 1) statuses.push((await getAccount(from, account.apiKey)).status);
+    expect(statuses).toEqual(Array(20).fill(200));
+    // ...and the made-up keys are still refused by Redis, without a key lookup.
+    const before = keyLookups;
+    expect((await getAccount(from, randomKey())).status).toBe(429);
+    expect(keyLookups).toBe(before);
+  });
+
+  it('when a key is issued during the flood, then it is let through too (the directory reads keys created since)', async () => {
+    const from = '127.0.2.8';
+    await Promise.all(Array.from({ length: PER_MIN + 1 }, () => getAccount(from, randomKey())));
+    const fresh = await buildAccount(world.db, { credits: 0 });
+    expect((await getAccount(from, fresh.apiKey)).status).toBe(200);
+  });
+});

@@ -1,6 +1,6 @@
 import { closeRedis, producerConnection, redisKeys, waitUntilConnected } from '@leadgen/queue';
 import { testConfig } from '../../../test/harness';
-import { targetGate, type TargetPass } from '../src/webhooks/target-gate';
+import { SHORT_TIMEOUT_SHARE, TIMEOUT_STREAK, targetGate, webhookTargetOf, type TargetPass } from '../src/webhooks/target-gate';
 
 // The webhook gate's places in real Redis: a target's (WEBHOOK_CONCURRENCY_PER_ENDPOINT) and an account's
 // across all its targets (WEBHOOK_CONCURRENCY_PER_ACCOUNT), each in one slot of its own (decision 023).
@@ -60,5 +60,24 @@ describe('targetGate', () => {
     const ttl = await redis.pttl(keys.account('acct_e').webhookInFlight);
     expect(ttl).toBeGreaterThan(4_000);
     expect(ttl).toBeLessThanOrEqual(5_100);
+  });
+
+  it("when one account's webhookUrl host is a tarpit, then another account sending to that host keeps its places and its full time limit", async () => {
+    const gate = targetGate(redis, keys, { perTarget: 2, perAccount: 10, timeoutMs: 5_000 });
+    const url = `https://tarpit-${Date.now()}.example/hook`;
+    const tarpit = (accountId: string) => webhookTargetOf({ endpointId: null, url: `${url}?n=${accountId}`, accountId });
+    // The tarpitting account's attempts time out, enough in a row to shorten its limit there...
+    for (let i = 0; i < TIMEOUT_STREAK; i += 1)
+      await granted(await gate.enter(tarpit('acct_tarpit'), 'acct_tarpit')).leave({ timedOut: true, answered: false });
+    const held = [
+      granted(await gate.enter(tarpit('acct_tarpit'), 'acct_tarpit')),
+      granted(await gate.enter(tarpit('acct_tarpit'), 'acct_tarpit')),
+    ];
+    expect(held[0]!.timeoutMs).toBe(Math.max(1_000, 5_000 * SHORT_TIMEOUT_SHARE));
+    expect(await gate.enter(tarpit('acct_tarpit'), 'acct_tarpit')).toEqual({ granted: false, busy: 'target' });
+    // ...and it costs the host's other senders nothing: their places and their whole time limit.
+    const other = granted(await gate.enter(tarpit('acct_neighbour'), 'acct_neighbour'));
+    expect(other.timeoutMs).toBe(5_000);
+    granted(await gate.enter(tarpit('acct_neighbour'), 'acct_neighbour'));
   });
 });

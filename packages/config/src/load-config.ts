@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import { publishedSecretProblems } from './published-secrets';
 import { resolve } from './variable';
 import { unknownVariableWarnings } from './variable-typos';
 import { DECLARATION, readsVariable, UNSAFE_IN_PRODUCTION, VARIABLES, type Config, type DeployedProcess } from './variables';
@@ -39,6 +40,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env, kind?: 
       if (variable.options.requiredInProduction && given[variable.name] === undefined && (!reader || readsVariable(reader, variable)))
         problems.push(`${variable.name}: is required in production`);
     }
+    problems.push(...publishedSecretProblems(given));
   }
   if (!error) problems.push(...unsafeInProductionProblems(value as Record<string, unknown>));
   if (problems.length > 0) throw new ConfigError(problems);

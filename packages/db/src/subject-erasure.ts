@@ -1,5 +1,6 @@
 import { suppressionKeysOf, type Lead, type SubjectEntry } from '@leadgen/domain';
 import type { Database } from './client';
+import { ERASURE_EPOCH_MAX_AGE_MS } from './erasure-epoch';
 
 const BATCH = 1_000;
 
@@ -93,6 +94,9 @@ export async function eraseSubject(db: Database, entry: SubjectEntry): Promise<E
     `UPDATE webhook_attempts SET response_excerpt = NULL WHERE response_excerpt IS NOT NULL AND ${excerpts.sql}`,
     [excerpts.param],
   );
+  // Every API process checks its kept bodies against the erasure epoch the deletes raised at most this long
+  // ago: once waited out, no process can serve a body that held the subject (decision 031).
+  if (jobIds.size > 0) await new Promise((resolve) => setTimeout(resolve, ERASURE_EPOCH_MAX_AGE_MS));
   const list = [...perAccount.entries()]
     .map(([accountId, leads]) => ({ accountId, leads }))
     .sort((a, b) => a.accountId.localeCompare(b.accountId));

@@ -6,6 +6,7 @@ import { logger, withLogContext } from '@leadgen/logger';
 import { metrics } from '@leadgen/ops';
 import type { RedisClient, RedisKeys } from '@leadgen/queue';
 import { admitToWindow, giveBackToWindow, type Admission } from '@leadgen/rate-limits';
+import type { LiveKeyDirectory } from './live-key-directory';
 
 const BEARER = /^Bearer +([A-Za-z0-9._~+/-]+=*) *$/i;
 
@@ -50,6 +51,8 @@ export interface PreAuthThrottle {
   keys: RedisKeys;
   /** RATE_LIMIT_UNKNOWN_KEY_PER_MIN: keys PostgreSQL is asked about per client address per minute */
   perMinute: number;
+  /** over the limit, whether a key may be live: one that may is looked up all the same */
+  directory: LiveKeyDirectory;
 }
 
 const PRE_AUTH_WINDOW_SECONDS = 60;
@@ -70,6 +73,8 @@ export function keyAuthenticator(db: Database, options: { cacheMs: number; throt
    * of such questions is checked and counted in one EVALSHA: a guesser with random keys gets 429 from
    * Redis, and costs the database nothing, once over the limit. A key that turns out to be known gives
    * its count back, so what stays counted are unknown keys. Without Redis the question is asked.
+   * Over the limit a valid key is still never refused (decision 031): the live-key directory tells it
+   * from a guess, so one stranger behind a NAT or an untrusted proxy cannot shut out its neighbours.
    */
   const admit = async (req: Request): Promise<{ key: string; admission: Admission } | null> => {
     if (!throttle) return null;
@@ -114,12 +119,13 @@ export function keyAuthenticator(db: Database, options: { cacheMs: number; throt
       if (!found) {
         if (unknown.has(keyHash)) throw errors.unauthorized('The API key is unknown, revoked or expired');
         const window = await admit(req);
-        if (window && !window.admission.admitted) {
+        if (window && !window.admission.admitted && !(await throttle!.directory.mayBeLive(keyHash))) {
           metrics.rateLimited.inc({ limit: 'unknown_key' });
           throw errors.rateLimited(Math.max(1, window.admission.ttlSeconds));
         }
         found = await readKey(keyHash);
-        if (window) await giveBackToWindow(throttle!.redis, window.key).catch(() => undefined);
+        // Only an admitted lookup was counted; one let through over the limit had nothing to give back.
+        if (window?.admission.admitted) await giveBackToWindow(throttle!.redis, window.key).catch(() => undefined);
       }
       use(res, keyHash, found);
       withLogContext({ accountId: found.account.id }, next);

@@ -18,13 +18,14 @@ export interface JobAnswer {
  * reads a job the caller already knows it owns (the request that created it).
  */
 export async function readJobAnswer(deps: ApiDependencies, jobId: string, accountId: string | null): Promise<JobAnswer | null> {
-  const remembered = deps.terminalBodies.get(jobId, accountId);
+  const remembered = await deps.terminalBodies.get(jobId, accountId);
   if (remembered) return { status: remembered.status, terminal: true, body: remembered.body, job: null };
+  const epoch = deps.terminalBodies.epochBeforeRead();
   const view = await readJobView(deps.db, jobId, accountId);
   if (!view) return null;
   const { job, leadsJson } = view;
   const body = presentJobJson(job, leadsJson, deps.config.http.publicBaseUrl);
-  if (isTerminal(job.status)) deps.terminalBodies.remember(job.id, { accountId: job.accountId, status: job.status, body });
+  if (isTerminal(job.status)) deps.terminalBodies.remember(job.id, { accountId: job.accountId, status: job.status, body }, epoch);
   return { status: job.status, terminal: isTerminal(job.status), body, job };
 }
 

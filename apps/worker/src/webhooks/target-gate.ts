@@ -3,7 +3,7 @@ import { runScript, type RedisClient, type RedisKeys, type RedisScript } from '@
 
 /**
  * Fleet-wide fairness between webhook targets and between accounts: at most `perTarget` attempts in
- * flight to one endpoint (or one webhookUrl host), so an endpoint that never answers holds that many of
+ * flight to one endpoint (or one account's webhookUrl host), so an endpoint that never answers holds that many of
  * the fleet's slots and no more; at most `perAccount` in flight for one account across all its targets,
  * so an account with many such endpoints leaves the other accounts their slots; and an endpoint whose
  * last attempts timed out gets a shorter time limit, so its slots free sooner. The target's leases and
@@ -85,8 +85,13 @@ export interface TargetGate {
   enter(target: string, accountId: string): Promise<TargetPass>;
 }
 
-/** The target a delivery is gated on: its endpoint, or for a job's own webhookUrl the URL's origin (hashed). */
-export function webhookTargetOf(delivery: { endpointId: string | null; url: string }): string {
+/**
+ * The target a delivery is gated on: its endpoint (an account's own), or for a job's own webhookUrl the
+ * URL's origin as seen by that account (hashed with the account's id). A host is never one target across
+ * accounts: an account whose webhookUrl is a tarpit holds its own places and shortens its own time limit
+ * there, and another account sending to the same host is gated apart (issue 31, finding 2).
+ */
+export function webhookTargetOf(delivery: { endpointId: string | null; url: string; accountId: string }): string {
   if (delivery.endpointId) return delivery.endpointId;
   let origin = delivery.url;
   try {
@@ -94,7 +99,7 @@ export function webhookTargetOf(delivery: { endpointId: string | null; url: stri
   } catch {
     // An unparsable URL fails its attempt anyway; it is gated on its own text.
   }
-  return `url:${createHash('sha256').update(origin).digest('hex').slice(0, 32)}`;
+  return `url:${createHash('sha256').update(`${delivery.accountId}\n${origin}`).digest('hex').slice(0, 32)}`;
 }
 
 /** The time limit for a target with this many timed-out attempts in a row. */

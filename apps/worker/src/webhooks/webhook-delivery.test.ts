@@ -43,11 +43,13 @@ describe('decideAfterAttempt', () => {
     expect(timeoutFor(2, 3_000)).toBe(1_000);
   });
 
-  it("when a delivery targets a job's own webhookUrl, then it is gated on the URL's origin, not its path", () => {
-    const a = webhookTargetOf({ endpointId: null, url: 'https://hooks.example.com/a?x=1' });
-    expect(webhookTargetOf({ endpointId: null, url: 'https://hooks.example.com/b' })).toBe(a);
-    expect(webhookTargetOf({ endpointId: null, url: 'https://other.example.com/a' })).not.toBe(a);
-    expect(webhookTargetOf({ endpointId: 'whep_1', url: 'https://hooks.example.com/a' })).toBe('whep_1');
+  it("when a delivery targets a job's own webhookUrl, then it is gated on the URL's origin as that account's, not its path", () => {
+    const a = webhookTargetOf({ endpointId: null, url: 'https://hooks.example.com/a?x=1', accountId: 'acct_1' });
+    expect(webhookTargetOf({ endpointId: null, url: 'https://hooks.example.com/b', accountId: 'acct_1' })).toBe(a);
+    expect(webhookTargetOf({ endpointId: null, url: 'https://other.example.com/a', accountId: 'acct_1' })).not.toBe(a);
+    // Another account's deliveries to the same host are another target (issue 31, finding 2).
+    expect(webhookTargetOf({ endpointId: null, url: 'https://hooks.example.com/a?x=1', accountId: 'acct_2' })).not.toBe(a);
+    expect(webhookTargetOf({ endpointId: 'whep_1', url: 'https://hooks.example.com/a', accountId: 'acct_1' })).toBe('whep_1');
   });
 
   it('when an attempt gets a 2xx, then the delivery succeeded', () => {

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import { ID_PATTERNS, errors, type Source } from '@leadgen/domain';
-import type { LeadRow } from '@leadgen/db';
+import { estimateAccountLeads, estimateResultSetLeads, type LeadRow } from '@leadgen/db';
 import type { ApiDependencies } from '../../dependencies';
 import { authenticatedAccount } from '../../http/authenticate';
 import { encodeCursor, linkNext, nextPageUrl, parseQuery } from '../../http/paging';
@@ -73,14 +73,16 @@ async function resultSetAnswer(
     sendPage(req, res, deps, head, page, more ? encodeCursor('p', [page.at(-1)!.position]) : null);
     return;
   }
+  // Charged and admitted by its cost before a byte streams (issue 31, finding 3); what a running job adds meanwhile after.
+  const estimate = await estimateResultSetLeads(deps.db, account, by, id, after);
+  await chargeRateLimit(res, costOfEntries(estimate));
   const outcome = await streamExport(res, format, {
     first: selection.leads,
     next: (last) => nextResultSetPage(deps, account, by, id, last.position, EXPORT_BATCH),
     filename: `leads-${selection.jobId}`,
     headers: marks,
   });
-  // Weighted by what it streamed: the account's next calls pay for it.
-  await chargeRateLimit(res, costOfEntries(outcome.leads), { refuse: false });
+  await chargeRateLimit(res, costOfEntries(outcome.leads) - costOfEntries(estimate), { refuse: false });
   await audit(deps, res.locals, account, 'leads.exported', {
     selection: { jobId: selection.jobId, resultSetId: selection.resultSetId },
     format,
@@ -111,7 +113,11 @@ export function accountLeadsRoute(deps: ApiDependencies, download?: DownloadForm
     }
     const release = await holdExportSlot(deps, account.id);
     let outcome: ExportOutcome;
+    let estimate: number;
     try {
+      // Charged and admitted by its cost before a byte streams (issue 31, finding 3).
+      estimate = await estimateAccountLeads(deps.db, account.id, filter, query.cursor ?? null);
+      await chargeRateLimit(res, costOfEntries(estimate));
       const first = await readAccountLeads(deps, account.id, filter, query.cursor ?? null, EXPORT_BATCH);
       outcome = await streamExport(res, format, {
         first,
@@ -121,7 +127,7 @@ export function accountLeadsRoute(deps: ApiDependencies, download?: DownloadForm
     } finally {
       await release();
     }
-    await chargeRateLimit(res, costOfEntries(outcome.leads), { refuse: false });
+    await chargeRateLimit(res, costOfEntries(outcome.leads) - costOfEntries(estimate), { refuse: false });
     // The selection as the client asked for it (no lead in it): which leads went out is known from the jobs.
     const selection = {
       ...filter,
