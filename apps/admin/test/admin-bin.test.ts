@@ -26,7 +26,7 @@ describe('npx leadgen-admin', () => {
     // The whole of stdout parses, as `| jq .` would read it.
     const { accountId, apiKey } = JSON.parse(created.stdout) as { accountId: string; apiKey: string };
     expect((await accountForApiKey(db, apiKey))?.id).toBe(accountId);
-  }, 120_000);
+  }, 180_000);
 });
 
 describe('admin account:delete without a terminal', () => {
@@ -43,10 +43,36 @@ describe('admin account:delete without a terminal', () => {
     expect({ code: deleted.code, stderr: deleted.stderr }).toEqual({ code: 0, stderr: '' });
     expect(JSON.parse(deleted.stdout)).toMatchObject({ deleted: true, accountId });
     expect(await findAccount(db, accountId)).toBeNull();
-  }, 60_000);
+  }, 180_000);
 
   it('when --yes is given a value, then it is refused as a usage error', () => {
     const wrong = admin('account:delete', '--account', 'acc_x', '--yes=no');
     expect({ code: wrong.code, stderr: wrong.stderr.trim() }).toEqual({ code: 64, stderr: '--yes takes no value' });
   });
+});
+
+describe('a DATABASE_URL whose user PostgreSQL refuses', () => {
+  const wrongUser = Object.assign(new URL(process.env.DATABASE_URL!), { username: 'no_such_role_h31' }).toString();
+  const withUrl = (entry: string, ...args: string[]) =>
+    spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, entry), ...args], {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: wrongUser },
+      encoding: 'utf8',
+      input: '',
+    });
+
+  it.each([
+    ['admin', 'apps/admin/src/main.ts', ['account:list'], 'admin'],
+    ['db:migrate', 'packages/db/src/migrate-cli.ts', [], 'db:migrate failed'],
+  ])(
+    'when %s runs, then one line names DATABASE_URL and the server reason, not Prisma text',
+    (_name, entry, args, lead) => {
+      const result = withUrl(entry, ...args);
+      expect(result.status).toBe(1);
+      expect(result.stderr.trim().split('\n')).toEqual([
+        `${lead}: PostgreSQL refused the login in DATABASE_URL (role "no_such_role_h31" does not exist): fix its user or password`,
+      ]);
+    },
+    180_000,
+  );
 });

@@ -29,3 +29,4 @@ export * from './lead-retention';
 export * from './account-deletion';
 export * from './batch-creation';
 export * from './batches';
+export * from './connection-failure';
