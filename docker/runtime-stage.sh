@@ -35,6 +35,10 @@ case "$step" in
     # The bundles resolve every package from node_modules/; workspaces are inside them, so their
     # links (and the manifests they point at) go.
     rm -rf node_modules/@leadgen apps packages package-lock.json .locked.json .npmrc
+    # Prisma ships a query compiler per database, each twice (fast, small) and twice again (CommonJS, ESM):
+    # ~66 MB. The bundles are CommonJS on PostgreSQL: every other one goes (docs/operations.md: the image).
+    find node_modules/@prisma/client/runtime -name 'query_compiler_*' \
+      ! -name 'query_compiler_*_bg.postgresql.js' ! -name 'query_compiler_*_bg.postgresql.wasm-base64.js' -delete
     ;;
   app)
     [ -f "$src/dist/api.js" ] || { echo "runtime-stage: no build output in $src/dist; run npm run build" >&2; exit 1; }

@@ -45,7 +45,9 @@ stray="$(find "$app" -path "$app/node_modules" -prune -o \( -name '*.ts' -o -nam
 for dev in tsx typescript jest esbuild prisma @swc/core; do
   [ ! -e "$app/node_modules/$dev" ] || fail "dev dependency $dev in the runtime stage"
 done
-say "runtime stage: $(du -sh "$app" | cut -f1) ($(ls "$app/node_modules" | wc -l) top-level packages)"
+compilers="$(cd "$app/node_modules/@prisma/client/runtime" && ls query_compiler_* | grep -v '\.postgresql\.' || true)"
+[ -z "$compilers" ] || fail "Prisma query compilers for other databases in the runtime stage: $compilers"
+say "runtime stage: $(du -sh "$app" | cut -f1), node_modules $(du -sm "$app/node_modules" | cut -f1) MB ($(ls "$app/node_modules" | wc -l) top-level packages)"
 
 free_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
 api_port="$(free_port)"; api_ops="$(free_port)"; worker_ops="$(free_port)"

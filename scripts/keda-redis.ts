@@ -5,7 +5,8 @@
 // - keda-redis.properties (the ConfigMap leadgen-keda-options: `databaseIndex`, `enableTLS`), which
 //   components/keda-queue-names copies into every trigger.
 // Redis Cluster and Sentinel overlays write keda-redis.env by hand (their nodes are no URL).
-import { readFileSync, writeFileSync } from 'node:fs';
+// npm runs a script from the repository root: a relative path is taken from where npm was run (INIT_CWD).
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 /** KEY=value lines of an env file (comments and blank lines skipped). */
@@ -27,7 +28,12 @@ export interface KedaRedisFiles {
 
 /** KEDA's settings for the one Redis node a `redis://` or `rediss://` URL names (as the pods read it). */
 export function kedaRedisFiles(redisUrl: string): KedaRedisFiles {
-  const url = new URL(redisUrl);
+  let url: URL;
+  try {
+    url = new URL(redisUrl);
+  } catch {
+    throw new Error('REDIS_URL is not a URL (expected redis://[user:password@]host:port/N)');
+  }
   if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new Error('REDIS_URL must be a redis:// or rediss:// URL');
   const database = url.pathname.replace(/^\//, '') || '0';
   if (!/^\d+$/.test(database)) throw new Error('REDIS_URL names no database index (expected /N)');
@@ -40,19 +46,44 @@ export function kedaRedisFiles(redisUrl: string): KedaRedisFiles {
   return { secret: `${secret.join('\n')}\n`, options: `${options.join('\n')}\n` };
 }
 
-if (require.main === module) {
-  const dir = process.argv[2];
-  if (!dir) {
-    process.stderr.write('usage: npm run deploy:keda-redis -- <overlay directory holding secrets.env>\n');
-    process.exit(64);
+const USAGE = 'usage: npm run deploy:keda-redis -- <overlay directory holding secrets.env, or that secrets.env>';
+
+/**
+ * Writes keda-redis.env and keda-redis.properties beside the overlay's secrets.env. `target` is the overlay
+ * directory or its secrets.env, relative to `cwd` (where the operator ran npm). Throws with one line to print.
+ */
+export function writeKedaRedisFiles(target: string, cwd: string): string {
+  const given = path.resolve(cwd, target);
+  const isDirectory = existsSync(given) && statSync(given).isDirectory();
+  const secretsFile = isDirectory ? path.join(given, 'secrets.env') : given;
+  const dir = path.dirname(secretsFile);
+  if (!existsSync(secretsFile)) {
+    const example = path.join(dir, 'secrets.env.example');
+    throw new Error(
+      `${secretsFile} does not exist: ` +
+        (existsSync(example) || existsSync(path.join(dir, 'kustomization.yaml'))
+          ? 'write it first (from secrets.env.example), then run this again'
+          : 'name your overlay directory, the one holding its secrets.env (docs/operations.md: Kubernetes)'),
+    );
   }
-  const environment = readEnvFile(readFileSync(path.join(dir, 'secrets.env'), 'utf8'));
-  if (!environment.REDIS_URL) {
-    process.stderr.write(`${path.join(dir, 'secrets.env')} sets no REDIS_URL\n`);
-    process.exit(65);
-  }
+  const environment = readEnvFile(readFileSync(secretsFile, 'utf8'));
+  if (!environment.REDIS_URL) throw new Error(`${secretsFile} sets no REDIS_URL`);
   const files = kedaRedisFiles(environment.REDIS_URL);
   writeFileSync(path.join(dir, 'keda-redis.env'), files.secret, { mode: 0o600 });
   writeFileSync(path.join(dir, 'keda-redis.properties'), files.options);
-  console.log(`${dir}: keda-redis.env and keda-redis.properties written from REDIS_URL`);
+  return `${dir}: keda-redis.env and keda-redis.properties written from REDIS_URL`;
+}
+
+if (require.main === module) {
+  const target = process.argv[2];
+  if (!target || process.argv.length > 3) {
+    process.stderr.write(`${USAGE}\n`);
+    process.exit(64);
+  }
+  try {
+    console.log(writeKedaRedisFiles(target, process.env.INIT_CWD ?? process.cwd()));
+  } catch (error) {
+    process.stderr.write(`deploy:keda-redis: ${(error as Error).message}\n`);
+    process.exit(1);
+  }
 }

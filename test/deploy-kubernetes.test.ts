@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Queue } from 'bullmq';
@@ -8,7 +8,7 @@ import { SOURCES } from '@leadgen/domain';
 import { OPS_PATHS } from '@leadgen/ops';
 import { QUEUE_NAMES, redisKeys, RedisKeys, topologyOf, WEBHOOK_QUEUE_NAME } from '@leadgen/queue';
 import { baseWorkloads, KUBERNETES_BASE, processOfContainer, renderSecretEnvFile, SECRET_ENV_FILE } from '../scripts/kubernetes-env';
-import { kedaRedisFiles, readEnvFile } from '../scripts/keda-redis';
+import { kedaRedisFiles, readEnvFile, writeKedaRedisFiles } from '../scripts/keda-redis';
 import { hasKubectl, KUBERNETES, renderOverlay } from './kustomize';
 
 // deploy/kubernetes rendered by the real kustomize (test/kustomize.ts), then checked against the code:
@@ -512,15 +512,15 @@ describeRendered('deploy/kubernetes KEDA: the queues and the Redis the pods use'
     },
   );
 
-  it('when REDIS_URL names a database and TLS, then KEDA reads that database over TLS at that address, as the pods do', () => {
+  it('when an operator deploys through production-overlay with a REDIS_URL naming a database and TLS, then KEDA reads that database over TLS at that address, as the pods do', () => {
     const redisUrl = 'rediss://queue:s3cret@redis.internal:6380/3';
-    const rendered = renderOverlay('example', (root) => {
-      const dir = path.join(root, 'overlays/example');
-      const secrets = readFileSync(path.join(dir, 'secrets.env'), 'utf8').replace(/^REDIS_URL=.*$/m, `REDIS_URL=${redisUrl}`);
-      writeFileSync(path.join(dir, 'secrets.env'), secrets);
-      const files = kedaRedisFiles(readEnvFile(secrets).REDIS_URL!);
-      writeFileSync(path.join(dir, 'keda-redis.env'), files.secret);
-      writeFileSync(path.join(dir, 'keda-redis.properties'), files.options);
+    // As docs/operations.md has it: the template copied to overlays/<yours>, its secrets.env written, then the script.
+    const rendered = renderOverlay('mine', (root) => {
+      const dir = path.join(root, 'overlays/mine');
+      cpSync(path.join(root, 'production-overlay'), dir, { recursive: true });
+      const example = readFileSync(path.join(root, 'overlays/example/secrets.env.example'), 'utf8');
+      writeFileSync(path.join(dir, 'secrets.env'), example.replace(/^REDIS_URL=.*$/m, `REDIS_URL=${redisUrl}`));
+      writeKedaRedisFiles('overlays/mine', root);
     });
     const api = rendered.find((d) => d.kind === 'Deployment' && d.metadata.name === 'leadgen-api')!;
     expect(configIn(rendered, api.spec.template.spec.containers[0]).redis.url).toBe(redisUrl);

@@ -9,13 +9,15 @@ import { collectProcessMetrics, registeredMetricNames } from '@leadgen/ops';
 const ROOT = path.resolve(__dirname, '..');
 const DASHBOARD = path.join(ROOT, 'deploy/grafana/leadgen-overview.json');
 const ALERTS = path.join(ROOT, 'deploy/prometheus/leadgen-alerts.yaml');
+const ALERT_TESTS = path.join(ROOT, 'deploy/prometheus/leadgen-alerts.test.yaml');
+const RUNBOOKS = path.join(ROOT, 'docs/runbooks.md');
 
 interface Rule {
   alert: string;
   expr: string;
   for: string;
   labels: { severity: string };
-  annotations: { summary: string };
+  annotations: { summary: string; runbook_url?: string };
 }
 
 const METRIC = /\b(?:leadgen|process|nodejs)_[a-z0-9_]+\b/g;
@@ -53,18 +55,37 @@ describe('deploy/ dashboards and alerts', () => {
     expect(names.filter((n) => !registered.includes(n))).toEqual([]);
   });
 
-  it('when the alert rules are read, then the four operator alerts are there, each with a duration, a severity and a summary', () => {
+  it('when the alert rules are read, then each operator alert is there with a duration, a severity, a summary and a runbook section that exists', () => {
     expect(rules.map((r) => r.alert).sort()).toEqual([
+      'LeadgenCreditLedgerDrift',
+      'LeadgenHeldBacklog',
       'LeadgenJobFailureRatio',
+      'LeadgenMonitorsOverdue',
       'LeadgenNoWorkerConsuming',
       'LeadgenQueueBackingUp',
+      'LeadgenTargetDown',
       'LeadgenUpstream429Storm',
+      'LeadgenWebhookDeliveriesFailing',
     ]);
+    // GitHub's anchors: a heading `## LeadgenHeldBacklog` is #leadgenheldbacklog.
+    const anchors = readFileSync(RUNBOOKS, 'utf8')
+      .split('\n')
+      .filter((line) => line.startsWith('## '))
+      .map((line) => `docs/runbooks.md#${line.slice(3).trim().toLowerCase()}`);
     for (const rule of rules) {
       expect(rule.for).toMatch(/^\d+m$/);
       expect(['warning', 'critical']).toContain(rule.labels.severity);
       expect(rule.annotations.summary).toBeTruthy();
+      expect(anchors).toContain(rule.annotations.runbook_url);
     }
+  });
+
+  it('when promtool runs the rules unit tests, then each new alert fires on its condition and not before', () => {
+    const run = promtool(['test', 'rules', ALERT_TESTS]);
+    expect({ status: run.status, output: `${run.stdout}${run.stderr}`.trim() }).toEqual({
+      status: 0,
+      output: expect.stringMatching(/SUCCESS$/),
+    });
   });
 
   it('when every leadgen_ metric the code registers is listed, then the dashboard shows each one', () => {

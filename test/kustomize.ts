@@ -1,12 +1,16 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 
 // deploy/kubernetes rendered by the real kustomize (`kubectl kustomize`), as `kubectl apply -k` would.
 export const KUBERNETES = path.resolve(__dirname, '../deploy/kubernetes');
-export const OVERLAYS = readdirSync(path.join(KUBERNETES, 'overlays'));
+// The overlays git has: an operator's own (overlays/<yours>, with its uncommitted secrets.env) is not one of them.
+export const OVERLAYS = execFileSync('git', ['ls-files', 'overlays/*/kustomization.yaml'], { cwd: KUBERNETES, encoding: 'utf8' })
+  .split('\n')
+  .filter(Boolean)
+  .map((file) => path.basename(path.dirname(file)));
 
 export interface K8sObject {
   apiVersion: string;
@@ -26,19 +30,15 @@ export const hasKubectl = (() => {
 })();
 
 /**
- * An overlay rendered in a copy of deploy/kubernetes whose `*.env.example` files stand in for the real
- * `*.env`; `edit` may change the copy first (its root directory is given), as an operator edits theirs.
+ * An overlay rendered in a copy of deploy/kubernetes as a fresh checkout has it (git's files only: no
+ * secrets.env, no keda-redis.env); `edit` may change the copy first (its root directory is given), as an
+ * operator edits theirs.
  */
 export function renderOverlay(overlay: string, edit?: (root: string) => void): K8sObject[] {
   const dir = mkdtempSync(path.join(tmpdir(), 'leadgen-kustomize-'));
   try {
-    cpSync(KUBERNETES, dir, { recursive: true });
-    // Every overlay's, since one overlay may build on another (redis-cluster on example).
-    for (const each of readdirSync(path.join(dir, 'overlays'))) {
-      const eachDir = path.join(dir, 'overlays', each);
-      for (const file of readdirSync(eachDir).filter((f) => f.endsWith('.env.example')))
-        cpSync(path.join(eachDir, file), path.join(eachDir, file.replace(/\.example$/, '')));
-    }
+    const tracked = execFileSync('git', ['ls-files', '-z', '.'], { cwd: KUBERNETES, encoding: 'utf8' }).split('\0').filter(Boolean);
+    for (const file of tracked) cpSync(path.join(KUBERNETES, file), path.join(dir, file));
     edit?.(dir);
     const rendered = execFileSync('kubectl', ['kustomize', path.join(dir, 'overlays', overlay)], { encoding: 'utf8' });
     return parseAllDocuments(rendered).map((doc) => doc.toJSON() as K8sObject);

@@ -82,7 +82,7 @@ describe('deleting an account (admin account:delete)', () => {
     for (const table of Object.keys(OWNED)) if (table !== 'account_webhook_secrets') expect([table, before[table]]).not.toEqual([table, 0]);
     const bystanderBefore = await rowsOwned(bystander.accountId, [bystanderJob!]);
 
-    const run = admin('account:delete', '--account', owner.accountId);
+    const run = admin('account:delete', '--account', owner.accountId, '--yes');
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
     const printed = JSON.parse(run.stdout);
@@ -114,7 +114,7 @@ describe('deleting an account (admin account:delete)', () => {
       summary: { jobs: 2, apiKeys: 1, ledgerRows: 7, jobsCancelled: 1 },
     });
 
-    const again = admin('account:delete', '--account', owner.accountId);
+    const again = admin('account:delete', '--account', owner.accountId, '--yes');
     expect(again.status).toBe(1);
     expect(again.stderr).toContain(`no account ${owner.accountId}`);
   }, 60_000);

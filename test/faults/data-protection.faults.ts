@@ -183,7 +183,7 @@ describe('data protection under racing traffic', () => {
     await sleep(500);
     const deletion = spawn(
       process.execPath,
-      ['--import', 'tsx', path.join(ROOT, 'apps/admin/src/main.ts'), 'account:delete', '--account', account.accountId, '--json'],
+      ['--import', 'tsx', path.join(ROOT, 'apps/admin/src/main.ts'), 'account:delete', '--account', account.accountId, '--yes', '--json'],
       {
         cwd: ROOT,
         env: { ...process.env, DATABASE_URL: database.url, QUEUE_PREFIX: world.config.redis.queuePrefix },

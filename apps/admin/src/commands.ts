@@ -47,13 +47,15 @@ export interface Services {
   lifecycle(): Promise<Lifecycle>;
   /** tells every API process that the account's keys changed (announceKeyEpoch); rejects when Redis is away */
   announceKeyEpoch(accountId: string, keyEpoch: number): Promise<void>;
+  /** asks the operator at a terminal; null when there is none to ask (a pipe, CI, a test) */
+  confirm(question: string): Promise<boolean | null>;
 }
 
-export const USAGE = `usage: npm run admin -- <command> [options] [--json | --table]
+export const USAGE = `usage: npx leadgen-admin <command> [options] [--json | --table]   (or npm run -s admin -- ...)
   account:create --name NAME [--credits C]   create an account (and its first API key)
   account:list                                every account with its credits and live keys
   account:show --account ID                   the account with its credits
-  account:delete --account ID                 refuse its keys, cancel its open jobs, then delete the account and all it owns (ledger included); the audit trail keeps that it happened
+  account:delete --account ID [--yes]         asks first unless --yes; refuse its keys, cancel its open jobs, then delete the account and all it owns (ledger included); the audit trail keeps that it happened
   key:create --account ID [--expires-in 90d]  issue another API key for an account (expiring after N days or hours: 90d, 12h)
   key:list --account ID                       an account's keys: id, prefix, created, last used, expires, revoked
   key:revoke --id KEY_ID | --key API_KEY      revoke a key, by its id (key_...) or by its secret
@@ -75,10 +77,13 @@ export function commandHelp(command: string): string {
   const line = lines.find((l) => l.trimStart().split(' ')[0] === command);
   if (!line) return USAGE;
   const [usage, ...described] = line.trim().split(/\s{2,}/);
-  return `usage: npm run admin -- ${usage} [--json | --table]\n  ${described.join(' ')}\n${lines.at(-1)}`;
+  return `usage: npx leadgen-admin ${usage} [--json | --table]\n  ${described.join(' ')}\n${lines.at(-1)}`;
 }
 
 type Flags = Map<string, string>;
+
+// Flags that take no value: present or not.
+const SWITCHES = new Set(['yes']);
 
 function parseFlags(args: string[], allowed: string[]): Flags {
   const flags: Flags = new Map();
@@ -86,6 +91,11 @@ function parseFlags(args: string[], allowed: string[]): Flags {
     const arg = args[i]!;
     const name = arg.startsWith('--') ? arg.slice(2).split('=')[0]! : null;
     if (!name || !allowed.includes(name)) throw new UsageError(`unknown argument "${arg}" (npm run admin -- --help lists the commands)`);
+    if (SWITCHES.has(name)) {
+      if (arg.includes('=')) throw new UsageError(`--${name} takes no value`);
+      flags.set(name, 'true');
+      continue;
+    }
     const inline = arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : undefined;
     const value = inline ?? args[++i];
     if (value === undefined || (inline === undefined && value.startsWith('--'))) throw new UsageError(`--${name} needs a value`);
@@ -378,9 +388,17 @@ export async function runCommand(argv: string[], services: Services): Promise<Re
       };
     }
     case 'account:delete': {
-      const flags = parseFlags(args, ['account']);
+      const flags = parseFlags(args, ['account', 'yes']);
       const accountId = required(flags, 'account');
       const db = await database();
+      const account = await existingAccount(db, accountId);
+      if (!flags.has('yes')) {
+        // Irreversible, ledger included: a slip of the shell history must not be enough.
+        const answer = await services.confirm(`Delete account ${accountId} (${account.name}) and everything it owns, ledger included?`);
+        if (answer === null)
+          throw new UsageError(`admin: account:delete deletes account ${accountId} for good; no terminal to ask on: pass --yes to confirm`);
+        if (!answer) throw new UsageError('admin: account:delete cancelled; nothing was changed', 1);
+      }
       const result = await deleteAccountEverywhere(db, services, accountId);
       if (result.kind === 'not_found')
         throw new UsageError(`admin: no account ${accountId}: npm run admin -- account:list shows the accounts`, 1);

@@ -1,3 +1,5 @@
+import { refusedLoginReason } from '@leadgen/db';
+
 /**
  * Any failure as one line saying what to do: never a stack, never a driver's or Prisma's dump
  * (which would quote source lines and internal hosts).
@@ -19,6 +21,8 @@ function codesOf(error: unknown): string[] {
 export function failureLine(error: unknown): string {
   const codes = codesOf(error);
   const message = error instanceof Error ? error.message : String(error);
+  const refused = refusedLoginReason(error);
+  if (refused) return `admin: PostgreSQL refused the login in DATABASE_URL (${refused}): fix its user or password`;
   if (codes.some((c) => NO_DATABASE.has(c)) || /database .* does not exist/i.test(message)) {
     return 'admin: the database in DATABASE_URL does not exist: run npm run db:migrate first (it creates and migrates it)';
   }

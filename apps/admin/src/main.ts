@@ -1,3 +1,4 @@
+import { createInterface } from 'node:readline/promises';
 import { createLifecycle, type Lifecycle } from '@leadgen/commands';
 import { loadConfigOrExit } from '@leadgen/config';
 import { createDatabase, schemaStatus, type Database } from '@leadgen/db';
@@ -8,7 +9,20 @@ import { commandHelp, runCommand, UsageError, USAGE, type Services } from './com
 import { failureLine } from './failures';
 import { outputMode, render } from './output';
 
-// `npm run admin -- <command> [--flag value] [--json|--table]`: see output.ts for what is printed.
+// `npx leadgen-admin <command> [--flag value] [--json|--table]` (bin/leadgen-admin.js; or `npm run -s admin -- ...`):
+// see output.ts for what is printed. stdout carries the answer only; questions and messages go to stderr.
+
+/** A yes/no question on the terminal; null when stdin or stderr is no terminal (a pipe, CI): nobody to ask. */
+async function confirmOnTerminal(question: string): Promise<boolean | null> {
+  if (!process.stdin.isTTY || !process.stderr.isTTY) return null;
+  const terminal = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^y(es)?$/i.test((await terminal.question(`${question} [y/N] `)).trim());
+  } finally {
+    terminal.close();
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
   setLogLevel('error');
   const mode = outputMode({ json: argv.includes('--json'), table: argv.includes('--table') }, Boolean(process.stdout.isTTY));
@@ -59,6 +73,7 @@ async function main(argv: string[]): Promise<number> {
       await waitUntilConnected(connection, 3_000);
       await announceKeyEpoch(connection, keys.account(accountId).keyEpoch, keyEpoch);
     },
+    confirm: confirmOnTerminal,
   };
   try {
     const result = await runCommand(args, services);

@@ -7,7 +7,8 @@ import { errors } from '@leadgen/domain';
 import { logger } from '@leadgen/logger';
 import type { Queue, RedisClient, RedisKeys } from '@leadgen/queue';
 import { MAX_JSON_DEPTH, shapeCheck } from './http/json-body';
-import { DEFAULT_LOGIN_LIMITS, loginThrottle, type LoginLimits } from './http/login-throttle';
+import { DEFAULT_LOGIN_LIMITS, loginThrottle, type LoginLimits, type LoginSubject } from './http/login-throttle';
+import { operatorDevices } from './http/operator-device';
 import { pageContentSecurityPolicy } from './http/security-headers';
 
 export const BOARD_PATH = '/admin/queues';
@@ -50,8 +51,9 @@ export interface BoardOptions {
 
 /**
  * Bull Board for operators, behind HTTP Basic auth (user `operator`, password OPERATOR_PASSWORD).
- * Failed logins are throttled per client address and per user name (429 with Retry-After), and each
- * one is logged, without the password. Read-only unless OPERATOR_BOARD_WRITABLE: PostgreSQL decides a
+ * Failed logins are throttled (429 with Retry-After): a browser that logged in before, by its device
+ * cookie alone; any other client per address and per user name (login-throttle.ts), so a stranger can
+ * hold back new devices but never one the operator used. Each failure is logged, without the password. Read-only unless OPERATOR_BOARD_WRITABLE: PostgreSQL decides a
  * job's fate, and a queue entry removed here only leaves the lost-job sweep to put it back. With Redis away the board is closed (503): it could not show
  * the queues anyway, and an unthrottled login is what the limit exists to prevent.
  */
@@ -71,6 +73,7 @@ export function operatorBoard(queues: Queue[], password: string, options: BoardO
     verify: shapeCheck({ maxDepth: MAX_JSON_DEPTH, maxEntries: 16 * 1024 }),
   });
   const throttle = loginThrottle(options.redis, options.keys, options.limits ?? DEFAULT_LOGIN_LIMITS);
+  const devices = operatorDevices(password);
 
   const challenge: RequestHandler = (_req, res) => {
     res.setHeader('WWW-Authenticate', 'Basic realm="leadgen operators"');
@@ -93,21 +96,26 @@ export function operatorBoard(queues: Queue[], password: string, options: BoardO
     }
     // The client behind the proxies TRUST_PROXY names: keyed on a proxy's own address, one guesser would lock out every operator.
     const client = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+    const device = devices.trusted(req.get('Cookie'));
+    const subject: LoginSubject = device ? { device } : { client, user: credentials.user };
     // Counted before the password is compared, in the same script as the check, so concurrent attempts
     // cannot get more guesses than the limit; over it, an attacker learns nothing from the answer.
-    const admission = await throttle.admit(client, credentials.user).catch(() => null);
+    const admission = await throttle.admit(subject).catch(() => null);
     if (admission === null) throw errors.serviceUnavailable('The operator board is unavailable; retry shortly');
     if (admission.retryAfter > 0) throw errors.rateLimited(admission.retryAfter);
     if (credentials.user !== OPERATOR || !sameSecret(credentials.password, password)) {
       logger.warn('operator login failed', {
         client,
         user: credentials.user.slice(0, 64),
-        failures: { client: admission.client, user: admission.user },
+        knownDevice: device !== null,
+        failures: admission.counts,
       });
       challenge(req, res, next);
       return;
     }
-    await throttle.refund(client, credentials.user).catch(() => undefined);
+    await throttle.refund(subject).catch(() => undefined);
+    // This browser is a known device from now on (renewed on every login, so one in use never expires).
+    res.append('Set-Cookie', devices.issue(device, req.secure));
     // Read-only means every writing route, whatever the board's own per-queue check covers.
     if (!options.writable && req.method !== 'GET' && req.method !== 'HEAD') throw errors.methodNotAllowed(['GET', 'HEAD']);
     if ((req.get('Content-Encoding') ?? 'identity').trim().toLowerCase() !== 'identity') throw errors.unsupportedContentEncoding();

@@ -2,10 +2,17 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLifecycle } from '@leadgen/commands';
 import type { Config } from '@leadgen/config';
-import { countBatchesByStatus, createDatabase, DEVELOPMENT_SECRETS_KEY_WARNING, heldJobsBySource, readErasureEpoch } from '@leadgen/db';
+import {
+  countBatchesByStatus,
+  createDatabase,
+  DEVELOPMENT_SECRETS_KEY_WARNING,
+  findCreditDiscrepancies,
+  heldJobsBySource,
+  readErasureEpoch,
+} from '@leadgen/db';
 import { SOURCES } from '@leadgen/domain';
 import { logger } from '@leadgen/logger';
-import { metrics, reportBatchCounts, reportQueueDepth, type ReadinessReport } from '@leadgen/ops';
+import { metrics, reportBatchCounts, reportLedgerDrift, reportQueueDepth, type ReadinessReport } from '@leadgen/ops';
 import { createJobProducer, createMonitorAlarms, createWebhookProducer, producerConnection, subscribeJobEvents } from '@leadgen/queue';
 import { shutDownApi } from './api-shutdown';
 import { createApp } from './app';
@@ -77,6 +84,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
     return { ...queues, ...(await webhooks.counts()) };
   });
   reportBatchCounts(() => countBatchesByStatus(db));
+  reportLedgerDrift(async () => (await findCreditDiscrepancies(db)).length);
   // requireHostHeader off: Node would refuse a missing Host with a bare 400; http/protocol-checks.ts answers it.
   // The enqueue refuses while its connection is not up (503, never a hang): a process that listened
   // before Redis answered would refuse its first jobs. A Redis that is down does not hold start-up.

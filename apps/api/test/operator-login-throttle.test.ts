@@ -1,6 +1,8 @@
 import { logger } from '@leadgen/logger';
 import { startWorld, type TestWorld } from '../../../test/harness';
 import { rawRequest } from '../../../test/raw-http';
+import { clientNetwork } from '../src/http/login-throttle';
+import { DEVICE_COOKIE, operatorDevices } from '../src/http/operator-device';
 
 // Defaults of login-throttle.ts: 10 failures per client address, 30 per user name, in 15 minutes.
 const PER_CLIENT = 10;
@@ -16,13 +18,61 @@ describe('Bull Board login throttling', () => {
   afterEach(() => world.close());
 
   /** GET /admin/queues from a loopback address of its own, so a test can be several clients. */
-  const login = (from: string, user: string, password: string) =>
+  const login = (from: string, user: string, password: string, cookie?: string) =>
     rawRequest(world.api.port, {
       method: 'GET',
       path: '/admin/queues',
-      headers: { Authorization: basic(user, password) },
+      headers: { Authorization: basic(user, password), ...(cookie ? { Cookie: cookie } : {}) },
       localAddress: from,
     });
+  /** The device cookie a successful login set, as a browser sends it back. */
+  const deviceCookie = (res: Awaited<ReturnType<typeof login>>) => {
+    const set = ([] as string[]).concat(res.headers['set-cookie'] ?? []).find((c) => c.startsWith(`${DEVICE_COOKIE}=`));
+    if (!set) throw new Error('no device cookie was set');
+    return set.split(';')[0]!;
+  };
+  /** A stranger's guesses: the operator's user name from 4 addresses (over the per-user 30), and 10 from the operator's own. */
+  const strangerGuesses = async () => {
+    for (let client = 3; client < 7; client += 1) for (let i = 0; i < 8; i += 1) await login(`127.0.0.${client}`, 'operator', `guess-${i}`);
+    for (let i = 0; i < PER_CLIENT; i += 1) await login('127.0.0.1', 'operator', `guess-${i}`);
+  };
+
+  it("when a stranger fails the operator's user name from many addresses and from the operator's own, then the operator's browser, known by its device cookie, still logs in", async () => {
+    const first = await login('127.0.0.1', 'operator', PASSWORD);
+    expect(first.status).toBe(200);
+    const cookie = deviceCookie(first);
+    expect(first.headers['set-cookie']?.[0]).toMatch(/; Path=\/admin\/queues; HttpOnly; SameSite=Strict/);
+    await strangerGuesses();
+    // A new device is held back (both of its windows are full), the known one is not.
+    expect((await login('127.0.0.1', 'operator', PASSWORD)).status).toBe(429);
+    expect((await login('127.0.0.1', 'operator', PASSWORD, cookie)).status).toBe(200);
+    expect((await login('127.0.0.8', 'operator', PASSWORD, `other=1; ${cookie}`)).status).toBe(200);
+  });
+
+  it('when a device cookie is forged, altered or signed under another password, then it is not a known device', async () => {
+    const genuine = deviceCookie(await login('127.0.0.11', 'operator', PASSWORD));
+    await strangerGuesses();
+    const elsewhere = operatorDevices('another password entirely').issue(null, false).split(';')[0]!;
+    for (const cookie of [elsewhere, `${genuine.slice(0, -2)}xx`, `${DEVICE_COOKIE}=abc.1.def`])
+      expect((await login('127.0.0.1', 'operator', PASSWORD, cookie)).status).toBe(429);
+  });
+
+  it('when a known device fails too often, then that device waits, and its failures count against no address or user name', async () => {
+    const cookie = deviceCookie(await login('127.0.0.1', 'operator', PASSWORD));
+    for (let i = 0; i < PER_CLIENT; i += 1) expect((await login('127.0.0.1', 'operator', `guess-${i}`, cookie)).status).toBe(401);
+    expect((await login('127.0.0.1', 'operator', PASSWORD, cookie)).status).toBe(429);
+    expect((await login('127.0.0.1', 'operator', PASSWORD)).status).toBe(200);
+  });
+
+  it('when clients are counted, then an IPv6 address by its /64 (one host holds all of it), an IPv4 one whole', () => {
+    expect(clientNetwork('2001:db8:1:2:aaaa::1')).toBe(clientNetwork('2001:db8:1:2:ffff:ffff:ffff:ffff'));
+    expect(clientNetwork('2001:db8:1:2::1')).not.toBe(clientNetwork('2001:db8:1:3::1'));
+    expect([clientNetwork('::ffff:192.0.2.7'), clientNetwork('192.0.2.7'), clientNetwork('192.0.2.8')]).toEqual([
+      '192.0.2.7',
+      '192.0.2.7',
+      '192.0.2.8',
+    ]);
+  });
 
   it('when one client fails too often, then 429 with Retry-After even for the right password, while other clients still log in', async () => {
     for (let i = 0; i < PER_CLIENT; i += 1) expect((await login('127.0.0.1', 'operator', `guess-${i}`)).status).toBe(401);

@@ -41,3 +41,4 @@ export * from './batches';
 export * from './live-key-hashes';
 export * from './erasure-epoch';
 export * from './export-estimate';
+export * from './connection-failure';

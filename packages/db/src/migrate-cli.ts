@@ -1,4 +1,5 @@
 import { loadConfigOrExit } from '@leadgen/config';
+import { refusedLoginReason } from './connection-failure';
 import { migrate } from './migrator';
 import { sealPlainWebhookSecrets } from './secret-rotation';
 
@@ -17,6 +18,11 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: Error) => {
-  process.stderr.write(`db:migrate failed: ${error.message}\n`);
+  const refused = refusedLoginReason(error);
+  process.stderr.write(
+    refused
+      ? `db:migrate failed: PostgreSQL refused the login in DATABASE_URL (${refused}): fix its user or password\n`
+      : `db:migrate failed: ${error.message}\n`,
+  );
   process.exit(1);
 });

@@ -11,6 +11,7 @@ import type { OpsHandler } from './ops-server';
 const PREFIX = 'leadgen_';
 let queueDepth: (() => Promise<void>) | null = null;
 let batchCounts: (() => Promise<void>) | null = null;
+let ledgerDrift: (() => Promise<void>) | null = null;
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 const JOB_SECONDS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
 
@@ -150,6 +151,13 @@ export const metrics = {
     help: "Monitors' runs by kind (scheduled, manual) and outcome (started, skipped_overlap, paused_insufficient_credits, paused_consecutive_failures)",
     labelNames: ['kind', 'outcome'] as const,
   }),
+  ledgerDrift: new Gauge({
+    async collect() {
+      await ledgerDrift?.();
+    },
+    name: `${PREFIX}credit_ledger_drift_accounts`,
+    help: "Accounts whose credit counters (balance, reserved) differ from their ledger's sums (admin credits:verify), read from PostgreSQL by API processes at most every 5 min; use max",
+  }),
   monitorsDue: new Gauge({
     name: `${PREFIX}monitors_due`,
     help: 'Enabled monitors whose due time has passed and whose tick has not run yet, read by each worker at every sweep tick; use max',
@@ -174,6 +182,11 @@ export function reportBatchCounts(read: () => Promise<Record<string, number>>, m
     for (const status of ['running', 'COMPLETE', 'PARTIAL', 'EMPTY', 'FAILED', 'CANCELLED'])
       metrics.batches.set({ status }, counts[status] ?? 0);
   });
+}
+
+/** Where `leadgen_credit_ledger_drift_accounts` comes from: a whole-ledger sum, so at most once per `maxAgeMs`. */
+export function reportLedgerDrift(read: () => Promise<number>, maxAgeMs = 300_000): void {
+  ledgerDrift = cachedCollector(maxAgeMs, async () => metrics.ledgerDrift.set(await read()));
 }
 
 let defaultsOn = false;
