@@ -1,6 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { accountForApiKey, createDatabase, findAccount, type Database } from '@leadgen/db';
+import { authenticateApiKey, createDatabase, findAccount, hashApiKey, type Database } from '@leadgen/db';
+
+const accountForApiKey = async (db: Database, apiKey: string) => (await authenticateApiKey(db, hashApiKey(apiKey)))?.account ?? null;
 
 // The CLI as a script pipes it: `npx leadgen-admin ... | jq .` reads stdout whole, so nothing but the answer
 // may be there (npm run prints its banner on stdout, and the key account:create prints once was lost).
