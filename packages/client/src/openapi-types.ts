@@ -1638,7 +1638,10 @@ export interface components {
         };
         /** @description A job body whose status is queued */
         JobQueued: components["schemas"]["JobOpen"] & {
-            /** @constant */
+            /**
+             * @description queued in this variant
+             * @constant
+             */
             status: "queued";
         } & {
             /**
@@ -1649,7 +1652,10 @@ export interface components {
         };
         /** @description A job body whose status is running */
         JobRunning: components["schemas"]["JobOpen"] & {
-            /** @constant */
+            /**
+             * @description running in this variant
+             * @constant
+             */
             status: "running";
         } & {
             /**
@@ -1660,7 +1666,10 @@ export interface components {
         };
         /** @description A job body whose status is COMPLETE */
         JobComplete: components["schemas"]["JobFinished"] & {
-            /** @constant */
+            /**
+             * @description COMPLETE in this variant
+             * @constant
+             */
             status: "COMPLETE";
         } & {
             /**
@@ -1671,7 +1680,10 @@ export interface components {
         };
         /** @description A job body whose status is PARTIAL */
         JobPartial: components["schemas"]["JobFinished"] & {
-            /** @constant */
+            /**
+             * @description PARTIAL in this variant
+             * @constant
+             */
             status: "PARTIAL";
         } & {
             /**
@@ -1682,7 +1694,10 @@ export interface components {
         };
         /** @description A job body whose status is EMPTY */
         JobEmpty: components["schemas"]["JobFinished"] & {
-            /** @constant */
+            /**
+             * @description EMPTY in this variant
+             * @constant
+             */
             status: "EMPTY";
         } & {
             /**
@@ -1693,7 +1708,10 @@ export interface components {
         };
         /** @description A job body whose status is FAILED */
         JobFailed: components["schemas"]["JobFinished"] & {
-            /** @constant */
+            /**
+             * @description FAILED in this variant
+             * @constant
+             */
             status: "FAILED";
         } & {
             /**
@@ -1704,7 +1722,10 @@ export interface components {
         };
         /** @description A job body whose status is CANCELLED */
         JobCancelled: components["schemas"]["JobFinished"] & {
-            /** @constant */
+            /**
+             * @description CANCELLED in this variant
+             * @constant
+             */
             status: "CANCELLED";
         } & {
             /**
@@ -1715,7 +1736,10 @@ export interface components {
         };
         /** @description A job body whose status is queued */
         JobSummaryQueued: components["schemas"]["JobOpen"] & {
-            /** @constant */
+            /**
+             * @description queued in this variant
+             * @constant
+             */
             status: "queued";
         } & {
             /**
@@ -1726,7 +1750,10 @@ export interface components {
         };
         /** @description A job body whose status is running */
         JobSummaryRunning: components["schemas"]["JobOpen"] & {
-            /** @constant */
+            /**
+             * @description running in this variant
+             * @constant
+             */
             status: "running";
         } & {
             /**
@@ -1737,7 +1764,10 @@ export interface components {
         };
         /** @description A job body whose status is COMPLETE */
         JobSummaryComplete: components["schemas"]["JobSummaryFinished"] & {
-            /** @constant */
+            /**
+             * @description COMPLETE in this variant
+             * @constant
+             */
             status: "COMPLETE";
         } & {
             /**
@@ -1748,7 +1778,10 @@ export interface components {
         };
         /** @description A job body whose status is PARTIAL */
         JobSummaryPartial: components["schemas"]["JobSummaryFinished"] & {
-            /** @constant */
+            /**
+             * @description PARTIAL in this variant
+             * @constant
+             */
             status: "PARTIAL";
         } & {
             /**
@@ -1759,7 +1792,10 @@ export interface components {
         };
         /** @description A job body whose status is EMPTY */
         JobSummaryEmpty: components["schemas"]["JobSummaryFinished"] & {
-            /** @constant */
+            /**
+             * @description EMPTY in this variant
+             * @constant
+             */
             status: "EMPTY";
         } & {
             /**
@@ -1770,7 +1806,10 @@ export interface components {
         };
         /** @description A job body whose status is FAILED */
         JobSummaryFailed: components["schemas"]["JobSummaryFinished"] & {
-            /** @constant */
+            /**
+             * @description FAILED in this variant
+             * @constant
+             */
             status: "FAILED";
         } & {
             /**
@@ -1781,7 +1820,10 @@ export interface components {
         };
         /** @description A job body whose status is CANCELLED */
         JobSummaryCancelled: components["schemas"]["JobSummaryFinished"] & {
-            /** @constant */
+            /**
+             * @description CANCELLED in this variant
+             * @constant
+             */
             status: "CANCELLED";
         } & {
             /**

@@ -11,16 +11,4 @@ CREATE TABLE "erasure_epoch" (
     CONSTRAINT "erasure_epoch_one_row" CHECK ("id" = 1)
 );
 INSERT INTO "erasure_epoch" ("id", "epoch") VALUES (1, 0);
-
-CREATE FUNCTION "raise_erasure_epoch"() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  -- A statement that deleted nothing (a retention run with nothing due) leaves every kept body valid.
-  IF EXISTS (SELECT 1 FROM "gone") THEN
-    UPDATE "erasure_epoch" SET "epoch" = "epoch" + 1 WHERE "id" = 1;
-  END IF;
-  RETURN NULL;
-END
-$$;
-
-CREATE TRIGGER "leads_raise_erasure_epoch" AFTER DELETE ON "leads"
-  REFERENCING OLD TABLE AS "gone" FOR EACH STATEMENT EXECUTE FUNCTION "raise_erasure_epoch"();
+-- The trigger that raises it: prisma/functions/raise_erasure_epoch.sql.

@@ -446,7 +446,7 @@ export const jobVariants = (prefix: string, open: string, finished: string): Rec
         description: `A job body whose status is ${status}`,
         allOf: [
           ref((NON_TERMINAL_STATUSES as readonly string[]).includes(status) ? open : finished),
-          { type: 'object', properties: { status: { const: status } }, required: ['status'] },
+          { type: 'object', properties: { status: { const: status, description: `${status} in this variant` } }, required: ['status'] },
         ],
       },
     ]),
