@@ -3,7 +3,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { CONFIG_VARIABLES, DEFAULT_OPS_PORTS, loadConfig, secretVariablesOf, VARIABLES } from '@leadgen/config';
+import { CONFIG_VARIABLES, DEFAULT_OPS_PORTS, loadConfig, PUBLISHED_EXAMPLE_SECRETS, secretVariablesOf, VARIABLES } from '@leadgen/config';
 import { SOURCES } from '@leadgen/domain';
 import { OPS_PATHS } from '@leadgen/ops';
 import { QUEUE_NAMES, redisKeys, RedisKeys, topologyOf, WEBHOOK_QUEUE_NAME } from '@leadgen/queue';
@@ -45,10 +45,28 @@ function environmentIn(rendered: Doc[], container: Doc): Record<string, string> 
     else {
       const encoded = find('Secret', ref.name).data?.[ref.key];
       if (encoded === undefined && !ref.optional) throw new Error(`Secret ${ref.name} lacks ${ref.key}`);
-      if (encoded !== undefined) environment[name] = Buffer.from(encoded, 'base64').toString('utf8');
+      if (encoded !== undefined) environment[name] = ownSecret(Buffer.from(encoded, 'base64').toString('utf8'));
     }
   }
   return environment;
+}
+
+// The example overlay's Secrets hold values this repository publishes, which production refuses (decision 031);
+// a deployment's own overlay (production-overlay) replaces them. The pods are read as they run there: each
+// published value (whole, one of a list, a URL's password) swapped for one of the operator's own.
+const OWN_SECRETS = new Map([...PUBLISHED_EXAMPLE_SECRETS].map((published) => [published, operatorsOwn(published)]));
+function operatorsOwn(published: string): string {
+  // A key keeps its form (base64 of 32 bytes); a password its length and safe characters.
+  if (Buffer.from(published, 'base64').length === 32 && published.endsWith('=')) return randomBytes(32).toString('base64');
+  return `own-${randomBytes(24).toString('hex')}`.slice(0, Math.max(published.length, 12));
+}
+function ownSecret(value: string): string {
+  let own = value;
+  // Longest first, so a published value inside another is not swapped in pieces.
+  for (const published of [...OWN_SECRETS.keys()].sort((a, b) => b.length - a.length)) {
+    own = own.split(published).join(OWN_SECRETS.get(published)!);
+  }
+  return own;
 }
 const environmentOf = (container: Doc) => environmentIn(docs, container);
 /** The configuration a container's process loads from its environment (as its entry point does: for its kind). */
@@ -88,6 +106,18 @@ describeRendered('deploy/kubernetes (example overlay)', () => {
         expect(() => loadConfig(environment, container.args[0])).not.toThrow();
       }
     }
+  });
+
+  it("when the example overlay's Secrets are read as they are, then production refuses them, naming each variable", () => {
+    const api = deployments.find((d) => d.metadata.name === 'leadgen-api')!.spec.template.spec.containers[0];
+    const asRendered: Record<string, string> = { ...environmentOf(api) };
+    for (const { name, valueFrom } of api.env ?? []) {
+      const ref = valueFrom?.secretKeyRef;
+      const encoded = ref && docs.find((d) => d.kind === 'Secret' && d.metadata.name === ref.name)?.data?.[ref.key];
+      if (encoded) asRendered[name] = Buffer.from(encoded, 'base64').toString('utf8');
+    }
+    expect(asRendered.NODE_ENV).toBe('production');
+    expect(() => loadConfig(asRendered, 'api')).toThrow(/SECRETS_ENCRYPTION_KEY: is an example value published in this repository/);
   });
 
   it('when the probes are read, then they hit the paths and ports each process serves', () => {

@@ -43,6 +43,8 @@ ok('removeSuppressions', await sdk.removeSuppressions({ body: { phones: ['+15555
 const audit = ok('listAuditEvents', await sdk.listAuditEvents({ query: { action: 'suppressions.changed', limit: 10 } }));
 ok('getLinkedinCountries', await sdk.getLinkedinCountries());
 ok('getTariffs', await sdk.getTariffs());
+const shopifyPaths: string[] = ok('getShopifyCategories', await sdk.getShopifyCategories()).categories.map((c) => c.path);
+if (!shopifyPaths.includes('/Home & Garden')) throw new Error('getShopifyCategories: no /Home & Garden');
 ok('health', await sdk.health());
 ok('ready', await sdk.ready());
 const document = ok('getOpenApi', await sdk.getOpenApi());

@@ -69,6 +69,10 @@ const audited: string[] = audit.items.map((event) => event.action);
 const countries = ok('getLinkedinCountries', await client.GET('/api/v1/meta/linkedin-countries'));
 const tariffs = ok('getTariffs', await client.GET('/api/v1/meta/tariffs'));
 const perItem: number = tariffs.tariffs.linkedin.perItem;
+const shopify = ok('getShopifyCategories', await client.GET('/api/v1/meta/shopify-categories'));
+if (!shopify.categories.some((category) => category.path === '/Home & Garden' && typeof category.confirmed === 'boolean')) {
+  throw new Error('getShopifyCategories: no /Home & Garden');
+}
 const health = ok('health', await client.GET('/healthz'));
 const ready = ok('ready', await client.GET('/readyz'));
 const document = ok('getOpenApi', await client.GET('/api/v1/openapi.json'));

@@ -15,3 +15,4 @@ export * from './load-config';
 export * from './config-table';
 export { unknownVariableWarnings } from './variable-typos';
 export * from './sandbox-guard';
+export { PUBLISHED_EXAMPLE_SECRETS } from './published-secrets';
