@@ -46,7 +46,7 @@ describe('npm run admin, as scripts run it', () => {
       });
     const cancel = run('job:cancel', '--help');
     expect(cancel.status).toBe(0);
-    expect(cancel.stdout).toContain('usage: npm run admin -- job:cancel --job ID');
+    expect(cancel.stdout).toContain('usage: npx leadgen-admin job:cancel --job ID');
     expect(cancel.stdout).toContain('cancel a queued or running job');
     expect(cancel.stdout).not.toContain('account:create');
     const unknown = run('nothing:here', '--help');
