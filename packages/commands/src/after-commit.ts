@@ -53,7 +53,10 @@ export async function afterCommit(lc: Lifecycle, committed: Committed, options: 
   const released = [...(committed.released ?? [])];
   try {
     if (committed.releaseCreated) released.push(...(await releaseUnderShare(lc, committed.accountId, sourcesOf(created))));
-    await enqueueReleased(lc, committed.accountId, released);
+    // A strict caller's created jobs name their sources even when nothing was released: a creation whose job is
+    // held needs Redis as much as one released at once (its release comes from a worker), so it answers 503 alike.
+    const checked = options.strict ? sourcesOf(created) : [];
+    await enqueueReleased(lc, committed.accountId, released, checked);
   } catch (error) {
     if (options.strict) throw error;
     untold.push('released');
@@ -103,8 +106,13 @@ async function releaseUnderShare(lc: Lifecycle, accountId: string, sources: read
  * lost (the lost-job sweep enqueues it once it has been still for LOST_JOB_AFTER_MS), so a failure is logged and
  * thrown for the caller to count or withdraw, never retried here.
  */
-async function enqueueReleased(lc: Lifecycle, accountId: string, jobs: readonly JobOfSource[]): Promise<void> {
-  const bySource = new Map<Source, string[]>();
+async function enqueueReleased(
+  lc: Lifecycle,
+  accountId: string,
+  jobs: readonly JobOfSource[],
+  alsoChecked: readonly Source[] = [],
+): Promise<void> {
+  const bySource = new Map<Source, string[]>(alsoChecked.map((source) => [source, []]));
   for (const { jobId, source } of jobs) bySource.set(source, [...(bySource.get(source) ?? []), jobId]);
   for (const [source, jobIds] of bySource) {
     try {
