@@ -11,7 +11,7 @@ import { logger } from '@leadgen/logger';
  * for the next account's job, which its creation releases into the queue at once (its account is under its share).
  */
 export interface IdleSlotFiller {
-  /** a job of the source began in this process */
+  /** this process took a job of the source from its queue (BullMQ moved it to active): a slot is busy */
   started(source: Source): void;
   /** a job of the source ended (or was handed back) in this process: its slot is free */
   ended(source: Source): void;
@@ -59,10 +59,14 @@ export function startIdleSlotFiller(deps: IdleSlotDependencies, sources: readonl
   const states = new Map<Source, SlotState>(sources.map((s) => [s, { active: 0, filling: false, again: false, backlog: false }]));
   let failing = false;
 
+  const free = (state: SlotState) => settings.concurrency - state.active - settings.reserved;
+
   async function fillOnce(source: Source, state: SlotState): Promise<void> {
-    const free = settings.concurrency - state.active - settings.reserved;
-    if (free <= 0) return;
-    const want = free - (await deps.waiting(source));
+    if (free(state) <= 0) return;
+    const waiting = await deps.waiting(source);
+    // The slots are counted again after the wait list is read: an entry that left it meanwhile was taken by this
+    // process (counted as active from BullMQ's 'active' event, lead-consumers.ts), or by another worker.
+    const want = free(state) - waiting;
     if (want <= 0) return;
     // Released in PostgreSQL and enqueued: one the queue does not take is the lost-job sweep's (after-commit.ts logs it).
     const borrowed = await borrowHeldJobs(deps.lifecycle, source, want);
@@ -115,7 +119,7 @@ export function startIdleSlotFiller(deps: IdleSlotDependencies, sources: readonl
     fill,
     async nudge(source) {
       const state = states.get(source);
-      if (state && settings.concurrency - state.active - settings.reserved > 0) await fill(source);
+      if (state && free(state) > 0) await fill(source);
     },
     stop: () => clearInterval(timer),
   };

@@ -58,13 +58,24 @@ function consumerOf(
 ): Worker {
   const { source } = provider;
   const handle = createLeadJobHandler(provider, deps);
-  // Each slot this consumer holds, counted for the idle-slot filler (borrow-idle-slots.ts).
-  const counted: typeof handle = async (job, token, signal) => {
+  // Each slot this consumer holds, counted for the idle-slot filler (borrow-idle-slots.ts) from the moment BullMQ
+  // takes the job from the wait list (its 'active' event, before the processor is called): counted only from the
+  // processor, a job between the two was in neither count, and the filler borrowed into the reserve for it.
+  const holding = new Set<string>();
+  const take = (jobId: string | undefined) => {
+    if (jobId === undefined || holding.has(jobId)) return;
+    holding.add(jobId);
     slots?.started(source);
+  };
+  const free = (jobId: string | undefined) => {
+    if (jobId !== undefined && holding.delete(jobId)) slots?.ended(source);
+  };
+  const counted: typeof handle = async (job, token, signal) => {
+    take(job.id);
     try {
       return await handle(job, token, signal);
     } finally {
-      slots?.ended(source);
+      free(job.id);
     }
   };
   const consumer = createLeadConsumer(source, counted, {
@@ -73,6 +84,9 @@ function consumerOf(
     lockMs: config.worker.lockMs,
     stalledCheckMs: config.worker.stalledCheckMs,
   });
+  consumer.on('active', (job) => take(job.id));
+  // A job BullMQ fails before its processor runs (an unrecoverable attempt) frees its slot here.
+  consumer.on('failed', (job) => free(job?.id));
   // BullMQ re-emits its connections' errors here: bounded like every connection's (connection-log.ts).
   consumer.on('error', connectionLog(`consumer:${source}`).failed);
   // Only a report: a job's last attempt settles the job itself (process-lead-job.ts), and one whose

@@ -163,7 +163,7 @@ describe('borrowed slots', () => {
     expect(rows[0]!.borrowed).toBe(false);
   }, 60_000);
 
-  it('when a worker’s free slots are counted, then it borrows only what is beyond its reserve and beyond the entries already waiting, and nothing with a reserve as large as its slots', async () => {
+  it('when a worker’s free slots are counted, then it borrows only what is beyond its reserve and beyond the entries already waiting (one taken while the list is read included), and nothing with a reserve as large as its slots', async () => {
     const account = await buildAccount(world.db, { credits: 100_000 });
     const held = (await createHeld(account, 'shopify', 8)).slice(2); // 6 held
     const enqueued: string[][] = [];
@@ -174,8 +174,9 @@ describe('borrowed slots', () => {
       queue: { enqueueReleased: async (_source: Source, _accountId: string, ids: readonly string[]) => void enqueued.push([...ids]) },
     };
     let waiting = 0;
+    let whileReading = () => {};
     const filler = (reserved: number) =>
-      startIdleSlotFiller({ lifecycle, waiting: async () => waiting }, ['shopify'], {
+      startIdleSlotFiller({ lifecycle, waiting: async () => (whileReading(), waiting) }, ['shopify'], {
         concurrency: 4,
         reserved,
         periodMs: 60_000,
@@ -195,6 +196,13 @@ describe('borrowed slots', () => {
     await on.fill('shopify');
     expect(enqueued).toEqual([[held[0]], [held[1], held[2]]]);
     on.stop();
+    // A worker with every slot free, where an entry leaves the wait list for one of them while the list is read:
+    // that slot is busy (BullMQ's 'active' event) though the list no longer shows it: 4 − 1 − 1 reserved = 2 free.
+    const taking = filler(1);
+    whileReading = () => taking.started('shopify');
+    await taking.fill('shopify');
+    expect(enqueued).toEqual([[held[0]], [held[1], held[2]], [held[3], held[4]]]);
+    taking.stop();
   }, 60_000);
 
   it('when a job is created held, then the API nudges the fleet with its source, and a worker borrows it at once if it has a slot beyond its reserve free, and does nothing (no I/O) if not', async () => {
