@@ -2,8 +2,8 @@ import type { Request, Response } from 'express';
 import type { ApiDependencies } from '../../dependencies';
 import { authenticatedAccount } from '../../http/authenticate';
 import { linkNext, nextPageUrl, parseQuery } from '../../http/paging';
-import { listAccountAuditEvents } from '../../use-cases/list-audit-events';
-import { auditEventsQuerySchema, type AuditEventsQuery } from './audit-events-schema';
+import { listAccountAuditEvents, type AuditEventsQuery } from '../../use-cases/list-audit-events';
+import { auditEventsQuerySchema } from './audit-events-schema';
 
 /** GET /api/v1/audit-events: the caller's account's audit trail, newest first (keyset pages, as the job listing). */
 export function auditEventsRoute(deps: ApiDependencies) {

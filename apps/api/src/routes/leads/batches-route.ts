@@ -10,7 +10,14 @@ import { presentLeadItemJson } from '../../presenters/lead-presenter';
 import { audit } from '../../use-cases/audit-trail';
 import { cancelBatch } from '../../use-cases/cancel-batch';
 import { submitBatch } from '../../use-cases/submit-batch';
-import { getAccountBatch, listBatches, listBatchJobs, readBatchLeads } from '../../use-cases/read-batches';
+import {
+  getAccountBatch,
+  listBatches,
+  listBatchJobs,
+  readBatchLeads,
+  type BatchJobsQuery,
+  type ListBatchesQuery,
+} from '../../use-cases/read-batches';
 import { EXPORT_BATCH } from '../../use-cases/read-leads';
 import { checkShopifyCategory } from '../../use-cases/shopify-category-check';
 import { checkJobWebhookUrl } from '../../use-cases/webhook-target-check';
@@ -20,9 +27,7 @@ import {
   batchLeadsQuerySchema,
   listBatchesQuerySchema,
   parseBatchRequest,
-  type BatchJobsQuery,
   type BatchLeadsQuery,
-  type ListBatchesQuery,
 } from './batches-schema';
 
 /** A malformed id cannot name a batch: same 404 as an unknown one, without asking the database. */

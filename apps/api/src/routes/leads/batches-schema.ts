@@ -1,7 +1,9 @@
 import Joi from 'joi';
-import { BATCH_STATUSES, MAX_BATCH_REQUESTS, errors, type BatchStatus, type FieldProblem, type GenerationRequest } from '@leadgen/domain';
+import { BATCH_STATUSES, MAX_BATCH_REQUESTS, errors, type FieldProblem, type GenerationRequest } from '@leadgen/domain';
 import { jsonPointer, unsafeContentProblems } from '../../http/body-guard';
 import { decodeCursor, oneOrMore, rfc3339 } from '../../http/paging';
+import type { BatchJobsQuery, ListBatchesQuery } from '../../use-cases/read-batches';
+import type { BatchRequest } from '../../use-cases/submit-batch';
 import { webhookUrl } from '../webhooks/webhooks-schema';
 import { checkGenerationRequest } from './generate-schema';
 import { EXPORT_FORMATS, LEADS_PAGE_DEFAULT, LEADS_PAGE_LIMIT, type ExportFormat } from './leads-schema';
@@ -21,14 +23,6 @@ const batchFieldsSchema = Joi.object({
 })
   .required()
   .messages({ 'object.unknown': '{{#label}} is not a field of the batch request', 'object.base': 'the body must be a JSON object' });
-
-export interface BatchRequest {
-  requests: GenerationRequest[];
-  excludeDelivered: boolean;
-  maxCredits: number | null;
-  webhookUrl: string | null;
-  name: string | null;
-}
 
 /**
  * Validates and normalises a batch request: every problem at once, the requests' with pointers into the
@@ -84,7 +78,7 @@ const keysetCursor = (kind: string) =>
     .messages({ 'cursor.invalid': '{{#label}} is not a cursor of this listing (pass nextCursor back as it was given)' });
 
 /** GET /api/v1/leads/batches: the query of the batch listing (paged as the job listing is). */
-export const listBatchesQuerySchema = Joi.object({
+export const listBatchesQuerySchema = Joi.object<ListBatchesQuery>({
   /** batches per page, 1..100 (default 20) */
   limit: Joi.number().integer().min(1).max(BATCHES_PAGE_LIMIT).default(BATCHES_PAGE_DEFAULT),
   /** the previous page's nextCursor */
@@ -97,14 +91,6 @@ export const listBatchesQuerySchema = Joi.object({
   createdBefore: rfc3339,
 }).messages({ 'object.unknown': '{{#label}} is not a query parameter of this endpoint' });
 
-export interface ListBatchesQuery {
-  limit: number;
-  cursor?: { createdAt: Date; id: string };
-  status?: BatchStatus[];
-  createdAfter?: Date;
-  createdBefore?: Date;
-}
-
 const indexCursor = Joi.string()
   .max(512)
   .custom((value: string, helpers) => {
@@ -116,17 +102,12 @@ const indexCursor = Joi.string()
   .messages({ 'cursor.invalid': '{{#label}} is not a cursor of this listing (pass nextCursor back as it was given)' });
 
 /** GET /api/v1/leads/batches/{batchId}/jobs: the batch's children in request order. */
-export const batchJobsQuerySchema = Joi.object({
+export const batchJobsQuerySchema = Joi.object<BatchJobsQuery>({
   /** jobs per page, 1..100 (default 20) */
   limit: Joi.number().integer().min(1).max(BATCHES_PAGE_LIMIT).default(BATCHES_PAGE_DEFAULT),
   /** the previous page's nextCursor */
   cursor: indexCursor,
 }).messages({ 'object.unknown': '{{#label}} is not a query parameter of this endpoint' });
-
-export interface BatchJobsQuery {
-  limit: number;
-  cursor?: number;
-}
 
 const batchLeadCursor = Joi.string()
   .max(512)

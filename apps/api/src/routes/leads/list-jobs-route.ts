@@ -2,8 +2,8 @@ import type { Request, Response } from 'express';
 import type { ApiDependencies } from '../../dependencies';
 import { authenticatedAccount } from '../../http/authenticate';
 import { linkNext, nextPageUrl, parseQuery, splitCommas } from '../../http/paging';
-import { listJobs } from '../../use-cases/list-jobs';
-import { listJobsQuerySchema, type ListJobsQuery } from './list-jobs-schema';
+import { listJobs, type ListJobsQuery } from '../../use-cases/list-jobs';
+import { listJobsQuerySchema } from './list-jobs-schema';
 
 export function listJobsRoute(deps: ApiDependencies) {
   return async (req: Request, res: Response): Promise<void> => {

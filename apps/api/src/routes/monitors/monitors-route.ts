@@ -15,6 +15,7 @@ import {
   listRuns,
   runMonitorNow,
   updateMonitor,
+  type MonitorInput,
 } from '../../use-cases/manage-monitors';
 import { checkShopifyCategory } from '../../use-cases/shopify-category-check';
 import { allowsPlainHttp, checkJobWebhookUrl } from '../../use-cases/webhook-target-check';
@@ -26,7 +27,6 @@ import {
   runsCursor,
   runsQuerySchema,
   updateMonitorSchema,
-  type MonitorInput,
 } from './monitors-schema';
 
 // /api/v1/monitors (decision 022): thin routes over use-cases/manage-monitors.ts.

@@ -1,16 +1,9 @@
 import Joi from 'joi';
-import {
-  MAX_BATCH_REQUESTS,
-  errors,
-  scheduleProblems,
-  type FieldProblem,
-  type GenerationRequest,
-  type MonitorBatch,
-  type MonitorSchedule,
-} from '@leadgen/domain';
+import { MAX_BATCH_REQUESTS, errors, scheduleProblems, type FieldProblem, type GenerationRequest } from '@leadgen/domain';
 import { jsonPointer, unsafeContentProblems } from '../../http/body-guard';
 import { cursorKey, decodeCursor, encodeCursor } from '../../http/paging';
 import { checkGenerationRequest, generateRequestSchema, normalizeGenerationRequest } from '../leads/generate-schema';
+import type { MonitorInput } from '../../use-cases/manage-monitors';
 import { webhookUrl } from '../webhooks/webhooks-schema';
 
 // /api/v1/monitors (decision 022): a generation request, or a batch of them, on a schedule.
@@ -111,16 +104,6 @@ export const updateMonitorSchema = (allowHttp: boolean) =>
       'object.min': 'send at least one of name, request, batch, schedule, webhookUrl, maxCreditsPerRun, enabled',
       'object.nand': 'a monitor runs either request or batch, not both',
     });
-
-export interface MonitorInput {
-  name?: string;
-  request?: GenerationRequest | null;
-  batch?: MonitorBatch | null;
-  schedule?: MonitorSchedule;
-  webhookUrl?: string | null;
-  maxCreditsPerRun?: number | null;
-  enabled?: boolean;
-}
 
 /** `body.batch.requests` when it is an array: its items are checked one by one, not by the object schema. */
 function batchItems(body: unknown): unknown[] | null {
