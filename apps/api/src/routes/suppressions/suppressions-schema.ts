@@ -2,26 +2,37 @@ import Joi from 'joi';
 import {
   SUPPRESSION_KINDS,
   SUPPRESSION_UPLOAD_LIMIT,
-  errors,
   normalizeSuppression,
-  type FieldProblem,
   type SuppressionEntry,
   type SuppressionKind,
 } from '@leadgen/domain';
-import { jsonPointer, unsafeContentProblems } from '../../http/body-guard';
 import { cursorKey } from '../../http/paging';
 
 const FIELD_OF: Record<SuppressionKind, 'domains' | 'emails' | 'phones'> = { domain: 'domains', email: 'emails', phone: 'phones' };
-const entries = Joi.array().items(Joi.string().min(1).max(320)).max(SUPPRESSION_UPLOAD_LIMIT);
 
-/** PUT and DELETE /api/v1/suppressions: the entries to add or remove, up to 100,000 in one call. */
+/** A list of one kind: each entry brought to its normal form, or named as not one (`emails[3] is not a email`). */
+const entries = (kind: SuppressionKind, description: string) =>
+  Joi.array()
+    .items(
+      Joi.string()
+        .min(1)
+        .max(320)
+        .custom((text: string, helpers) => normalizeSuppression(kind, text) ?? helpers.error('suppression.invalid'))
+        .messages({
+          'suppression.invalid': `{{#label}} is not a ${kind}${kind === 'phone' ? ' in international form (+country code)' : ''}`,
+        }),
+    )
+    .max(SUPPRESSION_UPLOAD_LIMIT)
+    .description(description);
+
+/**
+ * PUT and DELETE /api/v1/suppressions: the entries to add or remove, up to 100,000 in one call, as the
+ * entries of the list (each in its normal form).
+ */
 export const suppressionsBodySchema = Joi.object({
-  /** domains, bare or as URLs: `acme.com`, `https://www.acme.com/contact` */
-  domains: entries,
-  /** email addresses */
-  emails: entries,
-  /** phone numbers in international form (`+1 512 555 0100`) */
-  phones: entries,
+  domains: entries('domain', 'Bare domains or URLs, any case (`www.` is dropped): `acme.com`, `https://www.acme.com/contact`'),
+  emails: entries('email', 'Email addresses, any case'),
+  phones: entries('phone', 'Phone numbers in international form (+ and country code): `+1 512 555 0100`'),
 })
   .or('domains', 'emails', 'phones')
   .required()
@@ -29,47 +40,21 @@ export const suppressionsBodySchema = Joi.object({
     'object.unknown': '{{#label}} is not a list of the suppression list (domains, emails, phones)',
     'object.missing': 'send at least one of domains, emails, phones',
     'object.base': 'the body must be a JSON object',
-  });
+    'suppressions.many': `at most ${SUPPRESSION_UPLOAD_LIMIT} entries in one call`,
+  })
+  .custom((lists: Partial<Record<'domains' | 'emails' | 'phones', string[]>>, helpers) => {
+    const found: SuppressionEntry[] = SUPPRESSION_KINDS.flatMap((kind) => (lists[FIELD_OF[kind]] ?? []).map((value) => ({ kind, value })));
+    return found.length > SUPPRESSION_UPLOAD_LIMIT ? helpers.error('suppressions.many') : found;
+  })
+  .description('At most 100,000 entries in one call; bodies up to 8 MiB on this route.');
 
-/** Validates the body and brings every entry to its normal form, reporting every problem at once. */
-export function parseSuppressionsBody(body: unknown): SuppressionEntry[] {
-  const unsafe = unsafeContentProblems(body);
-  if (unsafe.length > 0) throw errors.validation(unsafe);
-  const { value, error } = suppressionsBodySchema.validate(body, { abortEarly: false, errors: { wrap: { label: false } } });
-  if (error) throw errors.validation(error.details.slice(0, 50).map((d) => ({ pointer: jsonPointer(d.path), detail: d.message })));
-  const lists = value as Partial<Record<'domains' | 'emails' | 'phones', string[]>>;
-  const problems: FieldProblem[] = [];
-  const found: SuppressionEntry[] = [];
-  for (const kind of SUPPRESSION_KINDS) {
-    const field = FIELD_OF[kind];
-    (lists[field] ?? []).forEach((text, index) => {
-      const normal = normalizeSuppression(kind, text);
-      if (normal) found.push({ kind, value: normal });
-      else if (problems.length < 50)
-        problems.push({
-          pointer: jsonPointer([field, index]),
-          detail: `${field}[${index}] is not a ${kind}${kind === 'phone' ? ' in international form (+country code)' : ''}`,
-        });
-    });
-  }
-  const total = found.length + problems.length;
-  if (total > SUPPRESSION_UPLOAD_LIMIT)
-    problems.unshift({ pointer: '#', detail: `at most ${SUPPRESSION_UPLOAD_LIMIT} entries in one call` });
-  if (problems.length > 0) throw errors.validation(problems);
-  return found;
-}
-
-/** GET /api/v1/suppressions: `kind` (domain, email, phone), `limit` 1..1000 (default 100), an opaque `cursor`. */
-export const suppressionsQuerySchema = Joi.object({
-  kind: Joi.string().valid(...SUPPRESSION_KINDS),
-  limit: Joi.number().integer().min(1).max(1000).default(100),
-  cursor: Joi.string().max(2000),
-}).messages({ 'object.unknown': '{{#label}} is not a parameter of this list (kind, limit, cursor)' });
+/** At most this many problems of an upload are listed. */
+export const SUPPRESSION_PROBLEMS_LISTED = 50;
 
 export interface SuppressionsQuery {
   kind?: SuppressionKind;
   limit: number;
-  after?: SuppressionEntry;
+  cursor?: SuppressionEntry;
 }
 
 export function encodeCursor(entry: SuppressionEntry): string {
@@ -86,16 +71,11 @@ function decodeCursor(cursor: string): SuppressionEntry | null {
   }
 }
 
-export function parseSuppressionsQuery(query: unknown): SuppressionsQuery {
-  const { value, error } = suppressionsQuerySchema.validate(query, {
-    abortEarly: false,
-    convert: true,
-    errors: { wrap: { label: false } },
-  });
-  const problems: FieldProblem[] = (error?.details ?? []).map((d) => ({ pointer: jsonPointer(d.path), detail: d.message }));
-  const raw = value as { kind?: SuppressionKind; limit: number; cursor?: string };
-  const after = raw.cursor === undefined ? undefined : decodeCursor(raw.cursor);
-  if (after === null) problems.push({ pointer: '#/cursor', detail: 'cursor is not one this list gave out' });
-  if (problems.length > 0) throw errors.validation(problems);
-  return { kind: raw.kind, limit: raw.limit, after: after ?? undefined };
-}
+/** GET /api/v1/suppressions: `kind` (domain, email, phone), `limit` 1..1000 (default 100), an opaque `cursor` (the entry after which the page starts). */
+export const suppressionsQuerySchema = Joi.object<SuppressionsQuery>({
+  kind: Joi.string().valid(...SUPPRESSION_KINDS),
+  limit: Joi.number().integer().min(1).max(1000).default(100),
+  cursor: Joi.string()
+    .max(2000)
+    .custom((value: string, helpers) => decodeCursor(value) ?? helpers.message({ custom: 'cursor is not one this list gave out' })),
+}).messages({ 'object.unknown': '{{#label}} is not a parameter of this list (kind, limit, cursor)' });
