@@ -3,6 +3,7 @@ import {
   SUPPRESSION_KINDS,
   SUPPRESSION_UPLOAD_LIMIT,
   normalizeSuppression,
+  type FieldProblem,
   type SuppressionEntry,
   type SuppressionKind,
 } from '@leadgen/domain';
@@ -10,29 +11,41 @@ import { cursorKey } from '../../http/paging';
 
 const FIELD_OF: Record<SuppressionKind, 'domains' | 'emails' | 'phones'> = { domain: 'domains', email: 'emails', phone: 'phones' };
 
-/** A list of one kind: each entry brought to its normal form, or named as not one (`emails[3] is not a email`). */
-const entries = (kind: SuppressionKind, description: string) =>
-  Joi.array()
-    .items(
-      Joi.string()
-        .min(1)
-        .max(320)
-        .custom((text: string, helpers) => normalizeSuppression(kind, text) ?? helpers.error('suppression.invalid'))
-        .messages({
-          'suppression.invalid': `{{#label}} is not a ${kind}${kind === 'phone' ? ' in international form (+country code)' : ''}`,
-        }),
-    )
-    .max(SUPPRESSION_UPLOAD_LIMIT)
-    .description(description);
+const entries = (description: string) =>
+  Joi.array().items(Joi.string().min(1).max(320)).max(SUPPRESSION_UPLOAD_LIMIT).description(description);
+
+/** At most this many problems of an upload are listed. */
+export const SUPPRESSION_PROBLEMS_LISTED = 50;
+
+/** Every entry in its normal form, once the lists have their shape: the entries, or the first problems (`emails[3] is not a email`). */
+function normalEntries(lists: Partial<Record<'domains' | 'emails' | 'phones', string[]>>, helpers: Joi.CustomHelpers) {
+  const problems: FieldProblem[] = [];
+  const found: SuppressionEntry[] = [];
+  for (const kind of SUPPRESSION_KINDS) {
+    const field = FIELD_OF[kind];
+    (lists[field] ?? []).forEach((text, index) => {
+      const normal = normalizeSuppression(kind, text);
+      if (normal) found.push({ kind, value: normal });
+      else if (problems.length < SUPPRESSION_PROBLEMS_LISTED)
+        problems.push({
+          pointer: `#/${field}/${index}`,
+          detail: `${field}[${index}] is not a ${kind}${kind === 'phone' ? ' in international form (+country code)' : ''}`,
+        });
+    });
+  }
+  if (found.length + problems.length > SUPPRESSION_UPLOAD_LIMIT)
+    problems.unshift({ pointer: '#', detail: `at most ${SUPPRESSION_UPLOAD_LIMIT} entries in one call` });
+  return problems.length > 0 ? helpers.error('suppressions.invalid', { problems }) : found;
+}
 
 /**
  * PUT and DELETE /api/v1/suppressions: the entries to add or remove, up to 100,000 in one call, as the
  * entries of the list (each in its normal form).
  */
 export const suppressionsBodySchema = Joi.object({
-  domains: entries('domain', 'Bare domains or URLs, any case (`www.` is dropped): `acme.com`, `https://www.acme.com/contact`'),
-  emails: entries('email', 'Email addresses, any case'),
-  phones: entries('phone', 'Phone numbers in international form (+ and country code): `+1 512 555 0100`'),
+  domains: entries('Bare domains or URLs, any case (`www.` is dropped): `acme.com`, `https://www.acme.com/contact`'),
+  emails: entries('Email addresses, any case'),
+  phones: entries('Phone numbers in international form (+ and country code): `+1 512 555 0100`'),
 })
   .or('domains', 'emails', 'phones')
   .required()
@@ -40,16 +53,10 @@ export const suppressionsBodySchema = Joi.object({
     'object.unknown': '{{#label}} is not a list of the suppression list (domains, emails, phones)',
     'object.missing': 'send at least one of domains, emails, phones',
     'object.base': 'the body must be a JSON object',
-    'suppressions.many': `at most ${SUPPRESSION_UPLOAD_LIMIT} entries in one call`,
+    'suppressions.invalid': 'the body holds entries that are not what their list says',
   })
-  .custom((lists: Partial<Record<'domains' | 'emails' | 'phones', string[]>>, helpers) => {
-    const found: SuppressionEntry[] = SUPPRESSION_KINDS.flatMap((kind) => (lists[FIELD_OF[kind]] ?? []).map((value) => ({ kind, value })));
-    return found.length > SUPPRESSION_UPLOAD_LIMIT ? helpers.error('suppressions.many') : found;
-  })
+  .custom(normalEntries)
   .description('At most 100,000 entries in one call; bodies up to 8 MiB on this route.');
-
-/** At most this many problems of an upload are listed. */
-export const SUPPRESSION_PROBLEMS_LISTED = 50;
 
 export interface SuppressionsQuery {
   kind?: SuppressionKind;
