@@ -3,6 +3,7 @@ import { errors } from '@leadgen/domain';
 import type { ApiDependencies } from '../dependencies';
 import { requestBodySchema } from '../openapi/joi-schema';
 import { problemResponse } from '../openapi/openapi-schemas';
+import { authenticatedAccount } from './authenticate';
 import { checkRequest, requestChecker, type RequestSchemas, type Valid } from './request-validation';
 
 // One declaration per endpoint (issue 30): what Express mounts, the 405 each path answers for the
@@ -59,6 +60,18 @@ export interface Endpoint {
 
 /** A handler of the table: what Express hands it, and the request's validated parts. */
 export type Handler<V = Valid> = (req: Request, res: Response, input: V) => unknown;
+
+/**
+ * A handler of a keyed endpoint whose answers are never cached: it gets the account's id and the
+ * validated request (`Cache-Control: no-store` is set first).
+ */
+export const accountRoute =
+  <V>(handler: (req: Request, res: Response, deps: ApiDependencies, accountId: string, input: V) => Promise<void>) =>
+  (deps: ApiDependencies) =>
+  async (req: Request, res: Response, input: V) => {
+    res.setHeader('Cache-Control', 'no-store');
+    await handler(req, res, deps, authenticatedAccount(res.locals).id, input);
+  };
 
 export interface MountParts {
   deps: ApiDependencies;

@@ -1,10 +1,4 @@
-import {
-  BATCH_STATUSES,
-  MONITOR_PAUSE_REASONS,
-  MONITOR_PAUSED_EVENT,
-  NON_TERMINAL_STATUSES,
-  TERMINAL_STATUSES,
-} from '@leadgen/domain';
+import { BATCH_STATUSES, MONITOR_PAUSE_REASONS, MONITOR_PAUSED_EVENT, NON_TERMINAL_STATUSES, TERMINAL_STATUSES } from '@leadgen/domain';
 import { type Schema, d, int, nullable, object, ref, str, time } from './openapi-schemas';
 
 // Monitors (decision 022): their schemas and the monitor.paused event (the paths are declared in

@@ -1,9 +1,8 @@
-import type { Request, Response } from 'express';
 import { errors, parseIdempotencyKey } from '@leadgen/domain';
 import type { ApiDependencies } from '../../dependencies';
-import { authenticatedAccount } from '../../http/authenticate';
 import { linkNext, nextPageUrl } from '../../http/paging';
 import type { Valid } from '../../http/request-validation';
+import { accountRoute } from '../../http/route-table';
 import { batchPollHeaders, presentBatch } from '../../presenters/batch-presenter';
 import { presentJobSummary } from '../../presenters/job-presenter';
 import { monitorBody, monitorRunBody } from '../../presenters/monitor-presenter';
@@ -25,15 +24,7 @@ import { runsCursor, type RunsQuery } from './monitors-schema';
 
 // /api/v1/monitors (decision 022): thin routes over use-cases/manage-monitors.ts.
 
-type Handler<V> = (req: Request, res: Response, deps: ApiDependencies, accountId: string, input: V) => Promise<void>;
-
-const route =
-  <V>(handler: Handler<V>) =>
-  (deps: ApiDependencies) =>
-  async (req: Request, res: Response, input: V) => {
-    res.setHeader('Cache-Control', 'no-store');
-    await handler(req, res, deps, authenticatedAccount(res.locals).id, input);
-  };
+const route = accountRoute;
 
 /** A batch request's validation problem, its pointers moved under `#/batch/requests/{index}` (as POST /leads/batches does). */
 function rebase(error: unknown, index: number): unknown {

@@ -1,10 +1,8 @@
-import type { Request, Response } from 'express';
 import { listWebhookEndpoints } from '@leadgen/db';
-import type { ApiDependencies } from '../../dependencies';
-import { authenticatedAccount } from '../../http/authenticate';
 import { PING_EXTRA_UNITS, chargeRateLimit } from '../../http/rate-limit';
 import { linkNext, nextPageUrl } from '../../http/paging';
 import type { Valid } from '../../http/request-validation';
+import { accountRoute } from '../../http/route-table';
 import { deliveryBody, endpointBody } from '../../presenters/webhook-presenter';
 import { audit } from '../../use-cases/audit-trail';
 import { revealDefaultSecret, rotateDefaultSecret } from '../../use-cases/default-webhook-secret';
@@ -25,15 +23,7 @@ import { deliveriesCursor, type DeliveriesQuery, type EndpointInput } from './we
 
 // /api/v1/webhooks (decision 016): the account's endpoints, their deliveries, the default secret.
 
-type Handler<V> = (req: Request, res: Response, deps: ApiDependencies, accountId: string, input: V) => Promise<void>;
-
-const route =
-  <V>(handler: Handler<V>) =>
-  (deps: ApiDependencies) =>
-  async (req: Request, res: Response, input: V) => {
-    res.setHeader('Cache-Control', 'no-store');
-    await handler(req, res, deps, authenticatedAccount(res.locals).id, input);
-  };
+const route = accountRoute;
 
 export const createEndpointRoute = route(async (_req, res, deps, accountId, { body: input }: Valid<unknown, unknown, EndpointInput>) => {
   const { endpoint, secret } = await createEndpoint(deps, accountId, {
