@@ -33,7 +33,15 @@ const suppressionCounts = d(
   'How many entries of each kind the list holds',
   object({ domain: d('Domains', int()), email: d('Emails', int()), phone: d('Phones', int()) }),
 );
-const suppressionsRequest = { body: suppressionsBodySchema, maxProblems: SUPPRESSION_PROBLEMS_LISTED };
+// PUT and DELETE take the same body and weigh the same.
+const suppressionsChange = {
+  rateLimit: {
+    policy: 'read',
+    weight: '1 + 1 per 100 entries sent (ROWS_PER_UNIT), refused before the work when the window would pass its limit',
+  },
+  body: suppressionsBody,
+  request: { body: suppressionsBodySchema, maxProblems: SUPPRESSION_PROBLEMS_LISTED },
+} as const;
 
 export const accountEndpoints: Endpoint[] = [
   {
@@ -118,12 +126,7 @@ export const accountEndpoints: Endpoint[] = [
     method: 'put',
     path: '/api/v1/suppressions',
     auth: 'key',
-    rateLimit: {
-      policy: 'read',
-      weight: '1 + 1 per 100 entries sent (ROWS_PER_UNIT), refused before the work when the window would pass its limit',
-    },
-    body: suppressionsBody,
-    request: suppressionsRequest,
+    ...suppressionsChange,
     handler: putSuppressionsRoute,
     operation: {
       tags: ['account'],
@@ -146,12 +149,7 @@ export const accountEndpoints: Endpoint[] = [
     method: 'delete',
     path: '/api/v1/suppressions',
     auth: 'key',
-    rateLimit: {
-      policy: 'read',
-      weight: '1 + 1 per 100 entries sent (ROWS_PER_UNIT), refused before the work when the window would pass its limit',
-    },
-    body: suppressionsBody,
-    request: suppressionsRequest,
+    ...suppressionsChange,
     handler: deleteSuppressionsRoute,
     operation: {
       tags: ['account'],
