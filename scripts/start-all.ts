@@ -15,7 +15,7 @@ import {
   issueApiKey,
   migrate,
   sealPlainWebhookSecrets,
-  transaction,
+  inTransaction,
 } from '@leadgen/db';
 
 const SANDBOX_CREDITS = 10_000;
@@ -24,7 +24,7 @@ async function bootstrapAccount(databaseUrl: string, port: number): Promise<void
   const db = createDatabase(databaseUrl, { poolSize: 1 });
   try {
     if ((await countAccounts(db)) > 0) return;
-    const { accountId, apiKey } = await transaction(db, async (tx) => {
+    const { accountId, apiKey } = await inTransaction(db, async (tx) => {
       const account = await createAccount(tx, 'sandbox');
       await grantCredits(tx, account.id, SANDBOX_CREDITS);
       return { accountId: account.id, ...(await issueApiKey(tx, account.id)) };

@@ -17,7 +17,7 @@ import {
   listAuditEvents,
   OPERATOR,
   resealWebhookSecrets,
-  transaction,
+  inTransaction,
   type Database,
 } from '@leadgen/db';
 import { cancelJob, type Lifecycle } from '@leadgen/commands';
@@ -179,7 +179,7 @@ export async function runCommand(argv: string[], services: Services): Promise<Re
       const name = required(flags, 'name');
       const amount = credits(flags, 'credits', 0);
       const db = await database();
-      return transaction(db, async (tx) => {
+      return inTransaction(db, async (tx) => {
         const account = await createAccount(tx, name);
         if (amount > 0) await grantCredits(tx, account.id, amount);
         const { apiKey, keyId } = await issueApiKey(tx, account.id);

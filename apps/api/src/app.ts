@@ -10,6 +10,7 @@ import { problemMiddleware } from './http/problem';
 import { rateLimit } from './http/rate-limit';
 import { requestId } from './http/request-id';
 import { mountEndpoints } from './http/route-table';
+import { allowsPlainHttp } from './use-cases/webhook-target-check';
 import { securityHeaders } from './http/security-headers';
 import { docsRouter } from './openapi/openapi-route';
 import { ENDPOINTS } from './routes/endpoints';
@@ -54,6 +55,8 @@ export function createApp(deps: ApiDependencies, options: AppOptions = {}): expr
       auth: keys.authenticate,
       rateLimits: { generate: generateLimit, read: readLimit },
       jsonBody,
+      // What request schemas read of the deployment: plain http webhook targets, the shortest monitor interval.
+      validationContext: { allowHttp: allowsPlainHttp(deps), minIntervalMs: config.monitors.minIntervalMs },
     },
   );
   app.use('/api/v1', v1);

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { newId } from '@leadgen/domain';
-import type { Database, Tx } from './client';
+import { sqlOf, type Database, type Queryable } from './client';
 
 export interface AccountRecord {
   id: string;
@@ -20,12 +20,16 @@ export function hashApiKey(apiKey: string): string {
   return createHash('sha256').update(apiKey).digest('hex');
 }
 
-export async function createAccount(db: Database | Tx, name: string): Promise<AccountRecord> {
-  const row = await db.account.create({ data: { id: newId.account(), name } });
-  return { id: row.id, name: row.name, createdAt: row.createdAt };
+export async function createAccount(db: Database | Queryable, name: string): Promise<AccountRecord> {
+  const { rows } = await sqlOf(db).query<{ id: string; name: string; created_at: Date }>(
+    'INSERT INTO accounts (id, name) VALUES ($1, $2) RETURNING id, name, created_at',
+    [newId.account(), name],
+  );
+  const row = rows[0]!;
+  return { id: row.id, name: row.name, createdAt: row.created_at };
 }
 
-export async function findAccount(db: Database | Tx, id: string): Promise<AccountRecord | null> {
+export async function findAccount(db: Database, id: string): Promise<AccountRecord | null> {
   const row = await db.account.findUnique({ where: { id } });
   return row ? { id: row.id, name: row.name, createdAt: row.createdAt } : null;
 }
@@ -34,12 +38,16 @@ export async function countAccounts(db: Database): Promise<number> {
   return db.account.count();
 }
 
-export async function issueApiKey(db: Database | Tx, accountId: string, options: { expiresAt?: Date } = {}): Promise<IssuedKey> {
+export async function issueApiKey(db: Database | Queryable, accountId: string, options: { expiresAt?: Date } = {}): Promise<IssuedKey> {
   const apiKey = newId.apiKeySecret();
   const keyId = newId.apiKeyId();
-  await db.apiKey.create({
-    data: { id: keyId, accountId, keyHash: hashApiKey(apiKey), prefix: apiKey.slice(0, 12), expiresAt: options.expiresAt ?? null },
-  });
+  await sqlOf(db).query('INSERT INTO api_keys (id, account_id, key_hash, prefix, expires_at) VALUES ($1, $2, $3, $4, $5)', [
+    keyId,
+    accountId,
+    hashApiKey(apiKey),
+    apiKey.slice(0, 12),
+    options.expiresAt ?? null,
+  ]);
   return { keyId, apiKey, ...(options.expiresAt ? { expiresAt: options.expiresAt.toISOString() } : {}) };
 }
 
@@ -88,7 +96,7 @@ export interface KeyRevocation {
  * statement; null when no such key. Revoking twice is fine (the epoch rises again, which costs the
  * API processes one more key read).
  */
-export async function revokeKey(db: Database | Tx, by: { keyId: string } | { apiKey: string }): Promise<KeyRevocation | null> {
+export async function revokeKey(db: Database, by: { keyId: string } | { apiKey: string }): Promise<KeyRevocation | null> {
   const [column, value] = 'keyId' in by ? ['id', by.keyId] : ['key_hash', hashApiKey(by.apiKey)];
   const rows = await db.$queryRawUnsafe<Array<{ key_id: string; account_id: string; key_epoch: bigint }>>(
     `WITH k AS (UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE ${column} = $1 RETURNING id, account_id)

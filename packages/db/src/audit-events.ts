@@ -1,5 +1,5 @@
 import { newId } from '@leadgen/domain';
-import type { Database, Tx } from './client';
+import { sqlOf, type Database, type Queryable } from './client';
 
 // The audit trail (decision 019): cold paths, one statement each. A summary holds ids, counts and
 // selections, never personal data nor secrets, so erasing a person never has to rewrite it.
@@ -46,17 +46,12 @@ export interface AuditEventRecord {
 }
 
 export async function recordAuditEvent(
-  db: Database | Tx,
+  db: Database | Queryable,
   event: { accountId: string | null; action: AuditAction; summary: Record<string, unknown> } & AuditActor,
 ): Promise<void> {
-  await db.$executeRawUnsafe(
+  await sqlOf(db).query(
     'INSERT INTO audit_events (id, account_id, actor, action, request_id, summary) VALUES ($1, $2, $3, $4, $5, $6::jsonb)',
-    newId.auditEvent(),
-    event.accountId,
-    event.actor,
-    event.action,
-    event.requestId,
-    JSON.stringify(event.summary),
+    [newId.auditEvent(), event.accountId, event.actor, event.action, event.requestId, JSON.stringify(event.summary)],
   );
 }
 

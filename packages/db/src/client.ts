@@ -14,9 +14,6 @@ export type Database = PrismaClient & {
 };
 export type SqlPool = Pool;
 
-/** The handle a repository function receives inside a Prisma transaction. */
-export type Tx = Omit<PrismaClient, '$connect' | '$disconnect' | '$on' | '$transaction' | '$extends'>;
-
 export const DEFAULT_POOL_SIZE = 10;
 
 /**
@@ -44,9 +41,13 @@ export interface Queryable {
   query: SqlPool['query'];
 }
 
+/** Where a repository function that may run inside inTransaction sends its statements: the client, or the pool. */
+export const sqlOf = (db: Database | Queryable): Queryable => ('sql' in db ? db.sql : db);
+
 /**
- * The one transaction of hand-written statements: `fn` runs on one connection of the pool between BEGIN and
- * COMMIT (ROLLBACK if it throws). A use case that must do several writes at once (a monitor's run) opens it.
+ * The one transaction helper: `fn` runs on one connection of the pool between BEGIN and COMMIT (ROLLBACK
+ * if it throws). A use case that must do several writes at once (a monitor's run, an account with its first
+ * key and credits) opens it; the repository functions it calls take the client (`Database | Queryable`).
  */
 export async function inTransaction<T>(db: Database, fn: (client: Queryable) => Promise<T>): Promise<T> {
   const client = await db.sql.connect();
@@ -61,9 +62,4 @@ export async function inTransaction<T>(db: Database, fn: (client: Queryable) => 
   } finally {
     client.release();
   }
-}
-
-// Interactive transactions serve cold paths only (admin commands); the hot path is single statements.
-export function transaction<T>(db: Database, fn: (tx: Tx) => Promise<T>): Promise<T> {
-  return db.$transaction(fn, { maxWait: 10_000, timeout: 15_000 });
 }

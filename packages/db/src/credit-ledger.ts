@@ -1,4 +1,4 @@
-import type { Database, Tx } from './client';
+import { sqlOf, type Database, type Queryable } from './client';
 
 export interface CreditSummary {
   /** granted minus charged */
@@ -32,7 +32,7 @@ export async function creditSummary(db: Database, accountId: string): Promise<Cr
 }
 
 /** The same figures summed from the append-only ledger: the proof the counters are checked against. */
-export async function ledgerCreditSummary(db: Database | Tx, accountId: string): Promise<CreditSummary> {
+export async function ledgerCreditSummary(db: Database, accountId: string): Promise<CreditSummary> {
   const [row] = await db.$queryRaw<Array<{ balance: bigint | null; reserved: bigint | null }>>`
     SELECT
       COALESCE(SUM(amount) FILTER (WHERE kind = 'grant'), 0) - COALESCE(SUM(amount) FILTER (WHERE kind = 'charge'), 0) AS balance,
@@ -68,10 +68,12 @@ export async function findCreditDiscrepancies(db: Database): Promise<CreditDiscr
 }
 
 /** A grant row and the balance it adds (to the account row's base part), in one statement (so they can never disagree). */
-export async function grantCredits(db: Database | Tx, accountId: string, amount: number): Promise<void> {
-  await db.$executeRaw`
-    WITH grant_row AS (
-      INSERT INTO credit_ledger (account_id, kind, amount) VALUES (${accountId}, 'grant', ${amount}) RETURNING account_id
-    )
-    UPDATE accounts SET balance = balance + ${amount} FROM grant_row WHERE accounts.id = grant_row.account_id`;
+export async function grantCredits(db: Database | Queryable, accountId: string, amount: number): Promise<void> {
+  await sqlOf(db).query(
+    `WITH grant_row AS (
+       INSERT INTO credit_ledger (account_id, kind, amount) VALUES ($1, 'grant', $2) RETURNING account_id
+     )
+     UPDATE accounts SET balance = balance + $2 FROM grant_row WHERE accounts.id = grant_row.account_id`,
+    [accountId, amount],
+  );
 }

@@ -1,7 +1,5 @@
 import type { Request } from 'express';
 import Joi from 'joi';
-import { errors, type FieldProblem } from '@leadgen/domain';
-import { jsonPointer } from './body-guard';
 
 /**
  * Opaque keyset cursors: base64url of a small JSON array whose first member names the listing, so a
@@ -69,27 +67,6 @@ export const oneOrMore = (item: Joi.StringSchema) =>
     .single()
     .custom((values: string[]) => [...new Set(values)])
     .prefs({ convert: true });
-
-/** `?status=a,b` as `?status=a&status=b`, before validation. */
-export function splitCommas(query: Record<string, unknown>, names: string[]): Record<string, unknown> {
-  const out = { ...query };
-  for (const name of names) {
-    const value = out[name];
-    if (typeof value === 'string') out[name] = value.split(',');
-    else if (Array.isArray(value)) out[name] = value.flatMap((v: unknown) => (typeof v === 'string' ? v.split(',') : [v]));
-  }
-  return out;
-}
-
-/** Validates a query against its schema, every problem at once as 400 validation_failed (pointers name the parameter). */
-export function parseQuery<T>(schema: Joi.ObjectSchema, query: unknown): T {
-  const { value, error } = schema.validate(query ?? {}, { abortEarly: false, errors: { wrap: { label: false } } });
-  if (error) {
-    const problems: FieldProblem[] = error.details.map((d) => ({ pointer: jsonPointer(d.path.slice(0, 1)), detail: d.message }));
-    throw errors.validation(problems);
-  }
-  return value as T;
-}
 
 /** The URL of the next page: this request's own path and query with the cursor replaced. */
 export function nextPageUrl(req: Request, publicBaseUrl: string | null, cursor: string): string {

@@ -1,7 +1,10 @@
-import type { RequestHandler, Router } from 'express';
+import type { Request, RequestHandler, Response, Router } from 'express';
 import { errors } from '@leadgen/domain';
 import type { ApiDependencies } from '../dependencies';
+import { requestBodySchema } from '../openapi/joi-schema';
 import { problemResponse } from '../openapi/openapi-schemas';
+import { authenticatedAccount } from './authenticate';
+import { checkRequest, requestChecker, type RequestSchemas, type Valid } from './request-validation';
 
 // One declaration per endpoint (issue 30): what Express mounts, the 405 each path answers for the
 // methods it lacks, and the OpenAPI operation the document serves all come from the same entry.
@@ -41,11 +44,34 @@ export interface Endpoint {
   rateLimit?: { policy: RateLimitPolicyName; weight?: string };
   /** The largest body taken, and for bulk bodies the most JSON entries (counted before parsing). */
   body?: { limitBytes: number; maxEntries?: number };
+  /**
+   * What the table validates before the handler runs, each with its Joi schema: path parameters, query,
+   * JSON body (http/request-validation.ts). The handler gets the validated values; the document's request
+   * body is derived from `body` (openapi/joi-schema.ts).
+   */
+  request?: RequestSchemas;
   /** Parameters shared by every method of the path (the OpenAPI path item's). */
   pathParameters?: unknown[];
-  handler: (deps: ApiDependencies, runtime: RouteRuntime) => RequestHandler;
+  /** The handler's factory; the handler gets the request's validated `{ params, query, body }` as its third argument. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each entry's handler names its own types (Valid<P, Q, B>)
+  handler: (deps: ApiDependencies, runtime: RouteRuntime) => Handler<any>;
   operation: Operation;
 }
+
+/** A handler of the table: what Express hands it, and the request's validated parts. */
+export type Handler<V = Valid> = (req: Request, res: Response, input: V) => unknown;
+
+/**
+ * A handler of a keyed endpoint whose answers are never cached: it gets the account's id and the
+ * validated request (`Cache-Control: no-store` is set first).
+ */
+export const accountRoute =
+  <V>(handler: (req: Request, res: Response, deps: ApiDependencies, accountId: string, input: V) => Promise<void>) =>
+  (deps: ApiDependencies) =>
+  async (req: Request, res: Response, input: V) => {
+    res.setHeader('Cache-Control', 'no-store');
+    await handler(req, res, deps, authenticatedAccount(res.locals).id, input);
+  };
 
 export interface MountParts {
   deps: ApiDependencies;
@@ -53,6 +79,8 @@ export interface MountParts {
   auth: RequestHandler;
   rateLimits: Record<RateLimitPolicyName, RequestHandler>;
   jsonBody: (limitBytes: number, options?: { maxEntries?: number }) => RequestHandler;
+  /** What request schemas may read of the deployment (Joi's `context`), e.g. whether plain http targets are accepted. */
+  validationContext: Record<string, unknown>;
 }
 
 const expressPath = (path: string): string => path.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, ':$1');
@@ -87,7 +115,12 @@ export function mountEndpoints(endpoints: readonly Endpoint[], targets: { root: 
         const { limitBytes, maxEntries } = endpoint.body;
         chain.push(parts.jsonBody(limitBytes, maxEntries === undefined ? undefined : { maxEntries }));
       }
-      chain.push(endpoint.handler(parts.deps, parts.runtime));
+      const handler = endpoint.handler(parts.deps, parts.runtime);
+      const check = requestChecker(endpoint.request ?? {});
+      const context = parts.validationContext;
+      chain.push(async (req, res) => {
+        await handler(req, res, checkRequest(check, req, context));
+      });
       target[endpoint.method](at, ...chain);
     }
     // In one order whatever the table's (GET before POST …), as the 405s always listed them.
@@ -101,25 +134,53 @@ export function mountEndpoints(endpoints: readonly Endpoint[], targets: { root: 
 const KIB = 1024;
 const sizeOf = (bytes: number) => (bytes % (KIB * KIB) === 0 ? `${bytes / KIB / KIB} MiB` : `${Math.round(bytes / KIB)} KiB`);
 
+/** The path's parameters: declared, or written from the Joi schema of its ids (routes/path-params.ts). */
+function pathParametersOf(methods: readonly Endpoint[]): unknown[] | undefined {
+  const declared = methods.find((e) => e.pathParameters)?.pathParameters;
+  if (declared) return declared;
+  const params = methods.find((e) => e.request?.params)?.request?.params;
+  if (!params) return undefined;
+  const keys = (params.describe() as { keys: Record<string, { flags?: { description?: string }; examples?: unknown[] }> }).keys;
+  return Object.entries(keys).map(([name, key]) => ({
+    name,
+    in: 'path',
+    required: true,
+    ...(key.flags?.description ? { description: key.flags.description } : {}),
+    schema: { type: 'string' },
+    ...(key.examples?.length ? { example: key.examples[0] } : {}),
+  }));
+}
+
 /**
  * The document's `paths`: each endpoint's operation, with what the table says of it written where a
  * reader looks (`security: []` for a public one, the rate-limit window as `x-rate-limit`, the body
- * limit as `x-body-limit`), the `default` Problem (any path can meet the protocol-level problems: malformed_request, request_timeout,
- * expectation_failed, headers_too_large, a 503) and the X-Request-Id parameter.
+ * limit as `x-body-limit`, the request body derived from its Joi schema), the `default` Problem (any path
+ * can meet the protocol-level problems: malformed_request, request_timeout, expectation_failed,
+ * headers_too_large, a 503) and the X-Request-Id parameter. The request bodies' named parts are added
+ * to `components` (openapi/joi-schema.ts).
  */
-export function openApiPaths(endpoints: readonly Endpoint[]): Record<string, Record<string, unknown>> {
+export function openApiPaths(
+  endpoints: readonly Endpoint[],
+  components: Record<string, Schema> = {},
+): Record<string, Record<string, unknown>> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const [path, methods] of byPath(endpoints)) {
     const item: Record<string, unknown> = {};
-    const shared = methods.find((e) => e.pathParameters)?.pathParameters;
+    const shared = pathParametersOf(methods);
     if (shared) item.parameters = shared;
     for (const endpoint of methods) {
       const { operation } = endpoint;
       const body = endpoint.body?.limitBytes;
+      const requestBody =
+        operation.requestBody ??
+        (endpoint.request?.body
+          ? { required: true, content: { 'application/json': { schema: requestBodySchema(endpoint.request.body, components) } } }
+          : undefined);
       item[endpoint.method] = {
         ...operation,
         ...(endpoint.auth === 'public' ? { security: [] } : {}),
         parameters: [...(operation.parameters ?? []), { $ref: '#/components/parameters/RequestId' }],
+        ...(requestBody ? { requestBody } : {}),
         responses: {
           ...operation.responses,
           default: problemResponse('Any other problem, as Problem Details (see docs/errors.md for every code)'),

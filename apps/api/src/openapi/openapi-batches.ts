@@ -1,46 +1,12 @@
-import { BATCH_STATUSES, MAX_BATCH_REQUESTS, TERMINAL_STATUSES } from '@leadgen/domain';
-import { d, int, nullable, object, ref, str, time } from './openapi-schemas';
+import { BATCH_STATUSES, TERMINAL_STATUSES } from '@leadgen/domain';
+import { d, int, nullable, object, str, time } from './openapi-schemas';
 
-// Batches (docs/api.md#batches, decision 021): their schemas (the paths are declared in
-// routes/leads/batches-endpoints.ts).
+// Batches (docs/api.md#batches, decision 021): the batch body (the paths are declared in
+// routes/leads/batches-endpoints.ts; BatchRequest is derived from its Joi schema in batches-schema.ts).
 
 const count = (description: string) => d(description, int());
 
 export const batchSchemas = {
-  BatchRequest: object(
-    {
-      requests: d(`The generation requests, 1..${MAX_BATCH_REQUESTS}, each exactly as POST /api/v1/leads/generate takes one`, {
-        type: 'array',
-        minItems: 1,
-        maxItems: MAX_BATCH_REQUESTS,
-        items: ref('GenerationRequestInput'),
-      }),
-      excludeDelivered: d('Skip leads the account received in any earlier job, for every child (default false)', { type: 'boolean' }),
-      maxCredits: d('The most the batch may charge; a child starts only while its worst case still fits', {
-        type: 'integer',
-        minimum: 1,
-        maximum: 2_147_483_647,
-      }),
-      webhookUrl: d("Where the batch's terminal event is POSTed, signed with the account's default webhook secret", {
-        type: 'string',
-        format: 'uri',
-        maxLength: 2048,
-      }),
-      name: d('A label for the batch', { type: 'string', minLength: 1, maxLength: 200 }),
-    },
-    ['requests'],
-    {
-      description: 'A batch: up to 1,000 generation requests run as ordinary jobs, deduplicated across the batch',
-      example: {
-        name: 'Dentists, Texas',
-        maxCredits: 2000,
-        requests: [
-          { category: 'dentist', state: 'US', city: 'Austin', maxResults: 25 },
-          { category: 'dentist', state: 'US', city: 'Round Rock', maxResults: 25 },
-        ],
-      },
-    },
-  ),
   Batch: object(
     {
       batchId: d('The batch id (`bat_…`)', str),

@@ -29,6 +29,9 @@ export { PROBLEM_CODES } from './openapi-schemas';
 
 /** The OpenAPI 3.1 document of the public API, served at GET /api/v1/openapi.json. */
 export function openApiDocument(): Schema {
+  // The request bodies' components, derived from the Joi schemas the route table validates them with.
+  const requestBodies: Record<string, Schema> = {};
+  const paths = openApiPaths(ENDPOINTS, requestBodies);
   return {
     openapi: '3.1.0',
     info: {
@@ -60,7 +63,7 @@ export function openApiDocument(): Schema {
       { name: 'meta', description: 'Public reference data, health, and this document; no key needed.' },
     ],
     // Every operation, from the endpoints' one declaration each (routes/endpoints.ts).
-    paths: openApiPaths(ENDPOINTS),
+    paths,
     // The events this service POSTs to an endpoint or a job's webhookUrl, signed as Standard Webhooks.
     webhooks: { ...webhookEvents, ...monitorEvents(signatureHeaders, received) },
     components: {
@@ -77,6 +80,7 @@ export function openApiDocument(): Schema {
       headers,
       responses: Object.fromEntries(Object.entries(problems).map(([status, response]) => [`Problem${status}`, response])),
       schemas: {
+        ...requestBodies,
         GenerationRequestInput: generationRequestInputSchema(),
         GenerationRequest: generationRequestSchema(),
         Lead: leadSchema,

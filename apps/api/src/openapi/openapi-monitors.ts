@@ -1,11 +1,4 @@
-import {
-  BATCH_STATUSES,
-  MAX_BATCH_REQUESTS,
-  MONITOR_PAUSE_REASONS,
-  MONITOR_PAUSED_EVENT,
-  NON_TERMINAL_STATUSES,
-  TERMINAL_STATUSES,
-} from '@leadgen/domain';
+import { BATCH_STATUSES, MONITOR_PAUSE_REASONS, MONITOR_PAUSED_EVENT, NON_TERMINAL_STATUSES, TERMINAL_STATUSES } from '@leadgen/domain';
 import { type Schema, d, int, nullable, object, ref, str, time } from './openapi-schemas';
 
 // Monitors (decision 022): their schemas and the monitor.paused event (the paths are declared in
@@ -14,21 +7,6 @@ import { type Schema, d, int, nullable, object, ref, str, time } from './openapi
 const json = (schema: Schema) => ({ 'application/json': { schema } });
 const statuses = { type: 'string', enum: [...NON_TERMINAL_STATUSES, ...TERMINAL_STATUSES] };
 
-const name = d('Your name for the monitor, 1..200 characters', { type: 'string', minLength: 1, maxLength: 200 });
-const webhookUrl = d("Where each run's terminal event and monitor.paused are POSTed, signed with the account's default webhook secret", {
-  type: 'string',
-  maxLength: 2048,
-});
-const maxCreditsPerRun = d("The most a run may reserve: the request's worst case must fit", {
-  type: 'integer',
-  minimum: 1,
-  maximum: 1_000_000,
-});
-const batchInput = {
-  ...ref('MonitorBatchInput'),
-  description:
-    "Instead of `request`: each run submits these requests as one batch (excludeDelivered forced, maxCreditsPerRun as the batch's maxCredits)",
-};
 const pausedReason = {
   ...nullable({ type: 'string', enum: [...MONITOR_PAUSE_REASONS] }),
   description:
@@ -53,65 +31,10 @@ export const monitorSchemas: Record<string, Schema> = {
       ),
     ],
   },
-  MonitorBatchInput: object(
-    {
-      requests: {
-        type: 'array',
-        minItems: 1,
-        maxItems: MAX_BATCH_REQUESTS,
-        items: ref('GenerationRequestInput'),
-        description:
-          'The generation requests, 1..1000, each checked as POST /leads/batches checks one (pointers `#/batch/requests/3/state`); `excludeDelivered` is forced true, and `webhookUrl` belongs on the monitor',
-      },
-    },
-    ['requests'],
-    { description: "A batch monitor's requests: each run is a batch of them (docs/api.md#batches)" },
-  ),
   MonitorBatch: object(
     { requests: { type: 'array', items: ref('GenerationRequest'), description: 'The normalised requests of each run’s batch' } },
     ['requests'],
     { description: "A batch monitor's requests" },
-  ),
-  MonitorInput: object(
-    {
-      name,
-      request: {
-        ...ref('GenerationRequestInput'),
-        description:
-          'The generation request each run submits (or `batch`, exactly one of the two); `excludeDelivered` is forced true, and `webhookUrl` belongs on the monitor',
-      },
-      batch: batchInput,
-      schedule: ref('MonitorSchedule'),
-      webhookUrl,
-      maxCreditsPerRun,
-      enabled: d('false creates it paused; default true', { type: 'boolean' }),
-    },
-    ['name', 'schedule'],
-    {
-      description:
-        'A new monitor: exactly one of `request` and `batch`; every problem is reported at once (400 validation_failed, with JSON pointers).',
-      example: {
-        name: 'New dentists in Austin, Mondays',
-        request: { category: 'dentist', state: 'US', city: 'Austin', maxResults: 25 },
-        schedule: { cron: '0 7 * * 1', timezone: 'America/Chicago' },
-      },
-    },
-  ),
-  MonitorUpdate: object(
-    {
-      name,
-      request: {
-        ...ref('GenerationRequestInput'),
-        description: 'Replaces the request (a batch monitor becomes a monitor of one request); the next run uses it',
-      },
-      batch: { ...ref('MonitorBatchInput'), description: 'Replaces the batch (a monitor of one request becomes a batch monitor)' },
-      schedule: { ...ref('MonitorSchedule'), description: 'Replaces the schedule; the next run moves at once' },
-      webhookUrl: { ...nullable({ type: 'string', maxLength: 2048 }), description: 'null removes it' },
-      maxCreditsPerRun: { ...nullable({ type: 'integer', minimum: 1, maximum: 1_000_000 }), description: 'null removes the cap' },
-      enabled: d('false pauses it; true resumes it (its next run is the schedule’s next time from now)', { type: 'boolean' }),
-    },
-    [],
-    { minProperties: 1, description: 'The fields to change, at least one (not both request and batch); only those change.' },
   ),
   Monitor: object(
     {

@@ -1,8 +1,8 @@
-import parseJoi from 'joi-to-json';
 import { DEFAULT_SOURCE, MAX_RESULTS_DEFAULT, NON_TERMINAL_STATUSES, SOURCES, TERMINAL_STATUSES } from '@leadgen/domain';
 
 // The OpenAPI document's building blocks: schemas of the bodies, headers, Problem responses.
 import { generateRequestSchema } from '../routes/leads/generate-schema';
+import { joiToOpenApi } from './joi-schema';
 
 export type Schema = Record<string, unknown>;
 
@@ -47,31 +47,6 @@ export const PROBLEM_CODES = [
   // abuse resistance (decision 027)
   'suppression_limit',
 ] as const;
-
-/**
- * joi-to-json writes a Joi `when` as `oneOf` of its branches under a type that allows anything, and
- * Joi's `forbidden` (a field of another source) as an `anyOf` branch `{ not: {} }`. Generators type such
- * a field `unknown`, so the catch-all type and the impossible branch go; the source a field belongs to
- * is said by `dependentSchemas` instead (JSON Schema 2020-12, which validators apply and type
- * generators ignore), and `state` by its own schema below.
- */
-function tidy(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(tidy);
-  if (!node || typeof node !== 'object') return node;
-  const out: Schema = {};
-  const source = node as Schema;
-  for (const [key, value] of Object.entries(source)) {
-    if (key === 'type' && Array.isArray(value) && value.length === 6 && source.oneOf) continue;
-    if ((key === 'anyOf' || key === 'oneOf') && Array.isArray(value)) {
-      const possible = value.filter((branch) => JSON.stringify(branch) !== '{"not":{}}');
-      if (possible.length === 1) Object.assign(out, tidy(possible[0]));
-      else out.anyOf = tidy(possible);
-      continue;
-    }
-    out[key] = tidy(value);
-  }
-  return out;
-}
 
 const ISO_CODE = '^\\s*[A-Za-z]{2}\\s*$';
 // Three letters at least, so a string matches exactly one of the two branches.
@@ -122,13 +97,8 @@ const describe = (properties: Schema, lines: Record<string, string>) =>
  * body (openapi-typescript does by default); the defaults are in the descriptions.
  */
 export function generationRequestInputSchema(): Schema {
-  const derived = tidy(parseJoi(generateRequestSchema, 'open-api-3.1')) as Schema & { properties: Record<string, Schema> };
-  const properties = Object.fromEntries(
-    Object.entries(derived.properties).map(([name, schema]) => [
-      name,
-      Object.fromEntries(Object.entries(schema).filter(([key]) => key !== 'default')),
-    ]),
-  );
+  const { 'x-component': _name, ...derived } = joiToOpenApi(generateRequestSchema) as Schema & { properties: Record<string, Schema> };
+  const properties = { ...derived.properties };
   const linkedin = properties.linkedinParams as Schema & { properties: Record<string, Schema> };
   properties.linkedinParams = { ...linkedin, properties: describe({ ...linkedin.properties, country: countryInput('') }, LINKEDIN_FIELDS) };
   properties.state = countryInput('');
@@ -490,3 +460,35 @@ export const query = (name: string, description: string, schema: Schema, extra: 
 });
 export const cursorParam = query('cursor', "The previous page's `nextCursor` (opaque)", str);
 export const rfc3339Param = (name: string, description: string) => query(name, `${description} (RFC 3339, with an offset)`, time);
+
+// Builders for the blocks endpoint entries repeat (routes/**/*-endpoints.ts).
+
+/** A JSON answer: the rate-limit headers and any others given, the body's schema. */
+export const jsonAnswer = (description: string, schema: Schema, extraHeaders: Record<string, unknown> = {}) => ({
+  description,
+  headers: { ...limited, ...extraHeaders },
+  content: { 'application/json': { schema } },
+});
+/** A page of a listing, with `Link` to the next. */
+export const pageAnswer = (description: string, schema: Schema) => jsonAnswer(description, schema, { Link: hdr('Link') });
+/** 204 of a DELETE. */
+export const deletedAnswer = { description: 'Deleted', headers: limited };
+/** `limit`: how many a page holds. */
+export const limitParam = (description: string, maximum: number, byDefault: number) =>
+  query('limit', description, { type: 'integer', minimum: 1, maximum, default: byDefault });
+/** `status` as a comma list of these statuses (a repeated parameter is accepted too). */
+export const statusListParam = (description: string, statuses: readonly string[]) =>
+  query(
+    'status',
+    description,
+    { type: 'array', minItems: 1, items: { type: 'string', enum: [...statuses] } },
+    { style: 'form', explode: false },
+  );
+/** The Idempotency-Key header of a call that creates something. */
+export const idempotencyKeyParam = (remembered = ' Remembered 24 h per account.') => ({
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: true,
+  description: `1..255 printable ASCII characters; \`"abc"\` and \`abc\` are one key.${remembered}`,
+  schema: { type: 'string', minLength: 1, maxLength: 257 },
+});

@@ -1,11 +1,27 @@
 import { AUDIT_ACTIONS } from '@leadgen/db';
 import { SUPPRESSION_UPLOAD_LIMIT } from '@leadgen/domain';
 import type { Endpoint } from '../http/route-table';
-import { d, hdr, int, limited, nullable, object, pick, problemResponse, query, ref, str, time } from '../openapi/openapi-schemas';
+import {
+  cursorParam,
+  d,
+  int,
+  limited,
+  limitParam,
+  nullable,
+  object,
+  pageAnswer,
+  pick,
+  problemResponse,
+  query,
+  ref,
+  str,
+  time,
+} from '../openapi/openapi-schemas';
 import { accountRoute } from './account-route';
 import { auditEventsRoute } from './audit-events/audit-events-route';
-import { AUDIT_PAGE_DEFAULT, AUDIT_PAGE_LIMIT } from './audit-events/audit-events-schema';
+import { AUDIT_PAGE_DEFAULT, AUDIT_PAGE_LIMIT, auditEventsQuerySchema } from './audit-events/audit-events-schema';
 import { deleteSuppressionsRoute, getSuppressionsRoute, putSuppressionsRoute } from './suppressions/suppressions-route';
+import { SUPPRESSION_PROBLEMS_LISTED, suppressionsBodySchema, suppressionsQuerySchema } from './suppressions/suppressions-schema';
 
 // The account: its credits, its suppression list, its audit trail (decision 019).
 
@@ -17,21 +33,15 @@ const suppressionCounts = d(
   'How many entries of each kind the list holds',
   object({ domain: d('Domains', int()), email: d('Emails', int()), phone: d('Phones', int()) }),
 );
-const suppressionList = (description: string) => ({
-  type: 'array',
-  maxItems: 100_000,
-  items: { type: 'string', minLength: 1, maxLength: 320 },
-  description,
-});
-const suppressionLists = object(
-  {
-    domains: suppressionList('bare domains or URLs, any case (`www.` is dropped)'),
-    emails: suppressionList('email addresses, any case'),
-    phones: suppressionList('phone numbers in international form (+ and country code)'),
+// PUT and DELETE take the same body and weigh the same.
+const suppressionsChange = {
+  rateLimit: {
+    policy: 'read',
+    weight: '1 + 1 per 100 entries sent (ROWS_PER_UNIT), refused before the work when the window would pass its limit',
   },
-  [],
-  { minProperties: 1, description: 'At most 100,000 entries in one call; bodies up to 8 MiB on this route.' },
-);
+  body: suppressionsBody,
+  request: { body: suppressionsBodySchema, maxProblems: SUPPRESSION_PROBLEMS_LISTED },
+} as const;
 
 export const accountEndpoints: Endpoint[] = [
   {
@@ -75,6 +85,7 @@ export const accountEndpoints: Endpoint[] = [
     path: '/api/v1/suppressions',
     auth: 'key',
     rateLimit: { policy: 'read' },
+    request: { query: suppressionsQuerySchema },
     handler: getSuppressionsRoute,
     operation: {
       tags: ['account'],
@@ -83,8 +94,8 @@ export const accountEndpoints: Endpoint[] = [
       description: "A page of the account's suppression entries, with the count of each kind.",
       parameters: [
         query('kind', 'Only entries of this kind', { type: 'string', enum: ['domain', 'email', 'phone'] }),
-        query('limit', 'Entries per page', { type: 'integer', minimum: 1, maximum: 1000, default: 100 }),
-        query('cursor', 'nextCursor of the previous page', str),
+        limitParam('Entries per page', 1000, 100),
+        cursorParam,
       ],
       responses: {
         200: {
@@ -115,11 +126,7 @@ export const accountEndpoints: Endpoint[] = [
     method: 'put',
     path: '/api/v1/suppressions',
     auth: 'key',
-    rateLimit: {
-      policy: 'read',
-      weight: '1 + 1 per 100 entries sent (ROWS_PER_UNIT), refused before the work when the window would pass its limit',
-    },
-    body: suppressionsBody,
+    ...suppressionsChange,
     handler: putSuppressionsRoute,
     operation: {
       tags: ['account'],
@@ -127,7 +134,6 @@ export const accountEndpoints: Endpoint[] = [
       summary: 'Adds entries: a lead matching one is never delivered nor billed, in any job (decision 014)',
       description:
         "Adds domains, emails and phones to the suppression list (normalised; entries already there are not counted again). Up to 100,000 entries a call, and up to the deployment's cap per account (1,000,000 by default); each 1,000 entries count as one more call in the `read` rate limit.",
-      requestBody: { required: true, content: { 'application/json': { schema: suppressionLists } } },
       responses: {
         200: {
           description: 'How many were new, and the totals',
@@ -143,18 +149,13 @@ export const accountEndpoints: Endpoint[] = [
     method: 'delete',
     path: '/api/v1/suppressions',
     auth: 'key',
-    rateLimit: {
-      policy: 'read',
-      weight: '1 + 1 per 100 entries sent (ROWS_PER_UNIT), refused before the work when the window would pass its limit',
-    },
-    body: suppressionsBody,
+    ...suppressionsChange,
     handler: deleteSuppressionsRoute,
     operation: {
       tags: ['account'],
       operationId: 'removeSuppressions',
       summary: 'Removes the entries sent',
       description: 'Removes the entries sent from the suppression list; entries that were not there are ignored.',
-      requestBody: { required: true, content: { 'application/json': { schema: suppressionLists } } },
       responses: {
         200: {
           description: 'How many there were, and the totals',
@@ -172,6 +173,7 @@ export const accountEndpoints: Endpoint[] = [
     path: '/api/v1/audit-events',
     auth: 'key',
     rateLimit: { policy: 'read' },
+    request: { query: auditEventsQuerySchema },
     handler: auditEventsRoute,
     operation: {
       tags: ['account'],
@@ -181,21 +183,12 @@ export const accountEndpoints: Endpoint[] = [
       description:
         'Lists what was done to the account (keys issued or revoked, webhook endpoints and secrets, suppressions, exports, erasures), newest first, a page at a time. Entries are kept AUDIT_RETENTION_DAYS; they never hold personal data nor secrets.',
       parameters: [
-        {
-          name: 'limit',
-          in: 'query',
-          description: 'Events per page',
-          schema: { type: 'integer', minimum: 1, maximum: AUDIT_PAGE_LIMIT, default: AUDIT_PAGE_DEFAULT },
-        },
-        { name: 'cursor', in: 'query', description: "The previous page's `nextCursor` (opaque)", schema: str },
-        { name: 'action', in: 'query', description: 'Only events of this action', schema: { type: 'string', enum: [...AUDIT_ACTIONS] } },
+        limitParam('Events per page', AUDIT_PAGE_LIMIT, AUDIT_PAGE_DEFAULT),
+        cursorParam,
+        query('action', 'Only events of this action', { type: 'string', enum: [...AUDIT_ACTIONS] }),
       ],
       responses: {
-        200: {
-          description: 'A page of events',
-          headers: { ...limited, Link: hdr('Link') },
-          content: { 'application/json': { schema: ref('AuditEventPage') } },
-        },
+        200: pageAnswer('A page of events', ref('AuditEventPage')),
         ...pick(400, 401, 405, 429, 500, 503),
       },
     },

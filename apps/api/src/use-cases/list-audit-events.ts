@@ -1,8 +1,14 @@
-import { listAuditEvents } from '@leadgen/db';
+import { listAuditEvents, type AuditAction } from '@leadgen/db';
 import type { ApiDependencies } from '../dependencies';
 import { encodeCursor } from '../http/paging';
 import { presentAuditEvent } from '../presenters/audit-event-presenter';
-import type { AuditEventsQuery } from '../routes/audit-events/audit-events-schema';
+
+/** What the audit listing takes (GET /api/v1/audit-events validates its query into this). */
+export interface AuditEventsQuery {
+  limit: number;
+  cursor?: { createdAt: Date; id: string };
+  action?: AuditAction;
+}
 
 export interface AuditEventsPage {
   items: Array<ReturnType<typeof presentAuditEvent>>;

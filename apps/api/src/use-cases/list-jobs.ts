@@ -1,8 +1,19 @@
 import { listAccountJobs } from '@leadgen/db';
+import type { JobStatus, Source } from '@leadgen/domain';
 import type { ApiDependencies } from '../dependencies';
 import { encodeCursor } from '../http/paging';
 import { presentJobSummary } from '../presenters/job-presenter';
-import type { ListJobsQuery } from '../routes/leads/list-jobs-schema';
+
+/** What the job listing takes (GET /api/v1/leads/jobs validates its query into this). */
+export interface ListJobsQuery {
+  limit: number;
+  cursor?: { createdAt: Date; id: string };
+  status?: JobStatus[];
+  source?: Source;
+  createdAfter?: Date;
+  createdBefore?: Date;
+  batchId?: string;
+}
 
 export interface JobsPage {
   items: Array<ReturnType<typeof presentJobSummary>>;

@@ -21,11 +21,24 @@ import {
   firstRunAfter,
   monitorErrors,
   newId,
+  type GenerationRequest,
+  type MonitorBatch,
   type MonitorPauseReason,
+  type MonitorSchedule,
 } from '@leadgen/domain';
 import { logger } from '@leadgen/logger';
 import type { ApiDependencies } from '../dependencies';
-import type { MonitorInput } from '../routes/monitors/monitors-schema';
+
+/** A monitor as created or changed (only the fields sent, for a change). */
+export interface MonitorInput {
+  name?: string;
+  request?: GenerationRequest | null;
+  batch?: MonitorBatch | null;
+  schedule?: MonitorSchedule;
+  webhookUrl?: string | null;
+  maxCreditsPerRun?: number | null;
+  enabled?: boolean;
+}
 
 // Monitors (decision 022). PostgreSQL is changed first and decides; the alarm follows it. An alarm
 // that cannot be set or removed is only logged: a stale one rings for a due time PostgreSQL has moved

@@ -7,12 +7,25 @@ import {
   type BatchLeadRow,
   type BatchRecord,
 } from '@leadgen/db';
-import { errors, type BatchBody } from '@leadgen/domain';
+import { errors, type BatchBody, type BatchStatus } from '@leadgen/domain';
 import type { ApiDependencies } from '../dependencies';
 import { encodeCursor } from '../http/paging';
 import { presentBatch } from '../presenters/batch-presenter';
 import { presentJobSummary } from '../presenters/job-presenter';
-import type { BatchJobsQuery, ListBatchesQuery } from '../routes/leads/batches-schema';
+
+/** What the batch listings take (their routes validate the queries into these). */
+export interface ListBatchesQuery {
+  limit: number;
+  cursor?: { createdAt: Date; id: string };
+  status?: BatchStatus[];
+  createdAfter?: Date;
+  createdBefore?: Date;
+}
+
+export interface BatchJobsQuery {
+  limit: number;
+  cursor?: number;
+}
 
 /** GET /api/v1/leads/batches/{batchId}: the caller's batch, or 404 as if it did not exist. */
 export async function getAccountBatch(deps: ApiDependencies, accountId: string, batchId: string): Promise<BatchRecord> {

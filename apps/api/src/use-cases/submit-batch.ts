@@ -1,9 +1,17 @@
 import { createBatch, requestFingerprint } from '@leadgen/commands';
 import { findBatch, type BatchRecord, type Database } from '@leadgen/db';
-import { errors } from '@leadgen/domain';
+import { errors, type GenerationRequest } from '@leadgen/domain';
 import { metrics } from '@leadgen/ops';
 import type { ApiDependencies } from '../dependencies';
-import type { BatchRequest } from '../routes/leads/batches-schema';
+
+/** A batch as submitted: its requests normalised, the batch-wide excludeDelivered written into each. */
+export interface BatchRequest {
+  requests: GenerationRequest[];
+  excludeDelivered: boolean;
+  maxCredits: number | null;
+  webhookUrl: string | null;
+  name: string | null;
+}
 
 export interface SubmitBatchInput {
   accountId: string;

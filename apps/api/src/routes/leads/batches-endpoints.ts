@@ -1,7 +1,27 @@
 import { BATCH_STATUSES } from '@leadgen/domain';
 import type { Endpoint } from '../../http/route-table';
-import { hdr, limited, listPage, pick, ref, str, time, type Schema } from '../../openapi/openapi-schemas';
-import { BATCHES_PAGE_DEFAULT, BATCHES_PAGE_LIMIT } from './batches-schema';
+import {
+  cursorParam,
+  hdr,
+  idempotencyKeyParam,
+  jsonAnswer,
+  limited,
+  limitParam,
+  listPage,
+  pageAnswer,
+  pick,
+  ref,
+  rfc3339Param,
+  statusListParam,
+} from '../../openapi/openapi-schemas';
+import { batchPath } from '../path-params';
+import {
+  BATCHES_PAGE_DEFAULT,
+  BATCHES_PAGE_LIMIT,
+  batchJobsQuerySchema,
+  batchRequestSchema,
+  listBatchesQuerySchema,
+} from './batches-schema';
 import { batchJobsRoute, cancelBatchRoute, createBatchRoute, getBatchRoute, listBatchesRoute } from './batches-route';
 
 // The batch endpoints under /api/v1 (docs/api.md#batches, decision 021); a batch's leads are in
@@ -9,19 +29,7 @@ import { batchJobsRoute, cancelBatchRoute, createBatchRoute, getBatchRoute, list
 
 // A batch of 1,000 requests, each up to a few KiB with LinkedIn filters: the batch route alone takes bodies this large.
 const BATCH_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
-const query = (name: string, description: string, schema: Schema, extra: Schema = {}) => ({
-  name,
-  in: 'query',
-  description,
-  schema,
-  ...extra,
-});
-export const batchIdParam = { name: 'batchId', in: 'path', required: true, description: 'The batch id (`bat_…`)', schema: str };
-const batchAnswer = (description: string) => ({
-  description,
-  headers: { ...limited, 'Retry-After': hdr('Retry-After') },
-  content: { 'application/json': { schema: ref('Batch') } },
-});
+const batchAnswer = (description: string) => jsonAnswer(description, ref('Batch'), { 'Retry-After': hdr('Retry-After') });
 export const batchEndpoints: Endpoint[] = [
   {
     method: 'post',
@@ -29,6 +37,7 @@ export const batchEndpoints: Endpoint[] = [
     auth: 'key',
     rateLimit: { policy: 'generate', weight: '1: creating a batch counts as one generate call (decision 021)' },
     body: { limitBytes: BATCH_BODY_LIMIT_BYTES },
+    request: { body: batchRequestSchema },
     handler: createBatchRoute,
     operation: {
       tags: ['batches'],
@@ -36,16 +45,7 @@ export const batchEndpoints: Endpoint[] = [
       summary: 'Start a batch of up to 1,000 generation requests',
       description:
         'Records the batch and one job per request (its children) and queues them; answers 202 at once with the batch body and `Location`. Each request is validated exactly as POST /leads/generate validates one (pointers like `#/requests/17/state`), every problem at once. Nothing is reserved up front: each child reserves its worst case as it starts, within `maxCredits`; 402 when the account cannot cover even the first child. A lead is delivered and billed at most once per batch. The same `Idempotency-Key` with the same body answers the batch again (`Idempotent-Replayed: true`); with another body, 422.',
-      parameters: [
-        {
-          name: 'Idempotency-Key',
-          in: 'header',
-          required: true,
-          description: '1..255 printable ASCII characters; `"abc"` and `abc` are one key. Remembered 24 h per account.',
-          schema: { type: 'string', minLength: 1, maxLength: 257 },
-        },
-      ],
-      requestBody: { required: true, content: { 'application/json': { schema: ref('BatchRequest') } } },
+      parameters: [idempotencyKeyParam()],
       responses: {
         202: {
           ...batchAnswer('The batch, running: poll `Location` after `Retry-After`'),
@@ -65,6 +65,7 @@ export const batchEndpoints: Endpoint[] = [
     path: '/api/v1/leads/batches',
     auth: 'key',
     rateLimit: { policy: 'read' },
+    request: { query: listBatchesQuerySchema },
     handler: listBatchesRoute,
     operation: {
       tags: ['batches'],
@@ -72,27 +73,17 @@ export const batchEndpoints: Endpoint[] = [
       summary: "The account's batches, newest first",
       description: "A page of the account's batches, newest first; follow `nextCursor` (or `Link`) for the next page.",
       parameters: [
-        query('limit', 'Batches per page', { type: 'integer', minimum: 1, maximum: BATCHES_PAGE_LIMIT, default: BATCHES_PAGE_DEFAULT }),
-        query('cursor', "The previous page's `nextCursor` (opaque)", str),
-        query(
-          'status',
+        limitParam('Batches per page', BATCHES_PAGE_LIMIT, BATCHES_PAGE_DEFAULT),
+        cursorParam,
+        statusListParam(
           'One or more statuses as a comma list (`status=running,PARTIAL`); repeating the parameter is accepted too',
-          { type: 'array', minItems: 1, items: { type: 'string', enum: [...BATCH_STATUSES] } },
-          { style: 'form', explode: false },
+          BATCH_STATUSES,
         ),
-        query('createdAfter', 'Batches created at or after (RFC 3339, with an offset)', time),
-        query('createdBefore', 'Batches created before (RFC 3339, with an offset)', time),
+        rfc3339Param('createdAfter', 'Batches created at or after'),
+        rfc3339Param('createdBefore', 'Batches created before'),
       ],
       responses: {
-        200: {
-          description: 'A page of batch bodies',
-          headers: { ...limited, Link: hdr('Link') },
-          content: {
-            'application/json': {
-              schema: listPage("The page's batches", 'Batch'),
-            },
-          },
-        },
+        200: pageAnswer('A page of batch bodies', listPage("The page's batches", 'Batch')),
         ...pick(400, 401, 405, 429, 500, 503),
       },
     },
@@ -102,7 +93,7 @@ export const batchEndpoints: Endpoint[] = [
     path: '/api/v1/leads/batches/{batchId}',
     auth: 'key',
     rateLimit: { policy: 'read' },
-    pathParameters: [batchIdParam],
+    request: { params: batchPath },
     handler: getBatchRoute,
     operation: {
       tags: ['batches'],
@@ -117,7 +108,7 @@ export const batchEndpoints: Endpoint[] = [
     path: '/api/v1/leads/batches/{batchId}',
     auth: 'key',
     rateLimit: { policy: 'read' },
-    pathParameters: [batchIdParam],
+    request: { params: batchPath },
     handler: cancelBatchRoute,
     operation: {
       tags: ['batches'],
@@ -133,27 +124,16 @@ export const batchEndpoints: Endpoint[] = [
     path: '/api/v1/leads/batches/{batchId}/jobs',
     auth: 'key',
     rateLimit: { policy: 'read' },
-    pathParameters: [batchIdParam],
+    request: { params: batchPath, query: batchJobsQuerySchema },
     handler: batchJobsRoute,
     operation: {
       tags: ['batches'],
       operationId: 'listBatchJobs',
       summary: "The batch's children, in request order",
       description: "A page of the batch's jobs (one per request, in the order of `requests`), each without `leads`.",
-      parameters: [
-        query('limit', 'Jobs per page', { type: 'integer', minimum: 1, maximum: BATCHES_PAGE_LIMIT, default: BATCHES_PAGE_DEFAULT }),
-        query('cursor', "The previous page's `nextCursor` (opaque)", str),
-      ],
+      parameters: [limitParam('Jobs per page', BATCHES_PAGE_LIMIT, BATCHES_PAGE_DEFAULT), cursorParam],
       responses: {
-        200: {
-          description: 'A page of job bodies without `leads`',
-          headers: { ...limited, Link: hdr('Link') },
-          content: {
-            'application/json': {
-              schema: listPage("The page's jobs", 'JobSummary'),
-            },
-          },
-        },
+        200: pageAnswer('A page of job bodies without `leads`', listPage("The page's jobs", 'JobSummary')),
         ...pick(400, 401, 404, 405, 429, 500, 503),
       },
     },

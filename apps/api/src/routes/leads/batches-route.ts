@@ -1,36 +1,29 @@
 import type { Request, Response } from 'express';
-import { ID_PATTERNS, errors } from '@leadgen/domain';
+import { errors, parseIdempotencyKey } from '@leadgen/domain';
 import type { BatchLeadRow, BatchRecord } from '@leadgen/db';
 import type { ApiDependencies } from '../../dependencies';
 import { authenticatedAccount } from '../../http/authenticate';
-import { encodeCursor, linkNext, nextPageUrl, parseQuery, splitCommas } from '../../http/paging';
+import { encodeCursor, linkNext, nextPageUrl } from '../../http/paging';
+import type { Valid } from '../../http/request-validation';
 import { exportFormat, streamExport } from '../../lead-export';
 import { batchPollHeaders, presentBatch } from '../../presenters/batch-presenter';
 import { presentLeadItemJson } from '../../presenters/lead-presenter';
 import { audit } from '../../use-cases/audit-trail';
 import { cancelBatch } from '../../use-cases/cancel-batch';
-import { submitBatch } from '../../use-cases/submit-batch';
-import { getAccountBatch, listBatches, listBatchJobs, readBatchLeads } from '../../use-cases/read-batches';
+import { submitBatch, type BatchRequest } from '../../use-cases/submit-batch';
+import {
+  getAccountBatch,
+  listBatches,
+  listBatchJobs,
+  readBatchLeads,
+  type BatchJobsQuery,
+  type ListBatchesQuery,
+} from '../../use-cases/read-batches';
 import { EXPORT_BATCH } from '../../use-cases/read-leads';
 import { checkShopifyCategory } from '../../use-cases/shopify-category-check';
 import { checkJobWebhookUrl } from '../../use-cases/webhook-target-check';
-import { parseIdempotencyKey } from '@leadgen/domain';
-import {
-  batchJobsQuerySchema,
-  batchLeadsQuerySchema,
-  listBatchesQuerySchema,
-  parseBatchRequest,
-  type BatchJobsQuery,
-  type BatchLeadsQuery,
-  type ListBatchesQuery,
-} from './batches-schema';
-
-/** A malformed id cannot name a batch: same 404 as an unknown one, without asking the database. */
-function batchIdParam(req: Request): string {
-  const batchId = String(req.params.batchId ?? '');
-  if (!ID_PATTERNS.batch.test(batchId)) throw errors.batchNotFound();
-  return batchId;
-}
+import type { BatchPath } from '../path-params';
+import type { BatchLeadsQuery } from './batches-schema';
 
 function sendBatch(res: Response, deps: ApiDependencies, batch: BatchRecord, status = 200): void {
   res.setHeader('Cache-Control', 'no-store');
@@ -40,10 +33,9 @@ function sendBatch(res: Response, deps: ApiDependencies, batch: BatchRecord, sta
 
 /** POST /api/v1/leads/batches: 202 with the batch body and Location (a batch is long by nature: no wait). */
 export function createBatchRoute(deps: ApiDependencies) {
-  return async (req: Request, res: Response): Promise<void> => {
+  return async (req: Request, res: Response, { body: batch }: Valid<unknown, unknown, BatchRequest>): Promise<void> => {
     const account = authenticatedAccount(res.locals);
     const idempotencyKey = parseIdempotencyKey(req.get('Idempotency-Key'));
-    const batch = parseBatchRequest(req.body);
     batch.requests.forEach((request, index) => {
       try {
         checkShopifyCategory(deps.config, request);
@@ -77,23 +69,22 @@ function rebase(error: unknown, index: number): unknown {
 }
 
 export function getBatchRoute(deps: ApiDependencies) {
-  return async (req: Request, res: Response): Promise<void> => {
+  return async (_req: Request, res: Response, { params }: Valid<BatchPath>): Promise<void> => {
     const account = authenticatedAccount(res.locals);
-    sendBatch(res, deps, await getAccountBatch(deps, account.id, batchIdParam(req)));
+    sendBatch(res, deps, await getAccountBatch(deps, account.id, params.batchId));
   };
 }
 
 export function cancelBatchRoute(deps: ApiDependencies) {
-  return async (req: Request, res: Response): Promise<void> => {
+  return async (_req: Request, res: Response, { params }: Valid<BatchPath>): Promise<void> => {
     const account = authenticatedAccount(res.locals);
-    sendBatch(res, deps, await cancelBatch(deps, account.id, batchIdParam(req)));
+    sendBatch(res, deps, await cancelBatch(deps, account.id, params.batchId));
   };
 }
 
 export function listBatchesRoute(deps: ApiDependencies) {
-  return async (req: Request, res: Response): Promise<void> => {
+  return async (req: Request, res: Response, { query }: Valid<unknown, ListBatchesQuery>): Promise<void> => {
     const account = authenticatedAccount(res.locals);
-    const query = parseQuery<ListBatchesQuery>(listBatchesQuerySchema, splitCommas(req.query, ['status']));
     const page = await listBatches(deps, account.id, query);
     res.setHeader('Cache-Control', 'no-store');
     if (page.nextCursor) res.setHeader('Link', linkNext(nextPageUrl(req, deps.config.http.publicBaseUrl, page.nextCursor)));
@@ -102,11 +93,9 @@ export function listBatchesRoute(deps: ApiDependencies) {
 }
 
 export function batchJobsRoute(deps: ApiDependencies) {
-  return async (req: Request, res: Response): Promise<void> => {
+  return async (req: Request, res: Response, { params, query }: Valid<BatchPath, BatchJobsQuery>): Promise<void> => {
     const account = authenticatedAccount(res.locals);
-    const batchId = batchIdParam(req);
-    const query = parseQuery<BatchJobsQuery>(batchJobsQuerySchema, req.query);
-    const page = await listBatchJobs(deps, account.id, batchId, query);
+    const page = await listBatchJobs(deps, account.id, params.batchId, query);
     res.setHeader('Cache-Control', 'no-store');
     if (page.nextCursor) res.setHeader('Link', linkNext(nextPageUrl(req, deps.config.http.publicBaseUrl, page.nextCursor)));
     res.status(200).json(page);
@@ -120,10 +109,9 @@ const keysetOf = (row: BatchLeadRow) => ({ batchIndex: row.batchIndex, position:
  * order and each one's in delivery order, readable while the batch runs (the same formats and streaming as a job's).
  */
 export function batchLeadsRoute(deps: ApiDependencies, download?: 'csv' | 'jsonl') {
-  return async (req: Request, res: Response): Promise<void> => {
+  return async (req: Request, res: Response, { params, query }: Valid<BatchPath, BatchLeadsQuery>): Promise<void> => {
     const account = authenticatedAccount(res.locals);
-    const batch = await getAccountBatch(deps, account.id, batchIdParam(req));
-    const query = parseQuery<BatchLeadsQuery>(batchLeadsQuerySchema, req.query);
+    const batch = await getAccountBatch(deps, account.id, params.batchId);
     const format = download ?? exportFormat(req, query.format);
     const complete = batch.status !== 'running';
     // While the batch runs the set grows: say so in every format (the JSON body has it too).

@@ -1,13 +1,13 @@
 import type { Request, Response } from 'express';
-import { parseIdempotencyKey } from '@leadgen/domain';
+import { parseIdempotencyKey, type GenerationRequest } from '@leadgen/domain';
 import type { ApiDependencies } from '../../dependencies';
 import { authenticatedAccount } from '../../http/authenticate';
 import { parsePrefer } from '../../http/prefer';
+import type { Valid } from '../../http/request-validation';
 import { pollHeaders, presentAccepted } from '../../presenters/job-presenter';
 import { generateLeads } from '../../use-cases/generate-leads';
 import { checkShopifyCategory } from '../../use-cases/shopify-category-check';
 import { checkJobWebhookUrl } from '../../use-cases/webhook-target-check';
-import { parseGenerationRequest } from './generate-schema';
 
 function clientGone(req: Request, res: Response): AbortSignal {
   const controller = new AbortController();
@@ -19,10 +19,9 @@ function clientGone(req: Request, res: Response): AbortSignal {
 }
 
 export function generateRoute(deps: ApiDependencies) {
-  return async (req: Request, res: Response): Promise<void> => {
+  return async (req: Request, res: Response, { body: request }: Valid<unknown, unknown, GenerationRequest>): Promise<void> => {
     const account = authenticatedAccount(res.locals);
     const idempotencyKey = parseIdempotencyKey(req.get('Idempotency-Key'));
-    const request = parseGenerationRequest(req.body);
     checkShopifyCategory(deps.config, request);
     // A job's own webhook target is checked as an endpoint's is (https outside development, public addresses).
     if (request.webhookUrl) await checkJobWebhookUrl(deps, request.webhookUrl);

@@ -8,7 +8,6 @@ import {
   MAX_RESULTS_LIMIT,
   SENIORITIES,
   SOURCES,
-  errors,
   isIsoCountryCode,
   isSandboxKeyword,
   normalizeLinkedinCountry,
@@ -61,7 +60,7 @@ export const generateRequestSchema = Joi.object({
   /** skip leads this account received in any earlier job (neither delivered nor billed); default false */
   excludeDelivered: Joi.boolean().strict(),
   /** where this job's terminal event is also POSTed, signed with the account's default webhook secret (decision 016) */
-  webhookUrl: webhookUrl(true),
+  webhookUrl: webhookUrl({ allowHttp: true }),
   /** structured LinkedIn filters (source linkedin only) */
   linkedinParams: Joi.when('source', {
     ...onlyFor('linkedin'),
@@ -101,16 +100,11 @@ export const generateRequestSchema = Joi.object({
   }),
 })
   .required()
-  .messages({ 'object.unknown': '{{#label}} is not a field of the generation request', 'object.base': 'the body must be a JSON object' });
+  .messages({ 'object.unknown': '{{#label}} is not a field of the generation request', 'object.base': 'the body must be a JSON object' })
+  .custom((value: unknown) => normalizeGenerationRequest(value))
+  .meta({ 'x-component': 'GenerationRequestInput' });
 
 const arrayOf = (value: string | string[] | undefined) => (value === undefined ? undefined : Array.isArray(value) ? value : [value]);
-
-/** Validates and normalises a generation request, reporting every problem at once (400 validation_failed). */
-export function parseGenerationRequest(body: unknown): GenerationRequest {
-  const checked = checkGenerationRequest(body);
-  if (!checked.request) throw errors.validation(checked.problems);
-  return checked.request;
-}
 
 /**
  * A generation request checked as POST /leads/generate checks it: the normalised request, or every problem
@@ -127,11 +121,36 @@ export function checkGenerationRequest(
     const flagged = new Set(unsafe.map((p) => p.pointer));
     return { request: null, problems: [...unsafe, ...problems.filter((p) => !flagged.has(p.pointer))] };
   }
-  return { request: normalizeGenerationRequest(value), problems: [] };
+  return { request: value as GenerationRequest, problems: [] };
 }
 
+/** Its place in a body, as Joi labels it: `requests[17]`, `batch.requests[3]`. */
+const labelOf = (path: ReadonlyArray<string | number>) =>
+  path.map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i > 0 ? '.' : ''}${p}`)).join('');
+
+/**
+ * An item of an array of generation requests (a batch's, a batch monitor's), checked exactly as POST
+ * /leads/generate checks one, with `rules` on top: its problems keep pointers from the request
+ * (the route table moves them under the item: `#/requests/17/state`) and say which item
+ * (`requests[17]: …`). The value is the normalised request. Items of an array longer than `max` are
+ * not checked (the array's own problem says it). Documented as a GenerationRequestInput.
+ */
+export const generationRequestItem = (max: number, rules?: (raw: Record<string, unknown>, request: GenerationRequest) => FieldProblem[]) =>
+  Joi.any()
+    .custom((value: unknown, helpers) => {
+      const array = helpers.state.ancestors[0] as unknown[];
+      if (array.length > max) return value;
+      const checked = checkGenerationRequest(value);
+      const problems = checked.request ? (rules?.(value as Record<string, unknown>, checked.request) ?? []) : checked.problems;
+      if (problems.length === 0) return checked.request;
+      const label = labelOf(helpers.state.path ?? []);
+      return helpers.error('request.invalid', { problems: problems.map((p) => ({ pointer: p.pointer, detail: `${label}: ${p.detail}` })) });
+    })
+    .messages({ 'request.invalid': '{{#label}} is not a generation request' })
+    .meta({ 'x-component': 'GenerationRequestInput' });
+
 /** A request the schema accepted, in its one normal form (a monitor's request is stored in it too). */
-export function normalizeGenerationRequest(value: unknown): GenerationRequest {
+function normalizeGenerationRequest(value: unknown): GenerationRequest {
   const request = value as Omit<GenerationRequest, 'excludeDelivered'> & {
     excludeDelivered?: boolean;
     linkedinParams?: { title?: string | string[]; industry?: string | string[] };

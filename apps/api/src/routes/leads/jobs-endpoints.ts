@@ -1,11 +1,27 @@
 import { JSON_BODY_LIMIT_BYTES } from '@leadgen/config';
 import { NON_TERMINAL_STATUSES, SOURCES, TERMINAL_STATUSES } from '@leadgen/domain';
 import type { Endpoint } from '../../http/route-table';
-import { cursorParam, hdr, limited, listPage, pick, query, ref, rfc3339Param, str } from '../../openapi/openapi-schemas';
+import {
+  cursorParam,
+  hdr,
+  idempotencyKeyParam,
+  limited,
+  limitParam,
+  listPage,
+  pageAnswer,
+  pick,
+  query,
+  ref,
+  rfc3339Param,
+  statusListParam,
+  str,
+} from '../../openapi/openapi-schemas';
+import { jobPath } from '../path-params';
+import { generateRequestSchema } from './generate-schema';
 import { generateRoute } from './generate-route';
 import { cancelJobRoute, getJobRoute } from './jobs-route';
 import { listJobsRoute } from './list-jobs-route';
-import { JOBS_PAGE_DEFAULT, JOBS_PAGE_LIMIT } from './list-jobs-schema';
+import { JOBS_PAGE_DEFAULT, JOBS_PAGE_LIMIT, listJobsQuerySchema } from './list-jobs-schema';
 
 // Starting a job, following it, cancelling it, listing the account's jobs (their leads are in
 // lead-listing-endpoints.ts).
@@ -15,14 +31,6 @@ const jobAnswer = {
   headers: { ...limited, 'Retry-After': hdr('Retry-After') },
   content: { 'application/json': { schema: ref('Job') } },
 };
-export const jobIdParam = {
-  name: 'jobId',
-  in: 'path',
-  required: true,
-  description: 'The job id (`job_…`)',
-  schema: str,
-  example: 'job_0123456789abcdefghijklmn',
-};
 export const jobEndpoints: Endpoint[] = [
   {
     method: 'post',
@@ -30,6 +38,7 @@ export const jobEndpoints: Endpoint[] = [
     auth: 'key',
     rateLimit: { policy: 'generate' },
     body: { limitBytes: JSON_BODY_LIMIT_BYTES },
+    request: { body: generateRequestSchema },
     handler: generateRoute,
     operation: {
       tags: ['jobs'],
@@ -38,16 +47,9 @@ export const jobEndpoints: Endpoint[] = [
       description:
         'Reserves the credits and queues the job. With `Prefer: wait=N` (default 10 s, at most 60) the answer waits for the end: 200 with the terminal job, or 202 with where to poll. The same `Idempotency-Key` with the same body answers the first call again (`Idempotent-Replayed: true`); with another body, 422.',
       parameters: [
-        {
-          name: 'Idempotency-Key',
-          in: 'header',
-          required: true,
-          description: '1..255 printable ASCII characters; `"abc"` and `abc` are one key. Remembered 24 h per account.',
-          schema: { type: 'string', minLength: 1, maxLength: 257 },
-        },
+        idempotencyKeyParam(),
         { name: 'Prefer', in: 'header', description: '`wait=N` (seconds, 0..60) or `respond-async`', schema: str },
       ],
-      requestBody: { required: true, content: { 'application/json': { schema: ref('GenerationRequestInput') } } },
       responses: {
         200: {
           ...jobAnswer,
@@ -74,6 +76,7 @@ export const jobEndpoints: Endpoint[] = [
     path: '/api/v1/leads/jobs',
     auth: 'key',
     rateLimit: { policy: 'read' },
+    request: { query: listJobsQuerySchema },
     handler: listJobsRoute,
     operation: {
       tags: ['jobs'],
@@ -81,14 +84,12 @@ export const jobEndpoints: Endpoint[] = [
       summary: "The account's jobs, newest first",
       description: "A page of the account's jobs, newest first, each without `leads`; follow `nextCursor` (or `Link`) for the next page.",
       parameters: [
-        query('limit', 'Jobs per page', { type: 'integer', minimum: 1, maximum: JOBS_PAGE_LIMIT, default: JOBS_PAGE_DEFAULT }),
+        limitParam('Jobs per page', JOBS_PAGE_LIMIT, JOBS_PAGE_DEFAULT),
         cursorParam,
         // Declared as the comma list docs/api.md shows; the API parses a repeated parameter the same way.
-        query(
-          'status',
+        statusListParam(
           'One or more statuses as a comma list (`status=COMPLETE,PARTIAL`); repeating the parameter (`status=COMPLETE&status=PARTIAL`) is accepted too',
-          { type: 'array', minItems: 1, items: { type: 'string', enum: [...NON_TERMINAL_STATUSES, ...TERMINAL_STATUSES] } },
-          { style: 'form', explode: false },
+          [...NON_TERMINAL_STATUSES, ...TERMINAL_STATUSES],
         ),
         query('source', 'Only jobs of this source', { type: 'string', enum: [...SOURCES] }),
         rfc3339Param('createdAfter', 'Jobs created at or after'),
@@ -96,15 +97,7 @@ export const jobEndpoints: Endpoint[] = [
         query('batchId', 'Only the children of this batch (`bat_…`)', str),
       ],
       responses: {
-        200: {
-          description: 'A page of job bodies without `leads`',
-          headers: { ...limited, Link: hdr('Link') },
-          content: {
-            'application/json': {
-              schema: listPage("The page's jobs", 'JobSummary'),
-            },
-          },
-        },
+        200: pageAnswer('A page of job bodies without `leads`', listPage("The page's jobs", 'JobSummary')),
         ...pick(400, 401, 405, 429, 500, 503),
       },
     },
@@ -114,7 +107,7 @@ export const jobEndpoints: Endpoint[] = [
     path: '/api/v1/leads/jobs/{jobId}',
     auth: 'key',
     rateLimit: { policy: 'read' },
-    pathParameters: [jobIdParam],
+    request: { params: jobPath },
     handler: getJobRoute,
     operation: {
       tags: ['jobs'],
@@ -130,7 +123,7 @@ export const jobEndpoints: Endpoint[] = [
     path: '/api/v1/leads/jobs/{jobId}',
     auth: 'key',
     rateLimit: { policy: 'read' },
-    pathParameters: [jobIdParam],
+    request: { params: jobPath },
     handler: cancelJobRoute,
     operation: {
       tags: ['jobs'],

@@ -1,12 +1,13 @@
-import type { RequestHandler } from 'express';
 import { BATCH_STATUSES, NON_TERMINAL_STATUSES, SOURCES, TERMINAL_STATUSES } from '@leadgen/domain';
 import type { ApiDependencies } from '../../dependencies';
-import type { Endpoint } from '../../http/route-table';
+import type { RequestSchemas } from '../../http/request-validation';
+import type { Endpoint, Handler } from '../../http/route-table';
 import {
   cursorParam,
   d,
   hdr,
   limited,
+  limitParam,
   nullable,
   object,
   pick,
@@ -16,23 +17,18 @@ import {
   str,
   type Schema,
 } from '../../openapi/openapi-schemas';
-import { batchIdParam } from './batches-endpoints';
+import { batchPath, jobPath, resultSetPath } from '../path-params';
 import { batchLeadsRoute } from './batches-route';
-import { jobIdParam } from './jobs-endpoints';
+import { batchLeadsQuerySchema } from './batches-schema';
 import { accountLeadsRoute, resultSetLeadsRoute } from './leads-route';
-import { LEADS_PAGE_DEFAULT, LEADS_PAGE_LIMIT } from './leads-schema';
+import { LEADS_PAGE_DEFAULT, LEADS_PAGE_LIMIT, accountLeadsQuerySchema, resultSetQuerySchema } from './leads-schema';
 
 // Every listing of leads (a job's, a result set's, a batch's, the account's): the JSON page and the two
 // downloads, each its own path.
 
 type Download = 'csv' | 'jsonl';
 
-const leadsLimit = query('limit', `Leads per JSON page (CSV and JSON Lines stream everything)`, {
-  type: 'integer',
-  minimum: 1,
-  maximum: LEADS_PAGE_LIMIT,
-  default: LEADS_PAGE_DEFAULT,
-});
+const leadsLimit = limitParam('Leads per JSON page (CSV and JSON Lines stream everything)', LEADS_PAGE_LIMIT, LEADS_PAGE_DEFAULT);
 const exportHeaders = { ...limited, Link: hdr('Link') };
 const resultSetPage = object({
   jobId: d('The job', str),
@@ -53,7 +49,6 @@ const formatParam = query(
   'json (the default) answers this page; `csv` or `jsonl` answer exactly as the `.csv` / `.jsonl` operation (text/csv, application/x-ndjson), as does `Accept: text/csv` or `Accept: application/x-ndjson` (or `application/jsonl`) without this parameter. New code should call those operations.',
   { type: 'string', enum: ['json', 'csv', 'jsonl'], default: 'json' },
 );
-const resultSetIdParam = { name: 'resultSetId', in: 'path', required: true, description: 'The result set id (`rs_…`)', schema: str };
 const MEDIA: Record<Download, { type: string; name: string; body: string }> = {
   csv: {
     type: 'text/csv',
@@ -77,16 +72,17 @@ function leadListing(
     parameters: unknown[];
     json: Schema;
     marks?: Record<string, unknown>;
-    pathParameters?: unknown[];
+    /** The path's ids and the query, validated by the route table */
+    request: RequestSchemas;
     notFound?: boolean;
     /** What a download adds to the `read` window beyond its own hit */
     downloadWeight: string;
-    handler: (deps: ApiDependencies, download?: Download) => RequestHandler;
+    handler: (deps: ApiDependencies, download?: Download) => Handler<any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- each listing names its own
   },
 ): Endpoint[] {
   // A job's own leads are gone once LEAD_RETENTION_DAYS has passed (410); the account's listing skips such jobs.
   const fault = base.notFound === false ? pick(400, 401, 405, 429, 500, 503) : pick(400, 401, 404, 405, 410, 429, 500, 503);
-  const common = { method: 'get', auth: 'key', ...(base.pathParameters ? { pathParameters: base.pathParameters } : {}) } as const;
+  const common = { method: 'get', auth: 'key', request: base.request } as const;
   const download = (format: Download): Endpoint => ({
     ...common,
     path: `${path}.${format}`,
@@ -143,7 +139,7 @@ export const leadListingEndpoints: Endpoint[] = [
     summary: "A job's leads (a running job's so far)",
     description:
       "The leads of one job in delivery order; while the job runs, the ones committed so far (`Result-Complete: false`). Once the service's lead retention has passed, the job's leads are deleted and this answers 410 `leads_expired`.",
-    pathParameters: [jobIdParam],
+    request: { params: jobPath, query: resultSetQuerySchema },
     parameters: [leadsLimit, cursorParam],
     json: resultSetPage,
     marks: setMarks,
@@ -154,7 +150,7 @@ export const leadListingEndpoints: Endpoint[] = [
     operationId: 'getResultSet',
     summary: "A result set: the same answer as its job's leads",
     description: "A result set by its id (the `resultSetId` of a job body): the same leads, in the same order, as its job's.",
-    pathParameters: [resultSetIdParam],
+    request: { params: resultSetPath, query: resultSetQuerySchema },
     parameters: [leadsLimit, cursorParam],
     json: resultSetPage,
     marks: setMarks,
@@ -177,6 +173,7 @@ export const leadListingEndpoints: Endpoint[] = [
       nextCursor: d('Pass as `cursor` for the next page; null on the last', nullable(str)),
       items: d("The page's leads", { type: 'array', items: ref('LeadItem') }),
     }),
+    request: { query: accountLeadsQuerySchema },
     notFound: false,
     downloadWeight: EXPORT_WEIGHT,
     handler: accountLeadsRoute,
@@ -186,7 +183,7 @@ export const leadListingEndpoints: Endpoint[] = [
     summary: "A batch's leads (a running batch's so far)",
     description:
       "The batch's leads across its children: children in request order, each one's leads in delivery order; while the batch runs, the ones committed so far (`Result-Complete: false`).",
-    pathParameters: [batchIdParam],
+    request: { params: batchPath, query: batchLeadsQuerySchema },
     parameters: [leadsLimit, cursorParam],
     json: object({
       batchId: d('The batch', str),

@@ -1,16 +1,18 @@
 import type { Request, Response } from 'express';
-import { ID_PATTERNS, errors, type Source } from '@leadgen/domain';
+import type { Source } from '@leadgen/domain';
 import { estimateAccountLeads, estimateResultSetLeads, type LeadRow } from '@leadgen/db';
 import type { ApiDependencies } from '../../dependencies';
 import { authenticatedAccount } from '../../http/authenticate';
-import { encodeCursor, linkNext, nextPageUrl, parseQuery } from '../../http/paging';
+import { encodeCursor, linkNext, nextPageUrl } from '../../http/paging';
+import type { Valid } from '../../http/request-validation';
 import { chargeRateLimit, costOfEntries } from '../../http/rate-limit';
 import { exportFormat, streamExport, type ExportOutcome } from '../../lead-export';
 import { holdExportSlot } from '../../use-cases/export-slots';
 import { presentLeadItemJson } from '../../presenters/lead-presenter';
 import { audit } from '../../use-cases/audit-trail';
 import { EXPORT_BATCH, keysetOf, nextResultSetPage, readAccountLeads, readResultSet } from '../../use-cases/read-leads';
-import { accountLeadsQuerySchema, resultSetQuerySchema, type AccountLeadsQuery, type ResultSetQuery } from './leads-schema';
+import type { JobPath, ResultSetPath } from '../path-params';
+import type { AccountLeadsQuery, ResultSetQuery } from './leads-schema';
 
 type DownloadFormat = 'csv' | 'jsonl';
 
@@ -37,12 +39,9 @@ function sendPage(
  * order. `download` is the format of the `.csv` / `.jsonl` paths; without it `?format=` or Accept choose.
  */
 export function resultSetLeadsRoute(deps: ApiDependencies, by: 'job' | 'resultSet', download?: DownloadFormat) {
-  return async (req: Request, res: Response): Promise<void> => {
+  return async (req: Request, res: Response, { params, query }: Valid<Partial<JobPath & ResultSetPath>, ResultSetQuery>): Promise<void> => {
     const account = authenticatedAccount(res.locals);
-    const id = String((by === 'job' ? req.params.jobId : req.params.resultSetId) ?? '');
-    // A malformed id cannot name a job: the same 404 as an unknown one, without asking the database.
-    if (!(by === 'job' ? ID_PATTERNS.job : ID_PATTERNS.resultSet).test(id)) throw errors.jobNotFound();
-    const query = parseQuery<ResultSetQuery>(resultSetQuerySchema, req.query);
+    const id = (by === 'job' ? params.jobId : params.resultSetId)!;
     const format = download ?? exportFormat(req, query.format);
     const after = query.cursor ?? -1;
     const release = format === 'json' ? null : await holdExportSlot(deps, account.id);
@@ -92,9 +91,8 @@ async function resultSetAnswer(
 
 /** GET /api/v1/leads (and `.csv` / `.jsonl`): every lead delivered to the account, oldest job first, each job's in delivery order. */
 export function accountLeadsRoute(deps: ApiDependencies, download?: DownloadFormat) {
-  return async (req: Request, res: Response): Promise<void> => {
+  return async (req: Request, res: Response, { query }: Valid<unknown, AccountLeadsQuery>): Promise<void> => {
     const account = authenticatedAccount(res.locals);
-    const query = parseQuery<AccountLeadsQuery>(accountLeadsQuerySchema, req.query);
     const format = download ?? exportFormat(req, query.format);
     const filter = {
       source: (query.source ?? null) as Source | null,

@@ -33,14 +33,14 @@ const common = {
 };
 
 /** GET /api/v1/leads/jobs/{jobId}/leads and /api/v1/leads/result-sets/{id}: one result set's leads. */
-export const resultSetQuerySchema = Joi.object({
+export const resultSetQuerySchema = Joi.object<ResultSetQuery>({
   ...common,
   /** the previous page's nextCursor */
   cursor: cursor('p', position),
 }).messages({ 'object.unknown': '{{#label}} is not a query parameter of this endpoint' });
 
 /** GET /api/v1/leads: every lead delivered to the account. */
-export const accountLeadsQuerySchema = Joi.object({
+export const accountLeadsQuerySchema = Joi.object<AccountLeadsQuery>({
   ...common,
   /** the previous page's nextCursor */
   cursor: cursor('l', leadKeyset),

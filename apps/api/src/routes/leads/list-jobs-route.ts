@@ -1,14 +1,13 @@
 import type { Request, Response } from 'express';
 import type { ApiDependencies } from '../../dependencies';
 import { authenticatedAccount } from '../../http/authenticate';
-import { linkNext, nextPageUrl, parseQuery, splitCommas } from '../../http/paging';
-import { listJobs } from '../../use-cases/list-jobs';
-import { listJobsQuerySchema, type ListJobsQuery } from './list-jobs-schema';
+import { linkNext, nextPageUrl } from '../../http/paging';
+import type { Valid } from '../../http/request-validation';
+import { listJobs, type ListJobsQuery } from '../../use-cases/list-jobs';
 
 export function listJobsRoute(deps: ApiDependencies) {
-  return async (req: Request, res: Response): Promise<void> => {
+  return async (req: Request, res: Response, { query }: Valid<unknown, ListJobsQuery>): Promise<void> => {
     const account = authenticatedAccount(res.locals);
-    const query = parseQuery<ListJobsQuery>(listJobsQuerySchema, splitCommas(req.query, ['status']));
     const page = await listJobs(deps, account.id, query);
     res.setHeader('Cache-Control', 'no-store');
     if (page.nextCursor) res.setHeader('Link', linkNext(nextPageUrl(req, deps.config.http.publicBaseUrl, page.nextCursor)));

@@ -1,5 +1,6 @@
 import Joi from 'joi';
-import { ID_PATTERNS, NON_TERMINAL_STATUSES, SOURCES, TERMINAL_STATUSES, type JobStatus, type Source } from '@leadgen/domain';
+import { ID_PATTERNS, NON_TERMINAL_STATUSES, SOURCES, TERMINAL_STATUSES } from '@leadgen/domain';
+import type { ListJobsQuery } from '../../use-cases/list-jobs';
 import { cursorKey, decodeCursor, oneOrMore, rfc3339 } from '../../http/paging';
 
 export const JOBS_PAGE_DEFAULT = 20;
@@ -16,7 +17,7 @@ const jobsCursor = Joi.string()
   .messages({ 'cursor.invalid': '{{#label}} is not a cursor of this listing (pass nextCursor back as it was given)' });
 
 /** GET /api/v1/leads/jobs: the query of the job listing. */
-export const listJobsQuerySchema = Joi.object({
+export const listJobsQuerySchema = Joi.object<ListJobsQuery>({
   /** jobs per page, 1..100 (default 20) */
   limit: Joi.number().integer().min(1).max(JOBS_PAGE_LIMIT).default(JOBS_PAGE_DEFAULT),
   /** the previous page's nextCursor */
@@ -32,13 +33,3 @@ export const listJobsQuerySchema = Joi.object({
   /** only the children of this batch */
   batchId: Joi.string().pattern(ID_PATTERNS.batch).messages({ 'string.pattern.base': '{{#label}} is not a batch id' }),
 }).messages({ 'object.unknown': '{{#label}} is not a query parameter of this endpoint' });
-
-export interface ListJobsQuery {
-  limit: number;
-  cursor?: { createdAt: Date; id: string };
-  status?: JobStatus[];
-  source?: Source;
-  createdAfter?: Date;
-  createdBefore?: Date;
-  batchId?: string;
-}

@@ -1,7 +1,18 @@
 import { JSON_BODY_LIMIT_BYTES } from '@leadgen/config';
 import type { Endpoint } from '../../http/route-table';
-import { hdr, limited, pick, problemResponse, ref, str, type Schema } from '../../openapi/openapi-schemas';
-import { RUNS_PAGE_DEFAULT, RUNS_PAGE_LIMIT } from './monitors-schema';
+import {
+  cursorParam,
+  deletedAnswer,
+  hdr,
+  idempotencyKeyParam,
+  jsonAnswer,
+  limitParam,
+  pick,
+  problemResponse,
+  ref,
+} from '../../openapi/openapi-schemas';
+import { monitorPath } from '../path-params';
+import { RUNS_PAGE_DEFAULT, RUNS_PAGE_LIMIT, createMonitorSchema, runsQuerySchema, updateMonitorSchema } from './monitors-schema';
 import {
   createMonitorRoute,
   deleteMonitorRoute,
@@ -15,14 +26,8 @@ import {
 // The monitor endpoints under /api/v1 (decision 022): a generation request on a schedule. A run asked for
 // takes the `generate` rate limit, as a generate does.
 
-const json = (schema: Schema) => ({ 'application/json': { schema } });
-const answer = (description: string, schema: Schema, extraHeaders: Record<string, unknown> = {}) => ({
-  description,
-  headers: { ...limited, ...extraHeaders },
-  content: json(schema),
-});
+const answer = jsonAnswer;
 const notFound = problemResponse("monitor_not_found (also another account's monitor)");
-const monitorIdParam = { name: 'id', in: 'path', required: true, schema: str, example: 'mon_0123456789abcdefghijklmn' };
 export const monitorEndpoints: Endpoint[] = [
   {
     method: 'post',
@@ -30,6 +35,7 @@ export const monitorEndpoints: Endpoint[] = [
     auth: 'key',
     rateLimit: { policy: 'read' },
     body: { limitBytes: JSON_BODY_LIMIT_BYTES },
+    request: { body: createMonitorSchema },
     handler: createMonitorRoute,
     operation: {
       tags: ['monitors'],
@@ -37,7 +43,6 @@ export const monitorEndpoints: Endpoint[] = [
       summary: 'Run a generation request on a schedule, delivering only new leads',
       description:
         'Creates a monitor: each tick of its schedule submits its request as a job (a batch monitor: its requests as one batch) with excludeDelivered forced, so a run delivers and bills only leads the account never received; a run that finds nothing new is EMPTY and costs nothing. At most MONITOR_MAX_PER_ACCOUNT per account (409 monitor_limit).',
-      requestBody: { required: true, content: json(ref('MonitorInput')) },
       responses: {
         201: answer('The monitor, with its first nextRunAt', ref('Monitor'), { Location: hdr('Location') }),
         409: problemResponse('monitor_limit (with `limit`)'),
@@ -64,7 +69,7 @@ export const monitorEndpoints: Endpoint[] = [
     path: '/api/v1/monitors/{id}',
     auth: 'key',
     rateLimit: { policy: 'read' },
-    pathParameters: [monitorIdParam],
+    request: { params: monitorPath },
     handler: getMonitorRoute,
     operation: {
       tags: ['monitors'],
@@ -80,7 +85,7 @@ export const monitorEndpoints: Endpoint[] = [
     auth: 'key',
     rateLimit: { policy: 'read' },
     body: { limitBytes: JSON_BODY_LIMIT_BYTES },
-    pathParameters: [monitorIdParam],
+    request: { params: monitorPath, body: updateMonitorSchema },
     handler: updateMonitorRoute,
     operation: {
       tags: ['monitors'],
@@ -88,7 +93,6 @@ export const monitorEndpoints: Endpoint[] = [
       summary: 'Change a monitor; pause it (enabled: false) or resume it',
       description:
         'Changes the fields sent. A new schedule or a resume moves the next run at once to the schedule’s next time from now; a pause clears it.',
-      requestBody: { required: true, content: json(ref('MonitorUpdate')) },
       responses: { 200: answer('The monitor', ref('Monitor')), 404: notFound, ...pick(400, 401, 405, 413, 415, 429, 500, 503) },
     },
   },
@@ -97,14 +101,14 @@ export const monitorEndpoints: Endpoint[] = [
     path: '/api/v1/monitors/{id}',
     auth: 'key',
     rateLimit: { policy: 'read' },
-    pathParameters: [monitorIdParam],
+    request: { params: monitorPath },
     handler: deleteMonitorRoute,
     operation: {
       tags: ['monitors'],
       operationId: 'deleteMonitor',
       summary: 'Delete a monitor; its runs stay readable',
       description: 'No tick runs after this. Its runs (jobs) stay readable, and GET …/runs still lists them.',
-      responses: { 204: { description: 'Deleted', headers: limited }, 404: notFound, ...pick(401, 405, 429, 500, 503) },
+      responses: { 204: deletedAnswer, 404: notFound, ...pick(401, 405, 429, 500, 503) },
     },
   },
   {
@@ -112,7 +116,7 @@ export const monitorEndpoints: Endpoint[] = [
     path: '/api/v1/monitors/{id}/run',
     auth: 'key',
     rateLimit: { policy: 'generate', weight: '1: a run asked for counts as a generate call' },
-    pathParameters: [monitorIdParam],
+    request: { params: monitorPath },
     handler: runMonitorRoute,
     operation: {
       tags: ['monitors'],
@@ -120,15 +124,7 @@ export const monitorEndpoints: Endpoint[] = [
       summary: 'Run a monitor now, once (idempotent per Idempotency-Key)',
       description:
         'Submits one run now, whatever the schedule (a paused monitor too); the schedule does not move. The same Idempotency-Key answers the same run again (`Idempotent-Replayed: true`). A run still going: 409 monitor_run_in_progress.',
-      parameters: [
-        {
-          name: 'Idempotency-Key',
-          in: 'header',
-          required: true,
-          description: '1..255 printable ASCII characters; `"abc"` and `abc` are one key',
-          schema: { type: 'string', minLength: 1, maxLength: 257 },
-        },
-      ],
+      parameters: [idempotencyKeyParam('')],
       responses: {
         202: answer(
           'The run’s job, under way (poll `Location`); a batch monitor’s run is a batch, answered with the batch body',
@@ -146,7 +142,7 @@ export const monitorEndpoints: Endpoint[] = [
     path: '/api/v1/monitors/{id}/runs',
     auth: 'key',
     rateLimit: { policy: 'read' },
-    pathParameters: [monitorIdParam],
+    request: { params: monitorPath, query: runsQuerySchema },
     handler: listRunsRoute,
     operation: {
       tags: ['monitors'],
@@ -154,15 +150,7 @@ export const monitorEndpoints: Endpoint[] = [
       summary: "A monitor's runs and skipped ticks, newest first, with their counts",
       description:
         'Each tick (skipped ones with why) and each run asked for, newest first: new leads delivered, leads skipped as already delivered, credits charged (a batch monitor’s run: its batch, summed over its children). A deleted monitor’s runs stay listed.',
-      parameters: [
-        {
-          name: 'limit',
-          in: 'query',
-          description: 'Runs per page',
-          schema: { type: 'integer', minimum: 1, maximum: RUNS_PAGE_LIMIT, default: RUNS_PAGE_DEFAULT },
-        },
-        { name: 'cursor', in: 'query', description: "The previous page's `nextCursor` (opaque)", schema: str },
-      ],
+      parameters: [limitParam('Runs per page', RUNS_PAGE_LIMIT, RUNS_PAGE_DEFAULT), cursorParam],
       responses: {
         200: answer('A page of runs', ref('MonitorRunPage'), { Link: hdr('Link') }),
         404: notFound,

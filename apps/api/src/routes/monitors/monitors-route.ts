@@ -1,8 +1,8 @@
-import type { Request, Response } from 'express';
-import { ID_PATTERNS, errors, monitorErrors } from '@leadgen/domain';
+import { errors, parseIdempotencyKey } from '@leadgen/domain';
 import type { ApiDependencies } from '../../dependencies';
-import { authenticatedAccount } from '../../http/authenticate';
-import { linkNext, nextPageUrl, parseQuery } from '../../http/paging';
+import { linkNext, nextPageUrl } from '../../http/paging';
+import type { Valid } from '../../http/request-validation';
+import { accountRoute } from '../../http/route-table';
 import { batchPollHeaders, presentBatch } from '../../presenters/batch-presenter';
 import { presentJobSummary } from '../../presenters/job-presenter';
 import { monitorBody, monitorRunBody } from '../../presenters/monitor-presenter';
@@ -15,36 +15,16 @@ import {
   listRuns,
   runMonitorNow,
   updateMonitor,
+  type MonitorInput,
 } from '../../use-cases/manage-monitors';
 import { checkShopifyCategory } from '../../use-cases/shopify-category-check';
-import { allowsPlainHttp, checkJobWebhookUrl } from '../../use-cases/webhook-target-check';
-import { parseIdempotencyKey } from '@leadgen/domain';
-import {
-  createMonitorSchema,
-  parseMonitorBody,
-  parseRunsCursor,
-  runsCursor,
-  runsQuerySchema,
-  updateMonitorSchema,
-  type MonitorInput,
-} from './monitors-schema';
+import { checkJobWebhookUrl } from '../../use-cases/webhook-target-check';
+import type { IdPath } from '../path-params';
+import { runsCursor, type RunsQuery } from './monitors-schema';
 
 // /api/v1/monitors (decision 022): thin routes over use-cases/manage-monitors.ts.
 
-// A malformed id cannot name a monitor: the same 404 as an unknown one, without asking the database
-// (which refuses a NUL in text outright).
-const param = (req: Request, name: 'id'): string => {
-  const value = String(req.params[name]);
-  if (!ID_PATTERNS.monitor.test(value)) throw monitorErrors.notFound();
-  return value;
-};
-
-type Handler = (req: Request, res: Response, deps: ApiDependencies, accountId: string) => Promise<void>;
-
-const route = (handler: Handler) => (deps: ApiDependencies) => async (req: Request, res: Response) => {
-  res.setHeader('Cache-Control', 'no-store');
-  await handler(req, res, deps, authenticatedAccount(res.locals).id);
-};
+const route = accountRoute;
 
 /** A batch request's validation problem, its pointers moved under `#/batch/requests/{index}` (as POST /leads/batches does). */
 function rebase(error: unknown, index: number): unknown {
@@ -72,8 +52,7 @@ async function checkRunnable(deps: ApiDependencies, input: MonitorInput): Promis
 const runs = (monitor: { request: unknown; batch: { requests: unknown[] } | null }) =>
   monitor.batch ? { runs: 'batch', requests: monitor.batch.requests.length } : { runs: 'request', requests: 1 };
 
-export const createMonitorRoute = route(async (req, res, deps, accountId) => {
-  const input = parseMonitorBody(createMonitorSchema(allowsPlainHttp(deps)), req.body, deps.config.monitors.minIntervalMs);
+export const createMonitorRoute = route(async (_req, res, deps, accountId, { body: input }: Valid<unknown, unknown, MonitorInput>) => {
   await checkRunnable(deps, input);
   const monitor = await createMonitor(deps, accountId, { ...input, name: input.name!, schedule: input.schedule! });
   await audit(deps, res.locals, accountId, 'monitor.created', { monitorId: monitor.id, ...runs(monitor), enabled: monitor.enabled });
@@ -85,30 +64,29 @@ export const listMonitorsRoute = route(async (_req, res, deps, accountId) => {
   res.json({ items: (await listMonitors(deps, accountId)).map(monitorBody) });
 });
 
-export const getMonitorRoute = route(async (req, res, deps, accountId) => {
-  res.json(monitorBody(await getMonitor(deps, accountId, param(req, 'id'))));
+export const getMonitorRoute = route(async (_req, res, deps, accountId, { params }: Valid<IdPath>) => {
+  res.json(monitorBody(await getMonitor(deps, accountId, params.id)));
 });
 
-export const updateMonitorRoute = route(async (req, res, deps, accountId) => {
-  const change = parseMonitorBody(updateMonitorSchema(allowsPlainHttp(deps)), req.body, deps.config.monitors.minIntervalMs);
-  await checkRunnable(deps, change);
-  const monitor = await updateMonitor(deps, accountId, param(req, 'id'), change);
-  // A PATCH that sends `enabled` is a pause or a resume (with whatever else it changed); any other, a change.
-  const action = change.enabled === false ? 'monitor.paused' : change.enabled === true ? 'monitor.resumed' : 'monitor.changed';
-  await audit(deps, res.locals, accountId, action, { monitorId: monitor.id, fields: Object.keys(change).sort() });
-  res.json(monitorBody(monitor));
-});
+export const updateMonitorRoute = route(
+  async (_req, res, deps, accountId, { params, body: change }: Valid<IdPath, unknown, MonitorInput>) => {
+    await checkRunnable(deps, change);
+    const monitor = await updateMonitor(deps, accountId, params.id, change);
+    // A PATCH that sends `enabled` is a pause or a resume (with whatever else it changed); any other, a change.
+    const action = change.enabled === false ? 'monitor.paused' : change.enabled === true ? 'monitor.resumed' : 'monitor.changed';
+    await audit(deps, res.locals, accountId, action, { monitorId: monitor.id, fields: Object.keys(change).sort() });
+    res.json(monitorBody(monitor));
+  },
+);
 
-export const deleteMonitorRoute = route(async (req, res, deps, accountId) => {
-  const id = param(req, 'id');
+export const deleteMonitorRoute = route(async (_req, res, deps, accountId, { params: { id } }: Valid<IdPath>) => {
   await deleteMonitor(deps, accountId, id);
   await audit(deps, res.locals, accountId, 'monitor.deleted', { monitorId: id });
   res.status(204).end();
 });
 
-export const runMonitorRoute = route(async (req, res, deps, accountId) => {
+export const runMonitorRoute = route(async (req, res, deps, accountId, { params: { id } }: Valid<IdPath>) => {
   const key = parseIdempotencyKey(req.get('Idempotency-Key'));
-  const id = param(req, 'id');
   const run = await runMonitorNow(deps, accountId, id, key);
   // A replay made nothing new: only the run it answers again was recorded.
   if (run.replayed) res.setHeader('Idempotent-Replayed', 'true');
@@ -130,12 +108,8 @@ export const runMonitorRoute = route(async (req, res, deps, accountId) => {
   res.status(202).json(body);
 });
 
-export const listRunsRoute = route(async (req, res, deps, accountId) => {
-  const query = parseQuery<{ limit: number; cursor?: string }>(runsQuerySchema, req.query);
-  const page = await listRuns(deps, accountId, param(req, 'id'), {
-    limit: query.limit,
-    before: query.cursor === undefined ? undefined : parseRunsCursor(query.cursor),
-  });
+export const listRunsRoute = route(async (req, res, deps, accountId, { params, query }: Valid<IdPath, RunsQuery>) => {
+  const page = await listRuns(deps, accountId, params.id, { limit: query.limit, before: query.cursor });
   const nextCursor = page.next ? runsCursor(page.next) : null;
   if (nextCursor) res.setHeader('Link', linkNext(nextPageUrl(req, deps.config.http.publicBaseUrl, nextCursor)));
   res.json({ items: page.items.map((run) => monitorRunBody(run, deps.config.http.publicBaseUrl)), nextCursor });

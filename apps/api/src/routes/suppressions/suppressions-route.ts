@@ -3,10 +3,11 @@ import { addSuppressionsWithin, countSuppressions, listSuppressions, removeSuppr
 import { errors, type SuppressionEntry } from '@leadgen/domain';
 import type { ApiDependencies } from '../../dependencies';
 import { authenticatedAccount } from '../../http/authenticate';
+import type { Valid } from '../../http/request-validation';
 import { chargeRateLimit, costOfEntries } from '../../http/rate-limit';
 import { presentSuppression } from '../../presenters/suppression-presenter';
 import { audit } from '../../use-cases/audit-trail';
-import { encodeCursor, parseSuppressionsBody, parseSuppressionsQuery } from './suppressions-schema';
+import { encodeCursor, type SuppressionsQuery } from './suppressions-schema';
 
 /**
  * PUT /api/v1/suppressions adds entries (an entry already there is no error) and DELETE removes the
@@ -21,9 +22,8 @@ function changeSuppressionsRoute(deps: ApiDependencies, change: 'added' | 'remov
   };
   const apply =
     change === 'added' ? add : (accountId: string, entries: SuppressionEntry[]) => removeSuppressions(deps.db, accountId, entries);
-  return async (req: Request, res: Response): Promise<void> => {
+  return async (_req: Request, res: Response, { body: entries }: Valid<unknown, unknown, SuppressionEntry[]>): Promise<void> => {
     const account = authenticatedAccount(res.locals);
-    const entries = parseSuppressionsBody(req.body);
     // Weighted by what it writes: each 1,000 entries cost one more call of the read limit.
     await chargeRateLimit(res, costOfEntries(entries.length));
     const changed = await apply(account.id, entries);
@@ -38,10 +38,9 @@ export const deleteSuppressionsRoute = (deps: ApiDependencies) => changeSuppress
 
 /** GET /api/v1/suppressions: the counts, and a page of entries in (kind, value) order. */
 export function getSuppressionsRoute(deps: ApiDependencies) {
-  return async (req: Request, res: Response): Promise<void> => {
+  return async (_req: Request, res: Response, { query }: Valid<unknown, SuppressionsQuery>): Promise<void> => {
     const account = authenticatedAccount(res.locals);
-    const query = parseSuppressionsQuery(req.query);
-    const items = await listSuppressions(deps.db, account.id, { kind: query.kind, after: query.after, limit: query.limit + 1 });
+    const items = await listSuppressions(deps.db, account.id, { kind: query.kind, after: query.cursor, limit: query.limit + 1 });
     const page = items.slice(0, query.limit);
     const last = page[page.length - 1];
     res.setHeader('Cache-Control', 'no-store');

@@ -1,9 +1,28 @@
 import { JSON_BODY_LIMIT_BYTES } from '@leadgen/config';
 import { MAX_WEBHOOK_ENDPOINTS } from '@leadgen/domain';
 import type { Endpoint } from '../../http/route-table';
-import { d, hdr, limited, listPage, nullable, object, pick, problemResponse, ref, str, type Schema } from '../../openapi/openapi-schemas';
-import { events, url } from '../../openapi/openapi-webhooks';
-import { DELIVERIES_PAGE_DEFAULT, DELIVERIES_PAGE_LIMIT } from './webhooks-schema';
+import {
+  cursorParam,
+  d,
+  deletedAnswer,
+  hdr,
+  jsonAnswer,
+  limitParam,
+  listPage,
+  object,
+  pick,
+  problemResponse,
+  query,
+  ref,
+} from '../../openapi/openapi-schemas';
+import { jobDeliveryPath, jobPath, webhookDeliveryPath, webhookEndpointPath } from '../path-params';
+import {
+  DELIVERIES_PAGE_DEFAULT,
+  DELIVERIES_PAGE_LIMIT,
+  createEndpointSchema,
+  deliveriesQuerySchema,
+  updateEndpointSchema,
+} from './webhooks-schema';
 import {
   createEndpointRoute,
   deleteEndpointRoute,
@@ -25,14 +44,7 @@ import {
 
 const notFound = problemResponse("webhook_endpoint_not_found (also another account's endpoint)");
 const conflict = (codes: string) => problemResponse(codes);
-const jobIdParam = { name: 'jobId', in: 'path', required: true, schema: str, example: 'job_0123456789abcdefghijklmn' };
-const endpointIdParam = { name: 'id', in: 'path', required: true, schema: str, example: 'whep_0123456789abcdef01234567' };
-const json = (schema: Schema) => ({ 'application/json': { schema } });
-const answer = (description: string, schema: Schema, extraHeaders: Record<string, unknown> = {}) => ({
-  description,
-  headers: { ...limited, ...extraHeaders },
-  content: json(schema),
-});
+const answer = jsonAnswer;
 
 export const webhookEndpoints: Endpoint[] = [
   {
@@ -74,18 +86,13 @@ export const webhookEndpoints: Endpoint[] = [
     auth: 'key',
     rateLimit: { policy: 'read' },
     body: { limitBytes: JSON_BODY_LIMIT_BYTES },
+    request: { body: createEndpointSchema },
     handler: createEndpointRoute,
     operation: {
       tags: ['webhooks'],
       operationId: 'createWebhookEndpoint',
       summary: `Add an endpoint (at most ${MAX_WEBHOOK_ENDPOINTS} per account); its secret is shown in this answer only`,
       description: 'Subscribes a URL to job events. Its signing secret is in this answer only; store it to verify deliveries.',
-      requestBody: {
-        required: true,
-        content: json(
-          object({ url, events, description: d('Your note about the endpoint', { type: 'string', maxLength: 500 }) }, ['url', 'events']),
-        ),
-      },
       responses: {
         201: answer('The endpoint and its secret', ref('WebhookEndpointWithSecret'), { Location: hdr('Location') }),
         409: conflict('webhook_endpoint_limit'),
@@ -115,7 +122,7 @@ export const webhookEndpoints: Endpoint[] = [
     path: '/api/v1/webhooks/{id}',
     auth: 'key',
     rateLimit: { policy: 'read' },
-    pathParameters: [endpointIdParam],
+    request: { params: webhookEndpointPath },
     handler: getEndpointRoute,
     operation: {
       tags: ['webhooks'],
@@ -131,28 +138,13 @@ export const webhookEndpoints: Endpoint[] = [
     auth: 'key',
     rateLimit: { policy: 'read' },
     body: { limitBytes: JSON_BODY_LIMIT_BYTES },
-    pathParameters: [endpointIdParam],
+    request: { params: webhookEndpointPath, body: updateEndpointSchema },
     handler: updateEndpointRoute,
     operation: {
       tags: ['webhooks'],
       operationId: 'updateWebhookEndpoint',
       summary: 'Change an endpoint; `enabled: true` enables a disabled one (and forgets its failures)',
       description: 'Changes the URL, events, description or enabled state; only the fields sent change.',
-      requestBody: {
-        required: true,
-        content: json(
-          object(
-            {
-              url,
-              events,
-              description: d('Your note (null removes it)', nullable({ type: 'string', maxLength: 500 })),
-              enabled: d('true enables a disabled endpoint; false disables it', { type: 'boolean' }),
-            },
-            [],
-            { minProperties: 1 },
-          ),
-        ),
-      },
       responses: { 200: answer('The endpoint', ref('WebhookEndpoint')), 404: notFound, ...pick(400, 401, 405, 413, 415, 429, 500, 503) },
     },
   },
@@ -161,14 +153,14 @@ export const webhookEndpoints: Endpoint[] = [
     path: '/api/v1/webhooks/{id}',
     auth: 'key',
     rateLimit: { policy: 'read' },
-    pathParameters: [endpointIdParam],
+    request: { params: webhookEndpointPath },
     handler: deleteEndpointRoute,
     operation: {
       tags: ['webhooks'],
       operationId: 'deleteWebhookEndpoint',
       summary: 'Delete an endpoint and its deliveries',
       description: 'Deletes the endpoint; nothing more is sent to it and its delivery history goes.',
-      responses: { 204: { description: 'Deleted', headers: limited }, 404: notFound, ...pick(401, 405, 429, 500, 503) },
+      responses: { 204: deletedAnswer, 404: notFound, ...pick(401, 405, 429, 500, 503) },
     },
   },
   {
@@ -176,7 +168,7 @@ export const webhookEndpoints: Endpoint[] = [
     path: '/api/v1/webhooks/{id}/rotate-secret',
     auth: 'key',
     rateLimit: { policy: 'read' },
-    pathParameters: [endpointIdParam],
+    request: { params: webhookEndpointPath },
     handler: rotateSecretRoute,
     operation: {
       tags: ['webhooks'],
@@ -195,7 +187,7 @@ export const webhookEndpoints: Endpoint[] = [
     path: '/api/v1/webhooks/{id}/test',
     auth: 'key',
     rateLimit: { policy: 'read', weight: '1 + 7: a ping can cost up to 8 outbound attempts (PING_EXTRA_UNITS), refused before it is sent' },
-    pathParameters: [endpointIdParam],
+    request: { params: webhookEndpointPath },
     handler: pingRoute,
     operation: {
       tags: ['webhooks'],
@@ -215,7 +207,7 @@ export const webhookEndpoints: Endpoint[] = [
     path: '/api/v1/webhooks/{id}/deliveries',
     auth: 'key',
     rateLimit: { policy: 'read' },
-    pathParameters: [endpointIdParam],
+    request: { params: webhookEndpointPath, query: deliveriesQuerySchema },
     handler: listDeliveriesRoute,
     operation: {
       tags: ['webhooks'],
@@ -223,19 +215,9 @@ export const webhookEndpoints: Endpoint[] = [
       summary: "The endpoint's deliveries, newest first, each with its attempts",
       description: "The endpoint's deliveries, newest first, each with its attempts; follow `nextCursor` for older ones.",
       parameters: [
-        {
-          name: 'limit',
-          in: 'query',
-          description: 'Deliveries per page',
-          schema: { type: 'integer', minimum: 1, maximum: DELIVERIES_PAGE_LIMIT, default: DELIVERIES_PAGE_DEFAULT },
-        },
-        { name: 'cursor', in: 'query', description: 'nextCursor of the previous page', schema: str },
-        {
-          name: 'status',
-          in: 'query',
-          description: 'Only deliveries in this state',
-          schema: { type: 'string', enum: ['pending', 'succeeded', 'failed'] },
-        },
+        limitParam('Deliveries per page', DELIVERIES_PAGE_LIMIT, DELIVERIES_PAGE_DEFAULT),
+        cursorParam,
+        query('status', 'Only deliveries in this state', { type: 'string', enum: ['pending', 'succeeded', 'failed'] }),
       ],
       responses: {
         200: answer('A page of deliveries', listPage("The page's deliveries", 'WebhookDelivery'), { Link: hdr('Link') }),
@@ -249,7 +231,7 @@ export const webhookEndpoints: Endpoint[] = [
     path: '/api/v1/webhooks/{id}/deliveries/{deliveryId}/retry',
     auth: 'key',
     rateLimit: { policy: 'read' },
-    pathParameters: [endpointIdParam, { name: 'deliveryId', in: 'path', required: true, schema: str }],
+    request: { params: webhookDeliveryPath },
     handler: retryDeliveryRoute,
     operation: {
       tags: ['webhooks'],
@@ -269,7 +251,7 @@ export const webhookEndpoints: Endpoint[] = [
     path: '/api/v1/leads/jobs/{jobId}/webhook-deliveries',
     auth: 'key',
     rateLimit: { policy: 'read' },
-    pathParameters: [jobIdParam],
+    request: { params: jobPath },
     handler: listJobDeliveriesRoute,
     operation: {
       tags: ['webhooks'],
@@ -290,7 +272,7 @@ export const webhookEndpoints: Endpoint[] = [
     path: '/api/v1/leads/jobs/{jobId}/webhook-deliveries/{deliveryId}/retry',
     auth: 'key',
     rateLimit: { policy: 'read' },
-    pathParameters: [jobIdParam, { name: 'deliveryId', in: 'path', required: true, schema: str }],
+    request: { params: jobDeliveryPath },
     handler: retryJobDeliveryRoute,
     operation: {
       tags: ['webhooks'],

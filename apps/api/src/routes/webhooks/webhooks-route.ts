@@ -1,10 +1,8 @@
-import type { Request, Response } from 'express';
-import { listWebhookEndpoints, type WebhookDeliveryStatus } from '@leadgen/db';
-import { ID_PATTERNS, errors, webhookErrors } from '@leadgen/domain';
-import type { ApiDependencies } from '../../dependencies';
-import { authenticatedAccount } from '../../http/authenticate';
+import { listWebhookEndpoints } from '@leadgen/db';
 import { PING_EXTRA_UNITS, chargeRateLimit } from '../../http/rate-limit';
-import { linkNext, nextPageUrl, parseQuery } from '../../http/paging';
+import { linkNext, nextPageUrl } from '../../http/paging';
+import type { Valid } from '../../http/request-validation';
+import { accountRoute } from '../../http/route-table';
 import { deliveryBody, endpointBody } from '../../presenters/webhook-presenter';
 import { audit } from '../../use-cases/audit-trail';
 import { revealDefaultSecret, rotateDefaultSecret } from '../../use-cases/default-webhook-secret';
@@ -20,37 +18,14 @@ import {
   rotateEndpointSecret,
   updateEndpoint,
 } from '../../use-cases/webhook-endpoints';
-import { allowsPlainHttp } from '../../use-cases/webhook-target-check';
-import {
-  createEndpointSchema,
-  deliveriesCursor,
-  deliveriesQuerySchema,
-  parseDeliveriesCursor,
-  parseEndpointBody,
-  updateEndpointSchema,
-} from './webhooks-schema';
+import type { DeliveryPath, IdPath, JobDeliveryPath, JobPath } from '../path-params';
+import { deliveriesCursor, type DeliveriesQuery, type EndpointInput } from './webhooks-schema';
 
 // /api/v1/webhooks (decision 016): the account's endpoints, their deliveries, the default secret.
 
-// A malformed id cannot name anything: the same 404 as an unknown one, without asking the database
-// (which refuses a NUL in text outright).
-const param = (req: Request, name: 'id' | 'deliveryId' | 'jobId'): string => {
-  const value = String(req.params[name]);
-  if (name === 'id' && !ID_PATTERNS.webhookEndpoint.test(value)) throw webhookErrors.endpointNotFound();
-  if (name === 'deliveryId' && !ID_PATTERNS.webhookDelivery.test(value)) throw webhookErrors.deliveryNotFound();
-  if (name === 'jobId' && !ID_PATTERNS.job.test(value)) throw errors.jobNotFound();
-  return value;
-};
+const route = accountRoute;
 
-type Handler = (req: Request, res: Response, deps: ApiDependencies, accountId: string) => Promise<void>;
-
-const route = (handler: Handler) => (deps: ApiDependencies) => async (req: Request, res: Response) => {
-  res.setHeader('Cache-Control', 'no-store');
-  await handler(req, res, deps, authenticatedAccount(res.locals).id);
-};
-
-export const createEndpointRoute = route(async (req, res, deps, accountId) => {
-  const input = parseEndpointBody(createEndpointSchema(allowsPlainHttp(deps)), req.body);
+export const createEndpointRoute = route(async (_req, res, deps, accountId, { body: input }: Valid<unknown, unknown, EndpointInput>) => {
   const { endpoint, secret } = await createEndpoint(deps, accountId, {
     url: input.url!,
     events: input.events!,
@@ -65,50 +40,45 @@ export const listEndpointsRoute = route(async (_req, res, deps, accountId) => {
   res.json({ items: (await listWebhookEndpoints(deps.db, accountId)).map(endpointBody) });
 });
 
-export const getEndpointRoute = route(async (req, res, deps, accountId) => {
-  res.json(endpointBody(await getEndpoint(deps, accountId, param(req, 'id'))));
+export const getEndpointRoute = route(async (_req, res, deps, accountId, { params }: Valid<IdPath>) => {
+  res.json(endpointBody(await getEndpoint(deps, accountId, params.id)));
 });
 
-export const updateEndpointRoute = route(async (req, res, deps, accountId) => {
-  const change = parseEndpointBody(updateEndpointSchema(allowsPlainHttp(deps)), req.body);
-  const endpoint = await updateEndpoint(deps, accountId, param(req, 'id'), change);
-  await audit(deps, res.locals, accountId, 'webhook_endpoint.changed', { endpointId: endpoint.id, fields: Object.keys(change).sort() });
-  res.json(endpointBody(endpoint));
-});
+export const updateEndpointRoute = route(
+  async (_req, res, deps, accountId, { params, body: change }: Valid<IdPath, unknown, EndpointInput>) => {
+    const endpoint = await updateEndpoint(deps, accountId, params.id, change);
+    await audit(deps, res.locals, accountId, 'webhook_endpoint.changed', { endpointId: endpoint.id, fields: Object.keys(change).sort() });
+    res.json(endpointBody(endpoint));
+  },
+);
 
-export const deleteEndpointRoute = route(async (req, res, deps, accountId) => {
-  await deleteEndpoint(deps, accountId, param(req, 'id'));
-  await audit(deps, res.locals, accountId, 'webhook_endpoint.deleted', { endpointId: param(req, 'id') });
+export const deleteEndpointRoute = route(async (_req, res, deps, accountId, { params }: Valid<IdPath>) => {
+  await deleteEndpoint(deps, accountId, params.id);
+  await audit(deps, res.locals, accountId, 'webhook_endpoint.deleted', { endpointId: params.id });
   res.status(204).end();
 });
 
-export const rotateSecretRoute = route(async (req, res, deps, accountId) => {
-  const { endpoint, secret } = await rotateEndpointSecret(deps, accountId, param(req, 'id'));
+export const rotateSecretRoute = route(async (_req, res, deps, accountId, { params }: Valid<IdPath>) => {
+  const { endpoint, secret } = await rotateEndpointSecret(deps, accountId, params.id);
   await audit(deps, res.locals, accountId, 'webhook_endpoint.secret_rotated', { endpointId: endpoint.id });
   res.json({ ...endpointBody(endpoint), secret });
 });
 
-export const pingRoute = route(async (req, res, deps, accountId) => {
-  const id = param(req, 'id');
+export const pingRoute = route(async (_req, res, deps, accountId, { params: { id } }: Valid<IdPath>) => {
   // Weighted by what it may cost: up to 8 outbound attempts.
   await chargeRateLimit(res, PING_EXTRA_UNITS);
   res.status(202).json(deliveryBody(await pingEndpoint(deps, accountId, id)));
 });
 
-export const listDeliveriesRoute = route(async (req, res, deps, accountId) => {
-  const query = parseQuery<{ limit: number; cursor?: string; status?: WebhookDeliveryStatus }>(deliveriesQuerySchema, req.query);
-  const page = await listDeliveries(deps, accountId, param(req, 'id'), {
-    limit: query.limit,
-    status: query.status,
-    after: query.cursor === undefined ? undefined : parseDeliveriesCursor(query.cursor),
-  });
+export const listDeliveriesRoute = route(async (req, res, deps, accountId, { params, query }: Valid<IdPath, DeliveriesQuery>) => {
+  const page = await listDeliveries(deps, accountId, params.id, { limit: query.limit, status: query.status, after: query.cursor });
   const nextCursor = page.next ? deliveriesCursor(page.next) : null;
   if (nextCursor) res.setHeader('Link', linkNext(nextPageUrl(req, deps.config.http.publicBaseUrl, nextCursor)));
   res.json({ items: page.items.map(deliveryBody), nextCursor });
 });
 
-export const retryDeliveryRoute = route(async (req, res, deps, accountId) => {
-  res.status(202).json(deliveryBody(await retryDelivery(deps, accountId, param(req, 'id'), param(req, 'deliveryId'))));
+export const retryDeliveryRoute = route(async (_req, res, deps, accountId, { params }: Valid<DeliveryPath>) => {
+  res.status(202).json(deliveryBody(await retryDelivery(deps, accountId, params.id, params.deliveryId)));
 });
 
 const secretBody = (secret: { secret: string; createdAt: Date; previousSecretExpiresAt: Date | null }) => ({
@@ -127,10 +97,10 @@ export const rotateDefaultSecretRoute = route(async (_req, res, deps, accountId)
   res.json(secretBody(rotated));
 });
 
-export const listJobDeliveriesRoute = route(async (req, res, deps, accountId) => {
-  res.json({ items: (await listJobDeliveries(deps, accountId, param(req, 'jobId'))).map(deliveryBody) });
+export const listJobDeliveriesRoute = route(async (_req, res, deps, accountId, { params }: Valid<JobPath>) => {
+  res.json({ items: (await listJobDeliveries(deps, accountId, params.jobId)).map(deliveryBody) });
 });
 
-export const retryJobDeliveryRoute = route(async (req, res, deps, accountId) => {
-  res.status(202).json(deliveryBody(await retryJobDelivery(deps, accountId, param(req, 'jobId'), param(req, 'deliveryId'))));
+export const retryJobDeliveryRoute = route(async (_req, res, deps, accountId, { params }: Valid<JobDeliveryPath>) => {
+  res.status(202).json(deliveryBody(await retryJobDelivery(deps, accountId, params.jobId, params.deliveryId)));
 });

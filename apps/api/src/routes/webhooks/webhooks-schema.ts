@@ -1,20 +1,17 @@
 import Joi from 'joi';
-import {
-  SUBSCRIBABLE_EVENTS,
-  WEBHOOK_URL_MAX_LENGTH,
-  errors,
-  webhookUrlProblem,
-  type FieldProblem,
-  type SubscribableEvent,
-} from '@leadgen/domain';
-import { jsonPointer, unsafeContentProblems } from '../../http/body-guard';
+import { SUBSCRIBABLE_EVENTS, WEBHOOK_URL_MAX_LENGTH, webhookUrlProblem, type SubscribableEvent } from '@leadgen/domain';
+import type { WebhookDeliveryStatus } from '@leadgen/db';
 import { cursorKey, decodeCursor, encodeCursor } from '../../http/paging';
 
-/** A target URL's form: https (plain http only in development or with private networks allowed), no credentials. */
-export const webhookUrl = (allowHttp: boolean) =>
+/**
+ * A target URL's form: https (plain http only in development or with private networks allowed: the route
+ * table's context says, unless `allowHttp` is given), no credentials.
+ */
+export const webhookUrl = (options: { allowHttp?: boolean } = {}) =>
   Joi.string()
     .max(WEBHOOK_URL_MAX_LENGTH)
     .custom((value: string, helpers) => {
+      const allowHttp = options.allowHttp ?? (helpers.prefs.context as { allowHttp?: boolean } | undefined)?.allowHttp === true;
       const problem = webhookUrlProblem(value, { allowHttp });
       return problem ? helpers.message({ custom: `{{#label}} ${problem}` }) : value;
     });
@@ -22,38 +19,37 @@ export const webhookUrl = (allowHttp: boolean) =>
 const events = Joi.array()
   .items(Joi.string().valid(...SUBSCRIBABLE_EVENTS))
   .min(1)
-  .unique();
+  .unique()
+  .description(`The events to receive: ${SUBSCRIBABLE_EVENTS.join(', ')}`);
 const description = Joi.string().trim().max(500).allow('');
+// An empty description is none: stored as null.
+const noEmptyDescription = (value: EndpointInput) => (value.description === '' ? { ...value, description: null } : value);
 
 /** POST /api/v1/webhooks: a new endpoint. */
-export const createEndpointSchema = (allowHttp: boolean) =>
-  Joi.object({
-    /** where events are POSTed: an https URL whose host resolves to public addresses only */
-    url: webhookUrl(allowHttp).required(),
-    /** the events to receive: job.completed, job.partial, job.empty, job.failed, job.cancelled, the same five of batch, and monitor.paused */
-    events: events.required(),
-    /** a note for yourself, at most 500 characters */
-    description,
-  })
-    .required()
-    .messages({ 'object.unknown': '{{#label}} is not a field of a webhook endpoint', 'object.base': 'the body must be a JSON object' });
+export const createEndpointSchema = Joi.object<EndpointInput>({
+  url: webhookUrl().required().description('Where events are POSTed: an https URL whose host resolves to public addresses only'),
+  events: events.required(),
+  description: description.description('Your note about the endpoint, at most 500 characters'),
+})
+  .required()
+  .messages({ 'object.unknown': '{{#label}} is not a field of a webhook endpoint', 'object.base': 'the body must be a JSON object' })
+  .custom(noEmptyDescription);
 
 /** PATCH /api/v1/webhooks/{id}: the fields to change, at least one. */
-export const updateEndpointSchema = (allowHttp: boolean) =>
-  Joi.object({
-    url: webhookUrl(allowHttp),
-    events,
-    description: description.allow(null),
-    /** false disables the endpoint; true enables it again (and forgets its failure streak) */
-    enabled: Joi.boolean().strict(),
+export const updateEndpointSchema = Joi.object<EndpointInput>({
+  url: webhookUrl().description('Where events are POSTed: an https URL whose host resolves to public addresses only'),
+  events,
+  description: description.allow(null).description('Your note (null or empty removes it)'),
+  enabled: Joi.boolean().strict().description('false disables the endpoint; true enables it again (and forgets its failure streak)'),
+})
+  .min(1)
+  .required()
+  .messages({
+    'object.unknown': '{{#label}} is not a field of a webhook endpoint',
+    'object.base': 'the body must be a JSON object',
+    'object.min': 'send at least one of url, events, description, enabled',
   })
-    .min(1)
-    .required()
-    .messages({
-      'object.unknown': '{{#label}} is not a field of a webhook endpoint',
-      'object.base': 'the body must be a JSON object',
-      'object.min': 'send at least one of url, events, description, enabled',
-    });
+  .custom(noEmptyDescription);
 
 export interface EndpointInput {
   url?: string;
@@ -62,29 +58,8 @@ export interface EndpointInput {
   enabled?: boolean;
 }
 
-/** Validates a body against its schema, every problem at once (400 validation_failed). */
-export function parseEndpointBody(schema: Joi.ObjectSchema, body: unknown): EndpointInput {
-  const unsafe = unsafeContentProblems(body);
-  const { value, error } = schema.validate(body, { abortEarly: false, errors: { wrap: { label: false } } });
-  if (error || unsafe.length > 0) {
-    const flagged = new Set(unsafe.map((p) => p.pointer));
-    const problems: FieldProblem[] = (error?.details ?? []).map((d) => ({ pointer: jsonPointer(d.path), detail: d.message }));
-    throw errors.validation([...unsafe, ...problems.filter((p) => !flagged.has(p.pointer))]);
-  }
-  const input = value as EndpointInput;
-  if (input.description === '') input.description = null;
-  return input;
-}
-
 export const DELIVERIES_PAGE_DEFAULT = 20;
 export const DELIVERIES_PAGE_LIMIT = 100;
-
-/** GET /api/v1/webhooks/{id}/deliveries: `limit`, `cursor`, `status`. */
-export const deliveriesQuerySchema = Joi.object({
-  limit: Joi.number().integer().min(1).max(DELIVERIES_PAGE_LIMIT).default(DELIVERIES_PAGE_DEFAULT),
-  cursor: Joi.string().max(500),
-  status: Joi.string().valid('pending', 'succeeded', 'failed'),
-}).messages({ 'object.unknown': '{{#label}} is not a parameter of this list (limit, cursor, status)' });
 
 const CURSOR_KIND = 'webhook-deliveries';
 
@@ -92,10 +67,22 @@ export function deliveriesCursor(last: { createdAt: Date; id: string }): string 
   return encodeCursor(CURSOR_KIND, [last.createdAt.toISOString(), last.id]);
 }
 
-export function parseDeliveriesCursor(cursor: string): { createdAt: Date; id: string } {
-  const [at, id] = decodeCursor(CURSOR_KIND, cursor) ?? [];
-  const createdAt = cursorKey.time(at);
-  const key = cursorKey.text(id);
-  if (!createdAt || key === null) throw errors.validation([{ pointer: '#/cursor', detail: 'cursor is not one this list gave out' }]);
-  return { createdAt, id: key };
+export interface DeliveriesQuery {
+  limit: number;
+  cursor?: { createdAt: Date; id: string };
+  status?: WebhookDeliveryStatus;
 }
+
+/** GET /api/v1/webhooks/{id}/deliveries: `limit`, `cursor`, `status`. */
+export const deliveriesQuerySchema = Joi.object<DeliveriesQuery>({
+  limit: Joi.number().integer().min(1).max(DELIVERIES_PAGE_LIMIT).default(DELIVERIES_PAGE_DEFAULT),
+  cursor: Joi.string()
+    .max(500)
+    .custom((value: string, helpers) => {
+      const [at, id] = decodeCursor(CURSOR_KIND, value) ?? [];
+      const createdAt = cursorKey.time(at);
+      const key = cursorKey.text(id);
+      return createdAt && key !== null ? { createdAt, id: key } : helpers.message({ custom: 'cursor is not one this list gave out' });
+    }),
+  status: Joi.string().valid('pending', 'succeeded', 'failed'),
+}).messages({ 'object.unknown': '{{#label}} is not a parameter of this list (limit, cursor, status)' });
