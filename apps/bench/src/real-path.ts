@@ -78,7 +78,9 @@ async function startSites(): Promise<{ port: number; requests: Map<string, strin
       if (req.url === '/') {
         res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
         const mail = i % 2 === 0 ? `<a href="mailto:hello@${host}">hello@${host}</a>` : '';
-        return res.end(`<html><body><h1>Business ${i}</h1>${mail}<a href="/contact">Contact us</a> <a href="/about">About</a>${social}</body></html>`);
+        return res.end(
+          `<html><body><h1>Business ${i}</h1>${mail}<a href="/contact">Contact us</a> <a href="/about">About</a>${social}</body></html>`,
+        );
       }
       if (req.url === '/contact') {
         res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
