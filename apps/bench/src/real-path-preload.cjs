@@ -6,6 +6,8 @@
 // production (ENRICHMENT_ALLOW_PRIVATE_NETWORKS=1 lets them reach loopback).
 'use strict';
 const dns = require('node:dns');
+const { setTimeout } = require('node:timers');
+const { URL } = require('node:url');
 const http = require('node:http');
 const https = require('node:https');
 
