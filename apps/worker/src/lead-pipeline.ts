@@ -130,10 +130,10 @@ class LeadPipeline {
       for (;;) {
         if (this.input.signal.aborted) throw this.input.signal.reason;
         if (this.committed >= this.requested) return { kind: 'finished' };
-        if (!this.failure) {
-          this.startFinishes();
-          this.askForPage();
-        }
+        // After a failure (a page, or a lead's finish, failed) no page is asked for, but the leads already listed are
+        // still finished and committed as far as they go: the job ends PARTIAL with them.
+        this.startFinishes();
+        if (!this.failure) this.askForPage();
         const slice = this.eligible();
         const outstanding = this.finishing > 0 || this.fetching;
         if (slice.length === 0 && !outstanding) {
@@ -186,6 +186,7 @@ class LeadPipeline {
         },
         (error: unknown) => {
           this.finishing -= 1;
+          // never started again (nextToStart has moved on), and nothing after it is committed in its place
           candidate.state = 'waiting';
           if (!this.inner.signal.aborted) this.failure ??= { error };
           this.wake();
