@@ -104,7 +104,7 @@ const SHOTS = join(__dirname, '..', '..', 'test-artifacts', 'board');
     expect(await main.innerText()).toMatch(/deliveredCount"?:\s*12/);
     await page.screenshot({ path: join(SHOTS, '4-completed-progress.png'), fullPage: true });
     await page.getByText('Logs', { exact: true }).first().click();
-    await page.getByText('page 2: 2 lead(s) committed, 12/12 delivered').waitFor();
+    await page.getByText('slice 2: 2 lead(s) committed, 12/12 delivered').waitFor();
     await page.screenshot({ path: join(SHOTS, '5-completed-logs.png'), fullPage: true });
   });
 

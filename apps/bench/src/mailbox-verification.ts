@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { loadConfig } from '@leadgen/config';
 import type { GenerationRequest } from '@leadgen/domain';
-import { closeProviders, createProviders } from '@leadgen/providers';
+import { closeProviders, createProviders, finishedPage } from '@leadgen/providers';
 import { ReacherFake } from '@leadgen/testing';
 import { makeStores, startStoreLeadsFake } from '@leadgen/testing';
 import { startFakeDnsServer } from '@leadgen/testing';
@@ -83,11 +83,12 @@ export async function measureMailboxVerification(
         stores.stores = storesFor(jobOffset + j);
         const started = performance.now();
         let delivered = 0;
-        for await (const page of providers.shopify!.search(REQUEST, {
+        for await (const raw of providers.shopify!.search(REQUEST, {
           signal: new AbortController().signal,
           cursor: null,
           deadline: Date.now() + 120_000,
         })) {
+          const page = await finishedPage(raw, new AbortController().signal);
           delivered += page.leads.length;
           for (const { lead } of page.leads) {
             const v = lead.emailVerification?.verdict ?? 'none';

@@ -36,6 +36,7 @@ import { mailboxReport, measureMailboxVerification } from './mailbox-verificatio
 import { batchLines, measureBatch, type BatchRun } from './batch-fairness';
 import { brokenSections, type SectionResults } from './broken-sections';
 import { measureWebhooks, webhookTable, type WebhookSide } from './webhook';
+import { measureRealPath, realPathTable } from './real-path';
 import { evaluateCorpus, freePort, UNSEEN_SITES } from '@leadgen/testing';
 import { costTable, fmt, median, rate, sideBySide, summarize, targetTable, type Scenario, type Target } from './report';
 
@@ -62,7 +63,9 @@ const USAGE = `npm run bench [-- options]
   --knee-step S       seconds per knee step (default 4, 1 with --quick)
   --knee-accounts N   accounts the spread series shares the load over (default 10; also the credits section's)
   --credit-clients N  jobs in flight in the credits section (default 16)
-  --only a,b          scenarios among sync1, sync50, async, get, credits, knee, fleet, export, held, fair, verify, mailbox, enrichment, batch, webhook`;
+  --only a,b          scenarios among sync1, sync50, async, get, credits, knee, fleet, export, held, fair, verify, mailbox, enrichment, batch, webhook, realpath
+                      (realpath: the real adapters against the upstream fakes with the issue 32 latencies, time to first
+                      lead and to terminal beside the critical-path floor; 25 leads per source with --quick)`;
 
 function usage(problem: string): never {
   console.error(`${problem}\n${USAGE}`);
@@ -145,6 +148,7 @@ const ALL = [
   'enrichment',
   'batch',
   'webhook',
+  'realpath',
 ] as const;
 const BATCH_QUERIES = Number(flags['batch-queries'] ?? (QUICK ? 20 : 1000));
 type Key = (typeof ALL)[number];
@@ -325,6 +329,26 @@ async function main(): Promise<number> {
           `  ${site.id}: missed ${site.missed.join(', ') || '-'}; junk ${site.junk.join(', ') || '-'}; profiles ${site.wrongProfiles.join(', ') || '-'}`,
         );
     if ([...ONLY].every((k) => k === 'enrichment' || k === 'verify') && !ONLY.has('verify')) return reportBroken(nothingElse);
+  }
+  if (ONLY.has('realpath')) {
+    // Self-contained (real-path.ts): its own fakes, database, API and worker, before the rest of the service starts.
+    const own: BenchProcess[] = [];
+    try {
+      const runs = await measureRealPath({
+        databaseUrl: DATABASE_URL,
+        prefix: PREFIX,
+        env: (extra) => serviceEnv(extra.DATABASE_URL ?? DATABASE_URL, extra),
+        track: (p) => (own.push(p), p),
+        quick: QUICK,
+        log,
+      });
+      log('');
+      log(`real path, one job at a time (${runs.length} jobs):`);
+      for (const line of realPathTable(runs)) log(line);
+    } finally {
+      await Promise.all(own.map((p) => p.stop(8_000)));
+    }
+    if ([...ONLY].every((k) => k === 'realpath')) return 0;
   }
   if (ONLY.has('mailbox')) {
     // Self-contained (scripts/bench/mailbox-verification.ts): its own fakes, in this process, before the service starts.

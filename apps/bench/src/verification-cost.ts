@@ -4,7 +4,7 @@
 // denominator, so the ratio is an upper bound of what verification adds to a whole job.
 import { loadConfig } from '@leadgen/config';
 import type { GenerationRequest } from '@leadgen/domain';
-import { closeProviders, createProviders } from '@leadgen/providers';
+import { closeProviders, createProviders, finishedPage } from '@leadgen/providers';
 
 export interface VerificationCost {
   jobs: number;
@@ -39,11 +39,12 @@ async function runJobs(on: boolean, jobs: number): Promise<{ cpuMs: number; verd
     const request = { ...base, city: `Town ${i}` };
     const provider = providers[request.source]!;
     let delivered = 0;
-    for await (const page of provider.search(request, {
+    for await (const raw of provider.search(request, {
       signal: new AbortController().signal,
       cursor: null,
       deadline: Date.now() + 60_000,
     })) {
+      const page = await finishedPage(raw, new AbortController().signal);
       delivered += page.leads.length;
       for (const { lead } of page.leads) if (lead.emailVerification) verdicts += 1;
       if (delivered >= request.maxResults) break;

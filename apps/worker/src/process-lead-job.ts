@@ -1,17 +1,11 @@
 import type { Config } from '@leadgen/config';
 import { settleJob, type Lifecycle } from '@leadgen/commands';
-import { commitPage, findJob, startJob, type Database, type JobRecord, type SettlementBasis, type StartRefusal } from '@leadgen/db';
-import { isTerminal, suppressionKeysOf, type JobOutcome, type Source } from '@leadgen/domain';
+import { findJob, startJob, type Database, type JobRecord, type SettlementBasis, type StartRefusal } from '@leadgen/db';
+import { isTerminal, type JobOutcome, type Source } from '@leadgen/domain';
 import { logger, withLogContext } from '@leadgen/logger';
 import { metrics } from '@leadgen/ops';
-import {
-  countUpstreamCalls,
-  onUpstreamRetry,
-  ProviderError,
-  type LeadProvider,
-  type ProviderLead,
-  type UpstreamRetry,
-} from '@leadgen/providers';
+import { countUpstreamCalls, onUpstreamRetry, ProviderError, type LeadProvider, type UpstreamRetry } from '@leadgen/providers';
+import { collectLeads, type SliceReport } from './lead-pipeline';
 import { WaitingError, type Job, type LeadJobHandler, type LeadJobResult, type QueuePayloads } from '@leadgen/queue';
 
 export interface HandlerDependencies {
@@ -102,13 +96,13 @@ async function processLeadJob<S extends Source>(
   // What the settlement is decided from: the counts as the last commit left them.
   const basis: SettlementBasis = { source: record.source, requestedCount: record.requestedCount, deliveredCount: record.deliveredCount };
   let outcome: JobOutcome;
-  const reporter = pageReporter(job);
+  const reporter = sliceReporter(job);
   const upstreamCalls = new Map<string, number>();
   try {
     outcome = await countUpstreamCalls(upstreamCalls, () =>
       onUpstreamRetry(
         (retry) => reportRetry(job, retry),
-        () => collectLeads(provider, db, record, basis, controller.signal, deadline, reporter.page),
+        () => collectLeads({ provider, db, record, basis, signal: controller.signal, deadline, onSlice: reporter.slice }),
       ),
     );
   } catch (error) {
@@ -162,26 +156,19 @@ function reportRetry(job: Job, retry: UpstreamRetry): void {
     .catch((error: Error) => logger.debug('job log not recorded', { error: error.message }));
 }
 
-interface PageReport {
-  page: number;
-  leads: number;
-  deliveredCount: number;
-  requestedCount: number;
-}
-
 // The board's Progress and Logs cost a Redis round trip per write: written at most once a second per
-// job, so a job of pages that take seconds (a real upstream) shows each page (the last ones flushed when it
+// job, so a job of slices that take seconds (a real upstream) shows each slice (the last ones flushed when it
 // ends), and a job done within its first second (its terminal object is its return value anyway) writes
 // none and keeps to its budget of round trips.
 const PROGRESS_EVERY_MS = 1_000;
 
 /**
- * The board's Progress and Logs, per committed page, at most once a second: both commands are
+ * The board's Progress and Logs, per committed slice (decision 037), at most once a second: both commands are
  * written together on the worker's connection (one round trip) and not awaited, since the page is
  * committed in PostgreSQL already and what Redis shows is only for operators. A failure (the entry
  * removed from the board) costs nothing but the line.
  */
-function pageReporter(job: Job): { page: (report: PageReport) => void; flush: () => void } {
+function sliceReporter(job: Job): { slice: (report: SliceReport) => void; flush: () => void } {
   const started = Date.now();
   let lastWrite = started;
   let unwritten: string[] = [];
@@ -196,12 +183,12 @@ function pageReporter(job: Job): { page: (report: PageReport) => void; flush: ()
     );
   };
   return {
-    page: ({ page, leads, deliveredCount, requestedCount }) => {
-      unwritten.push(`page ${page}: ${leads} lead(s) committed, ${deliveredCount}/${requestedCount} delivered`);
+    slice: ({ slice, leads, deliveredCount, requestedCount }) => {
+      unwritten.push(`slice ${slice}: ${leads} lead(s) committed, ${deliveredCount}/${requestedCount} delivered`);
       progress = { deliveredCount, requestedCount };
       if (Date.now() - lastWrite >= PROGRESS_EVERY_MS) write();
     },
-    // At the end: the pages not shown yet, for a job that ran past its first second.
+    // At the end: the slices not shown yet, for a job that ran past its first second.
     flush: () => {
       if (Date.now() - started >= PROGRESS_EVERY_MS) write();
     },
@@ -214,52 +201,6 @@ function pageReporter(job: Job): { page: (report: PageReport) => void; flush: ()
  */
 function isLastAttempt(job: Job): boolean {
   return job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-}
-
-/** Pulls pages from the provider and commits each, until enough leads, the source runs dry, or the job stops. */
-async function collectLeads(
-  provider: LeadProvider,
-  db: Database,
-  record: JobRecord,
-  basis: SettlementBasis,
-  signal: AbortSignal,
-  deadline: number,
-  onPage: (report: PageReport) => void,
-): Promise<JobOutcome> {
-  if (record.deliveredCount >= record.requestedCount) return { kind: 'finished' };
-  if (Date.now() >= deadline) return { kind: 'error', reason: 'timeout' };
-  const pages = provider.search(record.request, { signal, cursor: record.cursor, deadline });
-  let pageNumber = 0;
-  // Each lead's domains, emails and phones are read only once the account is known to keep a
-  // suppression list (the first page commit says so, writing nothing, and is sent again).
-  let withMatches = false;
-  const matched = (leads: ProviderLead[]) =>
-    leads.map((item) => ({ ...item, matches: suppressionKeysOf(item.lead, record.request.state) }));
-  const commitWithMatches = async (leads: ProviderLead[], cursor: string | null) => {
-    const commit = await commitPage(db, record.id, withMatches ? matched(leads) : leads, cursor);
-    if (commit.kind !== 'needs_matches') return commit;
-    withMatches = true;
-    return commitPage(db, record.id, matched(leads), cursor);
-  };
-  for await (const page of pages) {
-    signal.throwIfAborted();
-    const commit = await commitWithMatches(page.leads, page.cursor);
-    // Stopped: cancelled or settled elsewhere; the `for await` exit closes the provider's iterator.
-    if (commit.kind === 'stopped') return { kind: 'cancelled' };
-    if (commit.kind === 'needs_matches') throw new Error('page commit asked for suppression matches twice');
-    const leads = commit.deliveredCount - basis.deliveredCount;
-    if (leads > 0) {
-      metrics.leadsDelivered.inc({ source: record.source }, leads);
-      if (basis.deliveredCount === 0)
-        metrics.timeToFirstLead.observe({ source: record.source }, (Date.now() - record.createdAt.getTime()) / 1000);
-    }
-    basis.deliveredCount = commit.deliveredCount;
-    pageNumber += 1;
-    onPage({ page: pageNumber, leads, deliveredCount: commit.deliveredCount, requestedCount: commit.requestedCount });
-    if (commit.deliveredCount >= commit.requestedCount) break;
-  }
-  signal.throwIfAborted();
-  return { kind: 'finished' };
 }
 
 /**

@@ -454,7 +454,11 @@ export const DECLARATION = {
   enrichment: {
     timeoutMs: variable('ENRICHMENT_TIMEOUT_MS', integer().min(100).default(8_000), 'website enrichment: time per site'),
     maxBytes: variable('ENRICHMENT_MAX_BYTES', integer().min(1024).default(1_048_576), 'website enrichment: bytes read per page'),
-    concurrency: variable('ENRICHMENT_CONCURRENCY', integer().min(1).max(50).default(4), 'website enrichment: sites at once'),
+    concurrency: variable(
+      'ENRICHMENT_CONCURRENCY',
+      integer().min(1).max(1000).default(64),
+      "website enrichment: sites read at once by one worker process, every job's together (an I/O budget: a site holds a socket, not a core); each job reads about as many as it still needs leads ([decision 037](decisions/037-jobs-at-the-speed-of-their-upstreams.md))",
+    ),
     allowPrivateNetworks: flag('ENRICHMENT_ALLOW_PRIVATE_NETWORKS', 'let enrichment reach private/loopback addresses (tests only)'),
     userAgent: variable(
       'ENRICHMENT_USER_AGENT',

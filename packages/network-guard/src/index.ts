@@ -2,6 +2,7 @@
 // and webhook deliveries (decisions 015 and 016).
 export { isForbiddenAddress } from './address-guard';
 export {
+  AgentPool,
   FetchError,
   raceAbort,
   resolveChecked,

@@ -29,6 +29,60 @@ export interface SafeFetchOptions {
   mayRequest?(url: URL): Promise<boolean>;
   /** runs one hop (connect, request, read) while holding the host's slot */
   withHost?<T>(hostname: string, task: () => Promise<T>): Promise<T>;
+  /** kept-alive connections to reuse (one pool per policy: its owner's); absent, a fresh connection per request */
+  agents?: AgentPool;
+}
+
+/**
+ * Kept-alive connections through the guard (decision 037). An agent per scheme, hostname, port and the
+ * addresses that hostname was resolved to and checked against: a pooled socket is only ever reused for a request
+ * whose own resolution and check gave the same addresses, under the same owner's policy (a pool belongs to one
+ * enricher). Bounded: the least recently used agent is closed beyond `maxAgents`.
+ */
+export class AgentPool {
+  private readonly agents = new Map<string, http.Agent>();
+  private readonly maxSocketsPerHost: number;
+  private readonly maxAgents: number;
+
+  constructor(options: { maxSocketsPerHost: number; maxAgents?: number }) {
+    this.maxSocketsPerHost = Math.max(1, options.maxSocketsPerHost);
+    this.maxAgents = Math.max(1, options.maxAgents ?? 256);
+  }
+
+  agentFor(secure: boolean, hostname: string, port: number, addresses: ReadonlyArray<{ address: string }>): http.Agent {
+    const key = `${secure ? 'https' : 'http'}|${hostname}|${port}|${addresses.map((a) => a.address).join(',')}`;
+    let agent = this.agents.get(key);
+    if (agent) {
+      // most recently used last
+      this.agents.delete(key);
+      this.agents.set(key, agent);
+      return agent;
+    }
+    const settings = {
+      keepAlive: true,
+      keepAliveMsecs: 1_000,
+      maxSockets: this.maxSocketsPerHost,
+      maxFreeSockets: this.maxSocketsPerHost,
+      timeout: 10_000,
+    };
+    agent = secure ? new https.Agent(settings) : new http.Agent(settings);
+    this.agents.set(key, agent);
+    if (this.agents.size > this.maxAgents) {
+      const [oldest, evicted] = this.agents.entries().next().value as [string, http.Agent];
+      this.agents.delete(oldest);
+      evicted.destroy();
+    }
+    return agent;
+  }
+
+  get size(): number {
+    return this.agents.size;
+  }
+
+  destroy(): void {
+    for (const agent of this.agents.values()) agent.destroy();
+    this.agents.clear();
+  }
 }
 
 export interface FetchedResponse {
@@ -127,8 +181,8 @@ async function requestOnce(url: URL, options: SafeFetchOptions): Promise<Fetched
       Accept: options.accept,
       'Accept-Encoding': 'gzip, deflate, br',
     },
-    // a fresh agent per request: a pooled socket was checked under another enricher's policy
-    agent: false,
+    // a pooled socket only for the same checked addresses under the same owner's policy (AgentPool); else a fresh one
+    agent: options.agents ? options.agents.agentFor(secure, hostname, port, addresses) : false,
     lookup: pinnedLookup,
     signal: options.signal,
     ...(secure && isIP(hostname) === 0 ? { servername: hostname } : {}),

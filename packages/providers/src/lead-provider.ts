@@ -14,6 +14,36 @@ export interface ProviderPage {
    * provider has nothing after it. Stored with the page's commit, so a replacement worker resumes there.
    */
   cursor: string | null;
+  /**
+   * What each lead still needs before it may be committed (its website read, its addresses verified), or
+   * absent when the leads are final as listed. The worker calls it for the leads it still needs, as many at
+   * once as it needs, while it already asks for the next page (decision 037); false: the lead is dropped (a
+   * filter such as requiredChannels), and neither delivered nor billed. It completes the lead in place; it
+   * throws only the signal's reason once the signal aborts, or a ProviderError that must end the job.
+   */
+  finish?: LeadFinisher;
+}
+
+export type LeadFinisher = (row: ProviderLead, signal: AbortSignal) => Promise<boolean>;
+
+/**
+ * A page as it was before decision 037: every lead finished (at most `concurrency` at once) and the dropped
+ * ones left out. For callers that want a page as a whole (tests, the bench's verification sections); the
+ * worker schedules each lead itself.
+ */
+export async function finishedPage(page: ProviderPage, signal: AbortSignal, concurrency = 8): Promise<ProviderPage> {
+  const finish = page.finish;
+  if (!finish) return page;
+  const kept = new Array<boolean>(page.leads.length).fill(false);
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < page.leads.length) {
+      const index = next++;
+      kept[index] = await finish(page.leads[index]!, signal);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, page.leads.length)) }, lane));
+  return { leads: page.leads.filter((_row, index) => kept[index]), cursor: page.cursor };
 }
 
 export interface SearchContext {
@@ -26,8 +56,10 @@ export interface SearchContext {
 }
 
 /**
- * A source's adapter. `search` yields pages until the source is exhausted; the worker stops
- * iterating once it has enough leads (so a generator must not rely on running to the end).
+ * A source's adapter. `search` yields pages until the source is exhausted, each as soon as the upstream
+ * answered it (what each lead still needs is the page's `finish`); the worker asks for the next page while it
+ * finishes earlier leads and stops iterating once it has enough in flight (so a generator must not rely on
+ * running to the end, and must not start the next upstream call before it is asked for).
  * Failures are thrown as ProviderError; an aborted signal ends the iteration with the signal's reason.
  */
 export interface LeadProvider<S extends Source = Source> {

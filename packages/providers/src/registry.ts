@@ -206,12 +206,10 @@ export function createProviders(config: Config, sources: readonly Source[], deps
       new UpstreamClient({ name, baseUrl: settings.baseUrl, headers, rateLimiter: limiter(name, settings.ratePerMin) }),
     enrichment() {
       enrichment ??= {
-        // One enricher per process, so the per-host limit and the robots.txt cache are shared by
-        // every job; each job enriches at most ENRICHMENT_CONCURRENCY sites at once (enrichLeads),
-        // and the process as a whole at most that many per job slot.
-        enricher:
-          deps.enricher ??
-          createWebsiteEnricher({ ...config.enrichment, concurrency: config.enrichment.concurrency * config.worker.concurrency }),
+        // One enricher per process, so the per-host limit, the kept-alive connections and the robots.txt cache are
+        // shared by every job, and ENRICHMENT_CONCURRENCY bounds the sites the process reads at once; each job
+        // asks for as many as it still needs leads (the worker's lead pipeline, decision 037).
+        enricher: deps.enricher ?? createWebsiteEnricher(config.enrichment),
         concurrency: config.enrichment.concurrency,
         deadlineMarginMs: 1_000,
       };

@@ -13,11 +13,8 @@ import {
   createReacherEngine,
   createZeroBounceEngine,
   MailboxCache,
-  withEmailVerification,
-  type EmailVerifier,
   type MailboxEngine,
 } from '../src/verification';
-import type { LeadProvider } from '../src/lead-provider';
 import { ReacherFake } from '@leadgen/testing';
 import { makeStores, startStoreLeadsFake, type StoreLeadsFake } from '@leadgen/testing';
 import { ZeroBounceFake } from '@leadgen/testing';
@@ -364,70 +361,5 @@ describe('EMAIL_VERIFIER=reacher through the registry (a shopify job)', () => {
       const keys = await redis.keys(`${prefix}:registry*`);
       if (keys.length > 0) await redis.del(...keys);
     }
-  });
-});
-
-describe('verification overlaps the next upstream page', () => {
-  /** Two pages of `perPage` leads; records when each page was asked for. */
-  function twoPages(perPage: number) {
-    const asked: number[] = [];
-    const provider: LeadProvider<'google_maps'> = {
-      source: 'google_maps',
-      name: 'two_pages',
-      async *search() {
-        for (let p = 0; p < 2; p++) {
-          asked.push(Date.now());
-          await new Promise((resolve) => setTimeout(resolve, 50));
-          const leads = Array.from({ length: perPage }, (_, i) => ({
-            lead: {
-              source: 'google_maps' as const,
-              businessName: `b${p}-${i}`,
-              email: `b${p}-${i}@mx.test`,
-              phone: null,
-              address: null,
-              website: null,
-              reviewScore: null,
-              categories: [],
-              socialProfiles: { facebook: null, instagram: null, linkedin: null },
-            },
-            dedupKey: `p${p}-${i}`,
-          }));
-          yield { leads, cursor: `page-${p + 1}` };
-        }
-      },
-    };
-    return { provider, asked };
-  }
-  // Verdicts take 300 ms a page, as a mailbox engine's may.
-  const slowVerifier: EmailVerifier = {
-    async verify(addresses) {
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      return new Map(
-        addresses.map((a) => [
-          a,
-          {
-            status: 'accepts_mail',
-            checks: { syntax: true, disposable: false, freeProvider: false, roleAccount: false },
-            checkedAt: new Date().toISOString(),
-            verdict: 'unknown',
-            engine: 'dns',
-          },
-        ]),
-      );
-    },
-  };
-
-  it('when the job needs more than the first page, then the second is fetched while the first is verified', async () => {
-    const { provider, asked } = twoPages(5);
-    const started = Date.now();
-    const pages = await collect(withEmailVerification(provider, slowVerifier), request({ maxResults: 25 }), context());
-    expect(pages).toHaveLength(2);
-    expect(asked[1]! - started).toBeLessThan(250);
-  });
-
-  it('when the first page already holds maxResults, then no page is read ahead', async () => {
-    const { provider, asked } = twoPages(5);
-    await collect(withEmailVerification(provider, slowVerifier), request({ maxResults: 5 }), context(), 5);
-    expect(asked).toHaveLength(1);
   });
 });

@@ -101,7 +101,7 @@ describe('storeleads adapter', () => {
     });
   });
 
-  it('when the stores span several pages, then page and page_size page through them, one row per domain, handed over in chunks', async () => {
+  it('when the stores span several pages, then page and page_size page through them, one row per domain, each page handed over whole', async () => {
     stores.stores = [...makeStores(60), makeStores(1)[0]!]; // store0.com twice
     const pages = await collect(provider({ withPdl: false }), shopify({ maxResults: 30 }), context());
     const domains = leadsOf(pages).map((l) => l.store.domain);
@@ -112,17 +112,31 @@ describe('storeleads adapter', () => {
       ['1', '30'],
       ['2', '30'],
     ]);
-    expect(pages.every((p) => p.leads.length <= 10)).toBe(true);
-    expect(pages.at(-1)?.cursor).toBeNull();
+    // The worker finishes each store it still needs (decision 037): a page is handed over as Store Leads answered it.
+    expect(pages.map((p) => p.leads.length)).toEqual([30, 30, 0]);
+    expect(pages.map((p) => p.cursor && JSON.parse(p.cursor))).toEqual([
+      { v: 1, page: 1, offset: 0, pageSize: 30 },
+      { v: 1, page: 2, offset: 0, pageSize: 30 },
+      null,
+    ]);
   });
 
-  it('when a replacement worker resumes from a cursor, then it continues inside the same Store Leads page', async () => {
+  it('when a replacement worker resumes from a cursor, then it continues after the committed page', async () => {
+    stores.stores = makeStores(60);
     const req = shopify({ maxResults: 30 });
     const [first] = await collect(provider({ withPdl: false }), req, context(), 1);
-    expect(JSON.parse(first!.cursor!)).toEqual({ v: 1, page: 0, offset: 10, pageSize: 30 });
-    stores.reset();
+    expect(JSON.parse(first!.cursor!)).toEqual({ v: 1, page: 1, offset: 0, pageSize: 30 });
+    stores.requests.length = 0;
     const [second] = await collect(provider({ withPdl: false }), req, context({ cursor: first!.cursor }), 1);
-    expect(second!.leads.map((l) => l.dedupKey)).toEqual(Array.from({ length: 10 }, (_, i) => `store${10 + i}.com`));
+    expect(second!.leads[0]!.dedupKey).toBe('store30.com');
+    expect(stores.requests[0]!.query.get('page')).toBe('1');
+  });
+
+  it("when a previous release's cursor points inside a Store Leads page, then the resumed search continues there", async () => {
+    const req = shopify({ maxResults: 30 });
+    const cursor = JSON.stringify({ v: 1, page: 0, offset: 10, pageSize: 30 });
+    const [resumed] = await collect(provider({ withPdl: false }), req, context({ cursor }), 1);
+    expect(resumed!.leads.map((l) => l.dedupKey)).toEqual(Array.from({ length: 20 }, (_, i) => `store${10 + i}.com`));
     expect(stores.requests[0]!.query.get('page')).toBe('0');
   });
 

@@ -79,6 +79,8 @@ function answersFor(name: string, type: number, depth = 0): unknown[] {
 export interface FakeDnsOptions {
   /** every name under these suffixes (not in ZONES) has an MX: for tests whose fixtures invent domains */
   mailDomainsUnder?: string[];
+  /** how long every answer takes (the bench's real-path section: a resolver's round trip); 0: at once */
+  latencyMs?: number;
 }
 
 export async function startFakeDnsServer(options: FakeDnsOptions = {}): Promise<FakeDnsServer> {
@@ -113,7 +115,8 @@ export async function startFakeDnsServer(options: FakeDnsOptions = {}): Promise<
       } else {
         response.answers.push(...(answersFor(name, question.type) as typeof response.answers));
       }
-      send(response);
+      if (options.latencyMs) setTimeout(() => send(response), options.latencyMs);
+      else send(response);
     },
   });
   const addresses = await server.listen({ udp: { port: 0, address: '127.0.0.1' } });

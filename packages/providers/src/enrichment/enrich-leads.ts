@@ -68,6 +68,22 @@ export async function enrichLeads(
   if (signal.aborted) throw signal.reason;
 }
 
+/**
+ * One lead's missing email and social profiles from its website, in place (the worker's per-lead step,
+ * decision 037): as enrichLeads does for a page, for one lead, bounded by the job's deadline less the margin.
+ * Only the job's own abort propagates.
+ */
+export async function enrichOneLead(lead: LeadRecord, step: EnrichmentStep, signal: AbortSignal, deadline: number): Promise<void> {
+  if (!needsEnrichment(lead)) return;
+  const scope = signalUntil(signal, deadline - step.deadlineMarginMs);
+  try {
+    if (!scope.signal.aborted) await enrichLead(lead, step.enricher, scope.signal);
+  } finally {
+    scope.dispose();
+  }
+  if (signal.aborted) throw signal.reason;
+}
+
 async function enrichLead(lead: LeadRecord, enricher: WebsiteEnricherLike, signal: AbortSignal): Promise<void> {
   try {
     const found = await enricher.enrich(lead.website as string, signal, { businessName: lead.businessName });

@@ -6,4 +6,4 @@ export { extractSocialProfiles } from './extract-social';
 export type { SocialProfiles } from './extract-social';
 export { parseRobots } from './robots';
 export type { RobotsRules } from './robots';
-export { enrichLeads, type EnrichmentStep, type WebsiteEnricherLike } from './enrich-leads';
+export { enrichLeads, enrichOneLead, type EnrichmentStep, type WebsiteEnricherLike } from './enrich-leads';

@@ -53,10 +53,11 @@ describe('createWebsiteEnricher', () => {
       });
     });
 
-    it('when the home page links to contact and about pages, then emails and profiles from them are merged, best first, junk removed', async () => {
+    it('when the home page links to contact and about pages, then they are read together, merged best first, junk removed, and the visit stops once the site gave everything', async () => {
       const result = await createWebsiteEnricher(options({ maxPages: 3 })).enrich(`http://bakery.example:${site.port}/`, never);
       expect(result).toEqual({
-        emails: ['info@bakery.example', 'anna@bakery.example', 'jobs@bakery.example', 'hello@agency.example'],
+        // the contact page completed the lead (an address and the three profiles): the about page was called off
+        emails: ['info@bakery.example', 'anna@bakery.example'],
         socialProfiles: {
           facebook: 'https://www.facebook.com/AcmeBakery',
           instagram: 'https://www.instagram.com/acme.bakery',
@@ -66,11 +67,13 @@ describe('createWebsiteEnricher', () => {
           emailSource: 'home page',
           emailBasis: 'site domain',
           profileSources: { facebook: 'contact page', instagram: 'contact page', linkedin: 'contact page' },
-          pagesVisited: 3,
+          pagesVisited: 2,
         },
       });
-      // robots.txt first, then the home page, then the two best candidates; never the blog
-      expect(site.paths()).toEqual(['/robots.txt', '/', '/contact', '/about-us']);
+      // robots.txt first, then the home page, then the two best candidates together (the about page may or may not
+      // have reached the server before it was called off); never the blog
+      expect(site.paths().slice(0, 3)).toEqual(['/robots.txt', '/', '/contact']);
+      expect(site.paths()).not.toContain('/blog');
       for (const seen of site.requests) {
         expect(seen.headers['user-agent']).toBe(DEFAULT_USER_AGENT);
         expect(seen.headers.accept).toContain(seen.path === '/robots.txt' ? 'text/plain' : 'text/html');
@@ -78,6 +81,8 @@ describe('createWebsiteEnricher', () => {
     });
 
     it('when maxPages is 1, then only the home page is read', async () => {
+      // the previous visit's called-off page may still reach the server
+      await new Promise((resolve) => setTimeout(resolve, 200));
       const before = site.requests.length;
       const result = await createWebsiteEnricher(options({ maxPages: 1 })).enrich(`bakery.example:${site.port}`, never);
       expect(result.emails).toEqual(['info@bakery.example']);
@@ -223,7 +228,7 @@ describe('createWebsiteEnricher', () => {
       expect(site.requests[1]?.headers['accept-encoding']).toContain('gzip');
     });
 
-    it('when two visits of one host run at once, then the host never sees two requests at a time', async () => {
+    it('when two visits of one host run at once with perHost 1, then the host never sees two requests at a time', async () => {
       const site = await start((request, response) => {
         // a slow answer opens the window in which an unguarded second request would overlap
         setTimeout(
@@ -231,7 +236,7 @@ describe('createWebsiteEnricher', () => {
           30,
         );
       });
-      const enricher = createWebsiteEnricher(options({ concurrency: 2 }));
+      const enricher = createWebsiteEnricher(options({ concurrency: 2, perHost: 1 }));
       const results = await Promise.all([
         enricher.enrich(`http://busy.example:${site.port}/`, never),
         enricher.enrich(`http://busy.example:${site.port}/branch`, never),
@@ -239,6 +244,26 @@ describe('createWebsiteEnricher', () => {
       expect(results.map((result) => result.emails)).toEqual([['x@busy.example'], ['x@busy.example']]);
       expect(site.requests.length).toBeGreaterThanOrEqual(4);
       expect(site.maxInFlight).toBe(1);
+    });
+
+    it('when a site links several pages, then they are read together, at most perHost (default 2) at a time, over kept-alive connections', async () => {
+      const site = await start((request, response) => {
+        if (request.url === '/robots.txt') return notFound(response);
+        const page =
+          request.url === '/' ? '<a href="/contact">Contact</a> <a href="/about">About</a> <a href="/team">Team</a>' : 'x@pages.example';
+        setTimeout(() => html(response, page), 150);
+      });
+      const started = Date.now();
+      const result = await createWebsiteEnricher(options({ concurrency: 2 })).enrich(`http://pages.example:${site.port}/`, never);
+      expect(result.emails).toEqual(['x@pages.example']);
+      expect(site.paths().slice(0, 2)).toEqual(['/robots.txt', '/']);
+      expect(site.paths().slice(2).sort()).toEqual(['/about', '/contact', '/team']);
+      expect(site.maxInFlight).toBe(2);
+      // robots.txt, the home page, then three pages two at a time: four rounds of 150 ms, not five
+      expect(Date.now() - started).toBeLessThan(5 * 150 + 400);
+      // connections reused from page to page: five requests over at most three (the robots.txt 404's is closed, its
+      // body unread, then one per slot of the host)
+      expect(site.connections).toBeLessThanOrEqual(3);
     });
 
     it('when concurrency is 1, then websites of different hosts are visited one after another', async () => {

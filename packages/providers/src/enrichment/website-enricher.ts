@@ -8,6 +8,7 @@ import { findContactPages, isSameSite, type PageKind, parsePage } from './html';
 import { abortableLimit, type AbortableLimit, KeyedLimiter } from './concurrency-limits';
 import { allowAll, disallowAll, parseRobots, type RobotsRules } from './robots';
 import {
+  AgentPool,
   FetchError,
   safeFetch,
   type FetchedResponse,
@@ -27,6 +28,11 @@ export interface EnrichmentOptions {
   concurrency: number;
   /** the home page plus at most maxPages - 1 contact/about pages; default 4 */
   maxPages?: number;
+  /**
+   * requests at once to one hostname, across every website this enricher visits; default 2, so a site's linked
+   * pages are read together once its home page is in (decision 037), and no host sees more than that
+   */
+  perHost?: number;
   /** default 5 */
   maxRedirects?: number;
   userAgent?: string;
@@ -102,6 +108,7 @@ export function createEnricherWithPolicy(options: EnrichmentOptions, policy: Net
       maxBytes: Math.max(1, options.maxBytes),
       maxPages: Math.max(1, options.maxPages ?? 4),
       maxRedirects: Math.max(0, options.maxRedirects ?? 5),
+      perHost: Math.max(1, options.perHost ?? 2),
       userAgent: options.userAgent ?? DEFAULT_USER_AGENT,
       lookup: options.lookup ?? defaultLookup,
     },
@@ -115,14 +122,17 @@ interface Settings {
   maxBytes: number;
   maxPages: number;
   maxRedirects: number;
+  perHost: number;
   userAgent: string;
   lookup: LookupFn;
 }
 
 class Enricher implements WebsiteEnricher {
   private readonly sites: AbortableLimit;
-  // one request at a time per hostname, across every website this enricher visits
-  private readonly hosts = new KeyedLimiter(1);
+  // at most perHost requests at once per hostname, across every website this enricher visits
+  private readonly hosts: KeyedLimiter;
+  // kept-alive connections, per host and checked address (safe-fetch's AgentPool): a site's pages share one
+  private readonly agents: AgentPool;
   // per origin; null marks a fetch cut short by its visit's signal, which must not decide for others
   private readonly robots = new Map<string, { rules: Promise<RobotsRules | null>; expires: number }>();
 
@@ -132,6 +142,8 @@ class Enricher implements WebsiteEnricher {
     concurrency: number,
   ) {
     this.sites = abortableLimit(concurrency);
+    this.hosts = new KeyedLimiter(settings.perHost);
+    this.agents = new AgentPool({ maxSocketsPerHost: settings.perHost });
   }
 
   async enrich(websiteUrl: string, signal: AbortSignal, hints: EnrichmentHints = {}): Promise<EnrichmentResult> {
@@ -160,16 +172,46 @@ class Enricher implements WebsiteEnricher {
     const homePage = parsePage(home.body);
     found.add(homePage, home.body, home.url, 'home page');
     let pages = 1;
-    for (const link of findContactPages(homePage, home.url, MAX_CANDIDATE_LINKS)) {
-      if (pages >= this.settings.maxPages || signal.aborted) break;
+    // Early stop: the home page gave everything a lead can take from a site (decision 037).
+    if (found.complete()) return;
+    const candidates = findContactPages(homePage, home.url, MAX_CANDIDATE_LINKS);
+    // The linked pages are asked for together (the per-host limit says how many reach the host at once), in waves
+    // of the pages still allowed; their findings are taken in candidate order, so the result does not depend on
+    // which answered first, and once the site gave everything the rest of the wave is called off.
+    let next = 0;
+    while (pages < this.settings.maxPages && next < candidates.length && !signal.aborted) {
+      const wave = candidates.slice(next, next + this.settings.maxPages - pages);
+      next += wave.length;
+      const scope = new AbortController();
+      const onAbort = () => scope.abort(signal.reason);
+      signal.addEventListener('abort', onAbort, { once: true });
+      const fetches = wave.map((link) =>
+        this.fetchPage(link.url, scope.signal).then(
+          (page) => ({ link, page }),
+          (error: unknown) => ({ link, error }),
+        ),
+      );
       try {
-        const page = await this.fetchPage(link.url, signal);
-        pages++;
-        // a contact link that leaves the site (a form service, a parent company) says nothing about this business
-        if (page.body !== null && isSameSite(page.url, home.url)) found.add(parsePage(page.body), page.body, page.url, `${link.kind} page`);
-      } catch (error) {
-        // a page robots.txt keeps us from costs no request, so the next candidate may take its place
-        if (!(error instanceof FetchError && error.code === 'disallowed_by_robots')) pages++;
+        for (const pending of fetches) {
+          const outcome = await pending;
+          if ('page' in outcome) {
+            pages++;
+            const { page, link } = outcome;
+            // a contact link that leaves the site (a form service, a parent company) says nothing about this business
+            if (page.body !== null && isSameSite(page.url, home.url))
+              found.add(parsePage(page.body), page.body, page.url, `${link.kind} page`);
+            if (found.complete()) {
+              scope.abort(new DOMException('the site gave what the lead needs', 'AbortError'));
+              return;
+            }
+          } else if (!scope.signal.aborted && !(outcome.error instanceof FetchError && outcome.error.code === 'disallowed_by_robots')) {
+            // a page robots.txt keeps us from costs no request, so the next candidate may take its place
+            pages++;
+          }
+        }
+      } finally {
+        signal.removeEventListener('abort', onAbort);
+        if (!scope.signal.aborted) scope.abort(new DOMException('wave over', 'AbortError'));
       }
     }
   }
@@ -207,6 +249,7 @@ class Enricher implements WebsiteEnricher {
       maxRedirects: this.settings.maxRedirects,
       signal,
       withHost: (hostname, task) => this.hosts.run(hostname.toLowerCase(), signal, task),
+      agents: this.agents,
     };
   }
 
@@ -273,6 +316,16 @@ class Findings {
   private pagesVisited = 0;
 
   constructor(private readonly businessName: string | null) {}
+
+  /** an address and the three profiles: nothing more a lead can take from the site */
+  complete(): boolean {
+    return (
+      rankSightings(this.sightings, this.siteHost).length > 0 &&
+      this.social.facebook !== null &&
+      this.social.instagram !== null &&
+      this.social.linkedin !== null
+    );
+  }
 
   add(page: ReturnType<typeof parsePage>, html: string, pageUrl: URL, label: PageLabel): void {
     // the first page is the home page; its host is the site's own domain for ranking

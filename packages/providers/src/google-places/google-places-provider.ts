@@ -1,6 +1,6 @@
 import type { GenerationRequest } from '@leadgen/domain';
 import type { LeadProvider, ProviderLead, ProviderPage, SearchContext } from '../lead-provider';
-import { enrichLeads, type EnrichmentStep } from '../enrichment';
+import { enrichOneLead, type EnrichmentStep } from '../enrichment';
 import { type UpstreamClient, UpstreamError } from '../upstream';
 import { placeToLead } from './google-places-mapping';
 import { MAX_RESULTS_PER_QUERY, PAGE_SIZE, type Rect, searchText } from './places-api';
@@ -129,17 +129,15 @@ async function* search(
       const mapped = placeToLead(place, request.category, request.state);
       if (mapped !== null) leads.push(mapped);
     }
-    if (options.enrichment)
-      await enrichLeads(
-        leads.map((l) => l.lead),
-        options.enrichment,
-        signal,
-        deadline,
-      );
-
     const done: CursorState = { ...state, bounds, fresh, returned: state.returned + page.places.length };
     const next = page.nextPageToken !== null ? { ...done, pageToken: page.nextPageToken } : nextQuery(done);
-    yield { leads, cursor: next === null ? null : encodeCursor(next) };
+    // Handed over as Google answered it: the worker reads each website it still needs while it already asks
+    // for the next page with the token (decision 037).
+    const step = options.enrichment;
+    const finish = step
+      ? (row: ProviderLead, leadSignal: AbortSignal) => enrichOneLead(row.lead, step, leadSignal, deadline).then(() => true)
+      : undefined;
+    yield { leads, cursor: next === null ? null : encodeCursor(next), ...(finish ? { finish } : {}) };
     state = next;
   }
 }

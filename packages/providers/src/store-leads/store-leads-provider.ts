@@ -9,7 +9,7 @@ import {
 } from '@leadgen/domain';
 import { logger } from '@leadgen/logger';
 import { type LeadProvider, ProviderError, type ProviderLead, type ProviderPage, type SearchContext } from '../lead-provider';
-import { enrichLeads, type EnrichmentStep } from '../enrichment';
+import { enrichOneLead, type EnrichmentStep } from '../enrichment';
 import type { UpstreamClient } from '../upstream';
 import type { CompanyPeopleFinder } from '../people-data-labs/company-people';
 import { categoryPathOf, hasChannels, inCity, storeToLead } from './store-leads-mapping';
@@ -21,11 +21,6 @@ export interface StoreLeadsProviderOptions {
   /** decision makers by company domain (PDL); null when PDL is not configured */
   people: CompanyPeopleFinder | null;
   enrichment: EnrichmentStep | null;
-  /**
-   * Stores handed over per yielded page. A Store Leads page (up to 50) is enriched and yielded in
-   * chunks, so the worker can stop as soon as it has enough instead of waiting for 50 websites.
-   */
-  chunkSize?: number;
 }
 
 /**
@@ -106,7 +101,6 @@ async function* search(
   request: GenerationRequest,
   context: SearchContext,
 ): AsyncGenerator<ProviderPage> {
-  const chunkSize = Math.max(1, options.chunkSize ?? 10);
   const channels = request.requiredChannels ?? [];
   const titles = request.decisionMakerTitles ?? [];
   let state = decodeCursor(context.cursor) ?? { page: 0, offset: 0, pageSize: pageSizeFor(request) };
@@ -148,25 +142,17 @@ async function* search(
     );
     for (const row of rows.values()) row.lead.contacts.push(...(people.get(row.dedupKey) ?? []));
 
-    for (let start = state.offset; start < domains.length; start += chunkSize) {
-      const chunk: Array<ProviderLead & { lead: ShopifyLead }> = [];
-      for (let i = start; i < Math.min(domains.length, start + chunkSize); i++) {
-        const row = rows.get(i);
-        if (row) chunk.push(row);
-      }
-      if (options.enrichment)
-        await enrichLeads(
-          chunk.map((r) => r.lead),
-          options.enrichment,
-          context.signal,
-          context.deadline,
-        );
-      const leads = chunk.filter((r) => hasChannels(r.lead, channels));
-      const end = start + chunkSize;
-      const next: CursorState | null =
-        end < domains.length ? { ...state, offset: end } : lastPage ? null : { ...state, page: state.page + 1, offset: 0 };
-      yield { leads, cursor: next === null ? null : encodeCursor(next) };
-    }
+    // The page is handed over as soon as its people are known: the worker reads the websites of the stores it
+    // still needs, as many at once as it needs, and drops those without the required channels (decision 037).
+    const step = options.enrichment;
+    const finish = async (row: ProviderLead, leadSignal: AbortSignal): Promise<boolean> => {
+      const lead = row.lead as ShopifyLead;
+      if (step) await enrichOneLead(lead, step, leadSignal, context.deadline);
+      return hasChannels(lead, channels);
+    };
+    const leads = [...rows.entries()].sort(([a], [b]) => a - b).map(([, row]) => row);
+    const next: CursorState | null = lastPage ? null : { ...state, page: state.page + 1, offset: 0 };
+    yield { leads, cursor: next === null ? null : encodeCursor(next), finish };
     if (lastPage) return;
     state = { ...state, page: state.page + 1, offset: 0 };
   }

@@ -8,7 +8,7 @@ import { createEmailVerifier, type EmailVerifier } from './email-verifier';
 import { sandboxMailAnswer } from './sandbox-mail-rule';
 import { VerdictCache } from './verdict-cache';
 import { verifyLeadEmails, withEmailVerification } from './verify-lead-emails';
-import type { LeadProvider } from '../lead-provider';
+import { finishedPage, type LeadProvider } from '../lead-provider';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -175,7 +175,7 @@ describe('verifyLeadEmails (sandbox rule)', () => {
       cursor: null,
       deadline: Date.now() + 10_000,
     }))
-      pages.push(page);
+      pages.push(await finishedPage(page, new AbortController().signal));
     expect(pages[0]!.leads.map((r) => r.dedupKey)).toEqual(['0', '3']);
     expect(pages[0]!.leads[1]!.lead.email).toBe('owner@d.example');
   });

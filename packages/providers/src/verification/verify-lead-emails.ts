@@ -6,7 +6,7 @@ import {
   type GenerationRequest,
   type Lead,
 } from '@leadgen/domain';
-import type { LeadProvider, ProviderLead, ProviderPage } from '../lead-provider';
+import type { LeadFinisher, LeadProvider, ProviderLead, ProviderPage } from '../lead-provider';
 import type { EmailVerifier } from './email-verifier';
 
 function addressesOf(lead: Lead): string[] {
@@ -66,50 +66,27 @@ function keepsRow(request: GenerationRequest, row: ProviderLead): boolean {
 }
 
 /**
- * The provider with every page's addresses verified before the worker commits it. An upstream's
- * requiredChannels filter knows only that an address exists: rows whose email channel does not
- * take mail are dropped here, so they are neither delivered nor billed. The mailbox stage gets the
- * job's signal and deadline: it never holds the page past them.
- *
- * While a page is verified, the next one is already being fetched (and its websites crawled), but
- * only when the job is sure to ask for it: the pages handed over so far and this one hold fewer
- * leads than the request's maxResults. So verification adds to a job's time only what outlasts the
- * next page, and never costs an upstream page the job would not have fetched.
+ * The provider with every lead's addresses verified before the worker commits it: each page's `finish` (the
+ * adapter's own, then the verdicts). An upstream's requiredChannels filter knows only that an address exists:
+ * rows whose email channel does not take mail are dropped here, so they are neither delivered nor billed. The
+ * mailbox stage gets the job's signal and deadline: it never holds the lead past them. The worker runs a lead's
+ * finish while it already asks for later pages (decision 037), so verification adds to a job's time only what
+ * outlasts the lead's own website.
  */
 export function withEmailVerification<S extends Lead['source']>(provider: LeadProvider<S>, verifier: EmailVerifier): LeadProvider<S> {
   return {
     source: provider.source,
     name: provider.name,
     async *search(request, context) {
-      const pages = provider.search(request, context)[Symbol.asyncIterator]();
-      // A read-ahead that fails while this page is verified is rethrown when its turn comes.
-      const ahead = () => {
-        const next = pages.next();
-        next.catch(() => undefined);
-        return next;
-      };
-      let next = ahead();
-      let handedOver = 0;
-      try {
-        for (;;) {
-          const step = await next;
-          if (step.done) return;
-          const page = step.value;
-          const readAhead = handedOver + page.leads.length < request.maxResults;
-          if (readAhead) next = ahead();
-          await verifyLeadEmails(
-            page.leads.map((row) => row.lead),
-            verifier,
-            { signal: context.signal, deadline: context.deadline },
-          );
-          context.signal.throwIfAborted();
-          const verified: ProviderPage = { leads: page.leads.filter((row) => keepsRow(request, row)), cursor: page.cursor };
-          handedOver += verified.leads.length;
-          yield verified;
-          if (!readAhead) next = ahead();
-        }
-      } finally {
-        await pages.return?.(undefined);
+      for await (const page of provider.search(request, context)) {
+        const inner = page.finish;
+        const finish: LeadFinisher = async (row, signal) => {
+          if (inner && !(await inner(row, signal))) return false;
+          await verifyLeadEmails([row.lead], verifier, { signal, deadline: context.deadline });
+          signal.throwIfAborted();
+          return keepsRow(request, row);
+        };
+        yield { leads: page.leads, cursor: page.cursor, finish } satisfies ProviderPage;
       }
     },
   };

@@ -1,6 +1,6 @@
 import type { GenerationRequest } from '@leadgen/domain';
 import type { WebsiteEnricherLike } from '../../src/enrichment';
-import type { LeadProvider, ProviderPage, SearchContext } from '../../src/lead-provider';
+import { finishedPage, type LeadProvider, type ProviderPage, type SearchContext } from '../../src/lead-provider';
 
 /** Retries as in production, only faster: the suite stays quick and nothing depends on real delays. */
 export const FAST_RETRY = { maxAttempts: 3, baseDelayMs: 5, maxDelayMs: 20, maxRetryAfterMs: 5_000 };
@@ -13,7 +13,11 @@ export function request(overrides: Partial<GenerationRequest> = {}): GenerationR
   return { source: 'google_maps', category: 'dentist', state: 'US', city: 'Austin', maxResults: 25, ...overrides };
 }
 
-/** Every page the search yields, until it ends or `stopAfterLeads` leads have come (as the worker stops). */
+/**
+ * Every page the search yields, each with its leads finished (finishedPage: websites read, addresses verified,
+ * the dropped ones left out), until it ends or `stopAfterLeads` leads have come. The worker schedules each lead
+ * itself (apps/worker/src/lead-pipeline.ts); this is the page-at-a-time view the adapters' tests check.
+ */
 export async function collect(
   provider: LeadProvider,
   req: GenerationRequest,
@@ -22,7 +26,8 @@ export async function collect(
 ): Promise<ProviderPage[]> {
   const pages: ProviderPage[] = [];
   let leads = 0;
-  for await (const page of provider.search(req, ctx)) {
+  for await (const raw of provider.search(req, ctx)) {
+    const page = await finishedPage(raw, ctx.signal);
     pages.push(page);
     leads += page.leads.length;
     if (leads >= stopAfterLeads) break;

@@ -1,0 +1,323 @@
+import { commitPage, type Database, type JobRecord, type SettlementBasis } from '@leadgen/db';
+import { suppressionKeysOf, type JobOutcome } from '@leadgen/domain';
+import { metrics } from '@leadgen/ops';
+import type { LeadFinisher, LeadProvider, ProviderLead, ProviderPage } from '@leadgen/providers';
+
+/**
+ * A job's leads as their upstreams allow (decision 037). Three things run at once, each as far as the job
+ * still needs it:
+ *
+ * - **pages**: the next upstream page is asked for as soon as the last one answered (its token is known),
+ *   while earlier leads are being finished, and only while the leads in flight are not expected to fill the
+ *   request: `committed + ready + (finishing + waiting) × keep rate < requested`, the keep rate being what
+ *   the job's decided leads so far kept (dropped by a filter, or skipped at commit as already delivered or
+ *   suppressed), optimistic (+1) at first;
+ * - **finishing** (a lead's website read, its addresses verified: the page's `finish`): started in upstream
+ *   order, as many at once as `committed + ready + finishing × keep rate < requested` allows, so a job reads
+ *   about as many sites at once as it still needs leads and none it will not deliver; the worker's enricher
+ *   bounds them all together (its site budget and per-host politeness);
+ * - **commits**: what is ready is committed in time slices, one `commit_page` each: each
+ *   `GATHER_MS` after its first lead is ready and at most every `SLICE_MS`, at once when the slice
+ *   completes the job or nothing else is on its way.
+ *
+ * Which leads are delivered does not depend on timing: a ready lead is committed only when the leads before
+ * it in upstream order that may still be delivered (finishing, ready) leave it room, so the job delivers the
+ * first `requested` leads in upstream order that survive their filters. A slow site delays only its own lead
+ * (and, at the end of a job, the leads after it that need its place). A lead's `position` is its delivery
+ * order: within a slice upstream order, across slices the order they became ready.
+ *
+ * The resume cursor committed with a slice is that of the last page whose every lead is decided (committed,
+ * skipped or dropped), together with the slice's leads: a worker that dies loses at most the leads in flight,
+ * and the one that resumes reads the pages after that cursor again, their committed leads skipped by the
+ * result set's dedup key, so nothing is delivered or billed twice.
+ */
+
+/** a slice is committed this long after its first lead is ready, so the leads ready in the same instant share its transaction */
+const GATHER_MS = 40;
+/** later slices: at most one transaction per job this often while leads keep arriving */
+export const SLICE_MS = 300;
+/** finishes in flight per job (the worker's enricher bounds every job's together) */
+const MAX_FINISHING = 100;
+
+export interface SliceReport {
+  slice: number;
+  leads: number;
+  deliveredCount: number;
+  requestedCount: number;
+}
+
+type LeadState = 'waiting' | 'finishing' | 'ready' | 'decided';
+
+interface Candidate {
+  row: ProviderLead;
+  page: PageEntry;
+  finish: LeadFinisher | undefined;
+  state: LeadState;
+}
+
+interface PageEntry {
+  cursor: string | null;
+  /** leads of the page not decided yet */
+  open: number;
+}
+
+/** The pipeline's own end: aborts what is still in flight (a page, finishes) once the job has what it needs. */
+class PipelineDone extends Error {
+  constructor() {
+    super('the job has what it needs');
+  }
+}
+
+export interface PipelineInput {
+  provider: LeadProvider;
+  db: Database;
+  record: JobRecord;
+  /** updated with each commit: what the settlement is decided from */
+  basis: SettlementBasis;
+  signal: AbortSignal;
+  deadline: number;
+  onSlice: (report: SliceReport) => void;
+}
+
+export async function collectLeads(input: PipelineInput): Promise<JobOutcome> {
+  const { record, deadline } = input;
+  if (record.deliveredCount >= record.requestedCount) return { kind: 'finished' };
+  if (Date.now() >= deadline) return { kind: 'error', reason: 'timeout' };
+  return new LeadPipeline(input).run();
+}
+
+class LeadPipeline {
+  private readonly requested: number;
+  private committed: number;
+  private cursor: string | null;
+  private readonly candidates: Candidate[] = [];
+  private readonly pages: PageEntry[] = [];
+  /** candidates before this index are decided; pages before this index are fully decided */
+  private firstOpen = 0;
+  private firstOpenPage = 0;
+  private nextToStart = 0;
+  private finishing = 0;
+  private ready = 0;
+  /** when the oldest lead waiting for the next slice became ready */
+  private sliceOpenedAt: number | null = null;
+  private lastCommitAt: number | null = null;
+  private kept = 0;
+  private dropped = 0;
+  private fetching = false;
+  private exhausted = false;
+  private failure: { error: unknown } | null = null;
+  private slices = 0;
+  private withMatches = false;
+  private waker: (() => void) | null = null;
+  private readonly inner = new AbortController();
+  private readonly pageIterator: AsyncIterator<ProviderPage>;
+
+  constructor(private readonly input: PipelineInput) {
+    this.requested = input.record.requestedCount;
+    this.committed = input.record.deliveredCount;
+    this.cursor = input.record.cursor;
+    const onAbort = () => this.inner.abort(input.signal.reason);
+    if (input.signal.aborted) this.inner.abort(input.signal.reason);
+    else input.signal.addEventListener('abort', onAbort, { once: true });
+    this.inner.signal.addEventListener('abort', () => this.wake(), { once: true });
+    this.pageIterator = input.provider
+      .search(input.record.request, { signal: this.inner.signal, cursor: input.record.cursor, deadline: input.deadline })
+      [Symbol.asyncIterator]();
+  }
+
+  async run(): Promise<JobOutcome> {
+    try {
+      for (;;) {
+        if (this.input.signal.aborted) throw this.input.signal.reason;
+        if (this.committed >= this.requested) return { kind: 'finished' };
+        // After a failure (a page, or a lead's finish, failed) no page is asked for, but the leads already listed are
+        // still finished and committed as far as they go: the job ends PARTIAL with them.
+        this.startFinishes();
+        if (!this.failure) this.askForPage();
+        const slice = this.eligible();
+        const outstanding = this.finishing > 0 || this.fetching;
+        if (slice.length === 0 && !outstanding) {
+          // Nothing in flight and nothing to commit: the source ran dry, or a page or a lead failed.
+          if (this.failure) throw this.failure.error;
+          return { kind: 'finished' };
+        }
+        if (slice.length > 0) {
+          const due = this.commitDue(slice.length, outstanding);
+          if (due <= Date.now()) {
+            if ((await this.commit(slice)) === 'stopped') return { kind: 'cancelled' };
+            continue;
+          }
+          await this.sleep(due - Date.now());
+        } else await this.sleep(Infinity);
+      }
+    } finally {
+      this.inner.abort(new PipelineDone());
+      // Not awaited: a page still in flight ends with the abort, and nothing waits for it.
+      this.pageIterator.return?.(undefined).catch(() => undefined);
+    }
+  }
+
+  /** How many of the decided leads were kept, optimistic at first (+1 each side). */
+  private keepRate(): number {
+    return (this.kept + 1) / (this.kept + this.dropped + 1);
+  }
+
+  private startFinishes(): void {
+    const keep = this.keepRate();
+    while (this.nextToStart < this.candidates.length && this.finishing < MAX_FINISHING) {
+      if (this.committed + this.ready + this.finishing * keep >= this.requested) return;
+      const candidate = this.candidates[this.nextToStart++]!;
+      if (candidate.finish === undefined) {
+        this.becomeReady(candidate);
+        continue;
+      }
+      candidate.state = 'finishing';
+      this.finishing += 1;
+      const finish = candidate.finish;
+      finish(candidate.row, this.inner.signal).then(
+        (keepIt) => {
+          this.finishing -= 1;
+          if (keepIt) this.becomeReady(candidate);
+          else {
+            this.dropped += 1;
+            this.decide(candidate);
+          }
+          this.wake();
+        },
+        (error: unknown) => {
+          this.finishing -= 1;
+          // never started again (nextToStart has moved on), and nothing after it is committed in its place
+          candidate.state = 'waiting';
+          if (!this.inner.signal.aborted) this.failure ??= { error };
+          this.wake();
+        },
+      );
+    }
+  }
+
+  private becomeReady(candidate: Candidate): void {
+    candidate.state = 'ready';
+    this.ready += 1;
+    this.sliceOpenedAt ??= Date.now();
+  }
+
+  private askForPage(): void {
+    if (this.fetching || this.exhausted) return;
+    const inFlight = this.candidates.length - this.nextToStart + this.finishing;
+    if (this.committed + this.ready + inFlight * this.keepRate() >= this.requested) return;
+    this.fetching = true;
+    this.pageIterator.next().then(
+      (step) => {
+        this.fetching = false;
+        if (step.done) this.exhausted = true;
+        else {
+          const page: PageEntry = { cursor: step.value.cursor, open: step.value.leads.length };
+          this.pages.push(page);
+          for (const row of step.value.leads) this.candidates.push({ row, page, finish: step.value.finish, state: 'waiting' });
+          this.advanceCursor();
+        }
+        this.wake();
+      },
+      (error: unknown) => {
+        this.fetching = false;
+        if (!this.inner.signal.aborted) this.failure ??= { error };
+        this.wake();
+      },
+    );
+  }
+
+  /**
+   * The ready leads that may be committed now, in upstream order: each needs a place that the leads before it
+   * which may still be delivered (finishing or ready) leave, so what is delivered never depends on timing.
+   */
+  private eligible(): Candidate[] {
+    let room = this.requested - this.committed;
+    const slice: Candidate[] = [];
+    for (let i = this.firstOpen; i < this.candidates.length && room > 0; i++) {
+      const candidate = this.candidates[i]!;
+      if (candidate.state === 'ready') {
+        slice.push(candidate);
+        room -= 1;
+      } else if (candidate.state === 'finishing') room -= 1;
+      else if (candidate.state === 'waiting') break; // started in order: nothing after it has started
+    }
+    return slice;
+  }
+
+  private commitDue(size: number, outstanding: boolean): number {
+    // The job's last slice, or nothing else on its way: at once.
+    if (this.committed + size >= this.requested || !outstanding) return Date.now();
+    // A slice gathers what is ready within GATHER_MS of its first lead (the leads of one page verified in one
+    // instant share a transaction), and comes at most every SLICE_MS.
+    const gathered = (this.sliceOpenedAt ?? Date.now()) + GATHER_MS;
+    return this.lastCommitAt === null ? gathered : Math.max(gathered, this.lastCommitAt + SLICE_MS);
+  }
+
+  private async commit(slice: Candidate[]): Promise<'committed' | 'stopped'> {
+    const { db, record, basis } = this.input;
+    // The slice's leads are decided before the cursor is chosen: it may then move past their pages.
+    for (const candidate of slice) {
+      this.ready -= 1;
+      this.decide(candidate);
+    }
+    const rows = slice.map((candidate) => candidate.row);
+    const cursor = this.cursor;
+    const matched = () => rows.map((item) => ({ ...item, matches: suppressionKeysOf(item.lead, record.request.state) }));
+    // Each lead's domains, emails and phones are read only once the account is known to keep a suppression
+    // list (the first commit says so, writing nothing, and is sent again).
+    let result = await commitPage(db, record.id, this.withMatches ? matched() : rows, cursor);
+    if (result.kind === 'needs_matches') {
+      this.withMatches = true;
+      result = await commitPage(db, record.id, matched(), cursor);
+    }
+    this.lastCommitAt = Date.now();
+    this.sliceOpenedAt = this.ready > 0 ? this.lastCommitAt : null;
+    if (result.kind === 'stopped') return 'stopped';
+    if (result.kind === 'needs_matches') throw new Error('page commit asked for suppression matches twice');
+    const added = result.deliveredCount - this.committed;
+    this.kept += added;
+    this.dropped += slice.length - added;
+    if (added > 0) {
+      metrics.leadsDelivered.inc({ source: record.source }, added);
+      if (this.committed === 0 && basis.deliveredCount === 0)
+        metrics.timeToFirstLead.observe({ source: record.source }, (Date.now() - record.createdAt.getTime()) / 1000);
+    }
+    this.committed = result.deliveredCount;
+    basis.deliveredCount = result.deliveredCount;
+    this.slices += 1;
+    this.input.onSlice({ slice: this.slices, leads: added, deliveredCount: result.deliveredCount, requestedCount: result.requestedCount });
+    return 'committed';
+  }
+
+  private decide(candidate: Candidate): void {
+    candidate.state = 'decided';
+    candidate.page.open -= 1;
+    while (this.firstOpen < this.candidates.length && this.candidates[this.firstOpen]!.state === 'decided') this.firstOpen += 1;
+    this.advanceCursor();
+  }
+
+  /** The resume cursor: that of the last page whose every lead is decided, and all before it. */
+  private advanceCursor(): void {
+    while (this.firstOpenPage < this.pages.length && this.pages[this.firstOpenPage]!.open === 0) {
+      this.cursor = this.pages[this.firstOpenPage]!.cursor;
+      this.firstOpenPage += 1;
+    }
+  }
+
+  private wake(): void {
+    const waker = this.waker;
+    this.waker = null;
+    waker?.();
+  }
+
+  /** Until something changes (a page, a finished lead, an abort) or `ms` pass. */
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = Number.isFinite(ms) ? setTimeout(() => this.wake(), Math.max(0, ms)) : null;
+      this.waker = () => {
+        if (timer) clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+}

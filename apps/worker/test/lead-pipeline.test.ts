@@ -1,0 +1,202 @@
+import { findJob } from '@leadgen/db';
+import type { Lead } from '@leadgen/domain';
+import type { LeadProvider, ProviderLead } from '@leadgen/providers';
+import { jobEventPublisher, producerConnection, redisKeys, closeRedis, type Job, type QueuePayloads } from '@leadgen/queue';
+import { generate, startWorld, type TestWorld } from '../../../test/harness';
+import { buildAccount, type TestAccount } from '../../../test/factories';
+import { createLeadJobHandler } from '../src/process-lead-job';
+
+/**
+ * The pipeline of decision 037 (apps/worker/src/lead-pipeline.ts) through the real handler, PostgreSQL and
+ * commit_page, with a scripted provider: pages that take a set time, and leads whose finish (website,
+ * verification) takes a set time, drops the lead, or hangs until the job stops.
+ */
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
+  });
+
+function lead(key: string): ProviderLead {
+  const record: Lead = {
+    source: 'google_maps',
+    businessName: `Business ${key}`,
+    email: null,
+    phone: null,
+    address: null,
+    website: null,
+    reviewScore: null,
+    categories: [],
+    socialProfiles: { facebook: null, instagram: null, linkedin: null },
+  } as unknown as Lead;
+  return { dedupKey: key, lead: record };
+}
+
+type Finish = number | 'drop' | 'hang';
+
+interface Script {
+  pages: Array<{ delayMs: number; keys: string[] }>;
+  finish: (key: string) => Finish;
+}
+
+/** Records when each page was asked for and which leads were finished, and when each finish ended. */
+function scripted(script: Script) {
+  const asked: number[] = [];
+  const finished: string[] = [];
+  const started = Date.now();
+  const provider: LeadProvider<'google_maps'> = {
+    source: 'google_maps',
+    name: 'scripted',
+    async *search(_request, context) {
+      const from = context.cursor === null ? 0 : Number(context.cursor);
+      for (let p = from; p < script.pages.length; p++) {
+        asked.push(Date.now() - started);
+        await sleep(script.pages[p]!.delayMs, context.signal);
+        yield {
+          leads: script.pages[p]!.keys.map(lead),
+          cursor: p + 1 < script.pages.length ? String(p + 1) : null,
+          finish: async (row, signal) => {
+            finished.push(row.dedupKey);
+            const how = script.finish(row.dedupKey);
+            if (how === 'drop') return false;
+            if (how === 'hang') await new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
+            else await sleep(how, signal);
+            return true;
+          },
+        };
+      }
+    },
+  };
+  return { provider, asked, finished };
+}
+
+const keys = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
+
+describe('a job pipelined as its upstreams allow', () => {
+  let world: TestWorld;
+  let connection: ReturnType<typeof producerConnection>;
+  let account: TestAccount;
+  beforeAll(async () => {
+    world = await startWorld({ worker: false });
+    connection = producerConnection(world.config.redis);
+    account = await buildAccount(world.db, { credits: 100_000 });
+  });
+  afterAll(async () => {
+    await closeRedis(connection);
+    await world.close();
+  });
+
+  const entry = (jobId: string) =>
+    ({
+      data: { jobId, accountId: account.accountId, source: 'google_maps' },
+      attemptsMade: 0,
+      opts: { attempts: 5 },
+      log: async () => 0,
+      updateProgress: async () => undefined,
+    }) as unknown as Job<QueuePayloads['google_maps']>;
+
+  async function run(provider: LeadProvider<'google_maps'>, maxResults: number, signal = new AbortController().signal) {
+    const res = await generate(world, account, { category: 'dentist', state: 'US', maxResults }, { Prefer: 'respond-async' });
+    const jobId = res.body.jobId as string;
+    const handler = createLeadJobHandler(provider, {
+      config: world.config,
+      db: world.db,
+      lifecycle: { ...world.api.deps.lifecycle, events: jobEventPublisher(connection, redisKeys(world.config.redis)) },
+    });
+    const done = handler(entry(jobId), 'token', signal);
+    return { jobId, done, handler };
+  }
+
+  const leadsOf = async (jobId: string) =>
+    (await world.db.lead.findMany({ where: { jobId }, orderBy: { position: 'asc' } })).map((l) => l.dedupKey);
+
+  it('when the job needs more than a page, then the next page is asked for while the first is finished, and no page or site beyond what it needs', async () => {
+    const { provider, asked, finished } = scripted({
+      pages: [0, 1, 2, 3].map((p) => ({ delayMs: 200, keys: keys(`p${p}-`, 10) })),
+      finish: () => 600,
+    });
+    const { jobId, done } = await run(provider, 25);
+    await done;
+    // Page 2 is asked for as page 1 answers (200 ms), not after its leads' 600 ms; page 3 as page 2 answers.
+    expect(asked).toHaveLength(3);
+    expect(asked[1]! - asked[0]!).toBeLessThan(450);
+    expect(asked[2]! - asked[0]!).toBeLessThan(700);
+    // Only the 25 leads the job needs are finished (no drops: the keep rate stays 1).
+    expect(finished).toHaveLength(25);
+    expect(await findJob(world.db, jobId)).toMatchObject({ status: 'COMPLETE', deliveredCount: 25, creditsCharged: 50 });
+    expect(new Set(await leadsOf(jobId))).toEqual(new Set([...keys('p0-', 10), ...keys('p1-', 10), ...keys('p2-', 5)]));
+  });
+
+  it('when one site is slow, then the leads ready before it are readable at once and it delays only its own lead', async () => {
+    const { provider } = scripted({
+      pages: [{ delayMs: 0, keys: keys('s', 10) }],
+      finish: (key) => (key === 's2' ? 1_500 : 50),
+    });
+    const started = Date.now();
+    const { jobId, done } = await run(provider, 10);
+    // Polled as a client would: nine leads committed long before the slow site answers.
+    let early: number | undefined;
+    while (Date.now() - started < 1_200) {
+      early = (await findJob(world.db, jobId))?.deliveredCount;
+      if (early === 9) break;
+      await sleep(25);
+    }
+    expect(early).toBe(9);
+    await done;
+    const order = await leadsOf(jobId);
+    // Delivery order: the nine in upstream order, then the slow one (position is the order of delivery).
+    expect(order).toEqual(['s0', 's1', 's3', 's4', 's5', 's6', 's7', 's8', 's9', 's2']);
+    expect(await findJob(world.db, jobId)).toMatchObject({ status: 'COMPLETE', deliveredCount: 10 });
+  });
+
+  it('when leads are dropped and an early one is slow, then the job delivers the first survivors in upstream order, whatever their timing', async () => {
+    const { provider, finished } = scripted({
+      pages: [
+        { delayMs: 0, keys: keys('d', 6) },
+        { delayMs: 100, keys: keys('e', 6) },
+      ],
+      finish: (key) => (key === 'd1' || key === 'd3' ? 'drop' : key === 'd0' ? 600 : 20),
+    });
+    const { jobId, done } = await run(provider, 5);
+    await done;
+    // d0 is slow, yet the later e-leads that finished first never take its place.
+    expect(new Set(await leadsOf(jobId))).toEqual(new Set(['d0', 'd2', 'd4', 'd5', 'e0']));
+    expect(finished).not.toContain('e5');
+    expect(await findJob(world.db, jobId)).toMatchObject({ status: 'COMPLETE', deliveredCount: 5, creditsCharged: 10 });
+  });
+
+  it('when the worker stops while an early lead hangs, then the cursor stays before its page, and the next worker delivers and bills each lead once', async () => {
+    const pages = [
+      { delayMs: 0, keys: keys('a', 5) },
+      { delayMs: 50, keys: keys('b', 5) },
+      { delayMs: 50, keys: keys('c', 5) },
+    ];
+    const first = scripted({ pages, finish: (key) => (key === 'a0' ? 'hang' : 10) });
+    const stop = new AbortController();
+    const { jobId, done } = await run(first.provider, 12, stop.signal);
+    // Wait until everything but a0 is committed, then stop the worker as a crash would leave it (not settled).
+    const started = Date.now();
+    while ((await findJob(world.db, jobId))!.deliveredCount < 11 && Date.now() - started < 5_000) await sleep(25);
+    stop.abort('cancelled');
+    await done;
+    const stopped = (await findJob(world.db, jobId))!;
+    expect(stopped).toMatchObject({ status: 'running', deliveredCount: 11, cursor: null });
+
+    // The next worker reads every page again: the committed leads are skipped, a0 and one more are delivered.
+    const second = scripted({ pages, finish: () => 10 });
+    const handler = createLeadJobHandler(second.provider, {
+      config: world.config,
+      db: world.db,
+      lifecycle: { ...world.api.deps.lifecycle, events: jobEventPublisher(connection, redisKeys(world.config.redis)) },
+    });
+    await handler(entry(jobId), 'token', new AbortController().signal);
+    const leads = await leadsOf(jobId);
+    expect(leads).toHaveLength(12);
+    expect(new Set(leads).size).toBe(12);
+    expect(leads).toContain('a0');
+    expect(await findJob(world.db, jobId)).toMatchObject({ status: 'COMPLETE', deliveredCount: 12, creditsCharged: 24 });
+    const ledger = await world.db.ledgerEntry.findMany({ where: { jobId, kind: 'charge' } });
+    expect(ledger.map((e) => e.amount)).toEqual([24]);
+  });
+});
