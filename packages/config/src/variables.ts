@@ -225,7 +225,7 @@ export const DECLARATION = {
     publicBaseUrl: optional(
       'PUBLIC_BASE_URL',
       httpUrl().replace(/\/+$/, ''),
-      'absolute base for `pollUrl` and `Location` (relative paths when unset)',
+      'absolute base for `pollUrl` and `Location` (relative paths when unset), and of the link an email objection mails (none is mailed when unset)',
     ),
     bodyLimitBytes: JSON_BODY_LIMIT_BYTES,
     trustProxy: variable(

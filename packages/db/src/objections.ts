@@ -134,6 +134,17 @@ export async function claimConfirmedObjection(db: Database, leaseMs: number): Pr
   return rows[0] ? fromRow(rows[0]) : null;
 }
 
+/**
+ * Deletes the email and domain objections never proven whose link or token expired: an unproven request keeps
+ * a value nobody showed to be theirs, so it goes once it can no longer be confirmed. A phone's waits for the operator.
+ */
+export async function purgeExpiredObjections(db: Database): Promise<number> {
+  const { rowCount } = await db.sql.query(
+    `DELETE FROM objections WHERE status = 'pending' AND kind <> 'phone'::"SuppressionKind" AND expires_at < now()`,
+  );
+  return rowCount ?? 0;
+}
+
 export async function markObjectionApplied(db: Database, id: string, outcome: { leadsErased: number; accountsNoticed: number }) {
   await db.sql.query(
     `UPDATE objections SET status = 'applied', applied_at = now(), applying_until = NULL, leads_erased = $2, accounts_noticed = $3
@@ -205,9 +216,16 @@ export async function recordObjectionNotices(
     for (const holder of holders) {
       const { rows } = await client.query<NoticeRow>(
         `INSERT INTO objection_notices (objection_id, account_id, kind, value, identifiers, job_ids)
-         VALUES ($1, $2, $3::"SuppressionKind", $4, $5::jsonb, $6::text[]) ON CONFLICT (objection_id, account_id) DO NOTHING
+         VALUES ($1, $2, $3::"SuppressionKind", $4, $5::jsonb, $6::jsonb) ON CONFLICT (objection_id, account_id) DO NOTHING
          RETURNING id, objection_id, account_id, kind::text AS kind, value, identifiers, job_ids, created_at`,
-        [objection.id, holder.accountId, objection.kind, objection.value, JSON.stringify(holder.identifiers), holder.jobIds],
+        [
+          objection.id,
+          holder.accountId,
+          objection.kind,
+          objection.value,
+          JSON.stringify(holder.identifiers),
+          JSON.stringify(holder.jobIds),
+        ],
       );
       const notice = rows[0] ? noticeFromRow(rows[0]) : null;
       if (!notice) continue;

@@ -38,7 +38,8 @@ CREATE TABLE "objection_notices" (
   "value" TEXT NOT NULL,
   -- { emails, phones, domains }: the values of the subject found in this account's leads
   "identifiers" JSONB NOT NULL,
-  "job_ids" TEXT[] NOT NULL,
+  -- the account's jobs that delivered the subject, a JSON array of ids
+  "job_ids" JSONB NOT NULL,
   "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
   CONSTRAINT "objection_notices_pkey" PRIMARY KEY ("id"),
   CONSTRAINT "objection_notices_objection_id_fkey" FOREIGN KEY ("objection_id") REFERENCES "objections"("id") ON DELETE CASCADE ON UPDATE CASCADE,

@@ -2,6 +2,7 @@ import {
   claimConfirmedObjection,
   eraseSubject,
   markObjectionApplied,
+  purgeExpiredObjections,
   recordAuditEvent,
   recordObjectionNotices,
   subjectHolders,
@@ -21,6 +22,8 @@ import { startPeriodicSweep, type PeriodicSweep } from '../periodic-sweep';
 export const OBJECTION_SWEEP_MS = 5_000;
 /** How long one worker holds an objection it applies; past it (the worker died) another takes it again. */
 const APPLY_LEASE_MS = 5 * 60_000;
+/** How often a worker deletes the unproven objections whose link or token expired. */
+const PURGE_EVERY_MS = 3_600_000;
 
 export interface ObjectionSweepDependencies {
   db: Database;
@@ -80,7 +83,13 @@ export async function applyObjection(deps: ObjectionSweepDependencies, objection
 
 /** Every worker that delivers webhooks (it holds the secrets' key) applies the confirmed objections, one at a time. */
 export function startObjectionSweep(deps: ObjectionSweepDependencies, periodMs = OBJECTION_SWEEP_MS): PeriodicSweep {
+  let purgedAt = 0;
   return startPeriodicSweep('objection sweep', periodMs, async () => {
+    if (Date.now() - purgedAt > PURGE_EVERY_MS) {
+      purgedAt = Date.now();
+      const purged = await purgeExpiredObjections(deps.db);
+      if (purged > 0) logger.info('expired objections deleted', { purged });
+    }
     for (;;) {
       const objection = await claimConfirmedObjection(deps.db, APPLY_LEASE_MS);
       if (!objection) return;
