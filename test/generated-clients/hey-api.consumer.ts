@@ -45,6 +45,10 @@ ok('getLinkedinCountries', await sdk.getLinkedinCountries());
 ok('getTariffs', await sdk.getTariffs());
 const shopifyPaths: string[] = ok('getShopifyCategories', await sdk.getShopifyCategories()).categories.map((c) => c.path);
 if (!shopifyPaths.includes('/Home & Garden')) throw new Error('getShopifyCategories: no /Home & Garden');
+const objection = ok('requestObjection', await sdk.requestObjection({ body: { domain: 'consumer-objection.example' } }));
+const objectionId: string = objection.kind === 'domain' ? objection.objectionId : '';
+status('verifyObjection', await sdk.verifyObjection({ path: { id: objectionId } }));
+const noticed: string[] = ok('listObjectionNotices', await sdk.listObjectionNotices({ query: { limit: 10 } })).items.flatMap((n) => n.identifiers.emails);
 ok('health', await sdk.health());
 ok('ready', await sdk.ready());
 const document = ok('getOpenApi', await sdk.getOpenApi());
@@ -98,6 +102,6 @@ status('deleteMonitor', await sdk.deleteMonitor({ path: { id: monitorId } }));
 console.log(
   JSON.stringify({
     statuses,
-    seen: { delivered, listed: jobs.items.length, csvLines: csv.trimEnd().split('\r\n').length, leads: leads.items.length, available: account.credits.available >= 0, audited: audit.items.map((event) => event.action), version: document.openapi, runs: runs.items.length },
+    seen: { delivered, listed: jobs.items.length, csvLines: csv.trimEnd().split('\r\n').length, leads: leads.items.length, available: account.credits.available >= 0, audited: audit.items.map((event) => event.action), version: document.openapi, runs: runs.items.length, noticed: noticed.length },
   }),
 );

@@ -73,6 +73,12 @@ const shopify = ok('getShopifyCategories', await client.GET('/api/v1/meta/shopif
 if (!shopify.categories.some((category) => category.path === '/Home & Garden' && typeof category.confirmed === 'boolean')) {
   throw new Error('getShopifyCategories: no /Home & Garden');
 }
+// An objection (no key needed): a domain waits for its token, which the check does not find yet (409).
+const objection = ok('requestObjection', await client.POST('/api/v1/privacy/objections', { body: { domain: 'consumer-objection.example' } }));
+const objectionId: string = objection.kind === 'domain' ? objection.objectionId : '';
+status('verifyObjection', await client.POST('/api/v1/privacy/objections/{id}/verify', { params: { path: { id: objectionId } } }));
+const notices = ok('listObjectionNotices', await client.GET('/api/v1/privacy/objections', { params: { query: { limit: 10 } } }));
+const noticed: string[] = notices.items.flatMap((notice) => notice.identifiers.emails);
 const health = ok('health', await client.GET('/healthz'));
 const ready = ok('ready', await client.GET('/readyz'));
 const document = ok('getOpenApi', await client.GET('/api/v1/openapi.json'));
@@ -147,6 +153,7 @@ console.log(
       allCsvLines: allCsv.trimEnd().split('\r\n').length,
       available: available >= 0,
       domains,
+      noticed: noticed.length,
       audited,
       countries: countries.countries.length > 0,
       perItem: perItem > 0,

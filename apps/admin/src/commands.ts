@@ -13,6 +13,8 @@ import {
   issueApiKey,
   revokeKey,
   eraseSubject,
+  confirmObjection,
+  listObjections,
   recordAuditEvent,
   listAuditEvents,
   OPERATOR,
@@ -22,7 +24,15 @@ import {
 } from '@leadgen/db';
 import { cancelJob, type Lifecycle } from '@leadgen/commands';
 import { waitUntilConnected } from '@leadgen/queue';
-import { decideMonitorChange, isTerminal, normalizeSuppression, type SubjectKind } from '@leadgen/domain';
+import {
+  decideMonitorChange,
+  isTerminal,
+  normalizeSuppression,
+  OBJECTION_ID_PATTERN,
+  OBJECTION_STATUSES,
+  type ObjectionStatus,
+  type SubjectKind,
+} from '@leadgen/domain';
 import type { JobProducer, WebhookProducer } from '@leadgen/queue';
 import { deleteAccountEverywhere } from './account-deletion';
 
@@ -66,6 +76,8 @@ export const USAGE = `usage: npx leadgen-admin <command> [options] [--json | --t
   job:cancel --job ID                         cancel a queued or running job, as its owner's DELETE does
   audit:show [--account ID] [--action A] [--limit N]   the audit trail, newest first (every account's without --account)
   subject:erase --email X | --phone X | --domain X | --linkedin-url X   delete every stored lead holding it, in every account, and never collect or deliver it again
+  objection:list [--status S] [--limit N]     objections by the people in the leads, newest first: pending, confirmed (being applied), applied (S: one of them)
+  objection:confirm --id OBJ_ID               confirm a pending objection (a phone's: call the number first); the workers apply it within a minute
   monitor:list [--account ID] [--limit N]     monitors, newest first: schedule, next run, last run, why paused (every account's without --account)
   monitor:pause --monitor ID                  pause a monitor (reason operator); its owner resumes it with PATCH { enabled: true }
   secrets:rotate                              re-seal every webhook secret under the first SECRETS_ENCRYPTION_KEY key (then the older keys can go)
@@ -346,6 +358,52 @@ export async function runCommand(argv: string[], services: Services): Promise<Re
           requestId: e.requestId,
           summary: JSON.stringify(e.summary),
         })),
+      };
+    }
+    case 'objection:list': {
+      const flags = parseFlags(args, ['status', 'limit']);
+      const limit = flags.has('limit') ? credits(flags, 'limit') : 50;
+      if (limit < 1 || limit > 10_000) throw new UsageError('--limit must be 1 to 10000');
+      const status = flags.get('status');
+      if (status !== undefined && !(OBJECTION_STATUSES as readonly string[]).includes(status))
+        throw new UsageError(`--status must be one of ${OBJECTION_STATUSES.join(', ')}`);
+      const db = await database();
+      const rows = await listObjections(db, { status: status as ObjectionStatus | undefined, limit });
+      return {
+        rows: rows.map((o) => ({
+          id: o.id,
+          kind: o.kind,
+          value: o.value,
+          status: o.status,
+          proof: o.confirmedBy,
+          requestedAt: o.createdAt.toISOString(),
+          expiresAt: o.expiresAt.toISOString(),
+          confirmedAt: o.confirmedAt?.toISOString() ?? null,
+          appliedAt: o.appliedAt?.toISOString() ?? null,
+          leadsErased: o.leadsErased,
+          accountsNoticed: o.accountsNoticed,
+        })),
+      };
+    }
+    case 'objection:confirm': {
+      const flags = parseFlags(args, ['id']);
+      const id = required(flags, 'id');
+      if (!OBJECTION_ID_PATTERN.test(id)) throw new UsageError('--id must be an objection id (obj_...)');
+      const db = await database();
+      const objection = await confirmObjection(db, id, 'operator');
+      if (!objection)
+        throw new UsageError(`admin: no pending objection ${id}: npm run admin -- objection:list --status pending shows them`, 1);
+      await recordAuditEvent(db, {
+        accountId: null,
+        action: 'objection.confirmed',
+        summary: { objectionId: id, kind: objection.kind, proof: 'operator' },
+        ...OPERATOR,
+      });
+      return {
+        objectionId: id,
+        kind: objection.kind,
+        status: objection.status,
+        appliedWithin: 'a minute, by the workers that deliver webhooks',
       };
     }
     case 'subject:erase': {

@@ -1,5 +1,5 @@
 import express, { type RequestHandler } from 'express';
-import { errors } from '@leadgen/domain';
+import { errors, OBJECTION_PAGE_PATH } from '@leadgen/domain';
 import type { ApiDependencies } from './dependencies';
 import { accessLog, rememberRouteBase, type RequestObserver } from './http/access-log';
 import { keyAuthenticator } from './http/authenticate';
@@ -14,6 +14,7 @@ import { allowsPlainHttp } from './use-cases/webhook-target-check';
 import { securityHeaders } from './http/security-headers';
 import { docsRouter } from './openapi/openapi-route';
 import { ENDPOINTS } from './routes/endpoints';
+import { objectionConfirmationPage } from './routes/privacy/confirmation-page-route';
 
 export interface AppOptions {
   isShuttingDown?: () => boolean;
@@ -61,6 +62,8 @@ export function createApp(deps: ApiDependencies, options: AppOptions = {}): expr
   );
   app.use('/api/v1', v1);
   app.use('/docs', docsRouter());
+  // The page an objection's confirmation mail links to: HTML for a person, not an API operation (decision 042).
+  app.use(OBJECTION_PAGE_PATH, objectionConfirmationPage(deps));
 
   for (const { path, handler } of options.extraRouters ?? []) app.use(path, rememberRouteBase, handler);
 

@@ -4,6 +4,7 @@ import type { Database } from '@leadgen/db';
 import type { JobProducer, MonitorAlarms, RedisClient, WebhookProducer } from '@leadgen/queue';
 import type { JobWaiters } from './job-waiters';
 import type { TerminalBodies } from './terminal-bodies';
+import type { ObjectionServices } from './use-cases/objections';
 
 /** Everything a route or use case needs, built once in start-api.ts (or by a test) and passed down. */
 export interface ApiDependencies {
@@ -20,4 +21,6 @@ export interface ApiDependencies {
   lifecycle: Lifecycle;
   /** the monitors' alarm clock: a schedule change moves the alarm, a delete removes it (decision 022) */
   alarms: MonitorAlarms;
+  /** objections by the data subjects: the confirmation mailer and the domain check (decision 042) */
+  objections: ObjectionServices;
 }

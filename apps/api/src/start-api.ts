@@ -23,6 +23,8 @@ import { JobWaiters } from './job-waiters';
 import { TerminalBodies } from './terminal-bodies';
 import { BOARD_PATH, operatorBoard } from './operator-board';
 import { apiReadiness } from './readiness';
+import { createObjectionMailer } from './objection-mailer';
+import { createDomainControlCheck } from './use-cases/domain-control-check';
 
 export interface RunningApi {
   server: Server;
@@ -47,7 +49,10 @@ export async function startApi(config: Config): Promise<RunningApi> {
   const terminalBodies = new TerminalBodies(() => readErasureEpoch(db));
   const alarms = createMonitorAlarms(config.redis);
   const lifecycle = createLifecycle({ db, config, queue: producer, events: producer, webhooks });
-  const deps: ApiDependencies = { config, db, producer, redis, waiters, terminalBodies, webhooks, alarms, lifecycle };
+  const objections = { mailer: createObjectionMailer(config), domainCheck: createDomainControlCheck(config) };
+  if (!objections.mailer)
+    logger.warn('email objections send no confirmation link: set MAIL_URL and PUBLIC_BASE_URL (docs/data-protection.md)');
+  const deps: ApiDependencies = { config, db, producer, redis, waiters, terminalBodies, webhooks, alarms, lifecycle, objections };
 
   // While Redis is away the subscription is too; requests then wait out their time and read PostgreSQL.
   const subscription = subscribeJobEvents(config.redis, {

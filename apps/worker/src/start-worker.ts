@@ -11,6 +11,7 @@ import { createLeadConsumers } from './lead-consumers';
 import { startLeadRetentionSweep } from './lead-retention-sweep';
 import { startLostJobSweep } from './lost-job-sweep';
 import { startMonitorRuntime } from './monitors/monitor-runtime';
+import { startObjectionSweep } from './objections/objection-sweep';
 import type { HandlerDependencies } from './process-lead-job';
 import { startWebhookDelivery } from './webhooks/webhook-runtime';
 import { workerReadiness } from './worker-readiness';
@@ -100,10 +101,14 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
   const monitors = await startMonitorRuntime(config, lifecycle);
   // LEAD_RETENTION_DAYS: one worker of the fleet per hour deletes the leads past it (lead-retention-sweep.ts).
   const retention = startLeadRetentionSweep(db, queues, events, { days: config.leads.retentionDays });
+  // Confirmed objections (decision 042): applied by the workers that deliver webhooks, the ones holding the secrets' key.
+  const objections = config.webhooks.deliver
+    ? startObjectionSweep({ db, webhooks: webhooks.producer, events, noticeDays: config.objections.noticeDays })
+    : { stop: async () => undefined };
   const sweep = {
     stop: async () => {
       slots.stop();
-      await Promise.all([lostJobs.stop(), retention.stop()]);
+      await Promise.all([lostJobs.stop(), retention.stop(), objections.stop()]);
     },
   };
   logger.info('worker started', {

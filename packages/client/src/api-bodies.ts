@@ -86,3 +86,13 @@ export type BatchPage = operations['listBatches']['responses'][200]['content']['
 export type BatchJobPage = operations['listBatchJobs']['responses'][200]['content']['application/json'];
 /** A page of a batch's leads; `complete` is false while the batch runs. */
 export type BatchLeadPage = operations['getBatchLeads']['responses'][200]['content']['application/json'];
+/** What `privacy.object` sends: exactly one of email, domain, phone. */
+export type ObjectionRequest = Schemas['ObjectionRequest'];
+/** The 202 of an objection: pending proof (the same whether or not the service holds the subject). */
+export type ObjectionPending = Schemas['ObjectionPending'];
+/** A domain objection whose token was found. */
+export type ObjectionConfirmed = Schemas['ObjectionConfirmed'];
+/** A person the account received who objected (the data of `subject.objected`). */
+export type ObjectionNotice = Schemas['ObjectionNotice'];
+/** A page of `GET /api/v1/privacy/objections`; `nextCursor` is null on the last page. */
+export type ObjectionNoticePage = Schemas['ObjectionNoticePage'];

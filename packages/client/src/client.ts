@@ -1,5 +1,6 @@
 import type { AcceptedBody, AuditEventPage, GenerationRequest, JobBody, JobPage, LeadItem, TerminalJob } from './api-bodies.js';
 import { AccountApi, MetaApi, SuppressionsApi, type AuditEventFilter } from './account-api.js';
+import { PrivacyApi } from './privacy-api.js';
 import { CLIENT_VERSION, type HttpOptions, type RequestOptions } from './http.js';
 import { JobsApi, type GenerateOptions, type JobFilter } from './jobs-api.js';
 import { LeadsApi, type LeadFilter } from './leads-api.js';
@@ -31,7 +32,7 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 
 /**
  * The leadgen API, typed: one property per area (`jobs`, `leads`, `account`, `suppressions`,
- * `webhooks`, `monitors`, `meta`); every call takes an AbortSignal and a timeout, 429 and 503 are retried after
+ * `webhooks`, `monitors`, `meta`, `privacy`); every call takes an AbortSignal and a timeout, 429 and 503 are retried after
  * Retry-After, and every result and error carries the answer's `meta` (request id, rate limit, replayed).
  */
 export class LeadgenClient {
@@ -43,6 +44,7 @@ export class LeadgenClient {
   readonly webhooks: WebhooksApi;
   readonly monitors: MonitorsApi;
   readonly meta: MetaApi;
+  readonly privacy: PrivacyApi;
 
   constructor(options: ClientOptions) {
     const http: HttpOptions = {
@@ -62,6 +64,7 @@ export class LeadgenClient {
     this.webhooks = new WebhooksApi(http);
     this.monitors = new MonitorsApi(http);
     this.meta = new MetaApi(http);
+    this.privacy = new PrivacyApi(http);
   }
 
   // The first release's methods, kept working: each is its area's method under another name (README, "Migrating").

@@ -5,6 +5,7 @@ export { LeadsApi, type LeadFilter, type LeadSelection } from './leads-api.js';
 export { AccountApi, MetaApi, SuppressionsApi, type AuditEventFilter } from './account-api.js';
 export { WebhooksApi } from './webhooks-api.js';
 export { MonitorsApi } from './monitors-api.js';
+export { PrivacyApi } from './privacy-api.js';
 export { CLIENT_VERSION, type RequestOptions } from './http.js';
 export { OPERATION_METHODS } from './operations.js';
 export { LeadgenError, LeadgenTimeoutError, type ErrorProblem } from './problem-error.js';

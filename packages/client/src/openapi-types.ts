@@ -825,6 +825,53 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/privacy/objections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * People you received who objected to direct marketing, newest first (the feed of subject.objected)
+         * @description Each notice names a person who objected and proved it, with only the identifiers your own leads held and the jobs that delivered them. Their stored copies are already erased and no job delivers them again; remove them from your systems within the legal delay (docs/data-protection.md).
+         */
+        get: operations["listObjectionNotices"];
+        put?: never;
+        /**
+         * Object to direct marketing with an email address, a domain or a phone (no key)
+         * @description Starts an objection; nothing changes until control is proven: an email address receives a single-use link (at most one mail an hour), a domain publishes the returned token in DNS or under /.well-known/, a phone is confirmed by an operator. The answer and its timing are the same whether or not the service holds the subject. At most 10 requests an hour per client network, and 5 per subject.
+         */
+        post: operations["requestObjection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/privacy/objections/{id}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The objection (obj_…) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Checks a domain objection's token in the domain's DNS and on its website
+         * @description Looks for the TXT record `_leadgen-objection.<domain>` holding `leadgen-objection=<token>`, or `http://<domain>/.well-known/leadgen-objection.txt` holding the token (as certificate authorities check control). Found: the objection is confirmed and applied within a minute. Counted in the client network's hourly window.
+         */
+        post: operations["verifyObjection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/meta/linkedin-countries": {
         parameters: {
             query?: never;
@@ -1181,6 +1228,26 @@ export interface webhooks {
          * @description Sent to the monitor's webhookUrl (and endpoints subscribed to monitor.paused) when the service pauses a monitor: the account could not cover a run, or MONITOR_PAUSE_AFTER_FAILURES runs in a row FAILED.
          */
         post: operations["event_monitor_paused"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "subject.objected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A person you received objected to direct marketing
+         * @description Sent to every enabled endpoint of each account that received the person in the last OBJECTION_NOTICE_DAYS (whatever the endpoint subscribes to: it is a legal notice), and to the `webhookUrl` of the jobs that delivered them. Remove or suppress the identifiers in your systems within the legal delay (GDPR art. 21: at once for direct marketing; CAN-SPAM: 10 business days). GET /api/v1/privacy/objections lists the same notices.
+         */
+        post: operations["event_subject_objected"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1930,7 +1997,7 @@ export interface components {
              * @description The event sent
              * @enum {string}
              */
-            eventType: "job.completed" | "job.partial" | "job.empty" | "job.failed" | "job.cancelled" | "batch.completed" | "batch.partial" | "batch.empty" | "batch.failed" | "batch.cancelled" | "monitor.paused" | "ping";
+            eventType: "job.completed" | "job.partial" | "job.empty" | "job.failed" | "job.cancelled" | "batch.completed" | "batch.partial" | "batch.empty" | "batch.failed" | "batch.cancelled" | "monitor.paused" | "ping" | "subject.objected";
             /** @description null: the job's own `webhookUrl` */
             endpointId: string | null;
             /** @description The job the event is about (null for a ping) */
@@ -2049,8 +2116,8 @@ export interface components {
              * @description what was done (docs/data-protection.md lists when each is recorded)
              * @enum {string}
              */
-            action: "key.created" | "key.revoked" | "webhook_endpoint.created" | "webhook_endpoint.changed" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_default_secret.rotated" | "suppressions.changed" | "leads.exported" | "monitor.created" | "monitor.changed" | "monitor.paused" | "monitor.resumed" | "monitor.deleted" | "monitor.run_requested" | "subject.erased" | "account.deleted";
-            /** @description the API key id (key_…) that did it, or `operator` (the admin CLI) */
+            action: "key.created" | "key.revoked" | "webhook_endpoint.created" | "webhook_endpoint.changed" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_default_secret.rotated" | "suppressions.changed" | "leads.exported" | "monitor.created" | "monitor.changed" | "monitor.paused" | "monitor.resumed" | "monitor.deleted" | "monitor.run_requested" | "subject.erased" | "subject.objected" | "objection.confirmed" | "objection.applied" | "account.deleted";
+            /** @description the API key id (key_…) that did it, `operator` (the admin CLI), `subject` (a person proving control of what they objected with) or `service` (a worker applying an objection) */
             actor: string;
             /** @description the X-Request-Id of the request that did it; null for the operator */
             requestId: string | null;
@@ -2402,6 +2469,146 @@ export interface components {
                 creditsCharged: number;
             };
         };
+        /** @description Exactly one subject: the one whose control you will prove */
+        ObjectionRequest: {
+            /** @description an email address: a single-use confirmation link is sent to it */
+            email?: string;
+            /** @description a domain, bare or as a URL: proven by a DNS TXT record or a /.well-known/ file */
+            domain?: string;
+            /** @description a phone number in international form: confirmed by an operator */
+            phone?: string;
+        };
+        /** @description The objection waits for proof of control; the answer is the same whether or not the service holds the subject */
+        ObjectionPending: {
+            /**
+             * @description email
+             * @constant
+             */
+            kind: "email";
+            /**
+             * @description pending
+             * @constant
+             */
+            status: "pending";
+            /** @description What happens next */
+            detail: string;
+            /** @description How long the mailed link works (OBJECTION_LINK_TTL_HOURS) */
+            linkValidHours: number;
+        } | {
+            /**
+             * @description domain
+             * @constant
+             */
+            kind: "domain";
+            /**
+             * @description pending
+             * @constant
+             */
+            status: "pending";
+            /** @description obj_… */
+            objectionId: string;
+            /**
+             * Format: date-time
+             * @description Until when the token may be published and verified
+             */
+            expiresAt: string;
+            /** @description Publish either */
+            proof: {
+                /** @description A TXT record */
+                dnsTxt: {
+                    /** @description Its name */
+                    name: string;
+                    /** @description Its value */
+                    value: string;
+                };
+                /** @description A file on the website */
+                wellKnown: {
+                    /** @description Where */
+                    url: string;
+                    /** @description Its whole content */
+                    content: string;
+                };
+            };
+            /** @description POST here once published */
+            verifyUrl: string;
+            /** @description What happens next */
+            detail: string;
+        } | {
+            /**
+             * @description phone
+             * @constant
+             */
+            kind: "phone";
+            /**
+             * @description pending
+             * @constant
+             */
+            status: "pending";
+            /** @description obj_…: quote it to the operator */
+            objectionId: string;
+            /** @description What happens next */
+            detail: string;
+        };
+        /** @description The domain's control is proven */
+        ObjectionConfirmed: {
+            /** @description obj_… */
+            objectionId: string;
+            /**
+             * @description domain
+             * @constant
+             */
+            kind: "domain";
+            /**
+             * @description confirmed: applied within a minute
+             * @constant
+             */
+            status: "confirmed";
+            /**
+             * @description What showed the token
+             * @enum {string}
+             */
+            proof: "dns_txt" | "well_known";
+        };
+        /** @description A person who objected to direct marketing, told to every account that received them */
+        ObjectionNotice: {
+            /** @description This notice */
+            noticeId: string;
+            /** @description The objection (obj_…) */
+            objectionId: string;
+            /** @description What the person objected with */
+            subject: {
+                /**
+                 * @description email, domain or phone
+                 * @enum {string}
+                 */
+                kind: "email" | "domain" | "phone";
+                /** @description In its normal form */
+                value: string;
+            };
+            /** @description The subject's values your own leads held (never more): stop using them for direct marketing */
+            identifiers: {
+                /** @description Email addresses (for a domain: the ones on it) */
+                emails: string[];
+                /** @description Phone numbers (E.164) */
+                phones: string[];
+                /** @description Domains */
+                domains: string[];
+            };
+            /** @description Your jobs that delivered them (their stored copies are now erased) */
+            jobIds: string[];
+            /**
+             * Format: date-time
+             * @description When the objection was applied
+             */
+            objectedAt: string;
+        };
+        /** @description One page of the notices */
+        ObjectionNoticePage: {
+            /** @description newest first */
+            items: components["schemas"]["ObjectionNotice"][];
+            /** @description pass it back as `cursor` for the next page; null on the last */
+            nextCursor: string | null;
+        };
         /** @description A job still under way: the first fields of its job body */
         Accepted: {
             /** @description The job id */
@@ -2437,7 +2644,7 @@ export interface components {
              * @description The stable code to branch on (docs/errors.md)
              * @enum {string}
              */
-            code: "validation_failed" | "malformed_json" | "malformed_path" | "malformed_request" | "idempotency_key_missing" | "idempotency_key_invalid" | "unauthorized" | "insufficient_credits" | "job_not_found" | "not_found" | "leads_expired" | "method_not_allowed" | "request_timeout" | "job_not_cancellable" | "batch_not_found" | "batch_not_cancellable" | "payload_too_large" | "unsupported_media_type" | "unsupported_content_encoding" | "expectation_failed" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable" | "webhook_endpoint_not_found" | "webhook_delivery_not_found" | "webhook_endpoint_limit" | "webhook_endpoint_disabled" | "webhook_delivery_pending" | "webhook_secret_already_revealed" | "monitor_not_found" | "monitor_limit" | "monitor_run_in_progress" | "suppression_limit";
+            code: "validation_failed" | "malformed_json" | "malformed_path" | "malformed_request" | "idempotency_key_missing" | "idempotency_key_invalid" | "unauthorized" | "insufficient_credits" | "job_not_found" | "not_found" | "leads_expired" | "method_not_allowed" | "request_timeout" | "job_not_cancellable" | "batch_not_found" | "batch_not_cancellable" | "payload_too_large" | "unsupported_media_type" | "unsupported_content_encoding" | "expectation_failed" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable" | "webhook_endpoint_not_found" | "webhook_delivery_not_found" | "webhook_endpoint_limit" | "webhook_endpoint_disabled" | "webhook_delivery_pending" | "webhook_secret_already_revealed" | "monitor_not_found" | "monitor_limit" | "monitor_run_in_progress" | "suppression_limit" | "objection_not_found" | "objection_not_proven";
             /** @description The request id; quote it to support */
             requestId?: string;
             /** @description validation_failed: every problem, a JSON Pointer each */
@@ -4138,7 +4345,7 @@ export interface operations {
                 /** @description The previous page's `nextCursor` (opaque) */
                 cursor?: string;
                 /** @description Only events of this action */
-                action?: "key.created" | "key.revoked" | "webhook_endpoint.created" | "webhook_endpoint.changed" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_default_secret.rotated" | "suppressions.changed" | "leads.exported" | "monitor.created" | "monitor.changed" | "monitor.paused" | "monitor.resumed" | "monitor.deleted" | "monitor.run_requested" | "subject.erased" | "account.deleted";
+                action?: "key.created" | "key.revoked" | "webhook_endpoint.created" | "webhook_endpoint.changed" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_default_secret.rotated" | "suppressions.changed" | "leads.exported" | "monitor.created" | "monitor.changed" | "monitor.paused" | "monitor.resumed" | "monitor.deleted" | "monitor.run_requested" | "subject.erased" | "subject.objected" | "objection.confirmed" | "objection.applied" | "account.deleted";
             };
             header?: {
                 /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
@@ -5321,6 +5528,160 @@ export interface operations {
             };
         };
     };
+    listObjectionNotices: {
+        parameters: {
+            query?: {
+                /** @description Notices per page */
+                limit?: number;
+                /** @description The previous page's `nextCursor` (opaque) */
+                cursor?: string;
+            };
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of notices */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ObjectionNoticePage"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            405: components["responses"]["Problem405"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    requestObjection: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ObjectionRequest"];
+            };
+        };
+        responses: {
+            /** @description Pending proof */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ObjectionPending"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            405: components["responses"]["Problem405"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    verifyObjection: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The objection (obj_…) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Confirmed */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ObjectionConfirmed"];
+                };
+            };
+            /** @description objection_not_found: no pending domain objection with this id, or its token expired */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["Problem405"];
+            /** @description objection_not_proven: neither proof shows the token yet */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     getLinkedinCountries: {
         parameters: {
             query?: never;
@@ -6272,6 +6633,61 @@ export interface operations {
                      */
                     timestamp: string;
                     data: components["schemas"]["MonitorPausedData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled (reason `gone`) and nothing more is sent to it */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Answer within 15 s (WEBHOOK_TIMEOUT_MS); redirects are not followed */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (±20 %) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_subject_objected: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id (`msg_…`): the same on every attempt of one event; deduplicate on it */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; refuse one more than 5 minutes off */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">`, one per secret in force (two for 24 h after a rotation). Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The event type
+                     * @constant
+                     */
+                    type: "subject.objected";
+                    /**
+                     * Format: date-time
+                     * @description When the objection was applied
+                     */
+                    timestamp: string;
+                    data: components["schemas"]["ObjectionNotice"];
                 };
             };
         };

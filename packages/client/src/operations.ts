@@ -58,4 +58,7 @@ export const OPERATION_METHODS = {
   deleteMonitor: 'monitors.delete',
   runMonitor: 'monitors.run',
   listMonitorRuns: 'monitors.runs',
+  listObjectionNotices: 'privacy.notices',
+  requestObjection: 'privacy.object',
+  verifyObjection: 'privacy.verify',
 } as const satisfies Record<Exclude<keyof operations, `event_${string}`>, string>;

@@ -225,7 +225,7 @@ export const DECLARATION = {
     publicBaseUrl: optional(
       'PUBLIC_BASE_URL',
       httpUrl().replace(/\/+$/, ''),
-      'absolute base for `pollUrl` and `Location` (relative paths when unset)',
+      'absolute base for `pollUrl` and `Location` (relative paths when unset), and of the link an email objection mails (none is mailed when unset)',
     ),
     bodyLimitBytes: JSON_BODY_LIMIT_BYTES,
     trustProxy: variable(
@@ -255,6 +255,49 @@ export const DECLARATION = {
       'AUDIT_RETENTION_DAYS',
       integer().min(1).max(36_500).default(400),
       'days an audit event is kept (GET /api/v1/audit-events, `admin audit:show`), then purged hourly',
+    ),
+  },
+  objections: {
+    mailUrl: optional(
+      'MAIL_URL',
+      Joi.string().uri({ scheme: ['smtp', 'smtps'] }),
+      'the SMTP relay that sends objection confirmation links, `smtp://user:pass@host:587` (STARTTLS when offered) or `smtps://…:465`; unset: email objections are answered as usual but no mail goes out (a warning says so)',
+      { secret: 'optional', readBy: ['api'] },
+    ),
+    fromAddress: variable(
+      'MAIL_FROM_ADDRESS',
+      Joi.string().email({ tlds: false }).default('privacy@localhost'),
+      'the sender address of confirmation mails (set it with `MAIL_URL`: a relay refuses senders it does not know)',
+      { readBy: ['api'] },
+    ),
+    fromName: variable(
+      'MAIL_FROM_NAME',
+      Joi.string()
+        .trim()
+        .min(1)
+        .max(100)
+        .pattern(/^[^\r\n<>"]+$/)
+        .default('Privacy'),
+      'the sender name of confirmation mails',
+      { readBy: ['api'] },
+    ),
+    linkTtlHours: variable(
+      'OBJECTION_LINK_TTL_HOURS',
+      integer().min(1).max(168).default(24),
+      "hours an objection's confirmation link (email) or token (domain) stays valid",
+      { readBy: ['api', 'admin'] },
+    ),
+    noticeDays: variable(
+      'OBJECTION_NOTICE_DAYS',
+      integer().min(1).max(36_500).default(400),
+      'a confirmed objection is sent (`subject.objected`) to every account that received the subject in a job created this many days back',
+      { readBy: ['worker', 'api'] },
+    ),
+    wellKnownPort: variable(
+      'OBJECTION_WELL_KNOWN_PORT',
+      integer().min(1).max(65_535).default(80),
+      "the port a domain's `/.well-known/` proof is read from over http (80, as certificate authorities do; another value for tests only)",
+      { readBy: ['api'] },
     ),
   },
   secrets: {

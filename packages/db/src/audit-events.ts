@@ -22,6 +22,9 @@ export const AUDIT_ACTIONS = [
   'monitor.deleted',
   'monitor.run_requested',
   'subject.erased',
+  'subject.objected',
+  'objection.confirmed',
+  'objection.applied',
   'account.deleted',
 ] as const;
 

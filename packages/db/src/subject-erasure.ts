@@ -30,14 +30,11 @@ function candidateFilter(entry: SubjectEntry, column = 'l.data::text'): { sql: s
 }
 
 /**
- * Erases a data subject (an email, a phone number, a domain or a LinkedIn profile, in its normal form) everywhere: it joins
- * the global suppression list first, so no job collects or delivers it from then on; then every open
- * job's row is locked once (a barrier: a page commit that read the list before it joined has committed
- * when the lock is had); then every stored lead that matches is deleted, in batches. The job rows keep
- * their counts and charges; account_deliveries keeps the dedup keys' SHA-256 digests (no personal data) so excludeDelivered
- * still never bills twice. Idempotent.
+ * Puts the subject on the global suppression list, then locks every open job's row once (a barrier: a page
+ * commit that read the list before it joined has committed when the lock is had). From its return on, no job
+ * stores the subject. Returns whether it was newly listed.
  */
-export async function eraseSubject(db: Database, entry: SubjectEntry): Promise<ErasureReport> {
+export async function suppressGlobally(db: Database, entry: SubjectEntry): Promise<boolean> {
   const inserted = await db.sql.query('INSERT INTO global_suppressions (kind, value) VALUES ($1, $2) ON CONFLICT DO NOTHING', [
     entry.kind,
     entry.value,
@@ -53,25 +50,87 @@ export async function eraseSubject(db: Database, entry: SubjectEntry): Promise<E
   } finally {
     barrier.release();
   }
+  return (inserted.rowCount ?? 0) > 0;
+}
 
+interface StoredLead {
+  job_id: string;
+  position: number;
+  data: Lead;
+  account_id: string;
+  country: string;
+  job_created_at: Date;
+}
+
+/** Every stored lead that holds the subject, a page at a time in (job, position) order (`since`: of jobs created since). */
+async function* leadsHolding(db: Database, entry: SubjectEntry, since: Date | null = null): AsyncGenerator<StoredLead[]> {
   const filter = candidateFilter(entry);
-  const perAccount = new Map<string, number>();
-  const jobIds = new Set<string>();
   let after: [string, number] = ['', -1];
   for (;;) {
-    const { rows } = await db.sql.query<{ job_id: string; position: number; data: Lead; account_id: string; country: string }>(
-      `SELECT l.job_id, l.position, l.data, j.account_id, j.request->>'state' AS country
+    const { rows } = await db.sql.query<StoredLead>(
+      `SELECT l.job_id, l.position, l.data, j.account_id, j.request->>'state' AS country, j.created_at AS job_created_at
        FROM leads l JOIN jobs j ON j.id = l.job_id
-       WHERE ${filter.sql} AND (l.job_id, l.position) > ($2, $3)
+       WHERE ${filter.sql} AND (l.job_id, l.position) > ($2, $3) AND ($4::timestamptz IS NULL OR j.created_at >= $4)
        ORDER BY l.job_id, l.position LIMIT ${BATCH}`,
-      [filter.param, after[0], after[1]],
+      [filter.param, after[0], after[1], since],
     );
-    if (rows.length === 0) break;
+    if (rows.length === 0) return;
     after = [rows.at(-1)!.job_id, rows.at(-1)!.position];
     const matching = rows.filter((r) =>
       suppressionKeysOf(r.data, r.country ?? '').some((k) => k.kind === entry.kind && k.value === entry.value),
     );
-    if (matching.length === 0) continue;
+    if (matching.length > 0) yield matching;
+  }
+}
+
+/** An account that holds the subject in its stored leads: which jobs, and the subject's values those leads carry. */
+export interface SubjectHolder {
+  accountId: string;
+  jobIds: string[];
+  identifiers: { emails: string[]; phones: string[]; domains: string[] };
+}
+
+/**
+ * The accounts whose jobs created since `since` delivered leads holding the subject, each with only what its
+ * own leads held: the subject itself and, for a domain, the addresses on it (never a name or another field).
+ */
+export async function subjectHolders(db: Database, entry: SubjectEntry, since: Date): Promise<SubjectHolder[]> {
+  const holders = new Map<string, { jobIds: Set<string>; emails: Set<string>; phones: Set<string>; domains: Set<string> }>();
+  for await (const page of leadsHolding(db, entry, since)) {
+    for (const lead of page) {
+      let holder = holders.get(lead.account_id);
+      if (!holder) holders.set(lead.account_id, (holder = { jobIds: new Set(), emails: new Set(), phones: new Set(), domains: new Set() }));
+      holder.jobIds.add(lead.job_id);
+      for (const key of suppressionKeysOf(lead.data, lead.country ?? '')) {
+        if (key.kind === 'email' && (entry.kind === 'email' ? key.value === entry.value : key.value.endsWith(`@${entry.value}`)))
+          holder.emails.add(key.value);
+        if (key.kind === 'phone' && entry.kind === 'phone' && key.value === entry.value) holder.phones.add(key.value);
+        if (key.kind === 'domain' && entry.kind === 'domain' && key.value === entry.value) holder.domains.add(key.value);
+      }
+    }
+  }
+  return [...holders.entries()]
+    .map(([accountId, h]) => ({
+      accountId,
+      jobIds: [...h.jobIds].sort(),
+      identifiers: { emails: [...h.emails].sort(), phones: [...h.phones].sort(), domains: [...h.domains].sort() },
+    }))
+    .sort((a, b) => a.accountId.localeCompare(b.accountId));
+}
+
+/**
+ * Erases a data subject (an email, a phone number, a domain or a LinkedIn profile, in its normal form) everywhere: it joins
+ * the global suppression list first, so no job collects or delivers it from then on; then every open
+ * job's row is locked once (a barrier: a page commit that read the list before it joined has committed
+ * when the lock is had); then every stored lead that matches is deleted, in batches. The job rows keep
+ * their counts and charges; account_deliveries keeps the dedup keys' SHA-256 digests (no personal data) so excludeDelivered
+ * still never bills twice. Idempotent.
+ */
+export async function eraseSubject(db: Database, entry: SubjectEntry): Promise<ErasureReport> {
+  const newlySuppressed = await suppressGlobally(db, entry);
+  const perAccount = new Map<string, number>();
+  const jobIds = new Set<string>();
+  for await (const matching of leadsHolding(db, entry)) {
     // One statement: the leads, and each job's count of erased leads (its delivered count stays what was billed).
     await db.sql.query(
       `WITH gone AS (
@@ -104,7 +163,7 @@ export async function eraseSubject(db: Database, entry: SubjectEntry): Promise<E
     perAccount: list,
     leads: list.reduce((n, a) => n + a.leads, 0),
     jobIds: [...jobIds],
-    newlySuppressed: (inserted.rowCount ?? 0) > 0,
+    newlySuppressed,
     webhookExcerptsCleared: cleared.rowCount ?? 0,
   };
 }

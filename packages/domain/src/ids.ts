@@ -6,7 +6,7 @@ const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
 // Bytes at or above 252 (7 × 36) are skipped, so every character is equally likely.
 const UNBIASED_LIMIT = 252;
 
-function randomToken(length: number): string {
+export function randomToken(length: number): string {
   let out = '';
   while (out.length < length) {
     for (const byte of randomBytes(length * 2)) {

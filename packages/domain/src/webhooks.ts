@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { AppError } from './errors';
 import type { TerminalStatus } from './job-status';
+import type { SUBJECT_OBJECTED_EVENT } from './objections';
 
 // Webhooks (docs/decisions/016-webhooks.md): the events, the secrets and the rules of a target URL.
 
@@ -30,7 +31,8 @@ export const MONITOR_PAUSED_EVENT = 'monitor.paused';
 /** What an endpoint may subscribe to: the job events, the batch events and monitor.paused. */
 export const SUBSCRIBABLE_EVENTS = [...JOB_EVENT_TYPES, ...BATCH_EVENT_TYPES, MONITOR_PAUSED_EVENT] as const;
 export type SubscribableEvent = (typeof SUBSCRIBABLE_EVENTS)[number];
-export type WebhookEventType = SubscribableEvent | typeof PING_EVENT;
+/** subject.objected is sent to every enabled endpoint whatever it subscribes to: a legal notice (decision 042). */
+export type WebhookEventType = SubscribableEvent | typeof PING_EVENT | typeof SUBJECT_OBJECTED_EVENT;
 
 export const MAX_WEBHOOK_ENDPOINTS = 10;
 /** Pings one endpoint takes per minute: each can cost up to 8 outbound attempts, so 5 a minute bound a ping loop to 40. */

@@ -151,6 +151,21 @@ export const metrics = {
     help: "Monitors' runs by kind (scheduled, manual) and outcome (started, skipped_overlap, paused_insufficient_credits, paused_consecutive_failures)",
     labelNames: ['kind', 'outcome'] as const,
   }),
+  // Objections by the data subjects (decision 042): the API counts requests and proofs, the worker the notices.
+  objectionRequests: new Counter({
+    name: `${PREFIX}objection_requests_total`,
+    help: 'POST /privacy/objections by kind (email, domain, phone) and outcome (accepted, mail_sent, mail_throttled, mail_failed, subject_throttled, client_throttled)',
+    labelNames: ['kind', 'outcome'] as const,
+  }),
+  objectionConfirmations: new Counter({
+    name: `${PREFIX}objection_confirmations_total`,
+    help: 'Objections confirmed, by kind and proof (email_link, dns_txt, well_known, operator)',
+    labelNames: ['kind', 'proof'] as const,
+  }),
+  objectionNotices: new Counter({
+    name: `${PREFIX}objection_notices_total`,
+    help: 'Accounts told of a confirmed objection (a notice in their feed, and subject.objected to their endpoints), counted by the worker that applied it',
+  }),
   ledgerDrift: new Gauge({
     async collect() {
       await ledgerDrift?.();

@@ -5,7 +5,7 @@ import dns2 from 'dns2';
 
 const { Packet } = dns2;
 
-type RecordSet = { mx?: Array<[number, string]>; a?: string[]; aaaa?: string[]; cname?: string; txt?: string };
+export type RecordSet = { mx?: Array<[number, string]>; a?: string[]; aaaa?: string[]; cname?: string; txt?: string };
 
 /** Behaviour of a zone apart from its records. */
 type Behaviour = 'answer' | 'silent' | 'servfail';
@@ -42,6 +42,8 @@ export const ZONES: Record<string, RecordSet & { behaviour?: Behaviour }> = {
 export interface FakeDnsServer {
   /** `127.0.0.1:<port>`, as DNS_SERVERS takes it */
   server: string;
+  /** a test's own names (TXT and A records it publishes while it runs), read before ZONES */
+  zones: Record<string, RecordSet>;
   /** queries received, by `name TYPE` (lower-case name) */
   queries: Map<string, number>;
   queriesFor(name: string): number;
@@ -53,6 +55,7 @@ const TYPE_NAMES: Record<number, string> = {
   [Packet.TYPE.AAAA]: 'AAAA',
   [Packet.TYPE.MX]: 'MX',
   [Packet.TYPE.CNAME]: 'CNAME',
+  [Packet.TYPE.TXT]: 'TXT',
 };
 
 function zoneOf(name: string): string | undefined {
@@ -64,15 +67,16 @@ function zoneOf(name: string): string | undefined {
   return undefined;
 }
 
-function answersFor(name: string, type: number, depth = 0): unknown[] {
-  const set = ZONES[name];
+function answersFor(name: string, type: number, zones: Record<string, RecordSet>, depth = 0): unknown[] {
+  const set = zones[name] ?? ZONES[name];
   if (!set || depth > 4) return [];
   const base = { name, class: Packet.CLASS.IN, ttl: TTL };
   // A CNAME answers every type: the alias, then the target's records (RFC 1034 §3.6.2).
-  if (set.cname) return [{ ...base, type: Packet.TYPE.CNAME, domain: set.cname }, ...answersFor(set.cname, type, depth + 1)];
+  if (set.cname) return [{ ...base, type: Packet.TYPE.CNAME, domain: set.cname }, ...answersFor(set.cname, type, zones, depth + 1)];
   if (type === Packet.TYPE.MX) return (set.mx ?? []).map(([priority, exchange]) => ({ ...base, type, priority, exchange }));
   if (type === Packet.TYPE.A) return (set.a ?? []).map((address) => ({ ...base, type, address }));
   if (type === Packet.TYPE.AAAA) return (set.aaaa ?? []).map((address) => ({ ...base, type, address }));
+  if (type === Packet.TYPE.TXT && set.txt !== undefined) return [{ ...base, type, data: set.txt }];
   return [];
 }
 
@@ -85,6 +89,7 @@ export interface FakeDnsOptions {
 
 export async function startFakeDnsServer(options: FakeDnsOptions = {}): Promise<FakeDnsServer> {
   const queries = new Map<string, number>();
+  const zones: Record<string, RecordSet> = {};
   const under = (name: string) => (options.mailDomainsUnder ?? []).some((suffix) => name.endsWith(`.${suffix}`));
   const server = dns2.createServer({
     udp: true,
@@ -100,6 +105,8 @@ export async function startFakeDnsServer(options: FakeDnsOptions = {}): Promise<
       response.header.aa = 1;
       if (special && ZONES[special]!.behaviour === 'servfail') {
         response.header.rcode = 2;
+      } else if (Object.hasOwn(zones, name)) {
+        response.answers.push(...(answersFor(name, question.type, zones) as typeof response.answers));
       } else if (!Object.hasOwn(ZONES, name) && under(name)) {
         if (question.type === Packet.TYPE.MX)
           response.answers.push({
@@ -113,7 +120,7 @@ export async function startFakeDnsServer(options: FakeDnsOptions = {}): Promise<
       } else if (!Object.hasOwn(ZONES, name)) {
         response.header.rcode = 3; // NXDOMAIN
       } else {
-        response.answers.push(...(answersFor(name, question.type) as typeof response.answers));
+        response.answers.push(...(answersFor(name, question.type, zones) as typeof response.answers));
       }
       if (options.latencyMs) setTimeout(() => send(response), options.latencyMs);
       else send(response);
@@ -124,6 +131,7 @@ export async function startFakeDnsServer(options: FakeDnsOptions = {}): Promise<
   if (port === undefined) throw new Error('fake DNS server: no UDP port');
   return {
     server: `127.0.0.1:${port}`,
+    zones,
     queries,
     queriesFor: (name) => [...queries].filter(([k]) => k.startsWith(`${name} `)).reduce((sum, [, n]) => sum + n, 0),
     close: () => server.close(),

@@ -13,3 +13,4 @@ export * from './upstream-fakes/storeleads-fake';
 export * from './upstream-fakes/reacher-fake';
 export * from './upstream-fakes/zerobounce-fake';
 export * from './fake-dns-server';
+export * from './smtp-sink';

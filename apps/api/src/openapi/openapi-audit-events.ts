@@ -12,7 +12,11 @@ export const auditEventSchemas: Record<string, Schema> = {
         enum: [...AUDIT_ACTIONS],
         description: 'what was done (docs/data-protection.md lists when each is recorded)',
       },
-      actor: { type: 'string', description: 'the API key id (key_…) that did it, or `operator` (the admin CLI)' },
+      actor: {
+        type: 'string',
+        description:
+          'the API key id (key_…) that did it, `operator` (the admin CLI), `subject` (a person proving control of what they objected with) or `service` (a worker applying an objection)',
+      },
       requestId: { ...nullable(str), description: 'the X-Request-Id of the request that did it; null for the operator' },
       summary: { type: 'object', description: 'ids, counts and the selection of an export; never personal data nor secrets' },
       createdAt: d('When it was done', time),

@@ -6,6 +6,7 @@ import { emailVerificationSchema } from './email-verification-schema';
 import { monitorEvents, monitorSchemas } from './openapi-monitors';
 import { received, signatureHeaders, webhookEvents, webhookSchemas } from './openapi-webhooks';
 import { batchSchemas } from './openapi-batches';
+import { objectionEvents, objectionSchemas } from './openapi-objections';
 import {
   type Schema,
   PROBLEM_CODES,
@@ -60,12 +61,17 @@ export function openApiDocument(): Schema {
         name: 'monitors',
         description: 'Generation requests run on a schedule, each run delivering and billing only leads the account never had.',
       },
+      {
+        name: 'privacy',
+        description:
+          'Objections by the people in the leads (no key: they have none), and the notices each account gets of those it received.',
+      },
       { name: 'meta', description: 'Public reference data, health, and this document; no key needed.' },
     ],
     // Every operation, from the endpoints' one declaration each (routes/endpoints.ts).
     paths,
     // The events this service POSTs to an endpoint or a job's webhookUrl, signed as Standard Webhooks.
-    webhooks: { ...webhookEvents, ...monitorEvents(signatureHeaders, received) },
+    webhooks: { ...webhookEvents, ...monitorEvents(signatureHeaders, received), ...objectionEvents(signatureHeaders, received) },
     components: {
       parameters: {
         RequestId: {
@@ -97,6 +103,7 @@ export function openApiDocument(): Schema {
         ...auditEventSchemas,
         ...monitorSchemas,
         ...batchSchemas,
+        ...objectionSchemas,
         Accepted: object(
           {
             jobId: d('The job id', str),

@@ -46,6 +46,9 @@ export const PROBLEM_CODES = [
   'monitor_run_in_progress',
   // abuse resistance (decision 027)
   'suppression_limit',
+  // objections by the data subjects (decision 042)
+  'objection_not_found',
+  'objection_not_proven',
 ] as const;
 
 const ISO_CODE = '^\\s*[A-Za-z]{2}\\s*$';

@@ -3,6 +3,7 @@ import {
   JOB_EVENT_TYPES,
   PING_EVENT,
   SUBSCRIBABLE_EVENTS,
+  SUBJECT_OBJECTED_EVENT,
   TERMINAL_STATUSES,
   WEBHOOK_URL_MAX_LENGTH,
 } from '@leadgen/domain';
@@ -77,7 +78,7 @@ export const webhookSchemas: Record<string, Schema> = {
   WebhookDelivery: object(
     {
       id: { type: 'string', description: 'the message id: the `webhook-id` header of every attempt' },
-      eventType: d('The event sent', { type: 'string', enum: [...SUBSCRIBABLE_EVENTS, PING_EVENT] }),
+      eventType: d('The event sent', { type: 'string', enum: [...SUBSCRIBABLE_EVENTS, PING_EVENT, SUBJECT_OBJECTED_EVENT] }),
       endpointId: { ...nullable(str), description: "null: the job's own `webhookUrl`" },
       jobId: d('The job the event is about (null for a ping)', nullable(str)),
       status: d('pending while attempts remain; succeeded or failed once done', {

@@ -5,6 +5,7 @@ import { jobEndpoints } from './leads/jobs-endpoints';
 import { leadListingEndpoints } from './leads/lead-listing-endpoints';
 import { metaEndpoints } from './meta-endpoints';
 import { monitorEndpoints } from './monitors/monitors-endpoints';
+import { privacyEndpoints } from './privacy/privacy-endpoints';
 import { webhookEndpoints } from './webhooks/webhooks-endpoints';
 
 /**
@@ -19,5 +20,6 @@ export const ENDPOINTS: readonly Endpoint[] = [
   ...accountEndpoints,
   ...webhookEndpoints,
   ...monitorEndpoints,
+  ...privacyEndpoints,
   ...metaEndpoints,
 ];

@@ -6,6 +6,7 @@ import {
   type BatchFacts,
   JOB_EVENT_OF,
   MONITOR_PAUSED_EVENT,
+  SUBJECT_OBJECTED_EVENT,
   isTerminal,
   jobPath,
   jobSummary,
@@ -44,6 +45,12 @@ export function webhookEnvelope(
     const data = delivery.eventData;
     if (!data) return null;
     return { type: MONITOR_PAUSED_EVENT, timestamp: String(data.pausedAt ?? delivery.createdAt.toISOString()), data };
+  }
+  // A person objected (decision 042): the account's notice, recorded when the objection was applied.
+  if (delivery.eventType === SUBJECT_OBJECTED_EVENT) {
+    const data = delivery.eventData;
+    if (!data) return null;
+    return { type: SUBJECT_OBJECTED_EVENT, timestamp: String(data.objectedAt ?? delivery.createdAt.toISOString()), data };
   }
   // A batch's event: the batch body (terminal: it never changes) and where its leads are (decision 021).
   const batch = delivery.batch;

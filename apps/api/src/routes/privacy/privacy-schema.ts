@@ -1,0 +1,70 @@
+import Joi from 'joi';
+import { errors, normalizeSuppression, OBJECTION_ID_PATTERN, type FieldProblem, type ObjectionKind } from '@leadgen/domain';
+import { jsonPointer, unsafeContentProblems } from '../../http/body-guard';
+import { cursorKey, decodeCursor } from '../../http/paging';
+
+/** POST /api/v1/privacy/objections: exactly one subject, the one whose control the person will prove. */
+export const objectionBodySchema = Joi.object({
+  /** an email address: a single-use confirmation link is sent to it */
+  email: Joi.string().min(3).max(320),
+  /** a domain, bare or as a URL: proven by a DNS TXT record or a /.well-known/ file */
+  domain: Joi.string().min(1).max(253),
+  /** a phone number in international form (`+1 512 555 0100`): confirmed by an operator */
+  phone: Joi.string().min(4).max(40),
+})
+  .xor('email', 'domain', 'phone')
+  .required()
+  .messages({
+    'object.unknown': '{{#label}} is not a field of an objection (email, domain, phone)',
+    'object.missing': 'send one of email, domain, phone',
+    'object.xor': 'send only one of email, domain, phone',
+    'object.base': 'the body must be a JSON object',
+  });
+
+/** The body's subject in its normal form (as the global suppression list holds it), every problem reported at once. */
+export function parseObjectionBody(body: unknown): { kind: ObjectionKind; value: string } {
+  const unsafe = unsafeContentProblems(body);
+  if (unsafe.length > 0) throw errors.validation(unsafe);
+  const { value, error } = objectionBodySchema.validate(body, { abortEarly: false, errors: { wrap: { label: false } } });
+  if (error) throw errors.validation(error.details.map((d) => ({ pointer: jsonPointer(d.path), detail: d.message })));
+  const fields = value as Partial<Record<ObjectionKind, string>>;
+  const kind = (['email', 'domain', 'phone'] as const).find((k) => fields[k] !== undefined)!;
+  const normal = normalizeSuppression(kind, fields[kind]!);
+  if (!normal) {
+    const problem: FieldProblem = {
+      pointer: jsonPointer([kind]),
+      detail: `${kind} is not a valid ${kind}${kind === 'phone' ? ' in international form (+country code)' : ''}`,
+    };
+    throw errors.validation([problem]);
+  }
+  return { kind, value: normal };
+}
+
+/** An objection's id in a path: anything else is the 404 an unknown id gets. */
+export const isObjectionId = (id: string): boolean => OBJECTION_ID_PATTERN.test(id);
+
+export const NOTICE_PAGE_DEFAULT = 50;
+export const NOTICE_PAGE_LIMIT = 200;
+
+const noticeCursor = Joi.string()
+  .max(512)
+  .custom((value: string, helpers) => {
+    const [id] = decodeCursor('n', value) ?? [];
+    const key = cursorKey.text(id);
+    return key !== null && /^\d{1,18}$/.test(key) ? key : helpers.error('cursor.invalid');
+  })
+  .messages({ 'cursor.invalid': '{{#label}} is not a cursor of this listing (pass nextCursor back as it was given)' });
+
+/** GET /api/v1/privacy/objections: the account's notices, newest first. */
+export const noticesQuerySchema = Joi.object({
+  /** notices per page, 1..200 (default 50) */
+  limit: Joi.number().integer().min(1).max(NOTICE_PAGE_LIMIT).default(NOTICE_PAGE_DEFAULT),
+  /** the previous page's nextCursor */
+  cursor: noticeCursor,
+}).messages({ 'object.unknown': '{{#label}} is not a query parameter of this endpoint' });
+
+export interface NoticesQuery {
+  limit: number;
+  /** the last notice id of the previous page */
+  cursor?: string;
+}
