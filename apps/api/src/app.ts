@@ -2,7 +2,7 @@ import express, { type RequestHandler } from 'express';
 import { errors } from '@leadgen/domain';
 import type { ApiDependencies } from './dependencies';
 import { accessLog, rememberRouteBase, type RequestObserver } from './http/access-log';
-import { keyAuthenticator } from './http/authenticate';
+import { keyAuthenticator, requireScope } from './http/authenticate';
 import { liveKeyDirectory } from './http/live-key-directory';
 import { jsonBody } from './http/json-body';
 import { protocolChecks } from './http/protocol-checks';
@@ -52,6 +52,7 @@ export function createApp(deps: ApiDependencies, options: AppOptions = {}): expr
       deps,
       runtime: { isShuttingDown: options.isShuttingDown ?? (() => false) },
       auth: keys.authenticate,
+      requireScope,
       rateLimits: { generate: generateLimit, read: readLimit },
       jsonBody,
     },

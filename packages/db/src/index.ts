@@ -42,3 +42,4 @@ export * from './live-key-hashes';
 export * from './erasure-epoch';
 export * from './export-estimate';
 export * from './connection-failure';
+export * from './api-keys';

@@ -25,8 +25,8 @@ export const newId = {
   resultSet: () => `rs_${randomToken(24)}`,
   monitor: () => `mon_${randomToken(24)}`,
   monitorRun: () => `mrun_${randomToken(24)}`,
-  /** the secret itself: 40 random characters (~206 bits) */
-  apiKeySecret: () => `lg_live_${randomToken(40)}`,
+  /** the secret itself: 40 random characters (~206 bits); `lg_test_` for a test key (decision 036) */
+  apiKeySecret: (mode: 'live' | 'test' = 'live') => `lg_${mode}_${randomToken(40)}`,
 };
 
 export const ID_PATTERNS = {
@@ -39,4 +39,6 @@ export const ID_PATTERNS = {
   webhookDelivery: /^msg_[0-9a-f]{32}$/,
   /** newId.monitor */
   monitor: /^mon_[0-9a-z]{24}$/,
+  /** newId.apiKeyId */
+  apiKey: /^key_[0-9a-z]{20}$/,
 };

@@ -19,3 +19,4 @@ export * from './batch';
 export * from './monitor-credit-cap';
 export * from './idempotency-key';
 export * from './storeleads-category-match';
+export * from './api-key-scopes';

@@ -46,6 +46,12 @@ export const PROBLEM_CODES = [
   'monitor_run_in_progress',
   // abuse resistance (decision 027)
   'suppression_limit',
+  // keys managed over the API (decision 036)
+  'insufficient_scope',
+  'scope_not_held',
+  'test_mode_unsupported',
+  'api_key_not_found',
+  'api_key_limit',
 ] as const;
 
 /**

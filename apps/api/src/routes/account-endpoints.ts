@@ -38,6 +38,7 @@ export const accountEndpoints: Endpoint[] = [
     method: 'get',
     path: '/api/v1/account',
     auth: 'key',
+    scope: 'read',
     rateLimit: { policy: 'read' },
     handler: accountRoute,
     operation: {
@@ -74,6 +75,7 @@ export const accountEndpoints: Endpoint[] = [
     method: 'get',
     path: '/api/v1/suppressions',
     auth: 'key',
+    scope: 'read',
     rateLimit: { policy: 'read' },
     handler: getSuppressionsRoute,
     operation: {
@@ -115,6 +117,7 @@ export const accountEndpoints: Endpoint[] = [
     method: 'put',
     path: '/api/v1/suppressions',
     auth: 'key',
+    scope: 'suppressions',
     rateLimit: {
       policy: 'read',
       weight: '1 + 1 per 100 entries sent (ROWS_PER_UNIT), refused before the work when the window would pass its limit',
@@ -143,6 +146,7 @@ export const accountEndpoints: Endpoint[] = [
     method: 'delete',
     path: '/api/v1/suppressions',
     auth: 'key',
+    scope: 'suppressions',
     rateLimit: {
       policy: 'read',
       weight: '1 + 1 per 100 entries sent (ROWS_PER_UNIT), refused before the work when the window would pass its limit',
@@ -171,6 +175,7 @@ export const accountEndpoints: Endpoint[] = [
     method: 'get',
     path: '/api/v1/audit-events',
     auth: 'key',
+    scope: 'read',
     rateLimit: { policy: 'read' },
     handler: auditEventsRoute,
     operation: {
