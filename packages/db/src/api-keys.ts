@@ -1,4 +1,4 @@
-import { API_KEY_SCOPES, type ApiKeyMode, type ApiKeyScope } from '@leadgen/domain';
+import { API_KEY_SCOPES, TEST_ACCOUNT_CREDITS, newId, type ApiKeyMode, type ApiKeyScope } from '@leadgen/domain';
 import { inTransaction, type Database, type Queryable } from './client';
 import { newKeyRow, type NewKeyOptions } from './accounts';
 
@@ -50,41 +50,68 @@ const fromRow = (r: KeyRow): ApiKeyRecord => ({
 export type KeyCreation = { outcome: 'created'; key: ApiKeyRecord; apiKey: string } | { outcome: 'limit' };
 
 /**
- * Issues a key for an account over the API, unless the account holds `limit` live keys already. The count and
- * the insert run under a transaction-scoped advisory lock of the account's keys, so two creations at once
- * cannot both take the last place; nothing else takes that lock (job creation and authentication do not wait).
+ * Issues a key over the API, unless the account holds `limit` live keys already (its test account's counted with
+ * its own). A test key goes to the account's test account (acc_test_…, decision 036), made with its test credits on
+ * the first test key. The count and the inserts run under a transaction-scoped advisory lock of the live account's
+ * keys, so two creations at once cannot both take the last place nor both make a test account; nothing else takes
+ * that lock (job creation and authentication never wait on it).
  */
 export async function createAccountKey(db: Database, accountId: string, options: NewKeyOptions, limit: number): Promise<KeyCreation> {
   return inTransaction(db, async (client) => {
-    await client.query(`SELECT pg_advisory_xact_lock(hashtextextended('api_keys:' || $1, 0))`, [accountId]);
+    const live = await liveAccountOf(client, accountId);
+    await client.query(`SELECT pg_advisory_xact_lock(hashtextextended('api_keys:' || $1, 0))`, [live]);
     const { rows } = await client.query<{ live: string }>(
-      `SELECT count(*) AS live FROM api_keys WHERE account_id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`,
-      [accountId],
+      `SELECT count(*) AS live FROM api_keys
+       WHERE account_id IN (SELECT id FROM accounts WHERE id = $1 OR live_account_id = $1)
+         AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`,
+      [live],
     );
     if (Number(rows[0]!.live) >= limit) return { outcome: 'limit' as const };
-    const { row, apiKey } = newKeyRow(accountId, options);
+    const owner = options.mode === 'test' ? await testAccountOf(client, live) : live;
+    const { row, apiKey } = newKeyRow(owner, options);
     await client.query(
       `INSERT INTO api_keys (id, account_id, key_hash, prefix, expires_at, name, mode, created_by_key_id, scopes)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::text[])`,
-      [
-        row.id,
-        accountId,
-        row.keyHash,
-        row.prefix,
-        row.expiresAt,
-        row.name,
-        row.mode,
-        row.createdByKeyId,
-        row.scopes ?? [...API_KEY_SCOPES],
-      ],
+      [row.id, owner, row.keyHash, row.prefix, row.expiresAt, row.name, row.mode, row.createdByKeyId, row.scopes ?? [...API_KEY_SCOPES]],
     );
-    const key = await readKey(client, accountId, row.id);
+    const key = await readKey(client, owner, row.id);
     return { outcome: 'created' as const, key: key!, apiKey };
   });
 }
 
+/** The live account an account belongs to: itself, or for a test account the one it is the twin of. */
+async function liveAccountOf(client: Queryable, accountId: string): Promise<string> {
+  const { rows } = await client.query<{ live: string }>(`SELECT COALESCE(live_account_id, id) AS live FROM accounts WHERE id = $1`, [
+    accountId,
+  ]);
+  return rows[0]?.live ?? accountId;
+}
+
+/** The live account's test account, made (with its test credits' grant) when it has none yet; under the caller's lock. */
+async function testAccountOf(client: Queryable, liveAccountId: string): Promise<string> {
+  const found = await client.query<{ id: string }>(`SELECT id FROM accounts WHERE live_account_id = $1`, [liveAccountId]);
+  if (found.rows[0]) return found.rows[0].id;
+  const id = newId.testAccount();
+  await client.query(`INSERT INTO accounts (id, name, live_account_id) SELECT $1, name, id FROM accounts WHERE id = $2`, [
+    id,
+    liveAccountId,
+  ]);
+  await client.query(
+    `WITH grant_row AS (INSERT INTO credit_ledger (account_id, kind, amount) VALUES ($1, 'grant', $2) RETURNING account_id)
+     UPDATE accounts SET balance = balance + $2 FROM grant_row WHERE accounts.id = grant_row.account_id`,
+    [id, TEST_ACCOUNT_CREDITS],
+  );
+  return id;
+}
+
+/**
+ * The keys an account's key may see and manage: a live account's own and its test account's; a test account's own
+ * only. `$1` is the caller's account.
+ */
+const VISIBLE = `account_id IN (SELECT id FROM accounts WHERE id = $1 OR live_account_id = $1)`;
+
 async function readKey(client: Queryable, accountId: string, keyId: string): Promise<ApiKeyRecord | null> {
-  const { rows } = await client.query<KeyRow>(`SELECT ${COLUMNS} FROM api_keys WHERE account_id = $1 AND id = $2`, [accountId, keyId]);
+  const { rows } = await client.query<KeyRow>(`SELECT ${COLUMNS} FROM api_keys WHERE ${VISIBLE} AND id = $2`, [accountId, keyId]);
   return rows[0] ? fromRow(rows[0]) : null;
 }
 
@@ -108,7 +135,7 @@ export async function listAccountKeys(
 ): Promise<ApiKeyRecord[]> {
   const { rows } = await db.sql.query<KeyRow>(
     `SELECT ${COLUMNS} FROM api_keys
-     WHERE account_id = $1
+     WHERE ${VISIBLE}
        AND ($2::text IS NULL OR mode = $2)
        AND ($3::boolean OR revoked_at IS NULL)
        AND ($4::timestamptz IS NULL OR (created_at, id) < ($4, $5::text))
@@ -121,7 +148,7 @@ export async function listAccountKeys(
 
 export interface KeyChange {
   key: ApiKeyRecord;
-  /** the account's key epoch after the change, when it was raised (the expiry changed): announce it (announceKeyEpoch) */
+  /** the key's account's key epoch after the change, when it was raised (the expiry changed): announce it (announceKeyEpoch) */
   keyEpoch: number | null;
 }
 
@@ -142,7 +169,7 @@ export async function changeAccountKey(
        UPDATE api_keys SET
          name = CASE WHEN $3::boolean THEN $4::text ELSE name END,
          expires_at = CASE WHEN $5::boolean THEN $6::timestamptz ELSE expires_at END
-       WHERE account_id = $1 AND id = $2
+       WHERE ${VISIBLE} AND id = $2
        RETURNING ${COLUMNS}
      ), e AS (
        UPDATE accounts a SET key_epoch = a.key_epoch + 1 FROM k WHERE $5::boolean AND a.id = k.account_id RETURNING a.key_epoch
@@ -156,7 +183,7 @@ export async function changeAccountKey(
 
 export interface AccountKeyRevocation {
   key: ApiKeyRecord;
-  /** the account's key epoch after the revocation: announce it (announceKeyEpoch) */
+  /** the key's account's (key.accountId: a test key's is the test account) key epoch after the revocation: announce it */
   keyEpoch: number;
 }
 
@@ -167,7 +194,7 @@ export interface AccountKeyRevocation {
 export async function revokeAccountKey(db: Database, accountId: string, keyId: string): Promise<AccountKeyRevocation | null> {
   const { rows } = await db.sql.query<KeyRow & { key_epoch: string }>(
     `WITH k AS (
-       UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE account_id = $1 AND id = $2 RETURNING ${COLUMNS}
+       UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE ${VISIBLE} AND id = $2 RETURNING ${COLUMNS}
      ), e AS (
        UPDATE accounts a SET key_epoch = a.key_epoch + 1 FROM k WHERE a.id = k.account_id RETURNING a.key_epoch
      )
@@ -176,4 +203,10 @@ export async function revokeAccountKey(db: Database, accountId: string, keyId: s
   );
   const row = rows[0];
   return row ? { key: fromRow(row), keyEpoch: Number(row.key_epoch) } : null;
+}
+
+/** The live account's test account (acc_test_…), or null when it has no test key yet and so none. */
+export async function findTestAccountId(db: Database, liveAccountId: string): Promise<string | null> {
+  const { rows } = await db.sql.query<{ id: string }>(`SELECT id FROM accounts WHERE live_account_id = $1`, [liveAccountId]);
+  return rows[0]?.id ?? null;
 }

@@ -17,15 +17,16 @@ export const SCOPE_MEANINGS: Record<ApiKeyScope, string> = {
   keys: "create, list, rename, expire and revoke the account's API keys",
 };
 
-/** live: real upstreams, credits spent; test: the sandbox always, nothing spent, jobs apart from live ones. */
+/** live: the account itself; test: its test account (the sandbox always, test credits, nothing of the live account's seen). */
 export const API_KEY_MODES = ['live', 'test'] as const;
 export type ApiKeyMode = (typeof API_KEY_MODES)[number];
 
 /**
- * What a test key may hold: it runs jobs on the sandbox and reads them, and nothing that changes what live keys
- * see (webhook endpoints, monitors, the suppression list and the keys are the account's, shared by both modes).
+ * What a test account (the live account's twin, which holds its test keys) is granted when it is made: test credits,
+ * so its jobs reserve and charge as live ones would (their ledger shows what a job would cost) without touching
+ * the live account's credits.
  */
-export const TEST_KEY_SCOPES: readonly ApiKeyScope[] = ['read', 'generate'];
+export const TEST_ACCOUNT_CREDITS = 1_000_000_000;
 
 /** An account holds at most this many live (unrevoked, unexpired) keys: one more is 409 api_key_limit. */
 export const API_KEYS_MAX_PER_ACCOUNT = 100;
@@ -48,23 +49,23 @@ export const scopeErrors = {
       `A key can only grant scopes it holds itself; this key does not hold ${scopes.map((s) => `"${s}"`).join(', ')}`,
       { scopes },
     ),
-  testModeUnsupported: (what: string) =>
-    new AppError(403, 'test_mode_unsupported', 'Not available to test keys', `${what} is not available to test keys; use a live key`),
+  testKeyMakesTestKeys: () =>
+    new AppError(403, 'test_mode_unsupported', 'Not available to test keys', 'A test key makes only test keys; use a live key'),
   apiKeyNotFound: () => new AppError(404, 'api_key_not_found', 'API key not found', 'No API key with this id belongs to your account'),
   apiKeyLimit: (limit: number) =>
     new AppError(409, 'api_key_limit', 'Too many API keys', `The account holds ${limit} live keys already; revoke one first`, { limit }),
 };
 
 /**
- * The scopes a new key gets, checked against the creating key's: by default the creator's own (a test key's
- * capped to TEST_KEY_SCOPES); never one the creator lacks (403 scope_not_held). A test key makes only test keys.
+ * The scopes a new key gets, checked against the creating key's: by default the creator's own; never one the
+ * creator lacks (403 scope_not_held). A test key makes only test keys.
  */
 export function scopesForNewKey(
   creator: { scopes: readonly ApiKeyScope[]; mode: ApiKeyMode },
   asked: { scopes?: readonly ApiKeyScope[]; mode: ApiKeyMode },
 ): ApiKeyScope[] {
-  if (creator.mode === 'test' && asked.mode === 'live') throw scopeErrors.testModeUnsupported('Creating a live key');
-  const wanted = asked.scopes ?? (asked.mode === 'test' ? creator.scopes.filter((s) => TEST_KEY_SCOPES.includes(s)) : creator.scopes);
+  if (creator.mode === 'test' && asked.mode === 'live') throw scopeErrors.testKeyMakesTestKeys();
+  const wanted = asked.scopes ?? creator.scopes;
   const missing = wanted.filter((scope) => !creator.scopes.includes(scope));
   if (missing.length > 0) throw scopeErrors.scopeNotHeld(missing);
   // In API_KEY_SCOPES order, each once: the key's scopes read the same however they were asked for.

@@ -18,6 +18,8 @@ function randomToken(length: number): string {
 
 export const newId = {
   account: () => `acc_${randomToken(20)}`,
+  /** a live account's test account (decision 036): the prefix is how a worker knows its jobs go to the sandbox */
+  testAccount: () => `acc_test_${randomToken(20)}`,
   apiKeyId: () => `key_${randomToken(20)}`,
   auditEvent: () => `aud_${randomToken(24)}`,
   job: () => `job_${randomToken(24)}`,
@@ -28,6 +30,9 @@ export const newId = {
   /** the secret itself: 40 random characters (~206 bits); `lg_test_` for a test key (decision 036) */
   apiKeySecret: (mode: 'live' | 'test' = 'live') => `lg_${mode}_${randomToken(40)}`,
 };
+
+/** Whether an account is a test account (acc_test_…), whose jobs the sandbox serves whatever the worker's upstreams. */
+export const isTestAccountId = (accountId: string): boolean => accountId.startsWith('acc_test_');
 
 export const ID_PATTERNS = {
   job: /^job_[0-9a-z]{24}$/,

@@ -16,3 +16,14 @@ CREATE INDEX "api_keys_account_id_created_at_id_idx" ON "api_keys" ("account_id"
 
 -- The consumer's ledger pages an account's rows in id order (GET /api/v1/account/ledger).
 CREATE INDEX "credit_ledger_account_id_id_idx" ON "credit_ledger" ("account_id", "id");
+
+-- Test mode (decision 036): a test key belongs to its account's test account, a second account made on the first
+-- test key's creation, id acc_test_…, that points at the live one. Its jobs, leads, batches, monitors, webhooks,
+-- suppressions, ledger and rate limits are its own, so live keys never see them and test keys never see live data;
+-- its jobs are served by the sandbox (the worker tells them by the id) and spend its own test credits only.
+ALTER TABLE "accounts" ADD COLUMN "live_account_id" TEXT;
+ALTER TABLE "accounts" ADD CONSTRAINT "accounts_live_account_id_fkey"
+  FOREIGN KEY ("live_account_id") REFERENCES "accounts" ("id") ON DELETE CASCADE ON UPDATE CASCADE;
+CREATE UNIQUE INDEX "accounts_live_account_id_key" ON "accounts" ("live_account_id");
+ALTER TABLE "accounts" ADD CONSTRAINT "accounts_test_account_check"
+  CHECK (("live_account_id" IS NULL) = ("id" NOT LIKE 'acc\_test\_%'));

@@ -55,6 +55,10 @@ export const accountEndpoints: Endpoint[] = [
               schema: object({
                 accountId: d('The account id', str),
                 name: d("The account's name", str),
+                mode: d(
+                  'live, or test for a test key: its test account (its own jobs, leads, webhooks, monitors, suppressions and test credits; decision 036)',
+                  { type: 'string', enum: ['live', 'test'] },
+                ),
                 credits: d(
                   "The account's credits",
                   object({

@@ -1,5 +1,5 @@
 import { changeAccountKey, createAccountKey, findAccountKey, listAccountKeys, revokeAccountKey, type ApiKeyRecord } from '@leadgen/db';
-import { API_KEYS_MAX_PER_ACCOUNT, TEST_KEY_SCOPES, errors, scopeErrors, scopesForNewKey, type ApiKeyMode } from '@leadgen/domain';
+import { API_KEYS_MAX_PER_ACCOUNT, scopeErrors, scopesForNewKey, type ApiKeyMode } from '@leadgen/domain';
 import { logger } from '@leadgen/logger';
 import { announceKeyEpoch } from '@leadgen/rate-limits';
 import type { ApiDependencies } from '../dependencies';
@@ -14,13 +14,6 @@ import { presentApiKey } from '../presenters/api-key-presenter';
 /** A new key for the caller's account: its scopes checked against the caller's, at most API_KEYS_MAX_PER_ACCOUNT live. */
 export async function createKey(deps: ApiDependencies, accountId: string, caller: CallingKey, input: KeyInput) {
   const mode: ApiKeyMode = input.mode ?? caller.mode;
-  if (mode === 'test' && input.scopes?.some((scope) => !TEST_KEY_SCOPES.includes(scope)))
-    throw errors.validation([
-      {
-        pointer: '#/scopes',
-        detail: `a test key holds only ${TEST_KEY_SCOPES.join(' and ')} (webhooks, monitors, suppressions and keys are live)`,
-      },
-    ]);
   const scopes = scopesForNewKey(caller, { scopes: input.scopes, mode });
   const created = await createAccountKey(
     deps.db,
@@ -59,7 +52,7 @@ export async function changeKey(deps: ApiDependencies, accountId: string, keyId:
     ...(input.expiresAt !== undefined ? { expiresAt: input.expiresAt } : {}),
   });
   if (!changed) throw scopeErrors.apiKeyNotFound();
-  if (changed.keyEpoch !== null) await announce(deps, accountId, changed.keyEpoch);
+  if (changed.keyEpoch !== null) await announce(deps, changed.key.accountId, changed.keyEpoch);
   return changed.key;
 }
 
@@ -67,7 +60,7 @@ export async function changeKey(deps: ApiDependencies, accountId: string, keyId:
 export async function revokeKey(deps: ApiDependencies, accountId: string, keyId: string): Promise<ApiKeyRecord> {
   const revoked = await revokeAccountKey(deps.db, accountId, keyId);
   if (!revoked) throw scopeErrors.apiKeyNotFound();
-  await announce(deps, accountId, revoked.keyEpoch);
+  await announce(deps, revoked.key.accountId, revoked.keyEpoch);
   return revoked.key;
 }
 

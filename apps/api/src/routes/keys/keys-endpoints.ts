@@ -48,7 +48,7 @@ export const keyEndpoints: Endpoint[] = [
       tags: ['keys'],
       operationId: 'createApiKey',
       summary: 'A new API key; its secret is in this answer only',
-      description: `Makes a key for the account. Its scopes default to the calling key's own and can never include one the calling key lacks; \`mode: "test"\` makes an \`lg_test_…\` key (its jobs always use the sandbox, spend no credits and are kept apart from live ones; it holds only \`read\` and \`generate\`). A test key makes only test keys. An account holds at most ${API_KEYS_MAX_PER_ACCOUNT} live keys.`,
+      description: `Makes a key for the account. Its scopes default to the calling key's own and can never include one the calling key lacks. \`mode: "test"\` makes an \`lg_test_…\` key: it works in the account's test account, whose jobs always use the sandbox and spend test credits only, and whose jobs, leads, batches, monitors, webhooks and suppressions live keys never see (nor test keys the live ones). A test key makes only test keys. An account holds at most ${API_KEYS_MAX_PER_ACCOUNT} live keys.`,
       requestBody: {
         required: true,
         content: json(
