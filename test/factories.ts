@@ -15,6 +15,7 @@ import {
   type Database,
   type JobRecord,
   type MonitorRecord,
+  type NewKeyOptions,
   type NewMonitor,
   type WebhookEndpointRecord,
 } from '@leadgen/db';
@@ -51,8 +52,8 @@ export interface TestApiKey {
   auth: { Authorization: string };
 }
 
-/** A key of the account's, live unless `expiresAt` has passed. */
-export async function buildApiKey(db: Database, accountId: string, options: { expiresAt?: Date } = {}): Promise<TestApiKey> {
+/** A key of the account's, live unless `expiresAt` has passed; every scope and live mode unless said. */
+export async function buildApiKey(db: Database, accountId: string, options: NewKeyOptions = {}): Promise<TestApiKey> {
   const { keyId, apiKey } = await issueApiKey(db, accountId, options);
   return { keyId, apiKey, auth: { Authorization: `Bearer ${apiKey}` } };
 }

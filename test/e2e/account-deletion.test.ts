@@ -119,6 +119,27 @@ describe('deleting an account (admin account:delete)', () => {
     expect(again.stderr).toContain(`no account ${owner.accountId}`);
   }, 60_000);
 
+  it('when an account with a test key is deleted, then its test account goes first, test jobs and test ledger included, and the test key stops', async () => {
+    const owner = await buildAccount(world.db, { credits: 100 });
+    const testKey = (await world.http.post('/api/v1/keys').set(owner.auth).send({ mode: 'test' })).body.apiKey as string;
+    const testAuth = { Authorization: `Bearer ${testKey}` };
+    const job = await generate(
+      world,
+      { accountId: owner.accountId, apiKey: testKey, auth: testAuth },
+      { category: 'dentist', state: 'US', maxResults: 10 },
+    );
+    expect(job.body.terminal).toMatchObject({ status: 'COMPLETE' });
+    const testAccountId = (await world.http.get('/api/v1/account').set(testAuth)).body.accountId as string;
+    expect(testAccountId).toMatch(/^acc_test_/);
+
+    const run = admin('account:delete', '--account', owner.accountId, '--yes');
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    expect(await world.db.account.findMany({ where: { id: { in: [owner.accountId, testAccountId] } } })).toEqual([]);
+    expect(await rowsOwned(testAccountId, [job.body.jobId as string])).toEqual(Object.fromEntries(Object.keys(OWNED).map((t) => [t, 0])));
+    expect((await world.http.get('/api/v1/account').set(testAuth)).status).toBe(401);
+  }, 60_000);
+
   it('when the account still has an open job, then delete_account changes nothing; and the ledger stays append-only for everyone else', async () => {
     const account = await buildAccount(world.db, { credits: 100 });
     // A queued job no worker has seen (written directly, never enqueued).

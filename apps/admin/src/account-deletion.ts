@@ -1,5 +1,6 @@
 import {
   deleteAccount,
+  findTestAccountId,
   openJobsOf,
   OPERATOR,
   recordAuditEvent,
@@ -26,6 +27,12 @@ export type AccountDeletionResult =
  * that it happened, with counts and credit totals.
  */
 export async function deleteAccountEverywhere(db: Database, services: Services, accountId: string): Promise<AccountDeletionResult> {
+  // Its test account first (decision 036), the same way: its test keys refused, its open test jobs cancelled.
+  const testAccountId = await findTestAccountId(db, accountId);
+  if (testAccountId) {
+    const test = await deleteAccountEverywhere(db, services, testAccountId);
+    if (test.kind === 'open_jobs') return test;
+  }
   const revoked = await revokeAccountKeys(db, accountId);
   if (!revoked) return { kind: 'not_found' };
   const keysRefusedEverywhere = await services.announceKeyEpoch(accountId, revoked.keyEpoch).then(

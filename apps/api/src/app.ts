@@ -2,7 +2,7 @@ import express, { type RequestHandler } from 'express';
 import { errors, OBJECTION_PAGE_PATH } from '@leadgen/domain';
 import type { ApiDependencies } from './dependencies';
 import { accessLog, rememberRouteBase, type RequestObserver } from './http/access-log';
-import { keyAuthenticator } from './http/authenticate';
+import { keyAuthenticator, requireScope } from './http/authenticate';
 import { liveKeyDirectory } from './http/live-key-directory';
 import { jsonBody } from './http/json-body';
 import { protocolChecks } from './http/protocol-checks';
@@ -54,6 +54,7 @@ export function createApp(deps: ApiDependencies, options: AppOptions = {}): expr
       deps,
       runtime: { isShuttingDown: options.isShuttingDown ?? (() => false) },
       auth: keys.authenticate,
+      requireScope,
       rateLimits: { generate: generateLimit, read: readLimit },
       jsonBody,
       // What request schemas read of the deployment: plain http webhook targets, the shortest monitor interval.

@@ -71,7 +71,7 @@ describe('live keys kept in memory for AUTH_CACHE_MS', () => {
     try {
       expect((await world.http.get('/api/v1/account').set(account.auth)).status).toBe(200);
       expect((await world.http.get('/api/v1/account').set(account.auth)).status).toBe(200);
-      const reads = query.mock.calls.map((call) => String(call[0])).filter((text) => text.includes('authenticate_key('));
+      const reads = query.mock.calls.map((call) => String(call[0])).filter((text) => text.includes('authenticate_api_key('));
       expect(reads).toHaveLength(1);
     } finally {
       query.mockRestore();
@@ -93,7 +93,7 @@ describe('live keys kept in memory for AUTH_CACHE_MS', () => {
     try {
       expect((await world.http.get('/api/v1/account').set(account.auth)).status).toBe(200);
       const calls = query.mock.calls.map((call) => String(call[0]));
-      expect(calls.filter((text) => text.includes('authenticate_key('))).toEqual([]);
+      expect(calls.filter((text) => text.includes('authenticate_api_key('))).toEqual([]);
     } finally {
       query.mockRestore();
     }

@@ -70,7 +70,7 @@ describe('erasure and the API process kept finished-job bodies', () => {
       const elapsed = Date.now() - started;
       const epochReads = seen.filter((text) => text.includes('erasure_epoch')).length;
       expect(epochReads).toBeLessThanOrEqual(Math.ceil(elapsed / ERASURE_EPOCH_MAX_AGE_MS) + 1);
-      expect(seen.filter((text) => !text.includes('erasure_epoch') && !text.includes('authenticate_key'))).toEqual([]);
+      expect(seen.filter((text) => !text.includes('erasure_epoch') && !text.includes('authenticate_api_key'))).toEqual([]);
     } finally {
       (sql as unknown as { query: unknown }).query = query;
     }

@@ -14,11 +14,11 @@ beforeAll(async () => {
   // AUTH_CACHE_MS=0: every request of a known key asks PostgreSQL, so its give-back is exercised each time.
   world = await startWorld({ worker: false, env: { RATE_LIMIT_UNKNOWN_KEY_PER_MIN: String(PER_MIN), AUTH_CACHE_MS: '0' } });
   account = await buildAccount(world.db, { credits: 0 });
-  // Counts the API's key lookups: the statement authenticate_key runs (packages/db/src/accounts.ts).
+  // Counts the API's key lookups: the statement authenticate_api_key runs (packages/db/src/accounts.ts).
   const sql = world.api.deps.db.sql;
   const query = sql.query.bind(sql) as (...args: unknown[]) => unknown;
   (sql as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
-    if (typeof args[0] === 'string' && args[0].includes('authenticate_key')) keyLookups += 1;
+    if (typeof args[0] === 'string' && args[0].includes('authenticate_api_key')) keyLookups += 1;
     return query(...args);
   };
 });

@@ -1,4 +1,5 @@
 import type { Config } from '@leadgen/config';
+import type { Source } from '@leadgen/domain';
 import { logger, withLogContext } from '@leadgen/logger';
 import { metrics } from '@leadgen/ops';
 import type { LeadProvider } from '@leadgen/providers';
@@ -23,9 +24,11 @@ export function createLeadConsumers(
   providers: LeadProvider[],
   deps: HandlerDependencies,
   slots?: Pick<IdleSlotFiller, 'started' | 'ended'>,
+  /** per source, what serves test accounts' jobs (the sandbox: createTestProviders); the source's provider when absent */
+  testProviders: Partial<Record<Source, LeadProvider>> = {},
 ): LeadConsumers {
   const { config } = deps;
-  const workers = providers.map((provider) => consumerOf(provider, deps, config, slots));
+  const workers = providers.map((provider) => consumerOf(provider, deps, config, slots, testProviders[provider.source]));
   // What "no worker consuming a queue" is alerted on: the sum over the fleet per queue.
   const reportConsumers = (perQueue: number) => {
     for (const { source } of providers) metrics.queueConsumers.set({ queue: QUEUE_NAMES[source] }, perQueue);
@@ -55,9 +58,10 @@ function consumerOf(
   deps: HandlerDependencies,
   config: Config,
   slots?: Pick<IdleSlotFiller, 'started' | 'ended'>,
+  testProvider?: LeadProvider,
 ): Worker {
   const { source } = provider;
-  const handle = createLeadJobHandler(provider, deps);
+  const handle = createLeadJobHandler(provider, deps, testProvider);
   // Each slot this consumer holds, counted for the idle-slot filler (borrow-idle-slots.ts) from the moment BullMQ
   // takes the job from the wait list (its 'active' event, before the processor is called): counted only from the
   // processor, a job between the two was in neither count, and the filler borrowed into the reserve for it.

@@ -1,7 +1,7 @@
 import type { Config } from '@leadgen/config';
 import { settleJob, type Lifecycle } from '@leadgen/commands';
 import { findJob, startJob, type Database, type JobRecord, type SettlementBasis, type StartRefusal } from '@leadgen/db';
-import { isTerminal, type JobOutcome, type Source } from '@leadgen/domain';
+import { isTerminal, isTestAccountId, type JobOutcome, type Source } from '@leadgen/domain';
 import { logger, withLogContext } from '@leadgen/logger';
 import { metrics } from '@leadgen/ops';
 import { countUpstreamCalls, onUpstreamRetry, ProviderError, type LeadProvider, type UpstreamRetry } from '@leadgen/providers';
@@ -60,9 +60,19 @@ export function jobResult(job: JobRecord | null | undefined): LeadJobResult | nu
   };
 }
 
-export function createLeadJobHandler<S extends Source>(provider: LeadProvider<S>, deps: HandlerDependencies): LeadJobHandler<S> {
+/**
+ * `testProvider` serves the jobs of test accounts (acc_test_…, decision 036): the sandbox, whatever `provider` is,
+ * so a test key never reaches a paid upstream. The account is in the queue entry, so the choice costs nothing.
+ */
+export function createLeadJobHandler<S extends Source>(
+  provider: LeadProvider<S>,
+  deps: HandlerDependencies,
+  testProvider: LeadProvider<S> = provider,
+): LeadJobHandler<S> {
   return (job, token, signal) =>
-    withLogContext({ jobId: job.data.jobId, source: provider.source }, () => processLeadJob(provider, deps, job, token, signal));
+    withLogContext({ jobId: job.data.jobId, source: provider.source }, () =>
+      processLeadJob(isTestAccountId(job.data.accountId) ? testProvider : provider, deps, job, token, signal),
+    );
 }
 
 async function processLeadJob<S extends Source>(

@@ -4,7 +4,7 @@ import { createDatabase, DEVELOPMENT_SECRETS_KEY_WARNING } from '@leadgen/db';
 import type { Source } from '@leadgen/domain';
 import { logger } from '@leadgen/logger';
 import type { ReadinessReport } from '@leadgen/ops';
-import { closeProviders, createProviders } from '@leadgen/providers';
+import { closeProviders, createProviders, createTestProviders } from '@leadgen/providers';
 import { enqueueReleasedJobs, jobEventPublisher, openLeadQueues, producerConnection, redisKeys, subscribeJobEvents } from '@leadgen/queue';
 import { startIdleSlotFiller } from './borrow-idle-slots';
 import { createLeadConsumers } from './lead-consumers';
@@ -79,6 +79,8 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
     sources.flatMap((source) => providers[source] ?? []),
     deps,
     slots,
+    // Test accounts' jobs (decision 036) are the sandbox's, whatever upstream keys this process has.
+    createTestProviders(config, sources),
   );
 
   // A cancel reaches whichever process holds the job; BullMQ's cancelJob only sees its own jobs.

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { newId } from '@leadgen/domain';
+import { newId, type ApiKeyMode, type ApiKeyScope } from '@leadgen/domain';
 import { sqlOf, type Database, type Queryable } from './client';
 
 export interface AccountRecord {
@@ -38,17 +38,45 @@ export async function countAccounts(db: Database): Promise<number> {
   return db.account.count();
 }
 
-export async function issueApiKey(db: Database | Queryable, accountId: string, options: { expiresAt?: Date } = {}): Promise<IssuedKey> {
-  const apiKey = newId.apiKeySecret();
-  const keyId = newId.apiKeyId();
-  await sqlOf(db).query('INSERT INTO api_keys (id, account_id, key_hash, prefix, expires_at) VALUES ($1, $2, $3, $4, $5)', [
-    keyId,
+export interface NewKeyOptions {
+  expiresAt?: Date;
+  /** the consumer's label */
+  name?: string | null;
+  /** every scope unless said (the operator's keys) */
+  scopes?: readonly ApiKeyScope[];
+  /** live unless said; a test key's secret starts lg_test_ */
+  mode?: ApiKeyMode;
+  /** the key that asked for this one over the API */
+  createdByKeyId?: string | null;
+}
+
+/** A new key's row and its secret (the secret is returned once and only its hash is stored). */
+export function newKeyRow(accountId: string, options: NewKeyOptions = {}) {
+  const mode = options.mode ?? 'live';
+  const apiKey = newId.apiKeySecret(mode);
+  const row = {
+    id: newId.apiKeyId(),
     accountId,
-    hashApiKey(apiKey),
-    apiKey.slice(0, 12),
-    options.expiresAt ?? null,
-  ]);
-  return { keyId, apiKey, ...(options.expiresAt ? { expiresAt: options.expiresAt.toISOString() } : {}) };
+    keyHash: hashApiKey(apiKey),
+    // lg_live_ or lg_test_ and four characters of the secret: enough to tell keys apart, nothing to guess with.
+    prefix: apiKey.slice(0, 12),
+    expiresAt: options.expiresAt ?? null,
+    name: options.name ?? null,
+    mode,
+    createdByKeyId: options.createdByKeyId ?? null,
+    ...(options.scopes ? { scopes: [...options.scopes] } : {}),
+  };
+  return { row, apiKey };
+}
+
+export async function issueApiKey(db: Database | Queryable, accountId: string, options: NewKeyOptions = {}): Promise<IssuedKey> {
+  const { row, apiKey } = newKeyRow(accountId, options);
+  await sqlOf(db).query(
+    `INSERT INTO api_keys (id, account_id, key_hash, prefix, expires_at, name, mode, created_by_key_id, scopes)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, COALESCE($9::text[], ARRAY['read', 'generate', 'webhooks', 'monitors', 'suppressions', 'keys']))`,
+    [row.id, row.accountId, row.keyHash, row.prefix, row.expiresAt, row.name, row.mode, row.createdByKeyId, row.scopes ?? null],
+  );
+  return { keyId: row.id, apiKey, ...(options.expiresAt ? { expiresAt: options.expiresAt.toISOString() } : {}) };
 }
 
 export interface KeyAuthentication {
@@ -59,11 +87,15 @@ export interface KeyAuthentication {
   keyEpoch: number;
   /** the key's id (key_...): who did it, in the audit trail */
   keyId: string;
+  /** what the key may do (decision 036) */
+  keyScopes: ApiKeyScope[];
+  /** live, or test: sandbox only, no credits spent */
+  keyMode: ApiKeyMode;
 }
 
 /** The account a live key belongs to, when the key expires and the account's key epoch; null for unknown, revoked or expired keys. */
 export async function authenticateApiKey(db: Database, keyHash: string): Promise<KeyAuthentication | null> {
-  // One statement per request (prisma/functions/authenticate_key.sql): the account and its key epoch from
+  // One statement per request (prisma/functions/authenticate_api_key.sql): the account, the key's scopes and its key epoch from
   // one snapshot, and the key's last use recorded only when the recorded one is an hour old, so it stays a read nearly always.
   const { rows } = await db.sql.query<{
     o_id: string;
@@ -72,7 +104,9 @@ export async function authenticateApiKey(db: Database, keyHash: string): Promise
     o_key_expires_at: Date | null;
     o_key_epoch: string;
     o_key_id: string;
-  }>('SELECT * FROM authenticate_key($1)', [keyHash]);
+    o_key_scopes: ApiKeyScope[];
+    o_key_mode: ApiKeyMode;
+  }>('SELECT * FROM authenticate_api_key($1)', [keyHash]);
   const row = rows[0];
   return row
     ? {
@@ -80,6 +114,8 @@ export async function authenticateApiKey(db: Database, keyHash: string): Promise
         keyExpiresAt: row.o_key_expires_at,
         keyEpoch: Number(row.o_key_epoch),
         keyId: row.o_key_id,
+        keyScopes: row.o_key_scopes,
+        keyMode: row.o_key_mode,
       }
     : null;
 }

@@ -8,6 +8,7 @@ import { sqlOf, type Database, type Queryable } from './client';
 export const AUDIT_ACTIONS = [
   'key.created',
   'key.revoked',
+  'key.changed',
   'webhook_endpoint.created',
   'webhook_endpoint.changed',
   'webhook_endpoint.deleted',

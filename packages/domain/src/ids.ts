@@ -18,6 +18,8 @@ export function randomToken(length: number): string {
 
 export const newId = {
   account: () => `acc_${randomToken(20)}`,
+  /** a live account's test account (decision 036): the prefix is how a worker knows its jobs go to the sandbox */
+  testAccount: () => `acc_test_${randomToken(20)}`,
   apiKeyId: () => `key_${randomToken(20)}`,
   auditEvent: () => `aud_${randomToken(24)}`,
   job: () => `job_${randomToken(24)}`,
@@ -25,9 +27,12 @@ export const newId = {
   resultSet: () => `rs_${randomToken(24)}`,
   monitor: () => `mon_${randomToken(24)}`,
   monitorRun: () => `mrun_${randomToken(24)}`,
-  /** the secret itself: 40 random characters (~206 bits) */
-  apiKeySecret: () => `lg_live_${randomToken(40)}`,
+  /** the secret itself: 40 random characters (~206 bits); `lg_test_` for a test key (decision 036) */
+  apiKeySecret: (mode: 'live' | 'test' = 'live') => `lg_${mode}_${randomToken(40)}`,
 };
+
+/** Whether an account is a test account (acc_test_…), whose jobs the sandbox serves whatever the worker's upstreams. */
+export const isTestAccountId = (accountId: string): boolean => accountId.startsWith('acc_test_');
 
 export const ID_PATTERNS = {
   job: /^job_[0-9a-z]{24}$/,
@@ -39,4 +44,6 @@ export const ID_PATTERNS = {
   webhookDelivery: /^msg_[0-9a-f]{32}$/,
   /** newId.monitor */
   monitor: /^mon_[0-9a-z]{24}$/,
+  /** newId.apiKeyId */
+  apiKey: /^key_[0-9a-z]{20}$/,
 };

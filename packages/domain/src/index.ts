@@ -20,3 +20,4 @@ export * from './monitor-credit-cap';
 export * from './idempotency-key';
 export * from './storeleads-category-match';
 export * from './objections';
+export * from './api-key-scopes';

@@ -234,3 +234,20 @@ export function createProviders(config: Config, sources: readonly Source[], deps
   });
   return providers;
 }
+
+/**
+ * The providers that serve test accounts' jobs (acc_test_…, decision 036): the sandbox of each source, whatever
+ * upstreams the process has keys for, with the sandbox's address verification. Opens nothing to close.
+ */
+export function createTestProviders(config: Config, sources: readonly Source[]): LoadedProviders {
+  const verifier = config.verification.enabled
+    ? createEmailVerifier({ check: sandboxMailAnswer, cache: null, concurrency: config.verification.concurrency })
+    : null;
+  const providers: LoadedProviders = {};
+  const build = <S extends Source>(source: S) => {
+    const provider = sandbox(source, config);
+    (providers as Record<S, LeadProvider<S>>)[source] = verifier ? withEmailVerification(provider, verifier) : provider;
+  };
+  for (const source of sources) build(source);
+  return providers;
+}

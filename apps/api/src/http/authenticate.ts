@@ -1,7 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { LRUCache } from 'lru-cache';
 import { authenticateApiKey, hashApiKey, type AccountRecord, type AuditActor, type Database, type KeyAuthentication } from '@leadgen/db';
-import { errors } from '@leadgen/domain';
+import { errors, scopeErrors, type ApiKeyMode, type ApiKeyScope } from '@leadgen/domain';
 import { logger, withLogContext } from '@leadgen/logger';
 import { metrics } from '@leadgen/ops';
 import type { RedisClient, RedisKeys } from '@leadgen/queue';
@@ -19,12 +19,34 @@ export function auditActor(locals: Record<string, unknown>): AuditActor {
   return { actor: (locals.keyCheck as KeyCheck).keyId, requestId: (locals.requestId as string | undefined) ?? null };
 }
 
+/** The key a request came with, as a handler may need it: who it is, what it may do, live or test. */
+export interface CallingKey {
+  keyId: string;
+  scopes: ApiKeyScope[];
+  mode: ApiKeyMode;
+}
+
+export function callingKey(locals: Record<string, unknown>): CallingKey {
+  const { keyId, scopes, mode } = locals.keyCheck as KeyCheck;
+  return { keyId, scopes, mode };
+}
+
+/**
+ * After authentication and the rate limit (which may have read the key again): the endpoint's scope, or 403
+ * insufficient_scope naming it (decision 036). Counted in the rate limit first, so probing scopes costs calls.
+ */
+export function requireScope(scope: ApiKeyScope): RequestHandler {
+  return (_req, res, next) => {
+    if (!(res.locals.keyCheck as KeyCheck).scopes.includes(scope)) throw scopeErrors.insufficientScope(scope);
+    next();
+  };
+}
+
 /** What authentication leaves for the rate limit, which confirms a cached key against Redis. */
-interface KeyCheck {
+interface KeyCheck extends CallingKey {
   keyHash: string;
   /** the account's key epoch the key was read under */
   keyEpoch: number;
-  keyId: string;
 }
 
 export interface KeyAuthenticator {
@@ -101,7 +123,13 @@ export function keyAuthenticator(db: Database, options: { cacheMs: number; throt
 
   const use = (res: Response, keyHash: string, found: KeyAuthentication): void => {
     res.locals.account = found.account;
-    res.locals.keyCheck = { keyHash, keyEpoch: found.keyEpoch, keyId: found.keyId } satisfies KeyCheck;
+    res.locals.keyCheck = {
+      keyHash,
+      keyEpoch: found.keyEpoch,
+      keyId: found.keyId,
+      scopes: found.keyScopes,
+      mode: found.keyMode,
+    } satisfies KeyCheck;
   };
 
   return {

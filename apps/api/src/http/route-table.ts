@@ -1,8 +1,8 @@
 import type { Request, RequestHandler, Response, Router } from 'express';
-import { errors } from '@leadgen/domain';
+import { errors, SCOPE_MEANINGS, type ApiKeyScope } from '@leadgen/domain';
 import type { ApiDependencies } from '../dependencies';
 import { requestBodySchema } from '../openapi/joi-schema';
-import { problemResponse } from '../openapi/openapi-schemas';
+import { hdr, problemResponse } from '../openapi/openapi-schemas';
 import { authenticatedAccount } from './authenticate';
 import { checkRequest, requestChecker, type RequestSchemas, type Valid } from './request-validation';
 
@@ -37,6 +37,8 @@ export interface Endpoint {
   path: string;
   /** `key`: an API key (`Authorization: Bearer lg_…`); `public`: none (the document says `security: []`). */
   auth: 'key' | 'public';
+  /** With `key`: the scope the key must hold (decision 036), else 403 insufficient_scope. Every key endpoint names one. */
+  scope?: ApiKeyScope;
   /**
    * The per-account window the call counts in (docs/api.md#rate-limits). `weight` says what a call adds
    * beyond its own hit, which the handler charges once it knows the cost (chargeRateLimit).
@@ -77,6 +79,7 @@ export interface MountParts {
   deps: ApiDependencies;
   runtime: RouteRuntime;
   auth: RequestHandler;
+  requireScope: (scope: ApiKeyScope) => RequestHandler;
   rateLimits: Record<RateLimitPolicyName, RequestHandler>;
   jsonBody: (limitBytes: number, options?: { maxEntries?: number }) => RequestHandler;
   /** What request schemas may read of the deployment (Joi's `context`), e.g. whether plain http targets are accepted. */
@@ -111,6 +114,7 @@ export function mountEndpoints(endpoints: readonly Endpoint[], targets: { root: 
       const chain: RequestHandler[] = [];
       if (endpoint.auth === 'key') chain.push(parts.auth);
       if (endpoint.rateLimit) chain.push(parts.rateLimits[endpoint.rateLimit.policy]);
+      if (endpoint.auth === 'key') chain.push(parts.requireScope(scopeOf(endpoint)));
       if (endpoint.body) {
         const { limitBytes, maxEntries } = endpoint.body;
         chain.push(parts.jsonBody(limitBytes, maxEntries === undefined ? undefined : { maxEntries }));
@@ -129,6 +133,22 @@ export function mountEndpoints(endpoints: readonly Endpoint[], targets: { root: 
       throw errors.methodNotAllowed(allow);
     });
   }
+}
+
+/** A key endpoint's scope; one without is a mistake in the table, refused when the app is made. */
+function scopeOf(endpoint: Endpoint): ApiKeyScope {
+  if (!endpoint.scope) throw new Error(`${endpoint.method.toUpperCase()} ${endpoint.path} takes a key but names no scope`);
+  return endpoint.scope;
+}
+
+/** A key endpoint's 403: the scope it needs, and what else the operation answers 403 for (its own `403`). */
+function forbidden(endpoint: Endpoint) {
+  const scope = scopeOf(endpoint);
+  const own = (endpoint.operation.responses[403] as { description?: string } | undefined)?.description;
+  return problemResponse(
+    `insufficient_scope (with \`requiredScope\`): the key lacks the scope \`${scope}\` (${SCOPE_MEANINGS[scope]})${own ? `; ${own}` : ''}`,
+    { 'WWW-Authenticate': hdr('WWW-Authenticate') },
+  );
 }
 
 const KIB = 1024;
@@ -178,11 +198,14 @@ export function openApiPaths(
           : undefined);
       item[endpoint.method] = {
         ...operation,
-        ...(endpoint.auth === 'public' ? { security: [] } : {}),
+        // OpenAPI 3.1 lets a bearer scheme list the roles an operation needs: the key's scope.
+        ...(endpoint.auth === 'public' ? { security: [] } : { security: [{ bearer: [scopeOf(endpoint)] }] }),
+        ...(endpoint.auth === 'key' ? { 'x-required-scope': scopeOf(endpoint) } : {}),
         parameters: [...(operation.parameters ?? []), { $ref: '#/components/parameters/RequestId' }],
         ...(requestBody ? { requestBody } : {}),
         responses: {
           ...operation.responses,
+          ...(endpoint.auth === 'key' ? { 403: forbidden(endpoint) } : {}),
           default: problemResponse('Any other problem, as Problem Details (see docs/errors.md for every code)'),
         },
         ...(endpoint.rateLimit

@@ -7,6 +7,7 @@ import { monitorEvents, monitorSchemas } from './openapi-monitors';
 import { received, signatureHeaders, webhookEvents, webhookSchemas } from './openapi-webhooks';
 import { batchSchemas } from './openapi-batches';
 import { objectionEvents, objectionSchemas } from './openapi-objections';
+import { keySchemas } from './openapi-keys';
 import {
   type Schema,
   PROBLEM_CODES,
@@ -52,7 +53,8 @@ export function openApiDocument(): Schema {
         description: 'Up to 1,000 generation requests as one batch: deduplicated, capped by maxCredits, cancelled together.',
       },
       { name: 'leads', description: 'Read delivered leads as JSON pages, or download them as CSV or JSON Lines.' },
-      { name: 'account', description: "The account's credits and its suppression list." },
+      { name: 'account', description: "The account's credits, its ledger and usage, its suppression list and audit trail." },
+      { name: 'keys', description: "The account's API keys: scopes, test keys (`lg_test_…`), expiry and revocation." },
       {
         name: 'webhooks',
         description: 'Endpoints that receive job events, their deliveries, and the signing secrets (Standard Webhooks).',
@@ -82,7 +84,14 @@ export function openApiDocument(): Schema {
           schema: str,
         },
       },
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key: `Authorization: Bearer lg_live_…`' } },
+      securitySchemes: {
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'An API key: `Authorization: Bearer lg_live_…` (or `lg_test_…`). Each operation lists the one scope it needs; a key without it gets 403 `insufficient_scope`.',
+        },
+      },
       headers,
       responses: Object.fromEntries(Object.entries(problems).map(([status, response]) => [`Problem${status}`, response])),
       schemas: {
@@ -104,6 +113,7 @@ export function openApiDocument(): Schema {
         ...monitorSchemas,
         ...batchSchemas,
         ...objectionSchemas,
+        ...keySchemas,
         Accepted: object(
           {
             jobId: d('The job id', str),

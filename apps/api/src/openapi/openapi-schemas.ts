@@ -49,6 +49,12 @@ export const PROBLEM_CODES = [
   // objections by the data subjects (decision 042)
   'objection_not_found',
   'objection_not_proven',
+  // keys managed over the API (decision 036)
+  'insufficient_scope',
+  'scope_not_held',
+  'test_mode_unsupported',
+  'api_key_not_found',
+  'api_key_limit',
 ] as const;
 
 const ISO_CODE = '^\\s*[A-Za-z]{2}\\s*$';

@@ -48,6 +48,7 @@ export const accountEndpoints: Endpoint[] = [
     method: 'get',
     path: '/api/v1/account',
     auth: 'key',
+    scope: 'read',
     rateLimit: { policy: 'read' },
     handler: accountRoute,
     operation: {
@@ -64,6 +65,10 @@ export const accountEndpoints: Endpoint[] = [
               schema: object({
                 accountId: d('The account id', str),
                 name: d("The account's name", str),
+                mode: d(
+                  'live, or test for a test key: its test account (its own jobs, leads, webhooks, monitors, suppressions and test credits; decision 036)',
+                  { type: 'string', enum: ['live', 'test'] },
+                ),
                 credits: d(
                   "The account's credits",
                   object({
@@ -84,6 +89,7 @@ export const accountEndpoints: Endpoint[] = [
     method: 'get',
     path: '/api/v1/suppressions',
     auth: 'key',
+    scope: 'read',
     rateLimit: { policy: 'read' },
     request: { query: suppressionsQuerySchema },
     handler: getSuppressionsRoute,
@@ -126,6 +132,7 @@ export const accountEndpoints: Endpoint[] = [
     method: 'put',
     path: '/api/v1/suppressions',
     auth: 'key',
+    scope: 'suppressions',
     ...suppressionsChange,
     handler: putSuppressionsRoute,
     operation: {
@@ -149,6 +156,7 @@ export const accountEndpoints: Endpoint[] = [
     method: 'delete',
     path: '/api/v1/suppressions',
     auth: 'key',
+    scope: 'suppressions',
     ...suppressionsChange,
     handler: deleteSuppressionsRoute,
     operation: {
@@ -172,6 +180,7 @@ export const accountEndpoints: Endpoint[] = [
     method: 'get',
     path: '/api/v1/audit-events',
     auth: 'key',
+    scope: 'read',
     rateLimit: { policy: 'read' },
     request: { query: auditEventsQuerySchema },
     handler: auditEventsRoute,

@@ -1,0 +1,158 @@
+import { JSON_BODY_LIMIT_BYTES } from '@leadgen/config';
+import { API_KEYS_MAX_PER_ACCOUNT } from '@leadgen/domain';
+import type { Endpoint } from '../../http/route-table';
+import { modes, scopes } from '../../openapi/openapi-keys';
+import {
+  d,
+  hdr,
+  limited,
+  nullable,
+  object,
+  pick,
+  problemResponse,
+  query,
+  ref,
+  str,
+  time,
+  type Schema,
+} from '../../openapi/openapi-schemas';
+import { changeKeyRoute, createKeyRoute, getKeyRoute, listKeysRoute, revokeKeyRoute } from './keys-route';
+import { KEY_NAME_MAX, KEYS_PAGE_DEFAULT, KEYS_PAGE_LIMIT } from './keys-schema';
+
+// The account's API keys (decision 036), managed by any of its keys that holds the `keys` scope; the `read` rate limit.
+
+const notFound = problemResponse("api_key_not_found (also another account's key)");
+const keyIdParam = { name: 'keyId', in: 'path', required: true, schema: str, example: 'key_0123456789abcdefghij' };
+const json = (schema: Schema) => ({ 'application/json': { schema } });
+const answer = (description: string, schema: Schema, extraHeaders: Record<string, unknown> = {}) => ({
+  description,
+  headers: { ...limited, ...extraHeaders },
+  content: json(schema),
+});
+const name = d(
+  `Your label for the key, 1..${KEY_NAME_MAX} characters`,
+  nullable({ type: 'string', minLength: 1, maxLength: KEY_NAME_MAX }),
+);
+const expiresAt = d('When the key stops working (RFC 3339, in the future); null or absent: never', nullable(time));
+
+export const keyEndpoints: Endpoint[] = [
+  {
+    method: 'post',
+    path: '/api/v1/keys',
+    auth: 'key',
+    scope: 'keys',
+    rateLimit: { policy: 'read' },
+    body: { limitBytes: JSON_BODY_LIMIT_BYTES },
+    handler: createKeyRoute,
+    operation: {
+      tags: ['keys'],
+      operationId: 'createApiKey',
+      summary: 'A new API key; its secret is in this answer only',
+      description: `Makes a key for the account. Its scopes default to the calling key's own and can never include one the calling key lacks. \`mode: "test"\` makes an \`lg_test_…\` key: it works in the account's test account, whose jobs always use the sandbox and spend test credits only, and whose jobs, leads, batches, monitors, webhooks and suppressions live keys never see (nor test keys the live ones). A test key makes only test keys. An account holds at most ${API_KEYS_MAX_PER_ACCOUNT} live keys.`,
+      requestBody: {
+        required: true,
+        content: json(
+          object(
+            {
+              name,
+              scopes: { ...scopes, description: `${scopes.description}; by default the calling key's` },
+              mode: d("live or test; by default the calling key's", modes),
+              expiresAt,
+            },
+            [],
+            { additionalProperties: false },
+          ),
+        ),
+      },
+      responses: {
+        201: answer('The key and its secret', ref('ApiKeyWithSecret'), { Location: hdr('Location') }),
+        403: problemResponse(
+          'scope_not_held (with `scopes`): a key can only grant scopes it holds; test_mode_unsupported: a test key cannot make a live key',
+        ),
+        409: problemResponse('api_key_limit (with `limit`): the account holds the most live keys it may'),
+        ...pick(400, 401, 405, 413, 415, 429, 500, 503),
+      },
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/keys',
+    auth: 'key',
+    scope: 'keys',
+    rateLimit: { policy: 'read' },
+    handler: listKeysRoute,
+    operation: {
+      tags: ['keys'],
+      operationId: 'listApiKeys',
+      summary: "The account's keys, newest first, without their secrets",
+      description: "A page of the account's keys, newest first; revoked ones only with `includeRevoked=true`.",
+      parameters: [
+        query('limit', 'Keys per page', { type: 'integer', minimum: 1, maximum: KEYS_PAGE_LIMIT, default: KEYS_PAGE_DEFAULT }),
+        query('cursor', "The previous page's `nextCursor` (opaque)", str),
+        query('mode', 'Only live or only test keys', modes),
+        query('includeRevoked', 'List revoked keys too', { type: 'boolean', default: false }),
+      ],
+      responses: {
+        200: answer('A page of keys', ref('ApiKeyPage'), { Link: hdr('Link') }),
+        ...pick(400, 401, 405, 429, 500, 503),
+      },
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/keys/{keyId}',
+    auth: 'key',
+    scope: 'keys',
+    rateLimit: { policy: 'read' },
+    pathParameters: [keyIdParam],
+    handler: getKeyRoute,
+    operation: {
+      tags: ['keys'],
+      operationId: 'getApiKey',
+      summary: 'A key, without its secret',
+      description: 'One of the account’s keys, revoked ones included.',
+      responses: { 200: answer('The key', ref('ApiKey')), 404: notFound, ...pick(401, 405, 429, 500, 503) },
+    },
+  },
+  {
+    method: 'patch',
+    path: '/api/v1/keys/{keyId}',
+    auth: 'key',
+    scope: 'keys',
+    rateLimit: { policy: 'read' },
+    body: { limitBytes: JSON_BODY_LIMIT_BYTES },
+    handler: changeKeyRoute,
+    operation: {
+      tags: ['keys'],
+      operationId: 'changeApiKey',
+      summary: 'Renames a key or moves its expiry (its scopes and mode never change: make another key)',
+      description:
+        'Changes `name` and/or `expiresAt` (null: never expires). A new expiry holds on every API process from its next request, as a revocation does.',
+      requestBody: {
+        required: true,
+        content: json(object({ name, expiresAt }, [], { minProperties: 1, additionalProperties: false })),
+      },
+      responses: {
+        200: answer('The key as it is now', ref('ApiKey')),
+        404: notFound,
+        ...pick(400, 401, 405, 413, 415, 429, 500, 503),
+      },
+    },
+  },
+  {
+    method: 'delete',
+    path: '/api/v1/keys/{keyId}',
+    auth: 'key',
+    scope: 'keys',
+    rateLimit: { policy: 'read' },
+    handler: revokeKeyRoute,
+    operation: {
+      tags: ['keys'],
+      operationId: 'revokeApiKey',
+      summary: 'Revokes a key: refused everywhere from the next request on (idempotent)',
+      description:
+        'Revokes the key (the calling key too, if named). It is refused (401) from the next request on, on every API process; revoking it again answers the same body.',
+      responses: { 200: answer('The revoked key', ref('ApiKey')), 404: notFound, ...pick(401, 405, 429, 500, 503) },
+    },
+  },
+];

@@ -1,0 +1,96 @@
+import Joi from 'joi';
+import { API_KEY_MODES, API_KEY_SCOPES, errors, type ApiKeyMode, type ApiKeyScope, type FieldProblem } from '@leadgen/domain';
+import { jsonPointer, unsafeContentProblems } from '../../http/body-guard';
+import { cursorKey, decodeCursor, encodeCursor, rfc3339 } from '../../http/paging';
+
+export const KEYS_PAGE_DEFAULT = 20;
+export const KEYS_PAGE_LIMIT = 100;
+export const KEY_NAME_MAX = 100;
+
+const name = Joi.string().trim().min(1).max(KEY_NAME_MAX);
+// A date-time in the body, as the listings' query takes one (RFC 3339), and in the future.
+const expiresAt = rfc3339
+  .custom((value: Date, helpers) => (value.getTime() > Date.now() ? value : helpers.error('date.future')))
+  .messages({
+    'date.future': '{{#label}} must lie in the future',
+  });
+
+/** POST /api/v1/keys: a new key. */
+export const createKeySchema = Joi.object({
+  /** your label for the key, 1..100 characters */
+  name: name.allow(null),
+  /** what the key may do; by default the scopes of the key that creates it (a key can only grant what it holds) */
+  scopes: Joi.array()
+    .items(Joi.string().valid(...API_KEY_SCOPES))
+    .min(1)
+    .unique(),
+  /** live (default: the creating key's mode) or test (lg_test_…: the sandbox always, no credits spent) */
+  mode: Joi.string().valid(...API_KEY_MODES),
+  /** when the key stops working (RFC 3339, in the future); it never expires without one */
+  expiresAt: expiresAt.allow(null),
+})
+  .required()
+  .messages({ 'object.unknown': '{{#label}} is not a field of an API key', 'object.base': 'the body must be a JSON object' });
+
+/** PATCH /api/v1/keys/{keyId}: a new name and/or expiry, at least one. Scopes never change: create another key. */
+export const changeKeySchema = Joi.object({
+  name: name.allow(null),
+  expiresAt: expiresAt.allow(null),
+})
+  .min(1)
+  .required()
+  .messages({
+    'object.unknown': '{{#label}} is not a field of an API key that can change (scopes and mode never do: create another key)',
+    'object.base': 'the body must be a JSON object',
+    'object.min': 'send at least one of name, expiresAt',
+  });
+
+export interface KeyInput {
+  name?: string | null;
+  scopes?: ApiKeyScope[];
+  mode?: ApiKeyMode;
+  expiresAt?: Date | null;
+}
+
+/** Validates a body against its schema, every problem at once (400 validation_failed). */
+export function parseKeyBody(schema: Joi.ObjectSchema, body: unknown): KeyInput {
+  const unsafe = unsafeContentProblems(body);
+  const { value, error } = schema.validate(body, { abortEarly: false, errors: { wrap: { label: false } } });
+  if (error || unsafe.length > 0) {
+    const flagged = new Set(unsafe.map((p) => p.pointer));
+    const problems: FieldProblem[] = (error?.details ?? []).map((d) => ({ pointer: jsonPointer(d.path), detail: d.message }));
+    throw errors.validation([...unsafe, ...problems.filter((p) => !flagged.has(p.pointer))]);
+  }
+  return value as KeyInput;
+}
+
+const keysCursor = Joi.string()
+  .max(512)
+  .custom((value: string, helpers) => {
+    const [time, id] = decodeCursor('k', value) ?? [];
+    const createdAt = cursorKey.time(time);
+    const key = cursorKey.text(id);
+    return createdAt && key !== null ? { createdAt, id: key } : helpers.error('cursor.invalid');
+  })
+  .messages({ 'cursor.invalid': '{{#label}} is not a cursor of this listing (pass nextCursor back as it was given)' });
+
+/** GET /api/v1/keys: newest first. */
+export const listKeysQuerySchema = Joi.object({
+  /** keys per page, 1..100 (default 20) */
+  limit: Joi.number().integer().min(1).max(KEYS_PAGE_LIMIT).default(KEYS_PAGE_DEFAULT),
+  /** the previous page's nextCursor */
+  cursor: keysCursor,
+  /** only live or only test keys */
+  mode: Joi.string().valid(...API_KEY_MODES),
+  /** true lists revoked keys too (default false) */
+  includeRevoked: Joi.boolean().default(false),
+}).messages({ 'object.unknown': '{{#label}} is not a query parameter of this endpoint' });
+
+export interface ListKeysQuery {
+  limit: number;
+  cursor?: { createdAt: Date; id: string };
+  mode?: ApiKeyMode;
+  includeRevoked: boolean;
+}
+
+export const keysCursorOf = (last: { createdAt: Date; keyId: string }) => encodeCursor('k', [last.createdAt.toISOString(), last.keyId]);
