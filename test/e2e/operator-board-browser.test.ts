@@ -27,11 +27,12 @@ const SHOTS = join(__dirname, '..', '..', 'test-artifacts', 'board');
     mkdirSync(SHOTS, { recursive: true });
     world = await startWorld({ env: { OPERATOR_PASSWORD: PASSWORD } });
     account = await buildAccount(world.db, { credits: 10_000 });
-    // Pages a second apart, as a real upstream's: progress is written at most once a second per job.
+    // Pages well over a second apart, as a real upstream's: progress is written at most once a second per job, and
+    // each page's leads are one committed slice even when the first page's verification is slow (decision 037).
     const complete = await generate(
       world,
       account,
-      { category: 'bakery', state: 'FR', maxResults: 12, keyword: 'sandbox:delay=1100' },
+      { category: 'bakery', state: 'FR', maxResults: 12, keyword: 'sandbox:delay=2000' },
       { Prefer: 'wait=20' },
     );
     const failed = await generate(world, account, { category: 'bakery', state: 'FR', maxResults: 5, keyword: 'sandbox:fail' });

@@ -80,9 +80,23 @@ export function withEmailVerification<S extends Lead['source']>(provider: LeadPr
     async *search(request, context) {
       for await (const page of provider.search(request, context)) {
         const inner = page.finish;
+        const job = { signal: context.signal, deadline: context.deadline };
+        // Without a step of the adapter's own (linkedin, the sandbox), the page's addresses are verified together
+        // when its first lead is asked for, as one batch (a domain looked up once); otherwise each lead's after its
+        // website was read, so a slow site holds only its own lead.
+        let wholePage: Promise<void> | null = null;
         const finish: LeadFinisher = async (row, signal) => {
-          if (inner && !(await inner(row, signal))) return false;
-          await verifyLeadEmails([row.lead], verifier, { signal, deadline: context.deadline });
+          if (inner) {
+            if (!(await inner(row, signal))) return false;
+            await verifyLeadEmails([row.lead], verifier, { signal, deadline: context.deadline });
+          } else {
+            wholePage ??= verifyLeadEmails(
+              page.leads.map((r) => r.lead),
+              verifier,
+              job,
+            );
+            await wholePage;
+          }
           signal.throwIfAborted();
           return keepsRow(request, row);
         };
