@@ -1,5 +1,6 @@
 import type { AcceptedBody, AuditEventPage, GenerationRequest, JobBody, JobPage, LeadItem, TerminalJob } from './api-bodies.js';
 import { AccountApi, MetaApi, SuppressionsApi, type AuditEventFilter } from './account-api.js';
+import { KeysApi } from './keys-api.js';
 import { CLIENT_VERSION, type HttpOptions, type RequestOptions } from './http.js';
 import { JobsApi, type GenerateOptions, type JobFilter } from './jobs-api.js';
 import { LeadsApi, type LeadFilter } from './leads-api.js';
@@ -30,7 +31,7 @@ export type GenerateRequest = GenerationRequest;
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
 /**
- * The leadgen API, typed: one property per area (`jobs`, `leads`, `account`, `suppressions`,
+ * The leadgen API, typed: one property per area (`jobs`, `leads`, `account`, `keys`, `suppressions`,
  * `webhooks`, `monitors`, `meta`); every call takes an AbortSignal and a timeout, 429 and 503 are retried after
  * Retry-After, and every result and error carries the answer's `meta` (request id, rate limit, replayed).
  */
@@ -39,6 +40,7 @@ export class LeadgenClient {
   readonly leads: LeadsApi;
   readonly batches: BatchesApi;
   readonly account: AccountApi;
+  readonly keys: KeysApi;
   readonly suppressions: SuppressionsApi;
   readonly webhooks: WebhooksApi;
   readonly monitors: MonitorsApi;
@@ -58,6 +60,7 @@ export class LeadgenClient {
     this.leads = new LeadsApi(http);
     this.batches = new BatchesApi(http, this.leads);
     this.account = new AccountApi(http);
+    this.keys = new KeysApi(http);
     this.suppressions = new SuppressionsApi(http);
     this.webhooks = new WebhooksApi(http);
     this.monitors = new MonitorsApi(http);

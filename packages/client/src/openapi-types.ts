@@ -489,6 +489,121 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/account/ledger.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's credit ledger as CSV
+         * @description The whole selection (from `cursor` when given) streamed as one download, oldest row first: RFC 4180, UTF-8, CRLF, a header row; the columns `id`, `createdAt`, `kind`, `amount`, `jobId`, `batchId`, `source`, never reordered (new ones come last). It takes one of the account's export places (EXPORTS_PER_ACCOUNT_AT_ONCE), as a lead download does.
+         */
+        get: operations["exportAccountLedgerCsv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/ledger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's credit ledger, oldest row first
+         * @description The append-only ledger the account's balance is derived from: every grant, and each job's reserve, release and charge, oldest first, a page at a time (`Link: rel="next"` while there is more). Its sums are the account's credits: balance = grants − charges, reserved = reserves − releases.
+         */
+        get: operations["listAccountLedger"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Charges per UTC day and source, with totals
+         * @description What the account's jobs were charged, per UTC day and source, between two days (both included; by default the last 30 days up to today, at most 366 at once), from the ledger's charge rows; with the credits granted in those days. Days and sources without a charge are left out of `days`.
+         */
+        get: operations["getAccountUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's keys, newest first, without their secrets
+         * @description A page of the account's keys, newest first; revoked ones only with `includeRevoked=true`.
+         */
+        get: operations["listApiKeys"];
+        put?: never;
+        /**
+         * A new API key; its secret is in this answer only
+         * @description Makes a key for the account. Its scopes default to the calling key's own and can never include one the calling key lacks. `mode: "test"` makes an `lg_test_…` key: it works in the account's test account, whose jobs always use the sandbox and spend test credits only, and whose jobs, leads, batches, monitors, webhooks and suppressions live keys never see (nor test keys the live ones). A test key makes only test keys. An account holds at most 100 live keys.
+         */
+        post: operations["createApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/keys/{keyId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example key_0123456789abcdefghij */
+                keyId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * A key, without its secret
+         * @description One of the account’s keys, revoked ones included.
+         */
+        get: operations["getApiKey"];
+        put?: never;
+        post?: never;
+        /**
+         * Revokes a key: refused everywhere from the next request on (idempotent)
+         * @description Revokes the key (the calling key too, if named). It is refused (401) from the next request on, on every API process; revoking it again answers the same body.
+         */
+        delete: operations["revokeApiKey"];
+        options?: never;
+        head?: never;
+        /**
+         * Renames a key or moves its expiry (its scopes and mode never change: make another key)
+         * @description Changes `name` and/or `expiresAt` (null: never expires). A new expiry holds on every API process from its next request, as a revocation does.
+         */
+        patch: operations["changeApiKey"];
+        trace?: never;
+    };
     "/api/v1/webhooks/default-secret": {
         parameters: {
             query?: never;
@@ -2049,7 +2164,7 @@ export interface components {
              * @description what was done (docs/data-protection.md lists when each is recorded)
              * @enum {string}
              */
-            action: "key.created" | "key.revoked" | "webhook_endpoint.created" | "webhook_endpoint.changed" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_default_secret.rotated" | "suppressions.changed" | "leads.exported" | "monitor.created" | "monitor.changed" | "monitor.paused" | "monitor.resumed" | "monitor.deleted" | "monitor.run_requested" | "subject.erased" | "account.deleted";
+            action: "key.created" | "key.revoked" | "key.changed" | "webhook_endpoint.created" | "webhook_endpoint.changed" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_default_secret.rotated" | "suppressions.changed" | "leads.exported" | "monitor.created" | "monitor.changed" | "monitor.paused" | "monitor.resumed" | "monitor.deleted" | "monitor.run_requested" | "subject.erased" | "account.deleted";
             /** @description the API key id (key_…) that did it, or `operator` (the admin CLI) */
             actor: string;
             /** @description the X-Request-Id of the request that did it; null for the operator */
@@ -2402,6 +2517,44 @@ export interface components {
                 creditsCharged: number;
             };
         };
+        ApiKey: {
+            /** @description The key id (key_…), not the secret */
+            keyId: string;
+            /** @description Your label for the key */
+            name: string | null;
+            /** @description The first 12 characters of the secret (`lg_live_` or `lg_test_` and four more), to recognise it */
+            prefix: string;
+            /**
+             * @description live, or test: its jobs always use the sandbox, spend no credits and are seen only by test keys
+             * @enum {string}
+             */
+            mode: "live" | "test";
+            /** @description What the key may do (each endpoint names the scope it needs in `x-required-scope`) */
+            scopes: ("read" | "generate" | "webhooks" | "monitors" | "suppressions" | "keys")[];
+            /**
+             * Format: date-time
+             * @description When it was made
+             */
+            createdAt: string;
+            /** @description When it stops working; null: never */
+            expiresAt: string | null;
+            /** @description When it last authenticated a request, to the hour */
+            lastUsedAt: string | null;
+            /** @description When it was revoked; null while it is not */
+            revokedAt: string | null;
+            /** @description The key that created it over the API; null when the operator issued it */
+            createdByKeyId: string | null;
+        };
+        ApiKeyWithSecret: components["schemas"]["ApiKey"] & {
+            /** @description The secret: shown in this answer only, store it now (`Authorization: Bearer <apiKey>`) */
+            apiKey: string;
+        };
+        ApiKeyPage: {
+            /** @description The keys, newest first */
+            items: components["schemas"]["ApiKey"][];
+            /** @description Pass as `cursor` for the next page; null on the last */
+            nextCursor: string | null;
+        };
         /** @description A job still under way: the first fields of its job body */
         Accepted: {
             /** @description The job id */
@@ -2437,7 +2590,7 @@ export interface components {
              * @description The stable code to branch on (docs/errors.md)
              * @enum {string}
              */
-            code: "validation_failed" | "malformed_json" | "malformed_path" | "malformed_request" | "idempotency_key_missing" | "idempotency_key_invalid" | "unauthorized" | "insufficient_credits" | "job_not_found" | "not_found" | "leads_expired" | "method_not_allowed" | "request_timeout" | "job_not_cancellable" | "batch_not_found" | "batch_not_cancellable" | "payload_too_large" | "unsupported_media_type" | "unsupported_content_encoding" | "expectation_failed" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable" | "webhook_endpoint_not_found" | "webhook_delivery_not_found" | "webhook_endpoint_limit" | "webhook_endpoint_disabled" | "webhook_delivery_pending" | "webhook_secret_already_revealed" | "monitor_not_found" | "monitor_limit" | "monitor_run_in_progress" | "suppression_limit";
+            code: "validation_failed" | "malformed_json" | "malformed_path" | "malformed_request" | "idempotency_key_missing" | "idempotency_key_invalid" | "unauthorized" | "insufficient_credits" | "job_not_found" | "not_found" | "leads_expired" | "method_not_allowed" | "request_timeout" | "job_not_cancellable" | "batch_not_found" | "batch_not_cancellable" | "payload_too_large" | "unsupported_media_type" | "unsupported_content_encoding" | "expectation_failed" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable" | "webhook_endpoint_not_found" | "webhook_delivery_not_found" | "webhook_endpoint_limit" | "webhook_endpoint_disabled" | "webhook_delivery_pending" | "webhook_secret_already_revealed" | "monitor_not_found" | "monitor_limit" | "monitor_run_in_progress" | "suppression_limit" | "insufficient_scope" | "scope_not_held" | "test_mode_unsupported" | "api_key_not_found" | "api_key_limit";
             /** @description The request id; quote it to support */
             requestId?: string;
             /** @description validation_failed: every problem, a JSON Pointer each */
@@ -2691,6 +2844,17 @@ export interface operations {
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
             402: components["responses"]["Problem402"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `generate` (start and cancel jobs and batches) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             405: components["responses"]["Problem405"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
@@ -2757,6 +2921,17 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             405: components["responses"]["Problem405"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
@@ -2806,6 +2981,17 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
             429: components["responses"]["Problem429"];
@@ -2856,6 +3042,17 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `generate` (start and cancel jobs and batches) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
             409: components["responses"]["Problem409"];
@@ -2917,6 +3114,17 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             405: components["responses"]["Problem405"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
@@ -2969,6 +3177,17 @@ export interface operations {
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
             402: components["responses"]["Problem402"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `generate` (start and cancel jobs and batches) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             405: components["responses"]["Problem405"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
@@ -3018,6 +3237,17 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
             429: components["responses"]["Problem429"];
@@ -3065,6 +3295,17 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `generate` (start and cancel jobs and batches) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
             409: components["responses"]["Problem409"];
@@ -3123,6 +3364,17 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
             429: components["responses"]["Problem429"];
@@ -3178,6 +3430,17 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
             410: components["responses"]["Problem410"];
@@ -3234,6 +3497,17 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
             410: components["responses"]["Problem410"];
@@ -3310,6 +3584,17 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
             410: components["responses"]["Problem410"];
@@ -3363,6 +3648,17 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
             410: components["responses"]["Problem410"];
@@ -3416,6 +3712,17 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
             410: components["responses"]["Problem410"];
@@ -3489,6 +3796,17 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
             410: components["responses"]["Problem410"];
@@ -3545,6 +3863,17 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             405: components["responses"]["Problem405"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
@@ -3599,6 +3928,17 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             405: components["responses"]["Problem405"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
@@ -3662,6 +4002,17 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             405: components["responses"]["Problem405"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
@@ -3713,6 +4064,17 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
             410: components["responses"]["Problem410"];
@@ -3766,6 +4128,17 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
             410: components["responses"]["Problem410"];
@@ -3837,6 +4210,17 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
             410: components["responses"]["Problem410"];
@@ -3881,6 +4265,11 @@ export interface operations {
                         accountId: string;
                         /** @description The account's name */
                         name: string;
+                        /**
+                         * @description live, or test for a test key: its test account (its own jobs, leads, webhooks, monitors, suppressions and test credits; decision 036)
+                         * @enum {string}
+                         */
+                        mode: "live" | "test";
                         /** @description The account's credits */
                         credits: {
                             /** @description Granted minus charged */
@@ -3894,6 +4283,17 @@ export interface operations {
                 };
             };
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             405: components["responses"]["Problem405"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
@@ -3970,6 +4370,17 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             405: components["responses"]["Problem405"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
@@ -4035,6 +4446,17 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `suppressions` (add to and remove from the account's suppression list) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             405: components["responses"]["Problem405"];
             /** @description suppression_limit: the account would hold more entries than SUPPRESSIONS_MAX_PER_ACCOUNT (`limit`, `held`) */
             409: {
@@ -4112,6 +4534,17 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `suppressions` (add to and remove from the account's suppression list) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             405: components["responses"]["Problem405"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
@@ -4138,7 +4571,7 @@ export interface operations {
                 /** @description The previous page's `nextCursor` (opaque) */
                 cursor?: string;
                 /** @description Only events of this action */
-                action?: "key.created" | "key.revoked" | "webhook_endpoint.created" | "webhook_endpoint.changed" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_default_secret.rotated" | "suppressions.changed" | "leads.exported" | "monitor.created" | "monitor.changed" | "monitor.paused" | "monitor.resumed" | "monitor.deleted" | "monitor.run_requested" | "subject.erased" | "account.deleted";
+                action?: "key.created" | "key.revoked" | "key.changed" | "webhook_endpoint.created" | "webhook_endpoint.changed" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_default_secret.rotated" | "suppressions.changed" | "leads.exported" | "monitor.created" | "monitor.changed" | "monitor.paused" | "monitor.resumed" | "monitor.deleted" | "monitor.run_requested" | "subject.erased" | "account.deleted";
             };
             header?: {
                 /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
@@ -4164,7 +4597,633 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             405: components["responses"]["Problem405"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    exportAccountLedgerCsv: {
+        parameters: {
+            query?: {
+                /** @description The previous page's `nextCursor` (opaque) */
+                cursor?: string;
+                /** @description Rows written at or after this time (RFC 3339) */
+                createdAfter?: string;
+                /** @description Rows written before this time (RFC 3339) */
+                createdBefore?: string;
+            };
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ledger rows as CSV */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["Problem405"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listAccountLedger: {
+        parameters: {
+            query?: {
+                /** @description Rows per page */
+                limit?: number;
+                /** @description The previous page's `nextCursor` (opaque) */
+                cursor?: string;
+                /** @description Rows written at or after this time (RFC 3339) */
+                createdAfter?: string;
+                /** @description Rows written before this time (RFC 3339) */
+                createdBefore?: string;
+            };
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of ledger rows */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The page's rows, oldest first */
+                        items: {
+                            /** @description The row’s number: rows are numbered in the order they were written */
+                            id: number;
+                            /**
+                             * Format: date-time
+                             * @description When it was written
+                             */
+                            createdAt: string;
+                            /**
+                             * @description grant (credits added by the operator), reserve (held by a job at its creation), release (what a job held, returned at its end), charge (what a job cost, at its end)
+                             * @enum {string}
+                             */
+                            kind: "grant" | "reserve" | "release" | "charge";
+                            /** @description Credits, always positive: the kind gives the direction */
+                            amount: number;
+                            /** @description The job it belongs to; null for a grant */
+                            jobId: string | null;
+                            /** @description The batch of that job, if it is a batch’s child */
+                            batchId: string | null;
+                            /** @description The job’s source; null for a grant */
+                            source: ("google_maps" | "linkedin" | "shopify") | null;
+                        }[];
+                        /** @description Pass as `cursor` for the next page; null on the last */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["Problem405"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAccountUsage: {
+        parameters: {
+            query?: {
+                /** @description The first day, YYYY-MM-DD (UTC), included */
+                from?: string;
+                /** @description The last day, YYYY-MM-DD (UTC), included; today by default */
+                to?: string;
+            };
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Usage per day and source */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date
+                         * @description The first day counted
+                         */
+                        from: string;
+                        /**
+                         * Format: date
+                         * @description The last day counted
+                         */
+                        to: string;
+                        /** @description Per UTC day and source with a charge, in day then source order */
+                        days: {
+                            /**
+                             * Format: date
+                             * @description The UTC day
+                             */
+                            date: string;
+                            /**
+                             * @description The source
+                             * @enum {string}
+                             */
+                            source: "google_maps" | "linkedin" | "shopify";
+                            /** @description Jobs charged (a job is charged once, at its terminal status, and only when it delivered leads) */
+                            jobsCharged: number;
+                            /** @description The leads those jobs delivered */
+                            leadsDelivered: number;
+                            /** @description What they cost */
+                            creditsCharged: number;
+                        }[];
+                        /** @description The whole span */
+                        totals: {
+                            /** @description Jobs charged (a job is charged once, at its terminal status, and only when it delivered leads) */
+                            jobsCharged: number;
+                            /** @description The leads those jobs delivered */
+                            leadsDelivered: number;
+                            /** @description What they cost */
+                            creditsCharged: number;
+                            /** @description Credits granted in the span */
+                            creditsGranted: number;
+                            /** @description The same figures per source, every source listed */
+                            bySource: {
+                                /**
+                                 * @description The source
+                                 * @enum {string}
+                                 */
+                                source: "google_maps" | "linkedin" | "shopify";
+                                /** @description Jobs charged (a job is charged once, at its terminal status, and only when it delivered leads) */
+                                jobsCharged: number;
+                                /** @description The leads those jobs delivered */
+                                leadsDelivered: number;
+                                /** @description What they cost */
+                                creditsCharged: number;
+                            }[];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["Problem405"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listApiKeys: {
+        parameters: {
+            query?: {
+                /** @description Keys per page */
+                limit?: number;
+                /** @description The previous page's `nextCursor` (opaque) */
+                cursor?: string;
+                /** @description Only live or only test keys */
+                mode?: "live" | "test";
+                /** @description List revoked keys too */
+                includeRevoked?: boolean;
+            };
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of keys */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyPage"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `keys` (create, list, rename, expire and revoke the account's API keys) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["Problem405"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Your label for the key, 1..100 characters */
+                    name?: string | null;
+                    /** @description What the key may do (each endpoint names the scope it needs in `x-required-scope`); by default the calling key's */
+                    scopes?: ("read" | "generate" | "webhooks" | "monitors" | "suppressions" | "keys")[];
+                    /**
+                     * @description live or test; by default the calling key's
+                     * @enum {string}
+                     */
+                    mode?: "live" | "test";
+                    /** @description When the key stops working (RFC 3339, in the future); null or absent: never */
+                    expiresAt?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The key and its secret */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyWithSecret"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `keys` (create, list, rename, expire and revoke the account's API keys); scope_not_held (with `scopes`): a key can only grant scopes it holds; test_mode_unsupported: a test key cannot make a live key */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["Problem405"];
+            /** @description api_key_limit (with `limit`): the account holds the most live keys it may */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getApiKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @example key_0123456789abcdefghij */
+                keyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `keys` (create, list, rename, expire and revoke the account's API keys) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description api_key_not_found (also another account's key) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["Problem405"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    revokeApiKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @example key_0123456789abcdefghij */
+                keyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The revoked key */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `keys` (create, list, rename, expire and revoke the account's API keys) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description api_key_not_found (also another account's key) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["Problem405"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    changeApiKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @example key_0123456789abcdefghij */
+                keyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Your label for the key, 1..100 characters */
+                    name?: string | null;
+                    /** @description When the key stops working (RFC 3339, in the future); null or absent: never */
+                    expiresAt?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The key as it is now */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `keys` (create, list, rename, expire and revoke the account's API keys) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description api_key_not_found (also another account's key) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["Problem405"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
@@ -4205,6 +5264,17 @@ export interface operations {
                 };
             };
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `webhooks` (create, change, delete, rotate, ping and retry webhook endpoints and deliveries) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             405: components["responses"]["Problem405"];
             /** @description webhook_secret_already_revealed */
             409: {
@@ -4256,6 +5326,17 @@ export interface operations {
                 };
             };
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `webhooks` (create, change, delete, rotate, ping and retry webhook endpoints and deliveries) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             405: components["responses"]["Problem405"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
@@ -4300,6 +5381,17 @@ export interface operations {
                 };
             };
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             405: components["responses"]["Problem405"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
@@ -4354,6 +5446,17 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `webhooks` (create, change, delete, rotate, ping and retry webhook endpoints and deliveries) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             405: components["responses"]["Problem405"];
             /** @description webhook_endpoint_limit */
             409: {
@@ -4410,6 +5513,17 @@ export interface operations {
                 };
             };
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description webhook_endpoint_not_found (also another account's endpoint) */
             404: {
                 headers: {
@@ -4462,6 +5576,17 @@ export interface operations {
                 content?: never;
             };
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `webhooks` (create, change, delete, rotate, ping and retry webhook endpoints and deliveries) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description webhook_endpoint_not_found (also another account's endpoint) */
             404: {
                 headers: {
@@ -4530,6 +5655,17 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `webhooks` (create, change, delete, rotate, ping and retry webhook endpoints and deliveries) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description webhook_endpoint_not_found (also another account's endpoint) */
             404: {
                 headers: {
@@ -4586,6 +5722,17 @@ export interface operations {
                 };
             };
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `webhooks` (create, change, delete, rotate, ping and retry webhook endpoints and deliveries) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description webhook_endpoint_not_found (also another account's endpoint) */
             404: {
                 headers: {
@@ -4640,6 +5787,17 @@ export interface operations {
                 };
             };
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `webhooks` (create, change, delete, rotate, ping and retry webhook endpoints and deliveries) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description webhook_endpoint_not_found (also another account's endpoint) */
             404: {
                 headers: {
@@ -4718,6 +5876,17 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description webhook_endpoint_not_found (also another account's endpoint) */
             404: {
                 headers: {
@@ -4773,6 +5942,17 @@ export interface operations {
                 };
             };
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `webhooks` (create, change, delete, rotate, ping and retry webhook endpoints and deliveries) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description webhook_endpoint_not_found, webhook_delivery_not_found */
             404: {
                 headers: {
@@ -4840,6 +6020,17 @@ export interface operations {
                 };
             };
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
             429: components["responses"]["Problem429"];
@@ -4886,6 +6077,17 @@ export interface operations {
                 };
             };
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `webhooks` (create, change, delete, rotate, ping and retry webhook endpoints and deliveries) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description job_not_found, webhook_delivery_not_found */
             404: {
                 headers: {
@@ -4947,6 +6149,17 @@ export interface operations {
                 };
             };
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             405: components["responses"]["Problem405"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
@@ -4994,6 +6207,17 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `monitors` (create, change, delete and run monitors (their runs spend credits)) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             405: components["responses"]["Problem405"];
             /** @description monitor_limit (with `limit`) */
             409: {
@@ -5050,6 +6274,17 @@ export interface operations {
                 };
             };
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description monitor_not_found (also another account's monitor) */
             404: {
                 headers: {
@@ -5102,6 +6337,17 @@ export interface operations {
                 content?: never;
             };
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `monitors` (create, change, delete and run monitors (their runs spend credits)) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description monitor_not_found (also another account's monitor) */
             404: {
                 headers: {
@@ -5161,6 +6407,17 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `monitors` (create, change, delete and run monitors (their runs spend credits)) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description monitor_not_found (also another account's monitor) */
             404: {
                 headers: {
@@ -5223,6 +6480,17 @@ export interface operations {
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
             402: components["responses"]["Problem402"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `monitors` (create, change, delete and run monitors (their runs spend credits)) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description monitor_not_found (also another account's monitor) */
             404: {
                 headers: {
@@ -5295,6 +6563,17 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description monitor_not_found (also another account's monitor) */
             404: {
                 headers: {

@@ -43,3 +43,4 @@ export * from './erasure-epoch';
 export * from './export-estimate';
 export * from './connection-failure';
 export * from './api-keys';
+export * from './account-ledger';
