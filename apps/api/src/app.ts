@@ -3,6 +3,7 @@ import { errors } from '@leadgen/domain';
 import type { ApiDependencies } from './dependencies';
 import { accessLog, rememberRouteBase, type RequestObserver } from './http/access-log';
 import { keyAuthenticator, requireScope } from './http/authenticate';
+import { cors } from './http/cors';
 import { liveKeyDirectory } from './http/live-key-directory';
 import { jsonBody } from './http/json-body';
 import { protocolChecks } from './http/protocol-checks';
@@ -44,6 +45,8 @@ export function createApp(deps: ApiDependencies, options: AppOptions = {}): expr
 
   const v1 = express.Router();
   v1.use(rememberRouteBase);
+  // Browser origins of CORS_ALLOWED_ORIGINS, and preflights of the API's paths (decision 036); /api/v1 only.
+  v1.use(cors(ENDPOINTS, '/api/v1', config.http.corsAllowedOrigins));
   // Every endpoint from its one declaration (routes/endpoints.ts), each path's 405 right after its methods.
   mountEndpoints(
     ENDPOINTS,
