@@ -13,6 +13,7 @@ import { requestId } from './http/request-id';
 import { mountEndpoints } from './http/route-table';
 import { securityHeaders } from './http/security-headers';
 import { docsRouter } from './openapi/openapi-route';
+import { servedDocs } from './openapi/served-docs';
 import { ENDPOINTS } from './routes/endpoints';
 
 export interface AppOptions {
@@ -61,6 +62,8 @@ export function createApp(deps: ApiDependencies, options: AppOptions = {}): expr
     },
   );
   app.use('/api/v1', v1);
+  // The Markdown docs the OpenAPI document links to (decision 036), then the interactive reference.
+  app.use('/docs', servedDocs());
   app.use('/docs', docsRouter());
 
   for (const { path, handler } of options.extraRouters ?? []) app.use(path, rememberRouteBase, handler);

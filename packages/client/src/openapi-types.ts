@@ -160,7 +160,7 @@ export interface paths {
         };
         /**
          * A job's leads (a running job's so far), as CSV
-         * @description The leads of one job in delivery order; while the job runs, the ones committed so far (`Result-Complete: false`). Once the service's lead retention has passed, the job's leads are deleted and this answers 410 `leads_expired`. The whole selection streamed as one download (from `cursor` when given); RFC 4180, UTF-8, a header row; the columns are listed in docs/api.md and never reordered.
+         * @description The leads of one job in delivery order; while the job runs, the ones committed so far (`Result-Complete: false`). Once the service's lead retention has passed, the job's leads are deleted and this answers 410 `leads_expired`. The whole selection streamed as one download (from `cursor` when given); RFC 4180, UTF-8, a header row; the columns are listed in [docs/api.md](/docs/api.md) and never reordered.
          */
         get: operations["getJobLeadsCsv"];
         put?: never;
@@ -235,7 +235,7 @@ export interface paths {
         };
         /**
          * A result set: the same answer as its job's leads, as CSV
-         * @description A result set by its id (the `resultSetId` of a job body): the same leads, in the same order, as its job's. The whole selection streamed as one download (from `cursor` when given); RFC 4180, UTF-8, a header row; the columns are listed in docs/api.md and never reordered.
+         * @description A result set by its id (the `resultSetId` of a job body): the same leads, in the same order, as its job's. The whole selection streamed as one download (from `cursor` when given); RFC 4180, UTF-8, a header row; the columns are listed in [docs/api.md](/docs/api.md) and never reordered.
          */
         get: operations["getResultSetCsv"];
         put?: never;
@@ -301,7 +301,7 @@ export interface paths {
         };
         /**
          * Every lead of the account: oldest job first, each job's in delivery order, as CSV
-         * @description Every lead delivered to the account, across its jobs, narrowed by the filters. The whole selection streamed as one download (from `cursor` when given); RFC 4180, UTF-8, a header row; the columns are listed in docs/api.md and never reordered.
+         * @description Every lead delivered to the account, across its jobs, narrowed by the filters. The whole selection streamed as one download (from `cursor` when given); RFC 4180, UTF-8, a header row; the columns are listed in [docs/api.md](/docs/api.md) and never reordered.
          */
         get: operations["listLeadsCsv"];
         put?: never;
@@ -364,7 +364,7 @@ export interface paths {
         };
         /**
          * A batch's leads (a running batch's so far), as CSV
-         * @description The batch's leads across its children: children in request order, each one's leads in delivery order; while the batch runs, the ones committed so far (`Result-Complete: false`). The whole selection streamed as one download (from `cursor` when given); RFC 4180, UTF-8, a header row; the columns are listed in docs/api.md and never reordered.
+         * @description The batch's leads across its children: children in request order, each one's leads in delivery order; while the batch runs, the ones committed so far (`Result-Complete: false`). The whole selection streamed as one download (from `cursor` when given); RFC 4180, UTF-8, a header row; the columns are listed in [docs/api.md](/docs/api.md) and never reordered.
          */
         get: operations["getBatchLeadsCsv"];
         put?: never;
@@ -1328,7 +1328,7 @@ export interface components {
             state: string;
             /** @description A city name; narrows the search. */
             city?: string;
-            /** @description An additional keyword filter; `sandbox:…` steers a sandbox key's job (docs/api.md). */
+            /** @description An additional keyword filter; `sandbox:…` steers a sandbox key's job ([docs/api.md](/docs/api.md)). */
             keyword?: string;
             /** @description How many leads at most, never clamped. Default: 25. */
             maxResults?: number;
@@ -1370,7 +1370,7 @@ export interface components {
             state: string;
             /** @description A city name; narrows the search. */
             city?: string;
-            /** @description An additional keyword filter; `sandbox:…` steers a sandbox key's job (docs/api.md). */
+            /** @description An additional keyword filter; `sandbox:…` steers a sandbox key's job ([docs/api.md](/docs/api.md)). */
             keyword?: string;
             /** @description How many leads at most, never clamped. Default: 25. */
             maxResults: number;
@@ -1515,7 +1515,7 @@ export interface components {
              */
             checkedAt: string;
             /**
-             * @description The mailbox-level verdict (docs/api.md, "Email verification"): `deliverable` (the mailbox exists), `undeliverable` (it does not, or its domain takes no mail; never a lead's `email`), `catch_all` (the domain accepts every recipient), `unknown` (nothing learnt: no engine, or it was down or late), `risky` (full inbox, disabled, spam trap, abuse; never a lead's `email`). Absent only on verdicts made before mailbox verdicts existed.
+             * @description The mailbox-level verdict ([docs/api.md](/docs/api.md), "Email verification"): `deliverable` (the mailbox exists), `undeliverable` (it does not, or its domain takes no mail; never a lead's `email`), `catch_all` (the domain accepts every recipient), `unknown` (nothing learnt: no engine, or it was down or late), `risky` (full inbox, disabled, spam trap, abuse; never a lead's `email`). Absent only on verdicts made before mailbox verdicts existed.
              * @enum {string}
              */
             verdict?: "deliverable" | "undeliverable" | "catch_all" | "unknown" | "risky";
@@ -2161,7 +2161,7 @@ export interface components {
             /** @description aud_… */
             id: string;
             /**
-             * @description what was done (docs/data-protection.md lists when each is recorded)
+             * @description what was done ([docs/data-protection.md](/docs/data-protection.md) lists when each is recorded)
              * @enum {string}
              */
             action: "key.created" | "key.revoked" | "key.changed" | "webhook_endpoint.created" | "webhook_endpoint.changed" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_default_secret.rotated" | "suppressions.changed" | "leads.exported" | "monitor.created" | "monitor.changed" | "monitor.paused" | "monitor.resumed" | "monitor.deleted" | "monitor.run_requested" | "subject.erased" | "account.deleted";
@@ -2203,7 +2203,7 @@ export interface components {
              */
             timezone: string;
         };
-        /** @description A batch monitor's requests: each run is a batch of them (docs/api.md#batches) */
+        /** @description A batch monitor's requests: each run is a batch of them ([docs/api.md#batches](/docs/api.md#batches)) */
         MonitorBatchInput: {
             /** @description The generation requests, 1..1000, each checked as POST /leads/batches checks one (pointers `#/batch/requests/3/state`); `excludeDelivered` is forced true, and `webhookUrl` belongs on the monitor */
             requests: components["schemas"]["GenerationRequestInput"][];
@@ -2456,7 +2456,7 @@ export interface components {
             /** @description Where to poll the batch (also `Location` of its creation) */
             pollUrl: string;
             /**
-             * @description running until every child is terminal, then its terminal status (docs/api.md#batches)
+             * @description running until every child is terminal, then its terminal status ([docs/api.md#batches](/docs/api.md#batches))
              * @enum {string}
              */
             status: "running" | "COMPLETE" | "PARTIAL" | "EMPTY" | "FAILED" | "CANCELLED";
@@ -2587,7 +2587,7 @@ export interface components {
             /** @description What went wrong in this request */
             detail: string;
             /**
-             * @description The stable code to branch on (docs/errors.md)
+             * @description The stable code to branch on ([docs/errors.md](/docs/errors.md))
              * @enum {string}
              */
             code: "validation_failed" | "malformed_json" | "malformed_path" | "malformed_request" | "idempotency_key_missing" | "idempotency_key_invalid" | "unauthorized" | "insufficient_credits" | "job_not_found" | "not_found" | "leads_expired" | "method_not_allowed" | "request_timeout" | "job_not_cancellable" | "batch_not_found" | "batch_not_cancellable" | "payload_too_large" | "unsupported_media_type" | "unsupported_content_encoding" | "expectation_failed" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable" | "webhook_endpoint_not_found" | "webhook_delivery_not_found" | "webhook_endpoint_limit" | "webhook_endpoint_disabled" | "webhook_delivery_pending" | "webhook_secret_already_revealed" | "monitor_not_found" | "monitor_limit" | "monitor_run_in_progress" | "suppression_limit" | "insufficient_scope" | "scope_not_held" | "test_mode_unsupported" | "api_key_not_found" | "api_key_limit";
@@ -2862,7 +2862,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2936,7 +2936,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2997,7 +2997,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3059,7 +3059,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3129,7 +3129,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3195,7 +3195,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3253,7 +3253,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3312,7 +3312,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3380,7 +3380,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3447,7 +3447,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3514,7 +3514,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3601,7 +3601,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3665,7 +3665,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3729,7 +3729,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3813,7 +3813,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3878,7 +3878,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3943,7 +3943,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4017,7 +4017,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4081,7 +4081,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4145,7 +4145,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4227,7 +4227,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4298,7 +4298,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4385,7 +4385,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4473,7 +4473,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4551,7 +4551,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4612,7 +4612,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4673,7 +4673,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4762,7 +4762,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4875,7 +4875,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4938,7 +4938,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5020,7 +5020,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5085,7 +5085,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5150,7 +5150,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5227,7 +5227,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5289,7 +5289,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5341,7 +5341,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5396,7 +5396,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5473,7 +5473,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5538,7 +5538,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5601,7 +5601,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5682,7 +5682,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5747,7 +5747,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5822,7 +5822,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5901,7 +5901,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5977,7 +5977,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6036,7 +6036,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6112,7 +6112,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6164,7 +6164,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6234,7 +6234,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6299,7 +6299,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6362,7 +6362,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6434,7 +6434,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6516,7 +6516,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6588,7 +6588,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6632,7 +6632,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["Problem405"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6682,7 +6682,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["Problem405"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6741,7 +6741,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["Problem405"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6781,7 +6781,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["Problem405"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6846,7 +6846,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6902,7 +6902,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["Problem405"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

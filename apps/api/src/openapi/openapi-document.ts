@@ -7,6 +7,7 @@ import { monitorEvents, monitorSchemas } from './openapi-monitors';
 import { received, signatureHeaders, webhookEvents, webhookSchemas } from './openapi-webhooks';
 import { batchSchemas } from './openapi-batches';
 import { keySchemas } from './openapi-keys';
+import { linkDocs } from './served-docs';
 import {
   type Schema,
   PROBLEM_CODES,
@@ -28,8 +29,12 @@ import {
 
 export { PROBLEM_CODES } from './openapi-schemas';
 
-/** The OpenAPI 3.1 document of the public API, served at GET /api/v1/openapi.json. */
+/** The OpenAPI 3.1 document of the public API, served at GET /api/v1/openapi.json; its docs references link to /docs/…. */
 export function openApiDocument(): Schema {
+  return linkDocs(document());
+}
+
+function document(): Schema {
   return {
     openapi: '3.1.0',
     info: {
