@@ -46,6 +46,8 @@ case "$step" in
     cp "$src"/dist/*.js "$src"/dist/*.js.map "$dest/dist/"
     # The migrate command applies these, and readiness compares the database with them.
     cp -R "$src/prisma/migrations" "$src/prisma/functions" "$dest/prisma/"
+    # The Markdown docs the served OpenAPI document links to, served at /docs/*.md (decision 036).
+    cp -R "$src/docs" "$dest/"
     cp "$src/docker/entrypoint.sh" "$src/docker/healthcheck.js" "$dest/docker/"
     chmod 0755 "$dest/docker/entrypoint.sh"
     ;;

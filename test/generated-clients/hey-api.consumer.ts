@@ -41,6 +41,15 @@ ok('addSuppressions', await sdk.addSuppressions({ body: { phones: ['+15555550100
 ok('listSuppressions', await sdk.listSuppressions({ query: { kind: 'phone' } }));
 ok('removeSuppressions', await sdk.removeSuppressions({ body: { phones: ['+15555550100'] } }));
 const audit = ok('listAuditEvents', await sdk.listAuditEvents({ query: { action: 'suppressions.changed', limit: 10 } }));
+ok('listAccountLedger', await sdk.listAccountLedger({ query: { limit: 5 } }));
+ok('exportAccountLedgerCsv', await sdk.exportAccountLedgerCsv());
+const usageCharged: number = ok('getAccountUsage', await sdk.getAccountUsage({ query: { from: '2026-01-01' } })).totals.creditsCharged;
+const made = ok('createApiKey', await sdk.createApiKey({ body: { name: 'consumer', scopes: ['read'] } }));
+const keySecret: string = made.apiKey;
+ok('changeApiKey', await sdk.changeApiKey({ path: { keyId: made.keyId }, body: { name: 'consumer, renamed' } }));
+ok('listApiKeys', await sdk.listApiKeys({ query: { mode: 'live' } }));
+ok('getApiKey', await sdk.getApiKey({ path: { keyId: made.keyId } }));
+const revokedAt: string | null = ok('revokeApiKey', await sdk.revokeApiKey({ path: { keyId: made.keyId } })).revokedAt;
 ok('getLinkedinCountries', await sdk.getLinkedinCountries());
 ok('getTariffs', await sdk.getTariffs());
 const shopifyPaths: string[] = ok('getShopifyCategories', await sdk.getShopifyCategories()).categories.map((c) => c.path);
@@ -102,6 +111,6 @@ status('deleteMonitor', await sdk.deleteMonitor({ path: { id: monitorId } }));
 console.log(
   JSON.stringify({
     statuses,
-    seen: { delivered, listed: jobs.items.length, csvLines: csv.trimEnd().split('\r\n').length, leads: leads.items.length, available: account.credits.available >= 0, audited: audit.items.map((event) => event.action), version: document.openapi, runs: runs.items.length, noticed: noticed.length },
+    seen: { delivered, listed: jobs.items.length, csvLines: csv.trimEnd().split('\r\n').length, leads: leads.items.length, available: account.credits.available >= 0, audited: audit.items.map((event) => event.action), version: document.openapi, runs: runs.items.length, noticed: noticed.length, usageCharged, key: keySecret.startsWith('lg_live_') && revokedAt !== null },
   }),
 );

@@ -65,6 +65,19 @@ const domains: number = suppressions.counts.domain;
 ok('removeSuppressions', await client.DELETE('/api/v1/suppressions', { body: { domains: ['example.com'] } }));
 const audit = ok('listAuditEvents', await client.GET('/api/v1/audit-events', { params: { query: { action: 'suppressions.changed', limit: 10 } } }));
 const audited: string[] = audit.items.map((event) => event.action);
+const ledger = ok('listAccountLedger', await client.GET('/api/v1/account/ledger', { params: { query: { limit: 5 } } }));
+const firstKind: string | undefined = ledger.items[0]?.kind;
+const ledgerCsv: string = ok('exportAccountLedgerCsv', await client.GET('/api/v1/account/ledger.csv', { parseAs: 'text' }));
+const usage = ok('getAccountUsage', await client.GET('/api/v1/account/usage', { params: { query: { from: '2026-01-01' } } }));
+const charged: number = usage.totals.creditsCharged;
+// A key made, named, listed, read and revoked: its secret only in the creation's answer.
+const made = ok('createApiKey', await client.POST('/api/v1/keys', { body: { name: 'consumer', scopes: ['read'] } }));
+const keySecret: string = made.apiKey;
+ok('changeApiKey', await client.PATCH('/api/v1/keys/{keyId}', { params: { path: { keyId: made.keyId } }, body: { name: 'consumer, renamed' } }));
+const keys = ok('listApiKeys', await client.GET('/api/v1/keys', { params: { query: { mode: 'live' } } }));
+const keyScopes: string[] = keys.items[0]?.scopes ?? [];
+ok('getApiKey', await client.GET('/api/v1/keys/{keyId}', { params: { path: { keyId: made.keyId } } }));
+const revokedAt: string | null = ok('revokeApiKey', await client.DELETE('/api/v1/keys/{keyId}', { params: { path: { keyId: made.keyId } } })).revokedAt;
 
 const countries = ok('getLinkedinCountries', await client.GET('/api/v1/meta/linkedin-countries'));
 const tariffs = ok('getTariffs', await client.GET('/api/v1/meta/tariffs'));
@@ -163,6 +176,8 @@ console.log(
       secret: secret.startsWith('whsec_'),
       attempts: attempts >= 0,
       monitorRun: run.monitorId === monitorId && runs.items.length === 1 && nextRunAt !== null,
+      ledger: firstKind === 'grant' && ledgerCsv.startsWith('"id"') && charged >= 0,
+      key: keySecret.startsWith('lg_live_') && keyScopes.length > 0 && revokedAt !== null,
     },
   }),
 );

@@ -3,6 +3,7 @@ import { errors, OBJECTION_PAGE_PATH } from '@leadgen/domain';
 import type { ApiDependencies } from './dependencies';
 import { accessLog, rememberRouteBase, type RequestObserver } from './http/access-log';
 import { keyAuthenticator, requireScope } from './http/authenticate';
+import { cors } from './http/cors';
 import { liveKeyDirectory } from './http/live-key-directory';
 import { jsonBody } from './http/json-body';
 import { protocolChecks } from './http/protocol-checks';
@@ -13,6 +14,7 @@ import { mountEndpoints } from './http/route-table';
 import { allowsPlainHttp } from './use-cases/webhook-target-check';
 import { securityHeaders } from './http/security-headers';
 import { docsRouter } from './openapi/openapi-route';
+import { servedDocs } from './openapi/served-docs';
 import { ENDPOINTS } from './routes/endpoints';
 import { objectionConfirmationPage } from './routes/privacy/confirmation-page-route';
 
@@ -46,6 +48,8 @@ export function createApp(deps: ApiDependencies, options: AppOptions = {}): expr
 
   const v1 = express.Router();
   v1.use(rememberRouteBase);
+  // Browser origins of CORS_ALLOWED_ORIGINS, and preflights of the API's paths (decision 036); /api/v1 only.
+  v1.use(cors(ENDPOINTS, '/api/v1', config.http.corsAllowedOrigins));
   // Every endpoint from its one declaration (routes/endpoints.ts), each path's 405 right after its methods.
   mountEndpoints(
     ENDPOINTS,
@@ -62,6 +66,8 @@ export function createApp(deps: ApiDependencies, options: AppOptions = {}): expr
     },
   );
   app.use('/api/v1', v1);
+  // The Markdown docs the OpenAPI document links to (decision 036), then the interactive reference.
+  app.use('/docs', servedDocs());
   app.use('/docs', docsRouter());
   // The page an objection's confirmation mail links to: HTML for a person, not an API operation (decision 042).
   app.use(OBJECTION_PAGE_PATH, objectionConfirmationPage(deps));

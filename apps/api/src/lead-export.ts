@@ -129,7 +129,7 @@ function csvBatch(rows: LeadRow[], header: boolean): string {
 }
 
 /** Writes a chunk, waiting while the socket's buffer is full; false once the client has gone. */
-async function write(res: Response, chunk: string): Promise<boolean> {
+export async function write(res: Response, chunk: string): Promise<boolean> {
   if (res.destroyed || res.writableEnded) return false;
   if (res.write(chunk)) return true;
   await new Promise<void>((resolve) => {

@@ -93,7 +93,7 @@ describe('the OpenAPI document', () => {
         '/api/v1/account',
         200,
         'application/json',
-        '{"accountId":"a","name":"n","credits":{"balance":1,"reserved":0,"available":1}}',
+        '{"accountId":"a","name":"n","mode":"live","credits":{"balance":1,"reserved":0,"available":1}}',
       ),
     ).toBeNull();
     expect(checker.check('GET', '/api/v1/account', 200, 'application/json', '{"accountId":"a"}')).toMatch(/credits/);

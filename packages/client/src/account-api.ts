@@ -1,6 +1,8 @@
 import type {
   Account,
   AuditEventPage,
+  LedgerPage,
+  Usage,
   LinkedinCountries,
   ShopifyCategories,
   OpenApiDocument,
@@ -11,9 +13,9 @@ import type {
   SuppressionsRemoved,
   Tariffs,
 } from './api-bodies.js';
-import { sendJson, type HttpOptions, type RequestOptions } from './http.js';
+import { send, sendJson, type HttpOptions, type RequestOptions } from './http.js';
 import { items, pages, query } from './query-string.js';
-import type { WithMeta } from './response-meta.js';
+import type { ResponseMeta, WithMeta } from './response-meta.js';
 
 const API = '/api/v1';
 
@@ -40,7 +42,42 @@ export class AccountApi {
   auditEvents(filter: AuditEventFilter = {}, options: RequestOptions = {}): AsyncGenerator<AuditEventPage['items'][number]> {
     return items(this.auditEventPages(filter, options));
   }
+
+  /** One page of the account's credit ledger, oldest row first. */
+  ledgerPage(filter: LedgerFilter & { cursor?: string } = {}, options: RequestOptions = {}): Promise<WithMeta<LedgerPage>> {
+    return sendJson<LedgerPage>(this.http, { ...options, method: 'GET', path: `${API}/account/ledger${query(filter)}` });
+  }
+
+  /** Every ledger row in the range, oldest first, page by page as you read. */
+  ledger(filter: LedgerFilter = {}, options: RequestOptions = {}): AsyncGenerator<LedgerPage['items'][number]> {
+    return items(pages((cursor) => this.ledgerPage({ ...filter, cursor }, options)));
+  }
+
+  /** The ledger rows in the range as one CSV download (the body is streamed as it arrives). */
+  async ledgerCsv(
+    filter: Omit<LedgerFilter, 'limit'> = {},
+    options: RequestOptions = {},
+  ): Promise<{ body: ReadableStream<Uint8Array>; meta: ResponseMeta }> {
+    const { value, meta } = await send(
+      this.http,
+      { ...options, method: 'GET', path: `${API}/account/ledger.csv${query(filter)}` },
+      async (response) => response.body!,
+    );
+    return { body: value, meta };
+  }
+
+  /** Charges per UTC day and source between two days (YYYY-MM-DD, both included; the last 30 days by default). */
+  usage(range: { from?: string; to?: string } = {}, options: RequestOptions = {}): Promise<WithMeta<Usage>> {
+    return sendJson<Usage>(this.http, { ...options, method: 'GET', path: `${API}/account/usage${query(range)}` });
+  }
 }
+
+/** Which ledger rows: written at or after `createdAfter`, before `createdBefore` (RFC 3339), and how many per page. */
+export type LedgerFilter = {
+  createdAfter?: string;
+  createdBefore?: string;
+  limit?: number;
+};
 
 /** Which audit events to list: one action only, and how many per page. */
 export type AuditEventFilter = {

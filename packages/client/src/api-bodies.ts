@@ -96,3 +96,16 @@ export type ObjectionConfirmed = Schemas['ObjectionConfirmed'];
 export type ObjectionNotice = Schemas['ObjectionNotice'];
 /** A page of `GET /api/v1/privacy/objections`; `nextCursor` is null on the last page. */
 export type ObjectionNoticePage = Schemas['ObjectionNoticePage'];
+/** A page of `GET /api/v1/account/ledger`, oldest row first; `nextCursor` is null on the last page. */
+export type LedgerPage = operations['listAccountLedger']['responses'][200]['content']['application/json'];
+/** Charges per UTC day and source (`GET /api/v1/account/usage`). */
+export type Usage = operations['getAccountUsage']['responses'][200]['content']['application/json'];
+/** An API key as the keys endpoints show it, never with its secret. */
+export type ApiKey = Schemas['ApiKey'];
+/** A key just made: `apiKey` is its secret, shown in this answer only. */
+export type ApiKeyWithSecret = Schemas['ApiKeyWithSecret'];
+export type ApiKeyPage = Schemas['ApiKeyPage'];
+/** What `POST /api/v1/keys` takes: name, scopes, mode, expiresAt, all optional. */
+export type NewApiKey = NonNullable<operations['createApiKey']['requestBody']>['content']['application/json'];
+/** What `PATCH /api/v1/keys/{keyId}` takes: name and/or expiresAt. */
+export type ApiKeyChange = NonNullable<operations['changeApiKey']['requestBody']>['content']['application/json'];

@@ -1,6 +1,7 @@
 import type { AcceptedBody, AuditEventPage, GenerationRequest, JobBody, JobPage, LeadItem, TerminalJob } from './api-bodies.js';
 import { AccountApi, MetaApi, SuppressionsApi, type AuditEventFilter } from './account-api.js';
 import { PrivacyApi } from './privacy-api.js';
+import { KeysApi } from './keys-api.js';
 import { CLIENT_VERSION, type HttpOptions, type RequestOptions } from './http.js';
 import { JobsApi, type GenerateOptions, type JobFilter } from './jobs-api.js';
 import { LeadsApi, type LeadFilter } from './leads-api.js';
@@ -31,7 +32,7 @@ export type GenerateRequest = GenerationRequest;
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
 /**
- * The leadgen API, typed: one property per area (`jobs`, `leads`, `account`, `suppressions`,
+ * The leadgen API, typed: one property per area (`jobs`, `leads`, `account`, `keys`, `suppressions`,
  * `webhooks`, `monitors`, `meta`, `privacy`); every call takes an AbortSignal and a timeout, 429 and 503 are retried after
  * Retry-After, and every result and error carries the answer's `meta` (request id, rate limit, replayed).
  */
@@ -40,6 +41,7 @@ export class LeadgenClient {
   readonly leads: LeadsApi;
   readonly batches: BatchesApi;
   readonly account: AccountApi;
+  readonly keys: KeysApi;
   readonly suppressions: SuppressionsApi;
   readonly webhooks: WebhooksApi;
   readonly monitors: MonitorsApi;
@@ -60,6 +62,7 @@ export class LeadgenClient {
     this.leads = new LeadsApi(http);
     this.batches = new BatchesApi(http, this.leads);
     this.account = new AccountApi(http);
+    this.keys = new KeysApi(http);
     this.suppressions = new SuppressionsApi(http);
     this.webhooks = new WebhooksApi(http);
     this.monitors = new MonitorsApi(http);

@@ -2,7 +2,8 @@ export { LeadgenClient, DEFAULT_TIMEOUT_MS, type ClientOptions, type GenerateReq
 export { JobsApi, DEFAULT_MAX_WAIT_MS, type GenerateOptions, type JobFilter } from './jobs-api.js';
 export { BatchesApi, type BatchFilter, type CreateBatchOptions } from './batches-api.js';
 export { LeadsApi, type LeadFilter, type LeadSelection } from './leads-api.js';
-export { AccountApi, MetaApi, SuppressionsApi, type AuditEventFilter } from './account-api.js';
+export { AccountApi, MetaApi, SuppressionsApi, type AuditEventFilter, type LedgerFilter } from './account-api.js';
+export { KeysApi, type KeyFilter } from './keys-api.js';
 export { WebhooksApi } from './webhooks-api.js';
 export { MonitorsApi } from './monitors-api.js';
 export { PrivacyApi } from './privacy-api.js';

@@ -160,7 +160,7 @@ export interface paths {
         };
         /**
          * A job's leads (a running job's so far), as CSV
-         * @description The leads of one job in delivery order; while the job runs, the ones committed so far (`Result-Complete: false`). Once the service's lead retention has passed, the job's leads are deleted and this answers 410 `leads_expired`. The whole selection streamed as one download (from `cursor` when given); RFC 4180, UTF-8, a header row; the columns are listed in docs/api.md and never reordered.
+         * @description The leads of one job in delivery order; while the job runs, the ones committed so far (`Result-Complete: false`). Once the service's lead retention has passed, the job's leads are deleted and this answers 410 `leads_expired`. The whole selection streamed as one download (from `cursor` when given); RFC 4180, UTF-8, a header row; the columns are listed in [docs/api.md](/docs/api.md) and never reordered.
          */
         get: operations["getJobLeadsCsv"];
         put?: never;
@@ -235,7 +235,7 @@ export interface paths {
         };
         /**
          * A result set: the same answer as its job's leads, as CSV
-         * @description A result set by its id (the `resultSetId` of a job body): the same leads, in the same order, as its job's. The whole selection streamed as one download (from `cursor` when given); RFC 4180, UTF-8, a header row; the columns are listed in docs/api.md and never reordered.
+         * @description A result set by its id (the `resultSetId` of a job body): the same leads, in the same order, as its job's. The whole selection streamed as one download (from `cursor` when given); RFC 4180, UTF-8, a header row; the columns are listed in [docs/api.md](/docs/api.md) and never reordered.
          */
         get: operations["getResultSetCsv"];
         put?: never;
@@ -301,7 +301,7 @@ export interface paths {
         };
         /**
          * Every lead of the account: oldest job first, each job's in delivery order, as CSV
-         * @description Every lead delivered to the account, across its jobs, narrowed by the filters. The whole selection streamed as one download (from `cursor` when given); RFC 4180, UTF-8, a header row; the columns are listed in docs/api.md and never reordered.
+         * @description Every lead delivered to the account, across its jobs, narrowed by the filters. The whole selection streamed as one download (from `cursor` when given); RFC 4180, UTF-8, a header row; the columns are listed in [docs/api.md](/docs/api.md) and never reordered.
          */
         get: operations["listLeadsCsv"];
         put?: never;
@@ -364,7 +364,7 @@ export interface paths {
         };
         /**
          * A batch's leads (a running batch's so far), as CSV
-         * @description The batch's leads across its children: children in request order, each one's leads in delivery order; while the batch runs, the ones committed so far (`Result-Complete: false`). The whole selection streamed as one download (from `cursor` when given); RFC 4180, UTF-8, a header row; the columns are listed in docs/api.md and never reordered.
+         * @description The batch's leads across its children: children in request order, each one's leads in delivery order; while the batch runs, the ones committed so far (`Result-Complete: false`). The whole selection streamed as one download (from `cursor` when given); RFC 4180, UTF-8, a header row; the columns are listed in [docs/api.md](/docs/api.md) and never reordered.
          */
         get: operations["getBatchLeadsCsv"];
         put?: never;
@@ -487,6 +487,121 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/ledger.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's credit ledger as CSV
+         * @description The whole selection (from `cursor` when given) streamed as one download, oldest row first: RFC 4180, UTF-8, CRLF, a header row; the columns `id`, `createdAt`, `kind`, `amount`, `jobId`, `batchId`, `source`, never reordered (new ones come last). It takes one of the account's export places (EXPORTS_PER_ACCOUNT_AT_ONCE), as a lead download does.
+         */
+        get: operations["exportAccountLedgerCsv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/ledger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's credit ledger, oldest row first
+         * @description The append-only ledger the account's balance is derived from: every grant, and each job's reserve, release and charge, oldest first, a page at a time (`Link: rel="next"` while there is more). Its sums are the account's credits: balance = grants − charges, reserved = reserves − releases.
+         */
+        get: operations["listAccountLedger"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Charges per UTC day and source, with totals
+         * @description What the account's jobs were charged, per UTC day and source, between two days (both included; by default the last 30 days up to today, at most 366 at once), from the ledger's charge rows; with the credits granted in those days. Days and sources without a charge are left out of `days`.
+         */
+        get: operations["getAccountUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's keys, newest first, without their secrets
+         * @description A page of the account's keys, newest first; revoked ones only with `includeRevoked=true`.
+         */
+        get: operations["listApiKeys"];
+        put?: never;
+        /**
+         * A new API key; its secret is in this answer only
+         * @description Makes a key for the account. Its scopes default to the calling key's own and can never include one the calling key lacks. `mode: "test"` makes an `lg_test_…` key: it works in the account's test account, whose jobs always use the sandbox and spend test credits only, and whose jobs, leads, batches, monitors, webhooks and suppressions live keys never see (nor test keys the live ones). A test key makes only test keys. An account holds at most 100 live keys.
+         */
+        post: operations["createApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/keys/{keyId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example key_0123456789abcdefghij */
+                keyId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * A key, without its secret
+         * @description One of the account’s keys, revoked ones included.
+         */
+        get: operations["getApiKey"];
+        put?: never;
+        post?: never;
+        /**
+         * Revokes a key: refused everywhere from the next request on (idempotent)
+         * @description Revokes the key (the calling key too, if named). It is refused (401) from the next request on, on every API process; revoking it again answers the same body.
+         */
+        delete: operations["revokeApiKey"];
+        options?: never;
+        head?: never;
+        /**
+         * Renames a key or moves its expiry (its scopes and mode never change: make another key)
+         * @description Changes `name` and/or `expiresAt` (null: never expires). A new expiry holds on every API process from its next request, as a revocation does.
+         */
+        patch: operations["changeApiKey"];
         trace?: never;
     };
     "/api/v1/webhooks/default-secret": {
@@ -819,53 +934,6 @@ export interface paths {
         get: operations["listMonitorRuns"];
         put?: never;
         post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/privacy/objections": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * People you received who objected to direct marketing, newest first (the feed of subject.objected)
-         * @description Each notice names a person who objected and proved it, with only the identifiers your own leads held and the jobs that delivered them. Their stored copies are already erased and no job delivers them again; remove them from your systems within the legal delay (docs/data-protection.md).
-         */
-        get: operations["listObjectionNotices"];
-        put?: never;
-        /**
-         * Object to direct marketing with an email address, a domain or a phone (no key)
-         * @description Starts an objection; nothing changes until control is proven: an email address receives a single-use link (at most one mail an hour), a domain publishes the returned token in DNS or under /.well-known/, a phone is confirmed by an operator. The answer and its timing are the same whether or not the service holds the subject. At most 10 requests an hour per client network, and 5 per subject.
-         */
-        post: operations["requestObjection"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/privacy/objections/{id}/verify": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The objection (obj_…) */
-                id: string;
-            };
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Checks a domain objection's token in the domain's DNS and on its website
-         * @description Looks for the TXT record `_leadgen-objection.<domain>` holding `leadgen-objection=<token>`, or `http://<domain>/.well-known/leadgen-objection.txt` holding the token (as certificate authorities check control). Found: the objection is confirmed and applied within a minute. Counted in the client network's hourly window.
-         */
-        post: operations["verifyObjection"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1234,26 +1302,6 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
-    "subject.objected": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * A person you received objected to direct marketing
-         * @description Sent to every enabled endpoint of each account that received the person in the last OBJECTION_NOTICE_DAYS (whatever the endpoint subscribes to: it is a legal notice), and to the `webhookUrl` of the jobs that delivered them. Remove or suppress the identifiers in your systems within the legal delay (GDPR art. 21: at once for direct marketing; CAN-SPAM: 10 business days). GET /api/v1/privacy/objections lists the same notices.
-         */
-        post: operations["event_subject_objected"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
 }
 export interface components {
     schemas: {
@@ -1280,7 +1328,7 @@ export interface components {
             state: string;
             /** @description A city name; narrows the search. */
             city?: string;
-            /** @description An additional keyword filter; `sandbox:…` steers a sandbox key's job (docs/api.md). */
+            /** @description An additional keyword filter; `sandbox:…` steers a sandbox key's job ([docs/api.md](/docs/api.md)). */
             keyword?: string;
             /** @description How many leads at most, never clamped. Default: 25. */
             maxResults?: number;
@@ -1322,7 +1370,7 @@ export interface components {
             state: string;
             /** @description A city name; narrows the search. */
             city?: string;
-            /** @description An additional keyword filter; `sandbox:…` steers a sandbox key's job (docs/api.md). */
+            /** @description An additional keyword filter; `sandbox:…` steers a sandbox key's job ([docs/api.md](/docs/api.md)). */
             keyword?: string;
             /** @description How many leads at most, never clamped. Default: 25. */
             maxResults: number;
@@ -1467,7 +1515,7 @@ export interface components {
              */
             checkedAt: string;
             /**
-             * @description The mailbox-level verdict (docs/api.md, "Email verification"): `deliverable` (the mailbox exists), `undeliverable` (it does not, or its domain takes no mail; never a lead's `email`), `catch_all` (the domain accepts every recipient), `unknown` (nothing learnt: no engine, or it was down or late), `risky` (full inbox, disabled, spam trap, abuse; never a lead's `email`). Absent only on verdicts made before mailbox verdicts existed.
+             * @description The mailbox-level verdict ([docs/api.md](/docs/api.md), "Email verification"): `deliverable` (the mailbox exists), `undeliverable` (it does not, or its domain takes no mail; never a lead's `email`), `catch_all` (the domain accepts every recipient), `unknown` (nothing learnt: no engine, or it was down or late), `risky` (full inbox, disabled, spam trap, abuse; never a lead's `email`). Absent only on verdicts made before mailbox verdicts existed.
              * @enum {string}
              */
             verdict?: "deliverable" | "undeliverable" | "catch_all" | "unknown" | "risky";
@@ -1997,7 +2045,7 @@ export interface components {
              * @description The event sent
              * @enum {string}
              */
-            eventType: "job.completed" | "job.partial" | "job.empty" | "job.failed" | "job.cancelled" | "batch.completed" | "batch.partial" | "batch.empty" | "batch.failed" | "batch.cancelled" | "monitor.paused" | "ping" | "subject.objected";
+            eventType: "job.completed" | "job.partial" | "job.empty" | "job.failed" | "job.cancelled" | "batch.completed" | "batch.partial" | "batch.empty" | "batch.failed" | "batch.cancelled" | "monitor.paused" | "ping";
             /** @description null: the job's own `webhookUrl` */
             endpointId: string | null;
             /** @description The job the event is about (null for a ping) */
@@ -2113,11 +2161,11 @@ export interface components {
             /** @description aud_… */
             id: string;
             /**
-             * @description what was done (docs/data-protection.md lists when each is recorded)
+             * @description what was done ([docs/data-protection.md](/docs/data-protection.md) lists when each is recorded)
              * @enum {string}
              */
-            action: "key.created" | "key.revoked" | "webhook_endpoint.created" | "webhook_endpoint.changed" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_default_secret.rotated" | "suppressions.changed" | "leads.exported" | "monitor.created" | "monitor.changed" | "monitor.paused" | "monitor.resumed" | "monitor.deleted" | "monitor.run_requested" | "subject.erased" | "subject.objected" | "objection.confirmed" | "objection.applied" | "account.deleted";
-            /** @description the API key id (key_…) that did it, `operator` (the admin CLI), `subject` (a person proving control of what they objected with) or `service` (a worker applying an objection) */
+            action: "key.created" | "key.revoked" | "key.changed" | "webhook_endpoint.created" | "webhook_endpoint.changed" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_default_secret.rotated" | "suppressions.changed" | "leads.exported" | "monitor.created" | "monitor.changed" | "monitor.paused" | "monitor.resumed" | "monitor.deleted" | "monitor.run_requested" | "subject.erased" | "account.deleted";
+            /** @description the API key id (key_…) that did it, or `operator` (the admin CLI) */
             actor: string;
             /** @description the X-Request-Id of the request that did it; null for the operator */
             requestId: string | null;
@@ -2155,7 +2203,7 @@ export interface components {
              */
             timezone: string;
         };
-        /** @description A batch monitor's requests: each run is a batch of them (docs/api.md#batches) */
+        /** @description A batch monitor's requests: each run is a batch of them ([docs/api.md#batches](/docs/api.md#batches)) */
         MonitorBatchInput: {
             /** @description The generation requests, 1..1000, each checked as POST /leads/batches checks one (pointers `#/batch/requests/3/state`); `excludeDelivered` is forced true, and `webhookUrl` belongs on the monitor */
             requests: components["schemas"]["GenerationRequestInput"][];
@@ -2408,7 +2456,7 @@ export interface components {
             /** @description Where to poll the batch (also `Location` of its creation) */
             pollUrl: string;
             /**
-             * @description running until every child is terminal, then its terminal status (docs/api.md#batches)
+             * @description running until every child is terminal, then its terminal status ([docs/api.md#batches](/docs/api.md#batches))
              * @enum {string}
              */
             status: "running" | "COMPLETE" | "PARTIAL" | "EMPTY" | "FAILED" | "CANCELLED";
@@ -2469,144 +2517,42 @@ export interface components {
                 creditsCharged: number;
             };
         };
-        /** @description Exactly one subject: the one whose control you will prove */
-        ObjectionRequest: {
-            /** @description an email address: a single-use confirmation link is sent to it */
-            email?: string;
-            /** @description a domain, bare or as a URL: proven by a DNS TXT record or a /.well-known/ file */
-            domain?: string;
-            /** @description a phone number in international form: confirmed by an operator */
-            phone?: string;
-        };
-        /** @description The objection waits for proof of control; the answer is the same whether or not the service holds the subject */
-        ObjectionPending: {
+        ApiKey: {
+            /** @description The key id (key_…), not the secret */
+            keyId: string;
+            /** @description Your label for the key */
+            name: string | null;
+            /** @description The first 12 characters of the secret (`lg_live_` or `lg_test_` and four more), to recognise it */
+            prefix: string;
             /**
-             * @description email
-             * @constant
-             */
-            kind: "email";
-            /**
-             * @description pending
-             * @constant
-             */
-            status: "pending";
-            /** @description What happens next */
-            detail: string;
-            /** @description How long the mailed link works (OBJECTION_LINK_TTL_HOURS) */
-            linkValidHours: number;
-        } | {
-            /**
-             * @description domain
-             * @constant
-             */
-            kind: "domain";
-            /**
-             * @description pending
-             * @constant
-             */
-            status: "pending";
-            /** @description obj_… */
-            objectionId: string;
-            /**
-             * Format: date-time
-             * @description Until when the token may be published and verified
-             */
-            expiresAt: string;
-            /** @description Publish either */
-            proof: {
-                /** @description A TXT record */
-                dnsTxt: {
-                    /** @description Its name */
-                    name: string;
-                    /** @description Its value */
-                    value: string;
-                };
-                /** @description A file on the website */
-                wellKnown: {
-                    /** @description Where */
-                    url: string;
-                    /** @description Its whole content */
-                    content: string;
-                };
-            };
-            /** @description POST here once published */
-            verifyUrl: string;
-            /** @description What happens next */
-            detail: string;
-        } | {
-            /**
-             * @description phone
-             * @constant
-             */
-            kind: "phone";
-            /**
-             * @description pending
-             * @constant
-             */
-            status: "pending";
-            /** @description obj_…: quote it to the operator */
-            objectionId: string;
-            /** @description What happens next */
-            detail: string;
-        };
-        /** @description The domain's control is proven */
-        ObjectionConfirmed: {
-            /** @description obj_… */
-            objectionId: string;
-            /**
-             * @description domain
-             * @constant
-             */
-            kind: "domain";
-            /**
-             * @description confirmed: applied within a minute
-             * @constant
-             */
-            status: "confirmed";
-            /**
-             * @description What showed the token
+             * @description live, or test: its jobs always use the sandbox, spend no credits and are seen only by test keys
              * @enum {string}
              */
-            proof: "dns_txt" | "well_known";
-        };
-        /** @description A person who objected to direct marketing, told to every account that received them */
-        ObjectionNotice: {
-            /** @description This notice */
-            noticeId: string;
-            /** @description The objection (obj_…) */
-            objectionId: string;
-            /** @description What the person objected with */
-            subject: {
-                /**
-                 * @description email, domain or phone
-                 * @enum {string}
-                 */
-                kind: "email" | "domain" | "phone";
-                /** @description In its normal form */
-                value: string;
-            };
-            /** @description The subject's values your own leads held (never more): stop using them for direct marketing */
-            identifiers: {
-                /** @description Email addresses (for a domain: the ones on it) */
-                emails: string[];
-                /** @description Phone numbers (E.164) */
-                phones: string[];
-                /** @description Domains */
-                domains: string[];
-            };
-            /** @description Your jobs that delivered them (their stored copies are now erased) */
-            jobIds: string[];
+            mode: "live" | "test";
+            /** @description What the key may do (each endpoint names the scope it needs in `x-required-scope`) */
+            scopes: ("read" | "generate" | "webhooks" | "monitors" | "suppressions" | "keys")[];
             /**
              * Format: date-time
-             * @description When the objection was applied
+             * @description When it was made
              */
-            objectedAt: string;
+            createdAt: string;
+            /** @description When it stops working; null: never */
+            expiresAt: string | null;
+            /** @description When it last authenticated a request, to the hour */
+            lastUsedAt: string | null;
+            /** @description When it was revoked; null while it is not */
+            revokedAt: string | null;
+            /** @description The key that created it over the API; null when the operator issued it */
+            createdByKeyId: string | null;
         };
-        /** @description One page of the notices */
-        ObjectionNoticePage: {
-            /** @description newest first */
-            items: components["schemas"]["ObjectionNotice"][];
-            /** @description pass it back as `cursor` for the next page; null on the last */
+        ApiKeyWithSecret: components["schemas"]["ApiKey"] & {
+            /** @description The secret: shown in this answer only, store it now (`Authorization: Bearer <apiKey>`) */
+            apiKey: string;
+        };
+        ApiKeyPage: {
+            /** @description The keys, newest first */
+            items: components["schemas"]["ApiKey"][];
+            /** @description Pass as `cursor` for the next page; null on the last */
             nextCursor: string | null;
         };
         /** @description A job still under way: the first fields of its job body */
@@ -2641,10 +2587,10 @@ export interface components {
             /** @description What went wrong in this request */
             detail: string;
             /**
-             * @description The stable code to branch on (docs/errors.md)
+             * @description The stable code to branch on ([docs/errors.md](/docs/errors.md))
              * @enum {string}
              */
-            code: "validation_failed" | "malformed_json" | "malformed_path" | "malformed_request" | "idempotency_key_missing" | "idempotency_key_invalid" | "unauthorized" | "insufficient_credits" | "job_not_found" | "not_found" | "leads_expired" | "method_not_allowed" | "request_timeout" | "job_not_cancellable" | "batch_not_found" | "batch_not_cancellable" | "payload_too_large" | "unsupported_media_type" | "unsupported_content_encoding" | "expectation_failed" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable" | "webhook_endpoint_not_found" | "webhook_delivery_not_found" | "webhook_endpoint_limit" | "webhook_endpoint_disabled" | "webhook_delivery_pending" | "webhook_secret_already_revealed" | "monitor_not_found" | "monitor_limit" | "monitor_run_in_progress" | "suppression_limit" | "objection_not_found" | "objection_not_proven";
+            code: "validation_failed" | "malformed_json" | "malformed_path" | "malformed_request" | "idempotency_key_missing" | "idempotency_key_invalid" | "unauthorized" | "insufficient_credits" | "job_not_found" | "not_found" | "leads_expired" | "method_not_allowed" | "request_timeout" | "job_not_cancellable" | "batch_not_found" | "batch_not_cancellable" | "payload_too_large" | "unsupported_media_type" | "unsupported_content_encoding" | "expectation_failed" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable" | "webhook_endpoint_not_found" | "webhook_delivery_not_found" | "webhook_endpoint_limit" | "webhook_endpoint_disabled" | "webhook_delivery_pending" | "webhook_secret_already_revealed" | "monitor_not_found" | "monitor_limit" | "monitor_run_in_progress" | "suppression_limit" | "insufficient_scope" | "scope_not_held" | "test_mode_unsupported" | "api_key_not_found" | "api_key_limit";
             /** @description The request id; quote it to support */
             requestId?: string;
             /** @description validation_failed: every problem, a JSON Pointer each */
@@ -2898,6 +2844,17 @@ export interface operations {
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
             402: components["responses"]["Problem402"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `generate` (start and cancel jobs and batches) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             405: components["responses"]["Problem405"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
@@ -2905,7 +2862,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2964,11 +2921,22 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             405: components["responses"]["Problem405"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3013,12 +2981,23 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3063,13 +3042,24 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `generate` (start and cancel jobs and batches) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
             409: components["responses"]["Problem409"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3124,11 +3114,22 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             405: components["responses"]["Problem405"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3176,6 +3177,17 @@ export interface operations {
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
             402: components["responses"]["Problem402"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `generate` (start and cancel jobs and batches) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             405: components["responses"]["Problem405"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
@@ -3183,7 +3195,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3225,12 +3237,23 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3272,13 +3295,24 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `generate` (start and cancel jobs and batches) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
             409: components["responses"]["Problem409"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3330,12 +3364,23 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3385,13 +3430,24 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
             410: components["responses"]["Problem410"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3441,13 +3497,24 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
             410: components["responses"]["Problem410"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3517,13 +3584,24 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
             410: components["responses"]["Problem410"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3570,13 +3648,24 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
             410: components["responses"]["Problem410"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3623,13 +3712,24 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
             410: components["responses"]["Problem410"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3696,13 +3796,24 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
             410: components["responses"]["Problem410"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3752,11 +3863,22 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             405: components["responses"]["Problem405"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3806,11 +3928,22 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             405: components["responses"]["Problem405"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3869,11 +4002,22 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             405: components["responses"]["Problem405"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3920,13 +4064,24 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
             410: components["responses"]["Problem410"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3973,13 +4128,24 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
             410: components["responses"]["Problem410"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4044,13 +4210,24 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
             410: components["responses"]["Problem410"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4088,6 +4265,11 @@ export interface operations {
                         accountId: string;
                         /** @description The account's name */
                         name: string;
+                        /**
+                         * @description live, or test for a test key: its test account (its own jobs, leads, webhooks, monitors, suppressions and test credits; decision 036)
+                         * @enum {string}
+                         */
+                        mode: "live" | "test";
                         /** @description The account's credits */
                         credits: {
                             /** @description Granted minus charged */
@@ -4101,11 +4283,22 @@ export interface operations {
                 };
             };
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             405: components["responses"]["Problem405"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4177,11 +4370,22 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             405: components["responses"]["Problem405"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4242,6 +4446,17 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `suppressions` (add to and remove from the account's suppression list) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             405: components["responses"]["Problem405"];
             /** @description suppression_limit: the account would hold more entries than SUPPRESSIONS_MAX_PER_ACCOUNT (`limit`, `held`) */
             409: {
@@ -4258,7 +4473,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4319,13 +4534,24 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `suppressions` (add to and remove from the account's suppression list) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             405: components["responses"]["Problem405"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4345,7 +4571,7 @@ export interface operations {
                 /** @description The previous page's `nextCursor` (opaque) */
                 cursor?: string;
                 /** @description Only events of this action */
-                action?: "key.created" | "key.revoked" | "webhook_endpoint.created" | "webhook_endpoint.changed" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_default_secret.rotated" | "suppressions.changed" | "leads.exported" | "monitor.created" | "monitor.changed" | "monitor.paused" | "monitor.resumed" | "monitor.deleted" | "monitor.run_requested" | "subject.erased" | "subject.objected" | "objection.confirmed" | "objection.applied" | "account.deleted";
+                action?: "key.created" | "key.revoked" | "key.changed" | "webhook_endpoint.created" | "webhook_endpoint.changed" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_default_secret.rotated" | "suppressions.changed" | "leads.exported" | "monitor.created" | "monitor.changed" | "monitor.paused" | "monitor.resumed" | "monitor.deleted" | "monitor.run_requested" | "subject.erased" | "account.deleted";
             };
             header?: {
                 /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
@@ -4371,11 +4597,637 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             405: components["responses"]["Problem405"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    exportAccountLedgerCsv: {
+        parameters: {
+            query?: {
+                /** @description The previous page's `nextCursor` (opaque) */
+                cursor?: string;
+                /** @description Rows written at or after this time (RFC 3339) */
+                createdAfter?: string;
+                /** @description Rows written before this time (RFC 3339) */
+                createdBefore?: string;
+            };
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ledger rows as CSV */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["Problem405"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listAccountLedger: {
+        parameters: {
+            query?: {
+                /** @description Rows per page */
+                limit?: number;
+                /** @description The previous page's `nextCursor` (opaque) */
+                cursor?: string;
+                /** @description Rows written at or after this time (RFC 3339) */
+                createdAfter?: string;
+                /** @description Rows written before this time (RFC 3339) */
+                createdBefore?: string;
+            };
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of ledger rows */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The page's rows, oldest first */
+                        items: {
+                            /** @description The row’s number: rows are numbered in the order they were written */
+                            id: number;
+                            /**
+                             * Format: date-time
+                             * @description When it was written
+                             */
+                            createdAt: string;
+                            /**
+                             * @description grant (credits added by the operator), reserve (held by a job at its creation), release (what a job held, returned at its end), charge (what a job cost, at its end)
+                             * @enum {string}
+                             */
+                            kind: "grant" | "reserve" | "release" | "charge";
+                            /** @description Credits, always positive: the kind gives the direction */
+                            amount: number;
+                            /** @description The job it belongs to; null for a grant */
+                            jobId: string | null;
+                            /** @description The batch of that job, if it is a batch’s child */
+                            batchId: string | null;
+                            /** @description The job’s source; null for a grant */
+                            source: ("google_maps" | "linkedin" | "shopify") | null;
+                        }[];
+                        /** @description Pass as `cursor` for the next page; null on the last */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["Problem405"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAccountUsage: {
+        parameters: {
+            query?: {
+                /** @description The first day, YYYY-MM-DD (UTC), included */
+                from?: string;
+                /** @description The last day, YYYY-MM-DD (UTC), included; today by default */
+                to?: string;
+            };
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Usage per day and source */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date
+                         * @description The first day counted
+                         */
+                        from: string;
+                        /**
+                         * Format: date
+                         * @description The last day counted
+                         */
+                        to: string;
+                        /** @description Per UTC day and source with a charge, in day then source order */
+                        days: {
+                            /**
+                             * Format: date
+                             * @description The UTC day
+                             */
+                            date: string;
+                            /**
+                             * @description The source
+                             * @enum {string}
+                             */
+                            source: "google_maps" | "linkedin" | "shopify";
+                            /** @description Jobs charged (a job is charged once, at its terminal status, and only when it delivered leads) */
+                            jobsCharged: number;
+                            /** @description The leads those jobs delivered */
+                            leadsDelivered: number;
+                            /** @description What they cost */
+                            creditsCharged: number;
+                        }[];
+                        /** @description The whole span */
+                        totals: {
+                            /** @description Jobs charged (a job is charged once, at its terminal status, and only when it delivered leads) */
+                            jobsCharged: number;
+                            /** @description The leads those jobs delivered */
+                            leadsDelivered: number;
+                            /** @description What they cost */
+                            creditsCharged: number;
+                            /** @description Credits granted in the span */
+                            creditsGranted: number;
+                            /** @description The same figures per source, every source listed */
+                            bySource: {
+                                /**
+                                 * @description The source
+                                 * @enum {string}
+                                 */
+                                source: "google_maps" | "linkedin" | "shopify";
+                                /** @description Jobs charged (a job is charged once, at its terminal status, and only when it delivered leads) */
+                                jobsCharged: number;
+                                /** @description The leads those jobs delivered */
+                                leadsDelivered: number;
+                                /** @description What they cost */
+                                creditsCharged: number;
+                            }[];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["Problem405"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listApiKeys: {
+        parameters: {
+            query?: {
+                /** @description Keys per page */
+                limit?: number;
+                /** @description The previous page's `nextCursor` (opaque) */
+                cursor?: string;
+                /** @description Only live or only test keys */
+                mode?: "live" | "test";
+                /** @description List revoked keys too */
+                includeRevoked?: boolean;
+            };
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of keys */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyPage"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `keys` (create, list, rename, expire and revoke the account's API keys) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["Problem405"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Your label for the key, 1..100 characters */
+                    name?: string | null;
+                    /** @description What the key may do (each endpoint names the scope it needs in `x-required-scope`); by default the calling key's */
+                    scopes?: ("read" | "generate" | "webhooks" | "monitors" | "suppressions" | "keys")[];
+                    /**
+                     * @description live or test; by default the calling key's
+                     * @enum {string}
+                     */
+                    mode?: "live" | "test";
+                    /** @description When the key stops working (RFC 3339, in the future); null or absent: never */
+                    expiresAt?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The key and its secret */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyWithSecret"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `keys` (create, list, rename, expire and revoke the account's API keys); scope_not_held (with `scopes`): a key can only grant scopes it holds; test_mode_unsupported: a test key cannot make a live key */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["Problem405"];
+            /** @description api_key_limit (with `limit`): the account holds the most live keys it may */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getApiKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @example key_0123456789abcdefghij */
+                keyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `keys` (create, list, rename, expire and revoke the account's API keys) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description api_key_not_found (also another account's key) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["Problem405"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    revokeApiKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @example key_0123456789abcdefghij */
+                keyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The revoked key */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `keys` (create, list, rename, expire and revoke the account's API keys) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description api_key_not_found (also another account's key) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["Problem405"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    changeApiKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @example key_0123456789abcdefghij */
+                keyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Your label for the key, 1..100 characters */
+                    name?: string | null;
+                    /** @description When the key stops working (RFC 3339, in the future); null or absent: never */
+                    expiresAt?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The key as it is now */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `keys` (create, list, rename, expire and revoke the account's API keys) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description api_key_not_found (also another account's key) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["Problem405"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4412,6 +5264,17 @@ export interface operations {
                 };
             };
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `webhooks` (create, change, delete, rotate, ping and retry webhook endpoints and deliveries) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             405: components["responses"]["Problem405"];
             /** @description webhook_secret_already_revealed */
             409: {
@@ -4426,7 +5289,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4463,11 +5326,22 @@ export interface operations {
                 };
             };
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `webhooks` (create, change, delete, rotate, ping and retry webhook endpoints and deliveries) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             405: components["responses"]["Problem405"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4507,11 +5381,22 @@ export interface operations {
                 };
             };
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             405: components["responses"]["Problem405"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4561,6 +5446,17 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `webhooks` (create, change, delete, rotate, ping and retry webhook endpoints and deliveries) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             405: components["responses"]["Problem405"];
             /** @description webhook_endpoint_limit */
             409: {
@@ -4577,7 +5473,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4617,6 +5513,17 @@ export interface operations {
                 };
             };
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description webhook_endpoint_not_found (also another account's endpoint) */
             404: {
                 headers: {
@@ -4631,7 +5538,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4669,6 +5576,17 @@ export interface operations {
                 content?: never;
             };
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `webhooks` (create, change, delete, rotate, ping and retry webhook endpoints and deliveries) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description webhook_endpoint_not_found (also another account's endpoint) */
             404: {
                 headers: {
@@ -4683,7 +5601,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4737,6 +5655,17 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `webhooks` (create, change, delete, rotate, ping and retry webhook endpoints and deliveries) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description webhook_endpoint_not_found (also another account's endpoint) */
             404: {
                 headers: {
@@ -4753,7 +5682,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4793,6 +5722,17 @@ export interface operations {
                 };
             };
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `webhooks` (create, change, delete, rotate, ping and retry webhook endpoints and deliveries) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description webhook_endpoint_not_found (also another account's endpoint) */
             404: {
                 headers: {
@@ -4807,7 +5747,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4847,6 +5787,17 @@ export interface operations {
                 };
             };
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `webhooks` (create, change, delete, rotate, ping and retry webhook endpoints and deliveries) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description webhook_endpoint_not_found (also another account's endpoint) */
             404: {
                 headers: {
@@ -4871,7 +5822,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4925,6 +5876,17 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description webhook_endpoint_not_found (also another account's endpoint) */
             404: {
                 headers: {
@@ -4939,7 +5901,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4980,6 +5942,17 @@ export interface operations {
                 };
             };
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `webhooks` (create, change, delete, rotate, ping and retry webhook endpoints and deliveries) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description webhook_endpoint_not_found, webhook_delivery_not_found */
             404: {
                 headers: {
@@ -5004,7 +5977,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5047,12 +6020,23 @@ export interface operations {
                 };
             };
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5093,6 +6077,17 @@ export interface operations {
                 };
             };
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `webhooks` (create, change, delete, rotate, ping and retry webhook endpoints and deliveries) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description job_not_found, webhook_delivery_not_found */
             404: {
                 headers: {
@@ -5117,7 +6112,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5154,11 +6149,22 @@ export interface operations {
                 };
             };
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             405: components["responses"]["Problem405"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5201,6 +6207,17 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `monitors` (create, change, delete and run monitors (their runs spend credits)) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             405: components["responses"]["Problem405"];
             /** @description monitor_limit (with `limit`) */
             409: {
@@ -5217,7 +6234,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5257,6 +6274,17 @@ export interface operations {
                 };
             };
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description monitor_not_found (also another account's monitor) */
             404: {
                 headers: {
@@ -5271,7 +6299,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5309,6 +6337,17 @@ export interface operations {
                 content?: never;
             };
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `monitors` (create, change, delete and run monitors (their runs spend credits)) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description monitor_not_found (also another account's monitor) */
             404: {
                 headers: {
@@ -5323,7 +6362,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5368,6 +6407,17 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `monitors` (create, change, delete and run monitors (their runs spend credits)) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description monitor_not_found (also another account's monitor) */
             404: {
                 headers: {
@@ -5384,7 +6434,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5430,6 +6480,17 @@ export interface operations {
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
             402: components["responses"]["Problem402"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `monitors` (create, change, delete and run monitors (their runs spend credits)) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description monitor_not_found (also another account's monitor) */
             404: {
                 headers: {
@@ -5455,7 +6516,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5502,6 +6563,17 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description monitor_not_found (also another account's monitor) */
             404: {
                 headers: {
@@ -5516,161 +6588,7 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
-            default: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    listObjectionNotices: {
-        parameters: {
-            query?: {
-                /** @description Notices per page */
-                limit?: number;
-                /** @description The previous page's `nextCursor` (opaque) */
-                cursor?: string;
-            };
-            header?: {
-                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description A page of notices */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    Link: components["headers"]["Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ObjectionNoticePage"];
-                };
-            };
-            400: components["responses"]["Problem400"];
-            401: components["responses"]["Problem401"];
-            405: components["responses"]["Problem405"];
-            429: components["responses"]["Problem429"];
-            500: components["responses"]["Problem500"];
-            503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
-            default: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    requestObjection: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["ObjectionRequest"];
-            };
-        };
-        responses: {
-            /** @description Pending proof */
-            202: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ObjectionPending"];
-                };
-            };
-            400: components["responses"]["Problem400"];
-            405: components["responses"]["Problem405"];
-            413: components["responses"]["Problem413"];
-            415: components["responses"]["Problem415"];
-            429: components["responses"]["Problem429"];
-            500: components["responses"]["Problem500"];
-            503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
-            default: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    verifyObjection: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path: {
-                /** @description The objection (obj_…) */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Confirmed */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ObjectionConfirmed"];
-                };
-            };
-            /** @description objection_not_found: no pending domain objection with this id, or its token expired */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            405: components["responses"]["Problem405"];
-            /** @description objection_not_proven: neither proof shows the token yet */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            429: components["responses"]["Problem429"];
-            500: components["responses"]["Problem500"];
-            503: components["responses"]["Problem503"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5714,7 +6632,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["Problem405"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5764,7 +6682,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["Problem405"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5823,7 +6741,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["Problem405"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5863,7 +6781,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["Problem405"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5928,7 +6846,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5984,7 +6902,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["Problem405"];
-            /** @description Any other problem, as Problem Details (see docs/errors.md for every code) */
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6633,61 +7551,6 @@ export interface operations {
                      */
                     timestamp: string;
                     data: components["schemas"]["MonitorPausedData"];
-                };
-            };
-        };
-        responses: {
-            /** @description Gone: the endpoint is disabled (reason `gone`) and nothing more is sent to it */
-            410: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Received. Answer within 15 s (WEBHOOK_TIMEOUT_MS); redirects are not followed */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Anything else, or no answer in time: retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (±20 %) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    event_subject_objected: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description The message id (`msg_…`): the same on every attempt of one event; deduplicate on it */
-                "webhook-id": string;
-                /** @description Unix seconds of this attempt; refuse one more than 5 minutes off */
-                "webhook-timestamp": string;
-                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">`, one per secret in force (two for 24 h after a rotation). Verify with a Standard Webhooks library. */
-                "webhook-signature": string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /**
-                     * @description The event type
-                     * @constant
-                     */
-                    type: "subject.objected";
-                    /**
-                     * Format: date-time
-                     * @description When the objection was applied
-                     */
-                    timestamp: string;
-                    data: components["schemas"]["ObjectionNotice"];
                 };
             };
         };

@@ -42,6 +42,29 @@ export function defaultWebhookConcurrencyPerAccount(webhookConcurrency: number):
 // TRUST_PROXY: a hop count, or a list of addresses, CIDRs and Express's names for ranges; what Express's
 // `trust proxy` takes, checked here so a typo stops the start instead of trusting nobody (or everybody).
 const PROXY_RANGES = ['loopback', 'linklocal', 'uniquelocal'];
+
+// CORS_ALLOWED_ORIGINS: browser origins (scheme, host, port; no path) that may call /api/v1 (decision 036).
+// Joi types a custom string as a string; this one converts to the list of origins.
+const corsOrigins = () =>
+  Joi.string().custom((value: string, helpers) => {
+    const entries = value
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter(Boolean);
+    const bad = entries.filter((entry) => {
+      try {
+        const url = new URL(entry);
+        return !['http:', 'https:'].includes(url.protocol) || url.origin !== entry.replace(/\/$/, '');
+      } catch {
+        return true;
+      }
+    });
+    if (bad.length > 0)
+      return helpers.message({
+        custom: `{{#label}} must list origins such as https://app.example.com (scheme, host and port, no path), comma-separated (got "${bad.join(', ')}")`,
+      });
+    return entries.map((entry) => new URL(entry).origin);
+  }) as unknown as Joi.Schema<string[]>;
 const trustProxy = () =>
   Joi.alternatives<false | number | string[]>().try(
     Joi.number().integer().min(1).max(20),
@@ -228,6 +251,12 @@ export const DECLARATION = {
       'absolute base for `pollUrl` and `Location` (relative paths when unset), and of the link an email objection mails (none is mailed when unset)',
     ),
     bodyLimitBytes: JSON_BODY_LIMIT_BYTES,
+    corsAllowedOrigins: variable(
+      'CORS_ALLOWED_ORIGINS',
+      corsOrigins().default([]),
+      'browser origins allowed to call `/api/v1` across origins (CORS), comma-separated (`https://app.example.com,https://admin.example.com`): their preflights are answered and their answers readable; never the operator board. Unset: none, a browser page elsewhere cannot call the API (docs/api.md, "Browsers and CORS")',
+      { shownDefault: '— (none)' },
+    ),
     trustProxy: variable(
       'TRUST_PROXY',
       trustProxy().default(false),

@@ -44,3 +44,4 @@ export * from './export-estimate';
 export * from './connection-failure';
 export * from './objections';
 export * from './api-keys';
+export * from './account-ledger';

@@ -76,7 +76,8 @@ function declared() {
       .filter((f) => f.kind !== 'object')
       .map(
         (f) =>
-          `${table(m.name)}.${f.dbName ?? f.name} ${scalarType(f)} ${f.isRequired ? 'not null' : 'null'}${f.hasDefaultValue ? ' default' : ''}`,
+          // A list is PostgreSQL's array of the type, which information_schema names with a leading underscore (_text).
+          `${table(m.name)}.${f.dbName ?? f.name} ${f.isList ? '_' : ''}${scalarType(f)} ${f.isRequired || f.isList ? 'not null' : 'null'}${f.hasDefaultValue ? ' default' : ''}`,
       ),
   );
   const keys = indexes

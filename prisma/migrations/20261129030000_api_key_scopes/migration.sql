@@ -14,8 +14,10 @@ ALTER TABLE "api_keys" ADD CONSTRAINT "api_keys_name_check" CHECK (char_length("
 -- The key listing pages an account's keys newest first.
 CREATE INDEX "api_keys_account_id_created_at_id_idx" ON "api_keys" ("account_id", "created_at", "id");
 
--- The consumer's ledger pages an account's rows in id order (GET /api/v1/account/ledger).
+-- The consumer's ledger pages an account's rows in id order (GET /api/v1/account/ledger); the index replaces the one
+-- on account_id alone (every query that used it can use this one), so settling a job writes no more index entries.
 CREATE INDEX "credit_ledger_account_id_id_idx" ON "credit_ledger" ("account_id", "id");
+DROP INDEX "credit_ledger_account_id_idx";
 
 -- Test mode (decision 036): a test key belongs to its account's test account, a second account made on the first
 -- test key's creation, id acc_test_…, that points at the live one. Its jobs, leads, batches, monitors, webhooks,

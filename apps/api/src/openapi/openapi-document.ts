@@ -8,6 +8,7 @@ import { received, signatureHeaders, webhookEvents, webhookSchemas } from './ope
 import { batchSchemas } from './openapi-batches';
 import { objectionEvents, objectionSchemas } from './openapi-objections';
 import { keySchemas } from './openapi-keys';
+import { linkDocs } from './served-docs';
 import {
   type Schema,
   PROBLEM_CODES,
@@ -29,8 +30,12 @@ import {
 
 export { PROBLEM_CODES } from './openapi-schemas';
 
-/** The OpenAPI 3.1 document of the public API, served at GET /api/v1/openapi.json. */
+/** The OpenAPI 3.1 document of the public API, served at GET /api/v1/openapi.json; its docs references link to /docs/…. */
 export function openApiDocument(): Schema {
+  return linkDocs(document());
+}
+
+function document(): Schema {
   // The request bodies' components, derived from the Joi schemas the route table validates them with.
   const requestBodies: Record<string, Schema> = {};
   const paths = openApiPaths(ENDPOINTS, requestBodies);

@@ -3,6 +3,7 @@ import { accountEndpoints } from './account-endpoints';
 import { batchEndpoints } from './leads/batches-endpoints';
 import { jobEndpoints } from './leads/jobs-endpoints';
 import { keyEndpoints } from './keys/keys-endpoints';
+import { ledgerEndpoints } from './ledger/ledger-endpoints';
 import { leadListingEndpoints } from './leads/lead-listing-endpoints';
 import { metaEndpoints } from './meta-endpoints';
 import { monitorEndpoints } from './monitors/monitors-endpoints';
@@ -19,6 +20,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   ...batchEndpoints,
   ...leadListingEndpoints,
   ...accountEndpoints,
+  ...ledgerEndpoints,
   ...keyEndpoints,
   ...webhookEndpoints,
   ...monitorEndpoints,
