@@ -2,6 +2,7 @@ import type { RequestHandler, Router } from 'express';
 import { errors } from '@leadgen/domain';
 import type { ApiDependencies } from '../dependencies';
 import { problemResponse } from '../openapi/openapi-schemas';
+import { bulkJsonBody } from './bulk-body';
 
 // One declaration per endpoint (issue 30): what Express mounts, the 405 each path answers for the
 // methods it lacks, and the OpenAPI operation the document serves all come from the same entry.
@@ -39,7 +40,10 @@ export interface Endpoint {
    * beyond its own hit, which the handler charges once it knows the cost (chargeRateLimit).
    */
   rateLimit?: { policy: RateLimitPolicyName; weight?: string };
-  /** The largest body taken, and for bulk bodies the most JSON entries (counted before parsing). */
+  /**
+   * The largest body taken, and for bulk bodies the most JSON entries. A bulk body (with `maxEntries`) reaches its
+   * handler as bytes (bulk-body.ts), which it charges and parses off the event loop; any other is parsed here.
+   */
   body?: { limitBytes: number; maxEntries?: number };
   /** Parameters shared by every method of the path (the OpenAPI path item's). */
   pathParameters?: unknown[];
@@ -85,7 +89,7 @@ export function mountEndpoints(endpoints: readonly Endpoint[], targets: { root: 
       if (endpoint.rateLimit) chain.push(parts.rateLimits[endpoint.rateLimit.policy]);
       if (endpoint.body) {
         const { limitBytes, maxEntries } = endpoint.body;
-        chain.push(parts.jsonBody(limitBytes, maxEntries === undefined ? undefined : { maxEntries }));
+        chain.push(maxEntries === undefined ? parts.jsonBody(limitBytes) : bulkJsonBody(limitBytes));
       }
       chain.push(endpoint.handler(parts.deps, parts.runtime));
       target[endpoint.method](at, ...chain);
