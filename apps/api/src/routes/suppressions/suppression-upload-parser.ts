@@ -77,6 +77,13 @@ class UploadParser {
       const id = (this.nextId += 1);
       const measured = await this.send({ step: 'measure', id, bytes: owned, limits: LIMITS }, [owned]);
       if (measured.outcome !== 'measured') return this.answer(measured);
+      if (measured.entries > SUPPRESSION_UPLOAD_LIMIT) {
+        // More commas than an upload may hold entries: almost surely refused once read (400, naming the limit), which
+        // tells the sender more than a 429 would; read first (off the loop, one at a time per account), charge after.
+        const read = this.answer(await this.send({ step: 'read', id }));
+        await charge(read.count);
+        return read;
+      }
       try {
         await charge(measured.entries);
       } catch (error) {
