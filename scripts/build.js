@@ -17,6 +17,8 @@ const ENTRIES = {
   worker: 'apps/worker/src/main.ts',
   admin: 'apps/admin/src/main.ts',
   migrate: 'packages/db/src/migrate-cli.ts',
+  // The API's suppression upload thread (apps/api/src/routes/suppressions/suppression-upload-parser.ts).
+  'suppression-parser': 'apps/api/src/routes/suppressions/suppression-parser-thread.ts',
   start: 'scripts/start-all.ts',
 };
 

@@ -1,14 +1,17 @@
 // Before the suite: a fresh test database with every migration applied, so each run starts clean.
 // Runs once per `npm test`, not per test file; test files then own their accounts and run in parallel.
-import { dropDatabase, migrate } from '@leadgen/db';
+// TEST_DATABASE_URL's role migrates, as DATABASE_OWNER_URL does in production; the tests' processes connect as
+// the runtime role it grants (test/runtime-role.ts, decision 035).
+import { dropDatabase, migrate, runtimeRoleOf } from '@leadgen/db';
+import { testDatabaseUrls } from '../test/runtime-role';
 
-const url = process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/leadgen_test';
+const { ownerUrl, runtimeUrl } = testDatabaseUrls(process.env.TEST_DATABASE_URL);
 
 async function main(): Promise<void> {
-  await dropDatabase(url);
-  const result = await migrate(url);
+  await dropDatabase(ownerUrl);
+  const result = await migrate(ownerUrl, { runtimeRole: runtimeRoleOf(ownerUrl, runtimeUrl) });
   console.log(
-    `test database ${new URL(url).pathname.slice(1)}: applied ${result.applied.length} migration(s), ${result.functions.length} function file(s)`,
+    `test database ${new URL(ownerUrl).pathname.slice(1)}: applied ${result.applied.length} migration(s), ${result.functions.length} function file(s), runtime role ${new URL(runtimeUrl).username}`,
   );
 }
 

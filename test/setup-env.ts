@@ -1,10 +1,15 @@
 import { loadConfig } from '@leadgen/config';
 import { setLogLevel } from '@leadgen/logger';
+import { testDatabaseUrls } from './runtime-role';
 
 // Every test process: quiet logs, the test database and a queue prefix of its own.
 process.env.NODE_ENV = 'test';
 process.env.LOG_LEVEL = process.env.TEST_LOG_LEVEL ?? 'silent';
-process.env.DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/leadgen_test';
+// The processes connect as the runtime role, as in production (decision 035); a test that makes a database of its own
+// (or must act as the owner) uses DATABASE_OWNER_URL, the role scripts/test-setup.ts migrated with.
+const { ownerUrl, runtimeUrl } = testDatabaseUrls(process.env.TEST_DATABASE_URL);
+process.env.DATABASE_OWNER_URL = ownerUrl;
+process.env.DATABASE_URL = runtimeUrl;
 process.env.QUEUE_PREFIX = process.env.QUEUE_PREFIX ?? 'leadgen-test';
 // Test files share one database under their own queue prefixes: a worker's automatic lost-job sweep
 // would take another file's open jobs for lost ones. Tests of the sweep set their own timing.

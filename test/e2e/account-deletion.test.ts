@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
+import { Client } from 'pg';
 import { deleteAccount, findCreditDiscrepancies, listAuditEvents } from '@leadgen/db';
 import { buildAccount, buildDeliveredJobs } from '../factories';
 import { generate, startWorld, type TestWorld } from '../harness';
@@ -152,19 +153,27 @@ describe('deleting an account (admin account:delete)', () => {
     expect(await world.db.account.findUnique({ where: { id: account.accountId } })).not.toBeNull();
     expect(await deleteAccount(world.db, 'acct_nobody')).toEqual({ outcome: 'not_found' });
 
-    // Outside delete_account no ledger row can go, not even with the setting naming another account.
-    await expect(world.db.sql.query('DELETE FROM credit_ledger WHERE account_id = $1', [account.accountId])).rejects.toThrow(/append-only/);
-    const client = await world.db.sql.connect();
+    // Outside delete_account no ledger row can go, not even with the setting naming another account: the processes'
+    // role has no UPDATE or DELETE on the ledger (decision 035), and for the owner the trigger refuses.
+    await expect(world.db.sql.query('DELETE FROM credit_ledger WHERE account_id = $1', [account.accountId])).rejects.toThrow(
+      /permission denied for table credit_ledger/,
+    );
+    await expect(world.db.sql.query('UPDATE credit_ledger SET amount = amount WHERE account_id = $1', [account.accountId])).rejects.toThrow(
+      /permission denied for table credit_ledger/,
+    );
+    const client = new Client({ connectionString: process.env.DATABASE_OWNER_URL });
+    await client.connect();
+    await expect(client.query('DELETE FROM credit_ledger WHERE account_id = $1', [account.accountId])).rejects.toThrow(/append-only/);
     try {
       await client.query('BEGIN');
       await client.query("SELECT set_config('leadgen.account_deletion', 'acct_someone_else', true)");
       await expect(client.query('DELETE FROM credit_ledger WHERE account_id = $1', [account.accountId])).rejects.toThrow(/append-only/);
-    } finally {
       await client.query('ROLLBACK');
-      client.release();
+      await expect(client.query('UPDATE credit_ledger SET amount = amount WHERE account_id = $1', [account.accountId])).rejects.toThrow(
+        /append-only/,
+      );
+    } finally {
+      await client.end();
     }
-    await expect(world.db.sql.query('UPDATE credit_ledger SET amount = amount WHERE account_id = $1', [account.accountId])).rejects.toThrow(
-      /append-only/,
-    );
   });
 });

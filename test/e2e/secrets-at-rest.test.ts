@@ -13,12 +13,13 @@ import {
 import { newWebhookEndpointId, newWebhookSecret } from '@leadgen/domain';
 import { buildAccount } from '../factories';
 import { generate, startWorld, type TestWorld } from '../harness';
+import { scratchDatabaseUrls } from '../runtime-role';
 
 // A database of this file's own: the dump must see only what this file wrote (other files write plain
 // secrets on purpose, and seal with the development key), and secrets:rotate must meet only its keys.
-const url = new URL(process.env.DATABASE_URL!);
-url.pathname = `${url.pathname}_secrets_${randomBytes(3).toString('hex')}`;
-const databaseUrl = url.toString();
+// Migrated by the owner, used as the runtime role (decision 035).
+const scratch = scratchDatabaseUrls(`${new URL(process.env.DATABASE_URL!).pathname.slice(1)}_secrets_${randomBytes(3).toString('hex')}`);
+const databaseUrl = scratch.runtimeUrl;
 
 // What a database reader (a dump, a read replica) sees of the webhook secrets: nothing usable.
 function dumpOfTheDatabase(): string {
@@ -29,7 +30,7 @@ describe('webhook secrets sealed at rest', () => {
   const key = randomBytes(32);
   let world: TestWorld;
   beforeAll(async () => {
-    await migrate(databaseUrl);
+    await migrate(scratch.ownerUrl, { runtimeRole: scratch.runtimeRole });
     world = await startWorld({
       worker: false,
       env: { DATABASE_URL: databaseUrl, SECRETS_ENCRYPTION_KEY: key.toString('base64'), WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1' },
@@ -37,7 +38,7 @@ describe('webhook secrets sealed at rest', () => {
   }, 60_000);
   afterAll(async () => {
     await world.close();
-    await dropDatabase(databaseUrl);
+    await dropDatabase(scratch.ownerUrl);
   });
 
   it('when every kind of secret has been shown to the owner, then a pg_dump of the database holds none of them, nor any whsec_ value', async () => {

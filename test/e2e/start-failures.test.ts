@@ -75,6 +75,22 @@ describe('entry points failing loudly and clearly', () => {
     expect(lines(run.stderr())).toEqual(['start: PostgreSQL does not answer at DATABASE_URL: start it, or fix DATABASE_URL']);
   }, 60_000);
 
+  it('when PostgreSQL refuses the login in DATABASE_URL, then the API and the worker exit 1 with one line naming DATABASE_URL, without its password', async () => {
+    // Issue 31, finding 16: the admin CLI and db:migrate said so already; the long-running processes printed Prisma's text.
+    const wrong = Object.assign(new URL(DATABASE_URL), { username: 'no_such_role_h31', password: 'hunter2-not-shown' }).toString();
+    for (const [name, entry] of [
+      ['api', 'apps/api/src/main.ts'],
+      ['worker', 'apps/worker/src/main.ts'],
+    ] as const) {
+      const run = start(entry, { DATABASE_URL: wrong, PORT: String(await freePort()), OPS_PORT: '0' });
+      expect(await run.code).toBe(1);
+      expect(lines(run.stderr())).toEqual([
+        `${name}: PostgreSQL refused the login in DATABASE_URL (role "no_such_role_h31" does not exist): fix its user or password`,
+      ]);
+      expect(run.output()).not.toContain('hunter2');
+    }
+  }, 120_000);
+
   it("when the API's PORT or OPS_PORT is taken, then it exits 1 with one line naming that variable; a misspelt variable gets a warning", async () => {
     const { port, server } = await busyPort();
     try {

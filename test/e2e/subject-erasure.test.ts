@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { dropDatabase, eraseSubject, migrate } from '@leadgen/db';
 import { buildAccount } from '../factories';
 import { generate, pollUntilTerminal, startWorld, type TestWorld } from '../harness';
+import { scratchDatabaseUrls } from '../runtime-role';
 import { ROOT } from '@leadgen/testing';
 
 type Lead = { email: string | null; businessName: string };
@@ -13,19 +14,19 @@ const request = (maxResults: number) => ({ category: 'dentist', state: 'US', cit
 
 // A database of this file's own: the global suppression list is global, and every other test file's
 // page commits would have to match against what this one erases.
-const url = new URL(process.env.DATABASE_URL!);
-url.pathname = `${url.pathname}_erasure_${randomBytes(3).toString('hex')}`;
-const databaseUrl = url.toString();
+// Migrated by the owner, used as the runtime role (decision 035).
+const scratch = scratchDatabaseUrls(`${new URL(process.env.DATABASE_URL!).pathname.slice(1)}_erasure_${randomBytes(3).toString('hex')}`);
+const databaseUrl = scratch.runtimeUrl;
 
 describe('erasing a data subject (admin subject:erase)', () => {
   let world: TestWorld;
   beforeAll(async () => {
-    await migrate(databaseUrl);
+    await migrate(scratch.ownerUrl, { runtimeRole: scratch.runtimeRole });
     world = await startWorld({ env: { DATABASE_URL: databaseUrl, SANDBOX_PAGE_DELAY_MS: '250' } });
   }, 60_000);
   afterAll(async () => {
     await world.close();
-    await dropDatabase(databaseUrl);
+    await dropDatabase(scratch.ownerUrl);
   });
 
   const leadsOf = async (jobId: string) =>

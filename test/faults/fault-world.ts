@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { dropDatabase, migrate } from '@leadgen/db';
 import { freePort } from '@leadgen/testing';
+import { scratchDatabaseUrls } from '../runtime-role';
 
 export { startWorkerProcess, type WorkerProcess } from '@leadgen/testing';
 
@@ -14,15 +15,16 @@ export { startWorkerProcess, type WorkerProcess } from '@leadgen/testing';
 export const SCALE =
   process.env.FAULT_SCALE === 'full' ? { jobs: 60, seconds: 90, settleSeconds: 180 } : { jobs: 30, seconds: 25, settleSeconds: 90 };
 
-/** A database of the fault test's own, migrated, on the server DATABASE_URL names; dropped by `drop`. */
-export async function ownDatabase(base = process.env.DATABASE_URL!): Promise<{ url: string; drop(): Promise<void> }> {
-  const url = new URL(base);
-  const name = `leadgen_fault_${randomBytes(4).toString('hex')}`;
-  url.pathname = `/${name}`;
-  await migrate(url.toString());
+/**
+ * A database of the fault test's own, migrated by the owner, on the server DATABASE_URL names; `url` logs in as the
+ * runtime role, as the suite's processes do (decision 035); dropped by `drop`.
+ */
+export async function ownDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const scratch = scratchDatabaseUrls(`leadgen_fault_${randomBytes(4).toString('hex')}`);
+  await migrate(scratch.ownerUrl, { runtimeRole: scratch.runtimeRole });
   return {
-    url: url.toString(),
-    drop: () => dropDatabase(url.toString()),
+    url: scratch.runtimeUrl,
+    drop: () => dropDatabase(scratch.ownerUrl),
   };
 }
 

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
+import { Client } from 'pg';
 import { authenticateApiKey, createDatabase, hashApiKey, type Database } from '@leadgen/db';
 import { generate, startWorld, type TestWorld } from '../../../test/harness';
 import { newWebhookSecret } from '@leadgen/domain';
@@ -243,12 +244,18 @@ describe('npm run admin against a database that is not ready', () => {
   const named = (name: string) => Object.assign(new URL(base), { pathname: `/${name}` }).toString();
   const emptyName = `${base.pathname.slice(1)}_admin_empty`;
 
+  // As the owner: the runtime role may not create databases (decision 035).
+  const asOwner = async (statement: string) => {
+    const owner = new Client({ connectionString: process.env.DATABASE_OWNER_URL });
+    await owner.connect();
+    await owner.query(statement).finally(() => owner.end());
+  };
   beforeAll(async () => {
-    await db.sql.query(`DROP DATABASE IF EXISTS "${emptyName}"`);
-    await db.sql.query(`CREATE DATABASE "${emptyName}"`);
+    await asOwner(`DROP DATABASE IF EXISTS "${emptyName}"`);
+    await asOwner(`CREATE DATABASE "${emptyName}"`);
   });
   afterAll(async () => {
-    await db.sql.query(`DROP DATABASE IF EXISTS "${emptyName}"`);
+    await asOwner(`DROP DATABASE IF EXISTS "${emptyName}"`);
   });
 
   it.each([

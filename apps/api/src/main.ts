@@ -2,6 +2,7 @@ import { loadConfigOrExit, opsPort, refuseSandboxInProduction } from '@leadgen/c
 import { SOURCES } from '@leadgen/domain';
 import { logger, setLogLevel, setProcessName } from '@leadgen/logger';
 import { collectProcessMetrics, metricsRoute, startOpsServer, startingReport, startupFailureLine } from '@leadgen/ops';
+import { assertDatabaseLogin } from '@leadgen/db';
 import { startApi, type RunningApi } from './start-api';
 
 let ports: Record<string, number | null> = {};
@@ -22,6 +23,8 @@ async function main(): Promise<void> {
     routes: { '/metrics': metricsRoute },
     readiness: () => (api ? api.readiness() : Promise.resolve(startingReport())),
   });
+  // A DATABASE_URL PostgreSQL refuses is a mistake to fix, not an outage to wait out: one line naming it, exit 1.
+  await assertDatabaseLogin(config.database.url);
   api = await startApi(config);
   logger.info('api listening', {
     port: api.port,

@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { suppressionUploads } from './routes/suppressions/suppression-upload-parser';
 import { createLifecycle } from '@leadgen/commands';
 import type { Config } from '@leadgen/config';
 import {
@@ -116,6 +117,8 @@ export async function startApi(config: Config): Promise<RunningApi> {
     async close() {
       shuttingDown = true;
       await shutDownApi(config, { server, waiters, purge, subscription, producer, webhooks, alarms, redis, db });
+      // After the requests have drained: none waits for the upload thread any more (started again if needed).
+      await suppressionUploads.stop();
     },
   };
 }

@@ -150,8 +150,9 @@ describe('the audit trail (GET /api/v1/audit-events)', () => {
       actor: 'operator',
       requestId: null,
     });
+    // The processes' role holds no UPDATE on it at all (decision 035); its DELETE meets the trigger.
     await expect(world.db.sql.query("UPDATE audit_events SET actor = 'someone' WHERE account_id = $1", [owner.accountId])).rejects.toThrow(
-      /append-only/,
+      /permission denied for table audit_events/,
     );
     await expect(world.db.sql.query('DELETE FROM audit_events WHERE account_id = $1', [owner.accountId])).rejects.toThrow(/append-only/);
   });

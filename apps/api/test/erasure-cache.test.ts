@@ -2,26 +2,26 @@ import { randomBytes } from 'node:crypto';
 import { commitPage, dropDatabase, eraseSubject, ERASURE_EPOCH_MAX_AGE_MS, migrate, recordSettlement } from '@leadgen/db';
 import { startWorld, type TestWorld } from '../../../test/harness';
 import { buildAccount, buildJob, buildLead, type TestAccount } from '../../../test/factories';
+import { scratchDatabaseUrls } from '../../../test/runtime-role';
 
 // Issue 31, finding 8 (decision 031): an erasure that never reaches this API process through Redis (run
 // from an admin CLI with another QUEUE_PREFIX, or with Redis away) must not leave a finished job's kept
 // body serving the erased person.
 // A database of this file's own: the global suppression list is global, and every other test file's page
 // commits would have to match against what this one erases (as test/e2e/subject-erasure.test.ts).
-const url = new URL(process.env.DATABASE_URL!);
-url.pathname = `${url.pathname}_cache_${randomBytes(3).toString('hex')}`;
-const databaseUrl = url.toString();
+const scratch = scratchDatabaseUrls(`${new URL(process.env.DATABASE_URL!).pathname.slice(1)}_cache_${randomBytes(3).toString('hex')}`);
+const databaseUrl = scratch.runtimeUrl;
 
 let world: TestWorld;
 let account: TestAccount;
 beforeAll(async () => {
-  await migrate(databaseUrl);
+  await migrate(scratch.ownerUrl, { runtimeRole: scratch.runtimeRole });
   world = await startWorld({ worker: false, env: { DATABASE_URL: databaseUrl } });
   account = await buildAccount(world.db, { credits: 1_000 });
 }, 60_000);
 afterAll(async () => {
   await world.close();
-  await dropDatabase(databaseUrl);
+  await dropDatabase(scratch.ownerUrl);
 });
 
 async function finishedJobWith(email: string): Promise<string> {

@@ -2,8 +2,9 @@ import { Client } from 'pg';
 import { createDatabase, ensureDatabase, migrate, schemaStatus, shippedMigrations, shippedSchema } from '@leadgen/db';
 import { startWorld, type TestWorld } from '../../../test/harness';
 
-// A database of this file's own, next to the suite's test database, that starts with no tables.
-const base = new URL(process.env.DATABASE_URL!);
+// A database of this file's own, next to the suite's test database, that starts with no tables (as its owner: the
+// runtime role would have no grants there until db:migrate, which this file applies bare).
+const base = new URL(process.env.DATABASE_OWNER_URL!);
 const name = `${base.pathname.slice(1)}_unmigrated`;
 const url = Object.assign(new URL(base), { pathname: `/${name}` }).toString();
 

@@ -8,6 +8,7 @@ import {
   startupFailureLine,
   type ReadinessReport,
 } from '@leadgen/ops';
+import { assertDatabaseLogin } from '@leadgen/db';
 import { startWorker, type RunningWorker } from './start-worker';
 import { waitForRedis } from './wait-for-redis';
 
@@ -37,6 +38,8 @@ async function main(): Promise<void> {
   });
   if (ops) logger.info('operations port listening', { opsPort: ops.port });
   await waitForRedis(config.redis, (waiting) => (redisDown = waiting));
+  // As the API: a DATABASE_URL PostgreSQL refuses stops the start, named in one line.
+  await assertDatabaseLogin(config.database.url);
   worker = await startWorker(config);
 
   let stopping = false;

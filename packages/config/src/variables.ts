@@ -175,6 +175,13 @@ export const DECLARATION = {
       'PostgreSQL (the source of truth)',
       { secret: 'required', readBy: DATABASE_READERS },
     ),
+    // Least privilege (decision 035): the processes connect as a role that cannot TRUNCATE or change a table.
+    ownerUrl: optional(
+      'DATABASE_OWNER_URL',
+      Joi.string().uri({ scheme: ['postgres', 'postgresql'] }),
+      "the tables' owner, for `db:migrate` only: it migrates as this role and grants `DATABASE_URL`'s user (created if missing) only what the processes need. Unset: it migrates as `DATABASE_URL` (one role for everything, as on a laptop)",
+      { secret: 'optional', readBy: ['migrate'] },
+    ),
     // A job borrows a connection for a statement, not for its life.
     poolSize: variable(
       'DATABASE_POOL_SIZE',

@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 /**
  * PostgreSQL refused the login DATABASE_URL carries (a role that does not exist, a wrong password, no
  * pg_hba.conf entry): the server's own reason, for a line that names the variable; null for anything else.
@@ -16,4 +17,22 @@ export function refusedLoginReason(error: unknown): string | null {
     e = e.cause as typeof e;
   }
   return null;
+}
+
+/**
+ * Refuses to start a long-running process whose DATABASE_URL PostgreSQL does not let in (issue 31, finding 16): one
+ * connection at start; a refused login is thrown (the entry point prints one line naming DATABASE_URL), anything else
+ * (PostgreSQL not answering yet) is left to readiness, which reports it until it answers.
+ */
+export async function assertDatabaseLogin(url: string): Promise<void> {
+  const client = new Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+  } catch (error) {
+    if (refusedLoginReason(error)) throw error;
+    return;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
 }

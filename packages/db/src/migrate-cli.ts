@@ -1,19 +1,23 @@
 import { loadConfigOrExit } from '@leadgen/config';
 import { refusedLoginReason } from './connection-failure';
-import { migrate } from './migrator';
+import { migrate, runtimeRoleOf } from './migrator';
 import { sealPlainWebhookSecrets } from './secret-rotation';
 
-// `npm run db:migrate`: applies prisma/migrations, then the changed prisma/functions files, to DATABASE_URL.
+// `npm run db:migrate`: applies prisma/migrations, then the changed prisma/functions files, as DATABASE_OWNER_URL
+// (DATABASE_URL when unset), and grants DATABASE_URL's user what the processes need (decision 035).
 // `--allow-breaking` applies a migration marked `--! breaking-change` once the previous release is stopped.
+const config = loadConfigOrExit('migrate');
+const migrationVariable = config.database.ownerUrl ? 'DATABASE_OWNER_URL' : 'DATABASE_URL';
+
 async function main(): Promise<void> {
-  const config = loadConfigOrExit('migrate');
-  const result = await migrate(config.database.url, { allowBreaking: process.argv.includes('--allow-breaking') });
+  const migrationUrl = config.database.ownerUrl ?? config.database.url;
+  const runtimeRole = runtimeRoleOf(migrationUrl, config.database.url);
+  const result = await migrate(migrationUrl, { allowBreaking: process.argv.includes('--allow-breaking'), runtimeRole });
   // Webhook secrets written before they were sealed: sealed now, under the configured key (decision 019).
-  const sealedSecrets = await sealPlainWebhookSecrets(config.database.url, config.secrets.encryptionKeys);
+  const sealedSecrets = await sealPlainWebhookSecrets(migrationUrl, config.secrets.encryptionKeys);
   const target = new URL(config.database.url);
-  target.password = '';
   process.stdout.write(
-    `${JSON.stringify({ database: target.pathname.slice(1), createdDatabase: result.createdDatabase, applied: result.applied, functions: result.functions, sealedSecrets })}\n`,
+    `${JSON.stringify({ database: target.pathname.slice(1), createdDatabase: result.createdDatabase, applied: result.applied, functions: result.functions, runtimeRole: runtimeRole?.name ?? null, sealedSecrets })}\n`,
   );
 }
 
@@ -21,7 +25,7 @@ main().catch((error: Error) => {
   const refused = refusedLoginReason(error);
   process.stderr.write(
     refused
-      ? `db:migrate failed: PostgreSQL refused the login in DATABASE_URL (${refused}): fix its user or password\n`
+      ? `db:migrate failed: PostgreSQL refused the login in ${migrationVariable} (${refused}): fix its user or password\n`
       : `db:migrate failed: ${error.message}\n`,
   );
   process.exit(1);

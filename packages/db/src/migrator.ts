@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, createHmac, pbkdf2Sync, randomBytes, randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
@@ -118,6 +118,17 @@ export interface MigrateOptions {
    * without migrations takes one regardless: no release can be running on it.
    */
   allowBreaking?: boolean;
+  /**
+   * The role the processes connect as (DATABASE_URL's user when db:migrate runs as DATABASE_OWNER_URL): created
+   * (LOGIN, with `password` if given) when it does not exist and the migrating role may create roles, then granted
+   * what it needs and no more on every run (prisma/functions/grant_runtime_role.sql, docs/decisions/035).
+   */
+  runtimeRole?: RuntimeRole;
+}
+
+export interface RuntimeRole {
+  name: string;
+  password: string | null;
 }
 
 /**
@@ -164,7 +175,11 @@ export async function migrate(databaseUrl: string, options: MigrateOptions = {})
     );
     const appliedChecksum = new Map(lastApplied.rows.map((row) => [row.name, row.checksum]));
     const changed = readFunctionFiles(functionsDir).filter((file) => appliedChecksum.get(file.name) !== file.checksum);
-    if (pending.length === 0 && changed.length === 0) return { createdDatabase, applied, functions };
+    if (options.runtimeRole) await ensureRole(client, options.runtimeRole);
+    if (pending.length === 0 && changed.length === 0) {
+      if (options.runtimeRole) await grantRuntimeRole(client, options.runtimeRole.name);
+      return { createdDatabase, applied, functions };
+    }
 
     await client.query('BEGIN');
     let step = '';
@@ -192,6 +207,10 @@ export async function migrate(databaseUrl: string, options: MigrateOptions = {})
         );
         functions.push(file.name);
       }
+      if (options.runtimeRole) {
+        step = `grants to the runtime role ${options.runtimeRole.name}`;
+        await grantRuntimeRole(client, options.runtimeRole.name);
+      }
       await client.query('COMMIT');
     } catch (error) {
       await client.query('ROLLBACK');
@@ -204,4 +223,57 @@ export async function migrate(databaseUrl: string, options: MigrateOptions = {})
     await client.end();
   }
   return { createdDatabase, applied, functions };
+}
+
+async function grantRuntimeRole(client: Client, role: string): Promise<void> {
+  await client.query('SELECT grant_runtime_role($1)', [role]);
+}
+
+/**
+ * Creates the runtime role when it does not exist: LOGIN, no other attribute, its password sent as a SCRAM
+ * verifier (as psql's \password does), never as clear text a server log could keep. A role that exists is left
+ * as it is (its password is the operator's). Roles are the cluster's: another database's migration may create
+ * it at the same moment, which is fine.
+ */
+async function ensureRole(client: Client, role: RuntimeRole): Promise<void> {
+  const found = await client.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [role.name]);
+  if (found.rowCount) return;
+  const quoted = `"${role.name.replace(/"/g, '""')}"`;
+  const password = role.password ? ` PASSWORD '${scramVerifier(role.password)}'` : '';
+  await client.query(`CREATE ROLE ${quoted} LOGIN${password}`).catch((error: { code?: string; message?: string }) => {
+    if (error.code === '42710' || error.code === '23505') return; // created meanwhile
+    if (error.code === '42501') {
+      throw new Error(
+        `the runtime role ${role.name} does not exist and the migrating role may not create it: create it (docs/operations.md: database roles)`,
+        { cause: error },
+      );
+    }
+    throw error;
+  });
+}
+
+/** PostgreSQL's stored form of a SCRAM-SHA-256 password (RFC 5802, RFC 7677; PostgreSQL's scram_build_secret). */
+export function scramVerifier(password: string, salt = randomBytes(16), iterations = 4096): string {
+  const salted = pbkdf2Sync(password.normalize('NFKC'), salt, iterations, 32, 'sha256');
+  const clientKey = createHmac('sha256', salted).update('Client Key').digest();
+  const storedKey = createHash('sha256').update(clientKey).digest('base64');
+  const serverKey = createHmac('sha256', salted).update('Server Key').digest('base64');
+  return `SCRAM-SHA-256$${iterations}:${salt.toString('base64')}$${storedKey}:${serverKey}`;
+}
+
+/**
+ * The runtime role db:migrate grants: DATABASE_URL's user when the migration runs as another (DATABASE_OWNER_URL);
+ * none when both URLs log in as one role (a laptop's single URL: that role owns the tables and is not restricted).
+ * Both must name one database, or the grants would land where no process reads.
+ */
+export function runtimeRoleOf(migrationUrl: string, runtimeUrl: string): RuntimeRole | undefined {
+  const owner = new URL(migrationUrl);
+  const runtime = new URL(runtimeUrl);
+  const where = (url: URL) => `${url.hostname}:${url.port || '5432'}${url.pathname}`;
+  if (where(owner) !== where(runtime)) {
+    throw new Error(`DATABASE_OWNER_URL names ${where(owner)}, DATABASE_URL ${where(runtime)}: they must name the same database`);
+  }
+  const name = decodeURIComponent(runtime.username);
+  if (!name || name === decodeURIComponent(owner.username)) return undefined;
+  return { name, password: runtime.password ? decodeURIComponent(runtime.password) : null };
 }

@@ -7,11 +7,24 @@ export interface StoredSuppression extends SuppressionEntry {
   createdAt: Date;
 }
 
-const columns = (entries: SuppressionEntry[]) => [entries.map((e) => e.kind), entries.map((e) => e.value)];
+/**
+ * Entries already encoded as the statement's two array parameters (PostgreSQL array literals of their kinds and
+ * normal values), as the API's upload thread hands them over: the event loop passes two strings, not 100,000.
+ */
+export interface EncodedSuppressions {
+  count: number;
+  kinds: string;
+  values: string;
+}
+type Entries = SuppressionEntry[] | EncodedSuppressions;
+
+const sizeOf = (entries: Entries) => (Array.isArray(entries) ? entries.length : entries.count);
+const columns = (entries: Entries) =>
+  Array.isArray(entries) ? [entries.map((e) => e.kind), entries.map((e) => e.value)] : [entries.kinds, entries.values];
 
 /** Adds entries (already in their normal forms) in one statement; returns how many were new. */
-export async function addSuppressions(db: Database, accountId: string, entries: SuppressionEntry[]): Promise<number> {
-  if (entries.length === 0) return 0;
+export async function addSuppressions(db: Database, accountId: string, entries: Entries): Promise<number> {
+  if (sizeOf(entries) === 0) return 0;
   const result = await db.sql.query(
     `INSERT INTO suppressions (account_id, kind, value)
      SELECT $1, e.kind, e.value FROM unnest($2::"SuppressionKind"[], $3::text[]) AS e(kind, value)
@@ -32,34 +45,31 @@ export type CappedAddition = { added: number } | { overLimit: { held: number; fr
 export async function addSuppressionsWithin(
   db: Database,
   accountId: string,
-  entries: SuppressionEntry[],
+  entries: Entries,
   maxPerAccount: number,
 ): Promise<CappedAddition> {
-  if (entries.length === 0) return { added: 0 };
+  if (sizeOf(entries) === 0) return { added: 0 };
   const client = await db.sql.connect();
   try {
     await client.query('BEGIN');
     await client.query(`SELECT pg_advisory_xact_lock(hashtext('suppressions:' || $1))`, [accountId]);
-    // One statement: what the account holds, and how many of these entries it does not hold yet.
-    const { rows } = await client.query<{ held: number; fresh: number }>(
-      `SELECT (SELECT count(*)::int FROM suppressions WHERE account_id = $1) AS held,
-              (SELECT count(*)::int FROM (SELECT DISTINCT kind, value FROM unnest($2::"SuppressionKind"[], $3::text[]) AS e(kind, value)) e
-                WHERE NOT EXISTS (SELECT 1 FROM suppressions s WHERE s.account_id = $1 AND s.kind = e.kind AND s.value = e.value)) AS fresh`,
-      [accountId, ...columns(entries)],
+    // One statement, the entries sent once: what the account holds, how many of these it does not hold yet, and
+    // their insertion only if both together stay within the cap (a 100,000-entry upload is megabytes to encode).
+    const { rows } = await client.query<{ held: number; fresh: number; added: number }>(
+      `WITH e AS (SELECT DISTINCT kind, value FROM unnest($2::"SuppressionKind"[], $3::text[]) AS e(kind, value)),
+            held AS (SELECT count(*)::int AS n FROM suppressions WHERE account_id = $1),
+            fresh AS (SELECT count(*)::int AS n FROM e
+                       WHERE NOT EXISTS (SELECT 1 FROM suppressions s WHERE s.account_id = $1 AND s.kind = e.kind AND s.value = e.value)),
+            added AS (INSERT INTO suppressions (account_id, kind, value)
+                      SELECT $1, e.kind, e.value FROM e WHERE (SELECT n FROM held) + (SELECT n FROM fresh) <= $4
+                      ON CONFLICT DO NOTHING RETURNING 1)
+       SELECT (SELECT n FROM held) AS held, (SELECT n FROM fresh) AS fresh, (SELECT count(*)::int FROM added) AS added`,
+      [accountId, ...columns(entries), maxPerAccount],
     );
-    const { held, fresh } = rows[0]!;
-    if (held + fresh > maxPerAccount) {
-      await client.query('ROLLBACK');
-      return { overLimit: { held, fresh } };
-    }
-    const result = await client.query(
-      `INSERT INTO suppressions (account_id, kind, value)
-       SELECT $1, e.kind, e.value FROM unnest($2::"SuppressionKind"[], $3::text[]) AS e(kind, value)
-       ON CONFLICT DO NOTHING`,
-      [accountId, ...columns(entries)],
-    );
+    const { held, fresh, added } = rows[0]!;
     await client.query('COMMIT');
-    return { added: result.rowCount ?? 0 };
+    if (held + fresh > maxPerAccount) return { overLimit: { held, fresh } };
+    return { added };
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
@@ -69,8 +79,8 @@ export async function addSuppressionsWithin(
 }
 
 /** Removes entries in one statement; returns how many there were. */
-export async function removeSuppressions(db: Database, accountId: string, entries: SuppressionEntry[]): Promise<number> {
-  if (entries.length === 0) return 0;
+export async function removeSuppressions(db: Database, accountId: string, entries: Entries): Promise<number> {
+  if (sizeOf(entries) === 0) return 0;
   const result = await db.sql.query(
     `DELETE FROM suppressions s USING unnest($2::"SuppressionKind"[], $3::text[]) AS e(kind, value)
      WHERE s.account_id = $1 AND s.kind = e.kind AND s.value = e.value`,

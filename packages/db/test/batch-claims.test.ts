@@ -210,7 +210,7 @@ describe('the account’s memory of delivered leads (account_deliveries)', () =>
 });
 
 describe('the migration to digests (20261126110000_batch_deliveries_pseudonymous)', () => {
-  const url = new URL(process.env.DATABASE_URL!);
+  const url = new URL(process.env.DATABASE_OWNER_URL!);
   url.pathname = `/leadgen_claims_${randomBytes(4).toString('hex')}`;
   afterAll(() => dropDatabase(url.toString()), 60_000);
 

@@ -56,7 +56,7 @@ describe('a migration marked --! breaking-change', () => {
   let dir: string;
   const urls: string[] = [];
   const scratch = (): string => {
-    const url = new URL(process.env.DATABASE_URL!);
+    const url = new URL(process.env.DATABASE_OWNER_URL!);
     url.pathname = `/leadgen_brk_${randomBytes(4).toString('hex')}`;
     urls.push(url.toString());
     return url.toString();

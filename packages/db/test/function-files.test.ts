@@ -16,7 +16,7 @@ const DEFINED_NAMES = /\bCREATE\s+(?:OR\s+REPLACE\s+)?(?:FUNCTION|PROCEDURE|(?:R
 
 const databases: string[] = [];
 function databaseUrl(): string {
-  const url = new URL(process.env.DATABASE_URL!);
+  const url = new URL(process.env.DATABASE_OWNER_URL!);
   url.pathname = `/leadgen_fn_${randomBytes(4).toString('hex')}`;
   databases.push(url.toString());
   return url.toString();

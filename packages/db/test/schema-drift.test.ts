@@ -138,7 +138,7 @@ async function actual(client: Client) {
 }
 
 describe('prisma/migrations and prisma/schema.prisma', () => {
-  const base = new URL(process.env.DATABASE_URL!);
+  const base = new URL(process.env.DATABASE_OWNER_URL!);
   const name = `leadgen_drift_${randomBytes(4).toString('hex')}`;
   const url = new URL(base);
   url.pathname = `/${name}`;

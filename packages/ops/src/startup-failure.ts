@@ -18,6 +18,8 @@ function codesOf(error: unknown): Array<{ code: string; port: number | null }> {
   return found;
 }
 
+const REFUSED_LOGIN = new Set(['28000', '28P01', 'P1000']);
+const REFUSED_LOGIN_MESSAGE = /password authentication failed for user "[^"]*"|role "[^"]*" does not exist|no pg_hba\.conf entry[^\n]*/i;
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ETIMEDOUT', 'EAI_AGAIN', 'P1001', 'P1002']);
 
 /** The ports a process listens on, by the variable that sets each. */
@@ -39,6 +41,11 @@ export function startupFailureLine(processName: string, error: unknown, ports: L
   const message = error instanceof Error ? error.message : String(error);
   if (codes.some((c) => c.code === '3D000') || /database .* does not exist/i.test(message)) {
     return `${processName}: the database in DATABASE_URL does not exist: run npm run db:migrate (it creates and migrates it)`;
+  }
+  // A refused login (28000, 28P01, Prisma's P1000): the server's reason names the user, never the password.
+  if (codes.some((c) => REFUSED_LOGIN.has(c.code)) || REFUSED_LOGIN_MESSAGE.test(message)) {
+    const reason = /Message: `([^`]*)`/.exec(message)?.[1] ?? REFUSED_LOGIN_MESSAGE.exec(message)?.[0] ?? 'authentication failed';
+    return `${processName}: PostgreSQL refused the login in DATABASE_URL (${reason.slice(0, 200)}): fix its user or password`;
   }
   if (codes.some((c) => UNREACHABLE.has(c.code)) || /can't reach database server/i.test(message)) {
     return `${processName}: PostgreSQL does not answer at DATABASE_URL: start it, or fix DATABASE_URL`;

@@ -23,6 +23,11 @@ const CLOSE_ARRAY = 0x5d;
 const CLOSE_OBJECT = 0x7d;
 
 export function jsonShapeProblem(body: Uint8Array, limits: JsonShapeLimits): JsonShapeProblem {
+  return jsonShape(body, limits).problem;
+}
+
+/** The problem, and the entries counted up to it: the body's commas (so at most `entries + 1` values, when none). */
+export function jsonShape(body: Uint8Array, limits: JsonShapeLimits): { problem: JsonShapeProblem; entries: number } {
   const bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
   let depth = 0;
   let entries = 0;
@@ -33,7 +38,7 @@ export function jsonShapeProblem(body: Uint8Array, limits: JsonShapeLimits): Jso
       // those after an odd run of backslashes (the run cannot reach back past the opening quote).
       for (;;) {
         const end = bytes.indexOf(QUOTE, i + 1);
-        if (end === -1) return null;
+        if (end === -1) return { problem: null, entries };
         let backslashes = 0;
         while (bytes[end - 1 - backslashes] === BACKSLASH) backslashes += 1;
         i = end;
@@ -41,12 +46,12 @@ export function jsonShapeProblem(body: Uint8Array, limits: JsonShapeLimits): Jso
       }
     } else if (byte === OPEN_ARRAY || byte === OPEN_OBJECT) {
       depth += 1;
-      if (depth > limits.maxDepth) return 'depth';
+      if (depth > limits.maxDepth) return { problem: 'depth', entries };
     } else if (byte === CLOSE_ARRAY || byte === CLOSE_OBJECT) depth -= 1;
     else if (byte === COMMA) {
       entries += 1;
-      if (entries > limits.maxEntries) return 'entries';
+      if (entries > limits.maxEntries) return { problem: 'entries', entries };
     }
   }
-  return null;
+  return { problem: null, entries };
 }

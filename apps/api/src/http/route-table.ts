@@ -5,6 +5,7 @@ import { requestBodySchema } from '../openapi/joi-schema';
 import { hdr, problemResponse } from '../openapi/openapi-schemas';
 import { authenticatedAccount } from './authenticate';
 import { checkRequest, requestChecker, type RequestSchemas, type Valid } from './request-validation';
+import { bulkJsonBody } from './bulk-body';
 
 // One declaration per endpoint (issue 30): what Express mounts, the 405 each path answers for the
 // methods it lacks, and the OpenAPI operation the document serves all come from the same entry.
@@ -44,12 +45,16 @@ export interface Endpoint {
    * beyond its own hit, which the handler charges once it knows the cost (chargeRateLimit).
    */
   rateLimit?: { policy: RateLimitPolicyName; weight?: string };
-  /** The largest body taken, and for bulk bodies the most JSON entries (counted before parsing). */
+  /**
+   * The largest body taken, and for bulk bodies the most JSON entries. A bulk body (with `maxEntries`) reaches its
+   * handler as bytes (bulk-body.ts), which it charges and parses off the event loop; any other is parsed here.
+   */
   body?: { limitBytes: number; maxEntries?: number };
   /**
    * What the table validates before the handler runs, each with its Joi schema: path parameters, query,
    * JSON body (http/request-validation.ts). The handler gets the validated values; the document's request
-   * body is derived from `body` (openapi/joi-schema.ts).
+   * body is derived from `body` (openapi/joi-schema.ts). A bulk body's schema is its handler's to apply, off the
+   * event loop (the suppression uploads' thread), and documented here all the same.
    */
   request?: RequestSchemas;
   /** Parameters shared by every method of the path (the OpenAPI path item's). */
@@ -117,10 +122,13 @@ export function mountEndpoints(endpoints: readonly Endpoint[], targets: { root: 
       if (endpoint.auth === 'key') chain.push(parts.requireScope(scopeOf(endpoint)));
       if (endpoint.body) {
         const { limitBytes, maxEntries } = endpoint.body;
-        chain.push(parts.jsonBody(limitBytes, maxEntries === undefined ? undefined : { maxEntries }));
+        chain.push(maxEntries === undefined ? parts.jsonBody(limitBytes) : bulkJsonBody(limitBytes));
       }
       const handler = endpoint.handler(parts.deps, parts.runtime);
-      const check = requestChecker(endpoint.request ?? {});
+      // A bulk body reaches its handler as bytes, which it validates with the same schema off the event loop
+      // (suppression-upload-parser.ts): the table checks only its params and query.
+      const bulk = endpoint.body?.maxEntries !== undefined;
+      const check = requestChecker(bulk ? { ...endpoint.request, body: undefined } : (endpoint.request ?? {}));
       const context = parts.validationContext;
       chain.push(async (req, res) => {
         await handler(req, res, checkRequest(check, req, context));

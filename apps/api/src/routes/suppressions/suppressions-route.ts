@@ -1,12 +1,14 @@
 import type { Request, Response } from 'express';
-import { addSuppressionsWithin, countSuppressions, listSuppressions, removeSuppressions } from '@leadgen/db';
-import { errors, type SuppressionEntry } from '@leadgen/domain';
+import { addSuppressionsWithin, countSuppressions, listSuppressions, removeSuppressions, type EncodedSuppressions } from '@leadgen/db';
+import { errors } from '@leadgen/domain';
 import type { ApiDependencies } from '../../dependencies';
 import { authenticatedAccount } from '../../http/authenticate';
 import type { Valid } from '../../http/request-validation';
 import { chargeRateLimit, costOfEntries } from '../../http/rate-limit';
 import { presentSuppression } from '../../presenters/suppression-presenter';
 import { audit } from '../../use-cases/audit-trail';
+import { bulkBodyBytes } from '../../http/bulk-body';
+import { suppressionUploads } from './suppression-upload-parser';
 import { encodeCursor, type SuppressionsQuery } from './suppressions-schema';
 
 /**
@@ -15,17 +17,21 @@ import { encodeCursor, type SuppressionsQuery } from './suppressions-schema';
  */
 function changeSuppressionsRoute(deps: ApiDependencies, change: 'added' | 'removed') {
   const limit = deps.config.api.suppressionsPerAccount;
-  const add = async (accountId: string, entries: SuppressionEntry[]): Promise<number> => {
+  const add = async (accountId: string, entries: EncodedSuppressions): Promise<number> => {
     const outcome = await addSuppressionsWithin(deps.db, accountId, entries, limit);
     if ('overLimit' in outcome) throw errors.suppressionLimit(limit, outcome.overLimit.held);
     return outcome.added;
   };
   const apply =
-    change === 'added' ? add : (accountId: string, entries: SuppressionEntry[]) => removeSuppressions(deps.db, accountId, entries);
-  return async (_req: Request, res: Response, { body: entries }: Valid<unknown, unknown, SuppressionEntry[]>): Promise<void> => {
+    change === 'added' ? add : (accountId: string, entries: EncodedSuppressions) => removeSuppressions(deps.db, accountId, entries);
+  return async (req: Request, res: Response): Promise<void> => {
     const account = authenticatedAccount(res.locals);
-    // Weighted by what it writes: each 1,000 entries cost one more call of the read limit.
-    await chargeRateLimit(res, costOfEntries(entries.length));
+    // Measured, parsed, checked and normalised on a thread of its own (suppression-upload-parser.ts), not the event
+    // loop; weighted by what it may write (each 1,000 entries cost one more call of the read limit), charged once
+    // measured and before it is parsed: over the limit, 429 and it never is (issue 31, finding 3).
+    const entries = await suppressionUploads.parse(account.id, bulkBodyBytes(req), (ceiling) =>
+      chargeRateLimit(res, costOfEntries(ceiling)),
+    );
     const changed = await apply(account.id, entries);
     await audit(deps, res.locals, account.id, 'suppressions.changed', { [change]: changed });
     res.setHeader('Cache-Control', 'no-store');
