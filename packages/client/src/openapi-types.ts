@@ -100,7 +100,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The batch id (`bat_…`) */
+                /**
+                 * @description The batch id (`bat_…`)
+                 * @example bat_0123456789abcdefghijklmn
+                 */
                 batchId: string;
             };
             cookie?: never;
@@ -127,7 +130,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The batch id (`bat_…`) */
+                /**
+                 * @description The batch id (`bat_…`)
+                 * @example bat_0123456789abcdefghijklmn
+                 */
                 batchId: string;
             };
             cookie?: never;
@@ -228,7 +234,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The result set id (`rs_…`) */
+                /**
+                 * @description The result set id (`rs_…`)
+                 * @example rs_0123456789abcdefghijklmn
+                 */
                 resultSetId: string;
             };
             cookie?: never;
@@ -251,7 +260,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The result set id (`rs_…`) */
+                /**
+                 * @description The result set id (`rs_…`)
+                 * @example rs_0123456789abcdefghijklmn
+                 */
                 resultSetId: string;
             };
             cookie?: never;
@@ -274,7 +286,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The result set id (`rs_…`) */
+                /**
+                 * @description The result set id (`rs_…`)
+                 * @example rs_0123456789abcdefghijklmn
+                 */
                 resultSetId: string;
             };
             cookie?: never;
@@ -357,7 +372,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The batch id (`bat_…`) */
+                /**
+                 * @description The batch id (`bat_…`)
+                 * @example bat_0123456789abcdefghijklmn
+                 */
                 batchId: string;
             };
             cookie?: never;
@@ -380,7 +398,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The batch id (`bat_…`) */
+                /**
+                 * @description The batch id (`bat_…`)
+                 * @example bat_0123456789abcdefghijklmn
+                 */
                 batchId: string;
             };
             cookie?: never;
@@ -403,7 +424,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The batch id (`bat_…`) */
+                /**
+                 * @description The batch id (`bat_…`)
+                 * @example bat_0123456789abcdefghijklmn
+                 */
                 batchId: string;
             };
             cookie?: never;
@@ -558,7 +582,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @example whep_0123456789abcdef01234567 */
+                /**
+                 * @description The webhook endpoint id (`whep_…`)
+                 * @example whep_0123456789abcdef01234567
+                 */
                 id: string;
             };
             cookie?: never;
@@ -589,7 +616,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @example whep_0123456789abcdef01234567 */
+                /**
+                 * @description The webhook endpoint id (`whep_…`)
+                 * @example whep_0123456789abcdef01234567
+                 */
                 id: string;
             };
             cookie?: never;
@@ -612,7 +642,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @example whep_0123456789abcdef01234567 */
+                /**
+                 * @description The webhook endpoint id (`whep_…`)
+                 * @example whep_0123456789abcdef01234567
+                 */
                 id: string;
             };
             cookie?: never;
@@ -635,7 +668,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @example whep_0123456789abcdef01234567 */
+                /**
+                 * @description The webhook endpoint id (`whep_…`)
+                 * @example whep_0123456789abcdef01234567
+                 */
                 id: string;
             };
             cookie?: never;
@@ -658,8 +694,15 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @example whep_0123456789abcdef01234567 */
+                /**
+                 * @description The webhook endpoint id (`whep_…`)
+                 * @example whep_0123456789abcdef01234567
+                 */
                 id: string;
+                /**
+                 * @description The delivery id (`msg_…`), its webhook-id header
+                 * @example msg_0123456789abcdef0123456789abcdef
+                 */
                 deliveryId: string;
             };
             cookie?: never;
@@ -682,7 +725,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @example job_0123456789abcdefghijklmn */
+                /**
+                 * @description The job id (`job_…`)
+                 * @example job_0123456789abcdefghijklmn
+                 */
                 jobId: string;
             };
             cookie?: never;
@@ -705,8 +751,15 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @example job_0123456789abcdefghijklmn */
+                /**
+                 * @description The job id (`job_…`)
+                 * @example job_0123456789abcdefghijklmn
+                 */
                 jobId: string;
+                /**
+                 * @description The delivery id (`msg_…`), its webhook-id header
+                 * @example msg_0123456789abcdef0123456789abcdef
+                 */
                 deliveryId: string;
             };
             cookie?: never;
@@ -753,7 +806,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @example mon_0123456789abcdefghijklmn */
+                /**
+                 * @description The monitor id (`mon_…`)
+                 * @example mon_0123456789abcdefghijklmn
+                 */
                 id: string;
             };
             cookie?: never;
@@ -784,7 +840,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @example mon_0123456789abcdefghijklmn */
+                /**
+                 * @description The monitor id (`mon_…`)
+                 * @example mon_0123456789abcdefghijklmn
+                 */
                 id: string;
             };
             cookie?: never;
@@ -807,7 +866,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @example mon_0123456789abcdefghijklmn */
+                /**
+                 * @description The monitor id (`mon_…`)
+                 * @example mon_0123456789abcdefghijklmn
+                 */
                 id: string;
             };
             cookie?: never;
@@ -1238,6 +1300,111 @@ export interface components {
             decisionMakerTitles?: string[];
             /** @description Shopify stores must have each of these channels (source shopify only). */
             requiredChannels?: ("email" | "phone" | "linkedin")[];
+        };
+        /**
+         * @description A batch: up to 1,000 generation requests run as ordinary jobs, deduplicated across the batch
+         * @example {
+         *       "name": "Dentists, Texas",
+         *       "maxCredits": 2000,
+         *       "requests": [
+         *         {
+         *           "category": "dentist",
+         *           "state": "US",
+         *           "city": "Austin",
+         *           "maxResults": 25
+         *         },
+         *         {
+         *           "category": "dentist",
+         *           "state": "US",
+         *           "city": "Round Rock",
+         *           "maxResults": 25
+         *         }
+         *       ]
+         *     }
+         */
+        BatchRequest: {
+            /** @description The generation requests, 1..1000, each exactly as POST /api/v1/leads/generate takes one */
+            requests: components["schemas"]["GenerationRequestInput"][];
+            /** @description Skip leads the account received in any earlier job, for every child (default false; a request may also say so itself) */
+            excludeDelivered?: boolean;
+            /** @description The most the batch may charge, in credits; a child starts only while its worst case still fits */
+            maxCredits?: number;
+            /** @description Where the batch's terminal event is POSTed, signed with the account's default webhook secret */
+            webhookUrl?: string;
+            /** @description A label for the batch, at most 200 characters */
+            name?: string;
+        };
+        /** @description Instead of `request`: each run submits these requests as one batch (excludeDelivered forced, maxCreditsPerRun as the batch's maxCredits); in a change, it replaces the batch (a monitor of one request becomes a batch monitor) */
+        MonitorBatchInput: {
+            /** @description The generation requests, 1..1000, each checked as POST /leads/batches checks one (pointers `#/batch/requests/3/state`); `excludeDelivered` is forced true, and `webhookUrl` belongs on the monitor */
+            requests: components["schemas"]["GenerationRequestInput"][];
+        };
+        /** @description Elapsed time (`every`, an ISO 8601 duration of weeks, days, hours, minutes, seconds) or wall-clock time (`cron`, five fields, read in the IANA `timezone`). Runs are at least MONITOR_MIN_INTERVAL_MS apart (1 hour by default). */
+        MonitorSchedule: {
+            /**
+             * @description An ISO 8601 duration such as PT6H or P1D
+             * @example PT6H
+             */
+            every: string;
+        } | {
+            /**
+             * @description Five fields: minute hour day-of-month month day-of-week
+             * @example 0 7 * * 1
+             */
+            cron: string;
+            /**
+             * @description An IANA time zone the expression is read in
+             * @example Europe/Berlin
+             */
+            timezone: string;
+        };
+        /**
+         * @description A new monitor: exactly one of `request` and `batch`; every problem is reported at once (400 validation_failed, with JSON pointers).
+         * @example {
+         *       "name": "New dentists in Austin, Mondays",
+         *       "request": {
+         *         "category": "dentist",
+         *         "state": "US",
+         *         "city": "Austin",
+         *         "maxResults": 25
+         *       },
+         *       "schedule": {
+         *         "cron": "0 7 * * 1",
+         *         "timezone": "America/Chicago"
+         *       }
+         *     }
+         */
+        MonitorInput: {
+            /** @description Your name for the monitor, 1..200 characters */
+            name: string;
+            /** @description The generation request each run submits (or `batch`, exactly one of the two); `excludeDelivered` is forced true, and `webhookUrl` belongs on the monitor */
+            request?: components["schemas"]["GenerationRequestInput"];
+            /** @description Instead of `request`: each run submits these requests as one batch (excludeDelivered forced, maxCreditsPerRun as the batch's maxCredits); in a change, it replaces the batch (a monitor of one request becomes a batch monitor) */
+            batch?: components["schemas"]["MonitorBatchInput"];
+            schedule: components["schemas"]["MonitorSchedule"];
+            /** @description Where each run's terminal event and monitor.paused are POSTed, signed with the account's default webhook secret */
+            webhookUrl?: string;
+            /** @description The most a run may reserve: the request's worst case must fit */
+            maxCreditsPerRun?: number;
+            /** @description false creates it paused; default true */
+            enabled?: boolean;
+        };
+        /** @description The fields to change, at least one (not both request and batch); only those change. */
+        MonitorUpdate: {
+            /** @description Your name for the monitor, 1..200 characters */
+            name?: string;
+            /** @description Replaces the request (a batch monitor becomes a monitor of one request); the next run uses it */
+            request?: components["schemas"]["GenerationRequestInput"];
+            /** @description Instead of `request`: each run submits these requests as one batch (excludeDelivered forced, maxCreditsPerRun as the batch's maxCredits); in a change, it replaces the batch (a monitor of one request becomes a batch monitor) */
+            batch?: components["schemas"]["MonitorBatchInput"];
+            /** @description Replaces the schedule; the next run moves at once */
+            schedule?: components["schemas"]["MonitorSchedule"];
+            /** @description null removes it */
+            webhookUrl?: string | null;
+            /** @description null removes the cap */
+            maxCreditsPerRun?: number | null;
+            /** @description false pauses it; true resumes it (its next run is the schedule’s next time from now) */
+            enabled?: boolean;
         };
         /**
          * GenerationRequest
@@ -2069,82 +2236,10 @@ export interface components {
             /** @description pass it back as `cursor` for the next page; null on the last */
             nextCursor: string | null;
         };
-        /** @description Elapsed time (`every`, an ISO 8601 duration of weeks, days, hours, minutes, seconds) or wall-clock time (`cron`, five fields, read in the IANA `timezone`). Runs are at least MONITOR_MIN_INTERVAL_MS apart (1 hour by default). */
-        MonitorSchedule: {
-            /**
-             * @description An ISO 8601 duration such as PT6H or P1D
-             * @example PT6H
-             */
-            every: string;
-        } | {
-            /**
-             * @description Five fields: minute hour day-of-month month day-of-week
-             * @example 0 7 * * 1
-             */
-            cron: string;
-            /**
-             * @description An IANA time zone the expression is read in
-             * @example Europe/Berlin
-             */
-            timezone: string;
-        };
-        /** @description A batch monitor's requests: each run is a batch of them (docs/api.md#batches) */
-        MonitorBatchInput: {
-            /** @description The generation requests, 1..1000, each checked as POST /leads/batches checks one (pointers `#/batch/requests/3/state`); `excludeDelivered` is forced true, and `webhookUrl` belongs on the monitor */
-            requests: components["schemas"]["GenerationRequestInput"][];
-        };
         /** @description A batch monitor's requests */
         MonitorBatch: {
             /** @description The normalised requests of each run’s batch */
             requests: components["schemas"]["GenerationRequest"][];
-        };
-        /**
-         * @description A new monitor: exactly one of `request` and `batch`; every problem is reported at once (400 validation_failed, with JSON pointers).
-         * @example {
-         *       "name": "New dentists in Austin, Mondays",
-         *       "request": {
-         *         "category": "dentist",
-         *         "state": "US",
-         *         "city": "Austin",
-         *         "maxResults": 25
-         *       },
-         *       "schedule": {
-         *         "cron": "0 7 * * 1",
-         *         "timezone": "America/Chicago"
-         *       }
-         *     }
-         */
-        MonitorInput: {
-            /** @description Your name for the monitor, 1..200 characters */
-            name: string;
-            /** @description The generation request each run submits (or `batch`, exactly one of the two); `excludeDelivered` is forced true, and `webhookUrl` belongs on the monitor */
-            request?: components["schemas"]["GenerationRequestInput"];
-            /** @description Instead of `request`: each run submits these requests as one batch (excludeDelivered forced, maxCreditsPerRun as the batch's maxCredits) */
-            batch?: components["schemas"]["MonitorBatchInput"];
-            schedule: components["schemas"]["MonitorSchedule"];
-            /** @description Where each run's terminal event and monitor.paused are POSTed, signed with the account's default webhook secret */
-            webhookUrl?: string;
-            /** @description The most a run may reserve: the request's worst case must fit */
-            maxCreditsPerRun?: number;
-            /** @description false creates it paused; default true */
-            enabled?: boolean;
-        };
-        /** @description The fields to change, at least one (not both request and batch); only those change. */
-        MonitorUpdate: {
-            /** @description Your name for the monitor, 1..200 characters */
-            name?: string;
-            /** @description Replaces the request (a batch monitor becomes a monitor of one request); the next run uses it */
-            request?: components["schemas"]["GenerationRequestInput"];
-            /** @description Replaces the batch (a monitor of one request becomes a batch monitor) */
-            batch?: components["schemas"]["MonitorBatchInput"];
-            /** @description Replaces the schedule; the next run moves at once */
-            schedule?: components["schemas"]["MonitorSchedule"];
-            /** @description null removes it */
-            webhookUrl?: string | null;
-            /** @description null removes the cap */
-            maxCreditsPerRun?: number | null;
-            /** @description false pauses it; true resumes it (its next run is the schedule’s next time from now) */
-            enabled?: boolean;
         };
         /** @description A generation request run on a schedule; each run delivers and bills only leads the account never had */
         Monitor: {
@@ -2295,42 +2390,6 @@ export interface components {
              * @description When
              */
             pausedAt: string;
-        };
-        /**
-         * @description A batch: up to 1,000 generation requests run as ordinary jobs, deduplicated across the batch
-         * @example {
-         *       "name": "Dentists, Texas",
-         *       "maxCredits": 2000,
-         *       "requests": [
-         *         {
-         *           "category": "dentist",
-         *           "state": "US",
-         *           "city": "Austin",
-         *           "maxResults": 25
-         *         },
-         *         {
-         *           "category": "dentist",
-         *           "state": "US",
-         *           "city": "Round Rock",
-         *           "maxResults": 25
-         *         }
-         *       ]
-         *     }
-         */
-        BatchRequest: {
-            /** @description The generation requests, 1..1000, each exactly as POST /api/v1/leads/generate takes one */
-            requests: components["schemas"]["GenerationRequestInput"][];
-            /** @description Skip leads the account received in any earlier job, for every child (default false) */
-            excludeDelivered?: boolean;
-            /** @description The most the batch may charge; a child starts only while its worst case still fits */
-            maxCredits?: number;
-            /**
-             * Format: uri
-             * @description Where the batch's terminal event is POSTed, signed with the account's default webhook secret
-             */
-            webhookUrl?: string;
-            /** @description A label for the batch */
-            name?: string;
         };
         /** @description A batch body: its counters are kept by its children's settlements; `terminal` once every child is terminal */
         Batch: {
@@ -2996,7 +3055,10 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @description The batch id (`bat_…`) */
+                /**
+                 * @description The batch id (`bat_…`)
+                 * @example bat_0123456789abcdefghijklmn
+                 */
                 batchId: string;
             };
             cookie?: never;
@@ -3043,7 +3105,10 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @description The batch id (`bat_…`) */
+                /**
+                 * @description The batch id (`bat_…`)
+                 * @example bat_0123456789abcdefghijklmn
+                 */
                 batchId: string;
             };
             cookie?: never;
@@ -3096,7 +3161,10 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @description The batch id (`bat_…`) */
+                /**
+                 * @description The batch id (`bat_…`)
+                 * @example bat_0123456789abcdefghijklmn
+                 */
                 batchId: string;
             };
             cookie?: never;
@@ -3339,7 +3407,10 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @description The result set id (`rs_…`) */
+                /**
+                 * @description The result set id (`rs_…`)
+                 * @example rs_0123456789abcdefghijklmn
+                 */
                 resultSetId: string;
             };
             cookie?: never;
@@ -3392,7 +3463,10 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @description The result set id (`rs_…`) */
+                /**
+                 * @description The result set id (`rs_…`)
+                 * @example rs_0123456789abcdefghijklmn
+                 */
                 resultSetId: string;
             };
             cookie?: never;
@@ -3449,7 +3523,10 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @description The result set id (`rs_…`) */
+                /**
+                 * @description The result set id (`rs_…`)
+                 * @example rs_0123456789abcdefghijklmn
+                 */
                 resultSetId: string;
             };
             cookie?: never;
@@ -3689,7 +3766,10 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @description The batch id (`bat_…`) */
+                /**
+                 * @description The batch id (`bat_…`)
+                 * @example bat_0123456789abcdefghijklmn
+                 */
                 batchId: string;
             };
             cookie?: never;
@@ -3742,7 +3822,10 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @description The batch id (`bat_…`) */
+                /**
+                 * @description The batch id (`bat_…`)
+                 * @example bat_0123456789abcdefghijklmn
+                 */
                 batchId: string;
             };
             cookie?: never;
@@ -3799,7 +3882,10 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @description The batch id (`bat_…`) */
+                /**
+                 * @description The batch id (`bat_…`)
+                 * @example bat_0123456789abcdefghijklmn
+                 */
                 batchId: string;
             };
             cookie?: never;
@@ -3917,7 +4003,7 @@ export interface operations {
                 kind?: "domain" | "email" | "phone";
                 /** @description Entries per page */
                 limit?: number;
-                /** @description nextCursor of the previous page */
+                /** @description The previous page's `nextCursor` (opaque) */
                 cursor?: string;
             };
             header?: {
@@ -3999,13 +4085,13 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description bare domains or URLs, any case (`www.` is dropped) */
+                    /** @description Bare domains or URLs, any case (`www.` is dropped): `acme.com`, `https://www.acme.com/contact` */
                     domains?: string[];
-                    /** @description email addresses, any case */
+                    /** @description Email addresses, any case */
                     emails?: string[];
-                    /** @description phone numbers in international form (+ and country code) */
+                    /** @description Phone numbers in international form (+ and country code): `+1 512 555 0100` */
                     phones?: string[];
-                };
+                } | unknown | unknown | unknown;
             };
         };
         responses: {
@@ -4076,13 +4162,13 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description bare domains or URLs, any case (`www.` is dropped) */
+                    /** @description Bare domains or URLs, any case (`www.` is dropped): `acme.com`, `https://www.acme.com/contact` */
                     domains?: string[];
-                    /** @description email addresses, any case */
+                    /** @description Email addresses, any case */
                     emails?: string[];
-                    /** @description phone numbers in international form (+ and country code) */
+                    /** @description Phone numbers in international form (+ and country code): `+1 512 555 0100` */
                     phones?: string[];
-                };
+                } | unknown | unknown | unknown;
             };
         };
         responses: {
@@ -4329,11 +4415,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description https (plain http only in development or with WEBHOOK_ALLOW_PRIVATE_NETWORKS); its host must resolve to public addresses only */
+                    /** @description Where events are POSTed: an https URL whose host resolves to public addresses only */
                     url: string;
-                    /** @description The events to send: the job events, the batch events, and monitor.paused */
+                    /** @description The events to receive: job.completed, job.partial, job.empty, job.failed, job.cancelled, batch.completed, batch.partial, batch.empty, batch.failed, batch.cancelled, monitor.paused */
                     events: ("job.completed" | "job.partial" | "job.empty" | "job.failed" | "job.cancelled" | "batch.completed" | "batch.partial" | "batch.empty" | "batch.failed" | "batch.cancelled" | "monitor.paused")[];
-                    /** @description Your note about the endpoint */
+                    /** @description Your note about the endpoint, at most 500 characters */
                     description?: string;
                 };
             };
@@ -4390,7 +4476,10 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @example whep_0123456789abcdef01234567 */
+                /**
+                 * @description The webhook endpoint id (`whep_…`)
+                 * @example whep_0123456789abcdef01234567
+                 */
                 id: string;
             };
             cookie?: never;
@@ -4444,7 +4533,10 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @example whep_0123456789abcdef01234567 */
+                /**
+                 * @description The webhook endpoint id (`whep_…`)
+                 * @example whep_0123456789abcdef01234567
+                 */
                 id: string;
             };
             cookie?: never;
@@ -4496,7 +4588,10 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @example whep_0123456789abcdef01234567 */
+                /**
+                 * @description The webhook endpoint id (`whep_…`)
+                 * @example whep_0123456789abcdef01234567
+                 */
                 id: string;
             };
             cookie?: never;
@@ -4504,13 +4599,13 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description https (plain http only in development or with WEBHOOK_ALLOW_PRIVATE_NETWORKS); its host must resolve to public addresses only */
+                    /** @description Where events are POSTed: an https URL whose host resolves to public addresses only */
                     url?: string;
-                    /** @description The events to send: the job events, the batch events, and monitor.paused */
+                    /** @description The events to receive: job.completed, job.partial, job.empty, job.failed, job.cancelled, batch.completed, batch.partial, batch.empty, batch.failed, batch.cancelled, monitor.paused */
                     events?: ("job.completed" | "job.partial" | "job.empty" | "job.failed" | "job.cancelled" | "batch.completed" | "batch.partial" | "batch.empty" | "batch.failed" | "batch.cancelled" | "monitor.paused")[];
-                    /** @description Your note (null removes it) */
+                    /** @description Your note (null or empty removes it) */
                     description?: string | null;
-                    /** @description true enables a disabled endpoint; false disables it */
+                    /** @description false disables the endpoint; true enables it again (and forgets its failure streak) */
                     enabled?: boolean;
                 };
             };
@@ -4566,7 +4661,10 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @example whep_0123456789abcdef01234567 */
+                /**
+                 * @description The webhook endpoint id (`whep_…`)
+                 * @example whep_0123456789abcdef01234567
+                 */
                 id: string;
             };
             cookie?: never;
@@ -4620,7 +4718,10 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @example whep_0123456789abcdef01234567 */
+                /**
+                 * @description The webhook endpoint id (`whep_…`)
+                 * @example whep_0123456789abcdef01234567
+                 */
                 id: string;
             };
             cookie?: never;
@@ -4681,7 +4782,7 @@ export interface operations {
             query?: {
                 /** @description Deliveries per page */
                 limit?: number;
-                /** @description nextCursor of the previous page */
+                /** @description The previous page's `nextCursor` (opaque) */
                 cursor?: string;
                 /** @description Only deliveries in this state */
                 status?: "pending" | "succeeded" | "failed";
@@ -4691,7 +4792,10 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @example whep_0123456789abcdef01234567 */
+                /**
+                 * @description The webhook endpoint id (`whep_…`)
+                 * @example whep_0123456789abcdef01234567
+                 */
                 id: string;
             };
             cookie?: never;
@@ -4752,8 +4856,15 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @example whep_0123456789abcdef01234567 */
+                /**
+                 * @description The webhook endpoint id (`whep_…`)
+                 * @example whep_0123456789abcdef01234567
+                 */
                 id: string;
+                /**
+                 * @description The delivery id (`msg_…`), its webhook-id header
+                 * @example msg_0123456789abcdef0123456789abcdef
+                 */
                 deliveryId: string;
             };
             cookie?: never;
@@ -4817,7 +4928,10 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @example job_0123456789abcdefghijklmn */
+                /**
+                 * @description The job id (`job_…`)
+                 * @example job_0123456789abcdefghijklmn
+                 */
                 jobId: string;
             };
             cookie?: never;
@@ -4865,8 +4979,15 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @example job_0123456789abcdefghijklmn */
+                /**
+                 * @description The job id (`job_…`)
+                 * @example job_0123456789abcdefghijklmn
+                 */
                 jobId: string;
+                /**
+                 * @description The delivery id (`msg_…`), its webhook-id header
+                 * @example msg_0123456789abcdef0123456789abcdef
+                 */
                 deliveryId: string;
             };
             cookie?: never;
@@ -5030,7 +5151,10 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @example mon_0123456789abcdefghijklmn */
+                /**
+                 * @description The monitor id (`mon_…`)
+                 * @example mon_0123456789abcdefghijklmn
+                 */
                 id: string;
             };
             cookie?: never;
@@ -5084,7 +5208,10 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @example mon_0123456789abcdefghijklmn */
+                /**
+                 * @description The monitor id (`mon_…`)
+                 * @example mon_0123456789abcdefghijklmn
+                 */
                 id: string;
             };
             cookie?: never;
@@ -5136,7 +5263,10 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @example mon_0123456789abcdefghijklmn */
+                /**
+                 * @description The monitor id (`mon_…`)
+                 * @example mon_0123456789abcdefghijklmn
+                 */
                 id: string;
             };
             cookie?: never;
@@ -5193,13 +5323,16 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description 1..255 printable ASCII characters; `"abc"` and `abc` are one key */
+                /** @description 1..255 printable ASCII characters; `"abc"` and `abc` are one key. */
                 "Idempotency-Key": string;
                 /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @example mon_0123456789abcdefghijklmn */
+                /**
+                 * @description The monitor id (`mon_…`)
+                 * @example mon_0123456789abcdefghijklmn
+                 */
                 id: string;
             };
             cookie?: never;
@@ -5273,7 +5406,10 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @example mon_0123456789abcdefghijklmn */
+                /**
+                 * @description The monitor id (`mon_…`)
+                 * @example mon_0123456789abcdefghijklmn
+                 */
                 id: string;
             };
             cookie?: never;

@@ -110,7 +110,7 @@ const arrayOf = (value: string | string[] | undefined) => (value === undefined ?
  * A generation request checked as POST /leads/generate checks it: the normalised request, or every problem
  * (pointers from the request's root). A batch checks each of its requests through this.
  */
-export function checkGenerationRequest(
+function checkGenerationRequest(
   body: unknown,
 ): { request: GenerationRequest; problems: [] } | { request: null; problems: FieldProblem[] } {
   const unsafe = unsafeContentProblems(body);
