@@ -230,11 +230,13 @@ export async function recordObjectionNotices(
       const notice = rows[0] ? noticeFromRow(rows[0]) : null;
       if (!notice) continue;
       notices.push(notice);
-      // A job's webhookUrl is signed with the account's default secret, made now if no job made it yet.
-      await client.query('INSERT INTO account_webhook_secrets (account_id, secret) VALUES ($1, $2) ON CONFLICT DO NOTHING', [
-        holder.accountId,
-        db.secrets.seal(newWebhookSecret(), secretContext.accountDefault(holder.accountId)),
-      ]);
+      // A job's webhookUrl is signed with the account's default secret, made now if such a job is told and none exists yet.
+      await client.query(
+        `INSERT INTO account_webhook_secrets (account_id, secret)
+         SELECT $1, $2 WHERE EXISTS (SELECT 1 FROM jobs WHERE id = ANY($3::text[]) AND account_id = $1 AND webhook_url IS NOT NULL)
+         ON CONFLICT DO NOTHING`,
+        [holder.accountId, db.secrets.seal(newWebhookSecret(), secretContext.accountDefault(holder.accountId)), holder.jobIds],
+      );
       const inserted = await client.query<{ id: string }>(
         `INSERT INTO webhook_deliveries (account_id, endpoint_id, url, event_type, event_data)
          SELECT $1, e.id, NULL, $2, $3::jsonb FROM webhook_endpoints e WHERE e.account_id = $1 AND e.disabled_at IS NULL
