@@ -134,6 +134,14 @@ export async function claimConfirmedObjection(db: Database, leaseMs: number): Pr
   return rows[0] ? fromRow(rows[0]) : null;
 }
 
+/** Gives a claimed objection back after a failed apply, to be taken again in `retryInMs` rather than when the lease ends. */
+export async function releaseObjectionClaim(db: Database, id: string, retryInMs: number): Promise<void> {
+  await db.sql.query(
+    `UPDATE objections SET applying_until = now() + make_interval(secs => $2::double precision / 1000) WHERE id = $1 AND status = 'confirmed'`,
+    [id, retryInMs],
+  );
+}
+
 /**
  * Deletes the email and domain objections never proven whose link or token expired: an unproven request keeps
  * a value nobody showed to be theirs, so it goes once it can no longer be confirmed. A phone's waits for the operator.
