@@ -210,8 +210,8 @@ export function objectionNoticeData(notice: ObjectionNoticeRecord): Record<strin
 /**
  * Records, in one transaction, a notice per account that holds the subject and its subject.objected deliveries
  * (the outbox: every enabled endpoint of the account, and the distinct webhookUrls of the jobs that delivered
- * the subject). An account noticed before (a retried apply) gets nothing twice. Returns the deliveries' ids
- * and the notices made now.
+ * the subject). An account noticed before (a retried apply) gets nothing twice. Returns the ids of every delivery
+ * of the objection still pending, and the notices made now.
  */
 export async function recordObjectionNotices(
   db: Database,
@@ -256,7 +256,12 @@ export async function recordObjectionNotices(
       );
       deliveryIds.push(...inserted.rows.map((row) => row.id));
     }
-    return { notices, deliveryIds };
+    // A retried apply (the first failed after recording) enqueues the deliveries still pending too: enqueueing is idempotent.
+    const pending = await client.query<{ id: string }>(
+      `SELECT id FROM webhook_deliveries WHERE status = 'pending' AND event_type = $1 AND event_data->>'objectionId' = $2`,
+      [SUBJECT_OBJECTED_EVENT, objection.id],
+    );
+    return { notices, deliveryIds: [...new Set([...deliveryIds, ...pending.rows.map((row) => row.id)])] };
   });
 }
 
