@@ -1,10 +1,9 @@
-import { spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { findObjection, listAuditEvents, listObjections } from '@leadgen/db';
 import { startFakeDnsServer, startSmtpSink, type FakeDnsServer, type SmtpSink } from '@leadgen/testing';
+import { runCommand } from '../../apps/admin/src/commands';
 import { haveBrowser, launchBrowser } from '../browser';
 import { buildAccount, type TestAccount } from '../factories';
 import { generate, startWorld, until, type TestWorld } from '../harness';
@@ -15,7 +14,6 @@ import { startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from
 // server and website that show a domain's token, Chromium pressing the confirmation button, and two accounts
 // that bought the same person and must both be told, by a signed webhook and by their feed.
 
-const ROOT = path.resolve(__dirname, '../..');
 const REQUEST = { source: 'google_maps', category: 'dentist', state: 'US', city: 'Austin', maxResults: 20 };
 
 interface Lead {
@@ -39,17 +37,19 @@ function verified(secret: string, request: ReceivedWebhook) {
   return new Webhook(secret).verify(request.body, request.headers) as { type: string; data: Record<string, unknown> };
 }
 
-function admin(...args: string[]) {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'apps/admin/src/main.ts'), ...args, '--json'], {
-    cwd: ROOT,
-    env: process.env,
-    encoding: 'utf8',
-  });
-  const json = () => {
-    if (!result.stdout.trim()) throw new Error(`admin ${args.join(' ')} printed nothing (exit ${result.status}): ${result.stderr}`);
-    return JSON.parse(result.stdout) as Record<string, unknown>;
+/** The operator CLI's commands, run in this process on the test's database (the objection commands use nothing else). */
+function admin(world: TestWorld, ...argv: string[]) {
+  const unused = () => {
+    throw new Error('not used by the objection commands');
   };
-  return { code: result.status, stderr: result.stderr, json };
+  return runCommand(argv, {
+    database: async () => world.db,
+    producer: unused,
+    webhooks: unused,
+    lifecycle: unused,
+    announceKeyEpoch: unused,
+    confirm: async () => null,
+  });
 }
 
 describe('objections by the people in the leads', () => {
@@ -303,20 +303,19 @@ describe('objections by the people in the leads', () => {
     const id = asked.body.objectionId as string;
     await new Promise((r) => setTimeout(r, 6_000));
     expect((await findObjection(world.db, id))!.status).toBe('pending');
-    const pending = admin('objection:list', '--status', 'pending');
-    expect(pending.code).toBe(0);
-    expect((pending.json().rows as Array<{ id: string }>).find((r) => r.id === id)).toMatchObject({
+    const pending = await admin(world, 'objection:list', '--status', 'pending');
+    expect((pending.rows as Array<{ id: string }>).find((r) => r.id === id)).toMatchObject({
       kind: 'phone',
       status: 'pending',
       proof: null,
     });
 
-    const confirmed = admin('objection:confirm', '--id', id);
-    expect(confirmed.code).toBe(0);
-    expect(confirmed.json()).toMatchObject({ objectionId: id, kind: 'phone', status: 'confirmed' });
-    const twice = admin('objection:confirm', '--id', id);
-    expect(twice.code).toBe(1);
-    expect(twice.stderr).toContain('no pending objection');
+    const confirmed = await admin(world, 'objection:confirm', '--id', id);
+    expect(confirmed).toMatchObject({ objectionId: id, kind: 'phone', status: 'confirmed' });
+    await expect(admin(world, 'objection:confirm', '--id', id)).rejects.toMatchObject({
+      exitCode: 1,
+      message: expect.stringContaining('no pending objection'),
+    });
     const applied = await until(
       'the phone applied',
       () => findObjection(world.db, id),

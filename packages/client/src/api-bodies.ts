@@ -52,8 +52,9 @@ export type WebhookSecret = Schemas['WebhookSecret'];
 export type NewWebhookEndpoint = NonNullable<operations['createWebhookEndpoint']['requestBody']>['content']['application/json'];
 export type WebhookEndpointChange = NonNullable<operations['updateWebhookEndpoint']['requestBody']>['content']['application/json'];
 export type WebhookDeliveryPage = operations['listWebhookDeliveries']['responses'][200]['content']['application/json'];
-/** What a verified webhook delivery carries: a job event, or a ping. */
+/** What a verified webhook delivery carries: a job event, a ping, or a person's objection (`subject.objected`). */
 export type WebhookEvent =
+  | NonNullable<operations['event_subject_objected']['requestBody']>['content']['application/json']
   | NonNullable<operations['event_job_completed']['requestBody']>['content']['application/json']
   | NonNullable<operations['event_ping']['requestBody']>['content']['application/json']
   | NonNullable<operations['event_job_failed']['requestBody']>['content']['application/json']

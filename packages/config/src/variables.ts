@@ -332,7 +332,7 @@ export const DECLARATION = {
     wellKnownPort: variable(
       'OBJECTION_WELL_KNOWN_PORT',
       integer().min(1).max(65_535).default(80),
-      "the port a domain's `/.well-known/` proof is read from over http (80, as certificate authorities do; another value for tests only)",
+      "the port a domain's `/.well-known/` proof is read from over http (80, as certificate authorities do; another value for tests only: production always reads 80)",
       { readBy: ['api'] },
     ),
   },

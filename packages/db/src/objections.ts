@@ -134,6 +134,14 @@ export async function claimConfirmedObjection(db: Database, leaseMs: number): Pr
   return rows[0] ? fromRow(rows[0]) : null;
 }
 
+/** Gives a claimed objection back after a failed apply, to be taken again in `retryInMs` rather than when the lease ends. */
+export async function releaseObjectionClaim(db: Database, id: string, retryInMs: number): Promise<void> {
+  await db.sql.query(
+    `UPDATE objections SET applying_until = now() + make_interval(secs => $2::double precision / 1000) WHERE id = $1 AND status = 'confirmed'`,
+    [id, retryInMs],
+  );
+}
+
 /**
  * Deletes the email and domain objections never proven whose link or token expired: an unproven request keeps
  * a value nobody showed to be theirs, so it goes once it can no longer be confirmed. A phone's waits for the operator.
@@ -202,8 +210,8 @@ export function objectionNoticeData(notice: ObjectionNoticeRecord): Record<strin
 /**
  * Records, in one transaction, a notice per account that holds the subject and its subject.objected deliveries
  * (the outbox: every enabled endpoint of the account, and the distinct webhookUrls of the jobs that delivered
- * the subject). An account noticed before (a retried apply) gets nothing twice. Returns the deliveries' ids
- * and the notices made now.
+ * the subject). An account noticed before (a retried apply) gets nothing twice. Returns the ids of every delivery
+ * of the objection still pending, and the notices made now.
  */
 export async function recordObjectionNotices(
   db: Database,
@@ -230,11 +238,13 @@ export async function recordObjectionNotices(
       const notice = rows[0] ? noticeFromRow(rows[0]) : null;
       if (!notice) continue;
       notices.push(notice);
-      // A job's webhookUrl is signed with the account's default secret, made now if no job made it yet.
-      await client.query('INSERT INTO account_webhook_secrets (account_id, secret) VALUES ($1, $2) ON CONFLICT DO NOTHING', [
-        holder.accountId,
-        db.secrets.seal(newWebhookSecret(), secretContext.accountDefault(holder.accountId)),
-      ]);
+      // A job's webhookUrl is signed with the account's default secret, made now if such a job is told and none exists yet.
+      await client.query(
+        `INSERT INTO account_webhook_secrets (account_id, secret)
+         SELECT $1, $2 WHERE EXISTS (SELECT 1 FROM jobs WHERE id = ANY($3::text[]) AND account_id = $1 AND webhook_url IS NOT NULL)
+         ON CONFLICT DO NOTHING`,
+        [holder.accountId, db.secrets.seal(newWebhookSecret(), secretContext.accountDefault(holder.accountId)), holder.jobIds],
+      );
       const inserted = await client.query<{ id: string }>(
         `INSERT INTO webhook_deliveries (account_id, endpoint_id, url, event_type, event_data)
          SELECT $1, e.id, NULL, $2, $3::jsonb FROM webhook_endpoints e WHERE e.account_id = $1 AND e.disabled_at IS NULL
@@ -246,7 +256,12 @@ export async function recordObjectionNotices(
       );
       deliveryIds.push(...inserted.rows.map((row) => row.id));
     }
-    return { notices, deliveryIds };
+    // A retried apply (the first failed after recording) enqueues the deliveries still pending too: enqueueing is idempotent.
+    const pending = await client.query<{ id: string }>(
+      `SELECT id FROM webhook_deliveries WHERE status = 'pending' AND event_type = $1 AND event_data->>'objectionId' = $2`,
+      [SUBJECT_OBJECTED_EVENT, objection.id],
+    );
+    return { notices, deliveryIds: [...new Set([...deliveryIds, ...pending.rows.map((row) => row.id)])] };
   });
 }
 

@@ -6,6 +6,15 @@ import { safeFetch, webhookNetworkPolicy, type LookupFn } from '@leadgen/network
 const DNS_TIMEOUT_MS = 3_000;
 const FETCH_TIMEOUT_MS = 5_000;
 
+/**
+ * Where a domain's file is read: port 80, as certificate authorities read it. OBJECTION_WELL_KNOWN_PORT moves it
+ * for tests only: production ignores it, since whoever runs another port of a shared host does not control the domain.
+ */
+export function wellKnownUrl(config: Config, domain: string): string {
+  const port = config.env === 'production' ? 80 : config.objections.wellKnownPort;
+  return `http://${domain}${port === 80 ? '' : `:${port}`}${DOMAIN_PROOF.wellKnownPath}`;
+}
+
 /** Whether a domain shows the token the service issued: which proof did, or null. */
 export type DomainControlCheck = (domain: string, token: string) => Promise<Extract<ObjectionProof, 'dns_txt' | 'well_known'> | null>;
 
@@ -35,10 +44,8 @@ export function createDomainControlCheck(config: Config): DomainControlCheck {
     return records.some((chunks) => chunks.join('').trim() === `${DOMAIN_PROOF.txtPrefix}${token}`);
   };
   const fileShows = async (domain: string, token: string): Promise<boolean> => {
-    const port = config.objections.wellKnownPort;
-    const url = `http://${domain}${port === 80 ? '' : `:${port}`}${DOMAIN_PROOF.wellKnownPath}`;
     try {
-      const response = await safeFetch(url, {
+      const response = await safeFetch(wellKnownUrl(config, domain), {
         policy,
         lookup,
         userAgent: config.enrichment.userAgent,

@@ -19,7 +19,7 @@ import { admitToWindow } from '@leadgen/rate-limits';
 import type { ApiDependencies } from '../dependencies';
 import { clientNetwork } from '../http/login-throttle';
 import type { ObjectionMailer } from '../objection-mailer';
-import type { DomainControlCheck } from './domain-control-check';
+import { wellKnownUrl, type DomainControlCheck } from './domain-control-check';
 
 // Objections by the data subjects (decision 042). Nothing here ever reads whether the service holds the
 // subject: the answer and its timing cannot tell, because they do not depend on it.
@@ -116,7 +116,6 @@ export async function requestObjection(
     metrics.objectionRequests.inc({ kind, outcome: 'accepted' });
     const token = newDomainProofToken();
     await insertObjection(deps.db, { id, kind, value, tokenHash: null, proofToken: token, expiresAt });
-    const port = deps.config.objections.wellKnownPort;
     return {
       kind,
       status: 'pending',
@@ -124,7 +123,7 @@ export async function requestObjection(
       expiresAt: expiresAt.toISOString(),
       proof: {
         dnsTxt: { name: `${DOMAIN_PROOF.txtLabel}.${value}`, value: `${DOMAIN_PROOF.txtPrefix}${token}` },
-        wellKnown: { url: `http://${value}${port === 80 ? '' : `:${port}`}${DOMAIN_PROOF.wellKnownPath}`, content: token },
+        wellKnown: { url: wellKnownUrl(deps.config, value), content: token },
       },
       verifyUrl: `${deps.config.http.publicBaseUrl ?? ''}${OBJECTIONS_PATH}/${id}/verify`,
       detail: `Publish either proof, then POST to verifyUrl before ${expiresAt.toISOString()}.`,

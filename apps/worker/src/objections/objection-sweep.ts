@@ -3,6 +3,7 @@ import {
   eraseSubject,
   markObjectionApplied,
   purgeExpiredObjections,
+  releaseObjectionClaim,
   recordAuditEvent,
   recordObjectionNotices,
   subjectHolders,
@@ -22,6 +23,8 @@ import { startPeriodicSweep, type PeriodicSweep } from '../periodic-sweep';
 export const OBJECTION_SWEEP_MS = 5_000;
 /** How long one worker holds an objection it applies; past it (the worker died) another takes it again. */
 const APPLY_LEASE_MS = 5 * 60_000;
+/** After a failed apply (a lost connection, a timeout), the objection is tried again this soon, within the minute. */
+const RETRY_AFTER_FAILURE_MS = 10_000;
 /** How often a worker deletes the unproven objections whose link or token expired. */
 const PURGE_EVERY_MS = 3_600_000;
 
@@ -93,7 +96,13 @@ export function startObjectionSweep(deps: ObjectionSweepDependencies, periodMs =
     for (;;) {
       const objection = await claimConfirmedObjection(deps.db, APPLY_LEASE_MS);
       if (!objection) return;
-      await applyObjection(deps, objection);
+      try {
+        await applyObjection(deps, objection);
+      } catch (error) {
+        logger.warn('objection not applied: tried again shortly', { objectionId: objection.id, error: (error as Error).message });
+        await releaseObjectionClaim(deps.db, objection.id, RETRY_AFTER_FAILURE_MS).catch(() => undefined);
+        return;
+      }
     }
   });
 }

@@ -202,6 +202,13 @@ describe('webhookEnvelope', () => {
     expect(webhookEnvelope({ eventType: 'job.completed', endpointId: null, createdAt: now, job }, null)).toBeNull();
     expect(webhookEnvelope({ eventType: 'ping', endpointId: null, createdAt: now, job: null }, null)).toBeNull();
   });
+
+  it('when a subject objected, then the envelope is the recorded notice, stamped when the objection was applied, the same on every attempt', () => {
+    const data = { noticeId: '7', subject: { kind: 'email', value: 'a@b.example' }, objectedAt: '2026-11-29T03:00:00.000Z' };
+    const delivery = { eventType: 'subject.objected' as const, endpointId: 'whep_1', createdAt: now, job: null, eventData: data };
+    expect(webhookEnvelope(delivery, null)).toEqual({ type: 'subject.objected', timestamp: data.objectedAt, data });
+    expect(webhookEnvelope({ ...delivery, eventData: null }, null)).toBeNull();
+  });
 });
 
 describe('webhookUrlProblem', () => {
