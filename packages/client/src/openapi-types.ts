@@ -100,7 +100,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The batch id (`bat_…`) */
+                /**
+                 * @description The batch id (`bat_…`)
+                 * @example bat_0123456789abcdefghijklmn
+                 */
                 batchId: string;
             };
             cookie?: never;
@@ -127,7 +130,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The batch id (`bat_…`) */
+                /**
+                 * @description The batch id (`bat_…`)
+                 * @example bat_0123456789abcdefghijklmn
+                 */
                 batchId: string;
             };
             cookie?: never;
@@ -228,7 +234,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The result set id (`rs_…`) */
+                /**
+                 * @description The result set id (`rs_…`)
+                 * @example rs_0123456789abcdefghijklmn
+                 */
                 resultSetId: string;
             };
             cookie?: never;
@@ -251,7 +260,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The result set id (`rs_…`) */
+                /**
+                 * @description The result set id (`rs_…`)
+                 * @example rs_0123456789abcdefghijklmn
+                 */
                 resultSetId: string;
             };
             cookie?: never;
@@ -274,7 +286,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The result set id (`rs_…`) */
+                /**
+                 * @description The result set id (`rs_…`)
+                 * @example rs_0123456789abcdefghijklmn
+                 */
                 resultSetId: string;
             };
             cookie?: never;
@@ -357,7 +372,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The batch id (`bat_…`) */
+                /**
+                 * @description The batch id (`bat_…`)
+                 * @example bat_0123456789abcdefghijklmn
+                 */
                 batchId: string;
             };
             cookie?: never;
@@ -380,7 +398,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The batch id (`bat_…`) */
+                /**
+                 * @description The batch id (`bat_…`)
+                 * @example bat_0123456789abcdefghijklmn
+                 */
                 batchId: string;
             };
             cookie?: never;
@@ -403,7 +424,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The batch id (`bat_…`) */
+                /**
+                 * @description The batch id (`bat_…`)
+                 * @example bat_0123456789abcdefghijklmn
+                 */
                 batchId: string;
             };
             cookie?: never;
@@ -578,7 +602,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @example key_0123456789abcdefghij */
+                /**
+                 * @description The key id (`key_…`)
+                 * @example key_0123456789abcdefghij
+                 */
                 keyId: string;
             };
             cookie?: never;
@@ -673,7 +700,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @example whep_0123456789abcdef01234567 */
+                /**
+                 * @description The webhook endpoint id (`whep_…`)
+                 * @example whep_0123456789abcdef01234567
+                 */
                 id: string;
             };
             cookie?: never;
@@ -704,7 +734,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @example whep_0123456789abcdef01234567 */
+                /**
+                 * @description The webhook endpoint id (`whep_…`)
+                 * @example whep_0123456789abcdef01234567
+                 */
                 id: string;
             };
             cookie?: never;
@@ -727,7 +760,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @example whep_0123456789abcdef01234567 */
+                /**
+                 * @description The webhook endpoint id (`whep_…`)
+                 * @example whep_0123456789abcdef01234567
+                 */
                 id: string;
             };
             cookie?: never;
@@ -750,7 +786,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @example whep_0123456789abcdef01234567 */
+                /**
+                 * @description The webhook endpoint id (`whep_…`)
+                 * @example whep_0123456789abcdef01234567
+                 */
                 id: string;
             };
             cookie?: never;
@@ -773,8 +812,15 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @example whep_0123456789abcdef01234567 */
+                /**
+                 * @description The webhook endpoint id (`whep_…`)
+                 * @example whep_0123456789abcdef01234567
+                 */
                 id: string;
+                /**
+                 * @description The delivery id (`msg_…`), its webhook-id header
+                 * @example msg_0123456789abcdef0123456789abcdef
+                 */
                 deliveryId: string;
             };
             cookie?: never;
@@ -797,7 +843,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @example job_0123456789abcdefghijklmn */
+                /**
+                 * @description The job id (`job_…`)
+                 * @example job_0123456789abcdefghijklmn
+                 */
                 jobId: string;
             };
             cookie?: never;
@@ -820,8 +869,15 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @example job_0123456789abcdefghijklmn */
+                /**
+                 * @description The job id (`job_…`)
+                 * @example job_0123456789abcdefghijklmn
+                 */
                 jobId: string;
+                /**
+                 * @description The delivery id (`msg_…`), its webhook-id header
+                 * @example msg_0123456789abcdef0123456789abcdef
+                 */
                 deliveryId: string;
             };
             cookie?: never;
@@ -868,7 +924,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @example mon_0123456789abcdefghijklmn */
+                /**
+                 * @description The monitor id (`mon_…`)
+                 * @example mon_0123456789abcdefghijklmn
+                 */
                 id: string;
             };
             cookie?: never;
@@ -899,7 +958,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @example mon_0123456789abcdefghijklmn */
+                /**
+                 * @description The monitor id (`mon_…`)
+                 * @example mon_0123456789abcdefghijklmn
+                 */
                 id: string;
             };
             cookie?: never;
@@ -922,7 +984,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @example mon_0123456789abcdefghijklmn */
+                /**
+                 * @description The monitor id (`mon_…`)
+                 * @example mon_0123456789abcdefghijklmn
+                 */
                 id: string;
             };
             cookie?: never;
@@ -934,6 +999,53 @@ export interface paths {
         get: operations["listMonitorRuns"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/privacy/objections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * People you received who objected to direct marketing, newest first (the feed of subject.objected)
+         * @description Each notice names a person who objected and proved it, with only the identifiers your own leads held and the jobs that delivered them. Their stored copies are already erased and no job delivers them again; remove them from your systems within the legal delay ([docs/data-protection.md](/docs/data-protection.md)).
+         */
+        get: operations["listObjectionNotices"];
+        put?: never;
+        /**
+         * Object to direct marketing with an email address, a domain or a phone (no key)
+         * @description Starts an objection; nothing changes until control is proven: an email address receives a single-use link (at most one mail an hour), a domain publishes the returned token in DNS or under /.well-known/, a phone is confirmed by an operator. The answer and its timing are the same whether or not the service holds the subject. At most 10 requests an hour per client network, and 5 per subject.
+         */
+        post: operations["requestObjection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/privacy/objections/{id}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The objection (`obj_…`) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Checks a domain objection's token in the domain's DNS and on its website
+         * @description Looks for the TXT record `_leadgen-objection.<domain>` holding `leadgen-objection=<token>`, or `http://<domain>/.well-known/leadgen-objection.txt` holding the token (as certificate authorities check control). Found: the objection is confirmed and applied within a minute. Counted in the client network's hourly window.
+         */
+        post: operations["verifyObjection"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1302,6 +1414,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "subject.objected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A person you received objected to direct marketing
+         * @description Sent to every enabled endpoint of each account that received the person in the last OBJECTION_NOTICE_DAYS (whatever the endpoint subscribes to: it is a legal notice), and to the `webhookUrl` of the jobs that delivered them. Remove or suppress the identifiers in your systems within the legal delay (GDPR art. 21: at once for direct marketing; CAN-SPAM: 10 business days). GET /api/v1/privacy/objections lists the same notices.
+         */
+        post: operations["event_subject_objected"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -1353,6 +1485,111 @@ export interface components {
             decisionMakerTitles?: string[];
             /** @description Shopify stores must have each of these channels (source shopify only). */
             requiredChannels?: ("email" | "phone" | "linkedin")[];
+        };
+        /**
+         * @description A batch: up to 1,000 generation requests run as ordinary jobs, deduplicated across the batch
+         * @example {
+         *       "name": "Dentists, Texas",
+         *       "maxCredits": 2000,
+         *       "requests": [
+         *         {
+         *           "category": "dentist",
+         *           "state": "US",
+         *           "city": "Austin",
+         *           "maxResults": 25
+         *         },
+         *         {
+         *           "category": "dentist",
+         *           "state": "US",
+         *           "city": "Round Rock",
+         *           "maxResults": 25
+         *         }
+         *       ]
+         *     }
+         */
+        BatchRequest: {
+            /** @description The generation requests, 1..1000, each exactly as POST /api/v1/leads/generate takes one */
+            requests: components["schemas"]["GenerationRequestInput"][];
+            /** @description Skip leads the account received in any earlier job, for every child (default false; a request may also say so itself) */
+            excludeDelivered?: boolean;
+            /** @description The most the batch may charge, in credits; a child starts only while its worst case still fits */
+            maxCredits?: number;
+            /** @description Where the batch's terminal event is POSTed, signed with the account's default webhook secret */
+            webhookUrl?: string;
+            /** @description A label for the batch, at most 200 characters */
+            name?: string;
+        };
+        /** @description Instead of `request`: each run submits these requests as one batch (excludeDelivered forced, maxCreditsPerRun as the batch's maxCredits); in a change, it replaces the batch (a monitor of one request becomes a batch monitor) */
+        MonitorBatchInput: {
+            /** @description The generation requests, 1..1000, each checked as POST /leads/batches checks one (pointers `#/batch/requests/3/state`); `excludeDelivered` is forced true, and `webhookUrl` belongs on the monitor */
+            requests: components["schemas"]["GenerationRequestInput"][];
+        };
+        /** @description Elapsed time (`every`, an ISO 8601 duration of weeks, days, hours, minutes, seconds) or wall-clock time (`cron`, five fields, read in the IANA `timezone`). Runs are at least MONITOR_MIN_INTERVAL_MS apart (1 hour by default). */
+        MonitorSchedule: {
+            /**
+             * @description An ISO 8601 duration such as PT6H or P1D
+             * @example PT6H
+             */
+            every: string;
+        } | {
+            /**
+             * @description Five fields: minute hour day-of-month month day-of-week
+             * @example 0 7 * * 1
+             */
+            cron: string;
+            /**
+             * @description An IANA time zone the expression is read in
+             * @example Europe/Berlin
+             */
+            timezone: string;
+        };
+        /**
+         * @description A new monitor: exactly one of `request` and `batch`; every problem is reported at once (400 validation_failed, with JSON pointers).
+         * @example {
+         *       "name": "New dentists in Austin, Mondays",
+         *       "request": {
+         *         "category": "dentist",
+         *         "state": "US",
+         *         "city": "Austin",
+         *         "maxResults": 25
+         *       },
+         *       "schedule": {
+         *         "cron": "0 7 * * 1",
+         *         "timezone": "America/Chicago"
+         *       }
+         *     }
+         */
+        MonitorInput: {
+            /** @description Your name for the monitor, 1..200 characters */
+            name: string;
+            /** @description The generation request each run submits (or `batch`, exactly one of the two); `excludeDelivered` is forced true, and `webhookUrl` belongs on the monitor */
+            request?: components["schemas"]["GenerationRequestInput"];
+            /** @description Instead of `request`: each run submits these requests as one batch (excludeDelivered forced, maxCreditsPerRun as the batch's maxCredits); in a change, it replaces the batch (a monitor of one request becomes a batch monitor) */
+            batch?: components["schemas"]["MonitorBatchInput"];
+            schedule: components["schemas"]["MonitorSchedule"];
+            /** @description Where each run's terminal event and monitor.paused are POSTed, signed with the account's default webhook secret */
+            webhookUrl?: string;
+            /** @description The most a run may reserve: the request's worst case must fit */
+            maxCreditsPerRun?: number;
+            /** @description false creates it paused; default true */
+            enabled?: boolean;
+        };
+        /** @description The fields to change, at least one (not both request and batch); only those change. */
+        MonitorUpdate: {
+            /** @description Your name for the monitor, 1..200 characters */
+            name?: string;
+            /** @description Replaces the request (a batch monitor becomes a monitor of one request); the next run uses it */
+            request?: components["schemas"]["GenerationRequestInput"];
+            /** @description Instead of `request`: each run submits these requests as one batch (excludeDelivered forced, maxCreditsPerRun as the batch's maxCredits); in a change, it replaces the batch (a monitor of one request becomes a batch monitor) */
+            batch?: components["schemas"]["MonitorBatchInput"];
+            /** @description Replaces the schedule; the next run moves at once */
+            schedule?: components["schemas"]["MonitorSchedule"];
+            /** @description null removes it */
+            webhookUrl?: string | null;
+            /** @description null removes the cap */
+            maxCreditsPerRun?: number | null;
+            /** @description false pauses it; true resumes it (its next run is the schedule’s next time from now) */
+            enabled?: boolean;
         };
         /**
          * GenerationRequest
@@ -2045,7 +2282,7 @@ export interface components {
              * @description The event sent
              * @enum {string}
              */
-            eventType: "job.completed" | "job.partial" | "job.empty" | "job.failed" | "job.cancelled" | "batch.completed" | "batch.partial" | "batch.empty" | "batch.failed" | "batch.cancelled" | "monitor.paused" | "ping";
+            eventType: "job.completed" | "job.partial" | "job.empty" | "job.failed" | "job.cancelled" | "batch.completed" | "batch.partial" | "batch.empty" | "batch.failed" | "batch.cancelled" | "monitor.paused" | "ping" | "subject.objected";
             /** @description null: the job's own `webhookUrl` */
             endpointId: string | null;
             /** @description The job the event is about (null for a ping) */
@@ -2164,8 +2401,8 @@ export interface components {
              * @description what was done ([docs/data-protection.md](/docs/data-protection.md) lists when each is recorded)
              * @enum {string}
              */
-            action: "key.created" | "key.revoked" | "key.changed" | "webhook_endpoint.created" | "webhook_endpoint.changed" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_default_secret.rotated" | "suppressions.changed" | "leads.exported" | "monitor.created" | "monitor.changed" | "monitor.paused" | "monitor.resumed" | "monitor.deleted" | "monitor.run_requested" | "subject.erased" | "account.deleted";
-            /** @description the API key id (key_…) that did it, or `operator` (the admin CLI) */
+            action: "key.created" | "key.revoked" | "key.changed" | "webhook_endpoint.created" | "webhook_endpoint.changed" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_default_secret.rotated" | "suppressions.changed" | "leads.exported" | "monitor.created" | "monitor.changed" | "monitor.paused" | "monitor.resumed" | "monitor.deleted" | "monitor.run_requested" | "subject.erased" | "subject.objected" | "objection.confirmed" | "objection.applied" | "account.deleted";
+            /** @description the API key id (key_…) that did it, `operator` (the admin CLI), `subject` (a person proving control of what they objected with) or `service` (a worker applying an objection) */
             actor: string;
             /** @description the X-Request-Id of the request that did it; null for the operator */
             requestId: string | null;
@@ -2184,82 +2421,10 @@ export interface components {
             /** @description pass it back as `cursor` for the next page; null on the last */
             nextCursor: string | null;
         };
-        /** @description Elapsed time (`every`, an ISO 8601 duration of weeks, days, hours, minutes, seconds) or wall-clock time (`cron`, five fields, read in the IANA `timezone`). Runs are at least MONITOR_MIN_INTERVAL_MS apart (1 hour by default). */
-        MonitorSchedule: {
-            /**
-             * @description An ISO 8601 duration such as PT6H or P1D
-             * @example PT6H
-             */
-            every: string;
-        } | {
-            /**
-             * @description Five fields: minute hour day-of-month month day-of-week
-             * @example 0 7 * * 1
-             */
-            cron: string;
-            /**
-             * @description An IANA time zone the expression is read in
-             * @example Europe/Berlin
-             */
-            timezone: string;
-        };
-        /** @description A batch monitor's requests: each run is a batch of them ([docs/api.md#batches](/docs/api.md#batches)) */
-        MonitorBatchInput: {
-            /** @description The generation requests, 1..1000, each checked as POST /leads/batches checks one (pointers `#/batch/requests/3/state`); `excludeDelivered` is forced true, and `webhookUrl` belongs on the monitor */
-            requests: components["schemas"]["GenerationRequestInput"][];
-        };
         /** @description A batch monitor's requests */
         MonitorBatch: {
             /** @description The normalised requests of each run’s batch */
             requests: components["schemas"]["GenerationRequest"][];
-        };
-        /**
-         * @description A new monitor: exactly one of `request` and `batch`; every problem is reported at once (400 validation_failed, with JSON pointers).
-         * @example {
-         *       "name": "New dentists in Austin, Mondays",
-         *       "request": {
-         *         "category": "dentist",
-         *         "state": "US",
-         *         "city": "Austin",
-         *         "maxResults": 25
-         *       },
-         *       "schedule": {
-         *         "cron": "0 7 * * 1",
-         *         "timezone": "America/Chicago"
-         *       }
-         *     }
-         */
-        MonitorInput: {
-            /** @description Your name for the monitor, 1..200 characters */
-            name: string;
-            /** @description The generation request each run submits (or `batch`, exactly one of the two); `excludeDelivered` is forced true, and `webhookUrl` belongs on the monitor */
-            request?: components["schemas"]["GenerationRequestInput"];
-            /** @description Instead of `request`: each run submits these requests as one batch (excludeDelivered forced, maxCreditsPerRun as the batch's maxCredits) */
-            batch?: components["schemas"]["MonitorBatchInput"];
-            schedule: components["schemas"]["MonitorSchedule"];
-            /** @description Where each run's terminal event and monitor.paused are POSTed, signed with the account's default webhook secret */
-            webhookUrl?: string;
-            /** @description The most a run may reserve: the request's worst case must fit */
-            maxCreditsPerRun?: number;
-            /** @description false creates it paused; default true */
-            enabled?: boolean;
-        };
-        /** @description The fields to change, at least one (not both request and batch); only those change. */
-        MonitorUpdate: {
-            /** @description Your name for the monitor, 1..200 characters */
-            name?: string;
-            /** @description Replaces the request (a batch monitor becomes a monitor of one request); the next run uses it */
-            request?: components["schemas"]["GenerationRequestInput"];
-            /** @description Replaces the batch (a monitor of one request becomes a batch monitor) */
-            batch?: components["schemas"]["MonitorBatchInput"];
-            /** @description Replaces the schedule; the next run moves at once */
-            schedule?: components["schemas"]["MonitorSchedule"];
-            /** @description null removes it */
-            webhookUrl?: string | null;
-            /** @description null removes the cap */
-            maxCreditsPerRun?: number | null;
-            /** @description false pauses it; true resumes it (its next run is the schedule’s next time from now) */
-            enabled?: boolean;
         };
         /** @description A generation request run on a schedule; each run delivers and bills only leads the account never had */
         Monitor: {
@@ -2411,42 +2576,6 @@ export interface components {
              */
             pausedAt: string;
         };
-        /**
-         * @description A batch: up to 1,000 generation requests run as ordinary jobs, deduplicated across the batch
-         * @example {
-         *       "name": "Dentists, Texas",
-         *       "maxCredits": 2000,
-         *       "requests": [
-         *         {
-         *           "category": "dentist",
-         *           "state": "US",
-         *           "city": "Austin",
-         *           "maxResults": 25
-         *         },
-         *         {
-         *           "category": "dentist",
-         *           "state": "US",
-         *           "city": "Round Rock",
-         *           "maxResults": 25
-         *         }
-         *       ]
-         *     }
-         */
-        BatchRequest: {
-            /** @description The generation requests, 1..1000, each exactly as POST /api/v1/leads/generate takes one */
-            requests: components["schemas"]["GenerationRequestInput"][];
-            /** @description Skip leads the account received in any earlier job, for every child (default false) */
-            excludeDelivered?: boolean;
-            /** @description The most the batch may charge; a child starts only while its worst case still fits */
-            maxCredits?: number;
-            /**
-             * Format: uri
-             * @description Where the batch's terminal event is POSTed, signed with the account's default webhook secret
-             */
-            webhookUrl?: string;
-            /** @description A label for the batch */
-            name?: string;
-        };
         /** @description A batch body: its counters are kept by its children's settlements; `terminal` once every child is terminal */
         Batch: {
             /** @description The batch id (`bat_…`) */
@@ -2516,6 +2645,146 @@ export interface components {
                 /** @description Credits charged */
                 creditsCharged: number;
             };
+        };
+        /** @description Exactly one subject: the one whose control you will prove */
+        ObjectionRequest: {
+            /** @description an email address: a single-use confirmation link is sent to it */
+            email?: string;
+            /** @description a domain, bare or as a URL: proven by a DNS TXT record or a /.well-known/ file */
+            domain?: string;
+            /** @description a phone number in international form: confirmed by an operator */
+            phone?: string;
+        };
+        /** @description The objection waits for proof of control; the answer is the same whether or not the service holds the subject */
+        ObjectionPending: {
+            /**
+             * @description email
+             * @constant
+             */
+            kind: "email";
+            /**
+             * @description pending
+             * @constant
+             */
+            status: "pending";
+            /** @description What happens next */
+            detail: string;
+            /** @description How long the mailed link works (OBJECTION_LINK_TTL_HOURS) */
+            linkValidHours: number;
+        } | {
+            /**
+             * @description domain
+             * @constant
+             */
+            kind: "domain";
+            /**
+             * @description pending
+             * @constant
+             */
+            status: "pending";
+            /** @description obj_… */
+            objectionId: string;
+            /**
+             * Format: date-time
+             * @description Until when the token may be published and verified
+             */
+            expiresAt: string;
+            /** @description Publish either */
+            proof: {
+                /** @description A TXT record */
+                dnsTxt: {
+                    /** @description Its name */
+                    name: string;
+                    /** @description Its value */
+                    value: string;
+                };
+                /** @description A file on the website */
+                wellKnown: {
+                    /** @description Where */
+                    url: string;
+                    /** @description Its whole content */
+                    content: string;
+                };
+            };
+            /** @description POST here once published */
+            verifyUrl: string;
+            /** @description What happens next */
+            detail: string;
+        } | {
+            /**
+             * @description phone
+             * @constant
+             */
+            kind: "phone";
+            /**
+             * @description pending
+             * @constant
+             */
+            status: "pending";
+            /** @description obj_…: quote it to the operator */
+            objectionId: string;
+            /** @description What happens next */
+            detail: string;
+        };
+        /** @description The domain's control is proven */
+        ObjectionConfirmed: {
+            /** @description obj_… */
+            objectionId: string;
+            /**
+             * @description domain
+             * @constant
+             */
+            kind: "domain";
+            /**
+             * @description confirmed: applied within a minute
+             * @constant
+             */
+            status: "confirmed";
+            /**
+             * @description What showed the token
+             * @enum {string}
+             */
+            proof: "dns_txt" | "well_known";
+        };
+        /** @description A person who objected to direct marketing, told to every account that received them */
+        ObjectionNotice: {
+            /** @description This notice */
+            noticeId: string;
+            /** @description The objection (obj_…) */
+            objectionId: string;
+            /** @description What the person objected with */
+            subject: {
+                /**
+                 * @description email, domain or phone
+                 * @enum {string}
+                 */
+                kind: "email" | "domain" | "phone";
+                /** @description In its normal form */
+                value: string;
+            };
+            /** @description The subject's values your own leads held (never more): stop using them for direct marketing */
+            identifiers: {
+                /** @description Email addresses (for a domain: the ones on it) */
+                emails: string[];
+                /** @description Phone numbers (E.164) */
+                phones: string[];
+                /** @description Domains */
+                domains: string[];
+            };
+            /** @description Your jobs that delivered them (their stored copies are now erased) */
+            jobIds: string[];
+            /**
+             * Format: date-time
+             * @description When the objection was applied
+             */
+            objectedAt: string;
+        };
+        /** @description One page of the notices */
+        ObjectionNoticePage: {
+            /** @description newest first */
+            items: components["schemas"]["ObjectionNotice"][];
+            /** @description pass it back as `cursor` for the next page; null on the last */
+            nextCursor: string | null;
         };
         ApiKey: {
             /** @description The key id (key_…), not the secret */
@@ -2590,7 +2859,7 @@ export interface components {
              * @description The stable code to branch on ([docs/errors.md](/docs/errors.md))
              * @enum {string}
              */
-            code: "validation_failed" | "malformed_json" | "malformed_path" | "malformed_request" | "idempotency_key_missing" | "idempotency_key_invalid" | "unauthorized" | "insufficient_credits" | "job_not_found" | "not_found" | "leads_expired" | "method_not_allowed" | "request_timeout" | "job_not_cancellable" | "batch_not_found" | "batch_not_cancellable" | "payload_too_large" | "unsupported_media_type" | "unsupported_content_encoding" | "expectation_failed" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable" | "webhook_endpoint_not_found" | "webhook_delivery_not_found" | "webhook_endpoint_limit" | "webhook_endpoint_disabled" | "webhook_delivery_pending" | "webhook_secret_already_revealed" | "monitor_not_found" | "monitor_limit" | "monitor_run_in_progress" | "suppression_limit" | "insufficient_scope" | "scope_not_held" | "test_mode_unsupported" | "api_key_not_found" | "api_key_limit";
+            code: "validation_failed" | "malformed_json" | "malformed_path" | "malformed_request" | "idempotency_key_missing" | "idempotency_key_invalid" | "unauthorized" | "insufficient_credits" | "job_not_found" | "not_found" | "leads_expired" | "method_not_allowed" | "request_timeout" | "job_not_cancellable" | "batch_not_found" | "batch_not_cancellable" | "payload_too_large" | "unsupported_media_type" | "unsupported_content_encoding" | "expectation_failed" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable" | "webhook_endpoint_not_found" | "webhook_delivery_not_found" | "webhook_endpoint_limit" | "webhook_endpoint_disabled" | "webhook_delivery_pending" | "webhook_secret_already_revealed" | "monitor_not_found" | "monitor_limit" | "monitor_run_in_progress" | "suppression_limit" | "objection_not_found" | "objection_not_proven" | "insufficient_scope" | "scope_not_held" | "test_mode_unsupported" | "api_key_not_found" | "api_key_limit";
             /** @description The request id; quote it to support */
             requestId?: string;
             /** @description validation_failed: every problem, a JSON Pointer each */
@@ -3215,7 +3484,10 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @description The batch id (`bat_…`) */
+                /**
+                 * @description The batch id (`bat_…`)
+                 * @example bat_0123456789abcdefghijklmn
+                 */
                 batchId: string;
             };
             cookie?: never;
@@ -3273,7 +3545,10 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @description The batch id (`bat_…`) */
+                /**
+                 * @description The batch id (`bat_…`)
+                 * @example bat_0123456789abcdefghijklmn
+                 */
                 batchId: string;
             };
             cookie?: never;
@@ -3337,7 +3612,10 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @description The batch id (`bat_…`) */
+                /**
+                 * @description The batch id (`bat_…`)
+                 * @example bat_0123456789abcdefghijklmn
+                 */
                 batchId: string;
             };
             cookie?: never;
@@ -3624,7 +3902,10 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @description The result set id (`rs_…`) */
+                /**
+                 * @description The result set id (`rs_…`)
+                 * @example rs_0123456789abcdefghijklmn
+                 */
                 resultSetId: string;
             };
             cookie?: never;
@@ -3688,7 +3969,10 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @description The result set id (`rs_…`) */
+                /**
+                 * @description The result set id (`rs_…`)
+                 * @example rs_0123456789abcdefghijklmn
+                 */
                 resultSetId: string;
             };
             cookie?: never;
@@ -3756,7 +4040,10 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @description The result set id (`rs_…`) */
+                /**
+                 * @description The result set id (`rs_…`)
+                 * @example rs_0123456789abcdefghijklmn
+                 */
                 resultSetId: string;
             };
             cookie?: never;
@@ -4040,7 +4327,10 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @description The batch id (`bat_…`) */
+                /**
+                 * @description The batch id (`bat_…`)
+                 * @example bat_0123456789abcdefghijklmn
+                 */
                 batchId: string;
             };
             cookie?: never;
@@ -4104,7 +4394,10 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @description The batch id (`bat_…`) */
+                /**
+                 * @description The batch id (`bat_…`)
+                 * @example bat_0123456789abcdefghijklmn
+                 */
                 batchId: string;
             };
             cookie?: never;
@@ -4172,7 +4465,10 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @description The batch id (`bat_…`) */
+                /**
+                 * @description The batch id (`bat_…`)
+                 * @example bat_0123456789abcdefghijklmn
+                 */
                 batchId: string;
             };
             cookie?: never;
@@ -4317,7 +4613,7 @@ export interface operations {
                 kind?: "domain" | "email" | "phone";
                 /** @description Entries per page */
                 limit?: number;
-                /** @description nextCursor of the previous page */
+                /** @description The previous page's `nextCursor` (opaque) */
                 cursor?: string;
             };
             header?: {
@@ -4410,13 +4706,13 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description bare domains or URLs, any case (`www.` is dropped) */
+                    /** @description Bare domains or URLs, any case (`www.` is dropped): `acme.com`, `https://www.acme.com/contact` */
                     domains?: string[];
-                    /** @description email addresses, any case */
+                    /** @description Email addresses, any case */
                     emails?: string[];
-                    /** @description phone numbers in international form (+ and country code) */
+                    /** @description Phone numbers in international form (+ and country code): `+1 512 555 0100` */
                     phones?: string[];
-                };
+                } | unknown | unknown | unknown;
             };
         };
         responses: {
@@ -4498,13 +4794,13 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description bare domains or URLs, any case (`www.` is dropped) */
+                    /** @description Bare domains or URLs, any case (`www.` is dropped): `acme.com`, `https://www.acme.com/contact` */
                     domains?: string[];
-                    /** @description email addresses, any case */
+                    /** @description Email addresses, any case */
                     emails?: string[];
-                    /** @description phone numbers in international form (+ and country code) */
+                    /** @description Phone numbers in international form (+ and country code): `+1 512 555 0100` */
                     phones?: string[];
-                };
+                } | unknown | unknown | unknown;
             };
         };
         responses: {
@@ -4571,7 +4867,7 @@ export interface operations {
                 /** @description The previous page's `nextCursor` (opaque) */
                 cursor?: string;
                 /** @description Only events of this action */
-                action?: "key.created" | "key.revoked" | "key.changed" | "webhook_endpoint.created" | "webhook_endpoint.changed" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_default_secret.rotated" | "suppressions.changed" | "leads.exported" | "monitor.created" | "monitor.changed" | "monitor.paused" | "monitor.resumed" | "monitor.deleted" | "monitor.run_requested" | "subject.erased" | "account.deleted";
+                action?: "key.created" | "key.revoked" | "key.changed" | "webhook_endpoint.created" | "webhook_endpoint.changed" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_default_secret.rotated" | "suppressions.changed" | "leads.exported" | "monitor.created" | "monitor.changed" | "monitor.paused" | "monitor.resumed" | "monitor.deleted" | "monitor.run_requested" | "subject.erased" | "subject.objected" | "objection.confirmed" | "objection.applied" | "account.deleted";
             };
             header?: {
                 /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
@@ -5040,7 +5336,10 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @example key_0123456789abcdefghij */
+                /**
+                 * @description The key id (`key_…`)
+                 * @example key_0123456789abcdefghij
+                 */
                 keyId: string;
             };
             cookie?: never;
@@ -5105,7 +5404,10 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @example key_0123456789abcdefghij */
+                /**
+                 * @description The key id (`key_…`)
+                 * @example key_0123456789abcdefghij
+                 */
                 keyId: string;
             };
             cookie?: never;
@@ -5170,7 +5472,10 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @example key_0123456789abcdefghij */
+                /**
+                 * @description The key id (`key_…`)
+                 * @example key_0123456789abcdefghij
+                 */
                 keyId: string;
             };
             cookie?: never;
@@ -5421,11 +5726,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description https (plain http only in development or with WEBHOOK_ALLOW_PRIVATE_NETWORKS); its host must resolve to public addresses only */
+                    /** @description Where events are POSTed: an https URL whose host resolves to public addresses only */
                     url: string;
-                    /** @description The events to send: the job events, the batch events, and monitor.paused */
+                    /** @description The events to receive: job.completed, job.partial, job.empty, job.failed, job.cancelled, batch.completed, batch.partial, batch.empty, batch.failed, batch.cancelled, monitor.paused */
                     events: ("job.completed" | "job.partial" | "job.empty" | "job.failed" | "job.cancelled" | "batch.completed" | "batch.partial" | "batch.empty" | "batch.failed" | "batch.cancelled" | "monitor.paused")[];
-                    /** @description Your note about the endpoint */
+                    /** @description Your note about the endpoint, at most 500 characters */
                     description?: string;
                 };
             };
@@ -5493,7 +5798,10 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @example whep_0123456789abcdef01234567 */
+                /**
+                 * @description The webhook endpoint id (`whep_…`)
+                 * @example whep_0123456789abcdef01234567
+                 */
                 id: string;
             };
             cookie?: never;
@@ -5558,7 +5866,10 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @example whep_0123456789abcdef01234567 */
+                /**
+                 * @description The webhook endpoint id (`whep_…`)
+                 * @example whep_0123456789abcdef01234567
+                 */
                 id: string;
             };
             cookie?: never;
@@ -5621,7 +5932,10 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @example whep_0123456789abcdef01234567 */
+                /**
+                 * @description The webhook endpoint id (`whep_…`)
+                 * @example whep_0123456789abcdef01234567
+                 */
                 id: string;
             };
             cookie?: never;
@@ -5629,13 +5943,13 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description https (plain http only in development or with WEBHOOK_ALLOW_PRIVATE_NETWORKS); its host must resolve to public addresses only */
+                    /** @description Where events are POSTed: an https URL whose host resolves to public addresses only */
                     url?: string;
-                    /** @description The events to send: the job events, the batch events, and monitor.paused */
+                    /** @description The events to receive: job.completed, job.partial, job.empty, job.failed, job.cancelled, batch.completed, batch.partial, batch.empty, batch.failed, batch.cancelled, monitor.paused */
                     events?: ("job.completed" | "job.partial" | "job.empty" | "job.failed" | "job.cancelled" | "batch.completed" | "batch.partial" | "batch.empty" | "batch.failed" | "batch.cancelled" | "monitor.paused")[];
-                    /** @description Your note (null removes it) */
+                    /** @description Your note (null or empty removes it) */
                     description?: string | null;
-                    /** @description true enables a disabled endpoint; false disables it */
+                    /** @description false disables the endpoint; true enables it again (and forgets its failure streak) */
                     enabled?: boolean;
                 };
             };
@@ -5702,7 +6016,10 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @example whep_0123456789abcdef01234567 */
+                /**
+                 * @description The webhook endpoint id (`whep_…`)
+                 * @example whep_0123456789abcdef01234567
+                 */
                 id: string;
             };
             cookie?: never;
@@ -5767,7 +6084,10 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @example whep_0123456789abcdef01234567 */
+                /**
+                 * @description The webhook endpoint id (`whep_…`)
+                 * @example whep_0123456789abcdef01234567
+                 */
                 id: string;
             };
             cookie?: never;
@@ -5839,7 +6159,7 @@ export interface operations {
             query?: {
                 /** @description Deliveries per page */
                 limit?: number;
-                /** @description nextCursor of the previous page */
+                /** @description The previous page's `nextCursor` (opaque) */
                 cursor?: string;
                 /** @description Only deliveries in this state */
                 status?: "pending" | "succeeded" | "failed";
@@ -5849,7 +6169,10 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @example whep_0123456789abcdef01234567 */
+                /**
+                 * @description The webhook endpoint id (`whep_…`)
+                 * @example whep_0123456789abcdef01234567
+                 */
                 id: string;
             };
             cookie?: never;
@@ -5921,8 +6244,15 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @example whep_0123456789abcdef01234567 */
+                /**
+                 * @description The webhook endpoint id (`whep_…`)
+                 * @example whep_0123456789abcdef01234567
+                 */
                 id: string;
+                /**
+                 * @description The delivery id (`msg_…`), its webhook-id header
+                 * @example msg_0123456789abcdef0123456789abcdef
+                 */
                 deliveryId: string;
             };
             cookie?: never;
@@ -5997,7 +6327,10 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @example job_0123456789abcdefghijklmn */
+                /**
+                 * @description The job id (`job_…`)
+                 * @example job_0123456789abcdefghijklmn
+                 */
                 jobId: string;
             };
             cookie?: never;
@@ -6056,8 +6389,15 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @example job_0123456789abcdefghijklmn */
+                /**
+                 * @description The job id (`job_…`)
+                 * @example job_0123456789abcdefghijklmn
+                 */
                 jobId: string;
+                /**
+                 * @description The delivery id (`msg_…`), its webhook-id header
+                 * @example msg_0123456789abcdef0123456789abcdef
+                 */
                 deliveryId: string;
             };
             cookie?: never;
@@ -6254,7 +6594,10 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @example mon_0123456789abcdefghijklmn */
+                /**
+                 * @description The monitor id (`mon_…`)
+                 * @example mon_0123456789abcdefghijklmn
+                 */
                 id: string;
             };
             cookie?: never;
@@ -6319,7 +6662,10 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @example mon_0123456789abcdefghijklmn */
+                /**
+                 * @description The monitor id (`mon_…`)
+                 * @example mon_0123456789abcdefghijklmn
+                 */
                 id: string;
             };
             cookie?: never;
@@ -6382,7 +6728,10 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @example mon_0123456789abcdefghijklmn */
+                /**
+                 * @description The monitor id (`mon_…`)
+                 * @example mon_0123456789abcdefghijklmn
+                 */
                 id: string;
             };
             cookie?: never;
@@ -6450,13 +6799,16 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description 1..255 printable ASCII characters; `"abc"` and `abc` are one key */
+                /** @description 1..255 printable ASCII characters; `"abc"` and `abc` are one key. */
                 "Idempotency-Key": string;
                 /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @example mon_0123456789abcdefghijklmn */
+                /**
+                 * @description The monitor id (`mon_…`)
+                 * @example mon_0123456789abcdefghijklmn
+                 */
                 id: string;
             };
             cookie?: never;
@@ -6541,7 +6893,10 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @example mon_0123456789abcdefghijklmn */
+                /**
+                 * @description The monitor id (`mon_…`)
+                 * @example mon_0123456789abcdefghijklmn
+                 */
                 id: string;
             };
             cookie?: never;
@@ -6585,6 +6940,171 @@ export interface operations {
                 };
             };
             405: components["responses"]["Problem405"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listObjectionNotices: {
+        parameters: {
+            query?: {
+                /** @description Notices per page */
+                limit?: number;
+                /** @description The previous page's `nextCursor` (opaque) */
+                cursor?: string;
+            };
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of notices */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ObjectionNoticePage"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `read` (read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["Problem405"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    requestObjection: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ObjectionRequest"];
+            };
+        };
+        responses: {
+            /** @description Pending proof */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ObjectionPending"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            405: components["responses"]["Problem405"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    verifyObjection: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The objection (`obj_…`) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Confirmed */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ObjectionConfirmed"];
+                };
+            };
+            /** @description objection_not_found: no pending domain objection with this id, or its token expired */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["Problem405"];
+            /** @description objection_not_proven: neither proof shows the token yet */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
@@ -7551,6 +8071,61 @@ export interface operations {
                      */
                     timestamp: string;
                     data: components["schemas"]["MonitorPausedData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled (reason `gone`) and nothing more is sent to it */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Answer within 15 s (WEBHOOK_TIMEOUT_MS); redirects are not followed */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (±20 %) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_subject_objected: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id (`msg_…`): the same on every attempt of one event; deduplicate on it */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; refuse one more than 5 minutes off */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">`, one per secret in force (two for 24 h after a rotation). Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The event type
+                     * @constant
+                     */
+                    type: "subject.objected";
+                    /**
+                     * Format: date-time
+                     * @description When the objection was applied
+                     */
+                    timestamp: string;
+                    data: components["schemas"]["ObjectionNotice"];
                 };
             };
         };

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { ID_PATTERNS, errors, monitorErrors, webhookErrors } from '@leadgen/domain';
+import { ID_PATTERNS, errors, monitorErrors, scopeErrors, webhookErrors } from '@leadgen/domain';
 import { idParam } from '../http/request-validation';
 
 // The ids a path names, each with the answer a malformed one gets (the 404 of an unknown one). The route
@@ -22,6 +22,9 @@ const ids = {
   monitorId: idParam(ID_PATTERNS.monitor, monitorErrors.notFound)
     .description('The monitor id (`mon_…`)')
     .example('mon_0123456789abcdefghijklmn'),
+  apiKeyId: idParam(ID_PATTERNS.apiKey, scopeErrors.apiKeyNotFound)
+    .description('The key id (`key_…`)')
+    .example('key_0123456789abcdefghij'),
 };
 
 export const jobPath = Joi.object({ jobId: ids.jobId });
@@ -31,10 +34,12 @@ export const webhookEndpointPath = Joi.object({ id: ids.webhookEndpointId });
 export const webhookDeliveryPath = Joi.object({ id: ids.webhookEndpointId, deliveryId: ids.deliveryId });
 export const jobDeliveryPath = Joi.object({ jobId: ids.jobId, deliveryId: ids.deliveryId });
 export const monitorPath = Joi.object({ id: ids.monitorId });
+export const keyPath = Joi.object({ keyId: ids.apiKeyId });
 
 export type JobPath = { jobId: string };
 export type BatchPath = { batchId: string };
 export type ResultSetPath = { resultSetId: string };
 export type IdPath = { id: string };
+export type KeyPath = { keyId: string };
 export type DeliveryPath = { id: string; deliveryId: string };
 export type JobDeliveryPath = { jobId: string; deliveryId: string };

@@ -17,12 +17,12 @@ import {
   type Schema,
 } from '../../openapi/openapi-schemas';
 import { changeKeyRoute, createKeyRoute, getKeyRoute, listKeysRoute, revokeKeyRoute } from './keys-route';
-import { KEY_NAME_MAX, KEYS_PAGE_DEFAULT, KEYS_PAGE_LIMIT } from './keys-schema';
+import { keyPath } from '../path-params';
+import { changeKeySchema, createKeySchema, KEY_NAME_MAX, KEYS_PAGE_DEFAULT, KEYS_PAGE_LIMIT, listKeysQuerySchema } from './keys-schema';
 
 // The account's API keys (decision 036), managed by any of its keys that holds the `keys` scope; the `read` rate limit.
 
 const notFound = problemResponse("api_key_not_found (also another account's key)");
-const keyIdParam = { name: 'keyId', in: 'path', required: true, schema: str, example: 'key_0123456789abcdefghij' };
 const json = (schema: Schema) => ({ 'application/json': { schema } });
 const answer = (description: string, schema: Schema, extraHeaders: Record<string, unknown> = {}) => ({
   description,
@@ -43,6 +43,7 @@ export const keyEndpoints: Endpoint[] = [
     scope: 'keys',
     rateLimit: { policy: 'read' },
     body: { limitBytes: JSON_BODY_LIMIT_BYTES },
+    request: { body: createKeySchema },
     handler: createKeyRoute,
     operation: {
       tags: ['keys'],
@@ -80,6 +81,7 @@ export const keyEndpoints: Endpoint[] = [
     auth: 'key',
     scope: 'keys',
     rateLimit: { policy: 'read' },
+    request: { query: listKeysQuerySchema },
     handler: listKeysRoute,
     operation: {
       tags: ['keys'],
@@ -104,7 +106,7 @@ export const keyEndpoints: Endpoint[] = [
     auth: 'key',
     scope: 'keys',
     rateLimit: { policy: 'read' },
-    pathParameters: [keyIdParam],
+    request: { params: keyPath },
     handler: getKeyRoute,
     operation: {
       tags: ['keys'],
@@ -121,6 +123,7 @@ export const keyEndpoints: Endpoint[] = [
     scope: 'keys',
     rateLimit: { policy: 'read' },
     body: { limitBytes: JSON_BODY_LIMIT_BYTES },
+    request: { params: keyPath, body: changeKeySchema },
     handler: changeKeyRoute,
     operation: {
       tags: ['keys'],
@@ -145,6 +148,7 @@ export const keyEndpoints: Endpoint[] = [
     auth: 'key',
     scope: 'keys',
     rateLimit: { policy: 'read' },
+    request: { params: keyPath },
     handler: revokeKeyRoute,
     operation: {
       tags: ['keys'],

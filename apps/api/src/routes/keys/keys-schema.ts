@@ -52,18 +52,6 @@ export interface KeyInput {
   expiresAt?: Date | null;
 }
 
-/** Validates a body against its schema, every problem at once (400 validation_failed). */
-export function parseKeyBody(schema: Joi.ObjectSchema, body: unknown): KeyInput {
-  const unsafe = unsafeContentProblems(body);
-  const { value, error } = schema.validate(body, { abortEarly: false, errors: { wrap: { label: false } } });
-  if (error || unsafe.length > 0) {
-    const flagged = new Set(unsafe.map((p) => p.pointer));
-    const problems: FieldProblem[] = (error?.details ?? []).map((d) => ({ pointer: jsonPointer(d.path), detail: d.message }));
-    throw errors.validation([...unsafe, ...problems.filter((p) => !flagged.has(p.pointer))]);
-  }
-  return value as KeyInput;
-}
-
 const keysCursor = Joi.string()
   .max(512)
   .custom((value: string, helpers) => {

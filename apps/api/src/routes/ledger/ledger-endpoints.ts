@@ -3,7 +3,7 @@ import type { Endpoint } from '../../http/route-table';
 import { d, hdr, int, limited, nullable, object, pick, query, str, time } from '../../openapi/openapi-schemas';
 import { LEDGER_CSV_COLUMNS } from '../../presenters/ledger-presenter';
 import { LEDGER_ROWS_PER_UNIT, ledgerCsvRoute, ledgerRoute, usageRoute } from './ledger-route';
-import { LEDGER_PAGE_DEFAULT, LEDGER_PAGE_LIMIT, USAGE_DEFAULT_DAYS, USAGE_MAX_DAYS } from './ledger-schema';
+import { LEDGER_PAGE_DEFAULT, LEDGER_PAGE_LIMIT, ledgerQuerySchema, USAGE_DEFAULT_DAYS, USAGE_MAX_DAYS, usageQuerySchema } from './ledger-schema';
 
 // The account's credit history for its owner (decision 036): the ledger's rows, as JSON pages or CSV, and usage per
 // day and source. The `read` scope and rate limit; the CSV path is declared first, as the leads' downloads are.
@@ -40,6 +40,7 @@ export const ledgerEndpoints: Endpoint[] = [
     auth: 'key',
     scope: 'read',
     rateLimit: { policy: 'read', weight: `1 + 1 per ${LEDGER_ROWS_PER_UNIT} rows streamed, charged before the first byte` },
+    request: { query: ledgerQuerySchema },
     handler: ledgerCsvRoute,
     operation: {
       tags: ['account'],
@@ -63,6 +64,7 @@ export const ledgerEndpoints: Endpoint[] = [
     auth: 'key',
     scope: 'read',
     rateLimit: { policy: 'read' },
+    request: { query: ledgerQuerySchema },
     handler: ledgerRoute,
     operation: {
       tags: ['account'],
@@ -97,6 +99,7 @@ export const ledgerEndpoints: Endpoint[] = [
     auth: 'key',
     scope: 'read',
     rateLimit: { policy: 'read' },
+    request: { query: usageQuerySchema },
     handler: usageRoute,
     operation: {
       tags: ['account'],

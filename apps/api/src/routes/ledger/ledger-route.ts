@@ -4,13 +4,14 @@ import { countLedgerEntries, type LedgerEntryRecord } from '@leadgen/db';
 import { logger } from '@leadgen/logger';
 import type { ApiDependencies } from '../../dependencies';
 import { authenticatedAccount } from '../../http/authenticate';
-import { linkNext, nextPageUrl, parseQuery } from '../../http/paging';
+import { linkNext, nextPageUrl } from '../../http/paging';
+import type { Valid } from '../../http/request-validation';
 import { chargeRateLimit } from '../../http/rate-limit';
 import { write } from '../../lead-export';
 import { LEDGER_CSV_COLUMNS, presentLedgerEntry } from '../../presenters/ledger-presenter';
 import { ledgerBatch, ledgerRange, listLedger, usage } from '../../use-cases/account-ledger';
 import { holdExportSlot } from '../../use-cases/export-slots';
-import { ledgerQuerySchema, usageQuerySchema, type LedgerQuery, type UsageQuery } from './ledger-schema';
+import type { LedgerQuery, UsageQuery } from './ledger-schema';
 
 /** Ledger rows are small: one call more in the `read` window per this many rows an export streams. */
 export const LEDGER_ROWS_PER_UNIT = 1000;
@@ -18,9 +19,8 @@ const EXPORT_BATCH = 1000;
 
 /** GET /api/v1/account/ledger: a page of the account's ledger, oldest first. */
 export function ledgerRoute(deps: ApiDependencies) {
-  return async (req: Request, res: Response): Promise<void> => {
+  return async (req: Request, res: Response, { query }: Valid<unknown, LedgerQuery>): Promise<void> => {
     const account = authenticatedAccount(res.locals);
-    const query = parseQuery<LedgerQuery>(ledgerQuerySchema, req.query);
     const page = await listLedger(deps, account.id, query);
     res.setHeader('Cache-Control', 'no-store');
     if (page.nextCursor) res.setHeader('Link', linkNext(nextPageUrl(req, deps.config.http.publicBaseUrl, page.nextCursor)));
@@ -44,9 +44,8 @@ const csv = (rows: LedgerEntryRecord[], header: boolean) =>
  * streams, as a lead export is (decision 027).
  */
 export function ledgerCsvRoute(deps: ApiDependencies) {
-  return async (req: Request, res: Response): Promise<void> => {
+  return async (req: Request, res: Response, { query }: Valid<unknown, LedgerQuery>): Promise<void> => {
     const account = authenticatedAccount(res.locals);
-    const query = parseQuery<LedgerQuery>(ledgerQuerySchema, req.query);
     const release = await holdExportSlot(deps, account.id);
     try {
       const estimate = await countLedgerEntries(deps.db, account.id, ledgerRange(query), query.cursor ?? null);
@@ -77,9 +76,8 @@ export function ledgerCsvRoute(deps: ApiDependencies) {
 
 /** GET /api/v1/account/usage: charges per UTC day and source, with totals. */
 export function usageRoute(deps: ApiDependencies) {
-  return async (req: Request, res: Response): Promise<void> => {
+  return async (req: Request, res: Response, { query }: Valid<unknown, UsageQuery>): Promise<void> => {
     const account = authenticatedAccount(res.locals);
-    const query = parseQuery<UsageQuery>(usageQuerySchema, req.query);
     res.setHeader('Cache-Control', 'no-store');
     res.json(await usage(deps, account.id, query));
   };

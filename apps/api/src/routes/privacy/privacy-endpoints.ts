@@ -1,7 +1,7 @@
 import { OBJECTIONS_PATH } from '@leadgen/domain';
 import type { Endpoint } from '../../http/route-table';
 import { hdr, limited, pick, problemResponse, query, ref, str } from '../../openapi/openapi-schemas';
-import { NOTICE_PAGE_DEFAULT, NOTICE_PAGE_LIMIT } from './privacy-schema';
+import { NOTICE_PAGE_DEFAULT, NOTICE_PAGE_LIMIT, noticesQuerySchema, objectionBodySchema, objectionPath } from './privacy-schema';
 import { listNoticesRoute, requestObjectionRoute, verifyObjectionRoute } from './privacy-route';
 
 // Objections by the people in the leads (decision 042): public, since they have no key; the feed of notices
@@ -14,7 +14,9 @@ export const privacyEndpoints: Endpoint[] = [
     method: 'get',
     path: OBJECTIONS_PATH,
     auth: 'key',
+    scope: 'read',
     rateLimit: { policy: 'read' },
+    request: { query: noticesQuerySchema },
     handler: listNoticesRoute,
     operation: {
       tags: ['privacy'],
@@ -41,6 +43,7 @@ export const privacyEndpoints: Endpoint[] = [
     path: OBJECTIONS_PATH,
     auth: 'public',
     body: { limitBytes: 1024 },
+    request: { body: objectionBodySchema },
     handler: requestObjectionRoute,
     operation: {
       tags: ['privacy'],
@@ -59,8 +62,8 @@ export const privacyEndpoints: Endpoint[] = [
     method: 'post',
     path: `${OBJECTIONS_PATH}/{id}/verify`,
     auth: 'public',
+    request: { params: objectionPath },
     handler: verifyObjectionRoute,
-    pathParameters: [{ name: 'id', in: 'path', required: true, description: 'The objection (obj_…)', schema: str }],
     operation: {
       tags: ['privacy'],
       operationId: 'verifyObjection',

@@ -1,6 +1,7 @@
 import Joi from 'joi';
-import { errors, normalizeSuppression, OBJECTION_ID_PATTERN, type FieldProblem, type ObjectionKind } from '@leadgen/domain';
-import { jsonPointer, unsafeContentProblems } from '../../http/body-guard';
+import { errors, normalizeSuppression, OBJECTION_ID_PATTERN, objectionErrors, type FieldProblem, type ObjectionKind } from '@leadgen/domain';
+import { jsonPointer } from '../../http/body-guard';
+import { idParam } from '../../http/request-validation';
 import { cursorKey, decodeCursor } from '../../http/paging';
 
 /** POST /api/v1/privacy/objections: exactly one subject, the one whose control the person will prove. */
@@ -21,13 +22,8 @@ export const objectionBodySchema = Joi.object({
     'object.base': 'the body must be a JSON object',
   });
 
-/** The body's subject in its normal form (as the global suppression list holds it), every problem reported at once. */
-export function parseObjectionBody(body: unknown): { kind: ObjectionKind; value: string } {
-  const unsafe = unsafeContentProblems(body);
-  if (unsafe.length > 0) throw errors.validation(unsafe);
-  const { value, error } = objectionBodySchema.validate(body, { abortEarly: false, errors: { wrap: { label: false } } });
-  if (error) throw errors.validation(error.details.map((d) => ({ pointer: jsonPointer(d.path), detail: d.message })));
-  const fields = value as Partial<Record<ObjectionKind, string>>;
+/** The validated body's subject in its normal form (as the global suppression list holds it). */
+export function objectionSubject(fields: Partial<Record<ObjectionKind, string>>): { kind: ObjectionKind; value: string } {
   const kind = (['email', 'domain', 'phone'] as const).find((k) => fields[k] !== undefined)!;
   const normal = normalizeSuppression(kind, fields[kind]!);
   if (!normal) {
@@ -41,7 +37,10 @@ export function parseObjectionBody(body: unknown): { kind: ObjectionKind; value:
 }
 
 /** An objection's id in a path: anything else is the 404 an unknown id gets. */
-export const isObjectionId = (id: string): boolean => OBJECTION_ID_PATTERN.test(id);
+export const objectionPath = Joi.object({
+  id: idParam(OBJECTION_ID_PATTERN, objectionErrors.notFound).description('The objection (`obj_…`)'),
+});
+
 
 export const NOTICE_PAGE_DEFAULT = 50;
 export const NOTICE_PAGE_LIMIT = 200;

@@ -1,3 +1,4 @@
+import type { Request } from 'express';
 import Joi from 'joi';
 import {
   SUPPRESSION_KINDS,
@@ -8,6 +9,7 @@ import {
   type SuppressionKind,
 } from '@leadgen/domain';
 import { cursorKey } from '../../http/paging';
+import { checkRequest, requestChecker } from '../../http/request-validation';
 
 const FIELD_OF: Record<SuppressionKind, 'domains' | 'emails' | 'phones'> = { domain: 'domains', email: 'emails', phone: 'phones' };
 
@@ -86,3 +88,13 @@ export const suppressionsQuerySchema = Joi.object<SuppressionsQuery>({
     .max(2000)
     .custom((value: string, helpers) => decodeCursor(value) ?? helpers.message({ custom: 'cursor is not one this list gave out' })),
 }).messages({ 'object.unknown': '{{#label}} is not a parameter of this list (kind, limit, cursor)' });
+
+const uploadChecker = requestChecker({ body: suppressionsBodySchema, maxProblems: SUPPRESSION_PROBLEMS_LISTED });
+
+/**
+ * An upload's parsed body checked as the route table checks any body (the body guard, then the schema, the first
+ * problems listed), on the suppression uploads' thread (suppression-parser-thread.ts) rather than the event loop.
+ */
+export function parseSuppressionsBody(body: unknown): SuppressionEntry[] {
+  return checkRequest(uploadChecker, { body, params: {}, query: {} } as unknown as Request, {}).body as SuppressionEntry[];
+}
