@@ -4,6 +4,7 @@ import { createEnricherWithPolicy, createWebsiteEnricher, DEFAULT_USER_AGENT, ty
 import { html, loopbackLookup, notFound, redirect, startFakeSite, streamHuge, type FakeSite } from '@leadgen/testing';
 
 const EMPTY = {
+  websiteStatus: 'unreachable',
   emails: [],
   socialProfiles: { facebook: null, instagram: null, linkedin: null },
   provenance: expect.objectContaining({ emailSource: null, emailBasis: null }) as unknown,
@@ -53,10 +54,13 @@ describe('createWebsiteEnricher', () => {
       });
     });
 
-    it('when the home page links to contact and about pages, then emails and profiles from them are merged, best first, junk removed', async () => {
+    it('when the home page links to contact and about pages, then emails and profiles from them are merged, best first, junk and the agency left out, each with its page and reason', async () => {
       const result = await createWebsiteEnricher(options({ maxPages: 3 })).enrich(`http://bakery.example:${site.port}/`, never);
+      const at = (path: string) => `http://bakery.example:${site.port}${path}`;
+      const linked = { sourceUrl: at('/contact'), reason: 'linked from the site' };
       expect(result).toEqual({
-        emails: ['info@bakery.example', 'anna@bakery.example', 'jobs@bakery.example', 'hello@agency.example'],
+        websiteStatus: 'ok',
+        emails: ['info@bakery.example', 'anna@bakery.example', 'jobs@bakery.example'],
         socialProfiles: {
           facebook: 'https://www.facebook.com/AcmeBakery',
           instagram: 'https://www.instagram.com/acme.bakery',
@@ -67,6 +71,16 @@ describe('createWebsiteEnricher', () => {
           emailBasis: 'site domain',
           profileSources: { facebook: 'contact page', instagram: 'contact page', linkedin: 'contact page' },
           pagesVisited: 3,
+          sources: {
+            emails: {
+              'info@bakery.example': { sourceUrl: at('/'), reason: 'site domain' },
+              'anna@bakery.example': { sourceUrl: at('/contact'), reason: 'site domain' },
+              'jobs@bakery.example': { sourceUrl: at('/about-us'), reason: 'site domain' },
+            },
+            facebook: linked,
+            instagram: linked,
+            linkedin: linked,
+          },
         },
       });
       // robots.txt first, then the home page, then the two best candidates; never the blog

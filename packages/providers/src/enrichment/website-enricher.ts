@@ -2,9 +2,10 @@ import { metrics } from '@leadgen/ops';
 import { promises as dns } from 'dns';
 import { signalUntil } from '../abortable-waits';
 import { isForbiddenAddress } from '@leadgen/network-guard';
-import { type EmailBasis, type EmailSighting, rankSightings, sightEmails } from './extract-emails';
-import { extractSocialProfiles, type SocialProfiles } from './extract-social';
-import { findContactPages, isSameSite, type PageKind, parsePage } from './html';
+import { type EmailBasis, type EmailSighting, normaliseEmail, rankSightings, sightEmails } from './extract-emails';
+import { findSocialProfiles, type ProfileReason, type SocialProfiles } from './extract-social';
+import { findContactPages, isSameSite, type PageDocument, type PageKind, parsePage } from './html';
+import { isParkedPage } from './parked-domain';
 import { abortableLimit, type AbortableLimit, KeyedLimiter } from './concurrency-limits';
 import { allowAll, disallowAll, parseRobots, type RobotsRules } from './robots';
 import {
@@ -36,6 +37,14 @@ export interface EnrichmentOptions {
 
 export type PageLabel = 'home page' | `${PageKind} page`;
 
+/** Where one value was read and why it is taken as the business's. */
+export interface ValueSource {
+  /** the page it was read on, after redirects */
+  sourceUrl: string;
+  /** the evidence: an EmailBasis for an address ("site domain", "contact block", ...), a ProfileReason for a profile */
+  reason: EmailBasis | ProfileReason;
+}
+
 /** Where the result came from, for the lead's `enrichment` object. */
 export interface EnrichmentProvenance {
   /** the page the first email was read from */
@@ -43,10 +52,19 @@ export interface EnrichmentProvenance {
   emailBasis: EmailBasis | null;
   profileSources: { facebook: PageLabel | null; instagram: PageLabel | null; linkedin: PageLabel | null };
   pagesVisited: number;
+  /** per value returned: the page it came from and the reason it is the business's */
+  sources: {
+    emails: Record<string, ValueSource>;
+    facebook: ValueSource | null;
+    instagram: ValueSource | null;
+    linkedin: ValueSource | null;
+  };
 }
 
 export interface EnrichmentResult {
-  /** best first, deduplicated, lower-cased */
+  /** 'parked': a registrar's parking or expired-domain page, nothing taken from it; 'unreachable': no page could be read */
+  websiteStatus: 'ok' | 'parked' | 'unreachable';
+  /** best first, deduplicated, lower-cased, domains in ASCII */
   emails: string[];
   socialProfiles: SocialProfiles;
   provenance: EnrichmentProvenance;
@@ -78,6 +96,10 @@ const ROBOTS_CACHE_ENTRIES = 1000;
 const ROBOTS_CACHE_MS = 60 * 60 * 1000;
 // contact-looking links considered; later ones are only tried when earlier ones are disallowed
 const MAX_CANDIDATE_LINKS = 12;
+// a root that only refreshes to another page (a language folder, a moved site) is followed this often
+const MAX_REFRESHES = 2;
+// a page with this much text or more is a page of its own, whatever its refresh says
+const REFRESH_PAGE_TEXT = 200;
 
 const defaultLookup: LookupFn = async (hostname) => {
   const addresses = await dns.lookup(hostname, { all: true, verbatim: true });
@@ -154,19 +176,49 @@ class Enricher implements WebsiteEnricher {
   private async crawl(websiteUrl: string, signal: AbortSignal, found: Findings): Promise<void> {
     const start = toWebsiteUrl(websiteUrl);
     if (!start) return;
-    const home = await this.fetchPage(start, signal);
+    let home = await this.fetchPage(start, signal);
     if (home.body === null) return;
+    let homeBody: string = home.body;
     // the home page may have redirected (http→https, apex→www, a new domain): that is the site now
-    const homePage = parsePage(home.body);
-    found.add(homePage, home.body, home.url, 'home page');
+    let homePage = parsePage(homeBody);
+    // a root that is only a <meta http-equiv="refresh"> is a redirect a browser follows
+    for (let hop = 0; hop < MAX_REFRESHES; hop++) {
+      const target = sameSiteUrl(homePage.refresh, home.url);
+      if (target === null || textLength(homePage) >= REFRESH_PAGE_TEXT || signal.aborted) break;
+      const next = await this.fetchPage(target, signal);
+      if (next.body === null) break;
+      home = next;
+      homeBody = next.body;
+      homePage = parsePage(homeBody);
+    }
+    if (isParkedPage(homePage.blocks.map((b) => b.text).join('\n'), home.url.hostname)) {
+      found.parked();
+      return;
+    }
+    found.add(homePage, homeBody, home.url, 'home page');
     let pages = 1;
-    for (const link of findContactPages(homePage, home.url, MAX_CANDIDATE_LINKS)) {
+    const queue: Array<{ url: URL; label: PageLabel }> = [
+      ...frames(homePage, home.url).map((url) => ({ url, label: 'home page' as PageLabel })),
+      ...findContactPages(homePage, home.url, MAX_CANDIDATE_LINKS).map((link) => ({
+        url: link.url,
+        label: `${link.kind} page` as PageLabel,
+      })),
+    ];
+    const seen = new Set<string>([home.url.href]);
+    while (queue.length > 0) {
+      const link = queue.shift() as { url: URL; label: PageLabel };
       if (pages >= this.settings.maxPages || signal.aborted) break;
+      if (seen.has(link.url.href)) continue;
+      seen.add(link.url.href);
       try {
         const page = await this.fetchPage(link.url, signal);
         pages++;
         // a contact link that leaves the site (a form service, a parent company) says nothing about this business
-        if (page.body !== null && isSameSite(page.url, home.url)) found.add(parsePage(page.body), page.body, page.url, `${link.kind} page`);
+        if (page.body === null || !isSameSite(page.url, home.url)) continue;
+        const parsed = parsePage(page.body);
+        found.add(parsed, page.body, page.url, link.label);
+        // a page that shows a same-site page in an iframe shows its content: read it next, as the same kind of page
+        queue.unshift(...frames(parsed, page.url).map((url) => ({ url, label: link.label })));
       } catch (error) {
         // a page robots.txt keeps us from costs no request, so the next candidate may take its place
         if (!(error instanceof FetchError && error.code === 'disallowed_by_robots')) pages++;
@@ -265,44 +317,92 @@ function toWebsiteUrl(input: string): URL | null {
   }
 }
 
+/** A same-site http(s) URL from a page's reference, or null. */
+function sameSiteUrl(reference: string | null, base: URL): URL | null {
+  if (reference === null) return null;
+  try {
+    const url = new URL(reference, base);
+    url.hash = '';
+    return (url.protocol === 'http:' || url.protocol === 'https:') && isSameSite(url, base) && url.href !== base.href ? url : null;
+  } catch {
+    return null;
+  }
+}
+
+// Embedded maps, videos and widgets are other sites; a same-site frame is part of the page.
+function frames(page: PageDocument, base: URL): URL[] {
+  return page.frames.map((src) => sameSiteUrl(src, base)).filter((url): url is URL => url !== null && !NOT_A_FRAME.test(url.pathname));
+}
+const NOT_A_FRAME = /\.(?:pdf|jpe?g|png|gif|svg|webp|mp4|webm)$/i;
+
+function textLength(page: PageDocument): number {
+  return page.blocks.reduce((n, b) => n + b.text.length, 0);
+}
+
 class Findings {
-  private readonly sightings: Array<EmailSighting & { page: PageLabel }> = [];
-  private readonly social: SocialProfiles = { facebook: null, instagram: null, linkedin: null };
-  private readonly socialPages: EnrichmentProvenance['profileSources'] = { facebook: null, instagram: null, linkedin: null };
+  private readonly sightings: Array<EmailSighting & { page: PageLabel; url: string }> = [];
+  private readonly social: Record<keyof SocialProfiles, (ValueSource & { url: string; page: PageLabel }) | null> = {
+    facebook: null,
+    instagram: null,
+    linkedin: null,
+  };
   private siteHost = '';
   private pagesVisited = 0;
+  private status: EnrichmentResult['websiteStatus'] = 'unreachable';
 
   constructor(private readonly businessName: string | null) {}
 
-  add(page: ReturnType<typeof parsePage>, html: string, pageUrl: URL, label: PageLabel): void {
+  parked(): void {
+    this.pagesVisited++;
+    this.status = 'parked';
+  }
+
+  add(page: PageDocument, html: string, pageUrl: URL, label: PageLabel): void {
     // the first page is the home page; its host is the site's own domain for ranking
     if (this.siteHost === '') this.siteHost = pageUrl.hostname;
+    this.status = 'ok';
     this.pagesVisited++;
     const contactPage = label === 'contact page' || label === 'imprint page';
     for (const sighting of sightEmails(page, html, { contactPage, businessName: this.businessName }))
-      this.sightings.push({ ...sighting, page: label });
-    const profiles = extractSocialProfiles(html, pageUrl.href);
+      this.sightings.push({ ...sighting, page: label, url: pageUrl.href });
+    const profiles = findSocialProfiles(html, pageUrl.href);
     for (const network of ['facebook', 'instagram', 'linkedin'] as const) {
-      if (this.social[network] === null && profiles[network] !== null) {
-        this.social[network] = profiles[network];
-        this.socialPages[network] = label;
-      }
+      const profile = profiles[network];
+      if (this.social[network] === null && profile !== null)
+        this.social[network] = { url: profile.url, reason: profile.reason, sourceUrl: pageUrl.href, page: label };
     }
   }
 
   result(): EnrichmentResult {
-    const ranked = rankSightings(this.sightings, this.siteHost);
+    const ranked = this.status === 'ok' ? rankSightings(this.sightings, { siteHost: this.siteHost, businessName: this.businessName }) : [];
+    // each address's source: the first page where it was seen
+    const sourceOf = (email: string) => this.sightings.find((s) => normaliseEmail(s.email) === email);
+    const emails: Record<string, ValueSource> = {};
+    for (const { email, basis } of ranked) emails[email] = { sourceUrl: sourceOf(email)?.url ?? '', reason: basis };
     const top = ranked[0];
-    // the page where the top address was first seen on the grounds it is ranked by
-    const source = top === undefined ? null : (this.sightings.find((s) => s.email.trim().toLowerCase() === top.email)?.page ?? null);
+    const social = this.status === 'ok' ? this.social : { facebook: null, instagram: null, linkedin: null };
+    const source = (network: keyof SocialProfiles) => {
+      const found = social[network];
+      return found === null ? null : { sourceUrl: found.sourceUrl, reason: found.reason };
+    };
     return {
+      websiteStatus: this.status,
       emails: ranked.map((r) => r.email),
-      socialProfiles: { ...this.social },
+      socialProfiles: {
+        facebook: social.facebook?.url ?? null,
+        instagram: social.instagram?.url ?? null,
+        linkedin: social.linkedin?.url ?? null,
+      },
       provenance: {
-        emailSource: source,
+        emailSource: top === undefined ? null : (sourceOf(top.email)?.page ?? null),
         emailBasis: top?.basis ?? null,
-        profileSources: { ...this.socialPages },
+        profileSources: {
+          facebook: social.facebook?.page ?? null,
+          instagram: social.instagram?.page ?? null,
+          linkedin: social.linkedin?.page ?? null,
+        },
         pagesVisited: this.pagesVisited,
+        sources: { emails, facebook: source('facebook'), instagram: source('instagram'), linkedin: source('linkedin') },
       },
     };
   }
