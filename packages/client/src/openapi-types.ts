@@ -1359,6 +1359,38 @@ export interface components {
                 };
                 /** @description Website pages read while enriching */
                 pagesVisited: number;
+                /**
+                 * @description ok; parked: a registrar parking or expired-domain page, nothing taken from it; unreachable: no page could be read (decision 040)
+                 * @enum {string}
+                 */
+                websiteStatus?: "ok" | "parked" | "unreachable";
+                /** @description Per value the website filled: the page it was read on and why it is the business's (decision 040) */
+                sources?: {
+                    email: {
+                        /** @description The page the value was read on */
+                        sourceUrl: string;
+                        /** @description The evidence it is the business's ("site domain", "contact block", "Page Plugin", ...) */
+                        basis: string;
+                    } | null;
+                    facebook: {
+                        /** @description The page the value was read on */
+                        sourceUrl: string;
+                        /** @description The evidence it is the business's ("site domain", "contact block", "Page Plugin", ...) */
+                        basis: string;
+                    } | null;
+                    instagram: {
+                        /** @description The page the value was read on */
+                        sourceUrl: string;
+                        /** @description The evidence it is the business's ("site domain", "contact block", "Page Plugin", ...) */
+                        basis: string;
+                    } | null;
+                    linkedin: {
+                        /** @description The page the value was read on */
+                        sourceUrl: string;
+                        /** @description The evidence it is the business's ("site domain", "contact block", "Page Plugin", ...) */
+                        basis: string;
+                    } | null;
+                };
             };
             /** @description Contacts at the store (shopify only) */
             contacts?: {

@@ -57,7 +57,7 @@ describe('createWebsiteEnricher', () => {
     it('when the home page links to contact and about pages, then emails and profiles from them are merged, best first, junk and the agency left out, each with its page and reason', async () => {
       const result = await createWebsiteEnricher(options({ maxPages: 3 })).enrich(`http://bakery.example:${site.port}/`, never);
       const at = (path: string) => `http://bakery.example:${site.port}${path}`;
-      const linked = { sourceUrl: at('/contact'), reason: 'linked from the site' };
+      const linked = { sourceUrl: at('/contact'), basis: 'linked from the site' };
       expect(result).toEqual({
         websiteStatus: 'ok',
         emails: ['info@bakery.example', 'anna@bakery.example', 'jobs@bakery.example'],
@@ -73,9 +73,9 @@ describe('createWebsiteEnricher', () => {
           pagesVisited: 3,
           sources: {
             emails: {
-              'info@bakery.example': { sourceUrl: at('/'), reason: 'site domain' },
-              'anna@bakery.example': { sourceUrl: at('/contact'), reason: 'site domain' },
-              'jobs@bakery.example': { sourceUrl: at('/about-us'), reason: 'site domain' },
+              'info@bakery.example': { sourceUrl: at('/'), basis: 'site domain' },
+              'anna@bakery.example': { sourceUrl: at('/contact'), basis: 'site domain' },
+              'jobs@bakery.example': { sourceUrl: at('/about-us'), basis: 'site domain' },
             },
             facebook: linked,
             instagram: linked,

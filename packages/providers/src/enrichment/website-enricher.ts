@@ -42,7 +42,7 @@ export interface ValueSource {
   /** the page it was read on, after redirects */
   sourceUrl: string;
   /** the evidence: an EmailBasis for an address ("site domain", "contact block", ...), a ProfileReason for a profile */
-  reason: EmailBasis | ProfileReason;
+  basis: EmailBasis | ProfileReason;
 }
 
 /** Where the result came from, for the lead's `enrichment` object. */
@@ -369,7 +369,7 @@ class Findings {
     for (const network of ['facebook', 'instagram', 'linkedin'] as const) {
       const profile = profiles[network];
       if (this.social[network] === null && profile !== null)
-        this.social[network] = { url: profile.url, reason: profile.reason, sourceUrl: pageUrl.href, page: label };
+        this.social[network] = { url: profile.url, basis: profile.reason, sourceUrl: pageUrl.href, page: label };
     }
   }
 
@@ -378,12 +378,12 @@ class Findings {
     // each address's source: the first page where it was seen
     const sourceOf = (email: string) => this.sightings.find((s) => normaliseEmail(s.email) === email);
     const emails: Record<string, ValueSource> = {};
-    for (const { email, basis } of ranked) emails[email] = { sourceUrl: sourceOf(email)?.url ?? '', reason: basis };
+    for (const { email, basis } of ranked) emails[email] = { sourceUrl: sourceOf(email)?.url ?? '', basis };
     const top = ranked[0];
     const social = this.status === 'ok' ? this.social : { facebook: null, instagram: null, linkedin: null };
     const source = (network: keyof SocialProfiles) => {
       const found = social[network];
-      return found === null ? null : { sourceUrl: found.sourceUrl, reason: found.reason };
+      return found === null ? null : { sourceUrl: found.sourceUrl, basis: found.basis };
     };
     return {
       websiteStatus: this.status,
