@@ -456,6 +456,30 @@ export const DECLARATION = {
     maxBytes: variable('ENRICHMENT_MAX_BYTES', integer().min(1024).default(1_048_576), 'website enrichment: bytes read per page'),
     concurrency: variable('ENRICHMENT_CONCURRENCY', integer().min(1).max(50).default(4), 'website enrichment: sites at once'),
     allowPrivateNetworks: flag('ENRICHMENT_ALLOW_PRIVATE_NETWORKS', 'let enrichment reach private/loopback addresses (tests only)'),
+    // Decision 040: application-shell pages rendered in headless Chromium, every request through the crawler's network guard.
+    browser: {
+      enabled: flag('ENRICHMENT_BROWSER', 'website enrichment: render application-shell pages in headless Chromium (decision 040); `1` on'),
+      executablePath: variable(
+        'ENRICHMENT_BROWSER_PATH',
+        Joi.string().trim().min(1).default('/usr/bin/chromium'),
+        "the browser tier's Chromium binary (Debian's `chromium` package)",
+      ),
+      pool: variable(
+        'ENRICHMENT_BROWSER_POOL',
+        integer().min(1).max(8).default(2),
+        'the browser tier: pages rendered at once per worker process',
+      ),
+      pageTimeoutMs: variable(
+        'ENRICHMENT_BROWSER_PAGE_MS',
+        integer().min(500).max(60_000).default(5_000),
+        'the browser tier: time budget per rendered page (navigation, scripts, settle)',
+      ),
+      heapMb: variable(
+        'ENRICHMENT_BROWSER_HEAP_MB',
+        integer().min(16).max(1024).default(128),
+        "the browser tier: V8 heap cap of a page's renderer, MiB",
+      ),
+    },
     userAgent: variable(
       'ENRICHMENT_USER_AGENT',
       // Printable ASCII, as a header value must be.

@@ -6,6 +6,7 @@ import { type EmailBasis, type EmailSighting, normaliseEmail, rankSightings, sig
 import { findSocialProfiles, type ProfileReason, type SocialProfiles } from './extract-social';
 import { findContactPages, isSameSite, type PageDocument, type PageKind, parsePage } from './html';
 import { isParkedPage } from './parked-domain';
+import { type BrowserOptions, type BrowserRenderer, createBrowserRenderer, isApplicationShell } from './browser-renderer';
 import { abortableLimit, type AbortableLimit, KeyedLimiter } from './concurrency-limits';
 import { allowAll, disallowAll, parseRobots, type RobotsRules } from './robots';
 import {
@@ -33,6 +34,8 @@ export interface EnrichmentOptions {
   userAgent?: string;
   /** DNS, injectable for tests; default dns.promises.lookup with all: true */
   lookup?: LookupFn;
+  /** the browser tier for application-shell pages (decision 040); off when absent or not enabled */
+  browser?: BrowserOptions & { enabled: boolean };
 }
 
 export type PageLabel = 'home page' | `${PageKind} page`;
@@ -78,6 +81,8 @@ export interface EnrichmentHints {
 export interface WebsiteEnricher {
   /** Never throws, except with signal.reason once the signal aborts; failures give an empty (or partial) result. */
   enrich(websiteUrl: string, signal: AbortSignal, hints?: EnrichmentHints): Promise<EnrichmentResult>;
+  /** Stops the browser tier's Chromium, if it was started. */
+  close(): Promise<void>;
 }
 
 /**
@@ -87,6 +92,8 @@ export interface WebsiteEnricher {
 export const DEFAULT_USER_AGENT = 'LeadgenBot/1.0 (self-hosted lead generation service; reads public contact pages; honours robots.txt)';
 
 const PAGE_TYPES = new Set(['text/html', 'application/xhtml+xml', 'text/plain']);
+// what a rendered page may load: its scripts, their data, styles and documents; never media or binaries
+const RESOURCE_TYPES = /^(?:text\/[\w.+-]+|application\/(?:(?:x-)?javascript|ecmascript|json|[\w.+-]+\+json|xhtml\+xml))$/;
 const PAGE_ACCEPT = 'text/html,application/xhtml+xml;q=0.9,text/plain;q=0.8';
 // RFC 9309 asks crawlers to parse at least 500 KiB of robots.txt; more is not worth reading
 const ROBOTS_MAX_BYTES = 512 * 1024;
@@ -129,6 +136,7 @@ export function createEnricherWithPolicy(options: EnrichmentOptions, policy: Net
     },
     policy,
     Math.max(1, options.concurrency),
+    options.browser?.enabled ? createBrowserRenderer(options.browser) : null,
   );
 }
 
@@ -152,8 +160,40 @@ class Enricher implements WebsiteEnricher {
     private readonly settings: Settings,
     private readonly policy: NetworkPolicy,
     concurrency: number,
+    private readonly browser: BrowserRenderer | null,
   ) {
     this.sites = abortableLimit(concurrency);
+  }
+
+  async close(): Promise<void> {
+    await this.browser?.close();
+  }
+
+  /** A page as a person sees it: an application shell rendered by the browser tier when it is on. */
+  private async read(page: FetchedResponse & { body: string }, signal: AbortSignal): Promise<{ parsed: PageDocument; body: string }> {
+    const parsed = parsePage(page.body);
+    if (this.browser === null || !isApplicationShell(parsed, page.body)) return { parsed, body: page.body };
+    const started = Date.now();
+    const rendered = await this.browser.render(page.url, page.body, (url, s) => this.fetchResource(url, s), signal);
+    metrics.enrichmentFetches.inc({ outcome: rendered === null ? 'render_failed' : 'rendered' });
+    this.renderMs += Date.now() - started;
+    return rendered === null ? { parsed, body: page.body } : { parsed: parsePage(rendered), body: rendered };
+  }
+
+  /** total time spent rendering, for the bench */
+  renderMs = 0;
+
+  /** A script, data or style the rendered page asks for: through the same guard, robots.txt and host slot as every page. */
+  private async fetchResource(url: URL, signal: AbortSignal): Promise<{ status: number; mediaType: string; body: string } | null> {
+    const response = await safeFetch(url, {
+      ...this.fetchOptions(signal),
+      accept: '*/*',
+      maxBytes: this.settings.maxBytes,
+      wantsBody: (mediaType) => RESOURCE_TYPES.test(mediaType),
+      mayRequest: async (target) =>
+        (await this.robotsFor(target.origin, signal)).isAllowed(`${target.pathname}${target.search}`, this.settings.userAgent),
+    });
+    return response.body === null ? null : { status: response.status, mediaType: response.mediaType, body: response.body };
   }
 
   async enrich(websiteUrl: string, signal: AbortSignal, hints: EnrichmentHints = {}): Promise<EnrichmentResult> {
@@ -178,9 +218,8 @@ class Enricher implements WebsiteEnricher {
     if (!start) return;
     let home = await this.fetchPage(start, signal);
     if (home.body === null) return;
-    let homeBody: string = home.body;
     // the home page may have redirected (http→https, apex→www, a new domain): that is the site now
-    let homePage = parsePage(homeBody);
+    let { parsed: homePage, body: homeBody } = await this.read({ ...home, body: home.body }, signal);
     // a root that is only a <meta http-equiv="refresh"> is a redirect a browser follows
     for (let hop = 0; hop < MAX_REFRESHES; hop++) {
       const target = sameSiteUrl(homePage.refresh, home.url);
@@ -188,8 +227,7 @@ class Enricher implements WebsiteEnricher {
       const next = await this.fetchPage(target, signal);
       if (next.body === null) break;
       home = next;
-      homeBody = next.body;
-      homePage = parsePage(homeBody);
+      ({ parsed: homePage, body: homeBody } = await this.read({ ...next, body: next.body }, signal));
     }
     if (isParkedPage(homePage.blocks.map((b) => b.text).join('\n'), home.url.hostname)) {
       found.parked();
@@ -215,8 +253,8 @@ class Enricher implements WebsiteEnricher {
         pages++;
         // a contact link that leaves the site (a form service, a parent company) says nothing about this business
         if (page.body === null || !isSameSite(page.url, home.url)) continue;
-        const parsed = parsePage(page.body);
-        found.add(parsed, page.body, page.url, link.label);
+        const { parsed, body } = await this.read({ ...page, body: page.body }, signal);
+        found.add(parsed, body, page.url, link.label);
         // a page that shows a same-site page in an iframe shows its content: read it next, as the same kind of page
         queue.unshift(...frames(parsed, page.url).map((url) => ({ url, label: link.label })));
       } catch (error) {
