@@ -1,4 +1,6 @@
 import { createWebsiteEnricher, type EnrichmentOptions } from '../src/enrichment';
+import { isApplicationShell } from '../src/enrichment/browser-renderer';
+import { parsePage } from '../src/enrichment/html';
 import { html, loopbackLookup, notFound, startFakeSite, type FakeSite } from '@leadgen/testing';
 
 // The browser tier (decision 040) against an application shell served from loopback: Debian's Chromium
@@ -68,4 +70,13 @@ describe('the browser tier', () => {
       await enricher.close();
     }
   }, 90_000);
+});
+
+describe('isApplicationShell', () => {
+  it('when the root is empty and a bundle mounts it, then it is a shell; a server-rendered page with the same root is not', () => {
+    const shell = '<div id="root"></div><script type="module" src="/assets/index.js"></script>';
+    const rendered = '<div id="__next"><h1>Nova</h1><p>Email: a@nova.example</p></div><script src="/_next/main.js"></script>';
+    expect(isApplicationShell(parsePage(shell), shell)).toBe(true);
+    expect(isApplicationShell(parsePage(rendered), rendered)).toBe(false);
+  });
 });

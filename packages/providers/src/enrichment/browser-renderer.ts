@@ -89,8 +89,8 @@ export function createBrowserRenderer(options: BrowserOptions): BrowserRenderer 
           const page = await context.newPage();
           const remaining = () => Math.max(1, deadline - Date.now());
           await page.goto(url.href, { waitUntil: 'load', timeout: remaining() });
-          // an application shell fills its root after its bundle ran; give it until the network is idle, within budget
-          await page.waitForLoadState('networkidle', { timeout: Math.min(2_000, remaining()) }).catch(() => undefined);
+          // an application shell fills its root after its bundle ran and its data came: until the network is idle, at most 1.5 s
+          await page.waitForLoadState('networkidle', { timeout: Math.min(1_500, remaining()) }).catch(() => undefined);
           if (timer.aborted) return null;
           return await page.content();
         } catch {
@@ -108,10 +108,12 @@ export function createBrowserRenderer(options: BrowserOptions): BrowserRenderer 
   };
 }
 
-// An application shell: almost no text, a root element a framework mounts into, and a script to mount it.
-const ROOT_ELEMENT = /<(?:div|main|section|body)\b[^>]*\bid=["']?(?:root|app|__nuxt|__next|svelte|main-app|application)["'\s>]/i;
+// An application shell: almost no text, an empty root element a framework mounts into (a <noscript>
+// notice at most), and a script to mount it. A server-rendered page (its root already filled) is not one.
+const EMPTY_ROOT =
+  /<(div|main|section)\b[^>]*\bid=["']?(?:root|app|__nuxt|__next|svelte|main-app|application)\b["']?[^>]*>\s*(?:<noscript\b[\s\S]*?<\/noscript>\s*)?<\/\1>/i;
 
 export function isApplicationShell(page: PageDocument, html: string): boolean {
   const text = page.blocks.reduce((n, b) => n + b.text.length, 0);
-  return text < 200 && ROOT_ELEMENT.test(html) && /<script\b[^>]*\bsrc=/i.test(html);
+  return text < 200 && EMPTY_ROOT.test(html) && /<script\b[^>]*\bsrc=/i.test(html);
 }
