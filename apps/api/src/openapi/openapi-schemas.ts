@@ -335,6 +335,7 @@ export const leadSchema = object(
               ['email', 'facebook', 'instagram', 'linkedin'].map((value) => [
                 value,
                 {
+                  description: `Where the ${value === 'email' ? 'email' : `${value} profile`} the website filled was read; null when the website filled none`,
                   anyOf: [
                     object({
                       sourceUrl: d('The page the value was read on', str),
