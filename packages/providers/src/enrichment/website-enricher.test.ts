@@ -4,6 +4,7 @@ import { createEnricherWithPolicy, createWebsiteEnricher, DEFAULT_USER_AGENT, ty
 import { html, loopbackLookup, notFound, redirect, startFakeSite, streamHuge, type FakeSite } from '@leadgen/testing';
 
 const EMPTY = {
+  websiteStatus: 'unreachable',
   emails: [],
   socialProfiles: { facebook: null, instagram: null, linkedin: null },
   provenance: expect.objectContaining({ emailSource: null, emailBasis: null }) as unknown,
@@ -53,9 +54,12 @@ describe('createWebsiteEnricher', () => {
       });
     });
 
-    it('when the home page links to contact and about pages, then they are read together, merged best first, junk removed, and the visit stops once the site gave everything', async () => {
+    it('when the home page links to contact and about pages, then they are read together, merged best first, junk and the agency left out, each with its page and reason, and the visit stops once the site gave everything', async () => {
       const result = await createWebsiteEnricher(options({ maxPages: 3 })).enrich(`http://bakery.example:${site.port}/`, never);
+      const at = (path: string) => `http://bakery.example:${site.port}${path}`;
+      const linked = { sourceUrl: at('/contact'), basis: 'linked from the site' };
       expect(result).toEqual({
+        websiteStatus: 'ok',
         // the contact page completed the lead (an address and the three profiles): the about page was called off
         emails: ['info@bakery.example', 'anna@bakery.example'],
         socialProfiles: {
@@ -68,6 +72,15 @@ describe('createWebsiteEnricher', () => {
           emailBasis: 'site domain',
           profileSources: { facebook: 'contact page', instagram: 'contact page', linkedin: 'contact page' },
           pagesVisited: 2,
+          sources: {
+            emails: {
+              'info@bakery.example': { sourceUrl: at('/'), basis: 'site domain' },
+              'anna@bakery.example': { sourceUrl: at('/contact'), basis: 'site domain' },
+            },
+            facebook: linked,
+            instagram: linked,
+            linkedin: linked,
+          },
         },
       });
       // robots.txt first, then the home page, then the two best candidates together (the about page may or may not
