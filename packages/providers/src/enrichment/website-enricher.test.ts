@@ -103,6 +103,53 @@ describe('createWebsiteEnricher', () => {
     });
   });
 
+  describe('the early stop (decision 037) and attribution (decision 040)', () => {
+    const PROFILES =
+      '<a href="https://www.facebook.com/StudioLuna">Facebook</a><a href="https://www.instagram.com/studio.luna">Instagram</a>' +
+      '<a href="https://www.linkedin.com/company/studio-luna">LinkedIn</a>';
+
+    it('when the home page gives the three profiles and only an address of another domain, then the visit goes on, and a credit line on a later page takes it back', async () => {
+      const site = await start((request, response) => {
+        if (request.url === '/robots.txt') return notFound(response);
+        if (request.url === '/')
+          return html(
+            response,
+            `<script type="application/ld+json">{"@type":"LocalBusiness","name":"Studio Luna","email":"hallo@pixelwerk.example"}</script>` +
+              `<nav><a href="/impressum">Impressum</a></nav>${PROFILES}`,
+          );
+        if (request.url === '/impressum')
+          return html(response, '<footer><p>Webdesign von <a href="mailto:hallo@pixelwerk.example">Pixelwerk</a></p></footer>');
+        return notFound(response);
+      });
+      const result = await createWebsiteEnricher(options()).enrich(`http://studioluna.example:${site.port}/`, never, {
+        businessName: 'Studio Luna',
+      });
+      expect(site.paths()).toContain('/impressum');
+      expect(result.emails).toEqual([]);
+      expect(result.socialProfiles.linkedin).toBe('https://www.linkedin.com/company/studio-luna');
+    });
+
+    it('when the home page gives a site-domain address and the three profiles, then the visit stops there, but a same-site frame of it is read first', async () => {
+      const site = await start((request, response) => {
+        if (request.url === '/robots.txt') return notFound(response);
+        if (request.url === '/')
+          return html(
+            response,
+            `<p>info@studioluna.example</p><iframe src="/widget/kontakt.html"></iframe><nav><a href="/kontakt">Kontakt</a></nav>${PROFILES}`,
+          );
+        if (request.url === '/widget/kontakt.html') return html(response, '<p>termine@studioluna.example</p>');
+        if (request.url === '/kontakt') return html(response, '<p>kontakt@studioluna.example</p>');
+        return notFound(response);
+      });
+      const result = await createWebsiteEnricher(options()).enrich(`http://studioluna.example:${site.port}/`, never);
+      expect(result.emails).toEqual(['info@studioluna.example', 'termine@studioluna.example']);
+      expect(result.provenance.sources.emails['termine@studioluna.example']?.sourceUrl).toBe(
+        `http://studioluna.example:${site.port}/widget/kontakt.html`,
+      );
+      expect(result.provenance.pagesVisited).toBe(2);
+    });
+  });
+
   describe('a site as a person reads it', () => {
     const FOOTER = '<footer><p>Webdesign von <a href="mailto:hallo@pixelwerk.example">Pixelwerk</a> · hallo@pixelwerk.example</p></footer>';
     it.each([
