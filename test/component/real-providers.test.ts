@@ -167,12 +167,19 @@ describe('google_maps through Google Places (New)', () => {
         linkedin: 'https://www.linkedin.com/company/smile-dental-austin',
       },
       // where the website's values came from: the fake site is served from a loopback host, so the
-      // address is not on the site's domain and counts as a role address
+      // address is not on the site's domain; its domain is named after the business (decision 040)
       enrichment: {
         emailSource: 'home page',
-        emailBasis: 'role address',
+        emailBasis: 'business name domain',
         profileSources: { facebook: 'home page', instagram: 'home page', linkedin: 'home page' },
         pagesVisited: 1,
+        websiteStatus: 'ok',
+        sources: {
+          email: { sourceUrl: `${siteUrl}/`, basis: 'business name domain' },
+          facebook: { sourceUrl: `${siteUrl}/`, basis: 'linked from the site' },
+          instagram: { sourceUrl: `${siteUrl}/`, basis: 'linked from the site' },
+          linkedin: { sourceUrl: `${siteUrl}/`, basis: 'linked from the site' },
+        },
       },
     });
     expect(byName.get('Plain Dental')).toMatchObject({

@@ -32,12 +32,13 @@ import { measure, type Environment, type Kind, type Measured } from './measure';
 import { BenchProcess, startProcess, waitForHttp } from './processes';
 import { PostgresCpu, findPostmaster, findRedisServer, localTcpPorts, readRss } from './proc-stats';
 import { measureVerificationCost } from './verification-cost';
+import { browserReport, measureBrowserTier } from './browser-tier';
 import { mailboxReport, measureMailboxVerification } from './mailbox-verification';
 import { batchLines, measureBatch, type BatchRun } from './batch-fairness';
 import { brokenSections, type SectionResults } from './broken-sections';
 import { measureWebhooks, webhookTable, type WebhookSide } from './webhook';
 import { measureRealPath, realPathTable } from './real-path';
-import { evaluateCorpus, freePort, UNSEEN_SITES } from '@leadgen/testing';
+import { evaluateCorpus, freePort, scoreLines, UNSEEN_SITES, WORLD_SITES } from '@leadgen/testing';
 import { costTable, fmt, median, rate, sideBySide, summarize, targetTable, type Scenario, type Target } from './report';
 
 const USAGE = `npm run bench [-- options]
@@ -63,7 +64,7 @@ const USAGE = `npm run bench [-- options]
   --knee-step S       seconds per knee step (default 4, 1 with --quick)
   --knee-accounts N   accounts the spread series shares the load over (default 10; also the credits section's)
   --credit-clients N  jobs in flight in the credits section (default 16)
-  --only a,b          scenarios among sync1, sync50, async, get, credits, knee, fleet, export, held, fair, verify, mailbox, enrichment, batch, webhook, realpath
+  --only a,b          scenarios among sync1, sync50, async, get, credits, knee, fleet, export, held, fair, verify, mailbox, enrichment, browser, batch, webhook, realpath
                       (realpath: the real adapters against the upstream fakes with the issue 32 latencies, time to first
                       lead and to terminal beside the critical-path floor; 25 leads per source with --quick)`;
 
@@ -146,6 +147,7 @@ const ALL = [
   'verify',
   'mailbox',
   'enrichment',
+  'browser',
   'batch',
   'webhook',
   'realpath',
@@ -328,6 +330,15 @@ async function main(): Promise<number> {
         log(
           `  ${site.id}: missed ${site.missed.join(', ') || '-'}; junk ${site.junk.join(', ') || '-'}; profiles ${site.wrongProfiles.join(', ') || '-'}`,
         );
+    // The world corpus (decision 040): the figures of its tuning and holdout halves, and the time a site costs.
+    for (const half of ['tuning', 'holdout'] as const) {
+      log('');
+      for (const line of scoreLines(
+        `enrichment, world corpus, ${half} half`,
+        await evaluateCorpus(WORLD_SITES.filter((s) => s.half === half)),
+      ))
+        log(line);
+    }
     if ([...ONLY].every((k) => k === 'enrichment' || k === 'verify') && !ONLY.has('verify')) return reportBroken(nothingElse);
   }
   if (ONLY.has('realpath')) {
@@ -349,6 +360,12 @@ async function main(): Promise<number> {
       await Promise.all(own.map((p) => p.stop(8_000)));
     }
     if ([...ONLY].every((k) => k === 'realpath')) return 0;
+  }
+  if (ONLY.has('browser')) {
+    // Self-contained (browser-tier.ts): its own loopback sites and a Chromium of its own, before the service starts.
+    log('');
+    for (const line of browserReport(await measureBrowserTier(QUICK ? 3 : 20))) log(line);
+    if ([...ONLY].every((k) => k === 'browser')) return 0;
   }
   if (ONLY.has('mailbox')) {
     // Self-contained (scripts/bench/mailbox-verification.ts): its own fakes, in this process, before the service starts.

@@ -1711,6 +1711,42 @@ export interface components {
                 };
                 /** @description Website pages read while enriching */
                 pagesVisited: number;
+                /**
+                 * @description ok; parked: a registrar parking or expired-domain page, nothing taken from it; unreachable: no page could be read (decision 040)
+                 * @enum {string}
+                 */
+                websiteStatus?: "ok" | "parked" | "unreachable";
+                /** @description Per value the website filled: the page it was read on and why it is the business's (decision 040) */
+                sources?: {
+                    /** @description Where the email the website filled was read; null when the website filled none */
+                    email: {
+                        /** @description The page the value was read on */
+                        sourceUrl: string;
+                        /** @description The evidence it is the business's ("site domain", "contact block", "Page Plugin", ...) */
+                        basis: string;
+                    } | null;
+                    /** @description Where the facebook profile the website filled was read; null when the website filled none */
+                    facebook: {
+                        /** @description The page the value was read on */
+                        sourceUrl: string;
+                        /** @description The evidence it is the business's ("site domain", "contact block", "Page Plugin", ...) */
+                        basis: string;
+                    } | null;
+                    /** @description Where the instagram profile the website filled was read; null when the website filled none */
+                    instagram: {
+                        /** @description The page the value was read on */
+                        sourceUrl: string;
+                        /** @description The evidence it is the business's ("site domain", "contact block", "Page Plugin", ...) */
+                        basis: string;
+                    } | null;
+                    /** @description Where the linkedin profile the website filled was read; null when the website filled none */
+                    linkedin: {
+                        /** @description The page the value was read on */
+                        sourceUrl: string;
+                        /** @description The evidence it is the business's ("site domain", "contact block", "Page Plugin", ...) */
+                        basis: string;
+                    } | null;
+                };
             };
             /** @description Contacts at the store (shopify only) */
             contacts?: {

@@ -539,6 +539,30 @@ export const DECLARATION = {
       "website enrichment: sites read at once by one worker process, every job's together (an I/O budget: a site holds a socket, not a core); each job reads about as many as it still needs leads ([decision 037](decisions/037-jobs-at-the-speed-of-their-upstreams.md))",
     ),
     allowPrivateNetworks: flag('ENRICHMENT_ALLOW_PRIVATE_NETWORKS', 'let enrichment reach private/loopback addresses (tests only)'),
+    // Decision 040: application-shell pages rendered in headless Chromium, every request through the crawler's network guard.
+    browser: {
+      enabled: flag('ENRICHMENT_BROWSER', 'website enrichment: render application-shell pages in headless Chromium (decision 040); `1` on'),
+      executablePath: variable(
+        'ENRICHMENT_BROWSER_PATH',
+        Joi.string().trim().min(1).default('/usr/bin/chromium'),
+        "the browser tier's Chromium binary (Debian's `chromium` package)",
+      ),
+      pool: variable(
+        'ENRICHMENT_BROWSER_POOL',
+        integer().min(1).max(8).default(2),
+        'the browser tier: pages rendered at once per worker process',
+      ),
+      pageTimeoutMs: variable(
+        'ENRICHMENT_BROWSER_PAGE_MS',
+        integer().min(500).max(60_000).default(5_000),
+        'the browser tier: time budget per rendered page (navigation, scripts, settle)',
+      ),
+      heapMb: variable(
+        'ENRICHMENT_BROWSER_HEAP_MB',
+        integer().min(16).max(1024).default(128),
+        "the browser tier: V8 heap cap of a page's renderer, MiB",
+      ),
+    },
     userAgent: variable(
       'ENRICHMENT_USER_AGENT',
       // Printable ASCII, as a header value must be.

@@ -16,6 +16,22 @@ export interface LeadEnrichment {
   profileSources: { facebook: string | null; instagram: string | null; linkedin: string | null };
   /** website pages read for this lead */
   pagesVisited: number;
+  /** "ok"; "parked": a registrar's parking or expired-domain page, nothing taken from it; "unreachable": no page read (decision 040). Absent on leads enriched before it */
+  websiteStatus?: 'ok' | 'parked' | 'unreachable';
+  /** per value the website filled: the exact page it was read on and why it is the business's (decision 040); null where the website filled nothing. Absent on leads enriched before it */
+  sources?: {
+    email: WebsiteValueSource | null;
+    facebook: WebsiteValueSource | null;
+    instagram: WebsiteValueSource | null;
+    linkedin: WebsiteValueSource | null;
+  };
+}
+
+/** Where a website value was read, and the evidence it is the business's (decision 040). */
+export interface WebsiteValueSource {
+  sourceUrl: string;
+  /** an address's reason ("site domain", "business name domain", "contact block", ...), a profile's ("linked from the site", "unwrapped redirect link", "Page Plugin") */
+  basis: string;
 }
 
 /** The record every source returns, so a client can treat all leads alike (docs/api.md#lead-records). */

@@ -93,7 +93,7 @@ export const metrics = {
   }),
   enrichmentFetches: new Counter({
     name: `${PREFIX}enrichment_fetches_total`,
-    help: 'Website enrichment page fetches, by outcome (ok, http_error, not_a_page, blocked, robots_disallowed, dns_failed, too_many_redirects, aborted, network_error)',
+    help: 'Website enrichment page fetches, by outcome (ok, http_error, not_a_page, blocked, robots_disallowed, dns_failed, too_many_redirects, aborted, network_error; rendered, render_failed: the browser tier, decision 040)',
     labelNames: ['outcome'] as const,
   }),
   // Email verification (docs/api.md): domain lookups, the fleet cache's hits (ratio: hit / (hit + miss)), verdicts delivered.

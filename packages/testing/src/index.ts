@@ -3,7 +3,8 @@
 export * from './processes';
 export * from './delivered-jobs';
 export * from './fake-sites/fake-site';
-export { evaluateCorpus } from './fake-sites/evaluate-corpus';
+export { evaluateCorpus, normalEmail, scoreLines, type CorpusScore } from './fake-sites/evaluate-corpus';
+export { WORLD_SITES, type WorldSite } from './fake-sites/world/world-sites';
 export { UNSEEN_SITES, type CorpusSite } from './fake-sites/unseen-sites';
 // The upstreams' doc-faithful fakes (each quotes the documentation it follows) and an authoritative DNS server on loopback.
 export * from './upstream-fakes/fake-server';

@@ -303,8 +303,33 @@ export const leadSchema = object(
         emailBasis: d('How the email was chosen', nullable(str)),
         profileSources: d('Where each social profile was found', profiles('source page')),
         pagesVisited: d('Website pages read while enriching', int()),
+        websiteStatus: d(
+          'ok; parked: a registrar parking or expired-domain page, nothing taken from it; unreachable: no page could be read (decision 040)',
+          { type: 'string', enum: ['ok', 'parked', 'unreachable'] },
+        ),
+        sources: d(
+          "Per value the website filled: the page it was read on and why it is the business's (decision 040)",
+          object(
+            Object.fromEntries(
+              ['email', 'facebook', 'instagram', 'linkedin'].map((value) => [
+                value,
+                {
+                  description: `Where the ${value === 'email' ? 'email' : `${value} profile`} the website filled was read; null when the website filled none`,
+                  anyOf: [
+                    object({
+                      sourceUrl: d('The page the value was read on', str),
+                      basis: d('The evidence it is the business\'s ("site domain", "contact block", "Page Plugin", ...)', str),
+                    }),
+                    { type: 'null' },
+                  ],
+                },
+              ]),
+            ),
+          ),
+        ),
       },
-      undefined,
+      // websiteStatus and sources are absent on leads enriched before decision 040
+      ['emailSource', 'emailBasis', 'profileSources', 'pagesVisited'],
       { description: "where an enriched lead's email and profiles were found (decision 015)" },
     ),
     contacts: d('Contacts at the store (shopify only)', {

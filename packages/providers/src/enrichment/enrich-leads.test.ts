@@ -27,7 +27,17 @@ const site: WebsiteEnricherLike = {
       emailBasis: 'contact block',
       pagesVisited: 3,
       profileSources: { facebook: 'home page', instagram: null, linkedin: null },
+      sources: {
+        emails: {
+          'cafe.rosa@gmail.com': { sourceUrl: 'https://cafe-rosa.example/kontakt', basis: 'contact block' },
+          'other@gmail.com': { sourceUrl: 'https://other.example/', basis: 'free mailbox' },
+        },
+        facebook: { sourceUrl: 'https://cafe-rosa.example/', basis: 'Page Plugin' },
+        instagram: null,
+        linkedin: null,
+      },
     },
+    websiteStatus: 'ok' as const,
   }),
 };
 
@@ -48,11 +58,24 @@ describe('enrichLeads provenance', () => {
         emailBasis: 'contact block',
         pagesVisited: 3,
         profileSources: { facebook: 'home page', instagram: null, linkedin: null },
+        websiteStatus: 'ok',
+        // the exact page and the evidence of each value the website filled
+        sources: {
+          email: { sourceUrl: 'https://cafe-rosa.example/kontakt', basis: 'contact block' },
+          facebook: { sourceUrl: 'https://cafe-rosa.example/', basis: 'Page Plugin' },
+          instagram: null,
+          linkedin: null,
+        },
       },
     });
     expect(leads[1]).toMatchObject({
       email: 'owner@cafe-rosa.example',
-      enrichment: { emailSource: 'upstream', emailBasis: null, profileSources: { facebook: 'upstream', instagram: null, linkedin: null } },
+      enrichment: {
+        emailSource: 'upstream',
+        emailBasis: null,
+        profileSources: { facebook: 'upstream', instagram: null, linkedin: null },
+        sources: { email: null, facebook: null, instagram: null, linkedin: null },
+      },
     });
   });
 });

@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import type { LeadEnrichment, LeadRecord, SocialProfiles } from '@leadgen/domain';
+import type { LeadEnrichment, LeadRecord, SocialProfiles, WebsiteValueSource } from '@leadgen/domain';
 import { signalUntil } from '../abortable-waits';
 import { abortableLimit } from './concurrency-limits';
 
@@ -12,14 +12,22 @@ export interface WebsiteEnricherLike {
     websiteUrl: string,
     signal: AbortSignal,
     hints?: { businessName?: string | null },
-  ): Promise<{ emails: string[]; socialProfiles: SocialProfiles; provenance?: WebsiteProvenance }>;
+  ): Promise<{ emails: string[]; socialProfiles: SocialProfiles; provenance?: WebsiteProvenance; websiteStatus?: WebsiteStatus }>;
 }
+
+type WebsiteStatus = NonNullable<LeadEnrichment['websiteStatus']>;
 
 interface WebsiteProvenance {
   emailSource: string | null;
   emailBasis: string | null;
   profileSources: { facebook: string | null; instagram: string | null; linkedin: string | null };
   pagesVisited: number;
+  sources?: {
+    emails: Record<string, WebsiteValueSource>;
+    facebook: WebsiteValueSource | null;
+    instagram: WebsiteValueSource | null;
+    linkedin: WebsiteValueSource | null;
+  };
 }
 
 const NETWORKS = ['facebook', 'instagram', 'linkedin'] as const;
@@ -89,22 +97,30 @@ async function enrichLead(lead: LeadRecord, enricher: WebsiteEnricherLike, signa
     const found = await enricher.enrich(lead.website as string, signal, { businessName: lead.businessName });
     const site = found.provenance;
     // Where each value came from, so a buyer can judge it: the upstream, or the page it was read on.
+    const filledEmail = lead.email === null ? (found.emails[0] ?? null) : null;
     const enrichment: LeadEnrichment = {
-      emailSource: lead.email !== null ? 'upstream' : found.emails[0] !== undefined ? (site?.emailSource ?? 'website') : null,
-      emailBasis: lead.email === null && found.emails[0] !== undefined ? (site?.emailBasis ?? null) : null,
+      emailSource: lead.email !== null ? 'upstream' : filledEmail !== null ? (site?.emailSource ?? 'website') : null,
+      emailBasis: filledEmail !== null ? (site?.emailBasis ?? null) : null,
       profileSources: { facebook: null, instagram: null, linkedin: null },
       pagesVisited: site?.pagesVisited ?? 0,
     };
-    lead.email ??= found.emails[0] ?? null;
+    // the exact page and the evidence of each value the website filled, as the lead's provenance carries them
+    const sources: NonNullable<LeadEnrichment['sources']> = {
+      email: filledEmail !== null ? (site?.sources?.emails[filledEmail] ?? null) : null,
+      facebook: null,
+      instagram: null,
+      linkedin: null,
+    };
+    lead.email ??= filledEmail;
     for (const network of NETWORKS) {
       const had = lead.socialProfiles[network] !== null;
       lead.socialProfiles[network] ??= found.socialProfiles[network];
-      enrichment.profileSources[network] = had
-        ? 'upstream'
-        : lead.socialProfiles[network] !== null
-          ? (site?.profileSources[network] ?? 'website')
-          : null;
+      const filled = !had && lead.socialProfiles[network] !== null;
+      enrichment.profileSources[network] = had ? 'upstream' : filled ? (site?.profileSources[network] ?? 'website') : null;
+      sources[network] = filled ? (site?.sources?.[network] ?? null) : null;
     }
+    if (found.websiteStatus !== undefined) enrichment.websiteStatus = found.websiteStatus;
+    if (site?.sources !== undefined) enrichment.sources = sources;
     lead.enrichment = enrichment;
   } catch {
     // An enricher that breaks its promise not to throw is treated like one that found nothing.

@@ -54,8 +54,40 @@ describe('extractEmails', () => {
     expect(extractEmails(html, 'bistro.example')).toContain(expected);
   });
 
-  it('when "at" and "dot" appear as bare words, then no address is invented', () => {
-    expect(extractEmails('<p>Meet anna at bistro dot example, or at the market.</p>', 'bistro.example')).toEqual([]);
+  it('when "at" and "dot" appear as bare words spelling another domain than the business\'s, then no address is invented', () => {
+    expect(extractEmails('<p>Meet anna at bistro dot example, or at the market.</p>', 'shop.example')).toEqual([]);
+  });
+
+  it.each([
+    ['Spanish', 'Correo: reservas arroba casapepe punto es', 'reservas@casapepe.es'],
+    ['Polish', 'E-mail: biuro małpa kwiaty kropka pl', 'biuro@kwiaty.pl'],
+    ['Korean, on a webmail domain', '이메일: casapepe.es 골뱅이 naver 점 com', 'casapepe.es@naver.com'],
+  ])('when an address is spelled with the %s words for at and dot, then it is read', (_language, text, expected) => {
+    const host = expected.endsWith('naver.com') ? 'casapepe.es' : (expected.split('@')[1] ?? '');
+    expect(extractEmails(`<p>${text}</p>`, host)).toEqual([expected]);
+  });
+
+  it("when an address waits in data attributes behind a javascript: link or in an island's props, then it is read", () => {
+    const html = `<a href="javascript:void(0)" data-user="info" data-domain="shop.example">Write</a>
+      <astro-island props="{&quot;email&quot;:[0,&quot;team@shop.example&quot;]}"><button>Show</button></astro-island>`;
+    expect(extractEmails(html, 'shop.example')).toEqual(['info@shop.example', 'team@shop.example']);
+  });
+
+  it('when a mailto link has cc and bcc recipients, then each is read', () => {
+    expect(
+      extractEmails('<a href="mailto:a@shop.example?cc=b@shop.example&amp;bcc=c@shop.example&amp;subject=x">x</a>', 'shop.example'),
+    ).toEqual(['a@shop.example', 'b@shop.example', 'c@shop.example']);
+  });
+
+  it('when an address has an internationalised domain, in text or a mailto, then it is returned in ASCII (punycode)', () => {
+    expect(extractEmails('<p>E-Mail: info@bäckerei-müller.de</p>', 'xn--bckerei-mller-bfb28a.de')).toEqual([
+      'info@xn--bckerei-mller-bfb28a.de',
+    ]);
+  });
+
+  it('when an inline script writes an address with &#64;, then it is read', () => {
+    const html = `<script>document.write('<a href="mailto:' + 'post' + '&#64;' + 'shop.example' + '">mail</a>');</script>`;
+    expect(extractEmails(html, 'shop.example')).toEqual(['post@shop.example']);
   });
 
   it.each([
@@ -83,15 +115,24 @@ describe('extractEmails', () => {
     expect(extractEmails(html, 'shop.example')).toEqual(['info@shop.example']);
   });
 
-  it('when addresses of several kinds are found, then own domain comes first, then role addresses, then the rest', () => {
+  it('when addresses of several kinds are found, then own domain comes first, then a webmail address, and other domains in plain text are left out', () => {
     const html = 'jane.doe@gmail.com, info@partner.example, anna@shop.example, contact@other.example, team@mail.shop.example';
-    expect(extractEmails(html, 'www.shop.example:8080')).toEqual([
+    expect(extractEmails(html, 'www.shop.example:8080')).toEqual(['anna@shop.example', 'team@mail.shop.example', 'jane.doe@gmail.com']);
+  });
+
+  it.each([
+    ['a caterer', 'Our catering partner Fein & Frisch takes orders at orders@feinfrisch.example'],
+    ['an ordering platform', 'Order online through Orderly, support: help@orderly.example'],
+    ['a plan administrator', 'Our 401(k) plan is administered by Nordvest; participants may write to service@nordvest.example'],
+  ])("when the text around an address names another party (%s), then it is not the business's, even on its contact page", (_kind, text) => {
+    expect(extractEmails(`<p>${text}</p><p>Email: anna@shop.example</p>`, 'shop.example', { contactPage: true })).toEqual([
       'anna@shop.example',
-      'team@mail.shop.example',
-      'info@partner.example',
-      'contact@other.example',
-      'jane.doe@gmail.com',
     ]);
+  });
+
+  it('when a no-reply sender is named in another language, then it is junk', () => {
+    for (const local of ['ne-pas-repondre', 'nao-responda', 'keine-antwort', 'nie-odpowiadaj', 'ikke-svar', 'yanitlamayin'])
+      expect(isJunkEmail(`${local}@shop.example`)).toBe(true);
   });
 });
 
@@ -113,9 +154,9 @@ describe('addresses ranked by who they belong to', () => {
     expect(extractEmails(`<p>${credit}</p><p>anna@gmail.com</p>`, 'bakery.example')).toEqual(['anna@gmail.com']);
   });
 
-  it('when an address is on the site domain, in JSON-LD, in a contact block, by the business name or in plain text, then that is the order', () => {
+  it("when an address is on the site domain, in JSON-LD, in a contact block, by the business name or in plain text, then that is the order, and another firm's is left out", () => {
     const html = `
-      <p>Partner: partner@other.example</p>
+      <p>Partner: partner@partner-firm.example</p>
       <p>Write to <a href="mailto:anna.baker@gmail.com">us</a> at Bakery Anna</p>
       <address>orders@bakery-orders.example</address>
       <script type="application/ld+json">{"@type":"Bakery","email":"ld@bakery-mail.example"}</script>
@@ -125,7 +166,6 @@ describe('addresses ranked by who they belong to', () => {
       'ld@bakery-mail.example',
       'orders@bakery-orders.example',
       'anna.baker@gmail.com',
-      'partner@other.example',
     ]);
   });
 

@@ -1,11 +1,17 @@
-import { creditIndex, foldWords, type PageDocument, stripWww, unescapeScriptText } from './html';
+import { domainToASCII } from 'node:url';
+import freeProviderDomains from 'email-providers/all.json';
+import { creditIndex, decodeEntities, foldWords, type PageDocument, stripWww, unescapeScriptText } from './html';
 import { scriptStrings } from './script-strings';
 
 // The lookbehind stops a match from starting inside a longer token (`%20info@...`, `a.b@...`).
+// An internationalised domain is read in its own letters (info@bäckerei-müller.de) and sent on as punycode.
 const EMAIL =
-  /(?<![a-z0-9._%+-])([a-z0-9](?:[a-z0-9._+-]{0,62}[a-z0-9_+-])?)@((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,24})(?![a-z0-9-])/gi;
+  /(?<![a-z0-9._%+-])([a-z0-9](?:[a-z0-9._+-]{0,62}[a-z0-9_+-])?)@((?:[\p{L}\p{N}](?:[\p{L}\p{N}-]{0,61}[\p{L}\p{N}])?\.)+(?:[a-z]{2,24}|xn--[a-z0-9-]{1,59}))(?![a-z0-9-])/giu;
 
-const EMAIL_EXACT = new RegExp(`^${EMAIL.source}$`, 'i');
+const EMAIL_EXACT = new RegExp(`^${EMAIL.source}$`, 'iu');
+
+// Webmail and internet providers' mailboxes: a business's address when presented as its contact.
+const FREE_MAILBOXES = new Set<string>(freeProviderDomains as string[]);
 
 // "name [at] domain [dot] com" and its translations (arroba, chiocciola, apenstaartje, małpa; punto, punt, kropka, ...).
 const AT_WORDS = 'at|@|arroba|chiocciola|apenstaartje|apestaartje|malpa|małpa|klammeraffe|snabel-a';
@@ -234,46 +240,27 @@ const PLATFORM_DOMAINS = new Set([
 
 const TRACKING_DOMAINS = /(?:^|\.)(?:sentry\.io|sentry-next\.wixpress\.com|wixpress\.com|sentry\.[a-z.]+)$|^sentry[.-]/;
 
-const ROLE_LOCALS = new Set([
-  'info',
-  'contact',
-  'hello',
-  'hallo',
-  'hi',
-  'office',
-  'kontakt',
-  'mail',
-  'email',
-  'enquiries',
-  'enquiry',
-  'inquiries',
-  'inquiry',
-  'sales',
-  'service',
-  'support',
-  'team',
-  'booking',
-  'bookings',
-  'reservations',
-  'orders',
-  'shop',
-  'store',
-  'bonjour',
-  'ciao',
-  'hola',
-]);
+// "Do not reply" as mailbox names say it in the served languages, squashed (no separators).
+const NO_REPLY =
+  /noreply|donotreply|mailerdaemon|nepasrepondre|nepasrepondez|naoresponda|naoresponder|nonrispondere|noresponder|nocontestar|norespondas|keineantwort|nichtantworten|bitteNichtAntworten|geenantwoord|nietantwoorden|nieodpowiadaj|neodpovidat|neodpovedat|svarainte|svarikke|svarintekke|ikkesvar|alavastaa|yanitlamayin|cevaplamayin|nuraspunde|nemvalaszolj|khongtraloi|janganbalas|nevidpovidaty|neotvechat|bitte-?nicht-?antworten/i;
 
-/** Why an address is believed to be the business's; the order is the ranking. */
+/** Why an address is taken as the business's; the order is the ranking. */
 export type EmailBasis =
-  'site domain' | 'structured data' | 'contact block' | 'mailto near business name' | 'contact page' | 'role address' | 'page text';
+  | 'site domain'
+  | 'business name domain'
+  | 'structured data'
+  | 'contact block'
+  | 'mailto near business name'
+  | 'named after the business'
+  | 'free mailbox';
 const BASIS_ORDER: readonly EmailBasis[] = [
   'site domain',
+  'business name domain',
   'structured data',
   'contact block',
   'mailto near business name',
-  'contact page',
-  'role address',
-  'page text',
+  'named after the business',
+  'free mailbox',
 ];
 
 /** One sighting of an address on a page. */
@@ -283,6 +270,10 @@ export interface EmailSighting {
   basis: 'structured data' | 'contact block' | 'mailto near business name' | 'contact page' | 'page text';
   /** in a designer's or agency's credit line */
   credit: boolean;
+  /** written with bare words for "at" and "dot" ("info at shop dot de"): believed on the site's own domain only */
+  spelled?: boolean;
+  /** the text around it (its block), where another party may be named */
+  context?: string;
 }
 
 export interface PageContext {
@@ -292,35 +283,60 @@ export interface PageContext {
   businessName?: string | null;
 }
 
+// The local words for "at" and "dot" people type without brackets ("info arroba casa punto es"); read only
+// when what they spell is the site's own domain (rankSightings), since the words are ordinary words too.
+const SPELLED_AT =
+  'at|arroba|arrobas|arobase|arobas|chiocciola|apenstaartje|apestaartje|małpa|malpa|klammeraffe|affenschwanz|snabel-a|ät|zavináč|zavinac|kukac|krøllalfa|παπάκι|собака|собачка|アット|골뱅이|小老鼠|แอท|a còng|et|la|שטרודל|آت';
+const SPELLED_DOT =
+  'dot|punkt|punktum|point|punto|punt|ponto|kropka|pont|tečka|piste|nokta|τελεία|крапка|точка|ドット|점|點|点|ดอท|chấm|titik|נקודה|punct|نقطة';
+const SPELLED = new RegExp(
+  `(?<![\\p{L}\\p{N}._%+-])([a-z0-9][a-z0-9._+-]{0,63})\\s+(?:${SPELLED_AT})\\s+([a-z0-9][a-z0-9-]{0,62}(?:\\s+(?:${SPELLED_DOT})\\s+[a-z0-9][a-z0-9-]{0,62})+)(?![\\p{L}\\p{N}])`,
+  'giu',
+);
+const SPELLED_DOT_SPLIT = new RegExp(`\\s+(?:${SPELLED_DOT})\\s+`, 'giu');
+
 /** Every address on a parsed page, with where it was seen. */
 export function sightEmails(page: PageDocument, html: string, context: PageContext = {}): EmailSighting[] {
   const sightings: EmailSighting[] = [];
   const plain = context.contactPage ? 'contact page' : 'page text';
   const name = context.businessName ? foldWords(context.businessName) : '';
+  const blockAt = (index: number) => page.blocks[Math.min(index, page.blocks.length - 1)];
   for (const email of fromCloudflare(html)) sightings.push({ email, basis: plain, credit: false });
   for (const text of page.jsonLd) {
     for (const email of addressesIn(unescapeScriptText(text))) sightings.push({ email, basis: 'structured data', credit: false });
   }
   for (const text of page.scripts) {
     for (const email of addressesIn(unescapeScriptText(text))) sightings.push({ email, basis: plain, credit: false });
-    // What a small inline script builds, folded from its syntax tree, never run.
-    for (const built of scriptStrings(text)) for (const email of addressesIn(built)) sightings.push({ email, basis: plain, credit: false });
+    // What a small inline script builds, folded from its syntax tree, never run; what it writes is HTML, so entities decode.
+    for (const built of scriptStrings(text))
+      for (const email of addressesIn(decodeEntities(built))) sightings.push({ email, basis: plain, credit: false });
+  }
+  // what elements carry for scripts to show: data-* behind javascript: links, an island's serialised props
+  for (const carried of page.attributes) {
+    const block = page.blocks[carried.block];
+    for (const email of addressesIn(unescapeScriptText(carried.text)))
+      sightings.push({ email, basis: block?.contact ? 'contact block' : plain, credit: false, context: block?.text });
   }
   for (const anchor of page.anchors) {
     if (!/^mailto:/i.test(anchor.href)) continue;
-    const block = page.blocks[anchor.block];
+    const block = blockAt(anchor.block);
     // the link is in the credit when its own text sits at or after where the credit begins
     const credit = block !== undefined && block.creditAt >= 0 && block.text.lastIndexOf(anchor.text) >= block.creditAt;
     const nearName = name !== '' && block !== undefined && foldWords(block.text).includes(name);
     const basis = block?.contact ? 'contact block' : nearName ? 'mailto near business name' : plain;
-    for (const email of fromMailto(anchor.href)) sightings.push({ email, basis, credit });
+    for (const email of fromMailto(anchor.href)) sightings.push({ email, basis, credit, context: block?.text });
   }
   for (const block of page.blocks) {
     const text = block.text.replace(OBFUSCATED_AT, '@').replace(OBFUSCATED_DOT, '.');
     const creditAt = block.creditAt === 0 ? 0 : block.creditAt > 0 ? creditIndex(text) : -1;
+    const basis = block.contact ? 'contact block' : plain;
     for (const match of text.matchAll(EMAIL)) {
       const credit = creditAt >= 0 && (match.index ?? 0) >= creditAt;
-      sightings.push({ email: match[0], basis: block.contact ? 'contact block' : plain, credit });
+      sightings.push({ email: match[0], basis, credit, context: block.text });
+    }
+    for (const match of text.matchAll(SPELLED)) {
+      const email = `${match[1]}@${(match[2] ?? '').split(SPELLED_DOT_SPLIT).join('.')}`;
+      sightings.push({ email, basis, credit: creditAt >= 0 && (match.index ?? 0) >= creditAt, spelled: true, context: block.text });
     }
   }
   return sightings;
@@ -330,31 +346,106 @@ function addressesIn(text: string): string[] {
   return [...text.matchAll(EMAIL)].map((m) => m[0]);
 }
 
+/** The business an address is weighed against: its site's host and its name. */
+export interface Owner {
+  siteHost: string;
+  businessName?: string | null;
+}
+
 /**
- * Ranks addresses by who they belong to. An address seen in a credit line ("Website by Studio X,
- * hello@studio.x") is the designer's: it is dropped wherever else it appears, unless it is on the
- * site's own domain. Within a rank, the order of appearance is kept.
+ * Ranks addresses by who they belong to, from evidence: an address on the site's domain, or on a domain
+ * or a mailbox named after the business, is the business's. Any other address is someone else's unless
+ * the page presents it as the business's (its structured data, a contact block, a mailto beside the
+ * business's name) or it is a free mailbox; and never when it sits in a credit line ("Website by Studio X,
+ * hello@studio.x") or the text around it names the party its domain is named after ("catering by Fein &
+ * Frisch, orders@feinfrisch.de"). Within a rank, the order of appearance is kept. The basis is the reason
+ * recorded in the lead's provenance.
  */
-export function rankSightings(sightings: readonly EmailSighting[], siteHost: string): Array<{ email: string; basis: EmailBasis }> {
+export function rankSightings(sightings: readonly EmailSighting[], owner: Owner | string): Array<{ email: string; basis: EmailBasis }> {
+  const { siteHost, businessName = null } = typeof owner === 'string' ? { siteHost: owner } : owner;
   const site = stripWww(siteHost.replace(/:\d+$/, '').replace(/\.$/, ''));
+  const siteWords = letters(registrableLabel(site));
+  const nameWords = letters(foldWords(businessName ?? ''));
   const best = new Map<string, EmailBasis>();
-  const credited = new Set<string>();
   for (const sighting of sightings) {
-    const email = sighting.email.trim().toLowerCase();
-    if (!isValidShape(email) || isJunkEmail(email)) continue;
+    const email = normaliseEmail(sighting.email);
+    if (email === null || !isValidShape(email) || isJunkEmail(email)) continue;
     const [local = '', domain = ''] = email.split('@');
     const own = site !== '' && (domain === site || domain.endsWith(`.${site}`) || site.endsWith(`.${domain}`));
-    if (sighting.credit && !own) credited.add(email);
-    let basis: EmailBasis = own ? 'site domain' : sighting.basis;
-    if (basis === 'page text' && ROLE_LOCALS.has(local)) basis = 'role address';
+    const label = letters(registrableLabel(domain));
+    const related = !own && label.length >= 5 && (related_(label, siteWords) || related_(label, nameWords));
+    const namedLocal = letters(local).length >= 5 && (related_(letters(local), siteWords) || related_(letters(local), nameWords));
+    let basis: EmailBasis | null;
+    if (own) basis = 'site domain';
+    else if (sighting.credit) basis = null;
+    else if (related) basis = 'business name domain';
+    // words for "at" and "dot" are ordinary words too: what they spell needs the business's name or a webmail domain
+    else if (sighting.spelled && !namedLocal && !FREE_MAILBOXES.has(domain)) basis = null;
+    else if (namesOtherParty(sighting.context ?? '', domain, businessName)) basis = null;
+    else if (sighting.basis === 'structured data' || sighting.basis === 'contact block' || sighting.basis === 'mailto near business name')
+      basis = sighting.basis;
+    else if (namedLocal) basis = 'named after the business';
+    else if (FREE_MAILBOXES.has(domain)) basis = 'free mailbox';
+    else basis = null;
+    if (basis === null) continue;
     const previous = best.get(email);
     if (previous === undefined || BASIS_ORDER.indexOf(basis) < BASIS_ORDER.indexOf(previous)) best.set(email, basis);
   }
   // Array.prototype.sort is stable, so each rank keeps the order of appearance
   return [...best]
-    .filter(([email]) => !credited.has(email))
+    .filter(([email, basis]) => basis === 'site domain' || basis === 'business name domain' || !credited(sightings, email))
     .map(([email, basis]) => ({ email, basis }))
     .sort((a, b) => BASIS_ORDER.indexOf(a.basis) - BASIS_ORDER.indexOf(b.basis));
+}
+
+function credited(sightings: readonly EmailSighting[], email: string): boolean {
+  return sightings.some((s) => s.credit && normaliseEmail(s.email) === email);
+}
+
+/** Lower case, the domain in ASCII (an IDN as punycode, as mail systems resolve it); null when it cannot be. */
+export function normaliseEmail(raw: string): string | null {
+  const email = raw.trim().toLowerCase();
+  const at = email.lastIndexOf('@');
+  if (at <= 0) return null;
+  const domain = email.slice(at + 1);
+  if (/^[a-z0-9.-]+$/.test(domain)) return email;
+  const ascii = domainToASCII(domain);
+  return ascii === '' ? null : `${email.slice(0, at)}@${ascii}`;
+}
+
+/** The label a business registers: "www.bakery.co.uk" → "bakery", "shop.bakery.de" → "bakery". */
+function registrableLabel(host: string): string {
+  const labels = host.replace(/^xn--/, '').split('.');
+  const tld = labels.at(-1) ?? '';
+  const second = labels.at(-2) ?? '';
+  // co.uk, com.br, co.jp, or.at: a short second level under a country code
+  const suffix = tld.length === 2 && labels.length >= 3 && /^(?:co|com|net|org|or|ne|ac|gv|gob|gov|edu|ltd|plc)$/.test(second) ? 2 : 1;
+  return labels.at(-1 - suffix) ?? '';
+}
+
+function letters(text: string): string {
+  return text.toLowerCase().replace(/[^a-z0-9]/g, '');
+}
+
+/** One names the other: equal, or the longer contains the shorter (at least 5 letters). */
+function related_(a: string, b: string): boolean {
+  if (a.length < 5 || b.length < 5) return a !== '' && a === b;
+  return a === b || a.includes(b) || b.includes(a);
+}
+
+/**
+ * The text around an address names the party its domain is named after, and that party is not the
+ * business: "Online bestellen über Orderly, help@orderly-blumen.io".
+ */
+function namesOtherParty(context: string, domain: string, businessName: string | null): boolean {
+  if (context === '') return false;
+  // the address itself names its domain: only the words around it count
+  const text = foldWords(context.replace(EMAIL, ' ')).replace(/ /g, '');
+  const name = letters(foldWords(businessName ?? ''));
+  const words = registrableLabel(domain)
+    .split('-')
+    .filter((w) => w.length >= 4 && !FREE_MAILBOXES.has(domain));
+  return words.some((w) => text.includes(w) && !name.includes(w));
 }
 
 export function isJunkEmail(email: string): boolean {
@@ -369,7 +460,7 @@ export function isJunkEmail(email: string): boolean {
   // hashed local parts are the keys of error-reporting DSNs and tracking mailboxes
   if (/^[0-9a-f]{24,}$/.test(local)) return true;
   const squashed = local.replace(/[-_.]/g, '');
-  return /noreply|donotreply|mailerdaemon/.test(squashed);
+  return NO_REPLY.test(squashed);
 }
 
 /** The domain or one of its parents is a platform's (support.calendly.com is calendly.com's). */
@@ -387,17 +478,25 @@ function isValidShape(email: string): boolean {
   return email.length <= 254 && local.length <= 64 && !local.includes('..') && !domain.includes('..') && EMAIL_EXACT.test(email);
 }
 
+/** Every recipient of a mailto link: its path, and its to, cc and bcc fields (RFC 6068). */
 function fromMailto(href: string): string[] {
   const emails: string[] = [];
   for (const match of href.matchAll(/mailto:([^"'<>\s]+)/gi)) {
-    const target = (match[1] ?? '').split('?')[0] ?? '';
-    let decoded = target;
-    try {
-      decoded = decodeURIComponent(target);
-    } catch {
-      // a stray % in the link: keep it raw, the shape check decides
+    const [target = '', query = ''] = (match[1] ?? '').split('?');
+    const fields = [target];
+    for (const pair of query.split('&')) {
+      const [key = '', value = ''] = pair.split('=');
+      if (/^(?:to|cc|bcc)$/i.test(key)) fields.push(value);
     }
-    for (const part of decoded.split(/[,;]/)) emails.push(part.trim());
+    for (const field of fields) {
+      let decoded = field;
+      try {
+        decoded = decodeURIComponent(field);
+      } catch {
+        // a stray % in the link: keep it raw, the shape check decides
+      }
+      for (const part of decoded.split(/[,;]/)) if (part.trim() !== '') emails.push(part.trim());
+    }
   }
   return emails;
 }

@@ -1,4 +1,5 @@
-import { extractSocialProfiles } from './extract-social';
+import { extractSocialProfiles, findSocialProfiles } from './extract-social';
+import { isParkedPage } from './parked-domain';
 
 const BASE = 'https://www.shop.example/';
 
@@ -73,5 +74,42 @@ describe('extractSocialProfiles', () => {
     const html =
       '<a href="https://notfacebook.com/acme">x</a><a href="https://facebook.com.evil.example/acme">y</a><a href="https://developers.facebook.com/docs">z</a>';
     expect(extractSocialProfiles(html, BASE).facebook).toBeNull();
+  });
+});
+
+describe('wrapped profile links', () => {
+  it("when a profile is behind Facebook's link shim, Google's redirect or in a Page Plugin, then the profile itself is found with how it was read", () => {
+    const html = `<a href="https://l.facebook.com/l.php?u=${encodeURIComponent('https://www.instagram.com/rosa.cafe/?hl=en')}&amp;h=AT0">IG</a>
+      <a href="https://www.google.com/url?q=${encodeURIComponent('https://www.linkedin.com/company/rosa-cafe/')}&amp;sa=D">in</a>
+      <iframe src="https://www.facebook.com/plugins/page.php?href=${encodeURIComponent('https://www.facebook.com/RosaCafe')}&amp;tabs=timeline"></iframe>`;
+    expect(findSocialProfiles(html, 'https://rosa.example/')).toEqual({
+      facebook: { url: 'https://www.facebook.com/RosaCafe', reason: 'Page Plugin' },
+      instagram: { url: 'https://www.instagram.com/rosa.cafe', reason: 'unwrapped redirect link' },
+      linkedin: { url: 'https://www.linkedin.com/company/rosa-cafe', reason: 'unwrapped redirect link' },
+    });
+  });
+
+  it('when only share links and app-share parameters are present, then shares are not profiles and parameters are dropped', () => {
+    const html = `<a href="https://www.facebook.com/sharer/sharer.php?u=https%3A%2F%2Frosa.example">Share</a>
+      <a href="https://www.linkedin.com/sharing/share-offsite/?url=https%3A%2F%2Frosa.example">Share</a>
+      <a href="https://www.instagram.com/rosa.cafe?igsh=MWQ1ZGUx&amp;utm_source=qr">IG</a>`;
+    expect(extractSocialProfiles(html, 'https://rosa.example/')).toEqual({
+      facebook: null,
+      instagram: 'https://www.instagram.com/rosa.cafe',
+      linkedin: null,
+    });
+  });
+});
+
+describe('isParkedPage', () => {
+  it('when a page offers its own domain for sale or says it expired, then it is parked', () => {
+    expect(isParkedPage('rosa-cafe.de\nThis domain may be for sale! Buy now', 'rosa-cafe.de')).toBe(true);
+    expect(isParkedPage('Diese Domain ist abgelaufen. Jetzt reservieren.', 'www.rosa-cafe.de')).toBe(true);
+    expect(isParkedPage('This Web page is parked for FREE, courtesy of GoDaddy.com.', 'rosa.example')).toBe(true);
+  });
+
+  it("when a business's own page sells things or mentions domains, then it is not parked", () => {
+    expect(isParkedPage('Café Rosa. Our old espresso machine is for sale, make us an offer!', 'rosa-cafe.de')).toBe(false);
+    expect(isParkedPage('We build websites and register domains for our clients.', 'webstudio.example')).toBe(false);
   });
 });

@@ -138,8 +138,33 @@ const TEMPLATE_HANDLES = new Set([
 
 /** The first facebook, instagram and linkedin profile a page links to, normalised; share buttons are not profiles. */
 export function extractSocialProfiles(html: string, baseUrl: string): SocialProfiles {
-  const profiles: SocialProfiles = { facebook: null, instagram: null, linkedin: null };
-  const source = decodeEntities(unescapeScriptText(html.replace(NAMESPACE_ATTRIBUTE, '')));
+  const found = findSocialProfiles(html, baseUrl);
+  return { facebook: found.facebook?.url ?? null, instagram: found.instagram?.url ?? null, linkedin: found.linkedin?.url ?? null };
+}
+
+export type ProfileReason = 'linked from the site' | 'unwrapped redirect link' | 'Page Plugin';
+export type ProfileFinding = { url: string; reason: ProfileReason } | null;
+
+// Links that pass through another site on their way to the profile: Facebook's outbound link shim
+// (l.facebook.com/l.php?u=), Google's redirect (google.com/url?q=), and Facebook's Page Plugin, whose
+// `href` parameter is the page it shows.
+const WRAPPED =
+  /(?:https?:)?\/\/(?:l|lm|www|m)\.facebook\.com\/(?:l\.php\?(?:[^"'\s<>]*?&)?u=|plugins\/(?:page|like|likebox|follow)\.php\?(?:[^"'\s<>]*?&)?href=)([^&"'\s<>]+)|(?:https?:)?\/\/(?:www\.)?google\.[a-z.]+\/url\?(?:[^"'\s<>]*?&)?(?:q|url)=([^&"'\s<>]+)/gi;
+
+/** Each network's first profile on the page, with how it was read. */
+export function findSocialProfiles(html: string, baseUrl: string): Record<keyof SocialProfiles, ProfileFinding> {
+  const profiles: Record<keyof SocialProfiles, ProfileFinding> = { facebook: null, instagram: null, linkedin: null };
+  const decoded = decodeEntities(unescapeScriptText(html.replace(NAMESPACE_ATTRIBUTE, '')));
+  // the wrapped target replaces its wrapper, where it stood, so the page's order is kept
+  const source = decoded.replace(WRAPPED, (whole: string, fbTarget?: string, googleTarget?: string) => {
+    try {
+      const target = decodeURIComponent(fbTarget ?? googleTarget ?? '');
+      const reason = /plugins\//i.test(whole) ? 'PLUGIN' : 'UNWRAPPED';
+      return /^https?:\/\//i.test(target) ? ` ${reason}${target} ` : ' ';
+    } catch {
+      return ' ';
+    }
+  });
   for (const match of source.matchAll(CANDIDATE)) {
     let url: URL;
     try {
@@ -148,9 +173,21 @@ export function extractSocialProfiles(html: string, baseUrl: string): SocialProf
     } catch {
       continue;
     }
-    profiles.facebook ??= notTemplate(facebookProfile(url));
-    profiles.instagram ??= notTemplate(instagramProfile(url));
-    profiles.linkedin ??= notTemplate(linkedinProfile(url));
+    const before = source.slice(Math.max(0, (match.index ?? 0) - 9), match.index ?? 0);
+    const reason: ProfileReason = before.endsWith('PLUGIN')
+      ? 'Page Plugin'
+      : before.endsWith('UNWRAPPED')
+        ? 'unwrapped redirect link'
+        : 'linked from the site';
+    const found = {
+      facebook: notTemplate(facebookProfile(url)),
+      instagram: notTemplate(instagramProfile(url)),
+      linkedin: notTemplate(linkedinProfile(url)),
+    };
+    for (const network of ['facebook', 'instagram', 'linkedin'] as const) {
+      const profile = found[network];
+      if (profiles[network] === null && profile !== null) profiles[network] = { url: profile, reason };
+    }
     if (profiles.facebook && profiles.instagram && profiles.linkedin) break;
   }
   return profiles;

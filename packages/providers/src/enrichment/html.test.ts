@@ -107,3 +107,24 @@ describe('extractAnchors and decodeEntities', () => {
     expect(page.jsonLd).toEqual(['{"email":"x@y.example"}']);
   });
 });
+
+describe('pages a person opens, in many languages', () => {
+  it.each([
+    ['Turkish', '/iletisim', 'İletişim'],
+    ['Japanese', '/shop/', '店舗情報'],
+    ['Korean', '/sub/location.php', '오시는 길'],
+    ['Italian bookings', '/prenotazioni/', 'Prenotazioni'],
+    ['Portuguese appointments', '/marcacoes/', 'Marcações'],
+    ['Polish office', '/biuro/', 'Biuro'],
+    ['an icon with an accessible name', '/p/3', ''],
+  ])('when the contact page is named in %s, then it is chosen', (_kind, path, text) => {
+    const link = text === '' ? `<a href="${path}" aria-label="Kontakt"><svg></svg></a>` : `<a href="${path}">${text}</a>`;
+    expect(findContactLinks(`<a href="/menu">Menu</a>${link}`, HOME, 5).map((url) => url.pathname)).toEqual([path]);
+  });
+
+  it('when a root page only refreshes, or shows a page in an iframe, then the target and the frame are read', () => {
+    const page = parsePage(`<meta http-equiv="refresh" content="0; URL='/de/'"><iframe src="/kontakt-embed.html"></iframe>`);
+    expect(page.refresh).toBe('/de/');
+    expect(page.frames).toEqual(['/kontakt-embed.html']);
+  });
+});

@@ -5,6 +5,7 @@
  */
 import { decodeHTML } from 'entities';
 import { Parser } from 'htmlparser2';
+import { pageKindOf, type PageKind } from './page-words';
 
 export function decodeEntities(text: string): string {
   return decodeHTML(text);
@@ -53,6 +54,15 @@ export interface PageDocument {
   jsonLd: string[];
   /** the text of other inline scripts (escaped JSON often carries addresses and profile links) */
   scripts: string[];
+  /**
+   * What elements carry in attributes for scripts to show (`data-email`, an island's serialised `props`,
+   * `data-user` + `data-domain` joined), with the block they sit in; never a link's own href or src.
+   */
+  attributes: Array<{ text: string; block: number }>;
+  /** the target of a `<meta http-equiv="refresh">`, as written */
+  refresh: string | null;
+  /** the `src` of the page's iframes, as written */
+  frames: string[];
 }
 
 // Elements that a browser lays out as their own line: text never runs across their edges.
@@ -137,7 +147,10 @@ export function parsePage(html: string): PageDocument {
   let credit = false;
   let skipping = 0;
   let script: { jsonLd: boolean; text: string } | null = null;
-  const openAnchors: Array<{ href: string; text: string }> = [];
+  const openAnchors: Array<{ href: string; text: string; label: string }> = [];
+  const attributesFound: PageDocument['attributes'] = [];
+  const frames: string[] = [];
+  let refresh: string | null = null;
 
   const flush = (): void => {
     const text = buffer.replace(/\s+/g, ' ').trim();
@@ -161,7 +174,13 @@ export function parsePage(html: string): PageDocument {
           contact: name === 'address' || CONTACT_MARKUP.test(marks) || ORGANIZATION_TYPE.test(attributes.itemtype ?? ''),
           credit: CREDIT_MARKUP.test(marks),
         });
-        if (name === 'a') openAnchors.push({ href: (attributes.href ?? '').trim(), text: '' });
+        // an icon link's accessible name is what a person using a screen reader hears, and what the icon means
+        if (name === 'a')
+          openAnchors.push({ href: (attributes.href ?? '').trim(), text: '', label: attributes['aria-label'] ?? attributes.title ?? '' });
+        if (name === 'iframe' && attributes.src) frames.push(attributes.src.trim());
+        if (name === 'meta' && /^refresh$/i.test(attributes['http-equiv'] ?? '')) refresh ??= refreshTarget(attributes.content ?? '');
+        const carried = carriedText(attributes);
+        if (carried !== '') attributesFound.push({ text: carried, block: blocks.length });
       },
       ontext(data) {
         if (script) {
@@ -189,7 +208,10 @@ export function parsePage(html: string): PageDocument {
         if (SKIPPED_TAGS.has(name)) skipping = Math.max(0, skipping - 1);
         if (name === 'a') {
           const anchor = openAnchors.pop();
-          if (anchor) anchors.push({ href: anchor.href, text: anchor.text.replace(/\s+/g, ' ').trim(), block: blocks.length });
+          if (anchor) {
+            const text = anchor.text.replace(/\s+/g, ' ').trim();
+            anchors.push({ href: anchor.href, text: text === '' ? anchor.label.trim() : text, block: blocks.length });
+          }
         }
         if (BLOCK_TAGS.has(name)) flush();
       },
@@ -199,58 +221,10 @@ export function parsePage(html: string): PageDocument {
   parser.write(html);
   parser.end();
   flush();
-  return { blocks, anchors, jsonLd, scripts };
+  return { blocks, anchors, jsonLd, scripts, attributes: attributesFound, refresh, frames };
 }
 
-export type PageKind = 'contact' | 'imprint' | 'about' | 'team';
-
-// Most likely to carry an address first: a contact page, then the legal notice (which must name one
-// in much of Europe), then about and team pages. Words of the served countries' languages, matched
-// on link text and path alike after folding accents, case and separators ("Mentions légales",
-// /mentions-legales/ and /Mentions_Legales all read "mentions legales").
-const PAGE_KINDS: Array<[PageKind, RegExp, number]> = [
-  [
-    'contact',
-    /\b(?:contact(?:s|o|ez|ar|a|e|ato|at)?|kontakt(?:e|ieren|iere|formular)?|contatt[io]|contato|get in touch|reach us|write to us|nous contacter|fale conosco|neem contact|yhteystiedot|kapcsolat|contactanos|contactenos|contattaci|kontaktujte|kontakty)\b/,
-    100,
-  ],
-  [
-    'imprint',
-    /\b(?:impressum|imprint|legal notice|legal|mentions legales|aviso legal|nota legal|note legali|colofon|colophon|anbieterkennzeichnung)\b/,
-    90,
-  ],
-  [
-    'about',
-    /\b(?:about(?: us)?|ueber uns|uber uns|a propos|qui sommes nous|chi siamo|quienes somos|sobre nos(?:otros)?|over ons|om oss|o nas|who we are|our story|unternehmen|nosotros|azienda|l entreprise)\b/,
-    60,
-  ],
-  ['team', /\b(?:team|our people|staff|equipe|equipo|unser team|das team|la squadra|il team|mitarbeiter)\b/, 40],
-];
-
-/** "Mentions légales" and "/mentions_legales/" both → "mentions legales". */
-export function foldWords(text: string): string {
-  return text
-    .normalize('NFKD')
-    .replace(/\p{M}/gu, '')
-    .toLowerCase()
-    .replace(/ß/g, 'ss')
-    .replace(/[^a-z0-9]+/g, ' ')
-    .trim();
-}
-
-// Link texts in scripts that folding to a-z erases (Japanese, Hebrew, Arabic).
-const OTHER_SCRIPT_KINDS: Array<[PageKind, RegExp, number]> = [
-  ['contact', /お問い?合わせ|問合せ|連絡先|アクセス|צור קשר|יצירת קשר|اتصل بنا|تواصل معنا|اتصال/u, 100],
-  ['imprint', /特定商取引法|特商法|会社概要|運営会社|運営者情報|מידע משפטי|הצהרת נגישות|إشعار قانوني|معلومات قانونية/u, 90],
-];
-
-function kindOf(path: string, text: string): { kind: PageKind; score: number } | null {
-  const words = [foldWords(path), foldWords(text)];
-  for (const [kind, pattern, score] of PAGE_KINDS) if (words.some((w) => pattern.test(w))) return { kind, score };
-  const raw = text.normalize('NFKC');
-  for (const [kind, pattern, score] of OTHER_SCRIPT_KINDS) if (pattern.test(raw)) return { kind, score };
-  return null;
-}
+export { foldWords, type PageKind } from './page-words';
 
 const NOT_A_PAGE = /\.(?:pdf|jpe?g|png|gif|svg|webp|zip|docx?|xlsx?|pptx?|mp[34]|mov|avi|ics|vcf|css|js|xml|json)$/i;
 
@@ -284,7 +258,7 @@ export function findContactPages(page: PageDocument, pageUrl: URL, limit: number
     } catch {
       // keep the encoded path
     }
-    const found = kindOf(path, anchor.text);
+    const found = pageKindOf(`${path} ${url.search}`, anchor.text);
     if (found === null) continue;
     seen.add(key);
     url.hash = '';
@@ -298,4 +272,35 @@ export function findContactPages(page: PageDocument, pageUrl: URL, limit: number
 
 function withoutHash(url: URL): string {
   return url.href.replace(/#.*$/, '');
+}
+
+/** `0; url=/de/`, `5;URL='https://x/'` → the URL part, or null. */
+function refreshTarget(content: string): string | null {
+  const match = /^\s*\d*(?:\.\d+)?\s*[;,]?\s*(?:url\s*=\s*)?(['"]?)(.+?)\1\s*$/i.exec(content);
+  const target = match?.[2]?.trim() ?? '';
+  return target === '' || /^\d+$/.test(target) ? null : target;
+}
+
+// Attributes a page's own script reads to show contact data: data-*, an island's props, a value.
+const CARRYING = /^(?:data-[\w-]+|props|value|content|v-bind:[\w-]+|:[\w-]+)$/;
+const LOCAL_NAME = /^data-(?:[\w-]*-)?(?:user|username|name|local|mailbox|account|email-user|u|e)$/;
+const DOMAIN_NAME = /^data-(?:[\w-]*-)?(?:domain|host|hostname|server|site|d|at)$/;
+
+/**
+ * The text an element carries in attributes for a script to render: every carrying attribute's value,
+ * and a user part and a domain part joined with "@" (`data-user="info" data-domain="shop.de"`), as the
+ * theme helpers that hide addresses behind `javascript:` links join them.
+ */
+function carriedText(attributes: Record<string, string>): string {
+  const parts: string[] = [];
+  let local = '';
+  let domain = '';
+  for (const [name, value] of Object.entries(attributes)) {
+    if (!CARRYING.test(name) || value.length > 20_000) continue;
+    if (LOCAL_NAME.test(name) && /^[\w.+-]{1,64}$/.test(value)) local = value;
+    else if (DOMAIN_NAME.test(name) && /^[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+$/u.test(value)) domain = value;
+    if (/[@.]/.test(value)) parts.push(value);
+  }
+  if (local !== '' && domain !== '') parts.push(`${local}@${domain}`);
+  return parts.join(' ');
 }

@@ -34,7 +34,8 @@ export function scriptStrings(source: string): string[] {
   const found = new Set<string>();
   for (const node of candidates) {
     const value = fold(node, bindings, budget, 0);
-    if (typeof value === 'string' && /[^@\s]@[^@\s]/.test(value)) found.add(value);
+    // what a script writes into the page may spell its @ as an entity (document.write('...&#64;...'))
+    if (typeof value === 'string' && /[^@\s](?:@|&#0*64;|&#x0*40;|&commat;)[^@\s]/i.test(value)) found.add(value);
     if (budget.steps <= 0) break;
   }
   return [...found];

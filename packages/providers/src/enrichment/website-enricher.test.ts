@@ -4,6 +4,7 @@ import { createEnricherWithPolicy, createWebsiteEnricher, DEFAULT_USER_AGENT, ty
 import { html, loopbackLookup, notFound, redirect, startFakeSite, streamHuge, type FakeSite } from '@leadgen/testing';
 
 const EMPTY = {
+  websiteStatus: 'unreachable',
   emails: [],
   socialProfiles: { facebook: null, instagram: null, linkedin: null },
   provenance: expect.objectContaining({ emailSource: null, emailBasis: null }) as unknown,
@@ -53,9 +54,12 @@ describe('createWebsiteEnricher', () => {
       });
     });
 
-    it('when the home page links to contact and about pages, then they are read together, merged best first, junk removed, and the visit stops once the site gave everything', async () => {
+    it('when the home page links to contact and about pages, then they are read together, merged best first, junk and the agency left out, each with its page and reason, and the visit stops once the site gave everything', async () => {
       const result = await createWebsiteEnricher(options({ maxPages: 3 })).enrich(`http://bakery.example:${site.port}/`, never);
+      const at = (path: string) => `http://bakery.example:${site.port}${path}`;
+      const linked = { sourceUrl: at('/contact'), basis: 'linked from the site' };
       expect(result).toEqual({
+        websiteStatus: 'ok',
         // the contact page completed the lead (an address and the three profiles): the about page was called off
         emails: ['info@bakery.example', 'anna@bakery.example'],
         socialProfiles: {
@@ -68,6 +72,15 @@ describe('createWebsiteEnricher', () => {
           emailBasis: 'site domain',
           profileSources: { facebook: 'contact page', instagram: 'contact page', linkedin: 'contact page' },
           pagesVisited: 2,
+          sources: {
+            emails: {
+              'info@bakery.example': { sourceUrl: at('/'), basis: 'site domain' },
+              'anna@bakery.example': { sourceUrl: at('/contact'), basis: 'site domain' },
+            },
+            facebook: linked,
+            instagram: linked,
+            linkedin: linked,
+          },
         },
       });
       // robots.txt first, then the home page, then the two best candidates together (the about page may or may not
@@ -87,6 +100,53 @@ describe('createWebsiteEnricher', () => {
       const result = await createWebsiteEnricher(options({ maxPages: 1 })).enrich(`bakery.example:${site.port}`, never);
       expect(result.emails).toEqual(['info@bakery.example']);
       expect(site.paths().slice(before)).toEqual(['/robots.txt', '/']);
+    });
+  });
+
+  describe('the early stop (decision 037) and attribution (decision 040)', () => {
+    const PROFILES =
+      '<a href="https://www.facebook.com/StudioLuna">Facebook</a><a href="https://www.instagram.com/studio.luna">Instagram</a>' +
+      '<a href="https://www.linkedin.com/company/studio-luna">LinkedIn</a>';
+
+    it('when the home page gives the three profiles and only an address of another domain, then the visit goes on, and a credit line on a later page takes it back', async () => {
+      const site = await start((request, response) => {
+        if (request.url === '/robots.txt') return notFound(response);
+        if (request.url === '/')
+          return html(
+            response,
+            `<script type="application/ld+json">{"@type":"LocalBusiness","name":"Studio Luna","email":"hallo@pixelwerk.example"}</script>` +
+              `<nav><a href="/impressum">Impressum</a></nav>${PROFILES}`,
+          );
+        if (request.url === '/impressum')
+          return html(response, '<footer><p>Webdesign von <a href="mailto:hallo@pixelwerk.example">Pixelwerk</a></p></footer>');
+        return notFound(response);
+      });
+      const result = await createWebsiteEnricher(options()).enrich(`http://studioluna.example:${site.port}/`, never, {
+        businessName: 'Studio Luna',
+      });
+      expect(site.paths()).toContain('/impressum');
+      expect(result.emails).toEqual([]);
+      expect(result.socialProfiles.linkedin).toBe('https://www.linkedin.com/company/studio-luna');
+    });
+
+    it('when the home page gives a site-domain address and the three profiles, then the visit stops there, but a same-site frame of it is read first', async () => {
+      const site = await start((request, response) => {
+        if (request.url === '/robots.txt') return notFound(response);
+        if (request.url === '/')
+          return html(
+            response,
+            `<p>info@studioluna.example</p><iframe src="/widget/kontakt.html"></iframe><nav><a href="/kontakt">Kontakt</a></nav>${PROFILES}`,
+          );
+        if (request.url === '/widget/kontakt.html') return html(response, '<p>termine@studioluna.example</p>');
+        if (request.url === '/kontakt') return html(response, '<p>kontakt@studioluna.example</p>');
+        return notFound(response);
+      });
+      const result = await createWebsiteEnricher(options()).enrich(`http://studioluna.example:${site.port}/`, never);
+      expect(result.emails).toEqual(['info@studioluna.example', 'termine@studioluna.example']);
+      expect(result.provenance.sources.emails['termine@studioluna.example']?.sourceUrl).toBe(
+        `http://studioluna.example:${site.port}/widget/kontakt.html`,
+      );
+      expect(result.provenance.pagesVisited).toBe(2);
     });
   });
 

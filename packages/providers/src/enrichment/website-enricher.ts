@@ -2,9 +2,11 @@ import { metrics } from '@leadgen/ops';
 import { promises as dns } from 'dns';
 import { signalUntil } from '../abortable-waits';
 import { isForbiddenAddress } from '@leadgen/network-guard';
-import { type EmailBasis, type EmailSighting, rankSightings, sightEmails } from './extract-emails';
-import { extractSocialProfiles, type SocialProfiles } from './extract-social';
-import { findContactPages, isSameSite, type PageKind, parsePage } from './html';
+import { type EmailBasis, type EmailSighting, normaliseEmail, rankSightings, sightEmails } from './extract-emails';
+import { findSocialProfiles, type ProfileReason, type SocialProfiles } from './extract-social';
+import { findContactPages, isSameSite, type PageDocument, type PageKind, parsePage } from './html';
+import { isParkedPage } from './parked-domain';
+import { type BrowserOptions, type BrowserRenderer, createBrowserRenderer, isApplicationShell } from './browser-renderer';
 import { abortableLimit, type AbortableLimit, KeyedLimiter } from './concurrency-limits';
 import { allowAll, disallowAll, parseRobots, type RobotsRules } from './robots';
 import {
@@ -38,9 +40,19 @@ export interface EnrichmentOptions {
   userAgent?: string;
   /** DNS, injectable for tests; default dns.promises.lookup with all: true */
   lookup?: LookupFn;
+  /** the browser tier for application-shell pages (decision 040); off when absent or not enabled */
+  browser?: BrowserOptions & { enabled: boolean };
 }
 
 export type PageLabel = 'home page' | `${PageKind} page`;
+
+/** Where one value was read and why it is taken as the business's. */
+export interface ValueSource {
+  /** the page it was read on, after redirects */
+  sourceUrl: string;
+  /** the evidence: an EmailBasis for an address ("site domain", "contact block", ...), a ProfileReason for a profile */
+  basis: EmailBasis | ProfileReason;
+}
 
 /** Where the result came from, for the lead's `enrichment` object. */
 export interface EnrichmentProvenance {
@@ -49,10 +61,19 @@ export interface EnrichmentProvenance {
   emailBasis: EmailBasis | null;
   profileSources: { facebook: PageLabel | null; instagram: PageLabel | null; linkedin: PageLabel | null };
   pagesVisited: number;
+  /** per value returned: the page it came from and the reason it is the business's */
+  sources: {
+    emails: Record<string, ValueSource>;
+    facebook: ValueSource | null;
+    instagram: ValueSource | null;
+    linkedin: ValueSource | null;
+  };
 }
 
 export interface EnrichmentResult {
-  /** best first, deduplicated, lower-cased */
+  /** 'parked': a registrar's parking or expired-domain page, nothing taken from it; 'unreachable': no page could be read */
+  websiteStatus: 'ok' | 'parked' | 'unreachable';
+  /** best first, deduplicated, lower-cased, domains in ASCII */
   emails: string[];
   socialProfiles: SocialProfiles;
   provenance: EnrichmentProvenance;
@@ -66,6 +87,8 @@ export interface EnrichmentHints {
 export interface WebsiteEnricher {
   /** Never throws, except with signal.reason once the signal aborts; failures give an empty (or partial) result. */
   enrich(websiteUrl: string, signal: AbortSignal, hints?: EnrichmentHints): Promise<EnrichmentResult>;
+  /** Stops the browser tier's Chromium, if it was started. */
+  close(): Promise<void>;
 }
 
 /**
@@ -75,6 +98,8 @@ export interface WebsiteEnricher {
 export const DEFAULT_USER_AGENT = 'LeadgenBot/1.0 (self-hosted lead generation service; reads public contact pages; honours robots.txt)';
 
 const PAGE_TYPES = new Set(['text/html', 'application/xhtml+xml', 'text/plain']);
+// what a rendered page may load: its scripts, their data, styles and documents; never media or binaries
+const RESOURCE_TYPES = /^(?:text\/[\w.+-]+|application\/(?:(?:x-)?javascript|ecmascript|json|[\w.+-]+\+json|xhtml\+xml))$/;
 const PAGE_ACCEPT = 'text/html,application/xhtml+xml;q=0.9,text/plain;q=0.8';
 // RFC 9309 asks crawlers to parse at least 500 KiB of robots.txt; more is not worth reading
 const ROBOTS_MAX_BYTES = 512 * 1024;
@@ -84,6 +109,10 @@ const ROBOTS_CACHE_ENTRIES = 1000;
 const ROBOTS_CACHE_MS = 60 * 60 * 1000;
 // contact-looking links considered; later ones are only tried when earlier ones are disallowed
 const MAX_CANDIDATE_LINKS = 12;
+// a root that only refreshes to another page (a language folder, a moved site) is followed this often
+const MAX_REFRESHES = 2;
+// a page with this much text or more is a page of its own, whatever its refresh says
+const REFRESH_PAGE_TEXT = 200;
 
 const defaultLookup: LookupFn = async (hostname) => {
   const addresses = await dns.lookup(hostname, { all: true, verbatim: true });
@@ -114,6 +143,7 @@ export function createEnricherWithPolicy(options: EnrichmentOptions, policy: Net
     },
     policy,
     Math.max(1, options.concurrency),
+    options.browser?.enabled ? createBrowserRenderer(options.browser) : null,
   );
 }
 
@@ -140,10 +170,42 @@ class Enricher implements WebsiteEnricher {
     private readonly settings: Settings,
     private readonly policy: NetworkPolicy,
     concurrency: number,
+    private readonly browser: BrowserRenderer | null,
   ) {
     this.sites = abortableLimit(concurrency);
     this.hosts = new KeyedLimiter(settings.perHost);
     this.agents = new AgentPool({ maxSocketsPerHost: settings.perHost });
+  }
+
+  async close(): Promise<void> {
+    await this.browser?.close();
+  }
+
+  /** A page as a person sees it: an application shell rendered by the browser tier when it is on. */
+  private async read(page: FetchedResponse & { body: string }, signal: AbortSignal): Promise<{ parsed: PageDocument; body: string }> {
+    const parsed = parsePage(page.body);
+    if (this.browser === null || !isApplicationShell(parsed, page.body)) return { parsed, body: page.body };
+    const started = Date.now();
+    const rendered = await this.browser.render(page.url, page.body, (url, s) => this.fetchResource(url, s), signal);
+    metrics.enrichmentFetches.inc({ outcome: rendered === null ? 'render_failed' : 'rendered' });
+    this.renderMs += Date.now() - started;
+    return rendered === null ? { parsed, body: page.body } : { parsed: parsePage(rendered), body: rendered };
+  }
+
+  /** total time spent rendering, for the bench */
+  renderMs = 0;
+
+  /** A script, data or style the rendered page asks for: through the same guard, robots.txt and host slot as every page. */
+  private async fetchResource(url: URL, signal: AbortSignal): Promise<{ status: number; mediaType: string; body: string } | null> {
+    const response = await safeFetch(url, {
+      ...this.fetchOptions(signal),
+      accept: '*/*',
+      maxBytes: this.settings.maxBytes,
+      wantsBody: (mediaType) => RESOURCE_TYPES.test(mediaType),
+      mayRequest: async (target) =>
+        (await this.robotsFor(target.origin, signal)).isAllowed(`${target.pathname}${target.search}`, this.settings.userAgent),
+    });
+    return response.body === null ? null : { status: response.status, mediaType: response.mediaType, body: response.body };
   }
 
   async enrich(websiteUrl: string, signal: AbortSignal, hints: EnrichmentHints = {}): Promise<EnrichmentResult> {
@@ -166,53 +228,110 @@ class Enricher implements WebsiteEnricher {
   private async crawl(websiteUrl: string, signal: AbortSignal, found: Findings): Promise<void> {
     const start = toWebsiteUrl(websiteUrl);
     if (!start) return;
-    const home = await this.fetchPage(start, signal);
+    let home = await this.fetchPage(start, signal);
     if (home.body === null) return;
     // the home page may have redirected (http→https, apex→www, a new domain): that is the site now
-    const homePage = parsePage(home.body);
-    found.add(homePage, home.body, home.url, 'home page');
+    let { parsed: homePage, body: homeBody } = await this.read({ ...home, body: home.body }, signal);
+    // a root that is only a <meta http-equiv="refresh"> is a redirect a browser follows
+    for (let hop = 0; hop < MAX_REFRESHES; hop++) {
+      const target = sameSiteUrl(homePage.refresh, home.url);
+      if (target === null || textLength(homePage) >= REFRESH_PAGE_TEXT || signal.aborted) break;
+      const next = await this.fetchPage(target, signal);
+      if (next.body === null) break;
+      home = next;
+      ({ parsed: homePage, body: homeBody } = await this.read({ ...next, body: next.body }, signal));
+    }
+    if (isParkedPage(homePage.blocks.map((b) => b.text).join('\n'), home.url.hostname)) {
+      found.parked();
+      return;
+    }
+    found.add(homePage, homeBody, home.url, 'home page');
     let pages = 1;
-    // Early stop: the home page gave everything a lead can take from a site (decision 037).
-    if (found.complete()) return;
-    const candidates = findContactPages(homePage, home.url, MAX_CANDIDATE_LINKS);
-    // The linked pages are asked for together (the per-host limit says how many reach the host at once), in waves
-    // of the pages still allowed; their findings are taken in candidate order, so the result does not depend on
-    // which answered first, and once the site gave everything the rest of the wave is called off.
-    let next = 0;
-    while (pages < this.settings.maxPages && next < candidates.length && !signal.aborted) {
-      const wave = candidates.slice(next, next + this.settings.maxPages - pages);
-      next += wave.length;
-      const scope = new AbortController();
-      const onAbort = () => scope.abort(signal.reason);
-      signal.addEventListener('abort', onAbort, { once: true });
-      const fetches = wave.map((link) =>
-        this.fetchPage(link.url, scope.signal).then(
-          (page) => ({ link, page }),
-          (error: unknown) => ({ link, error }),
-        ),
-      );
-      try {
-        for (const pending of fetches) {
-          const outcome = await pending;
-          if ('page' in outcome) {
-            pages++;
-            const { page, link } = outcome;
-            // a contact link that leaves the site (a form service, a parent company) says nothing about this business
-            if (page.body !== null && isSameSite(page.url, home.url))
-              found.add(parsePage(page.body), page.body, page.url, `${link.kind} page`);
-            if (found.complete()) {
-              scope.abort(new DOMException('the site gave what the lead needs', 'AbortError'));
-              return;
-            }
-          } else if (!scope.signal.aborted && !(outcome.error instanceof FetchError && outcome.error.code === 'disallowed_by_robots')) {
-            // a page robots.txt keeps us from costs no request, so the next candidate may take its place
-            pages++;
-          }
+    // Pages are read in queue order: the home page's same-site frames, then the contact-looking links, a page's
+    // own frames read right after it (decision 040). They are fetched ahead of that order (decision 037): the next
+    // maxPages - pages entries are asked for together (the per-host limit says how many reach the host at once),
+    // and their findings are taken in queue order, so the result does not depend on which answered first.
+    const queue: QueuedPage[] = [
+      ...frames(homePage, home.url).map((url): QueuedPage => ({ url, label: 'home page', frame: true })),
+      ...findContactPages(homePage, home.url, MAX_CANDIDATE_LINKS).map((link): QueuedPage => ({
+        url: link.url,
+        label: `${link.kind} page`,
+        frame: false,
+      })),
+    ];
+    const seen = new Set<string>([home.url.href]);
+    const ahead = new Map<string, { outcome: Promise<PageOutcome>; scope: AbortController }>();
+    try {
+      for (;;) {
+        // Early stop (decision 037), once the pages read so far (with their frames) settle everything the lead can
+        // take from the site: see Findings.complete for why an address of weaker evidence does not stop the visit.
+        if (queue[0]?.frame !== true && found.complete()) return;
+        this.readAhead(queue, seen, ahead, this.settings.maxPages - pages, home.url, signal);
+        const link = queue.shift();
+        if (link === undefined || pages >= this.settings.maxPages || signal.aborted) return;
+        if (seen.has(link.url.href)) continue;
+        seen.add(link.url.href);
+        const pending = ahead.get(link.url.href);
+        ahead.delete(link.url.href);
+        const outcome = await (pending?.outcome ?? this.fetchAndRead(link.url, home.url, signal));
+        if ('error' in outcome) {
+          // a page robots.txt keeps us from costs no request, so the next candidate may take its place
+          if (!(outcome.error instanceof FetchError && outcome.error.code === 'disallowed_by_robots')) pages++;
+          continue;
         }
-      } finally {
-        signal.removeEventListener('abort', onAbort);
-        if (!scope.signal.aborted) scope.abort(new DOMException('wave over', 'AbortError'));
+        pages++;
+        // a contact link that leaves the site (a form service, a parent company) says nothing about this business
+        if (outcome.read === null) continue;
+        found.add(outcome.read.parsed, outcome.read.body, outcome.url, link.label);
+        // a page that shows a same-site page in an iframe shows its content: read it next, as the same kind of page
+        queue.unshift(...frames(outcome.read.parsed, outcome.url).map((url): QueuedPage => ({ url, label: link.label, frame: true })));
       }
+    } finally {
+      // what was asked for ahead and is no longer needed is called off
+      for (const { scope } of ahead.values()) scope.abort(new DOMException('the visit is over', 'AbortError'));
+    }
+  }
+
+  /**
+   * Starts the fetch (and read) of the first `room` pages of the queue not yet read, and calls off one asked for
+   * earlier that a page's frames pushed out of that window (it is asked for again if room frees up).
+   */
+  private readAhead(
+    queue: readonly QueuedPage[],
+    seen: ReadonlySet<string>,
+    ahead: Map<string, { outcome: Promise<PageOutcome>; scope: AbortController }>,
+    room: number,
+    site: URL,
+    signal: AbortSignal,
+  ): void {
+    const window = new Set<string>();
+    for (const { url } of queue) {
+      if (window.size >= room) break;
+      if (!seen.has(url.href)) window.add(url.href);
+    }
+    for (const [href, { scope }] of ahead) {
+      if (window.has(href)) continue;
+      scope.abort(new DOMException('pushed out by a frame', 'AbortError'));
+      ahead.delete(href);
+    }
+    for (const href of window) {
+      if (ahead.has(href) || signal.aborted) continue;
+      const scope = new AbortController();
+      const outcome = this.fetchAndRead(new URL(href), site, AbortSignal.any([signal, scope.signal]));
+      // a page fetched ahead and then called off is never awaited: its failure is not unhandled
+      outcome.catch(() => undefined);
+      ahead.set(href, { outcome, scope });
+    }
+  }
+
+  /** One linked page, fetched and read as a person sees it; null `read` for a page that is not this site's. */
+  private async fetchAndRead(url: URL, site: URL, signal: AbortSignal): Promise<PageOutcome> {
+    try {
+      const page = await this.fetchPage(url, signal);
+      if (page.body === null || !isSameSite(page.url, site)) return { url: page.url, read: null };
+      return { url: page.url, read: await this.read({ ...page, body: page.body }, signal) };
+    } catch (error) {
+      return { error };
     }
   }
 
@@ -308,54 +427,118 @@ function toWebsiteUrl(input: string): URL | null {
   }
 }
 
+/** A same-site http(s) URL from a page's reference, or null. */
+function sameSiteUrl(reference: string | null, base: URL): URL | null {
+  if (reference === null) return null;
+  try {
+    const url = new URL(reference, base);
+    url.hash = '';
+    return (url.protocol === 'http:' || url.protocol === 'https:') && isSameSite(url, base) && url.href !== base.href ? url : null;
+  } catch {
+    return null;
+  }
+}
+
+// Embedded maps, videos and widgets are other sites; a same-site frame is part of the page.
+function frames(page: PageDocument, base: URL): URL[] {
+  return page.frames.map((src) => sameSiteUrl(src, base)).filter((url): url is URL => url !== null && !NOT_A_FRAME.test(url.pathname));
+}
+const NOT_A_FRAME = /\.(?:pdf|jpe?g|png|gif|svg|webp|mp4|webm)$/i;
+
+interface QueuedPage {
+  url: URL;
+  label: PageLabel;
+  /** a same-site frame of a page read: part of that page, read before the visit may stop */
+  frame: boolean;
+}
+
+type PageOutcome = { url: URL; read: { parsed: PageDocument; body: string } | null } | { error: unknown };
+
+function textLength(page: PageDocument): number {
+  return page.blocks.reduce((n, b) => n + b.text.length, 0);
+}
+
 class Findings {
-  private readonly sightings: Array<EmailSighting & { page: PageLabel }> = [];
-  private readonly social: SocialProfiles = { facebook: null, instagram: null, linkedin: null };
-  private readonly socialPages: EnrichmentProvenance['profileSources'] = { facebook: null, instagram: null, linkedin: null };
+  private readonly sightings: Array<EmailSighting & { page: PageLabel; url: string }> = [];
+  private readonly social: Record<keyof SocialProfiles, (ValueSource & { url: string; page: PageLabel }) | null> = {
+    facebook: null,
+    instagram: null,
+    linkedin: null,
+  };
   private siteHost = '';
   private pagesVisited = 0;
+  private status: EnrichmentResult['websiteStatus'] = 'unreachable';
 
   constructor(private readonly businessName: string | null) {}
 
-  /** an address and the three profiles: nothing more a lead can take from the site */
+  /**
+   * Nothing more a lead can take from the site: an address and the three profiles (decision 037's early stop). The
+   * address must be one on the site's own domain or one named after the business: those are the business's
+   * whatever a later page says. Any other address is the business's only on how a page presents it, and a later
+   * page can take that back (a credit line naming it, rankSightings' `credited`): such a visit goes on (decision 040).
+   */
   complete(): boolean {
+    if (this.status !== 'ok') return false;
+    const ranked = rankSightings(this.sightings, { siteHost: this.siteHost, businessName: this.businessName });
     return (
-      rankSightings(this.sightings, this.siteHost).length > 0 &&
+      (ranked[0]?.basis === 'site domain' || ranked[0]?.basis === 'business name domain') &&
       this.social.facebook !== null &&
       this.social.instagram !== null &&
       this.social.linkedin !== null
     );
   }
 
-  add(page: ReturnType<typeof parsePage>, html: string, pageUrl: URL, label: PageLabel): void {
+  parked(): void {
+    this.pagesVisited++;
+    this.status = 'parked';
+  }
+
+  add(page: PageDocument, html: string, pageUrl: URL, label: PageLabel): void {
     // the first page is the home page; its host is the site's own domain for ranking
     if (this.siteHost === '') this.siteHost = pageUrl.hostname;
+    this.status = 'ok';
     this.pagesVisited++;
     const contactPage = label === 'contact page' || label === 'imprint page';
     for (const sighting of sightEmails(page, html, { contactPage, businessName: this.businessName }))
-      this.sightings.push({ ...sighting, page: label });
-    const profiles = extractSocialProfiles(html, pageUrl.href);
+      this.sightings.push({ ...sighting, page: label, url: pageUrl.href });
+    const profiles = findSocialProfiles(html, pageUrl.href);
     for (const network of ['facebook', 'instagram', 'linkedin'] as const) {
-      if (this.social[network] === null && profiles[network] !== null) {
-        this.social[network] = profiles[network];
-        this.socialPages[network] = label;
-      }
+      const profile = profiles[network];
+      if (this.social[network] === null && profile !== null)
+        this.social[network] = { url: profile.url, basis: profile.reason, sourceUrl: pageUrl.href, page: label };
     }
   }
 
   result(): EnrichmentResult {
-    const ranked = rankSightings(this.sightings, this.siteHost);
+    const ranked = this.status === 'ok' ? rankSightings(this.sightings, { siteHost: this.siteHost, businessName: this.businessName }) : [];
+    // each address's source: the first page where it was seen
+    const sourceOf = (email: string) => this.sightings.find((s) => normaliseEmail(s.email) === email);
+    const emails: Record<string, ValueSource> = {};
+    for (const { email, basis } of ranked) emails[email] = { sourceUrl: sourceOf(email)?.url ?? '', basis };
     const top = ranked[0];
-    // the page where the top address was first seen on the grounds it is ranked by
-    const source = top === undefined ? null : (this.sightings.find((s) => s.email.trim().toLowerCase() === top.email)?.page ?? null);
+    const social = this.status === 'ok' ? this.social : { facebook: null, instagram: null, linkedin: null };
+    const source = (network: keyof SocialProfiles) => {
+      const found = social[network];
+      return found === null ? null : { sourceUrl: found.sourceUrl, basis: found.basis };
+    };
     return {
+      websiteStatus: this.status,
       emails: ranked.map((r) => r.email),
-      socialProfiles: { ...this.social },
+      socialProfiles: {
+        facebook: social.facebook?.url ?? null,
+        instagram: social.instagram?.url ?? null,
+        linkedin: social.linkedin?.url ?? null,
+      },
       provenance: {
-        emailSource: source,
+        emailSource: top === undefined ? null : (sourceOf(top.email)?.page ?? null),
         emailBasis: top?.basis ?? null,
-        profileSources: { ...this.socialPages },
+        profileSources: {
+          facebook: social.facebook?.page ?? null,
+          instagram: social.instagram?.page ?? null,
+          linkedin: social.linkedin?.page ?? null,
+        },
         pagesVisited: this.pagesVisited,
+        sources: { emails, facebook: source('facebook'), instagram: source('instagram'), linkedin: source('linkedin') },
       },
     };
   }
