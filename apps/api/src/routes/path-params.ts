@@ -22,9 +22,7 @@ const ids = {
   monitorId: idParam(ID_PATTERNS.monitor, monitorErrors.notFound)
     .description('The monitor id (`mon_…`)')
     .example('mon_0123456789abcdefghijklmn'),
-  apiKeyId: idParam(ID_PATTERNS.apiKey, scopeErrors.apiKeyNotFound)
-    .description('The key id (`key_…`)')
-    .example('key_0123456789abcdefghij'),
+  apiKeyId: idParam(ID_PATTERNS.apiKey, scopeErrors.apiKeyNotFound).description('The key id (`key_…`)').example('key_0123456789abcdefghij'),
 };
 
 export const jobPath = Joi.object({ jobId: ids.jobId });

@@ -32,11 +32,13 @@ export const getKeyRoute = route(async (_req, res, deps, accountId, { params }: 
   res.json(presentApiKey(await getKey(deps, accountId, params.keyId)));
 });
 
-export const changeKeyRoute = route(async (_req, res, deps, accountId, { params: { keyId }, body: input }: Valid<KeyPath, unknown, KeyInput>) => {
-  const key = await changeKey(deps, accountId, keyId, input);
-  await audit(deps, res.locals, accountId, 'key.changed', { keyId, fields: Object.keys(input).sort() });
-  res.json(presentApiKey(key));
-});
+export const changeKeyRoute = route(
+  async (_req, res, deps, accountId, { params: { keyId }, body: input }: Valid<KeyPath, unknown, KeyInput>) => {
+    const key = await changeKey(deps, accountId, keyId, input);
+    await audit(deps, res.locals, accountId, 'key.changed', { keyId, fields: Object.keys(input).sort() });
+    res.json(presentApiKey(key));
+  },
+);
 
 export const revokeKeyRoute = route(async (_req, res, deps, accountId, { params: { keyId } }: Valid<KeyPath>) => {
   const key = await revokeKey(deps, accountId, keyId);

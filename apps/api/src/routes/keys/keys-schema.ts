@@ -1,6 +1,5 @@
 import Joi from 'joi';
-import { API_KEY_MODES, API_KEY_SCOPES, errors, type ApiKeyMode, type ApiKeyScope, type FieldProblem } from '@leadgen/domain';
-import { jsonPointer, unsafeContentProblems } from '../../http/body-guard';
+import { API_KEY_MODES, API_KEY_SCOPES, type ApiKeyMode, type ApiKeyScope } from '@leadgen/domain';
 import { cursorKey, decodeCursor, encodeCursor, rfc3339 } from '../../http/paging';
 
 export const KEYS_PAGE_DEFAULT = 20;

@@ -3,7 +3,14 @@ import type { Endpoint } from '../../http/route-table';
 import { d, hdr, int, limited, nullable, object, pick, query, str, time } from '../../openapi/openapi-schemas';
 import { LEDGER_CSV_COLUMNS } from '../../presenters/ledger-presenter';
 import { LEDGER_ROWS_PER_UNIT, ledgerCsvRoute, ledgerRoute, usageRoute } from './ledger-route';
-import { LEDGER_PAGE_DEFAULT, LEDGER_PAGE_LIMIT, ledgerQuerySchema, USAGE_DEFAULT_DAYS, USAGE_MAX_DAYS, usageQuerySchema } from './ledger-schema';
+import {
+  LEDGER_PAGE_DEFAULT,
+  LEDGER_PAGE_LIMIT,
+  ledgerQuerySchema,
+  USAGE_DEFAULT_DAYS,
+  USAGE_MAX_DAYS,
+  usageQuerySchema,
+} from './ledger-schema';
 
 // The account's credit history for its owner (decision 036): the ledger's rows, as JSON pages or CSV, and usage per
 // day and source. The `read` scope and rate limit; the CSV path is declared first, as the leads' downloads are.

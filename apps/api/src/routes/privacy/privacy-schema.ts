@@ -1,5 +1,12 @@
 import Joi from 'joi';
-import { errors, normalizeSuppression, OBJECTION_ID_PATTERN, objectionErrors, type FieldProblem, type ObjectionKind } from '@leadgen/domain';
+import {
+  errors,
+  normalizeSuppression,
+  OBJECTION_ID_PATTERN,
+  objectionErrors,
+  type FieldProblem,
+  type ObjectionKind,
+} from '@leadgen/domain';
 import { jsonPointer } from '../../http/body-guard';
 import { idParam } from '../../http/request-validation';
 import { cursorKey, decodeCursor } from '../../http/paging';
@@ -40,7 +47,6 @@ export function objectionSubject(fields: Partial<Record<ObjectionKind, string>>)
 export const objectionPath = Joi.object({
   id: idParam(OBJECTION_ID_PATTERN, objectionErrors.notFound).description('The objection (`obj_…`)'),
 });
-
 
 export const NOTICE_PAGE_DEFAULT = 50;
 export const NOTICE_PAGE_LIMIT = 200;
