@@ -289,8 +289,8 @@ describe('SECRETS_ENCRYPTION_KEY', () => {
 describe('which process reads which secret variable (what Kubernetes hands each pod)', () => {
   const names = (process: Parameters<typeof secretVariablesOf>[0]) => secretVariablesOf(process).map((v) => v.name);
 
-  it('when the migrations are asked, then they read the database and the sealing key only', () => {
-    expect(names({ kind: 'migrate' })).toEqual(['DATABASE_URL', 'SECRETS_ENCRYPTION_KEY']);
+  it('when the migrations are asked, then they read the database (as the runtime role and as its owner) and the sealing key only', () => {
+    expect(names({ kind: 'migrate' })).toEqual(['DATABASE_URL', 'DATABASE_OWNER_URL', 'SECRETS_ENCRYPTION_KEY']);
   });
 
   it("when a worker is asked, then it reads its own queues' upstream keys and no other's, nor the operator password", () => {
