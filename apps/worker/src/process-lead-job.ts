@@ -1,6 +1,15 @@
 import type { Config } from '@leadgen/config';
 import { settleJob, type Lifecycle } from '@leadgen/commands';
-import { commitPage, findJob, startJob, type Database, type JobRecord, type SettlementBasis, type StartRefusal } from '@leadgen/db';
+import {
+  commitPage,
+  findJob,
+  recordUpstreamCalls,
+  startJob,
+  type Database,
+  type JobRecord,
+  type SettlementBasis,
+  type StartRefusal,
+} from '@leadgen/db';
 import { isTerminal, suppressionKeysOf, type JobOutcome, type Source } from '@leadgen/domain';
 import { logger, withLogContext } from '@leadgen/logger';
 import { metrics } from '@leadgen/ops';
@@ -104,11 +113,13 @@ async function processLeadJob<S extends Source>(
   let outcome: JobOutcome;
   const reporter = pageReporter(job);
   const upstreamCalls = new Map<string, number>();
+  // What of upstreamCalls the job row has already (each page commit adds the calls since the one before).
+  const committedCalls = new Map<string, number>();
   try {
     outcome = await countUpstreamCalls(upstreamCalls, () =>
       onUpstreamRetry(
         (retry) => reportRetry(job, retry),
-        () => collectLeads(provider, db, record, basis, controller.signal, deadline, reporter.page),
+        () => collectLeads(provider, db, record, basis, controller.signal, deadline, reporter.page, { upstreamCalls, committedCalls }),
       ),
     );
   } catch (error) {
@@ -136,6 +147,7 @@ async function processLeadJob<S extends Source>(
     bullSignal.removeEventListener('abort', onBullAbort);
     reporter.flush();
     reportUpstreamCalls(job, record.source, upstreamCalls);
+    await recordRemainingCalls(db, jobId, upstreamCalls, committedCalls);
   }
   return finish(deps, jobId, outcome, basis);
 }
@@ -153,6 +165,37 @@ function reportUpstreamCalls(job: Job, source: Source, calls: ReadonlyMap<string
   job
     .log(`upstream calls: ${[...calls].map(([name, count]) => `${name}=${count}`).join(', ')}`)
     .catch((error: Error) => logger.debug('job log not recorded', { error: error.message }));
+}
+
+/** The calls counted since the last commit, by upstream, and the committed counts moved up to them. */
+function uncommittedCalls(calls: ReadonlyMap<string, number>, committed: Map<string, number>): Record<string, number> {
+  const delta: Record<string, number> = {};
+  for (const [name, n] of calls) {
+    const more = n - (committed.get(name) ?? 0);
+    if (more > 0) delta[name] = more;
+  }
+  return delta;
+}
+
+/**
+ * The run's calls no page commit carried (an upstream error before any page, a page not committed), on the
+ * job row before it settles (decision 038): one statement, only when there are such calls. A failure costs
+ * only the figure, never the settlement.
+ */
+async function recordRemainingCalls(
+  db: Database,
+  jobId: string,
+  calls: ReadonlyMap<string, number>,
+  committed: Map<string, number>,
+): Promise<void> {
+  const delta = uncommittedCalls(calls, committed);
+  if (Object.keys(delta).length === 0) return;
+  try {
+    await recordUpstreamCalls(db, jobId, delta);
+    for (const [name, n] of calls) committed.set(name, n);
+  } catch (error) {
+    logger.warn('upstream calls not recorded on the job', { error: (error as Error).message });
+  }
 }
 
 /** A line in the board's Logs per upstream retry (rare: one Redis call each, not awaited). */
@@ -225,6 +268,7 @@ async function collectLeads(
   signal: AbortSignal,
   deadline: number,
   onPage: (report: PageReport) => void,
+  calls: { upstreamCalls: ReadonlyMap<string, number>; committedCalls: Map<string, number> },
 ): Promise<JobOutcome> {
   if (record.deliveredCount >= record.requestedCount) return { kind: 'finished' };
   if (Date.now() >= deadline) return { kind: 'error', reason: 'timeout' };
@@ -235,15 +279,22 @@ async function collectLeads(
   let withMatches = false;
   const matched = (leads: ProviderLead[]) =>
     leads.map((item) => ({ ...item, matches: suppressionKeysOf(item.lead, record.request.state) }));
-  const commitWithMatches = async (leads: ProviderLead[], cursor: string | null) => {
-    const commit = await commitPage(db, record.id, withMatches ? matched(leads) : leads, cursor);
-    if (commit.kind !== 'needs_matches') return commit;
-    withMatches = true;
-    return commitPage(db, record.id, matched(leads), cursor);
+  const commitWithMatches = async (leads: ProviderLead[], cursor: string | null, filtered: number) => {
+    // The page's filtered count and the calls since the last commit ride on the same statement (decision 038).
+    const extra = { filtered, upstreamCalls: uncommittedCalls(calls.upstreamCalls, calls.committedCalls) };
+    let commit = await commitPage(db, record.id, withMatches ? matched(leads) : leads, cursor, extra);
+    if (commit.kind === 'needs_matches') {
+      withMatches = true;
+      commit = await commitPage(db, record.id, matched(leads), cursor, extra);
+    }
+    if (commit.kind === 'committed')
+      for (const [name, n] of Object.entries(extra.upstreamCalls))
+        calls.committedCalls.set(name, (calls.committedCalls.get(name) ?? 0) + n);
+    return commit;
   };
   for await (const page of pages) {
     signal.throwIfAborted();
-    const commit = await commitWithMatches(page.leads, page.cursor);
+    const commit = await commitWithMatches(page.leads, page.cursor, page.filtered ?? 0);
     // Stopped: cancelled or settled elsewhere; the `for await` exit closes the provider's iterator.
     if (commit.kind === 'stopped') return { kind: 'cancelled' };
     if (commit.kind === 'needs_matches') throw new Error('page commit asked for suppression matches twice');

@@ -43,7 +43,12 @@ export function fromUpstream(upstream: string, retrievedAt: string, sourceUrl: s
 
 /** The provenance of a lead whose every present value came from one upstream answer. */
 export function upstreamProvenance(
-  values: { email: unknown; phone: unknown; website: unknown; socialProfiles: { facebook: unknown; instagram: unknown; linkedin: unknown } },
+  values: {
+    email: unknown;
+    phone: unknown;
+    website: unknown;
+    socialProfiles: { facebook: unknown; instagram: unknown; linkedin: unknown };
+  },
   source: ValueSource,
 ): LeadProvenance {
   const of = (value: unknown) => (value === null || value === undefined ? null : source);

@@ -14,6 +14,11 @@ export interface ProviderPage {
    * provider has nothing after it. Stored with the page's commit, so a replacement worker resumes there.
    */
   cursor: string | null;
+  /**
+   * Leads of this page the request's filters left out (decision 038): neither delivered nor billed, counted
+   * in the job's `skipped.filtered`. Absent: none.
+   */
+  filtered?: number;
 }
 
 export interface SearchContext {

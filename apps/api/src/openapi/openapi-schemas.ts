@@ -369,9 +369,16 @@ export const jobCommon = {
     ...object({
       alreadyDelivered: d('Leads the account already had (excludeDelivered)', int()),
       suppressed: d("Leads on the account's suppression list", int()),
+      filtered: d("Leads the request's `filters` left out (decision 038)", int()),
     }),
     description:
-      'leads passed over and not billed: ones the account already had (with excludeDelivered) and ones on its suppression list (decision 014)',
+      "leads passed over and not billed: ones the account already had (with excludeDelivered), ones on its suppression list (decision 014), and ones the request's filters left out (decision 038)",
+  },
+  upstreamCalls: {
+    type: 'object',
+    additionalProperties: int(),
+    description:
+      'The paid calls the job made upstream, by upstream (`google_places`, `people_data_labs`, `storeleads`, `reacher`, `zerobounce`), retries included: what a filter cost (decision 038). `{}` for the sandbox',
   },
   monitorId: d('The monitor whose run this job is (`mon_…`, decision 022); absent for a job you asked for directly', str),
 };
