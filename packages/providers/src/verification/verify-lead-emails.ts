@@ -61,6 +61,8 @@ export async function verifyLeadEmails(
 }
 
 function keepsRow(request: GenerationRequest, row: ProviderLead): boolean {
+  // A filter's requireEmail holds after verification too: an address verification took away is no email (decision 038).
+  if ((request.filters as { requireEmail?: true } | undefined)?.requireEmail && row.lead.email === null) return false;
   if (!(request.requiredChannels ?? []).includes('email')) return true;
   return hasVerifiedEmailChannel(row.lead);
 }
@@ -103,7 +105,10 @@ export function withEmailVerification<S extends Lead['source']>(provider: LeadPr
             { signal: context.signal, deadline: context.deadline },
           );
           context.signal.throwIfAborted();
-          const verified: ProviderPage = { leads: page.leads.filter((row) => keepsRow(request, row)), cursor: page.cursor };
+          const kept = page.leads.filter((row) => keepsRow(request, row));
+          // Rows a filter left out here count with the adapter's own (skipped.filtered, decision 038).
+          const filtered = (page.filtered ?? 0) + page.leads.length - kept.length;
+          const verified: ProviderPage = { leads: kept, cursor: page.cursor, ...(filtered > 0 ? { filtered } : {}) };
           handedOver += verified.leads.length;
           yield verified;
           if (!readAhead) next = ahead();
