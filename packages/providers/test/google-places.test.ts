@@ -201,7 +201,7 @@ describe('google_places adapter', () => {
     ])
       expect(mask).not.toContain(field);
     expect(mask).toEqual(expect.arrayContaining(['places.id', 'places.displayName', 'places.googleMapsUri', 'places.businessStatus']));
-    const lead = leadsOf(pages)[0]!.lead as { phone: unknown; website: unknown; place: Record<string, unknown> };
+    const lead = leadsOf(pages)[0]!.lead as unknown as { phone: unknown; website: unknown; place: Record<string, unknown> };
     expect(lead).toMatchObject({
       phone: null,
       website: null,
