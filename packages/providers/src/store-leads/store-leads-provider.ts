@@ -4,6 +4,8 @@ import {
   categoryFilter,
   matchCategoryPaths,
   nearestCategoryPaths,
+  passesShopifyFilters,
+  type ShopifyFilters,
   type ShopifyLead,
   type StoreContact,
 } from '@leadgen/domain';
@@ -60,6 +62,7 @@ function decodeCursor(cursor: string | null): CursorState | null {
  */
 function pageSizeFor(request: GenerationRequest): number {
   if (request.requiredChannels && request.requiredChannels.length > 0) return MAX_PAGE_SIZE;
+  if (request.filters && Object.keys(request.filters).length > 0) return MAX_PAGE_SIZE;
   if (request.city && request.city.trim() !== '') return MAX_PAGE_SIZE;
   return Math.min(MAX_PAGE_SIZE, Math.max(10, request.maxResults));
 }
@@ -122,6 +125,9 @@ async function* search(
   }
   const category = categoryFilter(categoryPaths);
   const text = request.keyword?.trim() || undefined;
+  // No source we could read documents Store Leads' filter names for sales, products, technologies, apps or
+  // creation date (UPSTREAM.md): every shopify filter is applied here, on the record.
+  const filters = request.filters as ShopifyFilters | undefined;
   for (;;) {
     const domains = await listDomains(
       options.client,
@@ -130,14 +136,19 @@ async function* search(
       context.deadline,
     );
     const lastPage = domains.length < state.pageSize;
+    const retrievedAt = new Date().toISOString();
+    // Indexes of the stores the request's filters left out (decision 038): before the people lookup and the
+    // website visit, so a filtered store costs no PDL call and no crawl.
+    const filteredAt = new Set<number>();
     // Index in the page → row, for the stores not yet handed over in this run.
     const rows = new Map<number, ProviderLead & { lead: ShopifyLead }>();
     domains.forEach((domain, index) => {
       if (index < state.offset || !inCity(domain, request.city)) return;
-      const row = storeToLead(domain, request.category, categoryPathOf(domain, categoryPaths));
+      const row = storeToLead(domain, request.category, categoryPathOf(domain, categoryPaths), retrievedAt);
       if (row.dedupKey === '' || seen.has(row.dedupKey)) return;
       seen.add(row.dedupKey);
-      rows.set(index, row);
+      if (passesShopifyFilters(row.lead, filters)) rows.set(index, row);
+      else filteredAt.add(index);
     });
     const people = await findPeople(
       options,
@@ -150,9 +161,11 @@ async function* search(
 
     for (let start = state.offset; start < domains.length; start += chunkSize) {
       const chunk: Array<ProviderLead & { lead: ShopifyLead }> = [];
+      let filtered = 0;
       for (let i = start; i < Math.min(domains.length, start + chunkSize); i++) {
         const row = rows.get(i);
         if (row) chunk.push(row);
+        if (filteredAt.has(i)) filtered += 1;
       }
       if (options.enrichment)
         await enrichLeads(
@@ -162,10 +175,12 @@ async function* search(
           context.deadline,
         );
       const leads = chunk.filter((r) => hasChannels(r.lead, channels));
+      // requiredChannels is a filter too: its stores are counted with the others.
+      filtered += chunk.length - leads.length;
       const end = start + chunkSize;
       const next: CursorState | null =
         end < domains.length ? { ...state, offset: end } : lastPage ? null : { ...state, page: state.page + 1, offset: 0 };
-      yield { leads, cursor: next === null ? null : encodeCursor(next) };
+      yield { leads, cursor: next === null ? null : encodeCursor(next), ...(filtered > 0 ? { filtered } : {}) };
     }
     if (lastPage) return;
     state = { ...state, page: state.page + 1, offset: 0 };
