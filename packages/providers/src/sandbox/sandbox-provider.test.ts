@@ -21,7 +21,7 @@ describe('sandbox provider: paging and determinism', () => {
   it('when a sandbox lead is made, then it carries every field of decision 038, the same for the same lead', async () => {
     for (const source of ['google_maps', 'linkedin', 'shopify'] as const) {
       const [a, b] = [await runSearch(request({ source })), await runSearch(request({ source }))];
-      const lead = a.leads[0] as Record<string, unknown>;
+      const lead = a.leads[0] as unknown as Record<string, unknown>;
       expect(lead.retrievedAt).toEqual(expect.any(String));
       expect(lead.provenance).toMatchObject({
         website: lead.website === null ? null : expect.objectContaining({ origin: 'upstream', upstream: 'sandbox' }),
@@ -42,7 +42,7 @@ describe('sandbox provider: paging and determinism', () => {
           utcOffsetMinutes: -300,
         });
         expect([null, 'inexpensive', 'moderate', 'expensive']).toContain((lead.place as { priceLevel: unknown }).priceLevel);
-        expect((b.leads[0] as Record<string, unknown>).place).toEqual(lead.place);
+        expect((b.leads[0] as unknown as Record<string, unknown>).place).toEqual(lead.place);
       }
       if (source === 'linkedin')
         expect(lead.person).toMatchObject({ jobStartDate: expect.stringMatching(/^\d{4}-\d\d$/), company: expect.any(Object) });
