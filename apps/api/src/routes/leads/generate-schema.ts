@@ -39,7 +39,7 @@ const onlyFor = (source: string) => ({
   otherwise: Joi.forbidden().messages({ 'any.unknown': `{{#label}} is only accepted with source ${source}` }),
 });
 
-const yes = () => Joi.boolean().strict().valid(true).messages({ 'any.only': '{{#label}} takes only true (leave it out for no filter)' });
+const yes = () => Joi.valid(true).messages({ 'any.only': '{{#label}} takes only true (leave it out for no filter)' });
 const count = () => Joi.number().strict().integer().min(0).max(1_000_000_000_000);
 const filterMessages = (source: string, fields: string) => ({
   'object.base': '{{#label}} must be an object',
