@@ -376,6 +376,7 @@ describe('POST /leads/generate: filters (decision 038)', () => {
       '#/filters/requirePhone',
     ]);
     expect(await rejected({ ...shopify, filters: { createdAfter: '2021-02-29' } }, '#/filters/createdAfter')).toMatch(/YYYY-MM-DD/);
+    expect(await rejected({ ...shopify, filters: { createdAfter: '2020-13-01' } }, '#/filters/createdAfter')).toMatch(/YYYY-MM-DD/);
     expect(await rejected({ ...shopify, filters: { minEstimatedSales: 10, maxEstimatedSales: 5 } }, '#/filters')).toMatch(
       /minEstimatedSales/,
     );

@@ -39,6 +39,7 @@ const onlyFor = (source: string) => ({
   otherwise: Joi.forbidden().messages({ 'any.unknown': `{{#label}} is only accepted with source ${source}` }),
 });
 
+const DATE = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
 const yes = () => Joi.valid(true).messages({ 'any.only': '{{#label}} takes only true (leave it out for no filter)' });
 const count = () => Joi.number().strict().integer().min(0).max(1_000_000_000_000);
 const filterMessages = (source: string, fields: string) => ({
@@ -71,10 +72,13 @@ const filtersSchema = Joi.when('source', {
         apps: Joi.array().items(text(100)).min(1).max(20).unique(),
         /** created on or after this date (YYYY-MM-DD) */
         createdAfter: Joi.string()
-          .pattern(/^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/)
-          .custom((value: string, helpers) =>
-            Number.isNaN(Date.parse(`${value}T00:00:00Z`)) ? helpers.error('string.pattern.base') : value,
-          )
+          .pattern(DATE)
+          // a day the calendar has (2021-02-29 is none); a value the pattern refused is reported once, by it
+          .custom((value: string, helpers) => {
+            if (!DATE.test(value)) return value;
+            const date = new Date(`${value}T00:00:00Z`);
+            return Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== value ? helpers.error('string.pattern.base') : value;
+          })
           .messages({ 'string.pattern.base': '{{#label}} must be a date as YYYY-MM-DD' }),
         /** at least this many products */
         minProductCount: count(),
