@@ -441,13 +441,26 @@ describe('linkedin through People Data Labs', () => {
       reviewScore: null,
       categories: ['computer software'],
       socialProfiles: { facebook: null, instagram: null, linkedin: 'https://www.linkedin.com/in/person-0' },
-      person: {
+      person: expect.objectContaining({
         fullName: 'Person Number0',
         title: 'chief executive officer',
         seniority: 'c_suite',
         linkedinUrl: 'https://www.linkedin.com/in/person-0',
         location: 'Austin, Texas, United States',
-      },
+        // decision 038
+        workEmail: 'person0@company0.com',
+        emailType: 'professional',
+        company: expect.objectContaining({ name: 'Company 0', size: '51-200' }),
+      }),
+      retrievedAt: expect.any(String),
+      provenance: expect.objectContaining({
+        email: {
+          origin: 'upstream',
+          upstream: 'people_data_labs',
+          sourceUrl: 'https://www.linkedin.com/in/person-0',
+          retrievedAt: expect.any(String),
+        },
+      }),
     });
 
     // One Person Search call, never asking for more records than the job can deliver (PDL bills each).
@@ -615,24 +628,55 @@ describe('shopify through Store Leads, with decision makers from People Data Lab
         instagram: 'https://www.instagram.com/shop0',
         linkedin: 'https://www.linkedin.com/company/shop0',
       },
-      store: { domain: 'shop0.example', country: 'US', platform: 'shopify', categoryPath: '/Apparel' },
+      store: expect.objectContaining({
+        domain: 'shop0.example',
+        country: 'US',
+        platform: 'shopify',
+        categoryPath: '/Apparel',
+        estimatedMonthlySales: 0,
+        plan: 'Shopify Plus',
+      }),
       contacts: [
-        { name: null, title: null, email: 'hello@shop0.example', emailVerification: ACCEPTS, phone: null, linkedinUrl: null },
-        { name: null, title: null, email: null, emailVerification: null, phone: '+1 512-555-0100', linkedinUrl: null },
-        {
+        expect.objectContaining({
+          name: null,
+          title: null,
+          email: 'hello@shop0.example',
+          emailVerification: ACCEPTS,
+          phone: null,
+          linkedinUrl: null,
+        }),
+        expect.objectContaining({
+          name: null,
+          title: null,
+          email: null,
+          emailVerification: null,
+          phone: '+1 512-555-0100',
+          linkedinUrl: null,
+        }),
+        expect.objectContaining({
           name: 'Person Number0',
           title: 'founder',
           email: 'ceo@shop0.example',
           emailVerification: ACCEPTS,
           phone: '+15125551000',
           linkedinUrl: 'https://www.linkedin.com/in/shop0-founder',
-        },
+          provenance: expect.objectContaining({ email: expect.objectContaining({ upstream: 'people_data_labs' }) }),
+        }),
       ],
+      retrievedAt: expect.any(String),
+      provenance: expect.objectContaining({ email: expect.objectContaining({ origin: 'upstream', upstream: 'storeleads' }) }),
     });
     // The first listing of a store is the row: the duplicate's phone does not reach it.
     expect(job.leads[1]).toMatchObject({ phone: null, store: { domain: 'shop1.example' } });
     expect(job.leads[2].contacts).toEqual([
-      { name: null, title: null, email: 'hello@shop2.example', emailVerification: ACCEPTS, phone: null, linkedinUrl: null },
+      expect.objectContaining({
+        name: null,
+        title: null,
+        email: 'hello@shop2.example',
+        emailVerification: ACCEPTS,
+        phone: null,
+        linkedinUrl: null,
+      }),
       expect.objectContaining({
         name: 'Person Number2',
         title: 'head of ecommerce',
