@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import type { LeadEnrichment, LeadRecord, SocialProfiles } from '@leadgen/domain';
+import type { LeadEnrichment, LeadRecord, SocialProfiles, ValueSource } from '@leadgen/domain';
 import { signalUntil } from '../abortable-waits';
 import { abortableLimit } from './concurrency-limits';
 
@@ -20,6 +20,9 @@ interface WebsiteProvenance {
   emailBasis: string | null;
   profileSources: { facebook: string | null; instagram: string | null; linkedin: string | null };
   pagesVisited: number;
+  /** the exact pages the email and each profile were read on (decision 038) */
+  emailUrl?: string | null;
+  profileUrls?: { facebook: string | null; instagram: string | null; linkedin: string | null };
 }
 
 const NETWORKS = ['facebook', 'instagram', 'linkedin'] as const;
@@ -95,9 +98,22 @@ async function enrichLead(lead: LeadRecord, enricher: WebsiteEnricherLike, signa
       profileSources: { facebook: null, instagram: null, linkedin: null },
       pagesVisited: site?.pagesVisited ?? 0,
     };
+    // Decision 038: a value the visit filled says the page it was read on and when.
+    const readAt = new Date().toISOString();
+    const fromSite = (sourceUrl: string | null | undefined, basis: string | null): ValueSource => ({
+      origin: 'website',
+      upstream: null,
+      sourceUrl: sourceUrl ?? null,
+      basis,
+      retrievedAt: readAt,
+    });
+    if (lead.email === null && found.emails[0] !== undefined && lead.provenance)
+      lead.provenance.email = fromSite(site?.emailUrl, site?.emailBasis ?? null);
     lead.email ??= found.emails[0] ?? null;
     for (const network of NETWORKS) {
       const had = lead.socialProfiles[network] !== null;
+      if (!had && found.socialProfiles[network] !== null && lead.provenance)
+        lead.provenance.socialProfiles[network] = fromSite(site?.profileUrls?.[network], null);
       lead.socialProfiles[network] ??= found.socialProfiles[network];
       enrichment.profileSources[network] = had
         ? 'upstream'

@@ -68,6 +68,13 @@ describe('createWebsiteEnricher', () => {
           emailBasis: 'site domain',
           profileSources: { facebook: 'contact page', instagram: 'contact page', linkedin: 'contact page' },
           pagesVisited: 2,
+          // decision 038: the exact pages, for each value's provenance.sourceUrl
+          emailUrl: `http://bakery.example:${site.port}/`,
+          profileUrls: {
+            facebook: `http://bakery.example:${site.port}/contact`,
+            instagram: `http://bakery.example:${site.port}/contact`,
+            linkedin: `http://bakery.example:${site.port}/contact`,
+          },
         },
       });
       // robots.txt first, then the home page, then the two best candidates together (the about page may or may not

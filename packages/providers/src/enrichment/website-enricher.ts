@@ -49,6 +49,10 @@ export interface EnrichmentProvenance {
   emailBasis: EmailBasis | null;
   profileSources: { facebook: PageLabel | null; instagram: PageLabel | null; linkedin: PageLabel | null };
   pagesVisited: number;
+  /** the exact URL of the page the first email was read from (decision 038: the value's `sourceUrl`) */
+  emailUrl: string | null;
+  /** the exact URL of the page each profile was read from */
+  profileUrls: { facebook: string | null; instagram: string | null; linkedin: string | null };
 }
 
 export interface EnrichmentResult {
@@ -309,9 +313,10 @@ function toWebsiteUrl(input: string): URL | null {
 }
 
 class Findings {
-  private readonly sightings: Array<EmailSighting & { page: PageLabel }> = [];
+  private readonly sightings: Array<EmailSighting & { page: PageLabel; url: string }> = [];
   private readonly social: SocialProfiles = { facebook: null, instagram: null, linkedin: null };
   private readonly socialPages: EnrichmentProvenance['profileSources'] = { facebook: null, instagram: null, linkedin: null };
+  private readonly socialUrls: EnrichmentProvenance['profileUrls'] = { facebook: null, instagram: null, linkedin: null };
   private siteHost = '';
   private pagesVisited = 0;
 
@@ -333,12 +338,13 @@ class Findings {
     this.pagesVisited++;
     const contactPage = label === 'contact page' || label === 'imprint page';
     for (const sighting of sightEmails(page, html, { contactPage, businessName: this.businessName }))
-      this.sightings.push({ ...sighting, page: label });
+      this.sightings.push({ ...sighting, page: label, url: pageUrl.href });
     const profiles = extractSocialProfiles(html, pageUrl.href);
     for (const network of ['facebook', 'instagram', 'linkedin'] as const) {
       if (this.social[network] === null && profiles[network] !== null) {
         this.social[network] = profiles[network];
         this.socialPages[network] = label;
+        this.socialUrls[network] = pageUrl.href;
       }
     }
   }
@@ -347,15 +353,17 @@ class Findings {
     const ranked = rankSightings(this.sightings, this.siteHost);
     const top = ranked[0];
     // the page where the top address was first seen on the grounds it is ranked by
-    const source = top === undefined ? null : (this.sightings.find((s) => s.email.trim().toLowerCase() === top.email)?.page ?? null);
+    const seen = top === undefined ? undefined : this.sightings.find((s) => s.email.trim().toLowerCase() === top.email);
     return {
       emails: ranked.map((r) => r.email),
       socialProfiles: { ...this.social },
       provenance: {
-        emailSource: source,
+        emailSource: seen?.page ?? null,
         emailBasis: top?.basis ?? null,
         profileSources: { ...this.socialPages },
         pagesVisited: this.pagesVisited,
+        emailUrl: seen?.url ?? null,
+        profileUrls: { ...this.socialUrls },
       },
     };
   }
