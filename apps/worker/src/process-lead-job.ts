@@ -1,11 +1,19 @@
 import type { Config } from '@leadgen/config';
 import { settleJob, type Lifecycle } from '@leadgen/commands';
-import { findJob, startJob, type Database, type JobRecord, type SettlementBasis, type StartRefusal } from '@leadgen/db';
+import {
+  findJob,
+  recordUpstreamCalls,
+  startJob,
+  type Database,
+  type JobRecord,
+  type SettlementBasis,
+  type StartRefusal,
+} from '@leadgen/db';
 import { isTerminal, isTestAccountId, type JobOutcome, type Source } from '@leadgen/domain';
 import { logger, withLogContext } from '@leadgen/logger';
 import { metrics } from '@leadgen/ops';
 import { countUpstreamCalls, onUpstreamRetry, ProviderError, type LeadProvider, type UpstreamRetry } from '@leadgen/providers';
-import { collectLeads, type SliceReport } from './lead-pipeline';
+import { collectLeads, uncommittedCalls, type SliceReport } from './lead-pipeline';
 import { WaitingError, type Job, type LeadJobHandler, type LeadJobResult, type QueuePayloads } from '@leadgen/queue';
 
 export interface HandlerDependencies {
@@ -108,11 +116,23 @@ async function processLeadJob<S extends Source>(
   let outcome: JobOutcome;
   const reporter = sliceReporter(job);
   const upstreamCalls = new Map<string, number>();
+  // What of upstreamCalls the job row has already (each page commit adds the calls since the one before).
+  const committedCalls = new Map<string, number>();
   try {
     outcome = await countUpstreamCalls(upstreamCalls, () =>
       onUpstreamRetry(
         (retry) => reportRetry(job, retry),
-        () => collectLeads({ provider, db, record, basis, signal: controller.signal, deadline, onSlice: reporter.slice }),
+        () =>
+          collectLeads({
+            provider,
+            db,
+            record,
+            basis,
+            signal: controller.signal,
+            deadline,
+            onSlice: reporter.slice,
+            calls: { upstreamCalls, committedCalls },
+          }),
       ),
     );
   } catch (error) {
@@ -140,6 +160,7 @@ async function processLeadJob<S extends Source>(
     bullSignal.removeEventListener('abort', onBullAbort);
     reporter.flush();
     reportUpstreamCalls(job, record.source, upstreamCalls);
+    await recordRemainingCalls(db, jobId, upstreamCalls, committedCalls);
   }
   return finish(deps, jobId, outcome, basis);
 }
@@ -157,6 +178,27 @@ function reportUpstreamCalls(job: Job, source: Source, calls: ReadonlyMap<string
   job
     .log(`upstream calls: ${[...calls].map(([name, count]) => `${name}=${count}`).join(', ')}`)
     .catch((error: Error) => logger.debug('job log not recorded', { error: error.message }));
+}
+
+/**
+ * The run's calls no page commit carried (an upstream error before any page, a page not committed), on the
+ * job row before it settles (decision 038): one statement, only when there are such calls. A failure costs
+ * only the figure, never the settlement.
+ */
+async function recordRemainingCalls(
+  db: Database,
+  jobId: string,
+  calls: ReadonlyMap<string, number>,
+  committed: Map<string, number>,
+): Promise<void> {
+  const delta = uncommittedCalls(calls, committed);
+  if (Object.keys(delta).length === 0) return;
+  try {
+    await recordUpstreamCalls(db, jobId, delta);
+    for (const [name, n] of calls) committed.set(name, n);
+  } catch (error) {
+    logger.warn('upstream calls not recorded on the job', { error: (error as Error).message });
+  }
 }
 
 /** A line in the board's Logs per upstream retry (rare: one Redis call each, not awaited). */

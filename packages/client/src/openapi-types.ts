@@ -1468,6 +1468,314 @@ export interface components {
             excludeDelivered?: boolean;
             /** @description Where this job's terminal event is also POSTed, signed with the account's default webhook secret. */
             webhookUrl?: string;
+            /** @description What not to deliver (nor bill), with the fields of the request's source: a lead that fails one is counted in `skipped.filtered` and the job pages on (decision 038). */
+            filters?: ((unknown[] | {
+                /**
+                 * @description Only leads with an email (google_maps: from Google or the website; after verification).
+                 * @constant
+                 */
+                requireEmail?: true;
+                /**
+                 * @description Only leads with a phone.
+                 * @constant
+                 */
+                requirePhone?: true;
+            } | {
+                /** @description shopify: Store Leads' estimated monthly sales at least this, in US cents. */
+                minEstimatedSales?: number;
+                /** @description shopify: estimated monthly sales at most this, in US cents. */
+                maxEstimatedSales?: number;
+                /** @description shopify: the store uses any of these technologies (case-insensitive). */
+                technologies?: string[];
+                /** @description shopify: the store has any of these apps installed (case-insensitive). */
+                apps?: string[];
+                /** @description shopify: the store was created on or after this date (YYYY-MM-DD). */
+                createdAfter?: string;
+                /** @description shopify: the store lists at least this many products. */
+                minProductCount?: number;
+            } | {
+                /** @description google_maps: Google's average rating at least this (0..5). */
+                minRating?: number;
+                /** @description google_maps: Google's review count at least this. */
+                minReviewCount?: number;
+                /** @description google_maps: Google's price level one of these. */
+                priceLevels?: ("free" | "inexpensive" | "moderate" | "expensive" | "very_expensive")[];
+                /**
+                 * @description google_maps: only places with a website.
+                 * @constant
+                 */
+                requireWebsite?: true;
+                /**
+                 * @description Only leads with a phone.
+                 * @constant
+                 */
+                requirePhone?: true;
+                /**
+                 * @description Only leads with an email (google_maps: from Google or the website; after verification).
+                 * @constant
+                 */
+                requireEmail?: true;
+                /**
+                 * @description google_maps: deliver temporarily closed places too (a permanently closed one never is).
+                 * @constant
+                 */
+                includeClosed?: true;
+            }) | (boolean | {
+                /**
+                 * @description Only leads with an email (google_maps: from Google or the website; after verification).
+                 * @constant
+                 */
+                requireEmail?: true;
+                /**
+                 * @description Only leads with a phone.
+                 * @constant
+                 */
+                requirePhone?: true;
+            } | {
+                /** @description shopify: Store Leads' estimated monthly sales at least this, in US cents. */
+                minEstimatedSales?: number;
+                /** @description shopify: estimated monthly sales at most this, in US cents. */
+                maxEstimatedSales?: number;
+                /** @description shopify: the store uses any of these technologies (case-insensitive). */
+                technologies?: string[];
+                /** @description shopify: the store has any of these apps installed (case-insensitive). */
+                apps?: string[];
+                /** @description shopify: the store was created on or after this date (YYYY-MM-DD). */
+                createdAfter?: string;
+                /** @description shopify: the store lists at least this many products. */
+                minProductCount?: number;
+            } | {
+                /** @description google_maps: Google's average rating at least this (0..5). */
+                minRating?: number;
+                /** @description google_maps: Google's review count at least this. */
+                minReviewCount?: number;
+                /** @description google_maps: Google's price level one of these. */
+                priceLevels?: ("free" | "inexpensive" | "moderate" | "expensive" | "very_expensive")[];
+                /**
+                 * @description google_maps: only places with a website.
+                 * @constant
+                 */
+                requireWebsite?: true;
+                /**
+                 * @description Only leads with a phone.
+                 * @constant
+                 */
+                requirePhone?: true;
+                /**
+                 * @description Only leads with an email (google_maps: from Google or the website; after verification).
+                 * @constant
+                 */
+                requireEmail?: true;
+                /**
+                 * @description google_maps: deliver temporarily closed places too (a permanently closed one never is).
+                 * @constant
+                 */
+                includeClosed?: true;
+            }) | (number | {
+                /**
+                 * @description Only leads with an email (google_maps: from Google or the website; after verification).
+                 * @constant
+                 */
+                requireEmail?: true;
+                /**
+                 * @description Only leads with a phone.
+                 * @constant
+                 */
+                requirePhone?: true;
+            } | {
+                /** @description shopify: Store Leads' estimated monthly sales at least this, in US cents. */
+                minEstimatedSales?: number;
+                /** @description shopify: estimated monthly sales at most this, in US cents. */
+                maxEstimatedSales?: number;
+                /** @description shopify: the store uses any of these technologies (case-insensitive). */
+                technologies?: string[];
+                /** @description shopify: the store has any of these apps installed (case-insensitive). */
+                apps?: string[];
+                /** @description shopify: the store was created on or after this date (YYYY-MM-DD). */
+                createdAfter?: string;
+                /** @description shopify: the store lists at least this many products. */
+                minProductCount?: number;
+            } | {
+                /** @description google_maps: Google's average rating at least this (0..5). */
+                minRating?: number;
+                /** @description google_maps: Google's review count at least this. */
+                minReviewCount?: number;
+                /** @description google_maps: Google's price level one of these. */
+                priceLevels?: ("free" | "inexpensive" | "moderate" | "expensive" | "very_expensive")[];
+                /**
+                 * @description google_maps: only places with a website.
+                 * @constant
+                 */
+                requireWebsite?: true;
+                /**
+                 * @description Only leads with a phone.
+                 * @constant
+                 */
+                requirePhone?: true;
+                /**
+                 * @description Only leads with an email (google_maps: from Google or the website; after verification).
+                 * @constant
+                 */
+                requireEmail?: true;
+                /**
+                 * @description google_maps: deliver temporarily closed places too (a permanently closed one never is).
+                 * @constant
+                 */
+                includeClosed?: true;
+            }) | ({
+                /**
+                 * @description Only leads with an email (google_maps: from Google or the website; after verification).
+                 * @constant
+                 */
+                requireEmail?: true;
+                /**
+                 * @description Only leads with a phone.
+                 * @constant
+                 */
+                requirePhone?: true;
+            } | {
+                /** @description shopify: Store Leads' estimated monthly sales at least this, in US cents. */
+                minEstimatedSales?: number;
+                /** @description shopify: estimated monthly sales at most this, in US cents. */
+                maxEstimatedSales?: number;
+                /** @description shopify: the store uses any of these technologies (case-insensitive). */
+                technologies?: string[];
+                /** @description shopify: the store has any of these apps installed (case-insensitive). */
+                apps?: string[];
+                /** @description shopify: the store was created on or after this date (YYYY-MM-DD). */
+                createdAfter?: string;
+                /** @description shopify: the store lists at least this many products. */
+                minProductCount?: number;
+            } | {
+                /** @description google_maps: Google's average rating at least this (0..5). */
+                minRating?: number;
+                /** @description google_maps: Google's review count at least this. */
+                minReviewCount?: number;
+                /** @description google_maps: Google's price level one of these. */
+                priceLevels?: ("free" | "inexpensive" | "moderate" | "expensive" | "very_expensive")[];
+                /**
+                 * @description google_maps: only places with a website.
+                 * @constant
+                 */
+                requireWebsite?: true;
+                /**
+                 * @description Only leads with a phone.
+                 * @constant
+                 */
+                requirePhone?: true;
+                /**
+                 * @description Only leads with an email (google_maps: from Google or the website; after verification).
+                 * @constant
+                 */
+                requireEmail?: true;
+                /**
+                 * @description google_maps: deliver temporarily closed places too (a permanently closed one never is).
+                 * @constant
+                 */
+                includeClosed?: true;
+            }) | (string | {
+                /**
+                 * @description Only leads with an email (google_maps: from Google or the website; after verification).
+                 * @constant
+                 */
+                requireEmail?: true;
+                /**
+                 * @description Only leads with a phone.
+                 * @constant
+                 */
+                requirePhone?: true;
+            } | {
+                /** @description shopify: Store Leads' estimated monthly sales at least this, in US cents. */
+                minEstimatedSales?: number;
+                /** @description shopify: estimated monthly sales at most this, in US cents. */
+                maxEstimatedSales?: number;
+                /** @description shopify: the store uses any of these technologies (case-insensitive). */
+                technologies?: string[];
+                /** @description shopify: the store has any of these apps installed (case-insensitive). */
+                apps?: string[];
+                /** @description shopify: the store was created on or after this date (YYYY-MM-DD). */
+                createdAfter?: string;
+                /** @description shopify: the store lists at least this many products. */
+                minProductCount?: number;
+            } | {
+                /** @description google_maps: Google's average rating at least this (0..5). */
+                minRating?: number;
+                /** @description google_maps: Google's review count at least this. */
+                minReviewCount?: number;
+                /** @description google_maps: Google's price level one of these. */
+                priceLevels?: ("free" | "inexpensive" | "moderate" | "expensive" | "very_expensive")[];
+                /**
+                 * @description google_maps: only places with a website.
+                 * @constant
+                 */
+                requireWebsite?: true;
+                /**
+                 * @description Only leads with a phone.
+                 * @constant
+                 */
+                requirePhone?: true;
+                /**
+                 * @description Only leads with an email (google_maps: from Google or the website; after verification).
+                 * @constant
+                 */
+                requireEmail?: true;
+                /**
+                 * @description google_maps: deliver temporarily closed places too (a permanently closed one never is).
+                 * @constant
+                 */
+                includeClosed?: true;
+            }) | null) | {
+                /**
+                 * @description Only leads with an email (google_maps: from Google or the website; after verification).
+                 * @constant
+                 */
+                requireEmail?: true;
+                /**
+                 * @description Only leads with a phone.
+                 * @constant
+                 */
+                requirePhone?: true;
+            } | {
+                /** @description shopify: Store Leads' estimated monthly sales at least this, in US cents. */
+                minEstimatedSales?: number;
+                /** @description shopify: estimated monthly sales at most this, in US cents. */
+                maxEstimatedSales?: number;
+                /** @description shopify: the store uses any of these technologies (case-insensitive). */
+                technologies?: string[];
+                /** @description shopify: the store has any of these apps installed (case-insensitive). */
+                apps?: string[];
+                /** @description shopify: the store was created on or after this date (YYYY-MM-DD). */
+                createdAfter?: string;
+                /** @description shopify: the store lists at least this many products. */
+                minProductCount?: number;
+            } | {
+                /** @description google_maps: Google's average rating at least this (0..5). */
+                minRating?: number;
+                /** @description google_maps: Google's review count at least this. */
+                minReviewCount?: number;
+                /** @description google_maps: Google's price level one of these. */
+                priceLevels?: ("free" | "inexpensive" | "moderate" | "expensive" | "very_expensive")[];
+                /**
+                 * @description google_maps: only places with a website.
+                 * @constant
+                 */
+                requireWebsite?: true;
+                /**
+                 * @description Only leads with a phone.
+                 * @constant
+                 */
+                requirePhone?: true;
+                /**
+                 * @description Only leads with an email (google_maps: from Google or the website; after verification).
+                 * @constant
+                 */
+                requireEmail?: true;
+                /**
+                 * @description google_maps: deliver temporarily closed places too (a permanently closed one never is).
+                 * @constant
+                 */
+                includeClosed?: true;
+            };
             /** @description Structured LinkedIn filters (source linkedin only). */
             linkedinParams?: {
                 /** @description Job title(s). */
@@ -1618,6 +1926,314 @@ export interface components {
             excludeDelivered?: true;
             /** @description Where this job's terminal event is also POSTed, signed with the account's default webhook secret. */
             webhookUrl?: string;
+            /** @description What not to deliver (nor bill), with the fields of the request's source: a lead that fails one is counted in `skipped.filtered` and the job pages on (decision 038). */
+            filters?: ((unknown[] | {
+                /**
+                 * @description Only leads with an email (google_maps: from Google or the website; after verification).
+                 * @constant
+                 */
+                requireEmail?: true;
+                /**
+                 * @description Only leads with a phone.
+                 * @constant
+                 */
+                requirePhone?: true;
+            } | {
+                /** @description shopify: Store Leads' estimated monthly sales at least this, in US cents. */
+                minEstimatedSales?: number;
+                /** @description shopify: estimated monthly sales at most this, in US cents. */
+                maxEstimatedSales?: number;
+                /** @description shopify: the store uses any of these technologies (case-insensitive). */
+                technologies?: string[];
+                /** @description shopify: the store has any of these apps installed (case-insensitive). */
+                apps?: string[];
+                /** @description shopify: the store was created on or after this date (YYYY-MM-DD). */
+                createdAfter?: string;
+                /** @description shopify: the store lists at least this many products. */
+                minProductCount?: number;
+            } | {
+                /** @description google_maps: Google's average rating at least this (0..5). */
+                minRating?: number;
+                /** @description google_maps: Google's review count at least this. */
+                minReviewCount?: number;
+                /** @description google_maps: Google's price level one of these. */
+                priceLevels?: ("free" | "inexpensive" | "moderate" | "expensive" | "very_expensive")[];
+                /**
+                 * @description google_maps: only places with a website.
+                 * @constant
+                 */
+                requireWebsite?: true;
+                /**
+                 * @description Only leads with a phone.
+                 * @constant
+                 */
+                requirePhone?: true;
+                /**
+                 * @description Only leads with an email (google_maps: from Google or the website; after verification).
+                 * @constant
+                 */
+                requireEmail?: true;
+                /**
+                 * @description google_maps: deliver temporarily closed places too (a permanently closed one never is).
+                 * @constant
+                 */
+                includeClosed?: true;
+            }) | (boolean | {
+                /**
+                 * @description Only leads with an email (google_maps: from Google or the website; after verification).
+                 * @constant
+                 */
+                requireEmail?: true;
+                /**
+                 * @description Only leads with a phone.
+                 * @constant
+                 */
+                requirePhone?: true;
+            } | {
+                /** @description shopify: Store Leads' estimated monthly sales at least this, in US cents. */
+                minEstimatedSales?: number;
+                /** @description shopify: estimated monthly sales at most this, in US cents. */
+                maxEstimatedSales?: number;
+                /** @description shopify: the store uses any of these technologies (case-insensitive). */
+                technologies?: string[];
+                /** @description shopify: the store has any of these apps installed (case-insensitive). */
+                apps?: string[];
+                /** @description shopify: the store was created on or after this date (YYYY-MM-DD). */
+                createdAfter?: string;
+                /** @description shopify: the store lists at least this many products. */
+                minProductCount?: number;
+            } | {
+                /** @description google_maps: Google's average rating at least this (0..5). */
+                minRating?: number;
+                /** @description google_maps: Google's review count at least this. */
+                minReviewCount?: number;
+                /** @description google_maps: Google's price level one of these. */
+                priceLevels?: ("free" | "inexpensive" | "moderate" | "expensive" | "very_expensive")[];
+                /**
+                 * @description google_maps: only places with a website.
+                 * @constant
+                 */
+                requireWebsite?: true;
+                /**
+                 * @description Only leads with a phone.
+                 * @constant
+                 */
+                requirePhone?: true;
+                /**
+                 * @description Only leads with an email (google_maps: from Google or the website; after verification).
+                 * @constant
+                 */
+                requireEmail?: true;
+                /**
+                 * @description google_maps: deliver temporarily closed places too (a permanently closed one never is).
+                 * @constant
+                 */
+                includeClosed?: true;
+            }) | (number | {
+                /**
+                 * @description Only leads with an email (google_maps: from Google or the website; after verification).
+                 * @constant
+                 */
+                requireEmail?: true;
+                /**
+                 * @description Only leads with a phone.
+                 * @constant
+                 */
+                requirePhone?: true;
+            } | {
+                /** @description shopify: Store Leads' estimated monthly sales at least this, in US cents. */
+                minEstimatedSales?: number;
+                /** @description shopify: estimated monthly sales at most this, in US cents. */
+                maxEstimatedSales?: number;
+                /** @description shopify: the store uses any of these technologies (case-insensitive). */
+                technologies?: string[];
+                /** @description shopify: the store has any of these apps installed (case-insensitive). */
+                apps?: string[];
+                /** @description shopify: the store was created on or after this date (YYYY-MM-DD). */
+                createdAfter?: string;
+                /** @description shopify: the store lists at least this many products. */
+                minProductCount?: number;
+            } | {
+                /** @description google_maps: Google's average rating at least this (0..5). */
+                minRating?: number;
+                /** @description google_maps: Google's review count at least this. */
+                minReviewCount?: number;
+                /** @description google_maps: Google's price level one of these. */
+                priceLevels?: ("free" | "inexpensive" | "moderate" | "expensive" | "very_expensive")[];
+                /**
+                 * @description google_maps: only places with a website.
+                 * @constant
+                 */
+                requireWebsite?: true;
+                /**
+                 * @description Only leads with a phone.
+                 * @constant
+                 */
+                requirePhone?: true;
+                /**
+                 * @description Only leads with an email (google_maps: from Google or the website; after verification).
+                 * @constant
+                 */
+                requireEmail?: true;
+                /**
+                 * @description google_maps: deliver temporarily closed places too (a permanently closed one never is).
+                 * @constant
+                 */
+                includeClosed?: true;
+            }) | ({
+                /**
+                 * @description Only leads with an email (google_maps: from Google or the website; after verification).
+                 * @constant
+                 */
+                requireEmail?: true;
+                /**
+                 * @description Only leads with a phone.
+                 * @constant
+                 */
+                requirePhone?: true;
+            } | {
+                /** @description shopify: Store Leads' estimated monthly sales at least this, in US cents. */
+                minEstimatedSales?: number;
+                /** @description shopify: estimated monthly sales at most this, in US cents. */
+                maxEstimatedSales?: number;
+                /** @description shopify: the store uses any of these technologies (case-insensitive). */
+                technologies?: string[];
+                /** @description shopify: the store has any of these apps installed (case-insensitive). */
+                apps?: string[];
+                /** @description shopify: the store was created on or after this date (YYYY-MM-DD). */
+                createdAfter?: string;
+                /** @description shopify: the store lists at least this many products. */
+                minProductCount?: number;
+            } | {
+                /** @description google_maps: Google's average rating at least this (0..5). */
+                minRating?: number;
+                /** @description google_maps: Google's review count at least this. */
+                minReviewCount?: number;
+                /** @description google_maps: Google's price level one of these. */
+                priceLevels?: ("free" | "inexpensive" | "moderate" | "expensive" | "very_expensive")[];
+                /**
+                 * @description google_maps: only places with a website.
+                 * @constant
+                 */
+                requireWebsite?: true;
+                /**
+                 * @description Only leads with a phone.
+                 * @constant
+                 */
+                requirePhone?: true;
+                /**
+                 * @description Only leads with an email (google_maps: from Google or the website; after verification).
+                 * @constant
+                 */
+                requireEmail?: true;
+                /**
+                 * @description google_maps: deliver temporarily closed places too (a permanently closed one never is).
+                 * @constant
+                 */
+                includeClosed?: true;
+            }) | (string | {
+                /**
+                 * @description Only leads with an email (google_maps: from Google or the website; after verification).
+                 * @constant
+                 */
+                requireEmail?: true;
+                /**
+                 * @description Only leads with a phone.
+                 * @constant
+                 */
+                requirePhone?: true;
+            } | {
+                /** @description shopify: Store Leads' estimated monthly sales at least this, in US cents. */
+                minEstimatedSales?: number;
+                /** @description shopify: estimated monthly sales at most this, in US cents. */
+                maxEstimatedSales?: number;
+                /** @description shopify: the store uses any of these technologies (case-insensitive). */
+                technologies?: string[];
+                /** @description shopify: the store has any of these apps installed (case-insensitive). */
+                apps?: string[];
+                /** @description shopify: the store was created on or after this date (YYYY-MM-DD). */
+                createdAfter?: string;
+                /** @description shopify: the store lists at least this many products. */
+                minProductCount?: number;
+            } | {
+                /** @description google_maps: Google's average rating at least this (0..5). */
+                minRating?: number;
+                /** @description google_maps: Google's review count at least this. */
+                minReviewCount?: number;
+                /** @description google_maps: Google's price level one of these. */
+                priceLevels?: ("free" | "inexpensive" | "moderate" | "expensive" | "very_expensive")[];
+                /**
+                 * @description google_maps: only places with a website.
+                 * @constant
+                 */
+                requireWebsite?: true;
+                /**
+                 * @description Only leads with a phone.
+                 * @constant
+                 */
+                requirePhone?: true;
+                /**
+                 * @description Only leads with an email (google_maps: from Google or the website; after verification).
+                 * @constant
+                 */
+                requireEmail?: true;
+                /**
+                 * @description google_maps: deliver temporarily closed places too (a permanently closed one never is).
+                 * @constant
+                 */
+                includeClosed?: true;
+            }) | null) | {
+                /**
+                 * @description Only leads with an email (google_maps: from Google or the website; after verification).
+                 * @constant
+                 */
+                requireEmail?: true;
+                /**
+                 * @description Only leads with a phone.
+                 * @constant
+                 */
+                requirePhone?: true;
+            } | {
+                /** @description shopify: Store Leads' estimated monthly sales at least this, in US cents. */
+                minEstimatedSales?: number;
+                /** @description shopify: estimated monthly sales at most this, in US cents. */
+                maxEstimatedSales?: number;
+                /** @description shopify: the store uses any of these technologies (case-insensitive). */
+                technologies?: string[];
+                /** @description shopify: the store has any of these apps installed (case-insensitive). */
+                apps?: string[];
+                /** @description shopify: the store was created on or after this date (YYYY-MM-DD). */
+                createdAfter?: string;
+                /** @description shopify: the store lists at least this many products. */
+                minProductCount?: number;
+            } | {
+                /** @description google_maps: Google's average rating at least this (0..5). */
+                minRating?: number;
+                /** @description google_maps: Google's review count at least this. */
+                minReviewCount?: number;
+                /** @description google_maps: Google's price level one of these. */
+                priceLevels?: ("free" | "inexpensive" | "moderate" | "expensive" | "very_expensive")[];
+                /**
+                 * @description google_maps: only places with a website.
+                 * @constant
+                 */
+                requireWebsite?: true;
+                /**
+                 * @description Only leads with a phone.
+                 * @constant
+                 */
+                requirePhone?: true;
+                /**
+                 * @description Only leads with an email (google_maps: from Google or the website; after verification).
+                 * @constant
+                 */
+                requireEmail?: true;
+                /**
+                 * @description google_maps: deliver temporarily closed places too (a permanently closed one never is).
+                 * @constant
+                 */
+                includeClosed?: true;
+            };
             /** @description Structured LinkedIn filters (source linkedin only). */
             linkedinParams?: {
                 /** @description Job title(s). */
@@ -1670,6 +2286,198 @@ export interface components {
                 /** @description LinkedIn page URL */
                 linkedin: string | null;
             };
+            /**
+             * Format: date-time
+             * @description When the upstream answered with this record (decision 038); absent on leads delivered before it
+             */
+            retrievedAt?: string;
+            /** @description Where each contact value came from and when (decision 038); absent on leads delivered before it */
+            provenance?: {
+                /** @description Where `email` came from; null when it is null */
+                email: {
+                    /**
+                     * @description `upstream`: the source answered it; `website`: read from the business’s own site
+                     * @enum {string}
+                     */
+                    origin: "upstream" | "website";
+                    /** @description The provider that answered (the job’s `provider`); null for a website value */
+                    upstream: string | null;
+                    /** @description The exact page the value was read on, or the upstream’s own page of the record; null when there is none */
+                    sourceUrl: string | null;
+                    /** @description Website values: why the value is taken as the business’s */
+                    basis?: string | null;
+                    /**
+                     * Format: date-time
+                     * @description When the upstream answered or the page was read
+                     */
+                    retrievedAt: string;
+                } | null;
+                /** @description Where `phone` came from */
+                phone: {
+                    /**
+                     * @description `upstream`: the source answered it; `website`: read from the business’s own site
+                     * @enum {string}
+                     */
+                    origin: "upstream" | "website";
+                    /** @description The provider that answered (the job’s `provider`); null for a website value */
+                    upstream: string | null;
+                    /** @description The exact page the value was read on, or the upstream’s own page of the record; null when there is none */
+                    sourceUrl: string | null;
+                    /** @description Website values: why the value is taken as the business’s */
+                    basis?: string | null;
+                    /**
+                     * Format: date-time
+                     * @description When the upstream answered or the page was read
+                     */
+                    retrievedAt: string;
+                } | null;
+                /** @description Where `website` came from */
+                website: {
+                    /**
+                     * @description `upstream`: the source answered it; `website`: read from the business’s own site
+                     * @enum {string}
+                     */
+                    origin: "upstream" | "website";
+                    /** @description The provider that answered (the job’s `provider`); null for a website value */
+                    upstream: string | null;
+                    /** @description The exact page the value was read on, or the upstream’s own page of the record; null when there is none */
+                    sourceUrl: string | null;
+                    /** @description Website values: why the value is taken as the business’s */
+                    basis?: string | null;
+                    /**
+                     * Format: date-time
+                     * @description When the upstream answered or the page was read
+                     */
+                    retrievedAt: string;
+                } | null;
+                /** @description Where each profile came from */
+                socialProfiles: {
+                    /** @description Where the Facebook profile came from */
+                    facebook: {
+                        /**
+                         * @description `upstream`: the source answered it; `website`: read from the business’s own site
+                         * @enum {string}
+                         */
+                        origin: "upstream" | "website";
+                        /** @description The provider that answered (the job’s `provider`); null for a website value */
+                        upstream: string | null;
+                        /** @description The exact page the value was read on, or the upstream’s own page of the record; null when there is none */
+                        sourceUrl: string | null;
+                        /** @description Website values: why the value is taken as the business’s */
+                        basis?: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When the upstream answered or the page was read
+                         */
+                        retrievedAt: string;
+                    } | null;
+                    /** @description Where the Instagram profile came from */
+                    instagram: {
+                        /**
+                         * @description `upstream`: the source answered it; `website`: read from the business’s own site
+                         * @enum {string}
+                         */
+                        origin: "upstream" | "website";
+                        /** @description The provider that answered (the job’s `provider`); null for a website value */
+                        upstream: string | null;
+                        /** @description The exact page the value was read on, or the upstream’s own page of the record; null when there is none */
+                        sourceUrl: string | null;
+                        /** @description Website values: why the value is taken as the business’s */
+                        basis?: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When the upstream answered or the page was read
+                         */
+                        retrievedAt: string;
+                    } | null;
+                    /** @description Where the LinkedIn profile came from */
+                    linkedin: {
+                        /**
+                         * @description `upstream`: the source answered it; `website`: read from the business’s own site
+                         * @enum {string}
+                         */
+                        origin: "upstream" | "website";
+                        /** @description The provider that answered (the job’s `provider`); null for a website value */
+                        upstream: string | null;
+                        /** @description The exact page the value was read on, or the upstream’s own page of the record; null when there is none */
+                        sourceUrl: string | null;
+                        /** @description Website values: why the value is taken as the business’s */
+                        basis?: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When the upstream answered or the page was read
+                         */
+                        retrievedAt: string;
+                    } | null;
+                };
+            };
+            /** @description google_maps only (decision 038): Google’s own fields; the Enterprise-tier ones are null under GOOGLE_PLACES_FIELDS=pro. Absent on leads delivered before it */
+            place?: {
+                /** @description Google’s place id: the lead’s dedup key */
+                placeId: string;
+                /** @description Coordinates */
+                location: {
+                    /** @description Latitude */
+                    lat: number;
+                    /** @description Longitude */
+                    lng: number;
+                } | null;
+                /** @description The address split (Google’s addressComponents) */
+                addressComponents: {
+                    /** @description Street number and route */
+                    street: string | null;
+                    /** @description City or town */
+                    locality: string | null;
+                    /** @description Postal code */
+                    postalCode: string | null;
+                    /** @description First-level administrative area */
+                    region: string | null;
+                    /** @description ISO 3166-1 alpha-2 */
+                    countryCode: string | null;
+                } | null;
+                /** @description The phone in E.164 */
+                internationalPhone: string | null;
+                /** @description Google’s userRatingCount */
+                reviewCount: number | null;
+                /** @description Google’s price level */
+                priceLevel: ("free" | "inexpensive" | "moderate" | "expensive" | "very_expensive") | null;
+                /** @description Google’s business status */
+                businessStatus: ("OPERATIONAL" | "CLOSED_TEMPORARILY" | "CLOSED_PERMANENTLY") | null;
+                /** @description Regular opening hours */
+                openingHours: {
+                    /** @description One line per weekday, Monday first */
+                    weekdayDescriptions: string[];
+                    /** @description Opening periods; `close` null: open around the clock */
+                    periods: {
+                        /** @description When it opens */
+                        open: {
+                            /** @description 0 = Sunday .. 6 = Saturday */
+                            day: number;
+                            /** @description Hour, local time */
+                            hour: number;
+                            /** @description Minute */
+                            minute: number;
+                        };
+                        /** @description When it closes */
+                        close: {
+                            /** @description 0 = Sunday .. 6 = Saturday */
+                            day: number;
+                            /** @description Hour, local time */
+                            hour: number;
+                            /** @description Minute */
+                            minute: number;
+                        } | null;
+                    }[];
+                } | null;
+                /** @description The place on Google Maps */
+                googleMapsUri: string | null;
+                /** @description Google’s primary type ("dental_clinic") */
+                primaryType: string | null;
+                /** @description Google’s types */
+                types: string[];
+                /** @description The place’s current offset from UTC */
+                utcOffsetMinutes: number | null;
+            };
             /** @description The person (linkedin only) */
             person?: {
                 /** @description Full name */
@@ -1682,6 +2490,44 @@ export interface components {
                 linkedinUrl: string;
                 /** @description Location as the profile states it */
                 location: string | null;
+                /** @description PDL’s work email */
+                workEmail?: string | null;
+                /** @description What kind of address `email` is */
+                emailType?: ("professional" | "personal") | null;
+                /** @description Every phone number PDL returned */
+                phoneNumbers?: string[];
+                /** @description The location split */
+                locationParts?: {
+                    /** @description City */
+                    locality: string | null;
+                    /** @description Region or state */
+                    region: string | null;
+                    /** @description Country */
+                    country: string | null;
+                    /** @description Postal code */
+                    postalCode: string | null;
+                };
+                /** @description When the person started the job (YYYY-MM or YYYY-MM-DD) */
+                jobStartDate?: string | null;
+                /** @description Every level PDL gives the job title */
+                seniorityLevels?: string[];
+                /** @description The person’s company */
+                company?: {
+                    /** @description Company name */
+                    name: string | null;
+                    /** @description Company website */
+                    website: string | null;
+                    /** @description Headcount band */
+                    size: string | null;
+                    /** @description Industry */
+                    industry: string | null;
+                    /** @description Company LinkedIn page */
+                    linkedinUrl: string | null;
+                    /** @description Company location */
+                    location: string | null;
+                } | null;
+                /** @description Skills, where PDL returns them */
+                skills?: string[];
             };
             /** @description The store (shopify only) */
             store?: {
@@ -1693,6 +2539,30 @@ export interface components {
                 platform: string;
                 /** @description The store's category path, when known */
                 categoryPath?: string | null;
+                /** @description The merchant's name */
+                merchantName?: string | null;
+                /** @description The platform plan */
+                plan?: string | null;
+                /** @description City */
+                city?: string | null;
+                /** @description Region or state */
+                region?: string | null;
+                /** @description Every category path Store Leads lists */
+                categoryPaths?: string[];
+                /** @description Estimated monthly sales, US cents */
+                estimatedMonthlySales?: number | null;
+                /** @description Employees */
+                employeeCount?: number | null;
+                /** @description Products listed */
+                productCount?: number | null;
+                /** @description 1 is the largest store */
+                rank?: number | null;
+                /** @description Technologies detected */
+                technologies?: string[];
+                /** @description Apps installed */
+                apps?: string[];
+                /** @description When the store was created */
+                createdAt?: string | null;
             };
             /** @description where an enriched lead's email and profiles were found (decision 015) */
             enrichment?: {
@@ -1757,11 +2627,71 @@ export interface components {
                 /** @description Email address */
                 email: string | null;
                 /** @description The verdict on the contact's `email`; null when it has none */
-                emailVerification: components["schemas"]["EmailVerification"] | null;
+                emailVerification?: components["schemas"]["EmailVerification"] | null;
                 /** @description Phone number */
                 phone: string | null;
                 /** @description LinkedIn profile URL */
                 linkedinUrl: string | null;
+                /** @description Where each of the contact’s values came from (decision 038) */
+                provenance?: {
+                    /** @description Where the email came from */
+                    email: {
+                        /**
+                         * @description `upstream`: the source answered it; `website`: read from the business’s own site
+                         * @enum {string}
+                         */
+                        origin: "upstream" | "website";
+                        /** @description The provider that answered (the job’s `provider`); null for a website value */
+                        upstream: string | null;
+                        /** @description The exact page the value was read on, or the upstream’s own page of the record; null when there is none */
+                        sourceUrl: string | null;
+                        /** @description Website values: why the value is taken as the business’s */
+                        basis?: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When the upstream answered or the page was read
+                         */
+                        retrievedAt: string;
+                    } | null;
+                    /** @description Where the phone came from */
+                    phone: {
+                        /**
+                         * @description `upstream`: the source answered it; `website`: read from the business’s own site
+                         * @enum {string}
+                         */
+                        origin: "upstream" | "website";
+                        /** @description The provider that answered (the job’s `provider`); null for a website value */
+                        upstream: string | null;
+                        /** @description The exact page the value was read on, or the upstream’s own page of the record; null when there is none */
+                        sourceUrl: string | null;
+                        /** @description Website values: why the value is taken as the business’s */
+                        basis?: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When the upstream answered or the page was read
+                         */
+                        retrievedAt: string;
+                    } | null;
+                    /** @description Where the profile came from */
+                    linkedinUrl: {
+                        /**
+                         * @description `upstream`: the source answered it; `website`: read from the business’s own site
+                         * @enum {string}
+                         */
+                        origin: "upstream" | "website";
+                        /** @description The provider that answered (the job’s `provider`); null for a website value */
+                        upstream: string | null;
+                        /** @description The exact page the value was read on, or the upstream’s own page of the record; null when there is none */
+                        sourceUrl: string | null;
+                        /** @description Website values: why the value is taken as the business’s */
+                        basis?: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When the upstream answered or the page was read
+                         */
+                        retrievedAt: string;
+                    } | null;
+                };
             }[];
         };
         /** @description The verdicts on the address beside it: `status`, domain-level, read from DNS (MX, null MX, A/AAAA); `verdict`, mailbox-level, from the engine the operator configured (`engine`: `dns` when none, which never vouches for a mailbox). */
@@ -1862,12 +2792,18 @@ export interface components {
             creditsReserved: number;
             /** @description Credits charged, once terminal */
             creditsCharged: number | null;
-            /** @description leads passed over and not billed: ones the account already had (with excludeDelivered) and ones on its suppression list (decision 014) */
+            /** @description leads passed over and not billed: ones the account already had (with excludeDelivered), ones on its suppression list (decision 014), and ones the request's filters left out (decision 038) */
             skipped: {
                 /** @description Leads the account already had (excludeDelivered) */
                 alreadyDelivered: number;
                 /** @description Leads on the account's suppression list */
                 suppressed: number;
+                /** @description Leads the request's `filters` left out (decision 038) */
+                filtered: number;
+            };
+            /** @description The paid calls the job made upstream, by upstream (`google_places`, `people_data_labs`, `storeleads`, `reacher`, `zerobounce`), retries included: what a filter cost (decision 038). `{}` for the sandbox */
+            upstreamCalls: {
+                [key: string]: number;
             };
             /** @description The monitor whose run this job is (`mon_…`, decision 022); absent for a job you asked for directly */
             monitorId?: string;
@@ -1916,12 +2852,18 @@ export interface components {
             creditsReserved: number;
             /** @description Credits charged, once terminal */
             creditsCharged: number | null;
-            /** @description leads passed over and not billed: ones the account already had (with excludeDelivered) and ones on its suppression list (decision 014) */
+            /** @description leads passed over and not billed: ones the account already had (with excludeDelivered), ones on its suppression list (decision 014), and ones the request's filters left out (decision 038) */
             skipped: {
                 /** @description Leads the account already had (excludeDelivered) */
                 alreadyDelivered: number;
                 /** @description Leads on the account's suppression list */
                 suppressed: number;
+                /** @description Leads the request's `filters` left out (decision 038) */
+                filtered: number;
+            };
+            /** @description The paid calls the job made upstream, by upstream (`google_places`, `people_data_labs`, `storeleads`, `reacher`, `zerobounce`), retries included: what a filter cost (decision 038). `{}` for the sandbox */
+            upstreamCalls: {
+                [key: string]: number;
             };
             /** @description The monitor whose run this job is (`mon_…`, decision 022); absent for a job you asked for directly */
             monitorId?: string;
@@ -1993,12 +2935,18 @@ export interface components {
             creditsReserved: number;
             /** @description Credits charged, once terminal */
             creditsCharged: number | null;
-            /** @description leads passed over and not billed: ones the account already had (with excludeDelivered) and ones on its suppression list (decision 014) */
+            /** @description leads passed over and not billed: ones the account already had (with excludeDelivered), ones on its suppression list (decision 014), and ones the request's filters left out (decision 038) */
             skipped: {
                 /** @description Leads the account already had (excludeDelivered) */
                 alreadyDelivered: number;
                 /** @description Leads on the account's suppression list */
                 suppressed: number;
+                /** @description Leads the request's `filters` left out (decision 038) */
+                filtered: number;
+            };
+            /** @description The paid calls the job made upstream, by upstream (`google_places`, `people_data_labs`, `storeleads`, `reacher`, `zerobounce`), retries included: what a filter cost (decision 038). `{}` for the sandbox */
+            upstreamCalls: {
+                [key: string]: number;
             };
             /** @description The monitor whose run this job is (`mon_…`, decision 022); absent for a job you asked for directly */
             monitorId?: string;
@@ -2391,12 +3339,18 @@ export interface components {
             creditsReserved: number;
             /** @description Credits charged, once terminal */
             creditsCharged: number | null;
-            /** @description leads passed over and not billed: ones the account already had (with excludeDelivered) and ones on its suppression list (decision 014) */
+            /** @description leads passed over and not billed: ones the account already had (with excludeDelivered), ones on its suppression list (decision 014), and ones the request's filters left out (decision 038) */
             skipped: {
                 /** @description Leads the account already had (excludeDelivered) */
                 alreadyDelivered: number;
                 /** @description Leads on the account's suppression list */
                 suppressed: number;
+                /** @description Leads the request's `filters` left out (decision 038) */
+                filtered: number;
+            };
+            /** @description The paid calls the job made upstream, by upstream (`google_places`, `people_data_labs`, `storeleads`, `reacher`, `zerobounce`), retries included: what a filter cost (decision 038). `{}` for the sandbox */
+            upstreamCalls: {
+                [key: string]: number;
             };
             /** @description The monitor whose run this job is (`mon_…`, decision 022); absent for a job you asked for directly */
             monitorId?: string;

@@ -1,3 +1,4 @@
+import type { LeadFilters } from './lead-filters';
 import type { Source } from './sources';
 
 export const MAX_RESULTS_DEFAULT = 25;
@@ -47,6 +48,8 @@ export interface GenerationRequest {
   requiredChannels?: ContactChannel[];
   /** skip (neither deliver nor bill) leads this account received in any earlier job; absent means false */
   excludeDelivered?: true;
+  /** what not to deliver (nor bill), per source (decision 038); absent: no filter beyond the defaults */
+  filters?: LeadFilters;
   /** where this job's terminal event is also delivered, signed with the account's default webhook secret (decision 016) */
   webhookUrl?: string;
 }

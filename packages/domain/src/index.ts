@@ -1,5 +1,7 @@
 export * from './sources';
 export * from './lead';
+export * from './lead-provenance';
+export * from './lead-filters';
 export * from './job-body';
 export * from './generation-request';
 export * from './billing';

@@ -17,19 +17,26 @@ export interface ProviderPage {
   /**
    * What each lead still needs before it may be committed (its website read, its addresses verified), or
    * absent when the leads are final as listed. The worker calls it for the leads it still needs, as many at
-   * once as it needs, while it already asks for the next page (decision 037); false: the lead is dropped (a
-   * filter such as requiredChannels), and neither delivered nor billed. It completes the lead in place; it
-   * throws only the signal's reason once the signal aborts, or a ProviderError that must end the job.
+   * once as it needs, while it already asks for the next page (decision 037); false: a filter left the lead
+   * out (requiredChannels, or a request filter decided only after the website, such as requireEmail): it is
+   * neither delivered nor billed, and the worker counts it in the job's `skipped.filtered` (decision 038). It
+   * completes the lead in place; it throws only the signal's reason once the signal aborts, or a
+   * ProviderError that must end the job.
    */
   finish?: LeadFinisher;
+  /**
+   * Leads of this page the request's filters left out before it was handed over (decision 038): not among
+   * `leads`, neither delivered nor billed, counted in the job's `skipped.filtered`. Absent: none.
+   */
+  filtered?: number;
 }
 
 export type LeadFinisher = (row: ProviderLead, signal: AbortSignal) => Promise<boolean>;
 
 /**
  * A page as it was before decision 037: every lead finished (at most `concurrency` at once) and the dropped
- * ones left out. For callers that want a page as a whole (tests, the bench's verification sections); the
- * worker schedules each lead itself.
+ * ones left out, counted with the page's own `filtered`. For callers that want a page as a whole (tests, the
+ * bench's verification sections); the worker schedules each lead itself.
  */
 export async function finishedPage(page: ProviderPage, signal: AbortSignal, concurrency = 8): Promise<ProviderPage> {
   const finish = page.finish;
@@ -43,7 +50,9 @@ export async function finishedPage(page: ProviderPage, signal: AbortSignal, conc
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, page.leads.length)) }, lane));
-  return { leads: page.leads.filter((_row, index) => kept[index]), cursor: page.cursor };
+  const leads = page.leads.filter((_row, index) => kept[index]);
+  const filtered = (page.filtered ?? 0) + page.leads.length - leads.length;
+  return { leads, cursor: page.cursor, ...(filtered > 0 ? { filtered } : {}) };
 }
 
 export interface SearchContext {

@@ -1,11 +1,26 @@
-import { isSandboxKeyword, parseSandboxDirectives } from '@leadgen/domain';
-import type { GenerationRequest, SandboxDirectives, Source } from '@leadgen/domain';
+import {
+  isSandboxKeyword,
+  parseSandboxDirectives,
+  passesGoogleMapsFilters,
+  passesLinkedinFilters,
+  passesShopifyFilters,
+} from '@leadgen/domain';
+import type {
+  GenerationRequest,
+  GoogleMapsFilters,
+  Lead,
+  LinkedinFilters,
+  SandboxDirectives,
+  ShopifyFilters,
+  Source,
+} from '@leadgen/domain';
 import { metrics } from '@leadgen/ops';
 import { sleep } from '../abortable-waits';
 import { ProviderError, type LeadProvider, type ProviderPage, type SearchContext } from '../lead-provider';
 import { MatchStream, defaultMatchCount } from './sandbox-matches';
 import { toQuery } from './sandbox-query';
 import { steerMail } from './sandbox-mail';
+import { addSandboxDetails } from './sandbox-details';
 
 export const SANDBOX_PAGE_SIZE = 10;
 
@@ -65,14 +80,25 @@ async function* search(
       throw new ProviderError('provider_error', `sandbox upstream failed after ${offset} results (sandbox directive)`, 500);
     }
     attempt('ok');
-    const leads = matches.take(Math.min(SANDBOX_PAGE_SIZE, failAt - offset));
-    steerMail(leads, directives.mail, offset);
-    offset += leads.length;
+    const page = matches.take(Math.min(SANDBOX_PAGE_SIZE, failAt - offset));
+    steerMail(page, directives.mail, offset);
+    offset += page.length;
+    // Decision 038: every field, deterministic per lead; then the request's filters, as a real adapter applies them.
+    const retrievedAt = new Date().toISOString();
+    for (const item of page) addSandboxDetails(item, query.state, query.city, retrievedAt);
+    const leads = page.filter((item) => passesFilters(item.lead, request.filters));
+    const filtered = page.length - leads.length;
     // reaching the failure point means one more request, the one that fails, so the cursor stays open
     const more = offset >= failAt || matches.hasMore();
-    yield { leads, cursor: more ? String(offset) : null };
+    yield { leads, cursor: more ? String(offset) : null, ...(filtered > 0 ? { filtered } : {}) };
     if (!more) return;
   }
+}
+
+function passesFilters(lead: Lead, filters: GenerationRequest['filters']): boolean {
+  if (lead.source === 'google_maps') return passesGoogleMapsFilters(lead, filters as GoogleMapsFilters | undefined);
+  if (lead.source === 'linkedin') return passesLinkedinFilters(lead, filters as LinkedinFilters | undefined);
+  return passesShopifyFilters(lead, filters as ShopifyFilters | undefined);
 }
 
 function directivesIn(keyword: string | undefined): SandboxDirectives {
