@@ -1,7 +1,16 @@
 import type { Config } from '@leadgen/config';
-import { settleJob, type Lifecycle } from '@leadgen/commands';
-import { commitPage, findJob, startJob, type Database, type JobRecord, type SettlementBasis, type StartRefusal } from '@leadgen/db';
-import { isTerminal, suppressionKeysOf, type JobOutcome, type Source } from '@leadgen/domain';
+import { recordTileSearch, settleJob, type Lifecycle } from '@leadgen/commands';
+import {
+  commitPage,
+  findBatchArea,
+  findJob,
+  startJob,
+  type Database,
+  type JobRecord,
+  type SettlementBasis,
+  type StartRefusal,
+} from '@leadgen/db';
+import { isTerminal, suppressionKeysOf, type JobOutcome, type ResolvedArea, type Source } from '@leadgen/domain';
 import { logger, withLogContext } from '@leadgen/logger';
 import { metrics } from '@leadgen/ops';
 import {
@@ -10,6 +19,7 @@ import {
   ProviderError,
   type LeadProvider,
   type ProviderLead,
+  type TileReport,
   type UpstreamRetry,
 } from '@leadgen/providers';
 import { WaitingError, type Job, type LeadJobHandler, type LeadJobResult, type QueuePayloads } from '@leadgen/queue';
@@ -104,13 +114,17 @@ async function processLeadJob<S extends Source>(
   let outcome: JobOutcome;
   const reporter = pageReporter(job);
   const upstreamCalls = new Map<string, number>();
+  // An area search's tile (decision 039): its batch's area, for the clipping; what its search listed, for the split.
+  const area = record.request.tile !== undefined && record.batchId !== null ? await areaOf(db, record.batchId) : undefined;
+  const tile: { report: TileReport | null } = { report: null };
   try {
     outcome = await countUpstreamCalls(upstreamCalls, () =>
       onUpstreamRetry(
         (retry) => reportRetry(job, retry),
-        () => collectLeads(provider, db, record, basis, controller.signal, deadline, reporter.page),
+        () => collectLeads(provider, db, record, basis, controller.signal, deadline, reporter.page, area, tile),
       ),
     );
+    if (area !== undefined && outcome.kind === 'finished') await recordTile(deps.lifecycle, record, basis, area, tile.report);
   } catch (error) {
     const interruption = controller.signal.aborted ? (controller.signal.reason as JobInterrupted) : null;
     if (interruption?.why === 'cancelled') return jobResult(await findJob(db, jobId)); // the API settled it already
@@ -225,10 +239,12 @@ async function collectLeads(
   signal: AbortSignal,
   deadline: number,
   onPage: (report: PageReport) => void,
+  area?: ResolvedArea,
+  tile?: { report: TileReport | null },
 ): Promise<JobOutcome> {
   if (record.deliveredCount >= record.requestedCount) return { kind: 'finished' };
   if (Date.now() >= deadline) return { kind: 'error', reason: 'timeout' };
-  const pages = provider.search(record.request, { signal, cursor: record.cursor, deadline });
+  const pages = provider.search(record.request, { signal, cursor: record.cursor, deadline, ...(area ? { area } : {}) });
   let pageNumber = 0;
   // Each lead's domains, emails and phones are read only once the account is known to keep a
   // suppression list (the first page commit says so, writing nothing, and is sent again).
@@ -243,6 +259,7 @@ async function collectLeads(
   };
   for await (const page of pages) {
     signal.throwIfAborted();
+    if (page.tile && tile) tile.report = page.tile;
     const commit = await commitWithMatches(page.leads, page.cursor);
     // Stopped: cancelled or settled elsewhere; the `for await` exit closes the provider's iterator.
     if (commit.kind === 'stopped') return { kind: 'cancelled' };
@@ -260,6 +277,42 @@ async function collectLeads(
   }
   signal.throwIfAborted();
   return { kind: 'finished' };
+}
+
+// A batch's area never changes: each worker reads it once per batch (a few hundred batches at most in memory).
+const areas = new Map<string, ResolvedArea>();
+async function areaOf(db: Database, batchId: string): Promise<ResolvedArea | undefined> {
+  const known = areas.get(batchId);
+  if (known) return known;
+  const area = await findBatchArea(db, batchId);
+  if (area === null) return undefined;
+  if (areas.size >= 500) areas.delete(areas.keys().next().value!);
+  areas.set(batchId, area);
+  return area;
+}
+
+/**
+ * A tile searched to its end: its outcome recorded and, when saturated, its quarters added to the batch
+ * (@leadgen/commands recordTileSearch), before the tile's child is settled. A tile whose every place was
+ * committed before a crash comes back with nothing to search: it delivered the documented maximum, so it was
+ * saturated (how many of its places lay outside the area is then not known again: 0 is recorded).
+ */
+async function recordTile(lc: Lifecycle, record: JobRecord, basis: SettlementBasis, area: ResolvedArea, report: TileReport | null) {
+  const searched = report ?? { found: basis.deliveredCount, outsideArea: 0, saturated: basis.deliveredCount >= record.requestedCount };
+  const { state, added } = await recordTileSearch(lc, {
+    accountId: record.accountId,
+    batchId: record.batchId!,
+    request: record.request,
+    area,
+    ...searched,
+  });
+  logger.info('area tile searched', {
+    path: record.request.tile?.path,
+    state,
+    added,
+    found: searched.found,
+    outsideArea: searched.outsideArea,
+  });
 }
 
 /**

@@ -61,20 +61,15 @@ const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof
  * Checks an area and turns it into polygons: every problem at once, with pointers under `base` (`#/area`).
  * A place is returned unresolved (`place`): its viewport comes from the provider (resolveAreaPlace).
  */
-export function checkArea(
-  input: unknown,
-  base = '#/area',
-): { area: ResolvedArea | null; place: string | null; problems: FieldProblem[] } {
+export function checkArea(input: unknown, base = '#/area'): { area: ResolvedArea | null; place: string | null; problems: FieldProblem[] } {
   const problems: FieldProblem[] = [];
   const fail = (pointer: string, detail: string) => {
     problems.push({ pointer: `${base}${pointer}`, detail });
     return { area: null, place: null, problems };
   };
-  if (!isObj(input))
-    return fail('', 'area must be an object: { place }, { bbox }, { circle } or a GeoJSON Polygon or MultiPolygon');
+  if (!isObj(input)) return fail('', 'area must be an object: { place }, { bbox }, { circle } or a GeoJSON Polygon or MultiPolygon');
   const forms = ['place', 'bbox', 'circle', 'type'].filter((key) => key in input);
-  if (forms.length !== 1)
-    return fail('', 'area takes exactly one of: place, bbox, circle, or a GeoJSON geometry (type and coordinates)');
+  if (forms.length !== 1) return fail('', 'area takes exactly one of: place, bbox, circle, or a GeoJSON geometry (type and coordinates)');
   const allowed: Record<string, string[]> = { place: ['place'], bbox: ['bbox'], circle: ['circle'], type: ['type', 'coordinates'] };
   for (const key of Object.keys(input)) {
     if (!allowed[forms[0]!]!.includes(key)) problems.push({ pointer: `${base}/${key}`, detail: `${key} is not a field of this area` });
@@ -94,7 +89,10 @@ export function checkArea(
 
 function withArea(area: ResolvedArea | null, problems: FieldProblem[], base: string) {
   if (area !== null && area.areaKm2 > AREA_LIMITS.maxAreaKm2)
-    problems.push({ pointer: base, detail: `the area is ${Math.round(area.areaKm2)} km²; at most ${AREA_LIMITS.maxAreaKm2} km² are searched at once` });
+    problems.push({
+      pointer: base,
+      detail: `the area is ${Math.round(area.areaKm2)} km²; at most ${AREA_LIMITS.maxAreaKm2} km² are searched at once`,
+    });
   if (area !== null && area.areaKm2 <= 0) problems.push({ pointer: base, detail: 'the area is empty (zero km²)' });
   return { area: problems.length === 0 ? area : null, place: null, problems };
 }
@@ -110,13 +108,15 @@ function checkBbox(raw: unknown, at: string, problems: FieldProblem[]): Resolved
   for (const key of keys) {
     const value = raw[key];
     const max = key === 'south' || key === 'north' ? 90 : 180;
-    if (!isNum(value) || value < -max || value > max) problems.push({ pointer: `${at}/${key}`, detail: `${key} must be a number in -${max}..${max}` });
+    if (!isNum(value) || value < -max || value > max)
+      problems.push({ pointer: `${at}/${key}`, detail: `${key} must be a number in -${max}..${max}` });
   }
   if (problems.length > 0) return null;
   const { south, west, north, east } = raw as Record<(typeof keys)[number], number>;
   if (south >= north) problems.push({ pointer: `${at}/north`, detail: 'north must be greater than south' });
   // An area across the antimeridian would need two rectangles: refused rather than guessed.
-  if (west >= east) problems.push({ pointer: `${at}/east`, detail: 'east must be greater than west (an area across the antimeridian is not supported)' });
+  if (west >= east)
+    problems.push({ pointer: `${at}/east`, detail: 'east must be greater than west (an area across the antimeridian is not supported)' });
   if (north - south > AREA_LIMITS.maxSpanDegrees || east - west > AREA_LIMITS.maxSpanDegrees)
     problems.push({ pointer: at, detail: `a bbox spans at most ${AREA_LIMITS.maxSpanDegrees} degrees each way` });
   if (problems.length > 0) return null;
@@ -189,7 +189,10 @@ function checkGeoJson(raw: Record<string, unknown>, base: string, problems: Fiel
   }
   const coords = raw.coordinates;
   if (!Array.isArray(coords) || coords.length === 0) {
-    problems.push({ pointer: `${base}/coordinates`, detail: `coordinates must be a non-empty array of ${type === 'Polygon' ? 'rings' : 'polygons'}` });
+    problems.push({
+      pointer: `${base}/coordinates`,
+      detail: `coordinates must be a non-empty array of ${type === 'Polygon' ? 'rings' : 'polygons'}`,
+    });
     return null;
   }
   const polygons = (type === 'Polygon' ? [coords] : coords) as unknown[];
@@ -245,11 +248,16 @@ function checkGeoJson(raw: Record<string, unknown>, base: string, problems: Fiel
     if (rings.length === polygon.length) checked.push(rings);
   });
   if (vertices > AREA_LIMITS.maxVertices)
-    problems.push({ pointer: `${base}/coordinates`, detail: `at most ${AREA_LIMITS.maxVertices} positions in all (this area has ${vertices})` });
+    problems.push({
+      pointer: `${base}/coordinates`,
+      detail: `at most ${AREA_LIMITS.maxVertices} positions in all (this area has ${vertices})`,
+    });
   if (problems.length > 0) return null;
   const area = finish('polygon', checked);
-  if (area.bounds.high.latitude - area.bounds.low.latitude > AREA_LIMITS.maxSpanDegrees ||
-      area.bounds.high.longitude - area.bounds.low.longitude > AREA_LIMITS.maxSpanDegrees)
+  if (
+    area.bounds.high.latitude - area.bounds.low.latitude > AREA_LIMITS.maxSpanDegrees ||
+    area.bounds.high.longitude - area.bounds.low.longitude > AREA_LIMITS.maxSpanDegrees
+  )
     problems.push({ pointer: base, detail: `an area spans at most ${AREA_LIMITS.maxSpanDegrees} degrees each way` });
   return area;
 }

@@ -1,4 +1,4 @@
-import type { GenerationRequest, Lead, Source } from '@leadgen/domain';
+import type { GenerationRequest, Lead, ResolvedArea, Source } from '@leadgen/domain';
 
 /** One lead as a provider hands it over, with the key that makes it unique within a result set. */
 export interface ProviderLead {
@@ -14,6 +14,18 @@ export interface ProviderPage {
    * provider has nothing after it. Stored with the page's commit, so a replacement worker resumes there.
    */
   cursor: string | null;
+  /** an area search's tile (request.tile), on its last page: what its search listed (decision 039) */
+  tile?: TileReport;
+}
+
+/** What one tile's search came to: the worker records it and splits a saturated tile. */
+export interface TileReport {
+  /** places the search listed (Google lists at most 60 for one query) */
+  found: number;
+  /** of those, places outside the area, or whose location is not given: neither delivered nor billed */
+  outsideArea: number;
+  /** it listed the documented maximum: there may be more places in the tile than one query shows */
+  saturated: boolean;
 }
 
 export interface SearchContext {
@@ -23,6 +35,8 @@ export interface SearchContext {
   cursor: string | null;
   /** epoch ms by which the job must end (the job's time budget) */
   deadline: number;
+  /** an area search's area (its batch's), for a request with a tile: places outside it are clipped */
+  area?: ResolvedArea;
 }
 
 /**

@@ -4,6 +4,7 @@ import { enrichLeads, type EnrichmentStep } from '../enrichment';
 import { type UpstreamClient, UpstreamError } from '../upstream';
 import { placeToLead } from './google-places-mapping';
 import { MAX_RESULTS_PER_QUERY, PAGE_SIZE, type Rect, searchText } from './places-api';
+import { searchTile } from './tile-search';
 import { extend, isLatLng, isRect, MAX_AREA_QUERIES, quarters, queryBody, searchArea } from './search-areas';
 
 export interface GooglePlacesProviderOptions {
@@ -88,7 +89,9 @@ export function createGooglePlacesProvider(options: GooglePlacesProviderOptions)
   return {
     source: 'google_maps',
     name: 'google_places',
-    search: (request, context) => search(options, request, context),
+    // An area search's tile is one restricted query of its own (tile-search.ts); anything else, the city search.
+    search: (request, context) =>
+      request.tile !== undefined ? searchTile(options.client, options.enrichment, request, context) : search(options, request, context),
   };
 }
 

@@ -59,6 +59,8 @@ export interface AddressComponent {
 
 export interface Place {
   id: string;
+  /** only in an area's place-name resolution (area-survey.ts): the place's preferred viewport */
+  viewport?: Rect;
   displayName?: { text?: string };
   formattedAddress?: string;
   addressComponents?: AddressComponent[];
@@ -104,11 +106,12 @@ export async function searchText(
   body: TextSearchBody,
   signal: AbortSignal,
   deadline: number,
+  fieldMask: string = FIELD_MASK,
 ): Promise<TextSearchPage> {
   const response = await client.request({
     method: 'POST',
     path: 'v1/places:searchText',
-    headers: { 'x-goog-fieldmask': FIELD_MASK },
+    headers: { 'x-goog-fieldmask': fieldMask },
     body,
     signal,
     deadline,

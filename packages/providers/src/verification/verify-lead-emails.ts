@@ -103,7 +103,7 @@ export function withEmailVerification<S extends Lead['source']>(provider: LeadPr
             { signal: context.signal, deadline: context.deadline },
           );
           context.signal.throwIfAborted();
-          const verified: ProviderPage = { leads: page.leads.filter((row) => keepsRow(request, row)), cursor: page.cursor };
+          const verified: ProviderPage = { ...page, leads: page.leads.filter((row) => keepsRow(request, row)) };
           handedOver += verified.leads.length;
           yield verified;
           if (!readAhead) next = ahead();
