@@ -18,8 +18,8 @@ export interface NewTileChild extends NewTile {
 export type TileState = 'searching' | 'done' | 'split' | 'saturated_at_minimum';
 
 export interface TileCounts {
-  /** tiles by state (decision 039) */
-  byState: Record<TileState, number>;
+  /** tiles by state (decision 039); not_searched: its child ended before its search did (cancelled, budget, failure) */
+  byState: Record<TileState | 'not_searched', number>;
   /** places the tiles' searches listed outside the area: neither delivered nor billed */
   outsideArea: number;
 }
@@ -68,16 +68,19 @@ export async function recordTileOutcome(
 
 /** An area batch's area (null for a batch of requests). It never changes: a worker may keep it. */
 export async function findBatchArea(db: Database, batchId: string): Promise<ResolvedArea | null> {
-  const { rows } = await db.sql.query<{ area: ResolvedArea | null }>('SELECT area FROM batches WHERE id = $1', [batchId]);
-  return rows[0]?.area ?? null;
+  return (await findBatchAreaFacts(db, batchId))?.area ?? null;
 }
 
+// A tile still 'searching' whose child ended (cancelled, out of budget, failed) was not searched to its end.
 const TILE_COUNTS = `
-SELECT state, count(*)::int AS n, COALESCE(sum(outside_area), 0)::int AS outside FROM batch_tiles WHERE batch_id = $1 GROUP BY state`;
+SELECT CASE WHEN t.state <> 'searching' THEN t.state WHEN j.status IN ('queued', 'running') THEN 'searching' ELSE 'not_searched' END AS state,
+       count(*)::int AS n, COALESCE(sum(t.outside_area), 0)::int AS outside
+FROM batch_tiles t LEFT JOIN jobs j ON j.id = t.job_id
+WHERE t.batch_id = $1 GROUP BY 1`;
 
 export async function batchTileCounts(db: Database, batchId: string): Promise<TileCounts> {
-  const { rows } = await db.sql.query<{ state: TileState; n: number; outside: number }>(TILE_COUNTS, [batchId]);
-  const byState: Record<TileState, number> = { searching: 0, done: 0, split: 0, saturated_at_minimum: 0 };
+  const { rows } = await db.sql.query<{ state: TileState | 'not_searched'; n: number; outside: number }>(TILE_COUNTS, [batchId]);
+  const byState: TileCounts['byState'] = { searching: 0, done: 0, split: 0, saturated_at_minimum: 0, not_searched: 0 };
   let outsideArea = 0;
   for (const row of rows) {
     byState[row.state] = row.n;
