@@ -15,7 +15,7 @@ import {
 import { closeRedis, redisConnection, redisKeys, type RedisClient } from '@leadgen/queue';
 import { MAX_RESULTS_PER_QUERY, PAGE_SIZE, searchText } from './google-places/places-api';
 import { isLatLng, isRect, queryBody } from './google-places/search-areas';
-import { placesIn, sandboxViewport, SANDBOX_TILE_MAX } from './sandbox/sandbox-area';
+import { placeIdsIn, sandboxViewport, SANDBOX_TILE_MAX } from './sandbox/sandbox-area';
 import { FleetRateLimiter, UpstreamClient } from './upstream';
 
 /**
@@ -78,9 +78,7 @@ const sandboxSurveyor: AreaSurveyor = {
   resolvePlace: (place) => Promise.resolve(sandboxViewport(place)),
   listTile: (request, tile) =>
     Promise.resolve({
-      places: placesIn(request, tile.rect)
-        .slice(0, SANDBOX_TILE_MAX)
-        .map((place) => ({ id: place.lead.dedupKey, location: place.location })),
+      places: placeIdsIn(request, tile.rect).slice(0, SANDBOX_TILE_MAX),
       calls: { idsOnly: 0, withLocation: 0 },
     }),
 };

@@ -27,11 +27,21 @@ export interface AreaPlace {
 
 /** Every place of the query in `rect` (closed, as Google's rectangle), in the sandbox's fixed ranking. */
 export function placesIn(request: GenerationRequest, rect: Rect): AreaPlace[] {
+  return scan(request, rect, true) as AreaPlace[];
+}
+
+/** The ids and locations only, as a quote's IDs-only listing sees them: no record is built (a quote of 1,000 tiles stays quick). */
+export function placeIdsIn(request: GenerationRequest, rect: Rect): Array<{ id: string; location: LatLng }> {
+  return scan(request, rect, false).map((place) => ({ id: place.id, location: place.location }));
+}
+
+function scan(request: GenerationRequest, rect: Rect, withRecords: boolean): Array<Partial<AreaPlace> & { id: string; location: LatLng }> {
   const query = toQuery('google_maps', { ...request, city: undefined, tile: undefined });
   const seed = seedOf(query);
   const locale = localeFor(query.state);
   const profile = categoryProfile(query.category);
-  const found: Array<AreaPlace & { rank: number }> = [];
+  const idPrefix = seedHash(seed);
+  const found: Array<Partial<AreaPlace> & { id: string; location: LatLng; rank: number }> = [];
   const [i0, i1] = [Math.floor(rect.low.latitude / CELL_DEGREES), Math.floor(rect.high.latitude / CELL_DEGREES)];
   const [j0, j1] = [Math.floor(rect.low.longitude / CELL_DEGREES), Math.floor(rect.high.longitude / CELL_DEGREES)];
   for (let i = i0; i <= i1; i++)
@@ -51,19 +61,20 @@ export function placesIn(request: GenerationRequest, rect: Rect): AreaPlace[] {
           location.longitude > rect.high.longitude
         )
           continue;
+        const id = `sandbox_place_${idPrefix}_${i}_${j}_${k}`;
+        if (!withRecords) {
+          found.push({ id, location, rank });
+          continue;
+        }
         const rng = SeededRandom.fromText(`place:${seed}:${i}:${j}:${k}`);
-        const record = googleMapsRecord({
-          query,
-          rng,
-          locale,
-          profile,
-          claimDomain: (slug) => `${slug || 'place'}-${i}-${j}-${k}.example`.replace(/^-/, ''),
-        });
+        const claimDomain = (slug: string) => `${slug || 'place'}-${i}-${j}-${k}.example`;
+        // never null for google_maps (only a shopify filter rejects a candidate): the ids-only listing counts the same places
+        const record = googleMapsRecord({ query, rng, locale, profile, claimDomain });
         if (record === null) continue;
-        found.push({ lead: { ...record, dedupKey: `sandbox_place_${seedHash(seed)}_${i}_${j}_${k}` }, location, rank });
+        found.push({ id, lead: { ...record, dedupKey: id }, location, rank });
       }
     }
-  return found.sort((a, b) => a.rank - b.rank).map(({ lead, location }) => ({ lead, location }));
+  return found.sort((a, b) => a.rank - b.rank).map(({ rank: _rank, ...place }) => place);
 }
 
 /** A tile's search as the sandbox answers it: at most 60 places, clipped to the area and to the tile's own cell. */
