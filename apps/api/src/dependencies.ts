@@ -1,6 +1,7 @@
 import type { Lifecycle } from '@leadgen/commands';
 import type { Config } from '@leadgen/config';
 import type { Database } from '@leadgen/db';
+import type { AreaSurveyor } from '@leadgen/providers';
 import type { JobProducer, MonitorAlarms, RedisClient, WebhookProducer } from '@leadgen/queue';
 import type { JobWaiters } from './job-waiters';
 import type { TerminalBodies } from './terminal-bodies';
@@ -20,4 +21,6 @@ export interface ApiDependencies {
   lifecycle: Lifecycle;
   /** the monitors' alarm clock: a schedule change moves the alarm, a delete removes it (decision 022) */
   alarms: MonitorAlarms;
+  /** google_maps' area surveyor: a place's viewport, a quote's listings (decision 039) */
+  surveyor: AreaSurveyor;
 }

@@ -25,6 +25,7 @@ export const newId = {
   resultSet: () => `rs_${randomToken(24)}`,
   monitor: () => `mon_${randomToken(24)}`,
   monitorRun: () => `mrun_${randomToken(24)}`,
+  quote: () => `quo_${randomToken(24)}`,
   /** the secret itself: 40 random characters (~206 bits) */
   apiKeySecret: () => `lg_live_${randomToken(40)}`,
 };
@@ -39,4 +40,6 @@ export const ID_PATTERNS = {
   webhookDelivery: /^msg_[0-9a-f]{32}$/,
   /** newId.monitor */
   monitor: /^mon_[0-9a-z]{24}$/,
+  /** newId.quote */
+  quote: /^quo_[0-9a-z]{24}$/,
 };

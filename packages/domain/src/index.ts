@@ -21,3 +21,5 @@ export * from './batch';
 export * from './monitor-credit-cap';
 export * from './idempotency-key';
 export * from './storeleads-category-match';
+export * from './area';
+export * from './area-tiles';

@@ -73,6 +73,7 @@ export const batchSchemas = {
       createdAt: d('When the batch was created', time),
       finishedAt: d('When its last child settled', nullable(time)),
       monitorId: d('The monitor whose run this batch is (a batch monitor, decision 022); absent for a batch asked for directly', str),
+      areaSearch: d('An area search’s area, tiles and quote (decision 039); absent for a batch of requests', ref('BatchArea')),
       terminal: d(
         'The outcome; present exactly when the status is terminal',
         object({

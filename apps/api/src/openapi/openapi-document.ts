@@ -6,6 +6,7 @@ import { emailVerificationSchema } from './email-verification-schema';
 import { monitorEvents, monitorSchemas } from './openapi-monitors';
 import { received, signatureHeaders, webhookEvents, webhookSchemas } from './openapi-webhooks';
 import { batchSchemas } from './openapi-batches';
+import { areaSchemas } from './openapi-areas';
 import {
   type Schema,
   PROBLEM_CODES,
@@ -93,6 +94,7 @@ export function openApiDocument(): Schema {
         ...auditEventSchemas,
         ...monitorSchemas,
         ...batchSchemas,
+        ...areaSchemas,
         Accepted: object(
           {
             jobId: d('The job id', str),

@@ -46,6 +46,12 @@ export const PROBLEM_CODES = [
   'monitor_run_in_progress',
   // abuse resistance (decision 027)
   'suppression_limit',
+  // area searches (decision 039)
+  'quote_not_found',
+  'quote_expired',
+  'area_place_not_found',
+  'area_too_large',
+  'area_empty',
 ] as const;
 
 /**

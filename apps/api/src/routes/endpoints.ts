@@ -1,6 +1,7 @@
 import type { Endpoint } from '../http/route-table';
 import { accountEndpoints } from './account-endpoints';
 import { batchEndpoints } from './leads/batches-endpoints';
+import { quoteEndpoints } from './leads/quotes-endpoints';
 import { jobEndpoints } from './leads/jobs-endpoints';
 import { leadListingEndpoints } from './leads/lead-listing-endpoints';
 import { metaEndpoints } from './meta-endpoints';
@@ -15,6 +16,7 @@ import { webhookEndpoints } from './webhooks/webhooks-endpoints';
 export const ENDPOINTS: readonly Endpoint[] = [
   ...jobEndpoints,
   ...batchEndpoints,
+  ...quoteEndpoints,
   ...leadListingEndpoints,
   ...accountEndpoints,
   ...webhookEndpoints,

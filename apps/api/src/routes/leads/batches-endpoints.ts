@@ -35,7 +35,7 @@ export const batchEndpoints: Endpoint[] = [
       operationId: 'createBatch',
       summary: 'Start a batch of up to 1,000 generation requests',
       description:
-        'Records the batch and one job per request (its children) and queues them; answers 202 at once with the batch body and `Location`. Each request is validated exactly as POST /leads/generate validates one (pointers like `#/requests/17/state`), every problem at once. Nothing is reserved up front: each child reserves its worst case as it starts, within `maxCredits`; 402 when the account cannot cover even the first child. A lead is delivered and billed at most once per batch. The same `Idempotency-Key` with the same body answers the batch again (`Idempotent-Replayed: true`); with another body, 422.',
+        'Records the batch and one job per request (its children) and queues them; answers 202 at once with the batch body and `Location`. Each request is validated exactly as POST /leads/generate validates one (pointers like `#/requests/17/state`), every problem at once. Nothing is reserved up front: each child reserves its worst case as it starts, within `maxCredits`; 402 when the account cannot cover even the first child. A lead is delivered and billed at most once per batch. With `area` and `request` (or a quote’s `quoteId`) instead of `requests`, the batch is an area search: its children are the area’s tiles (docs/api.md#area-searches). The same `Idempotency-Key` with the same body answers the batch again (`Idempotent-Replayed: true`); with another body, 422.',
       parameters: [
         {
           name: 'Idempotency-Key',
@@ -45,7 +45,10 @@ export const batchEndpoints: Endpoint[] = [
           schema: { type: 'string', minLength: 1, maxLength: 257 },
         },
       ],
-      requestBody: { required: true, content: { 'application/json': { schema: ref('BatchRequest') } } },
+      requestBody: {
+        required: true,
+        content: { 'application/json': { schema: { oneOf: [ref('BatchRequest'), ref('AreaBatchRequest')] } } },
+      },
       responses: {
         202: {
           ...batchAnswer('The batch, running: poll `Location` after `Retry-After`'),

@@ -10,6 +10,9 @@ import { presentLeadItemJson } from '../../presenters/lead-presenter';
 import { audit } from '../../use-cases/audit-trail';
 import { cancelBatch } from '../../use-cases/cancel-batch';
 import { submitBatch } from '../../use-cases/submit-batch';
+import { areaBatchChildren, readBatchAreaSearch } from '../../use-cases/area-searches';
+import { requestFingerprint } from '@leadgen/commands';
+import { parseAreaBatchRequest } from './area-schema';
 import { getAccountBatch, listBatches, listBatchJobs, readBatchLeads } from '../../use-cases/read-batches';
 import { EXPORT_BATCH } from '../../use-cases/read-leads';
 import { checkShopifyCategory } from '../../use-cases/shopify-category-check';
@@ -32,10 +35,36 @@ function batchIdParam(req: Request): string {
   return batchId;
 }
 
-function sendBatch(res: Response, deps: ApiDependencies, batch: BatchRecord, status = 200): void {
+async function sendBatch(res: Response, deps: ApiDependencies, batch: BatchRecord, status = 200): Promise<void> {
+  const areaSearch = await readBatchAreaSearch(deps.db, batch.id);
   res.setHeader('Cache-Control', 'no-store');
   res.set(batchPollHeaders(batch));
-  res.status(status).json(presentBatch(batch, deps.config.http.publicBaseUrl));
+  res.status(status).json(presentBatch(batch, deps.config.http.publicBaseUrl, areaSearch));
+}
+
+const isAreaBatch = (body: unknown): body is Record<string, unknown> =>
+  body !== null && typeof body === 'object' && !Array.isArray(body) && ('area' in body || 'quoteId' in body);
+
+/**
+ * POST /api/v1/leads/batches with `area` or `quoteId` (decision 039): the area's tiles (a quote's, or its initial
+ * grid) become the children; the key binds the body as sent.
+ */
+async function createAreaBatch(deps: ApiDependencies, req: Request, res: Response, accountId: string, idempotencyKey: string) {
+  const parsed = parseAreaBatchRequest(req.body as Record<string, unknown>);
+  if (parsed.webhookUrl) await checkJobWebhookUrl(deps, parsed.webhookUrl);
+  const fingerprint = requestFingerprint({ areaBatch: req.body as unknown });
+  const { area, quoteId, requests } = await areaBatchChildren(deps, accountId, parsed);
+  const batch = {
+    requests,
+    excludeDelivered: parsed.excludeDelivered,
+    maxCredits: parsed.maxCredits,
+    webhookUrl: parsed.webhookUrl,
+    name: parsed.name,
+  };
+  const created = await submitBatch(deps, { accountId, idempotencyKey, batch, fingerprint, area: { area, quoteId } });
+  if (created.replayed) res.setHeader('Idempotent-Replayed', 'true');
+  res.setHeader('Location', presentBatch(created.batch, deps.config.http.publicBaseUrl).pollUrl);
+  await sendBatch(res, deps, created.batch, 202);
 }
 
 /** POST /api/v1/leads/batches: 202 with the batch body and Location (a batch is long by nature: no wait). */
@@ -43,6 +72,7 @@ export function createBatchRoute(deps: ApiDependencies) {
   return async (req: Request, res: Response): Promise<void> => {
     const account = authenticatedAccount(res.locals);
     const idempotencyKey = parseIdempotencyKey(req.get('Idempotency-Key'));
+    if (isAreaBatch(req.body)) return createAreaBatch(deps, req, res, account.id, idempotencyKey);
     const batch = parseBatchRequest(req.body);
     batch.requests.forEach((request, index) => {
       try {
@@ -63,7 +93,7 @@ export function createBatchRoute(deps: ApiDependencies) {
     if (created.replayed) res.setHeader('Idempotent-Replayed', 'true');
     const body = presentBatch(created.batch, deps.config.http.publicBaseUrl);
     res.setHeader('Location', body.pollUrl);
-    sendBatch(res, deps, created.batch, 202);
+    await sendBatch(res, deps, created.batch, 202);
   };
 }
 
@@ -79,14 +109,14 @@ function rebase(error: unknown, index: number): unknown {
 export function getBatchRoute(deps: ApiDependencies) {
   return async (req: Request, res: Response): Promise<void> => {
     const account = authenticatedAccount(res.locals);
-    sendBatch(res, deps, await getAccountBatch(deps, account.id, batchIdParam(req)));
+    await sendBatch(res, deps, await getAccountBatch(deps, account.id, batchIdParam(req)));
   };
 }
 
 export function cancelBatchRoute(deps: ApiDependencies) {
   return async (req: Request, res: Response): Promise<void> => {
     const account = authenticatedAccount(res.locals);
-    sendBatch(res, deps, await cancelBatch(deps, account.id, batchIdParam(req)));
+    await sendBatch(res, deps, await cancelBatch(deps, account.id, batchIdParam(req)));
   };
 }
 
