@@ -7,12 +7,14 @@ import {
   tileOwns,
   tileRelation,
   type GenerationRequest,
+  type GoogleMapsFilters,
   type LatLng,
   type Rect,
   type ResolvedArea,
   type Tile,
 } from '@leadgen/domain';
 import { closeRedis, redisConnection, redisKeys, type RedisClient } from '@leadgen/queue';
+import { serverSideFilters } from './google-places/google-places-provider';
 import { MAX_RESULTS_PER_QUERY, PAGE_SIZE, searchText } from './google-places/places-api';
 import { isLatLng, isRect, queryBody } from './google-places/search-areas';
 import { placeIdsIn, sandboxViewport, SANDBOX_TILE_MAX } from './sandbox/sandbox-area';
@@ -57,7 +59,9 @@ function googleSurveyor(client: UpstreamClient): AreaSurveyor {
     },
     async listTile(request, tile, withLocations, signal, deadline) {
       const mask = withLocations ? LOCATION_MASK : IDS_ONLY_MASK;
-      const first = queryBody(request, tile.rect, PAGE_SIZE);
+      // The filters Google applies itself (decision 038) are sent as the tile's run will send them, so the listing
+      // matches the run's; the filters checked on the lead cannot be seen in an IDs-only listing: the quote is then an upper bound.
+      const first = { ...queryBody(request, tile.rect, PAGE_SIZE), ...serverSideFilters(request.filters as GoogleMapsFilters | undefined) };
       const places: TileListing['places'] = [];
       const calls = { idsOnly: 0, withLocation: 0 };
       let token: string | null = null;
