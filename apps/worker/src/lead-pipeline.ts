@@ -1,7 +1,7 @@
 import { commitPage, type Database, type JobRecord, type SettlementBasis } from '@leadgen/db';
-import { suppressionKeysOf, type JobOutcome } from '@leadgen/domain';
+import { suppressionKeysOf, type JobOutcome, type ResolvedArea } from '@leadgen/domain';
 import { metrics } from '@leadgen/ops';
-import type { LeadFinisher, LeadProvider, ProviderLead, ProviderPage } from '@leadgen/providers';
+import type { LeadFinisher, LeadProvider, ProviderLead, ProviderPage, TileReport } from '@leadgen/providers';
 
 /**
  * A job's leads as their upstreams allow (decision 037). Three things run at once, each as far as the job
@@ -89,6 +89,10 @@ export interface PipelineInput {
   onSlice: (report: SliceReport) => void;
   /** the run's upstream calls so far, and what of them the job row has already (decision 038) */
   calls: { upstreamCalls: ReadonlyMap<string, number>; committedCalls: Map<string, number> };
+  /** an area search's tile (decision 039): its batch's area, for the adapter's clipping */
+  area?: ResolvedArea;
+  /** an area search's tile: told what its search listed when the page that reports it arrives */
+  onTile?: (report: TileReport) => void;
 }
 
 /** The calls counted since the last commit, by upstream (those not yet on the job row). */
@@ -145,7 +149,12 @@ class LeadPipeline {
     else input.signal.addEventListener('abort', onAbort, { once: true });
     this.inner.signal.addEventListener('abort', () => this.wake(), { once: true });
     this.pageIterator = input.provider
-      .search(input.record.request, { signal: this.inner.signal, cursor: input.record.cursor, deadline: input.deadline })
+      .search(input.record.request, {
+        signal: this.inner.signal,
+        cursor: input.record.cursor,
+        deadline: input.deadline,
+        ...(input.area ? { area: input.area } : {}),
+      })
       [Symbol.asyncIterator]();
   }
 
@@ -239,6 +248,7 @@ class LeadPipeline {
         this.fetching = false;
         if (step.done) this.exhausted = true;
         else {
+          if (step.value.tile) this.input.onTile?.(step.value.tile);
           const page: PageEntry = { cursor: step.value.cursor, open: step.value.leads.length, filtered: step.value.filtered ?? 0 };
           this.pages.push(page);
           for (const row of step.value.leads) this.candidates.push({ row, page, finish: step.value.finish, state: 'waiting' });

@@ -86,7 +86,7 @@ export interface paths {
         put?: never;
         /**
          * Start a batch of up to 1,000 generation requests
-         * @description Records the batch and one job per request (its children) and queues them; answers 202 at once with the batch body and `Location`. Each request is validated exactly as POST /leads/generate validates one (pointers like `#/requests/17/state`), every problem at once. Nothing is reserved up front: each child reserves its worst case as it starts, within `maxCredits`; 402 when the account cannot cover even the first child. A lead is delivered and billed at most once per batch. The same `Idempotency-Key` with the same body answers the batch again (`Idempotent-Replayed: true`); with another body, 422.
+         * @description Records the batch and one job per request (its children) and queues them; answers 202 at once with the batch body and `Location`. Each request is validated exactly as POST /leads/generate validates one (pointers like `#/requests/17/state`), every problem at once. Nothing is reserved up front: each child reserves its worst case as it starts, within `maxCredits`; 402 when the account cannot cover even the first child. A lead is delivered and billed at most once per batch. With `area` and `request` (or a quote’s `quoteId`) instead of `requests`, the batch is an area search: its children are the area’s tiles ([docs/api.md#area-searches](/docs/api.md#area-searches)). The same `Idempotency-Key` with the same body answers the batch again (`Idempotent-Replayed: true`); with another body, 422.
          */
         post: operations["createBatch"];
         delete?: never;
@@ -145,6 +145,26 @@ export interface paths {
         get: operations["listBatchJobs"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/leads/quotes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Quote an area search before paying
+         * @description Tiles the area as a run would, listing each tile with the cheapest field mask (IDs only inside the area, ids and locations across its edge), and answers the places inside the area, the tiles, the paid calls and the credits a run from the quote makes. Stored for 24 hours: POST /leads/batches with `{ quoteId }` runs exactly its tiles. Costs the account nothing.
+         */
+        post: operations["createQuote"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1795,6 +1815,33 @@ export interface components {
             requiredChannels?: ("email" | "phone" | "linkedin")[];
         };
         /**
+         * @description An area search: area and request, or quoteId; its children are the area’s tiles
+         * @example {
+         *       "quoteId": "quo_0123456789abcdefghijklmn",
+         *       "maxCredits": 2000
+         *     }
+         */
+        AreaBatchRequest: {
+            area?: components["schemas"]["Area"];
+            /** @description A google_maps generation request, without city (the area says where) or maxResults (each tile lists all it can, up to 60) */
+            request?: {
+                [key: string]: unknown;
+            };
+            /** @description A quote (`quo_…`) whose area, request and tiles the batch runs; instead of area and request */
+            quoteId?: string;
+            /** @description The most the batch may charge */
+            maxCredits?: number;
+            /** @description Skip leads the account received in any earlier job */
+            excludeDelivered?: boolean;
+            /**
+             * Format: uri
+             * @description Where the batch's terminal event is POSTed
+             */
+            webhookUrl?: string;
+            /** @description A label for the batch */
+            name?: string;
+        };
+        /**
          * @description A batch: up to 1,000 generation requests run as ordinary jobs, deduplicated across the batch
          * @example {
          *       "name": "Dentists, Texas",
@@ -1826,6 +1873,30 @@ export interface components {
             webhookUrl?: string;
             /** @description A label for the batch, at most 200 characters */
             name?: string;
+        };
+        /**
+         * @description What to quote: an area and the request to run over it
+         * @example {
+         *       "area": {
+         *         "bbox": {
+         *           "south": 41.85,
+         *           "west": -87.7,
+         *           "north": 41.9,
+         *           "east": -87.6
+         *         }
+         *       },
+         *       "request": {
+         *         "category": "dentist",
+         *         "state": "US"
+         *       }
+         *     }
+         */
+        QuoteRequest: {
+            area: components["schemas"]["Area"];
+            /** @description A google_maps generation request, without city (the area says where) or maxResults (each tile lists all it can, up to 60) */
+            request: {
+                [key: string]: unknown;
+            };
         };
         /** @description Instead of `request`: each run submits these requests as one batch (excludeDelivered forced, maxCreditsPerRun as the batch's maxCredits); in a change, it replaces the batch (a monitor of one request becomes a batch monitor) */
         MonitorBatchInput: {
@@ -3621,6 +3692,8 @@ export interface components {
             finishedAt: string | null;
             /** @description The monitor whose run this batch is (a batch monitor, decision 022); absent for a batch asked for directly */
             monitorId?: string;
+            /** @description An area search’s area, tiles and quote (decision 039); absent for a batch of requests */
+            areaSearch?: components["schemas"]["BatchArea"];
             /** @description The outcome; present exactly when the status is terminal */
             terminal?: {
                 /**
@@ -3814,6 +3887,145 @@ export interface components {
             /** @description Pass as `cursor` for the next page; null on the last */
             nextCursor: string | null;
         };
+        /** @description The area of an area search: a place, a bbox, a circle, or a GeoJSON Polygon or MultiPolygon (at most 1000 positions, 20000 km², 3 degrees each way) */
+        Area: {
+            /** @description A place name resolved to its viewport by the source ("Chicago, US") */
+            place: string;
+        } | {
+            bbox: {
+                /** @description Southern latitude */
+                south: number;
+                /** @description Western longitude */
+                west: number;
+                /** @description Northern latitude (greater than south) */
+                north: number;
+                /** @description Eastern longitude (greater than west: no area across the antimeridian) */
+                east: number;
+            };
+        } | {
+            circle: {
+                center: {
+                    /** @description Latitude */
+                    lat: number;
+                    /** @description Longitude */
+                    lng: number;
+                };
+                /** @description Radius in metres */
+                radiusMeters: number;
+            };
+        } | {
+            /**
+             * @description GeoJSON (RFC 7946)
+             * @enum {string}
+             */
+            type: "Polygon";
+            /** @description Rings of [longitude, latitude], each closed (last = first), the outer ring first */
+            coordinates: number[][][];
+        } | {
+            /**
+             * @description GeoJSON (RFC 7946)
+             * @enum {string}
+             */
+            type: "MultiPolygon";
+            /** @description Polygons, each an array of closed rings */
+            coordinates: number[][][][];
+        };
+        /** @description A stored quote of an area search; it costs the account nothing */
+        Quote: {
+            /** @description The quote id (`quo_…`): POST /leads/batches with { quoteId } runs it */
+            quoteId: string;
+            /**
+             * @description Who answered the survey: google_places or sandbox
+             * @enum {string}
+             */
+            provider: "google_places" | "sandbox";
+            /** @description The request as sent */
+            request: {
+                [key: string]: unknown;
+            };
+            area: {
+                /**
+                 * @description How the area was given
+                 * @enum {string}
+                 */
+                kind: "place" | "bbox" | "circle" | "polygon";
+                bounds: {
+                    south: number;
+                    west: number;
+                    north: number;
+                    east: number;
+                };
+                /** @description Its size in km² */
+                areaKm2: number;
+            };
+            /** @description Places inside the area, each counted once: what a filter-free run delivers */
+            places: number;
+            /** @description What a run from this quote charges when every place is delivered (an upper bound when leads are dropped after they are fetched) */
+            credits: number;
+            /** @description The Text Search calls a run from this quote makes (at the lead field mask) */
+            paidCalls: number;
+            tiles: {
+                /** @description Tiles the survey listed */
+                searched: number;
+                /** @description Tiles a run from this quote searches: unsaturated tiles that own a place */
+                toRun: number;
+                /** @description Tiles still saturated at the minimum size: there may be more places there than one search lists */
+                saturatedAtMinimum: number;
+            };
+            upstreamCalls: {
+                /** @description Calls to resolve a place name (Text Search Pro) */
+                placeResolution: number;
+                /** @description Text Search calls with the IDs-only mask (tiles inside the area) */
+                idsOnly: number;
+                /** @description Text Search calls with ids and locations (tiles across the area’s edge) */
+                withLocation: number;
+            };
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description After this the quote cannot be run (24 hours)
+             */
+            expiresAt: string;
+        };
+        /** @description An area batch’s area, tiles and quote */
+        BatchArea: {
+            area: {
+                /**
+                 * @description How the area was given
+                 * @enum {string}
+                 */
+                kind: "place" | "bbox" | "circle" | "polygon";
+                bounds: {
+                    south: number;
+                    west: number;
+                    north: number;
+                    east: number;
+                };
+                /** @description Its size in km² */
+                areaKm2: number;
+            };
+            /** @description The quote the batch was made from, or null */
+            quoteId: string | null;
+            tiles: {
+                /** @description Tiles so far (a saturated tile adds its quarters) */
+                total: number;
+                /** @description Tiles whose child is queued or running */
+                searching: number;
+                /** @description Tiles that listed fewer than 60 places: all of theirs */
+                done: number;
+                /** @description Saturated tiles split into their quarters */
+                split: number;
+                /** @description Saturated tiles at the minimum size, recorded, not split */
+                saturatedAtMinimum: number;
+                /** @description Tiles whose child ended before its search did (cancelled, out of budget, failed) */
+                notSearched: number;
+            };
+            skipped: {
+                /** @description Places the tiles listed outside the area: neither delivered nor billed */
+                outsideArea: number;
+            };
+        };
         /** @description A job still under way: the first fields of its job body */
         Accepted: {
             /** @description The job id */
@@ -3849,7 +4061,7 @@ export interface components {
              * @description The stable code to branch on ([docs/errors.md](/docs/errors.md))
              * @enum {string}
              */
-            code: "validation_failed" | "malformed_json" | "malformed_path" | "malformed_request" | "idempotency_key_missing" | "idempotency_key_invalid" | "unauthorized" | "insufficient_credits" | "job_not_found" | "not_found" | "leads_expired" | "method_not_allowed" | "request_timeout" | "job_not_cancellable" | "batch_not_found" | "batch_not_cancellable" | "payload_too_large" | "unsupported_media_type" | "unsupported_content_encoding" | "expectation_failed" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable" | "webhook_endpoint_not_found" | "webhook_delivery_not_found" | "webhook_endpoint_limit" | "webhook_endpoint_disabled" | "webhook_delivery_pending" | "webhook_secret_already_revealed" | "monitor_not_found" | "monitor_limit" | "monitor_run_in_progress" | "suppression_limit" | "objection_not_found" | "objection_not_proven" | "insufficient_scope" | "scope_not_held" | "test_mode_unsupported" | "api_key_not_found" | "api_key_limit";
+            code: "validation_failed" | "malformed_json" | "malformed_path" | "malformed_request" | "idempotency_key_missing" | "idempotency_key_invalid" | "unauthorized" | "insufficient_credits" | "job_not_found" | "not_found" | "leads_expired" | "method_not_allowed" | "request_timeout" | "job_not_cancellable" | "batch_not_found" | "batch_not_cancellable" | "payload_too_large" | "unsupported_media_type" | "unsupported_content_encoding" | "expectation_failed" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable" | "webhook_endpoint_not_found" | "webhook_delivery_not_found" | "webhook_endpoint_limit" | "webhook_endpoint_disabled" | "webhook_delivery_pending" | "webhook_secret_already_revealed" | "monitor_not_found" | "monitor_limit" | "monitor_run_in_progress" | "suppression_limit" | "objection_not_found" | "objection_not_proven" | "insufficient_scope" | "scope_not_held" | "test_mode_unsupported" | "api_key_not_found" | "api_key_limit" | "quote_not_found" | "quote_expired" | "area_place_not_found" | "area_too_large" | "area_empty";
             /** @description The request id; quote it to support */
             requestId?: string;
             /** @description validation_failed: every problem, a JSON Pointer each */
@@ -4414,7 +4626,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["BatchRequest"];
+                "application/json": components["schemas"]["AreaBatchRequest"] | components["schemas"]["BatchRequest"];
             };
         };
         responses: {
@@ -4645,6 +4857,66 @@ export interface operations {
             };
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createQuote: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QuoteRequest"];
+            };
+        };
+        responses: {
+            /** @description The quote */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Quote"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `generate` (start and cancel jobs and batches) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["Problem405"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];

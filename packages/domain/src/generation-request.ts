@@ -1,4 +1,5 @@
 import type { LeadFilters } from './lead-filters';
+import type { Tile } from './area-tiles';
 import type { Source } from './sources';
 
 export const MAX_RESULTS_DEFAULT = 25;
@@ -52,4 +53,6 @@ export interface GenerationRequest {
   filters?: LeadFilters;
   /** where this job's terminal event is also delivered, signed with the account's default webhook secret (decision 016) */
   webhookUrl?: string;
+  /** an area search's child (decision 039): the one rectangle it searches, restricted to its batch's area */
+  tile?: Tile;
 }

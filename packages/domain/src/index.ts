@@ -23,3 +23,5 @@ export * from './idempotency-key';
 export * from './storeleads-category-match';
 export * from './objections';
 export * from './api-key-scopes';
+export * from './area';
+export * from './area-tiles';

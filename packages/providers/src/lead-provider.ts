@@ -1,4 +1,4 @@
-import type { GenerationRequest, Lead, Source } from '@leadgen/domain';
+import type { GenerationRequest, Lead, ResolvedArea, Source } from '@leadgen/domain';
 
 /** One lead as a provider hands it over, with the key that makes it unique within a result set. */
 export interface ProviderLead {
@@ -29,6 +29,18 @@ export interface ProviderPage {
    * `leads`, neither delivered nor billed, counted in the job's `skipped.filtered`. Absent: none.
    */
   filtered?: number;
+  /** an area search's tile (request.tile), on its last page: what its search listed (decision 039) */
+  tile?: TileReport;
+}
+
+/** What one tile's search came to: the worker records it and splits a saturated tile. */
+export interface TileReport {
+  /** places the search listed (Google lists at most 60 for one query) */
+  found: number;
+  /** of those, places outside the area, or whose location is not given: neither delivered nor billed */
+  outsideArea: number;
+  /** it listed the documented maximum: there may be more places in the tile than one query shows */
+  saturated: boolean;
 }
 
 export type LeadFinisher = (row: ProviderLead, signal: AbortSignal) => Promise<boolean>;
@@ -52,7 +64,8 @@ export async function finishedPage(page: ProviderPage, signal: AbortSignal, conc
   await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, page.leads.length)) }, lane));
   const leads = page.leads.filter((_row, index) => kept[index]);
   const filtered = (page.filtered ?? 0) + page.leads.length - leads.length;
-  return { leads, cursor: page.cursor, ...(filtered > 0 ? { filtered } : {}) };
+  const { finish: _finish, filtered: _filtered, ...rest } = page;
+  return { ...rest, leads, ...(filtered > 0 ? { filtered } : {}) };
 }
 
 export interface SearchContext {
@@ -62,6 +75,8 @@ export interface SearchContext {
   cursor: string | null;
   /** epoch ms by which the job must end (the job's time budget) */
   deadline: number;
+  /** an area search's area (its batch's), for a request with a tile: places outside it are clipped */
+  area?: ResolvedArea;
 }
 
 /**

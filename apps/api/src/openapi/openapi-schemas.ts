@@ -55,6 +55,12 @@ export const PROBLEM_CODES = [
   'test_mode_unsupported',
   'api_key_not_found',
   'api_key_limit',
+  // area searches (decision 039)
+  'quote_not_found',
+  'quote_expired',
+  'area_place_not_found',
+  'area_too_large',
+  'area_empty',
 ] as const;
 
 const ISO_CODE = '^\\s*[A-Za-z]{2}\\s*$';

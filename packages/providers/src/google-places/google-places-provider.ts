@@ -4,6 +4,7 @@ import { enrichOneLead, type EnrichmentStep } from '../enrichment';
 import { type UpstreamClient, UpstreamError } from '../upstream';
 import { googlePriceLevel, placeToLead } from './google-places-mapping';
 import { type FieldTier, fieldMask, MAX_RESULTS_PER_QUERY, PAGE_SIZE, type Rect, searchText, type TextSearchBody } from './places-api';
+import { searchTile } from './tile-search';
 import { extend, isLatLng, isRect, MAX_AREA_QUERIES, quarters, queryBody, searchArea } from './search-areas';
 
 export interface GooglePlacesProviderOptions {
@@ -102,7 +103,20 @@ export function createGooglePlacesProvider(options: GooglePlacesProviderOptions)
   return {
     source: 'google_maps',
     name: 'google_places',
-    search: (request, context) => search(options, request, context),
+    // An area search's tile is one restricted query of its own (tile-search.ts); anything else, the city search.
+    search: (request, context) =>
+      request.tile !== undefined
+        ? searchTile(
+            {
+              client: options.client,
+              enrichment: options.enrichment,
+              mask: fieldMask(options.fields ?? 'enterprise'),
+              server: serverSideFilters(request.filters as GoogleMapsFilters | undefined),
+            },
+            request,
+            context,
+          )
+        : search(options, request, context),
   };
 }
 

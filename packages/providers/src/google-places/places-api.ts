@@ -83,6 +83,8 @@ export interface AddressComponent {
 
 export interface Place {
   id: string;
+  /** only in an area's place-name resolution (area-survey.ts): the place's preferred viewport */
+  viewport?: Rect;
   displayName?: { text?: string };
   formattedAddress?: string;
   addressComponents?: AddressComponent[];

@@ -104,12 +104,8 @@ export function withEmailVerification<S extends Lead['source']>(provider: LeadPr
         };
         // Rows a filter left out here are dropped by their finish, which the worker counts with the adapter's own
         // (skipped.filtered, decision 038).
-        yield {
-          leads: page.leads,
-          cursor: page.cursor,
-          finish,
-          ...(page.filtered ? { filtered: page.filtered } : {}),
-        } satisfies ProviderPage;
+        // The rest of the page (its cursor, filtered count, an area tile's report) passes through as it is.
+        yield { ...page, finish } satisfies ProviderPage;
       }
     },
   };

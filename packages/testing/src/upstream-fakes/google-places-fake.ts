@@ -25,6 +25,10 @@ import { FakeServer, type FakeResponse, makeToken, readToken, type RecordedReque
  *   `SearchTextRequest.min_rating`: another value is 400) and `priceLevels` ("Used to restrict the search to
  *   places that are marked as certain price levels", `SearchTextRequest.price_levels`, PRICE_LEVEL_* names):
  *   a place without a rating or price level does not pass them;
+ * - a place's `location` (a LatLng) and `viewport` (`low`/`high`, google.geo.type.Viewport) are ordinary masked
+ *   fields (place proto; both are Text Search Pro fields on the usage-and-billing page). A query that names one
+ *   of `localities` (a city) lists that locality first, with its viewport: how an area's place name resolves;
+ * - the 60-result cap is per query, over pages of at most 20: a rectangle holding more lists 60 (guide);
  * - no result: `{}`;
  * - errors as google.rpc.Status: `{ error: { code, message, status, details } }`.
  *
@@ -61,6 +65,7 @@ export interface FakePlace {
     periods: Array<{ open: { day: number; hour: number; minute: number }; close?: { day: number; hour: number; minute: number } }>;
     weekdayDescriptions: string[];
   };
+  viewport?: { low: { latitude: number; longitude: number }; high: { latitude: number; longitude: number } };
   /** not a Google field: where a rectangle finds a service-area business (Google does not say) */
   serviceAt?: { latitude: number; longitude: number };
 }
@@ -148,6 +153,8 @@ export class GooglePlacesFake extends FakeServer {
   /** the order a query lists its matches in: by default, one that depends on the query text and area */
   rank: (body: Record<string, unknown>, matches: FakePlace[]) => FakePlace[] = (body, matches) =>
     shuffled(matches, `${String(body.textQuery)}|${JSON.stringify(body.locationRestriction ?? null)}`);
+  /** cities a text query can name: the locality place, with its `viewport`, answers such a query */
+  localities: FakePlace[] = [];
   /** the place ids each answered request listed, in request order */
   readonly answers: string[][] = [];
   /** the project behind the key has Places API (New) disabled */
@@ -167,6 +174,7 @@ export class GooglePlacesFake extends FakeServer {
   override reset(): void {
     super.reset();
     this.answers.length = 0;
+    this.localities = [];
     this.retryDelay = undefined;
   }
 
@@ -235,6 +243,9 @@ export class GooglePlacesFake extends FakeServer {
 
   /** Every match of a query, in the order it lists them (regionCode filters nothing: it only biases). */
   private search(params: Record<string, unknown>): FakePlace[] {
+    const text = String(params.textQuery).toLowerCase();
+    const locality = this.localities.find((place) => place.displayName && text === place.displayName.text.toLowerCase());
+    if (locality !== undefined) return [locality];
     const withSab = params.includePureServiceAreaBusinesses === true;
     const restriction = (params.locationRestriction as { rectangle?: Rect } | undefined)?.rectangle;
     const minRating = typeof params.minRating === 'number' ? params.minRating : null;

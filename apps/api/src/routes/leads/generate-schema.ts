@@ -190,7 +190,9 @@ const arrayOf = (value: string | string[] | undefined) => (value === undefined ?
  * A generation request checked as POST /leads/generate checks it: the normalised request, or every problem
  * (pointers from the request's root). A batch checks each of its requests through this.
  */
-function checkGenerationRequest(body: unknown): { request: GenerationRequest; problems: [] } | { request: null; problems: FieldProblem[] } {
+export function checkGenerationRequest(
+  body: unknown,
+): { request: GenerationRequest; problems: [] } | { request: null; problems: FieldProblem[] } {
   const unsafe = unsafeContentProblems(body);
   const { value, error } = generateRequestSchema.validate(body, { abortEarly: false, errors: { wrap: { label: false } } });
   if (error || unsafe.length > 0) {
