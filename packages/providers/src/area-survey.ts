@@ -77,7 +77,8 @@ function googleSurveyor(client: UpstreamClient): AreaSurveyor {
   };
 }
 
-const sandboxSurveyor: AreaSurveyor = {
+/** The sandbox's surveyor: what a process without a Google key, and every test account (decision 036), surveys with. */
+export const sandboxSurveyor: AreaSurveyor = {
   name: 'sandbox',
   resolvePlace: (place) => Promise.resolve(sandboxViewport(place)),
   listTile: (request, tile) =>
