@@ -4315,7 +4315,7 @@ export interface operations {
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
             402: components["responses"]["Problem402"];
-            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `generate` (start and cancel jobs and batches) */
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `generate` (start and cancel jobs and batches, quote area searches) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4513,7 +4513,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
-            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `generate` (start and cancel jobs and batches) */
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `generate` (start and cancel jobs and batches, quote area searches) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4648,7 +4648,7 @@ export interface operations {
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
             402: components["responses"]["Problem402"];
-            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `generate` (start and cancel jobs and batches) */
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `generate` (start and cancel jobs and batches, quote area searches) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4772,7 +4772,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
-            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `generate` (start and cancel jobs and batches) */
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `generate` (start and cancel jobs and batches, quote area searches) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4902,7 +4902,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
-            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `generate` (start and cancel jobs and batches) */
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `generate` (start and cancel jobs and batches, quote area searches) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
