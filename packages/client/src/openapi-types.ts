@@ -3892,6 +3892,7 @@ export interface components {
             /** @description A place name resolved to its viewport by the source ("Chicago, US") */
             place: string;
         } | {
+            /** @description A box of latitudes and longitudes */
             bbox: {
                 /** @description Southern latitude */
                 south: number;
@@ -3903,7 +3904,9 @@ export interface components {
                 east: number;
             };
         } | {
+            /** @description A circle around a point */
             circle: {
+                /** @description Its centre */
                 center: {
                     /** @description Latitude */
                     lat: number;
@@ -3943,16 +3946,22 @@ export interface components {
             request: {
                 [key: string]: unknown;
             };
+            /** @description The area searched, as resolved */
             area: {
                 /**
                  * @description How the area was given
                  * @enum {string}
                  */
                 kind: "place" | "bbox" | "circle" | "polygon";
+                /** @description Its bounding box */
                 bounds: {
+                    /** @description Southern latitude */
                     south: number;
+                    /** @description Western longitude */
                     west: number;
+                    /** @description Northern latitude */
                     north: number;
+                    /** @description Eastern longitude */
                     east: number;
                 };
                 /** @description Its size in km² */
@@ -3964,6 +3973,7 @@ export interface components {
             credits: number;
             /** @description The Text Search calls a run from this quote makes (at the lead field mask) */
             paidCalls: number;
+            /** @description The tiling */
             tiles: {
                 /** @description Tiles the survey listed */
                 searched: number;
@@ -3972,6 +3982,7 @@ export interface components {
                 /** @description Tiles still saturated at the minimum size: there may be more places there than one search lists */
                 saturatedAtMinimum: number;
             };
+            /** @description What the quote cost the operator upstream */
             upstreamCalls: {
                 /** @description Calls to resolve a place name (Text Search Pro) */
                 placeResolution: number;
@@ -3980,7 +3991,10 @@ export interface components {
                 /** @description Text Search calls with ids and locations (tiles across the area’s edge) */
                 withLocation: number;
             };
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the quote was made
+             */
             createdAt: string;
             /**
              * Format: date-time
@@ -3990,16 +4004,22 @@ export interface components {
         };
         /** @description An area batch’s area, tiles and quote */
         BatchArea: {
+            /** @description The area searched, as resolved */
             area: {
                 /**
                  * @description How the area was given
                  * @enum {string}
                  */
                 kind: "place" | "bbox" | "circle" | "polygon";
+                /** @description Its bounding box */
                 bounds: {
+                    /** @description Southern latitude */
                     south: number;
+                    /** @description Western longitude */
                     west: number;
+                    /** @description Northern latitude */
                     north: number;
+                    /** @description Eastern longitude */
                     east: number;
                 };
                 /** @description Its size in km² */
@@ -4007,6 +4027,7 @@ export interface components {
             };
             /** @description The quote the batch was made from, or null */
             quoteId: string | null;
+            /** @description The area batch’s tiles */
             tiles: {
                 /** @description Tiles so far (a saturated tile adds its quarters) */
                 total: number;
@@ -4021,6 +4042,7 @@ export interface components {
                 /** @description Tiles whose child ended before its search did (cancelled, out of budget, failed) */
                 notSearched: number;
             };
+            /** @description What the area search dropped */
             skipped: {
                 /** @description Places the tiles listed outside the area: neither delivered nor billed */
                 outsideArea: number;

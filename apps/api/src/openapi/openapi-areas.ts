@@ -17,18 +17,24 @@ const areaForms = [
     }),
   }),
   object({
-    bbox: object({
-      south: num('Southern latitude', -90, 90),
-      west: num('Western longitude', -180, 180),
-      north: num('Northern latitude (greater than south)', -90, 90),
-      east: num('Eastern longitude (greater than west: no area across the antimeridian)', -180, 180),
-    }),
+    bbox: d(
+      'A box of latitudes and longitudes',
+      object({
+        south: num('Southern latitude', -90, 90),
+        west: num('Western longitude', -180, 180),
+        north: num('Northern latitude (greater than south)', -90, 90),
+        east: num('Eastern longitude (greater than west: no area across the antimeridian)', -180, 180),
+      }),
+    ),
   }),
   object({
-    circle: object({
-      center: object({ lat: num('Latitude', -85, 85), lng: num('Longitude', -180, 180) }),
-      radiusMeters: num('Radius in metres', AREA_LIMITS.minRadiusMeters, AREA_LIMITS.maxRadiusMeters),
-    }),
+    circle: d(
+      'A circle around a point',
+      object({
+        center: d('Its centre', object({ lat: num('Latitude', -85, 85), lng: num('Longitude', -180, 180) })),
+        radiusMeters: num('Radius in metres', AREA_LIMITS.minRadiusMeters, AREA_LIMITS.maxRadiusMeters),
+      }),
+    ),
   }),
   object({
     type: d('GeoJSON (RFC 7946)', { type: 'string', enum: ['Polygon'] }),
@@ -53,11 +59,22 @@ const areaRequest = d(
   { type: 'object', additionalProperties: true },
 );
 
-const areaFacts = object({
-  kind: d('How the area was given', { type: 'string', enum: ['place', 'bbox', 'circle', 'polygon'] }),
-  bounds: object({ south: { type: 'number' }, west: { type: 'number' }, north: { type: 'number' }, east: { type: 'number' } }),
-  areaKm2: d('Its size in km²', { type: 'number', minimum: 0 }),
-});
+const areaFacts = d(
+  'The area searched, as resolved',
+  object({
+    kind: d('How the area was given', { type: 'string', enum: ['place', 'bbox', 'circle', 'polygon'] }),
+    bounds: d(
+      'Its bounding box',
+      object({
+        south: d('Southern latitude', { type: 'number' }),
+        west: d('Western longitude', { type: 'number' }),
+        north: d('Northern latitude', { type: 'number' }),
+        east: d('Eastern longitude', { type: 'number' }),
+      }),
+    ),
+    areaKm2: d('Its size in km²', { type: 'number', minimum: 0 }),
+  }),
+);
 
 export const areaSchemas = {
   Area: {
@@ -96,17 +113,23 @@ export const areaSchemas = {
         int(),
       ),
       paidCalls: d('The Text Search calls a run from this quote makes (at the lead field mask)', int()),
-      tiles: object({
-        searched: d('Tiles the survey listed', int()),
-        toRun: d('Tiles a run from this quote searches: unsaturated tiles that own a place', int()),
-        saturatedAtMinimum: d('Tiles still saturated at the minimum size: there may be more places there than one search lists', int()),
-      }),
-      upstreamCalls: object({
-        placeResolution: d('Calls to resolve a place name (Text Search Pro)', int()),
-        idsOnly: d('Text Search calls with the IDs-only mask (tiles inside the area)', int()),
-        withLocation: d('Text Search calls with ids and locations (tiles across the area’s edge)', int()),
-      }),
-      createdAt: time,
+      tiles: d(
+        'The tiling',
+        object({
+          searched: d('Tiles the survey listed', int()),
+          toRun: d('Tiles a run from this quote searches: unsaturated tiles that own a place', int()),
+          saturatedAtMinimum: d('Tiles still saturated at the minimum size: there may be more places there than one search lists', int()),
+        }),
+      ),
+      upstreamCalls: d(
+        'What the quote cost the operator upstream',
+        object({
+          placeResolution: d('Calls to resolve a place name (Text Search Pro)', int()),
+          idsOnly: d('Text Search calls with the IDs-only mask (tiles inside the area)', int()),
+          withLocation: d('Text Search calls with ids and locations (tiles across the area’s edge)', int()),
+        }),
+      ),
+      createdAt: d('When the quote was made', time),
       expiresAt: d('After this the quote cannot be run (24 hours)', time),
     },
     undefined,
@@ -116,15 +139,21 @@ export const areaSchemas = {
     {
       area: areaFacts,
       quoteId: d('The quote the batch was made from, or null', nullable(str)),
-      tiles: object({
-        total: d('Tiles so far (a saturated tile adds its quarters)', int()),
-        searching: d('Tiles whose child is queued or running', int()),
-        done: d('Tiles that listed fewer than 60 places: all of theirs', int()),
-        split: d('Saturated tiles split into their quarters', int()),
-        saturatedAtMinimum: d('Saturated tiles at the minimum size, recorded, not split', int()),
-        notSearched: d('Tiles whose child ended before its search did (cancelled, out of budget, failed)', int()),
-      }),
-      skipped: object({ outsideArea: d('Places the tiles listed outside the area: neither delivered nor billed', int()) }),
+      tiles: d(
+        'The area batch’s tiles',
+        object({
+          total: d('Tiles so far (a saturated tile adds its quarters)', int()),
+          searching: d('Tiles whose child is queued or running', int()),
+          done: d('Tiles that listed fewer than 60 places: all of theirs', int()),
+          split: d('Saturated tiles split into their quarters', int()),
+          saturatedAtMinimum: d('Saturated tiles at the minimum size, recorded, not split', int()),
+          notSearched: d('Tiles whose child ended before its search did (cancelled, out of budget, failed)', int()),
+        }),
+      ),
+      skipped: d(
+        'What the area search dropped',
+        object({ outsideArea: d('Places the tiles listed outside the area: neither delivered nor billed', int()) }),
+      ),
     },
     undefined,
     { description: 'An area batch’s area, tiles and quote' },
