@@ -195,7 +195,14 @@ describe('google_maps through Google Places (New)', () => {
       retrievedAt: expect.any(String),
       // decision 038: each value says where it was read and when
       provenance: {
-        email: { origin: 'website', upstream: null, sourceUrl: `${siteUrl}/`, basis: 'role address', retrievedAt: expect.any(String) },
+        // decision 038's entries filled from the crawler's attribution (enrichment.sources, decision 040)
+        email: {
+          origin: 'website',
+          upstream: null,
+          sourceUrl: `${siteUrl}/`,
+          basis: 'business name domain',
+          retrievedAt: expect.any(String),
+        },
         phone: {
           origin: 'upstream',
           upstream: 'google_places',
@@ -209,9 +216,27 @@ describe('google_maps through Google Places (New)', () => {
           retrievedAt: expect.any(String),
         },
         socialProfiles: {
-          facebook: { origin: 'website', upstream: null, sourceUrl: `${siteUrl}/`, basis: null, retrievedAt: expect.any(String) },
-          instagram: { origin: 'website', upstream: null, sourceUrl: `${siteUrl}/`, basis: null, retrievedAt: expect.any(String) },
-          linkedin: { origin: 'website', upstream: null, sourceUrl: `${siteUrl}/`, basis: null, retrievedAt: expect.any(String) },
+          facebook: {
+            origin: 'website',
+            upstream: null,
+            sourceUrl: `${siteUrl}/`,
+            basis: 'linked from the site',
+            retrievedAt: expect.any(String),
+          },
+          instagram: {
+            origin: 'website',
+            upstream: null,
+            sourceUrl: `${siteUrl}/`,
+            basis: 'linked from the site',
+            retrievedAt: expect.any(String),
+          },
+          linkedin: {
+            origin: 'website',
+            upstream: null,
+            sourceUrl: `${siteUrl}/`,
+            basis: 'linked from the site',
+            retrievedAt: expect.any(String),
+          },
         },
       },
     });
