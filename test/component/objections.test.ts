@@ -232,8 +232,8 @@ describe('objections by the people in the leads', () => {
     )[0]!;
     // At least our two buyers: the test database also holds other files' (and earlier runs') accounts that bought the same sandbox leads.
     expect(applied).toMatchObject({ status: 'applied', confirmedBy: 'email_link' });
-    expect(applied!.accountsNoticed).toBeGreaterThanOrEqual(2);
-    expect(applied!.leadsErased).toBeGreaterThanOrEqual(2);
+    expect(applied.accountsNoticed).toBeGreaterThanOrEqual(2);
+    expect(applied.leadsErased).toBeGreaterThanOrEqual(2);
     // Applied once: a second sweep tells nobody twice.
     await new Promise((r) => setTimeout(r, 6_000));
     for (const buyer of buyers) expect(noticesOf(buyer)).toHaveLength(1);
