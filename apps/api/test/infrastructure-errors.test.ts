@@ -12,7 +12,7 @@ const TEST_DB = process.env.DATABASE_URL!;
 /** The error Prisma 7 with @prisma/adapter-pg throws when PostgreSQL ends the backend mid-query (57P01). */
 async function adminShutdownError(): Promise<unknown> {
   const db = createDatabase(TEST_DB, { poolSize: 1 });
-  const admin = new Client({ connectionString: TEST_DB });
+  const admin = new Client({ connectionString: process.env.DATABASE_OWNER_URL! });
   await admin.connect();
   try {
     const tag = `wt_terminate_${Date.now()}`;
@@ -82,7 +82,7 @@ describe('PostgreSQL connection failures', () => {
     const closed = new URL(TEST_DB);
     closed.pathname = `${closed.pathname}_closed`;
     const name = closed.pathname.slice(1);
-    const admin = new Client({ connectionString: TEST_DB });
+    const admin = new Client({ connectionString: process.env.DATABASE_OWNER_URL! });
     await admin.connect();
     await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
     await admin.query(`CREATE DATABASE "${name}" WITH ALLOW_CONNECTIONS false`);

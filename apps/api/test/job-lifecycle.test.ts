@@ -202,6 +202,11 @@ describe('GET /api/v1/account', () => {
     const who = await buildAccount(world.db, { credits: 1234, name: 'Acme Ltd' });
     const res = await world.http.get('/api/v1/account').set(who.auth);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ accountId: who.accountId, name: 'Acme Ltd', credits: { balance: 1234, reserved: 0, available: 1234 } });
+    expect(res.body).toEqual({
+      accountId: who.accountId,
+      name: 'Acme Ltd',
+      mode: 'live',
+      credits: { balance: 1234, reserved: 0, available: 1234 },
+    });
   });
 });
