@@ -222,12 +222,14 @@ describe('objections by the people in the leads', () => {
     expect((later.body.leads as Lead[]).length).toBeGreaterThan(0);
     expect((later.body.leads as Lead[]).some((l) => l.email?.toLowerCase() === email)).toBe(false);
     // The notices go out before the copies are erased and the objection is marked applied (objection-sweep.ts).
-    const [applied] = await until(
-      'the objection applied',
-      () => objectionOf('email', email),
-      ([objection]) => objection?.status === 'applied',
-      10_000,
-    );
+    const applied = (
+      await until(
+        'the objection applied',
+        () => objectionOf('email', email),
+        ([objection]) => objection?.status === 'applied',
+        10_000,
+      )
+    )[0]!;
     // At least our two buyers: the test database also holds other files' (and earlier runs') accounts that bought the same sandbox leads.
     expect(applied).toMatchObject({ status: 'applied', confirmedBy: 'email_link' });
     expect(applied.accountsNoticed).toBeGreaterThanOrEqual(2);
