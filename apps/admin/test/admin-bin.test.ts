@@ -55,10 +55,12 @@ describe('admin account:delete without a terminal', () => {
 
 describe('a DATABASE_URL whose user PostgreSQL refuses', () => {
   const wrongUser = Object.assign(new URL(process.env.DATABASE_URL!), { username: 'no_such_role_h31' }).toString();
+  const { DATABASE_OWNER_URL: _ownerUrl, ...withoutOwnerUrl } = process.env;
   const withUrl = (entry: string, ...args: string[]) =>
     spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, entry), ...args], {
       cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: wrongUser },
+      // No owner URL: db:migrate then migrates as DATABASE_URL, whose refusal it names (decision 035).
+      env: { ...withoutOwnerUrl, DATABASE_URL: wrongUser },
       encoding: 'utf8',
       input: '',
     });
