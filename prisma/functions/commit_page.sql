@@ -17,13 +17,17 @@
 --   instead of deadlocking), a key another child holds is passed over and counted as already delivered, and
 --   the claims of keys this page did not deliver after all (past what was missing) are given back
 --   (docs/decisions/021-batches.md).
--- Called by: packages/db/src/page-commit.ts (commitPage).
+-- - the page's filtered leads (p_filtered: the request's filters left them out in the worker, decision 038) are
+--   counted in skipped_filtered, and the upstream calls made since the previous commit (p_upstream_calls, by
+--   upstream) are added to upstream_calls: one statement still, and nothing once the job is terminal.
+-- Called by: packages/db/src/page-commit.ts (commitPage); the 3-argument form is the previous release's call, kept
+--   one release as a one-line wrapper (decision 030's expand/contract), to be dropped by the next release.
 -- Locks: the jobs row (FOR UPDATE), then batch_deliveries keys it claims (a batch's child), then
 --   account_deliveries keys it claims.
 -- Guarantees: no row back when the job is terminal and nothing was written; a lead is delivered at most once
 --   per result set, at most once per batch, and at most once per account for an excludeDelivered job.
 
-CREATE OR REPLACE FUNCTION "commit_page"(p_job_id TEXT, p_items JSONB, p_cursor TEXT)
+CREATE OR REPLACE FUNCTION "commit_page"(p_job_id TEXT, p_items JSONB, p_cursor TEXT, p_filtered INTEGER, p_upstream_calls JSONB)
 RETURNS TABLE (o_delivered_count INTEGER, o_requested_count INTEGER, o_needs_matches BOOLEAN)
 LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
@@ -57,6 +61,7 @@ BEGIN
   EXECUTE 'SELECT EXISTS (SELECT 1 FROM "suppressions" s WHERE s."account_id" = $1) OR EXISTS (SELECT 1 FROM "global_suppressions")'
     INTO v_listed USING v_account_id;
   IF v_listed THEN
+    -- (nothing is written here, the filtered count and calls included: the page is sent again with `m`)
     IF jsonb_array_length(p_items) > 0 AND NOT (p_items->0 ? 'm') THEN
       RETURN QUERY SELECT v_delivered, v_requested, true;
       RETURN;
@@ -162,8 +167,24 @@ BEGIN
 
   UPDATE "jobs" SET "delivered_count" = v_delivered + v_added, "skipped_already_delivered" = "skipped_already_delivered" + v_skipped,
     "skipped_suppressed" = "skipped_suppressed" + cardinality(v_suppressed) - cardinality(v_batch_lost),
+    "skipped_filtered" = "skipped_filtered" + GREATEST(COALESCE(p_filtered, 0), 0),
+    -- calls by upstream, summed key by key with what earlier commits recorded (usually one or two keys)
+    "upstream_calls" = CASE WHEN p_upstream_calls IS NULL OR p_upstream_calls = '{}'::jsonb THEN "upstream_calls" ELSE (
+      SELECT COALESCE(jsonb_object_agg(k, n), '{}'::jsonb) FROM (
+        SELECT e.key AS k, sum(e.value::INTEGER) AS n
+        FROM (SELECT * FROM jsonb_each_text("upstream_calls") UNION ALL SELECT * FROM jsonb_each_text(p_upstream_calls)) e
+        GROUP BY e.key
+      ) totals
+    ) END,
     "cursor" = p_cursor, "updated_at" = now()
   WHERE "id" = p_job_id;
   RETURN QUERY SELECT v_delivered + v_added, v_requested, false;
 END
+$$;
+
+-- The previous release's call (no filtered count, no calls): the same commit.
+CREATE OR REPLACE FUNCTION "commit_page"(p_job_id TEXT, p_items JSONB, p_cursor TEXT)
+RETURNS TABLE (o_delivered_count INTEGER, o_requested_count INTEGER, o_needs_matches BOOLEAN)
+LANGUAGE sql AS $$
+  SELECT * FROM "commit_page"(p_job_id, p_items, p_cursor, 0, '{}'::jsonb)
 $$;

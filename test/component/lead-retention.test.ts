@@ -98,7 +98,7 @@ describe('lead retention (LEAD_RETENTION_DAYS)', () => {
 
     const second = await generate(world, account, { ...area, maxResults: 15, excludeDelivered: true }, { Prefer: 'wait=60' });
     expect(second.body.terminal).toMatchObject({ status: 'PARTIAL', deliveredCount: 10, stopReason: 'source_exhausted' });
-    expect(second.body.skipped).toEqual({ alreadyDelivered: 10, suppressed: 0 });
+    expect(second.body.skipped).toEqual({ alreadyDelivered: 10, suppressed: 0, filtered: 0 });
     type Place = { businessName: string; address: string };
     const keyOf = (l: Place) => `${l.businessName}|${l.address}`;
     const seen = new Set((first.body.leads as Place[]).map(keyOf));
@@ -122,7 +122,7 @@ describe('lead retention (LEAD_RETENTION_DAYS)', () => {
 
     const second = await generate(world, account, { ...people, maxResults: 5, excludeDelivered: true }, { Prefer: 'wait=60' });
     expect(second.body.terminal).toMatchObject({ status: 'PARTIAL', deliveredCount: 3 });
-    expect(second.body.skipped).toEqual({ alreadyDelivered: 5, suppressed: 0 });
+    expect(second.body.skipped).toEqual({ alreadyDelivered: 5, suppressed: 0, filtered: 0 });
   }, 60_000);
 
   it("when the worker's retention sweep runs, then it empties the expired jobs once per period fleet-wide and API processes drop the bodies they kept", async () => {

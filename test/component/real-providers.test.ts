@@ -144,6 +144,9 @@ describe('google_maps through Google Places (New)', () => {
       progress: { requestedCount: 10, deliveredCount: 10 },
       creditsCharged: 20,
       terminal: { status: 'COMPLETE', requestedCount: 10, deliveredCount: 10, stopReason: null },
+      // the two closed places: left out by the default filter, neither delivered nor billed (decision 038)
+      skipped: { alreadyDelivered: 0, suppressed: 0, filtered: 2 },
+      upstreamCalls: { google_places: 1 },
     });
     expect(job.leads).toHaveLength(10);
     const byName = new Map<string, Record<string, unknown>>(job.leads.map((lead: Record<string, unknown>) => [lead.businessName, lead]));
@@ -179,6 +182,61 @@ describe('google_maps through Google Places (New)', () => {
           facebook: { sourceUrl: `${siteUrl}/`, basis: 'linked from the site' },
           instagram: { sourceUrl: `${siteUrl}/`, basis: 'linked from the site' },
           linkedin: { sourceUrl: `${siteUrl}/`, basis: 'linked from the site' },
+        },
+      },
+      place: expect.objectContaining({
+        placeId: 'ChIJatx0000',
+        location: { lat: 30.27, lng: -97.74 },
+        internationalPhone: '+15125551000',
+        businessStatus: 'OPERATIONAL',
+        googleMapsUri: 'https://maps.google.com/?cid=1000000',
+        openingHours: expect.objectContaining({ weekdayDescriptions: expect.arrayContaining(['Saturday: Closed']) }),
+      }),
+      retrievedAt: expect.any(String),
+      // decision 038: each value says where it was read and when
+      provenance: {
+        // decision 038's entries filled from the crawler's attribution (enrichment.sources, decision 040)
+        email: {
+          origin: 'website',
+          upstream: null,
+          sourceUrl: `${siteUrl}/`,
+          basis: 'business name domain',
+          retrievedAt: expect.any(String),
+        },
+        phone: {
+          origin: 'upstream',
+          upstream: 'google_places',
+          sourceUrl: 'https://maps.google.com/?cid=1000000',
+          retrievedAt: expect.any(String),
+        },
+        website: {
+          origin: 'upstream',
+          upstream: 'google_places',
+          sourceUrl: 'https://maps.google.com/?cid=1000000',
+          retrievedAt: expect.any(String),
+        },
+        socialProfiles: {
+          facebook: {
+            origin: 'website',
+            upstream: null,
+            sourceUrl: `${siteUrl}/`,
+            basis: 'linked from the site',
+            retrievedAt: expect.any(String),
+          },
+          instagram: {
+            origin: 'website',
+            upstream: null,
+            sourceUrl: `${siteUrl}/`,
+            basis: 'linked from the site',
+            retrievedAt: expect.any(String),
+          },
+          linkedin: {
+            origin: 'website',
+            upstream: null,
+            sourceUrl: `${siteUrl}/`,
+            basis: 'linked from the site',
+            retrievedAt: expect.any(String),
+          },
         },
       },
     });
@@ -238,6 +296,55 @@ describe('google_maps through Google Places (New)', () => {
     expect(callsAfter.sum - callsBefore.sum).toBe(google.requests.length);
   });
 
+  it('when filters leave most places out, then the job pages on to fill maxResults, counts them in skipped.filtered, bills only what it delivered, and shows the calls it paid for', async () => {
+    // 150 places; review counts 0, 10, ..., 1490: at least 1200 leaves 30, and Google's minRating 4 (ratings 3.0..4.9) about half of those
+    google.places = makePlaces(150, 'flt').map(({ websiteUri: _site, ...place }) => place);
+    const account = await buildAccount(world.db, { credits: 1_000 });
+    const job = await generateTerminal(world, account, {
+      category: 'dentist',
+      state: 'US',
+      city: 'Austin',
+      maxResults: 5,
+      filters: { minRating: 4.2, minReviewCount: 1200 },
+    });
+    expect(google.requests[0]!.body).toMatchObject({ minRating: 4 });
+    expect(job).toMatchObject({ status: 'COMPLETE', progress: { deliveredCount: 5 }, creditsCharged: 10 });
+    for (const lead of job.leads as Array<{ reviewScore: number; place: { reviewCount: number } }>) {
+      expect(lead.reviewScore).toBeGreaterThanOrEqual(4.2);
+      expect(lead.place.reviewCount).toBeGreaterThanOrEqual(1200);
+    }
+    // every place Google listed was either delivered or filtered (none across a border, none repeated here)
+    const listed = google.answers.flat().length;
+    expect(google.requests.length).toBeGreaterThan(1);
+    expect(job.skipped.filtered).toBeGreaterThan(0);
+    expect(job.skipped.filtered + job.progress.deliveredCount).toBeLessThanOrEqual(listed);
+    expect(job.upstreamCalls).toEqual({ google_places: google.requests.length });
+    expect(await ledgerOf(world, job.jobId)).toEqual([
+      ['reserve', 10],
+      ['release', 10],
+      ['charge', 10],
+    ]);
+  });
+
+  it('when the filters leave fewer places than asked and Google has no more, then PARTIAL source_exhausted with the rest counted as filtered', async () => {
+    google.places = makePlaces(8, 'few').map(({ websiteUri: _site, ...place }, i) => ({ ...place, userRatingCount: i < 3 ? 500 : 5 }));
+    const account = await buildAccount(world.db, { credits: 1_000 });
+    const job = await generateTerminal(world, account, {
+      category: 'dentist',
+      state: 'US',
+      city: 'Austin',
+      maxResults: 6,
+      filters: { minReviewCount: 100 },
+    });
+    expect(job).toMatchObject({
+      status: 'PARTIAL',
+      terminal: { deliveredCount: 3, stopReason: 'source_exhausted' },
+      skipped: { filtered: 5 },
+      upstreamCalls: { google_places: 1 },
+      creditsCharged: 10,
+    });
+  });
+
   it('when Google has fewer open places than asked, then PARTIAL source_exhausted, billed the 10-credit minimum', async () => {
     google.places = austinDentists().slice(2, 6); // two closed, two open
     const account = await buildAccount(world.db, { credits: 1_000 });
@@ -295,6 +402,8 @@ describe('google_maps through Google Places (New)', () => {
     });
     // The production retry policy (no environment knob): a few attempts with backoff, ~2-4 s in all.
     expect(google.requests).toHaveLength(DEFAULT_RETRY_POLICY.maxAttempts);
+    // no page was committed: the run's calls reach the body before it settles (record_upstream_calls)
+    expect(job.upstreamCalls).toEqual({ google_places: DEFAULT_RETRY_POLICY.maxAttempts });
     await expectNothingCharged(world, account, job, 20, 1_000);
     // The board's Logs show each retry, then what the run cost upstream (every attempt is a request).
     const queue = world.api.deps.producer.queues().find((q) => q.name === 'google_maps')!;
@@ -364,13 +473,26 @@ describe('linkedin through People Data Labs', () => {
       reviewScore: null,
       categories: ['computer software'],
       socialProfiles: { facebook: null, instagram: null, linkedin: 'https://www.linkedin.com/in/person-0' },
-      person: {
+      person: expect.objectContaining({
         fullName: 'Person Number0',
         title: 'chief executive officer',
         seniority: 'c_suite',
         linkedinUrl: 'https://www.linkedin.com/in/person-0',
         location: 'Austin, Texas, United States',
-      },
+        // decision 038
+        workEmail: 'person0@company0.com',
+        emailType: 'professional',
+        company: expect.objectContaining({ name: 'Company 0', size: '51-200' }),
+      }),
+      retrievedAt: expect.any(String),
+      provenance: expect.objectContaining({
+        email: {
+          origin: 'upstream',
+          upstream: 'people_data_labs',
+          sourceUrl: 'https://www.linkedin.com/in/person-0',
+          retrievedAt: expect.any(String),
+        },
+      }),
     });
 
     // One Person Search call, never asking for more records than the job can deliver (PDL bills each).
@@ -538,24 +660,55 @@ describe('shopify through Store Leads, with decision makers from People Data Lab
         instagram: 'https://www.instagram.com/shop0',
         linkedin: 'https://www.linkedin.com/company/shop0',
       },
-      store: { domain: 'shop0.example', country: 'US', platform: 'shopify', categoryPath: '/Apparel' },
+      store: expect.objectContaining({
+        domain: 'shop0.example',
+        country: 'US',
+        platform: 'shopify',
+        categoryPath: '/Apparel',
+        estimatedMonthlySales: 0,
+        plan: 'Shopify Plus',
+      }),
       contacts: [
-        { name: null, title: null, email: 'hello@shop0.example', emailVerification: ACCEPTS, phone: null, linkedinUrl: null },
-        { name: null, title: null, email: null, emailVerification: null, phone: '+1 512-555-0100', linkedinUrl: null },
-        {
+        expect.objectContaining({
+          name: null,
+          title: null,
+          email: 'hello@shop0.example',
+          emailVerification: ACCEPTS,
+          phone: null,
+          linkedinUrl: null,
+        }),
+        expect.objectContaining({
+          name: null,
+          title: null,
+          email: null,
+          emailVerification: null,
+          phone: '+1 512-555-0100',
+          linkedinUrl: null,
+        }),
+        expect.objectContaining({
           name: 'Person Number0',
           title: 'founder',
           email: 'ceo@shop0.example',
           emailVerification: ACCEPTS,
           phone: '+15125551000',
           linkedinUrl: 'https://www.linkedin.com/in/shop0-founder',
-        },
+          provenance: expect.objectContaining({ email: expect.objectContaining({ upstream: 'people_data_labs' }) }),
+        }),
       ],
+      retrievedAt: expect.any(String),
+      provenance: expect.objectContaining({ email: expect.objectContaining({ origin: 'upstream', upstream: 'storeleads' }) }),
     });
     // The first listing of a store is the row: the duplicate's phone does not reach it.
     expect(job.leads[1]).toMatchObject({ phone: null, store: { domain: 'shop1.example' } });
     expect(job.leads[2].contacts).toEqual([
-      { name: null, title: null, email: 'hello@shop2.example', emailVerification: ACCEPTS, phone: null, linkedinUrl: null },
+      expect.objectContaining({
+        name: null,
+        title: null,
+        email: 'hello@shop2.example',
+        emailVerification: ACCEPTS,
+        phone: null,
+        linkedinUrl: null,
+      }),
       expect.objectContaining({
         name: 'Person Number2',
         title: 'head of ecommerce',
@@ -595,7 +748,8 @@ describe('shopify through Store Leads, with decision makers from People Data Lab
         r.on('end', () => cb(null, body));
       });
     const rows = parse(csv.body as string, { columns: true }) as Array<Record<string, string>>;
-    expect(Object.keys(rows[0]!).at(-1)).toBe('store.categoryPath');
+    expect(Object.keys(rows[0]!)).toContain('store.categoryPath');
+    expect(Object.keys(rows[0]!).at(-1)).toBe('provenance');
     expect(rows.map((r) => r['store.categoryPath'])).toEqual(Array(6).fill('/Apparel'));
     expect(await creditSummary(world.db, account.accountId)).toEqual({ balance: 844, reserved: 0, available: 844 });
   });

@@ -50,6 +50,17 @@ describe('test keys', () => {
     expect(job.status).toBe(200);
     expect(job.body).toMatchObject({ provider: 'sandbox', status: 'COMPLETE', progress: { deliveredCount: 30 }, creditsCharged: 60 });
     expect(google.requests.length).toBe(before);
+    // The sandbox gives the complete lead (decision 038): retrievedAt and every value's provenance, upstream "sandbox".
+    const leads = job.body.leads as Array<{ retrievedAt?: string; website: string | null; provenance?: { website: unknown } }>;
+    expect(leads).toHaveLength(30);
+    for (const lead of leads) {
+      expect(lead.retrievedAt).toEqual(expect.any(String));
+      expect(lead.provenance?.website).toEqual(
+        lead.website === null
+          ? null
+          : expect.objectContaining({ origin: 'upstream', upstream: 'sandbox', retrievedAt: expect.any(String) }),
+      );
+    }
     // 60 credits is more than the live account has: nothing of it was spent, the test account paid in test credits.
     expect(await creditSummary(world.db, account.accountId)).toEqual({ balance: 100, reserved: 0, available: 100 });
     const me = await world.http.get('/api/v1/account').set(bearer(testKey));
@@ -66,6 +77,17 @@ describe('test keys', () => {
     expect(live.status).toBe(200);
     expect(live.body.provider).toBe('google_places');
     expect(google.requests.length).toBeGreaterThan(before);
+  });
+
+  it('when a test key quotes an area, then the sandbox surveys it although the API has a Google key (decision 039)', async () => {
+    const before = google.requests.length;
+    const quote = await world.http
+      .post('/api/v1/leads/quotes')
+      .set(bearer(testKey))
+      .send({ area: { bbox: { south: 30.25, west: -97.76, north: 30.28, east: -97.72 } }, request: { category: 'dentist', state: 'US' } });
+    expect(quote.status).toBe(201);
+    expect(quote.body).toMatchObject({ provider: 'sandbox', upstreamCalls: { placeResolution: 0 } });
+    expect(google.requests.length).toBe(before);
   });
 
   it('when live and test keys list jobs and leads, then each sees only its own mode, and a job of the other answers 404', async () => {

@@ -131,7 +131,7 @@ describe('worker processes', () => {
     await second.ready;
     const done = await pollUntilTerminal(world, account, jobId, 30_000);
     expect(done.terminal).toMatchObject({ status: 'COMPLETE', deliveredCount: 60 });
-    expect(done.skipped).toEqual({ alreadyDelivered: 20, suppressed: 0 });
+    expect(done.skipped).toEqual({ alreadyDelivered: 20, suppressed: 0, filtered: 0 });
     const keys = (body: { leads: Array<{ businessName: string; address: string }> }) =>
       body.leads.map((l) => `${l.businessName}|${l.address}`);
     expect(new Set(keys(done)).size).toBe(60);

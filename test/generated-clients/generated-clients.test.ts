@@ -102,7 +102,7 @@ describe('clients generated from the served document', () => {
     const out = JSON.parse(await node(dir, ['out/openapi-fetch.consumer.js'], env())) as { statuses: Record<string, number>; seen: Record<string, unknown> };
     expected(out.statuses);
     expect(out.seen).toMatchObject({ delivered: 5, request: 'google_maps', listed: true, firstLead: 'string', csvLines: 6, jsonlLines: 5, setComplete: true, leads: 5, allCsvLines: 6, domains: 1 });
-    expect(out.seen).toMatchObject({ countries: true, perItem: true, health: 'ok', ready: 'ready', version: '3.1.0', secret: true, monitorRun: true, noticed: 0, ledger: true, key: true });
+    expect(out.seen).toMatchObject({ countries: true, perItem: true, health: 'ok', ready: 'ready', version: '3.1.0', secret: true, monitorRun: true, noticed: 0, ledger: true, key: true, quotedPlaces: true });
     expectAudited(out.seen.audited);
   }, 180_000);
 
@@ -112,7 +112,7 @@ describe('clients generated from the served document', () => {
     expect(await strictTsc(dir, 'hey-api.consumer.ts')).toBe('');
     const out = JSON.parse(await node(dir, ['out/hey-api.consumer.js'], env())) as { statuses: Record<string, number>; seen: Record<string, unknown> };
     expected(out.statuses);
-    expect(out.seen).toMatchObject({ delivered: 3, csvLines: 4, leads: 3, available: true, version: '3.1.0', runs: 1, noticed: 0, key: true });
+    expect(out.seen).toMatchObject({ delivered: 3, csvLines: 4, leads: 3, available: true, version: '3.1.0', runs: 1, noticed: 0, key: true, quotedPlaces: true });
     expectAudited(out.seen.audited);
   }, 180_000);
 });

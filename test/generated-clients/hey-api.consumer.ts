@@ -78,6 +78,13 @@ const batch = ok(
   }),
 );
 const batchId: string = batch.batchId;
+const quote = ok(
+  'createQuote',
+  await sdk.createQuote({
+    body: { area: { bbox: { south: 30.26, west: -97.75, north: 30.27, east: -97.74 } }, request: { category: 'dentist', state: 'US' } },
+  }),
+);
+const quotedPlaces: number = quote.places;
 // A consumer reads a batch's leads once it has ended (readable while it runs, but then maybe none yet: an empty
 // JSON Lines body, which a generated client reads as no data).
 let batchNow = ok('getBatch', await sdk.getBatch({ path: { batchId } }));
@@ -111,6 +118,6 @@ status('deleteMonitor', await sdk.deleteMonitor({ path: { id: monitorId } }));
 console.log(
   JSON.stringify({
     statuses,
-    seen: { delivered, listed: jobs.items.length, csvLines: csv.trimEnd().split('\r\n').length, leads: leads.items.length, available: account.credits.available >= 0, audited: audit.items.map((event) => event.action), version: document.openapi, runs: runs.items.length, noticed: noticed.length, usageCharged, key: keySecret.startsWith('lg_live_') && revokedAt !== null },
+    seen: { delivered, listed: jobs.items.length, csvLines: csv.trimEnd().split('\r\n').length, leads: leads.items.length, available: account.credits.available >= 0, audited: audit.items.map((event) => event.action), version: document.openapi, runs: runs.items.length, noticed: noticed.length, usageCharged, key: keySecret.startsWith('lg_live_') && revokedAt !== null, quotedPlaces: quotedPlaces > 0 },
   }),
 );

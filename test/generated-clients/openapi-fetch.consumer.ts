@@ -118,6 +118,13 @@ const batch = ok(
   }),
 );
 const batchId: string = batch.batchId;
+const quote = ok(
+  'createQuote',
+  await client.POST('/api/v1/leads/quotes', {
+    body: { area: { bbox: { south: 30.26, west: -97.75, north: 30.27, east: -97.74 } }, request: { category: 'dentist', state: 'US' } },
+  }),
+);
+const quotedPlaces: number = quote.places;
 const batchCounts: number = batch.counts.queued + batch.counts.running;
 // A consumer reads a batch's leads once it has ended (readable while it runs, but then maybe none yet: an empty
 // JSON Lines body, which a generated client reads as no data).
@@ -158,6 +165,7 @@ console.log(
       request: request.source,
       listed: firstListed === jobId,
       batchCounts: batchCounts >= 0,
+      quotedPlaces: quotedPlaces > 0,
       firstLead: typeof firstLead,
       csvLines: csv.trimEnd().split('\r\n').length,
       jsonlLines: jsonl.trimEnd().split('\n').length,

@@ -1,6 +1,7 @@
 import type { Lifecycle } from '@leadgen/commands';
 import type { Config } from '@leadgen/config';
 import type { Database } from '@leadgen/db';
+import type { AreaSurveyor } from '@leadgen/providers';
 import type { JobProducer, MonitorAlarms, RedisClient, WebhookProducer } from '@leadgen/queue';
 import type { JobWaiters } from './job-waiters';
 import type { TerminalBodies } from './terminal-bodies';
@@ -23,4 +24,6 @@ export interface ApiDependencies {
   alarms: MonitorAlarms;
   /** objections by the data subjects: the confirmation mailer and the domain check (decision 042) */
   objections: ObjectionServices;
+  /** google_maps' area surveyor: a place's viewport, a quote's listings (decision 039) */
+  surveyor: AreaSurveyor;
 }

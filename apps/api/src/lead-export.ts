@@ -24,8 +24,11 @@ interface LeadData {
   reviewScore?: number | null;
   categories?: string[];
   socialProfiles?: Record<string, string | null>;
-  person?: Record<string, string | null>;
-  store?: Record<string, string | null>;
+  person?: Record<string, unknown>;
+  store?: Record<string, unknown>;
+  place?: Record<string, unknown>;
+  retrievedAt?: string;
+  provenance?: { email?: { sourceUrl?: string | null } | null; phone?: { sourceUrl?: string | null } | null } & Record<string, unknown>;
   contacts?: unknown[];
   emailVerification?: { status: string; checks: Record<string, boolean>; verdict?: string; engine?: string } | null;
 }
@@ -65,11 +68,138 @@ export const CSV_COLUMNS = [
   'emailVerification.verdict',
   'emailVerification.engine',
   'store.categoryPath',
+  // Decision 038: the complete lead. Lists are one cell joined by "; "; provenance is one cell of JSON.
+  'retrievedAt',
+  'place.placeId',
+  'place.lat',
+  'place.lng',
+  'place.street',
+  'place.locality',
+  'place.postalCode',
+  'place.region',
+  'place.countryCode',
+  'place.internationalPhone',
+  'place.reviewCount',
+  'place.priceLevel',
+  'place.businessStatus',
+  'place.openingHours',
+  'place.googleMapsUri',
+  'place.primaryType',
+  'place.types',
+  'place.utcOffsetMinutes',
+  'person.workEmail',
+  'person.emailType',
+  'person.phoneNumbers',
+  'person.locality',
+  'person.region',
+  'person.country',
+  'person.postalCode',
+  'person.jobStartDate',
+  'person.seniorityLevels',
+  'person.company.name',
+  'person.company.website',
+  'person.company.size',
+  'person.company.industry',
+  'person.company.linkedinUrl',
+  'person.company.location',
+  'person.skills',
+  'store.merchantName',
+  'store.plan',
+  'store.city',
+  'store.region',
+  'store.categoryPaths',
+  'store.estimatedMonthlySales',
+  'store.employeeCount',
+  'store.productCount',
+  'store.rank',
+  'store.technologies',
+  'store.apps',
+  'store.createdAt',
+  'provenance.email.sourceUrl',
+  'provenance.phone.sourceUrl',
+  'provenance',
 ] as const;
+
+type Cell = string | number | null;
+/** A scalar as a cell; a list joined by "; "; anything else (or nothing) empty. */
+function cell(value: unknown): Cell {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'string' || typeof value === 'number') return value;
+  if (typeof value === 'boolean') return String(value);
+  if (Array.isArray(value)) return value.filter((v) => typeof v === 'string' || typeof v === 'number').join('; ');
+  return null;
+}
+
+function obj(value: unknown): Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
+/** The decision-038 columns of one lead. */
+function completeLeadCells(lead: LeadData): Record<string, Cell> {
+  const place = obj(lead.place);
+  const location = obj(place.location);
+  const address = obj(place.addressComponents);
+  const hours = obj(place.openingHours);
+  const person = obj(lead.person);
+  const parts = obj(person.locationParts);
+  const company = obj(person.company);
+  const store = obj(lead.store);
+  return {
+    retrievedAt: cell(lead.retrievedAt),
+    'place.placeId': cell(place.placeId),
+    'place.lat': cell(location.lat),
+    'place.lng': cell(location.lng),
+    'place.street': cell(address.street),
+    'place.locality': cell(address.locality),
+    'place.postalCode': cell(address.postalCode),
+    'place.region': cell(address.region),
+    'place.countryCode': cell(address.countryCode),
+    'place.internationalPhone': cell(place.internationalPhone),
+    'place.reviewCount': cell(place.reviewCount),
+    'place.priceLevel': cell(place.priceLevel),
+    'place.businessStatus': cell(place.businessStatus),
+    'place.openingHours': cell(hours.weekdayDescriptions),
+    'place.googleMapsUri': cell(place.googleMapsUri),
+    'place.primaryType': cell(place.primaryType),
+    'place.types': cell(place.types),
+    'place.utcOffsetMinutes': cell(place.utcOffsetMinutes),
+    'person.workEmail': cell(person.workEmail),
+    'person.emailType': cell(person.emailType),
+    'person.phoneNumbers': cell(person.phoneNumbers),
+    'person.locality': cell(parts.locality),
+    'person.region': cell(parts.region),
+    'person.country': cell(parts.country),
+    'person.postalCode': cell(parts.postalCode),
+    'person.jobStartDate': cell(person.jobStartDate),
+    'person.seniorityLevels': cell(person.seniorityLevels),
+    'person.company.name': cell(company.name),
+    'person.company.website': cell(company.website),
+    'person.company.size': cell(company.size),
+    'person.company.industry': cell(company.industry),
+    'person.company.linkedinUrl': cell(company.linkedinUrl),
+    'person.company.location': cell(company.location),
+    'person.skills': cell(person.skills),
+    'store.merchantName': cell(store.merchantName),
+    'store.plan': cell(store.plan),
+    'store.city': cell(store.city),
+    'store.region': cell(store.region),
+    'store.categoryPaths': cell(store.categoryPaths),
+    'store.estimatedMonthlySales': cell(store.estimatedMonthlySales),
+    'store.employeeCount': cell(store.employeeCount),
+    'store.productCount': cell(store.productCount),
+    'store.rank': cell(store.rank),
+    'store.technologies': cell(store.technologies),
+    'store.apps': cell(store.apps),
+    'store.createdAt': cell(store.createdAt),
+    'provenance.email.sourceUrl': cell(lead.provenance?.email?.sourceUrl),
+    'provenance.phone.sourceUrl': cell(lead.provenance?.phone?.sourceUrl),
+    provenance: lead.provenance ? JSON.stringify(lead.provenance) : null,
+  };
+}
 
 function flatten(row: LeadRow): Flat {
   const lead = JSON.parse(row.data) as LeadData;
-  const nested = (group: Record<string, string | null> | undefined, key: string) => group?.[key] ?? null;
+  const nested = (group: Record<string, unknown> | undefined, key: string) => cell(group?.[key]);
   return {
     jobId: row.jobId,
     resultSetId: row.resultSetId,
@@ -109,6 +239,7 @@ function flatten(row: LeadRow): Flat {
     'emailVerification.verdict': lead.emailVerification?.verdict ?? null,
     'emailVerification.engine': lead.emailVerification?.engine ?? null,
     'store.categoryPath': nested(lead.store, 'categoryPath'),
+    ...completeLeadCells(lead),
   };
 }
 

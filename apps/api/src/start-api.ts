@@ -15,6 +15,7 @@ import { SOURCES } from '@leadgen/domain';
 import { logger } from '@leadgen/logger';
 import { metrics, reportBatchCounts, reportLedgerDrift, reportQueueDepth, type ReadinessReport } from '@leadgen/ops';
 import { createJobProducer, createMonitorAlarms, createWebhookProducer, producerConnection, subscribeJobEvents } from '@leadgen/queue';
+import { createAreaSurveyor } from '@leadgen/providers';
 import { shutDownApi } from './api-shutdown';
 import { createApp } from './app';
 import { answerClientError } from './http/client-error';
@@ -53,7 +54,9 @@ export async function startApi(config: Config): Promise<RunningApi> {
   const objections = { mailer: createObjectionMailer(config), domainCheck: createDomainControlCheck(config) };
   if (!objections.mailer)
     logger.warn('email objections send no confirmation link: set MAIL_URL and PUBLIC_BASE_URL (docs/data-protection.md)');
-  const deps: ApiDependencies = { config, db, producer, redis, waiters, terminalBodies, webhooks, alarms, lifecycle, objections };
+  // Area searches (decision 039): a place's viewport and a quote's listings, under the fleet's google_places bucket.
+  const { surveyor } = createAreaSurveyor(config, { redis }); // on the API's own connection: nothing of its own to close
+  const deps: ApiDependencies = { config, db, producer, redis, waiters, terminalBodies, webhooks, alarms, lifecycle, objections, surveyor };
 
   // While Redis is away the subscription is too; requests then wait out their time and read PostgreSQL.
   const subscription = subscribeJobEvents(config.redis, {

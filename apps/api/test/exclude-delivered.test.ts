@@ -17,11 +17,11 @@ describe('excludeDelivered: never paying twice for the same lead', () => {
     const account = await buildAccount(world.db, { credits: 10_000 });
     const first = await generate(world, account, { ...area, maxResults: 10 });
     expect(first.body.terminal).toMatchObject({ status: 'COMPLETE', deliveredCount: 10 });
-    expect(first.body.skipped).toEqual({ alreadyDelivered: 0, suppressed: 0 });
+    expect(first.body.skipped).toEqual({ alreadyDelivered: 0, suppressed: 0, filtered: 0 });
 
     const second = await generate(world, account, { ...area, maxResults: 10, excludeDelivered: true });
     expect(second.body.terminal).toMatchObject({ status: 'COMPLETE', deliveredCount: 10 });
-    expect(second.body.skipped).toEqual({ alreadyDelivered: 10, suppressed: 0 });
+    expect(second.body.skipped).toEqual({ alreadyDelivered: 10, suppressed: 0, filtered: 0 });
     expect(second.body.creditsCharged).toBe(20);
     const overlap = keysOf(second.body.leads).filter((key) => keysOf(first.body.leads).includes(key));
     expect(overlap).toEqual([]);
@@ -29,7 +29,7 @@ describe('excludeDelivered: never paying twice for the same lead', () => {
     // 30 exist, 20 delivered: asking for 25 more ends PARTIAL with the last 10.
     const third = await generate(world, account, { ...area, maxResults: 25, excludeDelivered: true });
     expect(third.body.terminal).toMatchObject({ status: 'PARTIAL', deliveredCount: 10, stopReason: 'source_exhausted' });
-    expect(third.body.skipped).toEqual({ alreadyDelivered: 20, suppressed: 0 });
+    expect(third.body.skipped).toEqual({ alreadyDelivered: 20, suppressed: 0, filtered: 0 });
 
     // Without the flag nothing is skipped: the account may buy a lead again if it asks to.
     const again = await generate(world, account, { ...area, maxResults: 5 });

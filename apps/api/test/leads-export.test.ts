@@ -184,7 +184,8 @@ describe('result sets and exports', () => {
     expect(row['emailVerification.verdict']).toBe('unknown');
     expect(row['emailVerification.engine']).toBe('dns');
     // Added columns come after the first ones: a mapping made by position keeps working.
-    expect(Object.keys(rows[0]!).slice(-6)).toEqual([
+    const header = Object.keys(rows[0]!);
+    expect(header.slice(header.indexOf('contacts'), header.indexOf('contacts') + 6)).toEqual([
       'contacts',
       'emailVerification.status',
       'emailVerification.checks',
@@ -192,6 +193,22 @@ describe('result sets and exports', () => {
       'emailVerification.engine',
       'store.categoryPath',
     ]);
+    // Decision 038's columns after those, flattened (lists joined by "; ", provenance one JSON cell).
+    expect(header.slice(header.indexOf('store.categoryPath') + 1, header.indexOf('store.categoryPath') + 3)).toEqual([
+      'retrievedAt',
+      'place.placeId',
+    ]);
+    expect(header.at(-1)).toBe('provenance');
+    const mapsLead = maps.leads[withEmail] as {
+      place: { placeId: string; googleMapsUri: string; openingHours: { weekdayDescriptions: string[] } };
+      provenance: unknown;
+    };
+    expect(row['place.placeId']).toBe(mapsLead.place.placeId);
+    expect(row['place.googleMapsUri']).toBe(mapsLead.place.googleMapsUri);
+    expect(row['place.openingHours']).toBe(mapsLead.place.openingHours.weekdayDescriptions.join('; '));
+    expect(JSON.parse(row.provenance!)).toEqual(mapsLead.provenance);
+    expect(store['store.estimatedMonthlySales']).toMatch(/^\d+$/);
+    expect(person['person.company.name']).toBe(first.businessName);
   });
 
   it('when a download is asked at its own path (.csv, .jsonl), then the same bytes as the negotiated form, whatever Accept says', async () => {

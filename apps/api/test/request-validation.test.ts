@@ -340,3 +340,46 @@ describe('sandbox directives in the keyword', () => {
     expect(await accepted({ ...maps, keyword: 'sandbox:only=3;delay=5' })).toMatchObject({ keyword: 'sandbox:only=3;delay=5' });
   });
 });
+
+describe('POST /leads/generate: filters (decision 038)', () => {
+  it('when each source gets its own filters, then they are accepted and stored as sent', async () => {
+    const mapsFilters = { minRating: 4.2, minReviewCount: 20, priceLevels: ['moderate'], requireWebsite: true, includeClosed: true };
+    expect((await accepted({ ...maps, filters: mapsFilters })).filters).toEqual(mapsFilters);
+    expect((await accepted({ ...linkedin, filters: { requireEmail: true } })).filters).toEqual({ requireEmail: true });
+    const storeFilters = { minEstimatedSales: 100_000, maxEstimatedSales: 900_000, technologies: ['Klaviyo'], createdAfter: '2020-02-29' };
+    expect((await accepted({ ...shopify, filters: storeFilters })).filters).toEqual(storeFilters);
+  });
+
+  it('when filters is empty, then it is the same request as none', async () => {
+    expect(await accepted({ ...maps, filters: {} })).not.toHaveProperty('filters');
+  });
+
+  it("when a filter belongs to another source, then 400 naming the source's filters", async () => {
+    expect(await rejected({ ...linkedin, filters: { minRating: 4 } }, '#/filters/minRating')).toMatch(/not a linkedin filter/);
+    expect(await rejected({ ...maps, filters: { minProductCount: 4 } }, '#/filters/minProductCount')).toMatch(/not a google_maps filter/);
+  });
+
+  it('when a filter value is out of range or of the wrong type, then 400 at its pointer, every problem at once', async () => {
+    const res = await generate(world, account, {
+      ...maps,
+      filters: { minRating: 6, minReviewCount: -1, priceLevels: ['cheap'], requirePhone: false, requireEmail: 'yes' },
+    });
+    expect(
+      expectValidationProblem(res)
+        .map((p) => p.pointer)
+        .sort(),
+    ).toEqual([
+      '#/filters/minRating',
+      '#/filters/minReviewCount',
+      '#/filters/priceLevels/0',
+      '#/filters/requireEmail',
+      '#/filters/requirePhone',
+    ]);
+    expect(await rejected({ ...shopify, filters: { createdAfter: '2021-02-29' } }, '#/filters/createdAfter')).toMatch(/YYYY-MM-DD/);
+    expect(await rejected({ ...shopify, filters: { createdAfter: '2020-13-01' } }, '#/filters/createdAfter')).toMatch(/YYYY-MM-DD/);
+    expect(await rejected({ ...shopify, filters: { minEstimatedSales: 10, maxEstimatedSales: 5 } }, '#/filters')).toMatch(
+      /minEstimatedSales/,
+    );
+    expect(await rejected({ ...maps, filters: 'rated' }, '#/filters')).toMatch(/must be an object/);
+  });
+});

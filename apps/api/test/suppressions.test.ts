@@ -47,7 +47,7 @@ describe('the suppression list', () => {
 
     const after = await generate(world, who, area);
     expect(after.body.terminal).toMatchObject({ status: 'COMPLETE', deliveredCount: 10 });
-    expect(after.body.skipped).toEqual({ alreadyDelivered: 0, suppressed: 3 });
+    expect(after.body.skipped).toEqual({ alreadyDelivered: 0, suppressed: 3, filtered: 0 });
     expect(after.body.creditsCharged).toBe(20);
     const names = (after.body.leads as Array<{ businessName: string }>).map((l) => l.businessName);
     for (const gone of [byDomain, byEmail, byPhone]) expect(names).not.toContain(gone!.businessName);

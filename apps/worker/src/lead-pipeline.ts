@@ -1,7 +1,7 @@
 import { commitPage, type Database, type JobRecord, type SettlementBasis } from '@leadgen/db';
-import { suppressionKeysOf, type JobOutcome } from '@leadgen/domain';
+import { suppressionKeysOf, type JobOutcome, type ResolvedArea } from '@leadgen/domain';
 import { metrics } from '@leadgen/ops';
-import type { LeadFinisher, LeadProvider, ProviderLead, ProviderPage } from '@leadgen/providers';
+import type { LeadFinisher, LeadProvider, ProviderLead, ProviderPage, TileReport } from '@leadgen/providers';
 
 /**
  * A job's leads as their upstreams allow (decision 037). Three things run at once, each as far as the job
@@ -30,6 +30,14 @@ import type { LeadFinisher, LeadProvider, ProviderLead, ProviderPage } from '@le
  * skipped or dropped), together with the slice's leads: a worker that dies loses at most the leads in flight,
  * and the one that resumes reads the pages after that cursor again, their committed leads skipped by the
  * result set's dedup key, so nothing is delivered or billed twice.
+ *
+ * Filters (decision 038): a lead the adapter's filters left out before handing the page over (`page.filtered`)
+ * or that its finish dropped (`false`: requiredChannels, requireEmail after the website) is counted in the
+ * job's `skipped.filtered` with the commit whose cursor first moves past its page, so a resumed job that reads
+ * the page again does not count it twice (a job that runs dry commits the last of them on its own). A dropped
+ * lead also lowers the keep rate, so the pipeline keeps paging for the leads the filters take; the leads left
+ * out before the page was handed over were never in flight and do not. Each commit carries the upstream calls
+ * made since the one before (`commit_page`'s 5-argument form).
  */
 
 /** a slice is committed this long after its first lead is ready, so the leads ready in the same instant share its transaction */
@@ -59,6 +67,8 @@ interface PageEntry {
   cursor: string | null;
   /** leads of the page not decided yet */
   open: number;
+  /** leads of the page a filter left out (the adapter's, then the ones dropped by their finish) */
+  filtered: number;
 }
 
 /** The pipeline's own end: aborts what is still in flight (a page, finishes) once the job has what it needs. */
@@ -77,6 +87,22 @@ export interface PipelineInput {
   signal: AbortSignal;
   deadline: number;
   onSlice: (report: SliceReport) => void;
+  /** the run's upstream calls so far, and what of them the job row has already (decision 038) */
+  calls: { upstreamCalls: ReadonlyMap<string, number>; committedCalls: Map<string, number> };
+  /** an area search's tile (decision 039): its batch's area, for the adapter's clipping */
+  area?: ResolvedArea;
+  /** an area search's tile: told what its search listed when the page that reports it arrives */
+  onTile?: (report: TileReport) => void;
+}
+
+/** The calls counted since the last commit, by upstream (those not yet on the job row). */
+export function uncommittedCalls(calls: ReadonlyMap<string, number>, committed: ReadonlyMap<string, number>): Record<string, number> {
+  const delta: Record<string, number> = {};
+  for (const [name, n] of calls) {
+    const more = n - (committed.get(name) ?? 0);
+    if (more > 0) delta[name] = more;
+  }
+  return delta;
 }
 
 export async function collectLeads(input: PipelineInput): Promise<JobOutcome> {
@@ -103,6 +129,8 @@ class LeadPipeline {
   private lastCommitAt: number | null = null;
   private kept = 0;
   private dropped = 0;
+  /** filtered leads of the pages the cursor has moved past, not yet committed */
+  private filteredPending = 0;
   private fetching = false;
   private exhausted = false;
   private failure: { error: unknown } | null = null;
@@ -121,7 +149,12 @@ class LeadPipeline {
     else input.signal.addEventListener('abort', onAbort, { once: true });
     this.inner.signal.addEventListener('abort', () => this.wake(), { once: true });
     this.pageIterator = input.provider
-      .search(input.record.request, { signal: this.inner.signal, cursor: input.record.cursor, deadline: input.deadline })
+      .search(input.record.request, {
+        signal: this.inner.signal,
+        cursor: input.record.cursor,
+        deadline: input.deadline,
+        ...(input.area ? { area: input.area } : {}),
+      })
       [Symbol.asyncIterator]();
   }
 
@@ -137,7 +170,9 @@ class LeadPipeline {
         const slice = this.eligible();
         const outstanding = this.finishing > 0 || this.fetching;
         if (slice.length === 0 && !outstanding) {
-          // Nothing in flight and nothing to commit: the source ran dry, or a page or a lead failed.
+          // Nothing in flight and nothing to commit: the source ran dry, or a page or a lead failed. The filtered
+          // leads of the pages decided since the last commit are counted first (with their cursor).
+          if (this.filteredPending > 0 && (await this.commit([])) === 'stopped') return { kind: 'cancelled' };
           if (this.failure) throw this.failure.error;
           return { kind: 'finished' };
         }
@@ -179,7 +214,9 @@ class LeadPipeline {
           this.finishing -= 1;
           if (keepIt) this.becomeReady(candidate);
           else {
+            // a filter left it out (decision 038): counted, and a drop for the keep rate, so paging goes on
             this.dropped += 1;
+            candidate.page.filtered += 1;
             this.decide(candidate);
           }
           this.wake();
@@ -211,7 +248,8 @@ class LeadPipeline {
         this.fetching = false;
         if (step.done) this.exhausted = true;
         else {
-          const page: PageEntry = { cursor: step.value.cursor, open: step.value.leads.length };
+          if (step.value.tile) this.input.onTile?.(step.value.tile);
+          const page: PageEntry = { cursor: step.value.cursor, open: step.value.leads.length, filtered: step.value.filtered ?? 0 };
           this.pages.push(page);
           for (const row of step.value.leads) this.candidates.push({ row, page, finish: step.value.finish, state: 'waiting' });
           this.advanceCursor();
@@ -262,13 +300,21 @@ class LeadPipeline {
     }
     const rows = slice.map((candidate) => candidate.row);
     const cursor = this.cursor;
+    // The filtered leads of the pages this cursor moves past and the upstream calls since the last commit ride
+    // on the same statement (decision 038); finishes that end while it runs count with the next one.
+    const { upstreamCalls, committedCalls } = this.input.calls;
+    const extra = { filtered: this.filteredPending, upstreamCalls: uncommittedCalls(upstreamCalls, committedCalls) };
     const matched = () => rows.map((item) => ({ ...item, matches: suppressionKeysOf(item.lead, record.request.state) }));
     // Each lead's domains, emails and phones are read only once the account is known to keep a suppression
     // list (the first commit says so, writing nothing, and is sent again).
-    let result = await commitPage(db, record.id, this.withMatches ? matched() : rows, cursor);
+    let result = await commitPage(db, record.id, this.withMatches ? matched() : rows, cursor, extra);
     if (result.kind === 'needs_matches') {
       this.withMatches = true;
-      result = await commitPage(db, record.id, matched(), cursor);
+      result = await commitPage(db, record.id, matched(), cursor, extra);
+    }
+    if (result.kind === 'committed') {
+      this.filteredPending -= extra.filtered;
+      for (const [name, n] of Object.entries(extra.upstreamCalls)) committedCalls.set(name, (committedCalls.get(name) ?? 0) + n);
     }
     this.lastCommitAt = Date.now();
     this.sliceOpenedAt = this.ready > 0 ? this.lastCommitAt : null;
@@ -284,6 +330,7 @@ class LeadPipeline {
     }
     this.committed = result.deliveredCount;
     basis.deliveredCount = result.deliveredCount;
+    if (slice.length === 0) return 'committed';
     this.slices += 1;
     this.input.onSlice({ slice: this.slices, leads: added, deliveredCount: result.deliveredCount, requestedCount: result.requestedCount });
     return 'committed';
@@ -300,6 +347,7 @@ class LeadPipeline {
   private advanceCursor(): void {
     while (this.firstOpenPage < this.pages.length && this.pages[this.firstOpenPage]!.open === 0) {
       this.cursor = this.pages[this.firstOpenPage]!.cursor;
+      this.filteredPending += this.pages[this.firstOpenPage]!.filtered;
       this.firstOpenPage += 1;
     }
   }

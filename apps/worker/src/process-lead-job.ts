@@ -1,11 +1,27 @@
 import type { Config } from '@leadgen/config';
-import { settleJob, type Lifecycle } from '@leadgen/commands';
-import { findJob, startJob, type Database, type JobRecord, type SettlementBasis, type StartRefusal } from '@leadgen/db';
-import { isTerminal, isTestAccountId, type JobOutcome, type Source } from '@leadgen/domain';
+import { recordTileSearch, settleJob, type Lifecycle } from '@leadgen/commands';
+import {
+  findBatchArea,
+  findJob,
+  recordUpstreamCalls,
+  startJob,
+  type Database,
+  type JobRecord,
+  type SettlementBasis,
+  type StartRefusal,
+} from '@leadgen/db';
+import { isTerminal, isTestAccountId, type JobOutcome, type ResolvedArea, type Source } from '@leadgen/domain';
 import { logger, withLogContext } from '@leadgen/logger';
 import { metrics } from '@leadgen/ops';
-import { countUpstreamCalls, onUpstreamRetry, ProviderError, type LeadProvider, type UpstreamRetry } from '@leadgen/providers';
-import { collectLeads, type SliceReport } from './lead-pipeline';
+import {
+  countUpstreamCalls,
+  onUpstreamRetry,
+  ProviderError,
+  type LeadProvider,
+  type TileReport,
+  type UpstreamRetry,
+} from '@leadgen/providers';
+import { collectLeads, uncommittedCalls, type SliceReport } from './lead-pipeline';
 import { WaitingError, type Job, type LeadJobHandler, type LeadJobResult, type QueuePayloads } from '@leadgen/queue';
 
 export interface HandlerDependencies {
@@ -108,13 +124,30 @@ async function processLeadJob<S extends Source>(
   let outcome: JobOutcome;
   const reporter = sliceReporter(job);
   const upstreamCalls = new Map<string, number>();
+  // What of upstreamCalls the job row has already (each page commit adds the calls since the one before).
+  const committedCalls = new Map<string, number>();
+  // An area search's tile (decision 039): its batch's area, for the clipping; what its search listed, for the split.
+  const area = record.request.tile !== undefined && record.batchId !== null ? await areaOf(db, record.batchId) : undefined;
+  const tile: { report: TileReport | null } = { report: null };
   try {
     outcome = await countUpstreamCalls(upstreamCalls, () =>
       onUpstreamRetry(
         (retry) => reportRetry(job, retry),
-        () => collectLeads({ provider, db, record, basis, signal: controller.signal, deadline, onSlice: reporter.slice }),
+        () =>
+          collectLeads({
+            provider,
+            db,
+            record,
+            basis,
+            signal: controller.signal,
+            deadline,
+            onSlice: reporter.slice,
+            calls: { upstreamCalls, committedCalls },
+            ...(area ? { area, onTile: (report: TileReport) => void (tile.report = report) } : {}),
+          }),
       ),
     );
+    if (area !== undefined && outcome.kind === 'finished') await recordTile(deps.lifecycle, record, basis, area, tile.report);
   } catch (error) {
     const interruption = controller.signal.aborted ? (controller.signal.reason as JobInterrupted) : null;
     if (interruption?.why === 'cancelled') return jobResult(await findJob(db, jobId)); // the API settled it already
@@ -140,6 +173,7 @@ async function processLeadJob<S extends Source>(
     bullSignal.removeEventListener('abort', onBullAbort);
     reporter.flush();
     reportUpstreamCalls(job, record.source, upstreamCalls);
+    await recordRemainingCalls(db, jobId, upstreamCalls, committedCalls);
   }
   return finish(deps, jobId, outcome, basis);
 }
@@ -157,6 +191,27 @@ function reportUpstreamCalls(job: Job, source: Source, calls: ReadonlyMap<string
   job
     .log(`upstream calls: ${[...calls].map(([name, count]) => `${name}=${count}`).join(', ')}`)
     .catch((error: Error) => logger.debug('job log not recorded', { error: error.message }));
+}
+
+/**
+ * The run's calls no page commit carried (an upstream error before any page, a page not committed), on the
+ * job row before it settles (decision 038): one statement, only when there are such calls. A failure costs
+ * only the figure, never the settlement.
+ */
+async function recordRemainingCalls(
+  db: Database,
+  jobId: string,
+  calls: ReadonlyMap<string, number>,
+  committed: Map<string, number>,
+): Promise<void> {
+  const delta = uncommittedCalls(calls, committed);
+  if (Object.keys(delta).length === 0) return;
+  try {
+    await recordUpstreamCalls(db, jobId, delta);
+    for (const [name, n] of calls) committed.set(name, n);
+  } catch (error) {
+    logger.warn('upstream calls not recorded on the job', { error: (error as Error).message });
+  }
 }
 
 /** A line in the board's Logs per upstream retry (rare: one Redis call each, not awaited). */
@@ -211,6 +266,42 @@ function sliceReporter(job: Job): { slice: (report: SliceReport) => void; flush:
  */
 function isLastAttempt(job: Job): boolean {
   return job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+}
+
+// A batch's area never changes: each worker reads it once per batch (a few hundred batches at most in memory).
+const areas = new Map<string, ResolvedArea>();
+async function areaOf(db: Database, batchId: string): Promise<ResolvedArea | undefined> {
+  const known = areas.get(batchId);
+  if (known) return known;
+  const area = await findBatchArea(db, batchId);
+  if (area === null) return undefined;
+  if (areas.size >= 500) areas.delete(areas.keys().next().value!);
+  areas.set(batchId, area);
+  return area;
+}
+
+/**
+ * A tile searched to its end: its outcome recorded and, when saturated, its quarters added to the batch
+ * (@leadgen/commands recordTileSearch), before the tile's child is settled. A tile whose every place was
+ * committed before a crash comes back with nothing to search: it delivered the documented maximum, so it was
+ * saturated (how many of its places lay outside the area is then not known again: 0 is recorded).
+ */
+async function recordTile(lc: Lifecycle, record: JobRecord, basis: SettlementBasis, area: ResolvedArea, report: TileReport | null) {
+  const searched = report ?? { found: basis.deliveredCount, outsideArea: 0, saturated: basis.deliveredCount >= record.requestedCount };
+  const { state, added } = await recordTileSearch(lc, {
+    accountId: record.accountId,
+    batchId: record.batchId!,
+    request: record.request,
+    area,
+    ...searched,
+  });
+  logger.info('area tile searched', {
+    path: record.request.tile?.path,
+    state,
+    added,
+    found: searched.found,
+    outsideArea: searched.outsideArea,
+  });
 }
 
 /**

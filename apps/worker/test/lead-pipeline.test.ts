@@ -5,12 +5,22 @@ import { jobEventPublisher, producerConnection, redisKeys, closeRedis, type Job,
 import { generate, startWorld, type TestWorld } from '../../../test/harness';
 import { buildAccount, type TestAccount } from '../../../test/factories';
 import { createLeadJobHandler } from '../src/process-lead-job';
+// The same module '@leadgen/providers' loads: the worker's countUpstreamCalls scope, as an adapter's client counts in it.
+import { upstreamCallCounts } from '../../../packages/providers/src/upstream/upstream-client';
 
 /**
  * The pipeline of decision 037 (apps/worker/src/lead-pipeline.ts) through the real handler, PostgreSQL and
  * commit_page, with a scripted provider: pages that take a set time, and leads whose finish (website,
- * verification) takes a set time, drops the lead, or hangs until the job stops.
+ * verification) takes a set time, drops the lead, or hangs until the job stops. A page may say how many of its
+ * leads the adapter's filters left out (decision 038); each page and each finish counts as one upstream call
+ * (`scripted`, `verifier`) in the job's scope, as the real clients do.
  */
+
+/** One call to `name` in the countUpstreamCalls scope running now (what UpstreamClient does per request). */
+function countCall(name: string): void {
+  const counts = upstreamCallCounts();
+  counts?.set(name, (counts.get(name) ?? 0) + 1);
+}
 
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
@@ -36,7 +46,7 @@ function lead(key: string): ProviderLead {
 type Finish = number | 'drop' | 'hang';
 
 interface Script {
-  pages: Array<{ delayMs: number; keys: string[] }>;
+  pages: Array<{ delayMs: number; keys: string[]; filtered?: number }>;
   finish: (key: string) => Finish;
 }
 
@@ -52,12 +62,16 @@ function scripted(script: Script) {
       const from = context.cursor === null ? 0 : Number(context.cursor);
       for (let p = from; p < script.pages.length; p++) {
         asked.push(Date.now() - started);
+        countCall('scripted');
         await sleep(script.pages[p]!.delayMs, context.signal);
+        const filtered = script.pages[p]!.filtered;
         yield {
           leads: script.pages[p]!.keys.map(lead),
           cursor: p + 1 < script.pages.length ? String(p + 1) : null,
+          ...(filtered ? { filtered } : {}),
           finish: async (row, signal) => {
             finished.push(row.dedupKey);
+            countCall('verifier');
             const how = script.finish(row.dedupKey);
             if (how === 'drop') return false;
             if (how === 'hang') await new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
@@ -198,5 +212,55 @@ describe('a job pipelined as its upstreams allow', () => {
     expect(await findJob(world.db, jobId)).toMatchObject({ status: 'COMPLETE', deliveredCount: 12, creditsCharged: 24 });
     const ledger = await world.db.ledgerEntry.findMany({ where: { jobId, kind: 'charge' } });
     expect(ledger.map((e) => e.amount)).toEqual([24]);
+  });
+
+  it('when filters leave leads out before and after their finish, then the job pages on, counts each in skipped.filtered, and shows every upstream call on its body', async () => {
+    const { provider, asked, finished } = scripted({
+      pages: [
+        { delayMs: 0, keys: keys('f', 4), filtered: 3 },
+        { delayMs: 20, keys: keys('g', 4), filtered: 1 },
+        { delayMs: 20, keys: keys('h', 4), filtered: 2 },
+      ],
+      finish: (key) => (key === 'f1' || key === 'f3' || key === 'h0' ? 'drop' : 10),
+    });
+    const { jobId, done } = await run(provider, 20);
+    await done;
+    // Nine survivors of twenty asked for: every page read, every lead finished, the source ran dry.
+    expect(asked).toHaveLength(3);
+    expect(finished).toHaveLength(12);
+    const job = (await findJob(world.db, jobId))!;
+    expect(job).toMatchObject({ status: 'PARTIAL', deliveredCount: 9, creditsCharged: 18 });
+    // 6 left out by the adapter, 3 dropped by their finish; the last page's counted though no lead followed it
+    expect(job.skippedFiltered).toBe(9);
+    expect(job.upstreamCalls).toEqual({ scripted: 3, verifier: 12 });
+  });
+
+  it('when the worker stops before a page is decided, then its filtered leads are not counted, and the next worker counts each once', async () => {
+    const pages = [
+      { delayMs: 0, keys: keys('a', 5), filtered: 2 },
+      { delayMs: 50, keys: keys('b', 5), filtered: 1 },
+      { delayMs: 50, keys: keys('c', 5), filtered: 1 },
+    ];
+    const first = scripted({ pages, finish: (key) => (key === 'a0' ? 'hang' : key === 'c4' ? 'drop' : 10) });
+    const stop = new AbortController();
+    // 15 asked for, 14 survive: the second worker reads every page to the end (PARTIAL), so each is decided.
+    const { jobId, done } = await run(first.provider, 15, stop.signal);
+    const started = Date.now();
+    while ((await findJob(world.db, jobId))!.deliveredCount < 13 && Date.now() - started < 5_000) await sleep(25);
+    stop.abort('cancelled');
+    await done;
+    // The cursor never moved past page a: none of the filtered leads is on the job yet.
+    expect(await findJob(world.db, jobId)).toMatchObject({ status: 'running', deliveredCount: 13, cursor: null, skippedFiltered: 0 });
+
+    const second = scripted({ pages, finish: (key) => (key === 'c4' ? 'drop' : 10) });
+    const handler = createLeadJobHandler(second.provider, {
+      config: world.config,
+      db: world.db,
+      lifecycle: { ...world.api.deps.lifecycle, events: jobEventPublisher(connection, redisKeys(world.config.redis)) },
+    });
+    await handler(entry(jobId), 'token', new AbortController().signal);
+    const job = (await findJob(world.db, jobId))!;
+    expect(job).toMatchObject({ status: 'PARTIAL', deliveredCount: 14, creditsCharged: 28 });
+    expect(job.skippedFiltered).toBe(5);
   });
 });

@@ -78,6 +78,10 @@ export type MonitorRunStarted = Schemas['JobSummary'] | Schemas['Batch'];
 export type MonitorRunPage = Schemas['MonitorRunPage'];
 /** What `batches.create` sends: 1..1,000 generation requests and the batch's own options. */
 export type BatchRequest = Schemas['BatchRequest'];
+/** an area search (decision 039): area and request, or a quote's id */
+export type AreaBatchRequest = Schemas['AreaBatchRequest'];
+export type QuoteRequest = Schemas['QuoteRequest'];
+export type Quote = Schemas['Quote'];
 /** A batch as GET answers it: `terminal` exactly when the status is not `running`. */
 export type BatchBody = Schemas['Batch'];
 export type BatchStatus = BatchBody['status'];

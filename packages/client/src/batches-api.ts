@@ -1,4 +1,15 @@
-import type { BatchBody, BatchJobPage, BatchLeadPage, BatchPage, BatchRequest, BatchStatus, JobSummary } from './api-bodies.js';
+import type {
+  AreaBatchRequest,
+  BatchBody,
+  BatchJobPage,
+  BatchLeadPage,
+  BatchPage,
+  BatchRequest,
+  BatchStatus,
+  JobSummary,
+  Quote,
+  QuoteRequest,
+} from './api-bodies.js';
 import { sendJson, sleep, type HttpOptions, type RequestOptions } from './http.js';
 import { DEFAULT_MAX_WAIT_MS } from './jobs-api.js';
 import type { LeadsApi } from './leads-api.js';
@@ -37,7 +48,7 @@ export class BatchesApi {
    * Starts a batch (202 at once). With `wait` it resolves with the terminal batch, polling after each
    * Retry-After for at most `maxWaitMs`. One Idempotency-Key for the call and all its retries.
    */
-  async create(batch: BatchRequest, options: CreateBatchOptions = {}): Promise<WithMeta<BatchBody>> {
+  async create(batch: BatchRequest | AreaBatchRequest, options: CreateBatchOptions = {}): Promise<WithMeta<BatchBody>> {
     const started = Date.now();
     const body = await sendJson<BatchBody>(this.http, {
       ...options,
@@ -53,6 +64,14 @@ export class BatchesApi {
       maxWaitMs: maxWaitMs - (Date.now() - started),
       firstDelayMs: body.meta.retryAfterMs ?? 1000,
     });
+  }
+
+  /**
+   * Quotes an area search (POST /leads/quotes): the places inside the area, the tiles, the paid calls and the
+   * credits a run from it makes. Costs nothing; `create({ quoteId })` runs it within 24 hours.
+   */
+  quote(body: QuoteRequest, options: RequestOptions = {}): Promise<WithMeta<Quote>> {
+    return sendJson<Quote>(this.http, { ...options, method: 'POST', path: `${API}/leads/quotes`, body });
   }
 
   /** Polls the batch after each Retry-After until it is terminal, for at most `maxWaitMs` (default 10 minutes). */

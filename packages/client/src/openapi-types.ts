@@ -86,7 +86,7 @@ export interface paths {
         put?: never;
         /**
          * Start a batch of up to 1,000 generation requests
-         * @description Records the batch and one job per request (its children) and queues them; answers 202 at once with the batch body and `Location`. Each request is validated exactly as POST /leads/generate validates one (pointers like `#/requests/17/state`), every problem at once. Nothing is reserved up front: each child reserves its worst case as it starts, within `maxCredits`; 402 when the account cannot cover even the first child. A lead is delivered and billed at most once per batch. The same `Idempotency-Key` with the same body answers the batch again (`Idempotent-Replayed: true`); with another body, 422.
+         * @description Records the batch and one job per request (its children) and queues them; answers 202 at once with the batch body and `Location`. Each request is validated exactly as POST /leads/generate validates one (pointers like `#/requests/17/state`), every problem at once. Nothing is reserved up front: each child reserves its worst case as it starts, within `maxCredits`; 402 when the account cannot cover even the first child. A lead is delivered and billed at most once per batch. With `area` and `request` (or a quote’s `quoteId`) instead of `requests`, the batch is an area search: its children are the area’s tiles ([docs/api.md#area-searches](/docs/api.md#area-searches)). The same `Idempotency-Key` with the same body answers the batch again (`Idempotent-Replayed: true`); with another body, 422.
          */
         post: operations["createBatch"];
         delete?: never;
@@ -145,6 +145,26 @@ export interface paths {
         get: operations["listBatchJobs"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/leads/quotes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Quote an area search before paying
+         * @description Tiles the area as a run would, listing each tile with the cheapest field mask (IDs only inside the area, ids and locations across its edge), and answers the places inside the area, the tiles, the paid calls and the credits a run from the quote makes. Stored for 24 hours: POST /leads/batches with `{ quoteId }` runs exactly its tiles. Costs the account nothing.
+         */
+        post: operations["createQuote"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1468,6 +1488,314 @@ export interface components {
             excludeDelivered?: boolean;
             /** @description Where this job's terminal event is also POSTed, signed with the account's default webhook secret. */
             webhookUrl?: string;
+            /** @description What not to deliver (nor bill), with the fields of the request's source: a lead that fails one is counted in `skipped.filtered` and the job pages on (decision 038). */
+            filters?: ((unknown[] | {
+                /**
+                 * @description Only leads with an email (google_maps: from Google or the website; after verification).
+                 * @constant
+                 */
+                requireEmail?: true;
+                /**
+                 * @description Only leads with a phone.
+                 * @constant
+                 */
+                requirePhone?: true;
+            } | {
+                /** @description shopify: Store Leads' estimated monthly sales at least this, in US cents. */
+                minEstimatedSales?: number;
+                /** @description shopify: estimated monthly sales at most this, in US cents. */
+                maxEstimatedSales?: number;
+                /** @description shopify: the store uses any of these technologies (case-insensitive). */
+                technologies?: string[];
+                /** @description shopify: the store has any of these apps installed (case-insensitive). */
+                apps?: string[];
+                /** @description shopify: the store was created on or after this date (YYYY-MM-DD). */
+                createdAfter?: string;
+                /** @description shopify: the store lists at least this many products. */
+                minProductCount?: number;
+            } | {
+                /** @description google_maps: Google's average rating at least this (0..5). */
+                minRating?: number;
+                /** @description google_maps: Google's review count at least this. */
+                minReviewCount?: number;
+                /** @description google_maps: Google's price level one of these. */
+                priceLevels?: ("free" | "inexpensive" | "moderate" | "expensive" | "very_expensive")[];
+                /**
+                 * @description google_maps: only places with a website.
+                 * @constant
+                 */
+                requireWebsite?: true;
+                /**
+                 * @description Only leads with a phone.
+                 * @constant
+                 */
+                requirePhone?: true;
+                /**
+                 * @description Only leads with an email (google_maps: from Google or the website; after verification).
+                 * @constant
+                 */
+                requireEmail?: true;
+                /**
+                 * @description google_maps: deliver temporarily closed places too (a permanently closed one never is).
+                 * @constant
+                 */
+                includeClosed?: true;
+            }) | (boolean | {
+                /**
+                 * @description Only leads with an email (google_maps: from Google or the website; after verification).
+                 * @constant
+                 */
+                requireEmail?: true;
+                /**
+                 * @description Only leads with a phone.
+                 * @constant
+                 */
+                requirePhone?: true;
+            } | {
+                /** @description shopify: Store Leads' estimated monthly sales at least this, in US cents. */
+                minEstimatedSales?: number;
+                /** @description shopify: estimated monthly sales at most this, in US cents. */
+                maxEstimatedSales?: number;
+                /** @description shopify: the store uses any of these technologies (case-insensitive). */
+                technologies?: string[];
+                /** @description shopify: the store has any of these apps installed (case-insensitive). */
+                apps?: string[];
+                /** @description shopify: the store was created on or after this date (YYYY-MM-DD). */
+                createdAfter?: string;
+                /** @description shopify: the store lists at least this many products. */
+                minProductCount?: number;
+            } | {
+                /** @description google_maps: Google's average rating at least this (0..5). */
+                minRating?: number;
+                /** @description google_maps: Google's review count at least this. */
+                minReviewCount?: number;
+                /** @description google_maps: Google's price level one of these. */
+                priceLevels?: ("free" | "inexpensive" | "moderate" | "expensive" | "very_expensive")[];
+                /**
+                 * @description google_maps: only places with a website.
+                 * @constant
+                 */
+                requireWebsite?: true;
+                /**
+                 * @description Only leads with a phone.
+                 * @constant
+                 */
+                requirePhone?: true;
+                /**
+                 * @description Only leads with an email (google_maps: from Google or the website; after verification).
+                 * @constant
+                 */
+                requireEmail?: true;
+                /**
+                 * @description google_maps: deliver temporarily closed places too (a permanently closed one never is).
+                 * @constant
+                 */
+                includeClosed?: true;
+            }) | (number | {
+                /**
+                 * @description Only leads with an email (google_maps: from Google or the website; after verification).
+                 * @constant
+                 */
+                requireEmail?: true;
+                /**
+                 * @description Only leads with a phone.
+                 * @constant
+                 */
+                requirePhone?: true;
+            } | {
+                /** @description shopify: Store Leads' estimated monthly sales at least this, in US cents. */
+                minEstimatedSales?: number;
+                /** @description shopify: estimated monthly sales at most this, in US cents. */
+                maxEstimatedSales?: number;
+                /** @description shopify: the store uses any of these technologies (case-insensitive). */
+                technologies?: string[];
+                /** @description shopify: the store has any of these apps installed (case-insensitive). */
+                apps?: string[];
+                /** @description shopify: the store was created on or after this date (YYYY-MM-DD). */
+                createdAfter?: string;
+                /** @description shopify: the store lists at least this many products. */
+                minProductCount?: number;
+            } | {
+                /** @description google_maps: Google's average rating at least this (0..5). */
+                minRating?: number;
+                /** @description google_maps: Google's review count at least this. */
+                minReviewCount?: number;
+                /** @description google_maps: Google's price level one of these. */
+                priceLevels?: ("free" | "inexpensive" | "moderate" | "expensive" | "very_expensive")[];
+                /**
+                 * @description google_maps: only places with a website.
+                 * @constant
+                 */
+                requireWebsite?: true;
+                /**
+                 * @description Only leads with a phone.
+                 * @constant
+                 */
+                requirePhone?: true;
+                /**
+                 * @description Only leads with an email (google_maps: from Google or the website; after verification).
+                 * @constant
+                 */
+                requireEmail?: true;
+                /**
+                 * @description google_maps: deliver temporarily closed places too (a permanently closed one never is).
+                 * @constant
+                 */
+                includeClosed?: true;
+            }) | ({
+                /**
+                 * @description Only leads with an email (google_maps: from Google or the website; after verification).
+                 * @constant
+                 */
+                requireEmail?: true;
+                /**
+                 * @description Only leads with a phone.
+                 * @constant
+                 */
+                requirePhone?: true;
+            } | {
+                /** @description shopify: Store Leads' estimated monthly sales at least this, in US cents. */
+                minEstimatedSales?: number;
+                /** @description shopify: estimated monthly sales at most this, in US cents. */
+                maxEstimatedSales?: number;
+                /** @description shopify: the store uses any of these technologies (case-insensitive). */
+                technologies?: string[];
+                /** @description shopify: the store has any of these apps installed (case-insensitive). */
+                apps?: string[];
+                /** @description shopify: the store was created on or after this date (YYYY-MM-DD). */
+                createdAfter?: string;
+                /** @description shopify: the store lists at least this many products. */
+                minProductCount?: number;
+            } | {
+                /** @description google_maps: Google's average rating at least this (0..5). */
+                minRating?: number;
+                /** @description google_maps: Google's review count at least this. */
+                minReviewCount?: number;
+                /** @description google_maps: Google's price level one of these. */
+                priceLevels?: ("free" | "inexpensive" | "moderate" | "expensive" | "very_expensive")[];
+                /**
+                 * @description google_maps: only places with a website.
+                 * @constant
+                 */
+                requireWebsite?: true;
+                /**
+                 * @description Only leads with a phone.
+                 * @constant
+                 */
+                requirePhone?: true;
+                /**
+                 * @description Only leads with an email (google_maps: from Google or the website; after verification).
+                 * @constant
+                 */
+                requireEmail?: true;
+                /**
+                 * @description google_maps: deliver temporarily closed places too (a permanently closed one never is).
+                 * @constant
+                 */
+                includeClosed?: true;
+            }) | (string | {
+                /**
+                 * @description Only leads with an email (google_maps: from Google or the website; after verification).
+                 * @constant
+                 */
+                requireEmail?: true;
+                /**
+                 * @description Only leads with a phone.
+                 * @constant
+                 */
+                requirePhone?: true;
+            } | {
+                /** @description shopify: Store Leads' estimated monthly sales at least this, in US cents. */
+                minEstimatedSales?: number;
+                /** @description shopify: estimated monthly sales at most this, in US cents. */
+                maxEstimatedSales?: number;
+                /** @description shopify: the store uses any of these technologies (case-insensitive). */
+                technologies?: string[];
+                /** @description shopify: the store has any of these apps installed (case-insensitive). */
+                apps?: string[];
+                /** @description shopify: the store was created on or after this date (YYYY-MM-DD). */
+                createdAfter?: string;
+                /** @description shopify: the store lists at least this many products. */
+                minProductCount?: number;
+            } | {
+                /** @description google_maps: Google's average rating at least this (0..5). */
+                minRating?: number;
+                /** @description google_maps: Google's review count at least this. */
+                minReviewCount?: number;
+                /** @description google_maps: Google's price level one of these. */
+                priceLevels?: ("free" | "inexpensive" | "moderate" | "expensive" | "very_expensive")[];
+                /**
+                 * @description google_maps: only places with a website.
+                 * @constant
+                 */
+                requireWebsite?: true;
+                /**
+                 * @description Only leads with a phone.
+                 * @constant
+                 */
+                requirePhone?: true;
+                /**
+                 * @description Only leads with an email (google_maps: from Google or the website; after verification).
+                 * @constant
+                 */
+                requireEmail?: true;
+                /**
+                 * @description google_maps: deliver temporarily closed places too (a permanently closed one never is).
+                 * @constant
+                 */
+                includeClosed?: true;
+            }) | null) | {
+                /**
+                 * @description Only leads with an email (google_maps: from Google or the website; after verification).
+                 * @constant
+                 */
+                requireEmail?: true;
+                /**
+                 * @description Only leads with a phone.
+                 * @constant
+                 */
+                requirePhone?: true;
+            } | {
+                /** @description shopify: Store Leads' estimated monthly sales at least this, in US cents. */
+                minEstimatedSales?: number;
+                /** @description shopify: estimated monthly sales at most this, in US cents. */
+                maxEstimatedSales?: number;
+                /** @description shopify: the store uses any of these technologies (case-insensitive). */
+                technologies?: string[];
+                /** @description shopify: the store has any of these apps installed (case-insensitive). */
+                apps?: string[];
+                /** @description shopify: the store was created on or after this date (YYYY-MM-DD). */
+                createdAfter?: string;
+                /** @description shopify: the store lists at least this many products. */
+                minProductCount?: number;
+            } | {
+                /** @description google_maps: Google's average rating at least this (0..5). */
+                minRating?: number;
+                /** @description google_maps: Google's review count at least this. */
+                minReviewCount?: number;
+                /** @description google_maps: Google's price level one of these. */
+                priceLevels?: ("free" | "inexpensive" | "moderate" | "expensive" | "very_expensive")[];
+                /**
+                 * @description google_maps: only places with a website.
+                 * @constant
+                 */
+                requireWebsite?: true;
+                /**
+                 * @description Only leads with a phone.
+                 * @constant
+                 */
+                requirePhone?: true;
+                /**
+                 * @description Only leads with an email (google_maps: from Google or the website; after verification).
+                 * @constant
+                 */
+                requireEmail?: true;
+                /**
+                 * @description google_maps: deliver temporarily closed places too (a permanently closed one never is).
+                 * @constant
+                 */
+                includeClosed?: true;
+            };
             /** @description Structured LinkedIn filters (source linkedin only). */
             linkedinParams?: {
                 /** @description Job title(s). */
@@ -1485,6 +1813,33 @@ export interface components {
             decisionMakerTitles?: string[];
             /** @description Shopify stores must have each of these channels (source shopify only). */
             requiredChannels?: ("email" | "phone" | "linkedin")[];
+        };
+        /**
+         * @description An area search: area and request, or quoteId; its children are the area’s tiles
+         * @example {
+         *       "quoteId": "quo_0123456789abcdefghijklmn",
+         *       "maxCredits": 2000
+         *     }
+         */
+        AreaBatchRequest: {
+            area?: components["schemas"]["Area"];
+            /** @description A google_maps generation request, without city (the area says where) or maxResults (each tile lists all it can, up to 60) */
+            request?: {
+                [key: string]: unknown;
+            };
+            /** @description A quote (`quo_…`) whose area, request and tiles the batch runs; instead of area and request */
+            quoteId?: string;
+            /** @description The most the batch may charge */
+            maxCredits?: number;
+            /** @description Skip leads the account received in any earlier job */
+            excludeDelivered?: boolean;
+            /**
+             * Format: uri
+             * @description Where the batch's terminal event is POSTed
+             */
+            webhookUrl?: string;
+            /** @description A label for the batch */
+            name?: string;
         };
         /**
          * @description A batch: up to 1,000 generation requests run as ordinary jobs, deduplicated across the batch
@@ -1518,6 +1873,30 @@ export interface components {
             webhookUrl?: string;
             /** @description A label for the batch, at most 200 characters */
             name?: string;
+        };
+        /**
+         * @description What to quote: an area and the request to run over it
+         * @example {
+         *       "area": {
+         *         "bbox": {
+         *           "south": 41.85,
+         *           "west": -87.7,
+         *           "north": 41.9,
+         *           "east": -87.6
+         *         }
+         *       },
+         *       "request": {
+         *         "category": "dentist",
+         *         "state": "US"
+         *       }
+         *     }
+         */
+        QuoteRequest: {
+            area: components["schemas"]["Area"];
+            /** @description A google_maps generation request, without city (the area says where) or maxResults (each tile lists all it can, up to 60) */
+            request: {
+                [key: string]: unknown;
+            };
         };
         /** @description Instead of `request`: each run submits these requests as one batch (excludeDelivered forced, maxCreditsPerRun as the batch's maxCredits); in a change, it replaces the batch (a monitor of one request becomes a batch monitor) */
         MonitorBatchInput: {
@@ -1618,6 +1997,314 @@ export interface components {
             excludeDelivered?: true;
             /** @description Where this job's terminal event is also POSTed, signed with the account's default webhook secret. */
             webhookUrl?: string;
+            /** @description What not to deliver (nor bill), with the fields of the request's source: a lead that fails one is counted in `skipped.filtered` and the job pages on (decision 038). */
+            filters?: ((unknown[] | {
+                /**
+                 * @description Only leads with an email (google_maps: from Google or the website; after verification).
+                 * @constant
+                 */
+                requireEmail?: true;
+                /**
+                 * @description Only leads with a phone.
+                 * @constant
+                 */
+                requirePhone?: true;
+            } | {
+                /** @description shopify: Store Leads' estimated monthly sales at least this, in US cents. */
+                minEstimatedSales?: number;
+                /** @description shopify: estimated monthly sales at most this, in US cents. */
+                maxEstimatedSales?: number;
+                /** @description shopify: the store uses any of these technologies (case-insensitive). */
+                technologies?: string[];
+                /** @description shopify: the store has any of these apps installed (case-insensitive). */
+                apps?: string[];
+                /** @description shopify: the store was created on or after this date (YYYY-MM-DD). */
+                createdAfter?: string;
+                /** @description shopify: the store lists at least this many products. */
+                minProductCount?: number;
+            } | {
+                /** @description google_maps: Google's average rating at least this (0..5). */
+                minRating?: number;
+                /** @description google_maps: Google's review count at least this. */
+                minReviewCount?: number;
+                /** @description google_maps: Google's price level one of these. */
+                priceLevels?: ("free" | "inexpensive" | "moderate" | "expensive" | "very_expensive")[];
+                /**
+                 * @description google_maps: only places with a website.
+                 * @constant
+                 */
+                requireWebsite?: true;
+                /**
+                 * @description Only leads with a phone.
+                 * @constant
+                 */
+                requirePhone?: true;
+                /**
+                 * @description Only leads with an email (google_maps: from Google or the website; after verification).
+                 * @constant
+                 */
+                requireEmail?: true;
+                /**
+                 * @description google_maps: deliver temporarily closed places too (a permanently closed one never is).
+                 * @constant
+                 */
+                includeClosed?: true;
+            }) | (boolean | {
+                /**
+                 * @description Only leads with an email (google_maps: from Google or the website; after verification).
+                 * @constant
+                 */
+                requireEmail?: true;
+                /**
+                 * @description Only leads with a phone.
+                 * @constant
+                 */
+                requirePhone?: true;
+            } | {
+                /** @description shopify: Store Leads' estimated monthly sales at least this, in US cents. */
+                minEstimatedSales?: number;
+                /** @description shopify: estimated monthly sales at most this, in US cents. */
+                maxEstimatedSales?: number;
+                /** @description shopify: the store uses any of these technologies (case-insensitive). */
+                technologies?: string[];
+                /** @description shopify: the store has any of these apps installed (case-insensitive). */
+                apps?: string[];
+                /** @description shopify: the store was created on or after this date (YYYY-MM-DD). */
+                createdAfter?: string;
+                /** @description shopify: the store lists at least this many products. */
+                minProductCount?: number;
+            } | {
+                /** @description google_maps: Google's average rating at least this (0..5). */
+                minRating?: number;
+                /** @description google_maps: Google's review count at least this. */
+                minReviewCount?: number;
+                /** @description google_maps: Google's price level one of these. */
+                priceLevels?: ("free" | "inexpensive" | "moderate" | "expensive" | "very_expensive")[];
+                /**
+                 * @description google_maps: only places with a website.
+                 * @constant
+                 */
+                requireWebsite?: true;
+                /**
+                 * @description Only leads with a phone.
+                 * @constant
+                 */
+                requirePhone?: true;
+                /**
+                 * @description Only leads with an email (google_maps: from Google or the website; after verification).
+                 * @constant
+                 */
+                requireEmail?: true;
+                /**
+                 * @description google_maps: deliver temporarily closed places too (a permanently closed one never is).
+                 * @constant
+                 */
+                includeClosed?: true;
+            }) | (number | {
+                /**
+                 * @description Only leads with an email (google_maps: from Google or the website; after verification).
+                 * @constant
+                 */
+                requireEmail?: true;
+                /**
+                 * @description Only leads with a phone.
+                 * @constant
+                 */
+                requirePhone?: true;
+            } | {
+                /** @description shopify: Store Leads' estimated monthly sales at least this, in US cents. */
+                minEstimatedSales?: number;
+                /** @description shopify: estimated monthly sales at most this, in US cents. */
+                maxEstimatedSales?: number;
+                /** @description shopify: the store uses any of these technologies (case-insensitive). */
+                technologies?: string[];
+                /** @description shopify: the store has any of these apps installed (case-insensitive). */
+                apps?: string[];
+                /** @description shopify: the store was created on or after this date (YYYY-MM-DD). */
+                createdAfter?: string;
+                /** @description shopify: the store lists at least this many products. */
+                minProductCount?: number;
+            } | {
+                /** @description google_maps: Google's average rating at least this (0..5). */
+                minRating?: number;
+                /** @description google_maps: Google's review count at least this. */
+                minReviewCount?: number;
+                /** @description google_maps: Google's price level one of these. */
+                priceLevels?: ("free" | "inexpensive" | "moderate" | "expensive" | "very_expensive")[];
+                /**
+                 * @description google_maps: only places with a website.
+                 * @constant
+                 */
+                requireWebsite?: true;
+                /**
+                 * @description Only leads with a phone.
+                 * @constant
+                 */
+                requirePhone?: true;
+                /**
+                 * @description Only leads with an email (google_maps: from Google or the website; after verification).
+                 * @constant
+                 */
+                requireEmail?: true;
+                /**
+                 * @description google_maps: deliver temporarily closed places too (a permanently closed one never is).
+                 * @constant
+                 */
+                includeClosed?: true;
+            }) | ({
+                /**
+                 * @description Only leads with an email (google_maps: from Google or the website; after verification).
+                 * @constant
+                 */
+                requireEmail?: true;
+                /**
+                 * @description Only leads with a phone.
+                 * @constant
+                 */
+                requirePhone?: true;
+            } | {
+                /** @description shopify: Store Leads' estimated monthly sales at least this, in US cents. */
+                minEstimatedSales?: number;
+                /** @description shopify: estimated monthly sales at most this, in US cents. */
+                maxEstimatedSales?: number;
+                /** @description shopify: the store uses any of these technologies (case-insensitive). */
+                technologies?: string[];
+                /** @description shopify: the store has any of these apps installed (case-insensitive). */
+                apps?: string[];
+                /** @description shopify: the store was created on or after this date (YYYY-MM-DD). */
+                createdAfter?: string;
+                /** @description shopify: the store lists at least this many products. */
+                minProductCount?: number;
+            } | {
+                /** @description google_maps: Google's average rating at least this (0..5). */
+                minRating?: number;
+                /** @description google_maps: Google's review count at least this. */
+                minReviewCount?: number;
+                /** @description google_maps: Google's price level one of these. */
+                priceLevels?: ("free" | "inexpensive" | "moderate" | "expensive" | "very_expensive")[];
+                /**
+                 * @description google_maps: only places with a website.
+                 * @constant
+                 */
+                requireWebsite?: true;
+                /**
+                 * @description Only leads with a phone.
+                 * @constant
+                 */
+                requirePhone?: true;
+                /**
+                 * @description Only leads with an email (google_maps: from Google or the website; after verification).
+                 * @constant
+                 */
+                requireEmail?: true;
+                /**
+                 * @description google_maps: deliver temporarily closed places too (a permanently closed one never is).
+                 * @constant
+                 */
+                includeClosed?: true;
+            }) | (string | {
+                /**
+                 * @description Only leads with an email (google_maps: from Google or the website; after verification).
+                 * @constant
+                 */
+                requireEmail?: true;
+                /**
+                 * @description Only leads with a phone.
+                 * @constant
+                 */
+                requirePhone?: true;
+            } | {
+                /** @description shopify: Store Leads' estimated monthly sales at least this, in US cents. */
+                minEstimatedSales?: number;
+                /** @description shopify: estimated monthly sales at most this, in US cents. */
+                maxEstimatedSales?: number;
+                /** @description shopify: the store uses any of these technologies (case-insensitive). */
+                technologies?: string[];
+                /** @description shopify: the store has any of these apps installed (case-insensitive). */
+                apps?: string[];
+                /** @description shopify: the store was created on or after this date (YYYY-MM-DD). */
+                createdAfter?: string;
+                /** @description shopify: the store lists at least this many products. */
+                minProductCount?: number;
+            } | {
+                /** @description google_maps: Google's average rating at least this (0..5). */
+                minRating?: number;
+                /** @description google_maps: Google's review count at least this. */
+                minReviewCount?: number;
+                /** @description google_maps: Google's price level one of these. */
+                priceLevels?: ("free" | "inexpensive" | "moderate" | "expensive" | "very_expensive")[];
+                /**
+                 * @description google_maps: only places with a website.
+                 * @constant
+                 */
+                requireWebsite?: true;
+                /**
+                 * @description Only leads with a phone.
+                 * @constant
+                 */
+                requirePhone?: true;
+                /**
+                 * @description Only leads with an email (google_maps: from Google or the website; after verification).
+                 * @constant
+                 */
+                requireEmail?: true;
+                /**
+                 * @description google_maps: deliver temporarily closed places too (a permanently closed one never is).
+                 * @constant
+                 */
+                includeClosed?: true;
+            }) | null) | {
+                /**
+                 * @description Only leads with an email (google_maps: from Google or the website; after verification).
+                 * @constant
+                 */
+                requireEmail?: true;
+                /**
+                 * @description Only leads with a phone.
+                 * @constant
+                 */
+                requirePhone?: true;
+            } | {
+                /** @description shopify: Store Leads' estimated monthly sales at least this, in US cents. */
+                minEstimatedSales?: number;
+                /** @description shopify: estimated monthly sales at most this, in US cents. */
+                maxEstimatedSales?: number;
+                /** @description shopify: the store uses any of these technologies (case-insensitive). */
+                technologies?: string[];
+                /** @description shopify: the store has any of these apps installed (case-insensitive). */
+                apps?: string[];
+                /** @description shopify: the store was created on or after this date (YYYY-MM-DD). */
+                createdAfter?: string;
+                /** @description shopify: the store lists at least this many products. */
+                minProductCount?: number;
+            } | {
+                /** @description google_maps: Google's average rating at least this (0..5). */
+                minRating?: number;
+                /** @description google_maps: Google's review count at least this. */
+                minReviewCount?: number;
+                /** @description google_maps: Google's price level one of these. */
+                priceLevels?: ("free" | "inexpensive" | "moderate" | "expensive" | "very_expensive")[];
+                /**
+                 * @description google_maps: only places with a website.
+                 * @constant
+                 */
+                requireWebsite?: true;
+                /**
+                 * @description Only leads with a phone.
+                 * @constant
+                 */
+                requirePhone?: true;
+                /**
+                 * @description Only leads with an email (google_maps: from Google or the website; after verification).
+                 * @constant
+                 */
+                requireEmail?: true;
+                /**
+                 * @description google_maps: deliver temporarily closed places too (a permanently closed one never is).
+                 * @constant
+                 */
+                includeClosed?: true;
+            };
             /** @description Structured LinkedIn filters (source linkedin only). */
             linkedinParams?: {
                 /** @description Job title(s). */
@@ -1670,6 +2357,198 @@ export interface components {
                 /** @description LinkedIn page URL */
                 linkedin: string | null;
             };
+            /**
+             * Format: date-time
+             * @description When the upstream answered with this record (decision 038); absent on leads delivered before it
+             */
+            retrievedAt?: string;
+            /** @description Where each contact value came from and when (decision 038); absent on leads delivered before it */
+            provenance?: {
+                /** @description Where `email` came from; null when it is null */
+                email: {
+                    /**
+                     * @description `upstream`: the source answered it; `website`: read from the business’s own site
+                     * @enum {string}
+                     */
+                    origin: "upstream" | "website";
+                    /** @description The provider that answered (the job’s `provider`); null for a website value */
+                    upstream: string | null;
+                    /** @description The exact page the value was read on, or the upstream’s own page of the record; null when there is none */
+                    sourceUrl: string | null;
+                    /** @description Website values: why the value is taken as the business’s */
+                    basis?: string | null;
+                    /**
+                     * Format: date-time
+                     * @description When the upstream answered or the page was read
+                     */
+                    retrievedAt: string;
+                } | null;
+                /** @description Where `phone` came from */
+                phone: {
+                    /**
+                     * @description `upstream`: the source answered it; `website`: read from the business’s own site
+                     * @enum {string}
+                     */
+                    origin: "upstream" | "website";
+                    /** @description The provider that answered (the job’s `provider`); null for a website value */
+                    upstream: string | null;
+                    /** @description The exact page the value was read on, or the upstream’s own page of the record; null when there is none */
+                    sourceUrl: string | null;
+                    /** @description Website values: why the value is taken as the business’s */
+                    basis?: string | null;
+                    /**
+                     * Format: date-time
+                     * @description When the upstream answered or the page was read
+                     */
+                    retrievedAt: string;
+                } | null;
+                /** @description Where `website` came from */
+                website: {
+                    /**
+                     * @description `upstream`: the source answered it; `website`: read from the business’s own site
+                     * @enum {string}
+                     */
+                    origin: "upstream" | "website";
+                    /** @description The provider that answered (the job’s `provider`); null for a website value */
+                    upstream: string | null;
+                    /** @description The exact page the value was read on, or the upstream’s own page of the record; null when there is none */
+                    sourceUrl: string | null;
+                    /** @description Website values: why the value is taken as the business’s */
+                    basis?: string | null;
+                    /**
+                     * Format: date-time
+                     * @description When the upstream answered or the page was read
+                     */
+                    retrievedAt: string;
+                } | null;
+                /** @description Where each profile came from */
+                socialProfiles: {
+                    /** @description Where the Facebook profile came from */
+                    facebook: {
+                        /**
+                         * @description `upstream`: the source answered it; `website`: read from the business’s own site
+                         * @enum {string}
+                         */
+                        origin: "upstream" | "website";
+                        /** @description The provider that answered (the job’s `provider`); null for a website value */
+                        upstream: string | null;
+                        /** @description The exact page the value was read on, or the upstream’s own page of the record; null when there is none */
+                        sourceUrl: string | null;
+                        /** @description Website values: why the value is taken as the business’s */
+                        basis?: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When the upstream answered or the page was read
+                         */
+                        retrievedAt: string;
+                    } | null;
+                    /** @description Where the Instagram profile came from */
+                    instagram: {
+                        /**
+                         * @description `upstream`: the source answered it; `website`: read from the business’s own site
+                         * @enum {string}
+                         */
+                        origin: "upstream" | "website";
+                        /** @description The provider that answered (the job’s `provider`); null for a website value */
+                        upstream: string | null;
+                        /** @description The exact page the value was read on, or the upstream’s own page of the record; null when there is none */
+                        sourceUrl: string | null;
+                        /** @description Website values: why the value is taken as the business’s */
+                        basis?: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When the upstream answered or the page was read
+                         */
+                        retrievedAt: string;
+                    } | null;
+                    /** @description Where the LinkedIn profile came from */
+                    linkedin: {
+                        /**
+                         * @description `upstream`: the source answered it; `website`: read from the business’s own site
+                         * @enum {string}
+                         */
+                        origin: "upstream" | "website";
+                        /** @description The provider that answered (the job’s `provider`); null for a website value */
+                        upstream: string | null;
+                        /** @description The exact page the value was read on, or the upstream’s own page of the record; null when there is none */
+                        sourceUrl: string | null;
+                        /** @description Website values: why the value is taken as the business’s */
+                        basis?: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When the upstream answered or the page was read
+                         */
+                        retrievedAt: string;
+                    } | null;
+                };
+            };
+            /** @description google_maps only (decision 038): Google’s own fields; the Enterprise-tier ones are null under GOOGLE_PLACES_FIELDS=pro. Absent on leads delivered before it */
+            place?: {
+                /** @description Google’s place id: the lead’s dedup key */
+                placeId: string;
+                /** @description Coordinates */
+                location: {
+                    /** @description Latitude */
+                    lat: number;
+                    /** @description Longitude */
+                    lng: number;
+                } | null;
+                /** @description The address split (Google’s addressComponents) */
+                addressComponents: {
+                    /** @description Street number and route */
+                    street: string | null;
+                    /** @description City or town */
+                    locality: string | null;
+                    /** @description Postal code */
+                    postalCode: string | null;
+                    /** @description First-level administrative area */
+                    region: string | null;
+                    /** @description ISO 3166-1 alpha-2 */
+                    countryCode: string | null;
+                } | null;
+                /** @description The phone in E.164 */
+                internationalPhone: string | null;
+                /** @description Google’s userRatingCount */
+                reviewCount: number | null;
+                /** @description Google’s price level */
+                priceLevel: ("free" | "inexpensive" | "moderate" | "expensive" | "very_expensive") | null;
+                /** @description Google’s business status */
+                businessStatus: ("OPERATIONAL" | "CLOSED_TEMPORARILY" | "CLOSED_PERMANENTLY") | null;
+                /** @description Regular opening hours */
+                openingHours: {
+                    /** @description One line per weekday, Monday first */
+                    weekdayDescriptions: string[];
+                    /** @description Opening periods; `close` null: open around the clock */
+                    periods: {
+                        /** @description When it opens */
+                        open: {
+                            /** @description 0 = Sunday .. 6 = Saturday */
+                            day: number;
+                            /** @description Hour, local time */
+                            hour: number;
+                            /** @description Minute */
+                            minute: number;
+                        };
+                        /** @description When it closes */
+                        close: {
+                            /** @description 0 = Sunday .. 6 = Saturday */
+                            day: number;
+                            /** @description Hour, local time */
+                            hour: number;
+                            /** @description Minute */
+                            minute: number;
+                        } | null;
+                    }[];
+                } | null;
+                /** @description The place on Google Maps */
+                googleMapsUri: string | null;
+                /** @description Google’s primary type ("dental_clinic") */
+                primaryType: string | null;
+                /** @description Google’s types */
+                types: string[];
+                /** @description The place’s current offset from UTC */
+                utcOffsetMinutes: number | null;
+            };
             /** @description The person (linkedin only) */
             person?: {
                 /** @description Full name */
@@ -1682,6 +2561,44 @@ export interface components {
                 linkedinUrl: string;
                 /** @description Location as the profile states it */
                 location: string | null;
+                /** @description PDL’s work email */
+                workEmail?: string | null;
+                /** @description What kind of address `email` is */
+                emailType?: ("professional" | "personal") | null;
+                /** @description Every phone number PDL returned */
+                phoneNumbers?: string[];
+                /** @description The location split */
+                locationParts?: {
+                    /** @description City */
+                    locality: string | null;
+                    /** @description Region or state */
+                    region: string | null;
+                    /** @description Country */
+                    country: string | null;
+                    /** @description Postal code */
+                    postalCode: string | null;
+                };
+                /** @description When the person started the job (YYYY-MM or YYYY-MM-DD) */
+                jobStartDate?: string | null;
+                /** @description Every level PDL gives the job title */
+                seniorityLevels?: string[];
+                /** @description The person’s company */
+                company?: {
+                    /** @description Company name */
+                    name: string | null;
+                    /** @description Company website */
+                    website: string | null;
+                    /** @description Headcount band */
+                    size: string | null;
+                    /** @description Industry */
+                    industry: string | null;
+                    /** @description Company LinkedIn page */
+                    linkedinUrl: string | null;
+                    /** @description Company location */
+                    location: string | null;
+                } | null;
+                /** @description Skills, where PDL returns them */
+                skills?: string[];
             };
             /** @description The store (shopify only) */
             store?: {
@@ -1693,6 +2610,30 @@ export interface components {
                 platform: string;
                 /** @description The store's category path, when known */
                 categoryPath?: string | null;
+                /** @description The merchant's name */
+                merchantName?: string | null;
+                /** @description The platform plan */
+                plan?: string | null;
+                /** @description City */
+                city?: string | null;
+                /** @description Region or state */
+                region?: string | null;
+                /** @description Every category path Store Leads lists */
+                categoryPaths?: string[];
+                /** @description Estimated monthly sales, US cents */
+                estimatedMonthlySales?: number | null;
+                /** @description Employees */
+                employeeCount?: number | null;
+                /** @description Products listed */
+                productCount?: number | null;
+                /** @description 1 is the largest store */
+                rank?: number | null;
+                /** @description Technologies detected */
+                technologies?: string[];
+                /** @description Apps installed */
+                apps?: string[];
+                /** @description When the store was created */
+                createdAt?: string | null;
             };
             /** @description where an enriched lead's email and profiles were found (decision 015) */
             enrichment?: {
@@ -1757,11 +2698,71 @@ export interface components {
                 /** @description Email address */
                 email: string | null;
                 /** @description The verdict on the contact's `email`; null when it has none */
-                emailVerification: components["schemas"]["EmailVerification"] | null;
+                emailVerification?: components["schemas"]["EmailVerification"] | null;
                 /** @description Phone number */
                 phone: string | null;
                 /** @description LinkedIn profile URL */
                 linkedinUrl: string | null;
+                /** @description Where each of the contact’s values came from (decision 038) */
+                provenance?: {
+                    /** @description Where the email came from */
+                    email: {
+                        /**
+                         * @description `upstream`: the source answered it; `website`: read from the business’s own site
+                         * @enum {string}
+                         */
+                        origin: "upstream" | "website";
+                        /** @description The provider that answered (the job’s `provider`); null for a website value */
+                        upstream: string | null;
+                        /** @description The exact page the value was read on, or the upstream’s own page of the record; null when there is none */
+                        sourceUrl: string | null;
+                        /** @description Website values: why the value is taken as the business’s */
+                        basis?: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When the upstream answered or the page was read
+                         */
+                        retrievedAt: string;
+                    } | null;
+                    /** @description Where the phone came from */
+                    phone: {
+                        /**
+                         * @description `upstream`: the source answered it; `website`: read from the business’s own site
+                         * @enum {string}
+                         */
+                        origin: "upstream" | "website";
+                        /** @description The provider that answered (the job’s `provider`); null for a website value */
+                        upstream: string | null;
+                        /** @description The exact page the value was read on, or the upstream’s own page of the record; null when there is none */
+                        sourceUrl: string | null;
+                        /** @description Website values: why the value is taken as the business’s */
+                        basis?: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When the upstream answered or the page was read
+                         */
+                        retrievedAt: string;
+                    } | null;
+                    /** @description Where the profile came from */
+                    linkedinUrl: {
+                        /**
+                         * @description `upstream`: the source answered it; `website`: read from the business’s own site
+                         * @enum {string}
+                         */
+                        origin: "upstream" | "website";
+                        /** @description The provider that answered (the job’s `provider`); null for a website value */
+                        upstream: string | null;
+                        /** @description The exact page the value was read on, or the upstream’s own page of the record; null when there is none */
+                        sourceUrl: string | null;
+                        /** @description Website values: why the value is taken as the business’s */
+                        basis?: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When the upstream answered or the page was read
+                         */
+                        retrievedAt: string;
+                    } | null;
+                };
             }[];
         };
         /** @description The verdicts on the address beside it: `status`, domain-level, read from DNS (MX, null MX, A/AAAA); `verdict`, mailbox-level, from the engine the operator configured (`engine`: `dns` when none, which never vouches for a mailbox). */
@@ -1862,12 +2863,18 @@ export interface components {
             creditsReserved: number;
             /** @description Credits charged, once terminal */
             creditsCharged: number | null;
-            /** @description leads passed over and not billed: ones the account already had (with excludeDelivered) and ones on its suppression list (decision 014) */
+            /** @description leads passed over and not billed: ones the account already had (with excludeDelivered), ones on its suppression list (decision 014), and ones the request's filters left out (decision 038) */
             skipped: {
                 /** @description Leads the account already had (excludeDelivered) */
                 alreadyDelivered: number;
                 /** @description Leads on the account's suppression list */
                 suppressed: number;
+                /** @description Leads the request's `filters` left out (decision 038) */
+                filtered: number;
+            };
+            /** @description The paid calls the job made upstream, by upstream (`google_places`, `people_data_labs`, `storeleads`, `reacher`, `zerobounce`), retries included: what a filter cost (decision 038). `{}` for the sandbox */
+            upstreamCalls: {
+                [key: string]: number;
             };
             /** @description The monitor whose run this job is (`mon_…`, decision 022); absent for a job you asked for directly */
             monitorId?: string;
@@ -1916,12 +2923,18 @@ export interface components {
             creditsReserved: number;
             /** @description Credits charged, once terminal */
             creditsCharged: number | null;
-            /** @description leads passed over and not billed: ones the account already had (with excludeDelivered) and ones on its suppression list (decision 014) */
+            /** @description leads passed over and not billed: ones the account already had (with excludeDelivered), ones on its suppression list (decision 014), and ones the request's filters left out (decision 038) */
             skipped: {
                 /** @description Leads the account already had (excludeDelivered) */
                 alreadyDelivered: number;
                 /** @description Leads on the account's suppression list */
                 suppressed: number;
+                /** @description Leads the request's `filters` left out (decision 038) */
+                filtered: number;
+            };
+            /** @description The paid calls the job made upstream, by upstream (`google_places`, `people_data_labs`, `storeleads`, `reacher`, `zerobounce`), retries included: what a filter cost (decision 038). `{}` for the sandbox */
+            upstreamCalls: {
+                [key: string]: number;
             };
             /** @description The monitor whose run this job is (`mon_…`, decision 022); absent for a job you asked for directly */
             monitorId?: string;
@@ -1993,12 +3006,18 @@ export interface components {
             creditsReserved: number;
             /** @description Credits charged, once terminal */
             creditsCharged: number | null;
-            /** @description leads passed over and not billed: ones the account already had (with excludeDelivered) and ones on its suppression list (decision 014) */
+            /** @description leads passed over and not billed: ones the account already had (with excludeDelivered), ones on its suppression list (decision 014), and ones the request's filters left out (decision 038) */
             skipped: {
                 /** @description Leads the account already had (excludeDelivered) */
                 alreadyDelivered: number;
                 /** @description Leads on the account's suppression list */
                 suppressed: number;
+                /** @description Leads the request's `filters` left out (decision 038) */
+                filtered: number;
+            };
+            /** @description The paid calls the job made upstream, by upstream (`google_places`, `people_data_labs`, `storeleads`, `reacher`, `zerobounce`), retries included: what a filter cost (decision 038). `{}` for the sandbox */
+            upstreamCalls: {
+                [key: string]: number;
             };
             /** @description The monitor whose run this job is (`mon_…`, decision 022); absent for a job you asked for directly */
             monitorId?: string;
@@ -2391,12 +3410,18 @@ export interface components {
             creditsReserved: number;
             /** @description Credits charged, once terminal */
             creditsCharged: number | null;
-            /** @description leads passed over and not billed: ones the account already had (with excludeDelivered) and ones on its suppression list (decision 014) */
+            /** @description leads passed over and not billed: ones the account already had (with excludeDelivered), ones on its suppression list (decision 014), and ones the request's filters left out (decision 038) */
             skipped: {
                 /** @description Leads the account already had (excludeDelivered) */
                 alreadyDelivered: number;
                 /** @description Leads on the account's suppression list */
                 suppressed: number;
+                /** @description Leads the request's `filters` left out (decision 038) */
+                filtered: number;
+            };
+            /** @description The paid calls the job made upstream, by upstream (`google_places`, `people_data_labs`, `storeleads`, `reacher`, `zerobounce`), retries included: what a filter cost (decision 038). `{}` for the sandbox */
+            upstreamCalls: {
+                [key: string]: number;
             };
             /** @description The monitor whose run this job is (`mon_…`, decision 022); absent for a job you asked for directly */
             monitorId?: string;
@@ -2667,6 +3692,8 @@ export interface components {
             finishedAt: string | null;
             /** @description The monitor whose run this batch is (a batch monitor, decision 022); absent for a batch asked for directly */
             monitorId?: string;
+            /** @description An area search’s area, tiles and quote (decision 039); absent for a batch of requests */
+            areaSearch?: components["schemas"]["BatchArea"];
             /** @description The outcome; present exactly when the status is terminal */
             terminal?: {
                 /**
@@ -2860,6 +3887,167 @@ export interface components {
             /** @description Pass as `cursor` for the next page; null on the last */
             nextCursor: string | null;
         };
+        /** @description The area of an area search: a place, a bbox, a circle, or a GeoJSON Polygon or MultiPolygon (at most 1000 positions, 20000 km², 3 degrees each way) */
+        Area: {
+            /** @description A place name resolved to its viewport by the source ("Chicago, US") */
+            place: string;
+        } | {
+            /** @description A box of latitudes and longitudes */
+            bbox: {
+                /** @description Southern latitude */
+                south: number;
+                /** @description Western longitude */
+                west: number;
+                /** @description Northern latitude (greater than south) */
+                north: number;
+                /** @description Eastern longitude (greater than west: no area across the antimeridian) */
+                east: number;
+            };
+        } | {
+            /** @description A circle around a point */
+            circle: {
+                /** @description Its centre */
+                center: {
+                    /** @description Latitude */
+                    lat: number;
+                    /** @description Longitude */
+                    lng: number;
+                };
+                /** @description Radius in metres */
+                radiusMeters: number;
+            };
+        } | {
+            /**
+             * @description GeoJSON (RFC 7946)
+             * @enum {string}
+             */
+            type: "Polygon";
+            /** @description Rings of [longitude, latitude], each closed (last = first), the outer ring first */
+            coordinates: number[][][];
+        } | {
+            /**
+             * @description GeoJSON (RFC 7946)
+             * @enum {string}
+             */
+            type: "MultiPolygon";
+            /** @description Polygons, each an array of closed rings */
+            coordinates: number[][][][];
+        };
+        /** @description A stored quote of an area search; it costs the account nothing */
+        Quote: {
+            /** @description The quote id (`quo_…`): POST /leads/batches with { quoteId } runs it */
+            quoteId: string;
+            /**
+             * @description Who answered the survey: google_places or sandbox
+             * @enum {string}
+             */
+            provider: "google_places" | "sandbox";
+            /** @description The request as sent */
+            request: {
+                [key: string]: unknown;
+            };
+            /** @description The area searched, as resolved */
+            area: {
+                /**
+                 * @description How the area was given
+                 * @enum {string}
+                 */
+                kind: "place" | "bbox" | "circle" | "polygon";
+                /** @description Its bounding box */
+                bounds: {
+                    /** @description Southern latitude */
+                    south: number;
+                    /** @description Western longitude */
+                    west: number;
+                    /** @description Northern latitude */
+                    north: number;
+                    /** @description Eastern longitude */
+                    east: number;
+                };
+                /** @description Its size in km² */
+                areaKm2: number;
+            };
+            /** @description Places inside the area, each counted once: what a filter-free run delivers */
+            places: number;
+            /** @description What a run from this quote charges when every place is delivered (an upper bound when leads are dropped after they are fetched) */
+            credits: number;
+            /** @description The Text Search calls a run from this quote makes (at the lead field mask) */
+            paidCalls: number;
+            /** @description The tiling */
+            tiles: {
+                /** @description Tiles the survey listed */
+                searched: number;
+                /** @description Tiles a run from this quote searches: unsaturated tiles that own a place */
+                toRun: number;
+                /** @description Tiles still saturated at the minimum size: there may be more places there than one search lists */
+                saturatedAtMinimum: number;
+            };
+            /** @description What the quote cost the operator upstream */
+            upstreamCalls: {
+                /** @description Calls to resolve a place name (Text Search Pro) */
+                placeResolution: number;
+                /** @description Text Search calls with the IDs-only mask (tiles inside the area) */
+                idsOnly: number;
+                /** @description Text Search calls with ids and locations (tiles across the area’s edge) */
+                withLocation: number;
+            };
+            /**
+             * Format: date-time
+             * @description When the quote was made
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description After this the quote cannot be run (24 hours)
+             */
+            expiresAt: string;
+        };
+        /** @description An area batch’s area, tiles and quote */
+        BatchArea: {
+            /** @description The area searched, as resolved */
+            area: {
+                /**
+                 * @description How the area was given
+                 * @enum {string}
+                 */
+                kind: "place" | "bbox" | "circle" | "polygon";
+                /** @description Its bounding box */
+                bounds: {
+                    /** @description Southern latitude */
+                    south: number;
+                    /** @description Western longitude */
+                    west: number;
+                    /** @description Northern latitude */
+                    north: number;
+                    /** @description Eastern longitude */
+                    east: number;
+                };
+                /** @description Its size in km² */
+                areaKm2: number;
+            };
+            /** @description The quote the batch was made from, or null */
+            quoteId: string | null;
+            /** @description The area batch’s tiles */
+            tiles: {
+                /** @description Tiles so far (a saturated tile adds its quarters) */
+                total: number;
+                /** @description Tiles whose child is queued or running */
+                searching: number;
+                /** @description Tiles that listed fewer than 60 places: all of theirs */
+                done: number;
+                /** @description Saturated tiles split into their quarters */
+                split: number;
+                /** @description Saturated tiles at the minimum size, recorded, not split */
+                saturatedAtMinimum: number;
+                /** @description Tiles whose child ended before its search did (cancelled, out of budget, failed) */
+                notSearched: number;
+            };
+            /** @description What the area search dropped */
+            skipped: {
+                /** @description Places the tiles listed outside the area: neither delivered nor billed */
+                outsideArea: number;
+            };
+        };
         /** @description A job still under way: the first fields of its job body */
         Accepted: {
             /** @description The job id */
@@ -2895,7 +4083,7 @@ export interface components {
              * @description The stable code to branch on ([docs/errors.md](/docs/errors.md))
              * @enum {string}
              */
-            code: "validation_failed" | "malformed_json" | "malformed_path" | "malformed_request" | "idempotency_key_missing" | "idempotency_key_invalid" | "unauthorized" | "insufficient_credits" | "job_not_found" | "not_found" | "leads_expired" | "method_not_allowed" | "request_timeout" | "job_not_cancellable" | "batch_not_found" | "batch_not_cancellable" | "payload_too_large" | "unsupported_media_type" | "unsupported_content_encoding" | "expectation_failed" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable" | "webhook_endpoint_not_found" | "webhook_delivery_not_found" | "webhook_endpoint_limit" | "webhook_endpoint_disabled" | "webhook_delivery_pending" | "webhook_secret_already_revealed" | "monitor_not_found" | "monitor_limit" | "monitor_run_in_progress" | "suppression_limit" | "objection_not_found" | "objection_not_proven" | "insufficient_scope" | "scope_not_held" | "test_mode_unsupported" | "api_key_not_found" | "api_key_limit";
+            code: "validation_failed" | "malformed_json" | "malformed_path" | "malformed_request" | "idempotency_key_missing" | "idempotency_key_invalid" | "unauthorized" | "insufficient_credits" | "job_not_found" | "not_found" | "leads_expired" | "method_not_allowed" | "request_timeout" | "job_not_cancellable" | "batch_not_found" | "batch_not_cancellable" | "payload_too_large" | "unsupported_media_type" | "unsupported_content_encoding" | "expectation_failed" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable" | "webhook_endpoint_not_found" | "webhook_delivery_not_found" | "webhook_endpoint_limit" | "webhook_endpoint_disabled" | "webhook_delivery_pending" | "webhook_secret_already_revealed" | "monitor_not_found" | "monitor_limit" | "monitor_run_in_progress" | "suppression_limit" | "objection_not_found" | "objection_not_proven" | "insufficient_scope" | "scope_not_held" | "test_mode_unsupported" | "api_key_not_found" | "api_key_limit" | "quote_not_found" | "quote_expired" | "area_place_not_found" | "area_too_large" | "area_empty";
             /** @description The request id; quote it to support */
             requestId?: string;
             /** @description validation_failed: every problem, a JSON Pointer each */
@@ -3149,7 +4337,7 @@ export interface operations {
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
             402: components["responses"]["Problem402"];
-            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `generate` (start and cancel jobs and batches) */
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `generate` (start and cancel jobs and batches, quote area searches) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3347,7 +4535,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
-            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `generate` (start and cancel jobs and batches) */
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `generate` (start and cancel jobs and batches, quote area searches) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3460,7 +4648,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["BatchRequest"];
+                "application/json": components["schemas"]["AreaBatchRequest"] | components["schemas"]["BatchRequest"];
             };
         };
         responses: {
@@ -3482,7 +4670,7 @@ export interface operations {
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
             402: components["responses"]["Problem402"];
-            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `generate` (start and cancel jobs and batches) */
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `generate` (start and cancel jobs and batches, quote area searches) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3606,7 +4794,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
-            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `generate` (start and cancel jobs and batches) */
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `generate` (start and cancel jobs and batches, quote area searches) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3691,6 +4879,66 @@ export interface operations {
             };
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            /** @description Any other problem, as Problem Details (see [docs/errors.md](/docs/errors.md) for every code) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createQuote: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for the request, echoed in the answer and the logs when it is 1..128 of A-Z a-z 0-9 . _ : -; a new one is made otherwise */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QuoteRequest"];
+            };
+        };
+        responses: {
+            /** @description The quote */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Quote"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            /** @description insufficient_scope (with `requiredScope`): the key lacks the scope `generate` (start and cancel jobs and batches, quote area searches) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["Problem405"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
@@ -5297,10 +6545,10 @@ export interface operations {
                 "application/json": {
                     /** @description Your label for the key, 1..100 characters */
                     name?: string | null;
-                    /** @description What the key may do; by default the calling key's (a key can only grant scopes it holds) */
+                    /** @description What the key may do (each endpoint names the scope it needs in `x-required-scope`); by default the calling key's */
                     scopes?: ("read" | "generate" | "webhooks" | "monitors" | "suppressions" | "keys")[];
                     /**
-                     * @description live or test (lg_test_…: the sandbox always, test credits only); by default the calling key's
+                     * @description live or test; by default the calling key's
                      * @enum {string}
                      */
                     mode?: "live" | "test";
@@ -5521,7 +6769,7 @@ export interface operations {
                 "application/json": {
                     /** @description Your label for the key, 1..100 characters */
                     name?: string | null;
-                    /** @description When the key stops working (RFC 3339, in the future); null: never */
+                    /** @description When the key stops working (RFC 3339, in the future); null or absent: never */
                     expiresAt?: string | null;
                 };
             };

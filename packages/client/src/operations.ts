@@ -22,6 +22,7 @@ export const OPERATION_METHODS = {
   listLeadsCsv: 'leads.csv',
   listLeadsJsonl: 'leads.stream',
   createBatch: 'batches.create',
+  createQuote: 'batches.quote',
   listBatches: 'batches.list',
   getBatch: 'batches.get',
   cancelBatch: 'batches.cancel',

@@ -1,5 +1,13 @@
-import { insertBatch, withdrawBatch, type BatchInsertion } from '@leadgen/db';
-import { errors, newId, newWebhookSecret, reservationFor, type GenerationRequest } from '@leadgen/domain';
+import {
+  inTransaction,
+  insertBatch,
+  insertBatchWithin,
+  recordAreaBatch,
+  withdrawBatch,
+  type BatchInsertion,
+  type NewBatch,
+} from '@leadgen/db';
+import { errors, newId, newWebhookSecret, reservationFor, type GenerationRequest, type ResolvedArea } from '@leadgen/domain';
 import { logger } from '@leadgen/logger';
 import { afterCommit } from './after-commit';
 import type { Lifecycle } from './lifecycle';
@@ -14,6 +22,8 @@ export interface BatchToCreate {
   requests: GenerationRequest[];
   /** what the key binds (requestFingerprint of the request body) */
   fingerprint: string;
+  /** an area search (decision 039): its area, and the quote it came from; each of `requests` has its `tile` */
+  area?: { area: ResolvedArea; quoteId: string | null };
 }
 
 export type BatchCreation = BatchInsertion;
@@ -36,7 +46,7 @@ export async function createBatch(lc: Lifecycle, input: BatchToCreate): Promise<
     reserve: reservationFor(request.source, request.maxResults),
   }));
   const anyWebhook = input.webhookUrl !== null || input.requests.some((request) => request.webhookUrl);
-  const creation = await insertBatch(lc.db, {
+  const batch: NewBatch = {
     accountId: input.accountId,
     idempotencyKey: input.idempotencyKey,
     fingerprint: input.fingerprint,
@@ -48,7 +58,8 @@ export async function createBatch(lc: Lifecycle, input: BatchToCreate): Promise<
     webhookUrl: input.webhookUrl,
     children,
     webhookSecretCandidate: anyWebhook ? newWebhookSecret() : undefined,
-  });
+  };
+  const creation = input.area ? await insertAreaBatch(lc, batch, input.area) : await insertBatch(lc.db, batch);
   if (creation.kind !== 'created') return creation;
   const created = children.map((child) => ({ jobId: child.jobId, source: child.request.source }));
   try {
@@ -60,4 +71,24 @@ export async function createBatch(lc: Lifecycle, input: BatchToCreate): Promise<
   }
   logger.info('batch created', { batchId, children: children.length, maxCredits: input.maxCredits });
   return creation;
+}
+
+/** An area batch: create_batch and the area with its first tiles in one transaction (a batch never lacks its tiles). */
+async function insertAreaBatch(lc: Lifecycle, batch: NewBatch, area: NonNullable<BatchToCreate['area']>): Promise<BatchInsertion> {
+  for (let attempt = 0; attempt < 3; attempt += 1) {
+    const creation = await inTransaction(lc.db, async (q) => {
+      const inserted = await insertBatchWithin(q, lc.db, batch);
+      if (inserted?.kind === 'created') {
+        const tiles = batch.children.map((child) => ({
+          path: child.request.tile!.path,
+          rect: child.request.tile!.rect,
+          jobId: child.jobId,
+        }));
+        await recordAreaBatch(q, batch.batchId, area.area, area.quoteId, tiles);
+      }
+      return inserted;
+    });
+    if (creation) return creation;
+  }
+  throw new Error('idempotency key could neither be bound nor read after 3 attempts');
 }

@@ -8,3 +8,4 @@ export * from './monitor-runs';
 export * from './release-held-jobs';
 export * from './settle-job';
 export * from './cancel-job';
+export * from './record-tile';

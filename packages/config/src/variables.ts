@@ -517,9 +517,17 @@ export const DECLARATION = {
     ),
   },
   providers: {
-    googlePlaces: upstream('GOOGLE_PLACES', 'google_maps through Places API (New) Text Search', 'https://places.googleapis.com', 600, [
-      'worker:google_maps',
-    ]),
+    googlePlaces: {
+      ...upstream('GOOGLE_PLACES', 'google_maps through Places API (New) Text Search', 'https://places.googleapis.com', 600, [
+        'worker:google_maps',
+      ]),
+      // Google bills a Text Search at the costliest SKU of any field in its mask (decision 038).
+      fields: variable(
+        'GOOGLE_PLACES_FIELDS',
+        Joi.string().valid('enterprise', 'pro').default('enterprise'),
+        "which of Google's Text Search SKUs the field mask incurs: `enterprise` (every field of a google_maps lead) or `pro` (cheaper; drops phone, website, rating, review count, price level and opening hours, and with the website the email: no website is visited). Text Search's Essentials SKU returns only ids, so it is not offered ([decision 038](decisions/038-the-complete-lead.md))",
+      ),
+    },
     peopleDataLabs: upstream(
       'PDL',
       "linkedin through People Data Labs Person Search (and shopify's people lookup)",

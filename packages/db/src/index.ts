@@ -41,6 +41,7 @@ export * from './lead-retention';
 export * from './account-deletion';
 export * from './batch-creation';
 export * from './batches';
+export * from './area-batches';
 export * from './live-key-hashes';
 export * from './erasure-epoch';
 export * from './export-estimate';

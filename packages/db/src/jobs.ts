@@ -31,6 +31,8 @@ const COLUMNS = [
   'monitor_id',
   'leads_expired_at',
   'batch_id',
+  'skipped_filtered',
+  'upstream_calls',
 ];
 
 /** The columns a statement that returns a job selects, in the shape `jobFromRow` reads (enums as text). */
@@ -62,6 +64,8 @@ export interface JobRow {
   monitor_id: string | null;
   leads_expired_at: Date | null;
   batch_id: string | null;
+  skipped_filtered: number;
+  upstream_calls: Record<string, number> | null;
 }
 
 export function jobFromRow(row: JobRow): JobRecord {
@@ -87,6 +91,8 @@ export function jobFromRow(row: JobRow): JobRecord {
     monitorId: row.monitor_id,
     leadsExpiredAt: row.leads_expired_at,
     batchId: row.batch_id,
+    skippedFiltered: row.skipped_filtered,
+    upstreamCalls: row.upstream_calls ?? {},
   };
 }
 

@@ -10,7 +10,7 @@ export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
 
 export const SCOPE_MEANINGS: Record<ApiKeyScope, string> = {
   read: 'read jobs, batches, leads and their exports, the account, its ledger, usage and audit trail, webhooks, monitors, suppressions',
-  generate: 'start and cancel jobs and batches',
+  generate: 'start and cancel jobs and batches, quote area searches',
   webhooks: 'create, change, delete, rotate, ping and retry webhook endpoints and deliveries',
   monitors: 'create, change, delete and run monitors (their runs spend credits)',
   suppressions: "add to and remove from the account's suppression list",

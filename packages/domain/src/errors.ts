@@ -110,6 +110,24 @@ export const errors = {
     new AppError(409, 'job_not_cancellable', 'Job not cancellable', `The job already finished with status ${status}`, {
       jobStatus: status,
     }),
+  // area searches (decision 039)
+  quoteNotFound: () => new AppError(404, 'quote_not_found', 'Quote not found', 'No quote with this id exists for your account'),
+  quoteExpired: (expiresAt: string) =>
+    new AppError(422, 'quote_expired', 'Quote expired', `The quote expired at ${expiresAt}; ask for a new one`, { expiresAt }),
+  areaPlaceNotFound: (place: string) =>
+    new AppError(422, 'area_place_not_found', 'Place not found', `The source knows no place named "${place}" with a viewport`, {
+      errors: [{ pointer: '#/area/place', detail: 'no place with this name was found' }],
+    }),
+  areaTooLarge: (tiles: number) =>
+    new AppError(
+      422,
+      'area_too_large',
+      'Area too large to quote',
+      `Quoting this area would search more than ${tiles} tiles; quote a smaller area, or start the area batch without a quote`,
+      { maxTiles: tiles },
+    ),
+  areaEmpty: () =>
+    new AppError(422, 'area_empty', 'Nothing to search', 'The quote found no place inside the area: a batch from it would search nothing'),
   batchNotFound: () => new AppError(404, 'batch_not_found', 'Batch not found', 'No batch with this id exists for your account'),
   batchNotCancellable: (status: string) =>
     new AppError(409, 'batch_not_cancellable', 'Batch not cancellable', `The batch already finished with status ${status}`, {

@@ -1,3 +1,5 @@
+import type { LeadFilters } from './lead-filters';
+import type { Tile } from './area-tiles';
 import type { Source } from './sources';
 
 export const MAX_RESULTS_DEFAULT = 25;
@@ -47,6 +49,10 @@ export interface GenerationRequest {
   requiredChannels?: ContactChannel[];
   /** skip (neither deliver nor bill) leads this account received in any earlier job; absent means false */
   excludeDelivered?: true;
+  /** what not to deliver (nor bill), per source (decision 038); absent: no filter beyond the defaults */
+  filters?: LeadFilters;
   /** where this job's terminal event is also delivered, signed with the account's default webhook secret (decision 016) */
   webhookUrl?: string;
+  /** an area search's child (decision 039): the one rectangle it searches, restricted to its batch's area */
+  tile?: Tile;
 }

@@ -27,6 +27,7 @@ export const newId = {
   resultSet: () => `rs_${randomToken(24)}`,
   monitor: () => `mon_${randomToken(24)}`,
   monitorRun: () => `mrun_${randomToken(24)}`,
+  quote: () => `quo_${randomToken(24)}`,
   /** the secret itself: 40 random characters (~206 bits); `lg_test_` for a test key (decision 036) */
   apiKeySecret: (mode: 'live' | 'test' = 'live') => `lg_${mode}_${randomToken(40)}`,
 };
@@ -46,4 +47,6 @@ export const ID_PATTERNS = {
   monitor: /^mon_[0-9a-z]{24}$/,
   /** newId.apiKeyId */
   apiKey: /^key_[0-9a-z]{20}$/,
+  /** newId.quote */
+  quote: /^quo_[0-9a-z]{24}$/,
 };

@@ -1,5 +1,7 @@
 export * from './sources';
 export * from './lead';
+export * from './lead-provenance';
+export * from './lead-filters';
 export * from './job-body';
 export * from './generation-request';
 export * from './billing';
@@ -21,3 +23,5 @@ export * from './idempotency-key';
 export * from './storeleads-category-match';
 export * from './objections';
 export * from './api-key-scopes';
+export * from './area';
+export * from './area-tiles';

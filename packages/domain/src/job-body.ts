@@ -35,8 +35,10 @@ export interface JobSummary {
   batchId: string | null;
   creditsReserved: number;
   creditsCharged: number | null;
-  /** leads passed over and not billed: already delivered to the account (excludeDelivered), on its suppression list */
-  skipped: { alreadyDelivered: number; suppressed: number };
+  /** leads passed over and not billed: already delivered to the account (excludeDelivered), on its suppression list, left out by the request's filters */
+  skipped: { alreadyDelivered: number; suppressed: number; filtered: number };
+  /** the paid upstream calls the job's runs made, by upstream, retries and mailbox verification included (decision 038) */
+  upstreamCalls: Record<string, number>;
   /** the monitor whose run this job is (decision 022); absent for a job asked for directly */
   monitorId?: string;
   /** exactly when the status is terminal */

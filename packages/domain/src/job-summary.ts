@@ -20,6 +20,10 @@ export interface JobFacts {
   skippedAlreadyDelivered: number;
   /** leads passed over because they match the account's suppression list */
   skippedSuppressed: number;
+  /** leads the request's filters left out (decision 038); absent reads as 0 */
+  skippedFiltered?: number;
+  /** the paid upstream calls the job's runs made, by upstream (decision 038); absent reads as none */
+  upstreamCalls?: Record<string, number>;
   createdAt: Date;
   startedAt: Date | null;
   finishedAt: Date | null;
@@ -54,7 +58,9 @@ export function jobSummary(job: JobFacts, publicBaseUrl: string | null): JobSumm
     progress: { requestedCount: job.requestedCount, deliveredCount: job.deliveredCount },
     // What the job passed over and did not bill: leads the account already had (only counted for
     // requests with excludeDelivered) and leads on its suppression list.
-    skipped: { alreadyDelivered: job.skippedAlreadyDelivered, suppressed: job.skippedSuppressed },
+    skipped: { alreadyDelivered: job.skippedAlreadyDelivered, suppressed: job.skippedSuppressed, filtered: job.skippedFiltered ?? 0 },
+    // What the job cost upstream, so a buyer sees what a filter cost (decision 038).
+    upstreamCalls: job.upstreamCalls ?? {},
     createdAt: job.createdAt.toISOString(),
     startedAt: job.startedAt?.toISOString() ?? null,
     finishedAt: job.finishedAt?.toISOString() ?? null,

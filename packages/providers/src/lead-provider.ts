@@ -1,4 +1,4 @@
-import type { GenerationRequest, Lead, Source } from '@leadgen/domain';
+import type { GenerationRequest, Lead, ResolvedArea, Source } from '@leadgen/domain';
 
 /** One lead as a provider hands it over, with the key that makes it unique within a result set. */
 export interface ProviderLead {
@@ -17,19 +17,38 @@ export interface ProviderPage {
   /**
    * What each lead still needs before it may be committed (its website read, its addresses verified), or
    * absent when the leads are final as listed. The worker calls it for the leads it still needs, as many at
-   * once as it needs, while it already asks for the next page (decision 037); false: the lead is dropped (a
-   * filter such as requiredChannels), and neither delivered nor billed. It completes the lead in place; it
-   * throws only the signal's reason once the signal aborts, or a ProviderError that must end the job.
+   * once as it needs, while it already asks for the next page (decision 037); false: a filter left the lead
+   * out (requiredChannels, or a request filter decided only after the website, such as requireEmail): it is
+   * neither delivered nor billed, and the worker counts it in the job's `skipped.filtered` (decision 038). It
+   * completes the lead in place; it throws only the signal's reason once the signal aborts, or a
+   * ProviderError that must end the job.
    */
   finish?: LeadFinisher;
+  /**
+   * Leads of this page the request's filters left out before it was handed over (decision 038): not among
+   * `leads`, neither delivered nor billed, counted in the job's `skipped.filtered`. Absent: none.
+   */
+  filtered?: number;
+  /** an area search's tile (request.tile), on its last page: what its search listed (decision 039) */
+  tile?: TileReport;
+}
+
+/** What one tile's search came to: the worker records it and splits a saturated tile. */
+export interface TileReport {
+  /** places the search listed (Google lists at most 60 for one query) */
+  found: number;
+  /** of those, places outside the area, or whose location is not given: neither delivered nor billed */
+  outsideArea: number;
+  /** it listed the documented maximum: there may be more places in the tile than one query shows */
+  saturated: boolean;
 }
 
 export type LeadFinisher = (row: ProviderLead, signal: AbortSignal) => Promise<boolean>;
 
 /**
  * A page as it was before decision 037: every lead finished (at most `concurrency` at once) and the dropped
- * ones left out. For callers that want a page as a whole (tests, the bench's verification sections); the
- * worker schedules each lead itself.
+ * ones left out, counted with the page's own `filtered`. For callers that want a page as a whole (tests, the
+ * bench's verification sections); the worker schedules each lead itself.
  */
 export async function finishedPage(page: ProviderPage, signal: AbortSignal, concurrency = 8): Promise<ProviderPage> {
   const finish = page.finish;
@@ -43,7 +62,10 @@ export async function finishedPage(page: ProviderPage, signal: AbortSignal, conc
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, page.leads.length)) }, lane));
-  return { leads: page.leads.filter((_row, index) => kept[index]), cursor: page.cursor };
+  const leads = page.leads.filter((_row, index) => kept[index]);
+  const filtered = (page.filtered ?? 0) + page.leads.length - leads.length;
+  const { finish: _finish, filtered: _filtered, ...rest } = page;
+  return { ...rest, leads, ...(filtered > 0 ? { filtered } : {}) };
 }
 
 export interface SearchContext {
@@ -53,6 +75,8 @@ export interface SearchContext {
   cursor: string | null;
   /** epoch ms by which the job must end (the job's time budget) */
   deadline: number;
+  /** an area search's area (its batch's), for a request with a tile: places outside it are clipped */
+  area?: ResolvedArea;
 }
 
 /**

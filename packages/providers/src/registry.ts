@@ -142,7 +142,7 @@ export const PROVIDER_FACTORIES: ProviderFactories = {
     const { googlePlaces } = config.providers;
     if (googlePlaces.apiKey === null) return sandbox('google_maps', config);
     const client = upstream('google_places', googlePlaces, { 'x-goog-api-key': googlePlaces.apiKey });
-    return createGooglePlacesProvider({ client, enrichment: enrichment() });
+    return createGooglePlacesProvider({ client, enrichment: enrichment(), fields: googlePlaces.fields === 'pro' ? 'pro' : 'enterprise' });
   },
   linkedin: ({ config, pdlClient }) =>
     config.providers.peopleDataLabs.apiKey === null ? sandbox('linkedin', config) : createPeopleDataLabsProvider({ client: pdlClient() }),

@@ -17,7 +17,7 @@ beforeEach(() => {
   fake.places = makePlaces(150);
 });
 
-function provider(enricher: WebsiteEnricherLike | null = null, attemptTimeoutMs = 5_000, key = 'good-key') {
+function provider(enricher: WebsiteEnricherLike | null = null, attemptTimeoutMs = 5_000, key = 'good-key', fields?: 'pro' | 'enterprise') {
   const client = new UpstreamClient({
     name: 'google_places',
     baseUrl: fake.url,
@@ -25,7 +25,7 @@ function provider(enricher: WebsiteEnricherLike | null = null, attemptTimeoutMs 
     retry: FAST_RETRY,
     attemptTimeoutMs,
   });
-  return createGooglePlacesProvider({ client, enrichment: enricher && { enricher, concurrency: 4, deadlineMarginMs: 200 } });
+  return createGooglePlacesProvider({ client, enrichment: enricher && { enricher, concurrency: 4, deadlineMarginMs: 200 }, fields });
 }
 
 const leadsOf = (pages: Array<{ leads: ProviderLead[] }>) => pages.flatMap((p) => p.leads);
@@ -47,6 +47,12 @@ describe('google_places adapter', () => {
     ];
     const pages = await collect(provider(), request({ category: 'Dentist', keyword: 'kids' }), context());
     const [first, second] = leadsOf(pages);
+    const fromGoogle = {
+      origin: 'upstream',
+      upstream: 'google_places',
+      sourceUrl: 'https://maps.google.com/?cid=1000000',
+      retrievedAt: expect.any(String),
+    };
     expect(first).toEqual({
       dedupKey: 'ChIJabc',
       lead: {
@@ -59,12 +65,39 @@ describe('google_places adapter', () => {
         reviewScore: 4.7,
         categories: ['Dentist', 'dental clinic', 'health'],
         socialProfiles: { facebook: null, instagram: null, linkedin: null },
+        // Decision 038: every field of the tier paid for, from the fake's documented answer.
+        place: {
+          placeId: 'ChIJabc',
+          location: { lat: 30.27, lng: -97.74 },
+          addressComponents: { street: null, locality: 'Austin', postalCode: null, region: 'TX', countryCode: 'US' },
+          internationalPhone: '+15125550100',
+          reviewCount: 0,
+          priceLevel: 'moderate',
+          businessStatus: 'OPERATIONAL',
+          openingHours: {
+            weekdayDescriptions: expect.arrayContaining(['Monday: 9:00 AM – 5:00 PM', 'Sunday: Closed']),
+            periods: expect.arrayContaining([{ open: { day: 1, hour: 9, minute: 0 }, close: { day: 1, hour: 17, minute: 0 } }]),
+          },
+          googleMapsUri: 'https://maps.google.com/?cid=1000000',
+          primaryType: 'dental_clinic',
+          types: ['dental_clinic', 'health', 'point_of_interest', 'establishment'],
+          utcOffsetMinutes: -360,
+        },
+        retrievedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+        provenance: {
+          email: null,
+          phone: fromGoogle,
+          website: fromGoogle,
+          socialProfiles: { facebook: null, instagram: null, linkedin: null },
+        },
       },
     });
     expect(second?.lead).toMatchObject({ phone: '(512) 555-1000', reviewScore: null, website: null });
     const sent = fake.requests[0]!;
     expect(sent.headers['x-goog-fieldmask']).toBe(FIELD_MASK);
-    expect(FIELD_MASK).not.toContain('priceLevel');
+    expect(String(sent.headers['x-goog-fieldmask']).split(',')).toEqual(
+      expect.arrayContaining(['places.userRatingCount', 'places.regularOpeningHours', 'places.googleMapsUri', 'places.utcOffsetMinutes']),
+    );
     expect(sent.body).toMatchObject({
       textQuery: 'Dentist kids in Austin, United States',
       regionCode: 'US',
@@ -76,13 +109,110 @@ describe('google_places adapter', () => {
     );
   });
 
-  it('when a place is closed permanently or temporarily, then it is skipped', async () => {
+  it('when a place is closed permanently or temporarily, then it is filtered and counted, and includeClosed lets only the temporarily closed through', async () => {
     fake.places = makePlaces(5).map((p, i) => ({
       ...p,
       businessStatus: ['OPERATIONAL', 'CLOSED_PERMANENTLY', 'CLOSED_TEMPORARILY', 'OPERATIONAL', undefined][i],
     }));
-    const leads = leadsOf(await collect(provider(), request(), context()));
-    expect(leads.map((l) => l.dedupKey).sort()).toEqual(['ChIJp0000', 'ChIJp0003', 'ChIJp0004']);
+    const pages = await collect(provider(), request(), context());
+    expect(
+      leadsOf(pages)
+        .map((l) => l.dedupKey)
+        .sort(),
+    ).toEqual(['ChIJp0000', 'ChIJp0003', 'ChIJp0004']);
+    expect(pages.reduce((n, p) => n + (p.filtered ?? 0), 0)).toBe(2);
+    const open = await collect(provider(), request({ filters: { includeClosed: true } }), context());
+    expect(
+      leadsOf(open)
+        .map((l) => l.dedupKey)
+        .sort(),
+    ).toEqual(['ChIJp0000', 'ChIJp0002', 'ChIJp0003', 'ChIJp0004']);
+    expect(open.reduce((n, p) => n + (p.filtered ?? 0), 0)).toBe(1);
+  });
+
+  it('when filters are asked for, then Google gets minRating (in its 0.5 steps) and priceLevels, and every filter is checked on the lead and counted', async () => {
+    fake.places = makePlaces(40).map((p, i) => ({
+      ...p,
+      priceLevel: i % 4 === 0 ? 'PRICE_LEVEL_EXPENSIVE' : 'PRICE_LEVEL_MODERATE',
+      websiteUri: i % 5 === 0 ? undefined : p.websiteUri,
+    }));
+    const filters = { minRating: 3.7, minReviewCount: 50, priceLevels: ['moderate' as const], requireWebsite: true as const };
+    const pages = await collect(provider(), request({ filters }), context());
+    const leads = leadsOf(pages).map(
+      (l) => l.lead as { reviewScore: number; website: string | null; place: { reviewCount: number; priceLevel: string } },
+    );
+    expect(fake.requests[0]!.body).toMatchObject({ minRating: 3.5, priceLevels: ['PRICE_LEVEL_MODERATE'] });
+    // what Google returned (rating >= 3.5, moderate) minus what the worker's exact checks left out
+    const returned = fake.answers.flat().length;
+    const filtered = pages.reduce((n, p) => n + (p.filtered ?? 0), 0);
+    expect(leads.length + filtered).toBe(returned);
+    expect(filtered).toBeGreaterThan(0);
+    expect(leads.length).toBeGreaterThan(0);
+    for (const lead of leads) {
+      expect(lead.reviewScore).toBeGreaterThanOrEqual(3.7);
+      expect(lead.place.reviewCount).toBeGreaterThanOrEqual(50);
+      expect(lead.place.priceLevel).toBe('moderate');
+      expect(lead.website).not.toBeNull();
+    }
+  });
+
+  it('when requireEmail is asked for, then only places whose website gave an email are delivered, with the page it was read on', async () => {
+    fake.places = makePlaces(6);
+    const enricher: WebsiteEnricherLike = {
+      enrich: (url) =>
+        Promise.resolve({
+          emails: url.includes('p1.') || url.includes('p4.') ? [`info@${new URL(url).hostname}`] : [],
+          socialProfiles: { facebook: null, instagram: null, linkedin: null },
+          provenance: {
+            emailSource: 'contact page',
+            emailBasis: 'site domain',
+            profileSources: { facebook: null, instagram: null, linkedin: null },
+            pagesVisited: 2,
+            // decision 040's crawler attribution, which fills decision 038's provenance
+            sources: {
+              emails: { [`info@${new URL(url).hostname}`]: { sourceUrl: `${url}/contact`, basis: 'site domain' } },
+              facebook: null,
+              instagram: null,
+              linkedin: null,
+            },
+          },
+        }),
+    };
+    const pages = await collect(provider(enricher), request({ filters: { requireEmail: true } }), context());
+    const leads = leadsOf(pages);
+    expect(leads.map((l) => l.dedupKey).sort()).toEqual(['ChIJp0001', 'ChIJp0004']);
+    expect(pages.reduce((n, p) => n + (p.filtered ?? 0), 0)).toBe(4);
+    expect(leads.find((l) => l.dedupKey === 'ChIJp0001')!.lead.provenance?.email).toEqual({
+      origin: 'website',
+      upstream: null,
+      sourceUrl: 'https://business-p1.example/contact',
+      basis: 'site domain',
+      retrievedAt: expect.any(String),
+    });
+  });
+
+  it('when GOOGLE_PLACES_FIELDS is pro, then the mask has no Enterprise field and the lead has those fields null', async () => {
+    fake.places = makePlaces(3);
+    const pages = await collect(provider(null, 5_000, 'good-key', 'pro'), request(), context());
+    const mask = String(fake.requests[0]!.headers['x-goog-fieldmask']).split(',');
+    for (const field of [
+      'places.websiteUri',
+      'places.internationalPhoneNumber',
+      'places.nationalPhoneNumber',
+      'places.rating',
+      'places.userRatingCount',
+      'places.priceLevel',
+      'places.regularOpeningHours',
+    ])
+      expect(mask).not.toContain(field);
+    expect(mask).toEqual(expect.arrayContaining(['places.id', 'places.displayName', 'places.googleMapsUri', 'places.businessStatus']));
+    const lead = leadsOf(pages)[0]!.lead as unknown as { phone: unknown; website: unknown; place: Record<string, unknown> };
+    expect(lead).toMatchObject({
+      phone: null,
+      website: null,
+      place: { reviewCount: null, priceLevel: null, openingHours: null, internationalPhone: null },
+    });
+    expect(lead.place.googleMapsUri).toMatch(/^https:\/\/maps\.google\.com/);
   });
 
   it('when the area has no match, then the answer {} ends the search with no lead after one call', async () => {

@@ -6,6 +6,7 @@ import { logger } from '@leadgen/logger';
 import { startFakeDnsServer, type FakeDnsServer } from '@leadgen/testing';
 import { closeProviders, createProviders } from '../src/registry';
 import { FleetRateLimiter, UpstreamClient } from '../src/upstream';
+import { countUpstreamCalls } from '../src/upstream/upstream-client';
 import {
   createDnsMailCheck,
   createEmailVerifier,
@@ -55,7 +56,10 @@ beforeEach(() => {
 
 let run = 0;
 /** One worker process's verifier: its own in-flight map and down/up view, the shared Redis under a fresh key space per test. */
-function worker(engine: 'reacher' | 'zerobounce' = 'reacher', options: { budgetMs?: number; ratePerMin?: number; space?: string } = {}) {
+function worker(
+  engine: 'reacher' | 'zerobounce' = 'reacher',
+  options: { budgetMs?: number; ratePerMin?: number; space?: string; concurrency?: number } = {},
+) {
   const space = options.space ?? `${prefix}:${run}`;
   const limiter = new FleetRateLimiter({ redis, key: `${space}:ratelimit:${engine}`, ratePerMin: options.ratePerMin ?? 60_000 });
   const client = (name: string, baseUrl: string, headers: Record<string, string>) =>
@@ -76,7 +80,7 @@ function worker(engine: 'reacher' | 'zerobounce' = 'reacher', options: { budgetM
         addressTtlSeconds: 600,
         domainTtlSeconds: 300,
       }),
-      concurrency: 4,
+      concurrency: options.concurrency ?? 4,
       budgetMs: options.budgetMs ?? 5_000,
       downProbeMs: 60_000,
     }),
@@ -88,6 +92,21 @@ beforeEach(() => {
 });
 
 describe('mailbox verdicts through Reacher', () => {
+  it("when two jobs verify at once through one worker's stage, then each job's upstream calls count the engine calls it started, and only those (decision 038)", async () => {
+    // one engine call at a time, so the calls queue in the stage's limit
+    const verifier = worker('reacher', { concurrency: 1 });
+    const [a, b] = [new Map<string, number>(), new Map<string, number>()];
+    // p-limit runs a queued call in the context of whichever call freed its slot: without the stage's own
+    // scope, one job's calls would be counted in the other's.
+    await Promise.all([
+      countUpstreamCalls(a, () => verifier.verify(['anna@mx.test', 'nobody@mx.test', 'full@mx.test'], job())),
+      countUpstreamCalls(b, () => verifier.verify(['greylisted@mx.test', 'info@mx.test'], job())),
+    ]);
+    expect(Object.fromEntries(a)).toEqual({ reacher: 3 });
+    expect(Object.fromEntries(b)).toEqual({ reacher: 2 });
+    expect(reacher.checks()).toHaveLength(5);
+  });
+
   it('when addresses are verified, then each carries the mailbox verdict, the engine and its time; a no_mail domain is never sent', async () => {
     const verdicts = await worker().verify(
       ['anna@mx.test', 'nobody@mx.test', 'full@mx.test', 'greylisted@mx.test', 'info@mx.test', 'x@null-mx.test', 'y@mailinator.com'],

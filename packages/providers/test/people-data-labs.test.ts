@@ -29,6 +29,12 @@ const linkedin = (overrides: Parameters<typeof request>[0] = {}) =>
 
 describe('people_data_labs adapter', () => {
   it('when a person matches, then the record is mapped onto the lead with its person object', async () => {
+    const fromPdl = {
+      origin: 'upstream',
+      upstream: 'people_data_labs',
+      sourceUrl: 'https://www.linkedin.com/in/sean-thorne',
+      retrievedAt: expect.any(String),
+    };
     fake.people = makePeople(1, () => ({
       full_name: 'sean thorne',
       job_title: 'co-founder and chief executive officer',
@@ -66,10 +72,47 @@ describe('people_data_labs adapter', () => {
             seniority: 'owner',
             linkedinUrl: 'https://www.linkedin.com/in/sean-thorne',
             location: 'San Francisco, California, United States',
+            // decision 038: PDL's documented person fields, from the fake's record
+            workEmail: 'sean@peopledatalabs.com',
+            emailType: 'professional',
+            phoneNumbers: ['+15555550100'],
+            locationParts: { locality: 'Austin', region: 'Texas', country: 'United States', postalCode: '78701' },
+            jobStartDate: '2010-01',
+            seniorityLevels: ['owner', 'cxo'],
+            company: {
+              name: 'People Data Labs',
+              website: 'https://peopledatalabs.com',
+              size: '51-200',
+              industry: 'computer software',
+              linkedinUrl: 'https://linkedin.com/company/company-0',
+              location: 'Austin, Texas, United States',
+            },
+            skills: ['sales', 'saas', 'leadership'],
+          },
+          retrievedAt: expect.any(String),
+          provenance: {
+            email: fromPdl,
+            phone: fromPdl,
+            website: fromPdl,
+            socialProfiles: { facebook: fromPdl, instagram: null, linkedin: fromPdl },
           },
         },
       },
     ]);
+  });
+
+  it('when requireEmail and requirePhone are asked for, then PDL is asked only for people with them, and a plan that withholds the value (true) is filtered and counted', async () => {
+    fake.people = makePeople(12, (i) => ({
+      work_email: i < 6 ? `p${i}@acme.example` : null,
+      emails: [],
+      phone_numbers: i % 2 === 0 ? (i === 4 ? true : [`+1512555${1000 + i}`]) : [],
+    }));
+    const pages = await collect(provider(), linkedin({ filters: { requireEmail: true, requirePhone: true } }), context());
+    const leads = pages.flatMap((p) => p.leads);
+    // people 0, 2 (email and phone), 4 has PDL's `true` for its phones: returned by PDL, filtered here
+    expect(leads.map((l) => l.lead.email).sort()).toEqual(['p0@acme.example', 'p2@acme.example']);
+    expect(pages.reduce((n, p) => n + (p.filtered ?? 0), 0)).toBe(1);
+    expect(JSON.stringify((fake.requests[0]!.body as { query: unknown }).query)).toContain('"exists":{"field":"phone_numbers"}');
   });
 
   it('when linkedinParams are given, then they become the Elasticsearch query PDL evaluates', async () => {

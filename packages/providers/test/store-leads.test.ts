@@ -67,6 +67,8 @@ describe('storeleads adapter', () => {
       ],
     }));
     const [row] = (await collect(provider({ withPdl: false }), shopify(), context()))[0]!.leads;
+    const from = (sourceUrl: string) => ({ origin: 'upstream', upstream: 'storeleads', sourceUrl, retrievedAt: expect.any(String) });
+    const [contactPage, home] = [from('https://allbirds.com/pages/contact'), from('https://allbirds.com/')];
     expect(row).toEqual({
       dedupKey: 'allbirds.com',
       lead: {
@@ -83,11 +85,51 @@ describe('storeleads adapter', () => {
           instagram: 'https://instagram.com/allbirds',
           linkedin: 'https://www.linkedin.com/company/allbirds',
         },
-        store: { domain: 'allbirds.com', country: 'US', platform: 'shopify', categoryPath: '/Apparel' },
+        store: {
+          domain: 'allbirds.com',
+          country: 'US',
+          platform: 'shopify',
+          categoryPath: '/Apparel',
+          // decision 038: Store Leads' domain fields, from the fake's record
+          merchantName: 'Allbirds',
+          plan: 'Shopify Plus',
+          city: 'San Francisco',
+          region: 'CA',
+          categoryPaths: ['/Apparel/Footwear', '/Apparel'],
+          estimatedMonthlySales: 0,
+          employeeCount: 2,
+          productCount: 0,
+          rank: 100000,
+          technologies: ['Klaviyo', 'Google Analytics'],
+          apps: ['Judge.me Product Reviews'],
+          createdAt: '2015-01-15T00:00:00Z',
+        },
         contacts: [
-          { name: null, title: null, email: 'help@allbirds.com', phone: null, linkedinUrl: null },
-          { name: null, title: null, email: null, phone: '+1 888-963-8944', linkedinUrl: null },
+          {
+            name: null,
+            title: null,
+            email: 'help@allbirds.com',
+            phone: null,
+            linkedinUrl: null,
+            provenance: { email: contactPage, phone: null, linkedinUrl: null },
+          },
+          {
+            name: null,
+            title: null,
+            email: null,
+            phone: '+1 888-963-8944',
+            linkedinUrl: null,
+            provenance: { email: null, phone: home, linkedinUrl: null },
+          },
         ],
+        retrievedAt: expect.any(String),
+        // each value's page as contact_info names it (`source`), else the store's home page
+        provenance: {
+          email: contactPage,
+          phone: home,
+          website: home,
+          socialProfiles: { facebook: null, instagram: home, linkedin: home },
+        },
       },
     });
     const query = stores.requests[0]!.query;
@@ -161,17 +203,54 @@ describe('storeleads adapter', () => {
     expect(pdl.requests).toHaveLength(1);
     const byDomain = Object.fromEntries(leads.map((l) => [l.store.domain, l.contacts]));
     expect(byDomain['store0.com']).toEqual([
-      { name: null, title: null, email: 'info@store0.com', phone: null, linkedinUrl: null },
+      expect.objectContaining({ name: null, title: null, email: 'info@store0.com', phone: null, linkedinUrl: null }),
       expect.objectContaining({ title: 'founder', linkedinUrl: 'https://www.linkedin.com/in/a0' }),
     ]);
     expect(byDomain['store1.com']).toEqual([]);
     expect(byDomain['store2.com']).toEqual([expect.objectContaining({ title: 'head of ecommerce', name: 'Person Number0' })]);
   });
 
+  it('when shopify filters are asked for, then only stores that pass every one are delivered, the rest counted, and no PDL call is made for a filtered store', async () => {
+    // makeStores: estimated_sales 1000*i, product_count 10*i, Klaviyo on even i, Judge.me on i % 3 == 0, created 20(15+i%10)-0(1+i%9)-15
+    stores.stores = makeStores(30);
+    const filters = {
+      minEstimatedSales: 5_000,
+      maxEstimatedSales: 25_000,
+      technologies: ['klaviyo'],
+      apps: ['Judge.me Product Reviews', 'Nothing Else'],
+      createdAfter: '2018-01-01',
+      minProductCount: 60,
+    };
+    const pages = await collect(provider(), shopify({ maxResults: 30, filters, decisionMakerTitles: ['Founder'] }), context());
+    const leads = leadsOf(pages);
+    // i in 6..25, even, divisible by 3 (6, 12, 18, 24), created 2018 or later (15+i%10 >= 18: i%10 >= 3): 6, 18, 24
+    expect(leads.map((l) => l.store.domain).sort()).toEqual(['store18.com', 'store24.com', 'store6.com']);
+    expect(pages.reduce((n, p) => n + (p.filtered ?? 0), 0)).toBe(27);
+    expect(stores.requests[0]!.query.get('page_size')).toBe('50');
+    // the people lookup asked only for the stores that passed
+    const asked = JSON.stringify(pdl.requests.map((r) => r.body));
+    expect(asked).toContain('store18.com');
+    expect(asked).not.toContain('store1.com');
+  });
+
   it('when PDL is not configured, then contacts come only from contact_info', async () => {
     stores.stores = makeStores(1, () => ({ contact_info: [{ type: 'phone', value: '+1 512 555 0100' }] }));
     const leads = leadsOf(await collect(provider({ withPdl: false }), shopify({ decisionMakerTitles: ['Founder'] }), context()));
-    expect(leads[0]!.contacts).toEqual([{ name: null, title: null, email: null, phone: '+1 512 555 0100', linkedinUrl: null }]);
+    expect(leads[0]!.contacts).toEqual([
+      {
+        name: null,
+        title: null,
+        email: null,
+        phone: '+1 512 555 0100',
+        linkedinUrl: null,
+        // no `source` in contact_info: the store's home page
+        provenance: {
+          email: null,
+          phone: { origin: 'upstream', upstream: 'storeleads', sourceUrl: 'https://store0.com/', retrievedAt: expect.any(String) },
+          linkedinUrl: null,
+        },
+      },
+    ]);
     expect(pdl.requests).toHaveLength(0);
   });
 

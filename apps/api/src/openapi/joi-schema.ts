@@ -20,6 +20,13 @@ export function tidy(node: unknown): unknown {
   if (!node || typeof node !== 'object') return node;
   const out: Schema = {};
   const source = node as Schema;
+  // A Joi alternatives' conditional (a batch of requests, or an area batch) comes out as `if`/`then`/`else`:
+  // documented as either branch, the one the body's fields choose.
+  if (source.type === undefined && source.if !== undefined && source.then !== undefined && source.else !== undefined) {
+    const rest: Schema = { ...source, anyOf: [source.then, source.else] };
+    for (const key of ['if', 'then', 'else']) delete rest[key];
+    return tidy(rest);
+  }
   for (const [key, value] of Object.entries(source)) {
     if (key === 'type' && Array.isArray(value) && value.length === 6 && source.oneOf) continue;
     if (key === 'default') continue;

@@ -1,5 +1,5 @@
 import { BATCH_STATUSES, TERMINAL_STATUSES } from '@leadgen/domain';
-import { d, int, nullable, object, str, time } from './openapi-schemas';
+import { d, int, nullable, object, ref, str, time } from './openapi-schemas';
 
 // Batches (docs/api.md#batches, decision 021): the batch body (the paths are declared in
 // routes/leads/batches-endpoints.ts; BatchRequest is derived from its Joi schema in batches-schema.ts).
@@ -39,6 +39,7 @@ export const batchSchemas = {
       createdAt: d('When the batch was created', time),
       finishedAt: d('When its last child settled', nullable(time)),
       monitorId: d('The monitor whose run this batch is (a batch monitor, decision 022); absent for a batch asked for directly', str),
+      areaSearch: d('An area search’s area, tiles and quote (decision 039); absent for a batch of requests', ref('BatchArea')),
       terminal: d(
         'The outcome; present exactly when the status is terminal',
         object({

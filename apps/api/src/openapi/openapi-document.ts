@@ -9,6 +9,7 @@ import { batchSchemas } from './openapi-batches';
 import { objectionEvents, objectionSchemas } from './openapi-objections';
 import { keySchemas } from './openapi-keys';
 import { linkDocs } from './served-docs';
+import { areaSchemas } from './openapi-areas';
 import {
   type Schema,
   PROBLEM_CODES,
@@ -119,6 +120,7 @@ function document(): Schema {
         ...batchSchemas,
         ...objectionSchemas,
         ...keySchemas,
+        ...areaSchemas,
         Accepted: object(
           {
             jobId: d('The job id', str),

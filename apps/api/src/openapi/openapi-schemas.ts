@@ -55,6 +55,12 @@ export const PROBLEM_CODES = [
   'test_mode_unsupported',
   'api_key_not_found',
   'api_key_limit',
+  // area searches (decision 039)
+  'quote_not_found',
+  'quote_expired',
+  'area_place_not_found',
+  'area_too_large',
+  'area_empty',
 ] as const;
 
 const ISO_CODE = '^\\s*[A-Za-z]{2}\\s*$';
@@ -88,7 +94,39 @@ const REQUEST_FIELDS: Record<string, string> = {
   linkedinParams: 'Structured LinkedIn filters (source linkedin only).',
   decisionMakerTitles: 'Shopify contact roles to keep (source shopify only).',
   requiredChannels: 'Shopify stores must have each of these channels (source shopify only).',
+  filters:
+    "What not to deliver (nor bill), with the fields of the request's source: a lead that fails one is counted in `skipped.filtered` and the job pages on (decision 038).",
 };
+const FILTER_FIELDS: Record<string, string> = {
+  minRating: "google_maps: Google's average rating at least this (0..5).",
+  minReviewCount: "google_maps: Google's review count at least this.",
+  priceLevels: "google_maps: Google's price level one of these.",
+  requireWebsite: 'google_maps: only places with a website.',
+  requirePhone: 'Only leads with a phone.',
+  requireEmail: 'Only leads with an email (google_maps: from Google or the website; after verification).',
+  includeClosed: 'google_maps: deliver temporarily closed places too (a permanently closed one never is).',
+  minEstimatedSales: "shopify: Store Leads' estimated monthly sales at least this, in US cents.",
+  maxEstimatedSales: 'shopify: estimated monthly sales at most this, in US cents.',
+  technologies: 'shopify: the store uses any of these technologies (case-insensitive).',
+  apps: 'shopify: the store has any of these apps installed (case-insensitive).',
+  createdAfter: 'shopify: the store was created on or after this date (YYYY-MM-DD).',
+  minProductCount: 'shopify: the store lists at least this many products.',
+};
+
+/** Each source's branch of `filters`, titled by its source and with a line per field. */
+function describeFilters(schema: Schema): Schema {
+  const branches = (schema.anyOf as Array<Schema & { properties: Schema }> | undefined) ?? [];
+  const titleOf = (branch: { properties: Schema }) =>
+    'minRating' in branch.properties
+      ? 'GoogleMapsFilters'
+      : 'minEstimatedSales' in branch.properties
+        ? 'ShopifyFilters'
+        : 'LinkedinFilters';
+  return {
+    ...schema,
+    anyOf: branches.map((branch) => ({ ...branch, title: titleOf(branch), properties: describe(branch.properties, FILTER_FIELDS) })),
+  };
+}
 const LINKEDIN_FIELDS: Record<string, string> = {
   title: 'Job title(s).',
   seniority: 'Seniority levels.',
@@ -111,6 +149,7 @@ export function generationRequestInputSchema(): Schema {
   const linkedin = properties.linkedinParams as Schema & { properties: Record<string, Schema> };
   properties.linkedinParams = { ...linkedin, properties: describe({ ...linkedin.properties, country: countryInput('') }, LINKEDIN_FIELDS) };
   properties.state = countryInput('');
+  properties.filters = describeFilters(properties.filters as Schema);
   return {
     ...derived,
     title: 'GenerationRequestInput',
@@ -253,6 +292,95 @@ const profiles = (what: string) =>
     linkedin: d(`LinkedIn ${what}`, nullable(str)),
   });
 
+const num = { type: 'number' };
+const strings = { type: 'array', items: str };
+// Decision 038: where each contact value came from and when.
+const valueSource = nullable(
+  object(
+    {
+      origin: d('`upstream`: the source answered it; `website`: read from the business’s own site', {
+        type: 'string',
+        enum: ['upstream', 'website'],
+      }),
+      upstream: d('The provider that answered (the job’s `provider`); null for a website value', nullable(str)),
+      sourceUrl: d(
+        'The exact page the value was read on, or the upstream’s own page of the record; null when there is none',
+        nullable(str),
+      ),
+      basis: d('Website values: why the value is taken as the business’s', nullable(str)),
+      retrievedAt: d('When the upstream answered or the page was read', time),
+    },
+    ['origin', 'upstream', 'sourceUrl', 'retrievedAt'],
+  ),
+);
+const provenanceSchema = object(
+  {
+    email: { ...valueSource, description: 'Where `email` came from; null when it is null' },
+    phone: { ...valueSource, description: 'Where `phone` came from' },
+    website: { ...valueSource, description: 'Where `website` came from' },
+    socialProfiles: d(
+      'Where each profile came from',
+      object({
+        facebook: d('Where the Facebook profile came from', valueSource),
+        instagram: d('Where the Instagram profile came from', valueSource),
+        linkedin: d('Where the LinkedIn profile came from', valueSource),
+      }),
+    ),
+  },
+  undefined,
+  { description: 'Where each contact value came from and when (decision 038); absent on leads delivered before it' },
+);
+const point = object({ day: d('0 = Sunday .. 6 = Saturday', int()), hour: d('Hour, local time', int()), minute: d('Minute', int()) });
+const placeSchema = object(
+  {
+    placeId: d('Google’s place id: the lead’s dedup key', str),
+    location: d('Coordinates', nullable(object({ lat: d('Latitude', num), lng: d('Longitude', num) }))),
+    addressComponents: d(
+      'The address split (Google’s addressComponents)',
+      nullable(
+        object({
+          street: d('Street number and route', nullable(str)),
+          locality: d('City or town', nullable(str)),
+          postalCode: d('Postal code', nullable(str)),
+          region: d('First-level administrative area', nullable(str)),
+          countryCode: d('ISO 3166-1 alpha-2', nullable(str)),
+        }),
+      ),
+    ),
+    internationalPhone: d('The phone in E.164', nullable(str)),
+    reviewCount: d('Google’s userRatingCount', nullable(int())),
+    priceLevel: d(
+      'Google’s price level',
+      nullable({ type: 'string', enum: ['free', 'inexpensive', 'moderate', 'expensive', 'very_expensive'] }),
+    ),
+    businessStatus: d(
+      'Google’s business status',
+      nullable({ type: 'string', enum: ['OPERATIONAL', 'CLOSED_TEMPORARILY', 'CLOSED_PERMANENTLY'] }),
+    ),
+    openingHours: d(
+      'Regular opening hours',
+      nullable(
+        object({
+          weekdayDescriptions: d('One line per weekday, Monday first', strings),
+          periods: d('Opening periods; `close` null: open around the clock', {
+            type: 'array',
+            items: object({ open: d('When it opens', point), close: d('When it closes', nullable(point)) }),
+          }),
+        }),
+      ),
+    ),
+    googleMapsUri: d('The place on Google Maps', nullable(str)),
+    primaryType: d('Google’s primary type ("dental_clinic")', nullable(str)),
+    types: d('Google’s types', strings),
+    utcOffsetMinutes: d('The place’s current offset from UTC', nullable({ type: 'integer' })),
+  },
+  undefined,
+  {
+    description:
+      'google_maps only (decision 038): Google’s own fields; the Enterprise-tier ones are null under GOOGLE_PLACES_FIELDS=pro. Absent on leads delivered before it',
+  },
+);
+
 export const leadSchema = object(
   {
     source: d('The source that found the lead', sources),
@@ -275,15 +403,49 @@ export const leadSchema = object(
     reviewScore: d('The average review score (google_maps), when known', nullable({ type: 'number' })),
     categories: d("The source's categories for the business", { type: 'array', items: str }),
     socialProfiles: d('Profile URLs found for the business', profiles('page URL')),
+    retrievedAt: d('When the upstream answered with this record (decision 038); absent on leads delivered before it', time),
+    provenance: provenanceSchema,
+    place: placeSchema,
     person: d(
       'The person (linkedin only)',
-      object({
-        fullName: d('Full name', str),
-        title: d('Job title', nullable(str)),
-        seniority: d('Seniority level', nullable(str)),
-        linkedinUrl: d('LinkedIn profile URL', str),
-        location: d('Location as the profile states it', nullable(str)),
-      }),
+      object(
+        {
+          fullName: d('Full name', str),
+          title: d('Job title', nullable(str)),
+          seniority: d('Seniority level', nullable(str)),
+          linkedinUrl: d('LinkedIn profile URL', str),
+          location: d('Location as the profile states it', nullable(str)),
+          workEmail: d('PDL’s work email', nullable(str)),
+          emailType: d('What kind of address `email` is', nullable({ type: 'string', enum: ['professional', 'personal'] })),
+          phoneNumbers: d('Every phone number PDL returned', strings),
+          locationParts: d(
+            'The location split',
+            object({
+              locality: d('City', nullable(str)),
+              region: d('Region or state', nullable(str)),
+              country: d('Country', nullable(str)),
+              postalCode: d('Postal code', nullable(str)),
+            }),
+          ),
+          jobStartDate: d('When the person started the job (YYYY-MM or YYYY-MM-DD)', nullable(str)),
+          seniorityLevels: d('Every level PDL gives the job title', strings),
+          company: d(
+            'The person’s company',
+            nullable(
+              object({
+                name: d('Company name', nullable(str)),
+                website: d('Company website', nullable(str)),
+                size: d('Headcount band', nullable(str)),
+                industry: d('Industry', nullable(str)),
+                linkedinUrl: d('Company LinkedIn page', nullable(str)),
+                location: d('Company location', nullable(str)),
+              }),
+            ),
+          ),
+          skills: d('Skills, where PDL returns them', strings),
+        },
+        ['fullName', 'title', 'seniority', 'linkedinUrl', 'location'],
+      ),
     ),
     store: d(
       'The store (shopify only)',
@@ -293,6 +455,18 @@ export const leadSchema = object(
           country: d('ISO 3166-1 alpha-2 country of the store, when known', nullable(str)),
           platform: d('The e-commerce platform', str),
           categoryPath: d("The store's category path, when known", nullable(str)),
+          merchantName: d("The merchant's name", nullable(str)),
+          plan: d('The platform plan', nullable(str)),
+          city: d('City', nullable(str)),
+          region: d('Region or state', nullable(str)),
+          categoryPaths: d('Every category path Store Leads lists', strings),
+          estimatedMonthlySales: d('Estimated monthly sales, US cents', nullable(num)),
+          employeeCount: d('Employees', nullable(num)),
+          productCount: d('Products listed', nullable(num)),
+          rank: d('1 is the largest store', nullable(num)),
+          technologies: d('Technologies detected', strings),
+          apps: d('Apps installed', strings),
+          createdAt: d('When the store was created', nullable(str)),
         },
         ['domain', 'country', 'platform'],
       ),
@@ -334,17 +508,28 @@ export const leadSchema = object(
     ),
     contacts: d('Contacts at the store (shopify only)', {
       type: 'array',
-      items: object({
-        name: d('Full name', nullable(str)),
-        title: d('Role', nullable(str)),
-        email: d('Email address', nullable(str)),
-        emailVerification: {
-          anyOf: [{ $ref: '#/components/schemas/EmailVerification' }, { type: 'null' }],
-          description: "The verdict on the contact's `email`; null when it has none",
+      items: object(
+        {
+          name: d('Full name', nullable(str)),
+          title: d('Role', nullable(str)),
+          email: d('Email address', nullable(str)),
+          emailVerification: {
+            anyOf: [{ $ref: '#/components/schemas/EmailVerification' }, { type: 'null' }],
+            description: "The verdict on the contact's `email`; null when it has none",
+          },
+          phone: d('Phone number', nullable(str)),
+          linkedinUrl: d('LinkedIn profile URL', nullable(str)),
+          provenance: d(
+            'Where each of the contact’s values came from (decision 038)',
+            object({
+              email: d('Where the email came from', valueSource),
+              phone: d('Where the phone came from', valueSource),
+              linkedinUrl: d('Where the profile came from', valueSource),
+            }),
+          ),
         },
-        phone: d('Phone number', nullable(str)),
-        linkedinUrl: d('LinkedIn profile URL', nullable(str)),
-      }),
+        ['name', 'title', 'email', 'phone', 'linkedinUrl'],
+      ),
     }),
   },
   ['source', 'businessName', 'email', 'phone', 'address', 'website', 'reviewScore', 'categories', 'socialProfiles'],
@@ -373,9 +558,16 @@ export const jobCommon = {
     ...object({
       alreadyDelivered: d('Leads the account already had (excludeDelivered)', int()),
       suppressed: d("Leads on the account's suppression list", int()),
+      filtered: d("Leads the request's `filters` left out (decision 038)", int()),
     }),
     description:
-      'leads passed over and not billed: ones the account already had (with excludeDelivered) and ones on its suppression list (decision 014)',
+      "leads passed over and not billed: ones the account already had (with excludeDelivered), ones on its suppression list (decision 014), and ones the request's filters left out (decision 038)",
+  },
+  upstreamCalls: {
+    type: 'object',
+    additionalProperties: int(),
+    description:
+      'The paid calls the job made upstream, by upstream (`google_places`, `people_data_labs`, `storeleads`, `reacher`, `zerobounce`), retries included: what a filter cost (decision 038). `{}` for the sandbox',
   },
   monitorId: d('The monitor whose run this job is (`mon_…`, decision 022); absent for a job you asked for directly', str),
 };

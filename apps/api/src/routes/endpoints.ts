@@ -1,6 +1,7 @@
 import type { Endpoint } from '../http/route-table';
 import { accountEndpoints } from './account-endpoints';
 import { batchEndpoints } from './leads/batches-endpoints';
+import { quoteEndpoints } from './leads/quotes-endpoints';
 import { jobEndpoints } from './leads/jobs-endpoints';
 import { keyEndpoints } from './keys/keys-endpoints';
 import { ledgerEndpoints } from './ledger/ledger-endpoints';
@@ -18,6 +19,7 @@ import { webhookEndpoints } from './webhooks/webhooks-endpoints';
 export const ENDPOINTS: readonly Endpoint[] = [
   ...jobEndpoints,
   ...batchEndpoints,
+  ...quoteEndpoints,
   ...leadListingEndpoints,
   ...accountEndpoints,
   ...ledgerEndpoints,

@@ -1,6 +1,6 @@
 import { createBatch, requestFingerprint } from '@leadgen/commands';
 import { findBatch, type BatchRecord, type Database } from '@leadgen/db';
-import { errors, type GenerationRequest } from '@leadgen/domain';
+import { errors, type GenerationRequest, type ResolvedArea } from '@leadgen/domain';
 import { metrics } from '@leadgen/ops';
 import type { ApiDependencies } from '../dependencies';
 
@@ -17,6 +17,10 @@ export interface SubmitBatchInput {
   accountId: string;
   idempotencyKey: string;
   batch: BatchRequest;
+  /** an area search (decision 039): its area and quote; `batch.requests` are its tiles */
+  area?: { area: ResolvedArea; quoteId: string | null };
+  /** what the key binds, when it is not the batch itself (an area batch binds the body as sent, before a place is resolved) */
+  fingerprint?: string;
 }
 
 export interface SubmitBatchResult {
@@ -30,7 +34,7 @@ export interface SubmitBatchResult {
  * key is 422, an account that cannot cover the first child 402.
  */
 export async function submitBatch(deps: Pick<ApiDependencies, 'lifecycle'>, input: SubmitBatchInput): Promise<SubmitBatchResult> {
-  const fingerprint = requestFingerprint(input.batch);
+  const fingerprint = input.fingerprint ?? requestFingerprint(input.batch);
   const { db } = deps.lifecycle;
   const creation = await createBatch(deps.lifecycle, {
     accountId: input.accountId,
@@ -41,6 +45,7 @@ export async function submitBatch(deps: Pick<ApiDependencies, 'lifecycle'>, inpu
     maxCredits: input.batch.maxCredits,
     webhookUrl: input.batch.webhookUrl,
     requests: input.batch.requests,
+    ...(input.area ? { area: input.area } : {}),
   });
   if (creation.kind === 'insufficient_credits') throw errors.insufficientCredits(creation.required, creation.available);
   if (creation.kind === 'bound') {

@@ -80,6 +80,62 @@ describe('enrichLeads provenance', () => {
   });
 });
 
+describe('enrichLeads and the lead provenance (decision 038 filled from decision 040)', () => {
+  it('when the website fills the email and a profile, then their provenance entries carry the crawler’s page and basis, and the upstream’s stay', async () => {
+    const upstreamPhone = {
+      origin: 'upstream' as const,
+      upstream: 'google_places',
+      sourceUrl: 'https://maps.google.com/?cid=1',
+      retrievedAt: '2026-11-29T00:00:00.000Z',
+    };
+    const filled = lead({
+      phone: '+49 30 1234567',
+      provenance: { email: null, phone: upstreamPhone, website: null, socialProfiles: { facebook: null, instagram: null, linkedin: null } },
+    });
+    const before = Date.now();
+    await enrichLeads([filled], { enricher: site, concurrency: 1, deadlineMarginMs: 0 }, new AbortController().signal, Date.now() + 5_000);
+    const provenance = filled.provenance!;
+    expect(provenance.email).toEqual({
+      origin: 'website',
+      upstream: null,
+      sourceUrl: 'https://cafe-rosa.example/kontakt',
+      basis: 'contact block',
+      retrievedAt: expect.any(String),
+    });
+    expect(Date.parse(provenance.email!.retrievedAt)).toBeGreaterThanOrEqual(before - 1_000);
+    expect(provenance.socialProfiles).toEqual({
+      facebook: {
+        origin: 'website',
+        upstream: null,
+        sourceUrl: 'https://cafe-rosa.example/',
+        basis: 'Page Plugin',
+        retrievedAt: expect.any(String),
+      },
+      instagram: null,
+      linkedin: null,
+    });
+    // what the upstream answered keeps its own entry
+    expect(provenance.phone).toEqual(upstreamPhone);
+  });
+
+  it('when the upstream gave the email, then the website’s address neither replaces it nor its provenance', async () => {
+    const upstreamEmail = {
+      origin: 'upstream' as const,
+      upstream: 'google_places',
+      sourceUrl: null,
+      retrievedAt: '2026-11-29T00:00:00.000Z',
+    };
+    const kept = lead({
+      email: 'owner@cafe-rosa.example',
+      provenance: { email: upstreamEmail, phone: null, website: null, socialProfiles: { facebook: null, instagram: null, linkedin: null } },
+    });
+    await enrichLeads([kept], { enricher: site, concurrency: 1, deadlineMarginMs: 0 }, new AbortController().signal, Date.now() + 5_000);
+    expect(kept.email).toBe('owner@cafe-rosa.example');
+    expect(kept.provenance!.email).toEqual(upstreamEmail);
+    expect(kept.provenance!.socialProfiles.facebook).toMatchObject({ origin: 'website', sourceUrl: 'https://cafe-rosa.example/' });
+  });
+});
+
 describe('enrichLeads concurrency and deadline', () => {
   /** An enricher whose visits end only when the test lets them (or their signal aborts). */
   function heldEnricher() {

@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import type { LeadEnrichment, LeadRecord, SocialProfiles, WebsiteValueSource } from '@leadgen/domain';
+import type { LeadEnrichment, LeadRecord, SocialProfiles, ValueSource, WebsiteValueSource } from '@leadgen/domain';
 import { signalUntil } from '../abortable-waits';
 import { abortableLimit } from './concurrency-limits';
 
@@ -22,6 +22,7 @@ interface WebsiteProvenance {
   emailBasis: string | null;
   profileSources: { facebook: string | null; instagram: string | null; linkedin: string | null };
   pagesVisited: number;
+  /** per value found: the exact page it was read on and why it is the business's (decision 040); decision 038's provenance is filled from it */
   sources?: {
     emails: Record<string, WebsiteValueSource>;
     facebook: WebsiteValueSource | null;
@@ -104,13 +105,24 @@ async function enrichLead(lead: LeadRecord, enricher: WebsiteEnricherLike, signa
       profileSources: { facebook: null, instagram: null, linkedin: null },
       pagesVisited: site?.pagesVisited ?? 0,
     };
-    // the exact page and the evidence of each value the website filled, as the lead's provenance carries them
+    // the exact page and the evidence of each value the website filled (decision 040)
     const sources: NonNullable<LeadEnrichment['sources']> = {
       email: filledEmail !== null ? (site?.sources?.emails[filledEmail] ?? null) : null,
       facebook: null,
       instagram: null,
       linkedin: null,
     };
+    // Decision 038: a value the visit filled carries, in the lead's provenance, the page it was read on
+    // (the crawler's sourceUrl), the crawler's basis, and when.
+    const readAt = new Date().toISOString();
+    const fromSite = (source: WebsiteValueSource | null, basis: string | null): ValueSource => ({
+      origin: 'website',
+      upstream: null,
+      sourceUrl: source?.sourceUrl ?? null,
+      basis: source?.basis ?? basis,
+      retrievedAt: readAt,
+    });
+    if (filledEmail !== null && lead.provenance) lead.provenance.email = fromSite(sources.email, site?.emailBasis ?? null);
     lead.email ??= filledEmail;
     for (const network of NETWORKS) {
       const had = lead.socialProfiles[network] !== null;
@@ -118,6 +130,7 @@ async function enrichLead(lead: LeadRecord, enricher: WebsiteEnricherLike, signa
       const filled = !had && lead.socialProfiles[network] !== null;
       enrichment.profileSources[network] = had ? 'upstream' : filled ? (site?.profileSources[network] ?? 'website') : null;
       sources[network] = filled ? (site?.sources?.[network] ?? null) : null;
+      if (filled && lead.provenance) lead.provenance.socialProfiles[network] = fromSite(sources[network], null);
     }
     if (found.websiteStatus !== undefined) enrichment.websiteStatus = found.websiteStatus;
     if (site?.sources !== undefined) enrichment.sources = sources;

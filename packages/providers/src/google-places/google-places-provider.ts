@@ -1,9 +1,10 @@
-import type { GenerationRequest } from '@leadgen/domain';
+import { type GenerationRequest, type GoogleMapsFilters, type GoogleMapsLead, passesGoogleMapsFilters } from '@leadgen/domain';
 import type { LeadProvider, ProviderLead, ProviderPage, SearchContext } from '../lead-provider';
 import { enrichOneLead, type EnrichmentStep } from '../enrichment';
 import { type UpstreamClient, UpstreamError } from '../upstream';
-import { placeToLead } from './google-places-mapping';
-import { MAX_RESULTS_PER_QUERY, PAGE_SIZE, type Rect, searchText } from './places-api';
+import { googlePriceLevel, placeToLead } from './google-places-mapping';
+import { type FieldTier, fieldMask, MAX_RESULTS_PER_QUERY, PAGE_SIZE, type Rect, searchText, type TextSearchBody } from './places-api';
+import { searchTile } from './tile-search';
 import { extend, isLatLng, isRect, MAX_AREA_QUERIES, quarters, queryBody, searchArea } from './search-areas';
 
 export interface GooglePlacesProviderOptions {
@@ -11,6 +12,20 @@ export interface GooglePlacesProviderOptions {
   client: UpstreamClient;
   /** null: leads are delivered as Google describes them */
   enrichment: EnrichmentStep | null;
+  /** GOOGLE_PLACES_FIELDS: the Text Search SKU the field mask incurs (default enterprise) */
+  fields?: FieldTier;
+}
+
+/**
+ * The request's filters Google applies itself, so fewer places are paid for: `minRating` in Google's 0.5
+ * steps (rounded down: the worker checks the exact value) and `priceLevels`. Sent on every page of a query,
+ * since a page token is valid only with the other parameters repeated unchanged.
+ */
+export function serverSideFilters(filters: GoogleMapsFilters | undefined): Pick<TextSearchBody, 'minRating' | 'priceLevels'> {
+  const out: Pick<TextSearchBody, 'minRating' | 'priceLevels'> = {};
+  if (filters?.minRating !== undefined && filters.minRating > 0) out.minRating = Math.floor(filters.minRating * 2) / 2;
+  if (filters?.priceLevels !== undefined) out.priceLevels = filters.priceLevels.map(googlePriceLevel);
+  return out;
 }
 
 /**
@@ -88,7 +103,20 @@ export function createGooglePlacesProvider(options: GooglePlacesProviderOptions)
   return {
     source: 'google_maps',
     name: 'google_places',
-    search: (request, context) => search(options, request, context),
+    // An area search's tile is one restricted query of its own (tile-search.ts); anything else, the city search.
+    search: (request, context) =>
+      request.tile !== undefined
+        ? searchTile(
+            {
+              client: options.client,
+              enrichment: options.enrichment,
+              mask: fieldMask(options.fields ?? 'enterprise'),
+              server: serverSideFilters(request.filters as GoogleMapsFilters | undefined),
+            },
+            request,
+            context,
+          )
+        : search(options, request, context),
   };
 }
 
@@ -98,17 +126,20 @@ async function* search(
   context: SearchContext,
 ): AsyncGenerator<ProviderPage> {
   const { signal, deadline } = context;
+  const filters = request.filters as GoogleMapsFilters | undefined;
+  const mask = fieldMask(options.fields ?? 'enterprise');
+  const server = serverSideFilters(filters);
   let state: CursorState | null = decodeCursor(context.cursor);
   // A stored page token may have expired by the time a replacement worker uses it.
   let tokenFromCursor = state.pageToken !== null;
   const seen = new Set<string>();
   while (state !== null) {
-    const first = queryBody(request, state.area, PAGE_SIZE);
+    const first = { ...queryBody(request, state.area, PAGE_SIZE), ...server };
     // Google requires every parameter but the token to repeat unchanged on later pages.
     const body = state.pageToken === null ? first : { ...first, pageToken: state.pageToken };
     let page;
     try {
-      page = await searchText(options.client, body, signal, deadline);
+      page = await searchText(options.client, body, signal, deadline, mask);
     } catch (error) {
       if (tokenFromCursor && error instanceof UpstreamError && error.upstreamStatus === 400 && error.reason === 'provider_error') {
         tokenFromCursor = false;
@@ -119,25 +150,42 @@ async function* search(
     }
     tokenFromCursor = false;
 
+    const retrievedAt = new Date().toISOString();
     let { bounds, fresh } = state;
-    const leads: ProviderLead[] = [];
+    let leads: ProviderLead[] = [];
+    let filtered = 0;
+    // Filters before the website visit (no crawl for a place that will not be delivered), except the
+    // email, which the visit may find; a filtered place is counted, never delivered, never billed.
+    const passes = (item: ProviderLead, f: GoogleMapsFilters | undefined) => passesGoogleMapsFilters(item.lead as GoogleMapsLead, f);
     for (const place of page.places) {
       if (state.area === null && isLatLng(place.location)) bounds = extend(bounds, place.location);
       if (seen.has(place.id)) continue;
       seen.add(place.id);
       fresh += 1;
-      const mapped = placeToLead(place, request.category, request.state);
-      if (mapped !== null) leads.push(mapped);
+      const mapped = placeToLead(place, request.category, request.state, retrievedAt);
+      if (mapped === null) continue;
+      if (passes(mapped, { ...filters, requireEmail: undefined })) leads.push(mapped);
+      else filtered += 1;
     }
     const done: CursorState = { ...state, bounds, fresh, returned: state.returned + page.places.length };
     const next = page.nextPageToken !== null ? { ...done, pageToken: page.nextPageToken } : nextQuery(done);
     // Handed over as Google answered it: the worker reads each website it still needs while it already asks
-    // for the next page with the token (decision 037).
+    // for the next page with the token (decision 037). The email filter holds after the visit: a place it
+    // leaves out is dropped by its finish, which the worker counts as filtered (decision 038).
     const step = options.enrichment;
     const finish = step
-      ? (row: ProviderLead, leadSignal: AbortSignal) => enrichOneLead(row.lead, step, leadSignal, deadline).then(() => true)
+      ? async (row: ProviderLead, leadSignal: AbortSignal) => {
+          await enrichOneLead(row.lead, step, leadSignal, deadline);
+          return !filters?.requireEmail || passes(row, filters);
+        }
       : undefined;
-    yield { leads, cursor: next === null ? null : encodeCursor(next), ...(finish ? { finish } : {}) };
+    if (!step && filters?.requireEmail) {
+      // No website step: the email is what Google gave (none), so the filter is decided now.
+      const kept = leads.filter((item) => passes(item, filters));
+      filtered += leads.length - kept.length;
+      leads = kept;
+    }
+    yield { leads, cursor: next === null ? null : encodeCursor(next), filtered, ...(finish ? { finish } : {}) };
     state = next;
   }
 }

@@ -2,26 +2,46 @@ import { ProviderError } from '../lead-provider';
 import type { UpstreamClient } from '../upstream';
 
 /**
- * The fields we read, and nothing else: the bill for a Text Search call follows the costliest
- * field in the mask. Phone, website and rating put the call in the Enterprise tier whatever else
- * is asked; `places.location` feeds the rectangles, `places.addressComponents` the country check
- * and a service-area business's locality, `places.pureServiceAreaBusiness` says which has no address.
+ * The fields we read, and nothing else: Google bills a Text Search at the costliest SKU of any field
+ * in its mask ("Usage and billing"; the Place data fields page lists each field's Text Search SKU).
+ * Pro: id, name, address and its components, location, types and primary type, status, Maps link, UTC
+ * offset, the service-area flag. Enterprise adds phones, website, rating, review count, price level and
+ * opening hours. `places.location` feeds the rectangles, `places.addressComponents` the country check.
  */
-export const FIELD_MASK = [
+export const PRO_FIELDS = [
   'places.id',
   'places.displayName',
   'places.formattedAddress',
   'places.addressComponents',
   'places.pureServiceAreaBusiness',
   'places.location',
+  'places.types',
+  'places.primaryType',
+  'places.businessStatus',
+  'places.googleMapsUri',
+  'places.utcOffsetMinutes',
+  'nextPageToken',
+] as const;
+
+export const ENTERPRISE_FIELDS = [
   'places.internationalPhoneNumber',
   'places.nationalPhoneNumber',
   'places.websiteUri',
   'places.rating',
-  'places.types',
-  'places.businessStatus',
-  'nextPageToken',
-].join(',');
+  'places.userRatingCount',
+  'places.priceLevel',
+  'places.regularOpeningHours',
+] as const;
+
+/** GOOGLE_PLACES_FIELDS: the Text Search SKU the mask incurs (decision 038). */
+export type FieldTier = 'pro' | 'enterprise';
+
+export function fieldMask(tier: FieldTier): string {
+  return (tier === 'pro' ? [...PRO_FIELDS] : [...PRO_FIELDS, ...ENTERPRISE_FIELDS]).join(',');
+}
+
+/** The Enterprise mask, the default. */
+export const FIELD_MASK = fieldMask('enterprise');
 
 /** The API's own maximum; also the cheapest choice, since each call is billed whatever its size. */
 export const PAGE_SIZE = 20;
@@ -48,6 +68,10 @@ export interface TextSearchBody {
   /** a hard limit: no place outside it is returned; only with a text query that names no place */
   locationRestriction?: { rectangle: Rect };
   includePureServiceAreaBusinesses?: boolean;
+  /** "Filter out results whose average user rating is strictly less than this limit" (0..5, in steps of 0.5: service proto) */
+  minRating?: number;
+  /** "Used to restrict the search to places that are marked as certain price levels" (service proto; PRICE_LEVEL_* names) */
+  priceLevels?: string[];
   pageToken?: string;
 }
 
@@ -59,6 +83,8 @@ export interface AddressComponent {
 
 export interface Place {
   id: string;
+  /** only in an area's place-name resolution (area-survey.ts): the place's preferred viewport */
+  viewport?: Rect;
   displayName?: { text?: string };
   formattedAddress?: string;
   addressComponents?: AddressComponent[];
@@ -70,6 +96,26 @@ export interface Place {
   rating?: number;
   types?: string[];
   businessStatus?: string;
+  primaryType?: string;
+  googleMapsUri?: string;
+  utcOffsetMinutes?: number;
+  userRatingCount?: number;
+  /** PRICE_LEVEL_FREE, _INEXPENSIVE, _MODERATE, _EXPENSIVE, _VERY_EXPENSIVE (or _UNSPECIFIED) */
+  priceLevel?: string;
+  regularOpeningHours?: OpeningHours;
+}
+
+/** place proto `OpeningHours`: periods of `{ open, close }` points (`day` 0 = Sunday), and one text line per weekday. */
+export interface OpeningHours {
+  openNow?: boolean;
+  periods?: Array<{ open?: OpeningPoint; close?: OpeningPoint }>;
+  weekdayDescriptions?: string[];
+}
+
+export interface OpeningPoint {
+  day?: number;
+  hour?: number;
+  minute?: number;
 }
 
 export interface TextSearchPage {
@@ -104,11 +150,12 @@ export async function searchText(
   body: TextSearchBody,
   signal: AbortSignal,
   deadline: number,
+  mask: string = FIELD_MASK,
 ): Promise<TextSearchPage> {
   const response = await client.request({
     method: 'POST',
     path: 'v1/places:searchText',
-    headers: { 'x-goog-fieldmask': FIELD_MASK },
+    headers: { 'x-goog-fieldmask': mask },
     body,
     signal,
     deadline,

@@ -1,4 +1,11 @@
-import type { LinkedinLead, StoreContact } from '@leadgen/domain';
+import {
+  fromUpstream,
+  type LinkedinLead,
+  type PersonCompany,
+  type PersonDetails,
+  type StoreContact,
+  upstreamProvenance,
+} from '@leadgen/domain';
 import type { ProviderLead } from '../lead-provider';
 import type { PdlPerson } from './pdl-api';
 import { seniorityOfLevel } from './query';
@@ -72,8 +79,71 @@ function firstLevel(person: PdlPerson): unknown {
   return Array.isArray(person.job_title_levels) ? (person.job_title_levels as unknown[])[0] : undefined;
 }
 
-/** A person onto the linkedin lead record; null without a usable profile URL (it is the dedup key). */
-export function personToLead(person: PdlPerson): ProviderLead | null {
+/** The provider name on every value PDL answered (the job body's `provider`). */
+export const PEOPLE_DATA_LABS = 'people_data_labs';
+
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? (value as unknown[]).map(str).filter((v): v is string => v !== null) : [];
+}
+
+/** Every phone PDL returned (`phone_numbers`, then `mobile_phone`), without repeats; PDL's `true` (plan without contact data) is none. */
+export function phonesOf(person: PdlPerson): string[] {
+  return [
+    ...new Set([...strings(person.phone_numbers), ...(str(person.mobile_phone) === null ? [] : [str(person.mobile_phone) as string])]),
+  ];
+}
+
+/** What kind of address `email` is: work_email is professional; otherwise the type PDL gives the entry of `emails`. */
+export function emailTypeOf(person: PdlPerson, email: string | null): PersonDetails['emailType'] {
+  if (email === null) return null;
+  if (str(person.work_email) === email) return 'professional';
+  const entry = Array.isArray(person.emails)
+    ? (person.emails as unknown[]).find((e) => e && typeof e === 'object' && str((e as Record<string, unknown>).address) === email)
+    : undefined;
+  const type = entry ? str((entry as Record<string, unknown>).type) : null;
+  return type === 'professional' || type === 'current_professional' ? 'professional' : type === 'personal' ? 'personal' : null;
+}
+
+/** PDL's job_company_* fields as the person's company; null when PDL names none. */
+export function companyOf(person: PdlPerson): PersonCompany | null {
+  const company: PersonCompany = {
+    name: displayCase(str(person.job_company_name)),
+    website: websiteUrl(person.job_company_website),
+    size: str(person.job_company_size),
+    industry: str(person.job_company_industry) ?? str(person.industry),
+    linkedinUrl: websiteUrl(person.job_company_linkedin_url),
+    location: displayCase(str(person.job_company_location_name)),
+  };
+  return Object.values(company).every((v) => v === null) ? null : company;
+}
+
+/** The documented person fields a sales team uses (decision 038), beside the ones the record always had. */
+export function personDetails(
+  person: PdlPerson,
+  email: string | null,
+): Omit<PersonDetails, 'fullName' | 'title' | 'seniority' | 'linkedinUrl' | 'location'> {
+  return {
+    workEmail: str(person.work_email),
+    emailType: emailTypeOf(person, email),
+    phoneNumbers: phonesOf(person),
+    locationParts: {
+      locality: displayCase(str(person.location_locality)),
+      region: displayCase(str(person.location_region)),
+      country: displayCase(str(person.location_country)),
+      postalCode: str(person.location_postal_code),
+    },
+    jobStartDate: str(person.job_start_date),
+    seniorityLevels: strings(person.job_title_levels),
+    company: companyOf(person),
+    skills: strings(person.skills),
+  };
+}
+
+/**
+ * A person onto the linkedin lead record; null without a usable profile URL (it is the dedup key).
+ * `retrievedAt`: when PDL answered; every value is PDL's, its source page the person's LinkedIn profile.
+ */
+export function personToLead(person: PdlPerson, retrievedAt: string = new Date().toISOString()): ProviderLead | null {
   const linkedinUrl = normalizeLinkedinUrl(person.linkedin_url);
   const fullName = displayCase(str(person.full_name));
   if (linkedinUrl === null || fullName === null) return null;
@@ -99,17 +169,29 @@ export function personToLead(person: PdlPerson): ProviderLead | null {
       seniority: seniorityOfLevel(firstLevel(person)),
       linkedinUrl,
       location,
+      ...personDetails(person, emailOf(person)),
     },
+    retrievedAt,
   };
+  lead.provenance = upstreamProvenance(lead, fromUpstream(PEOPLE_DATA_LABS, retrievedAt, linkedinUrl));
   return { dedupKey: linkedinUrl, lead };
 }
 
-export function personToContact(person: PdlPerson): StoreContact {
+export function personToContact(person: PdlPerson, retrievedAt: string = new Date().toISOString()): StoreContact {
+  const linkedinUrl = normalizeLinkedinUrl(person.linkedin_url);
+  const email = emailOf(person);
+  const phone = phoneOf(person);
+  const source = fromUpstream(PEOPLE_DATA_LABS, retrievedAt, linkedinUrl);
   return {
     name: displayCase(str(person.full_name)),
     title: str(person.job_title),
-    email: emailOf(person),
-    phone: phoneOf(person),
-    linkedinUrl: normalizeLinkedinUrl(person.linkedin_url),
+    email,
+    phone,
+    linkedinUrl,
+    provenance: {
+      email: email === null ? null : source,
+      phone: phone === null ? null : source,
+      linkedinUrl: linkedinUrl === null ? null : source,
+    },
   };
 }

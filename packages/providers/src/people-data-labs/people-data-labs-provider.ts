@@ -1,4 +1,4 @@
-import type { GenerationRequest } from '@leadgen/domain';
+import { type GenerationRequest, type LinkedinFilters, type LinkedinLead, passesLinkedinFilters } from '@leadgen/domain';
 import type { LeadProvider, ProviderLead, ProviderPage, SearchContext } from '../lead-provider';
 import { type UpstreamClient, UpstreamError } from '../upstream';
 import { personToLead } from './people-data-labs-mapping';
@@ -33,9 +33,22 @@ export function createPeopleDataLabsProvider(options: PeopleDataLabsProviderOpti
   };
 }
 
+/**
+ * requireEmail and requirePhone sent to PDL as `exists` clauses, so PDL (which bills every record it returns)
+ * returns only people with the field; the worker checks the mapped value again.
+ */
+export function withContactFilters(query: Record<string, unknown>, filters: LinkedinFilters | undefined): Record<string, unknown> {
+  const must: unknown[] = [];
+  if (filters?.requireEmail)
+    must.push({ bool: { should: [{ exists: { field: 'work_email' } }, { exists: { field: 'emails' } }], minimum_should_match: 1 } });
+  if (filters?.requirePhone) must.push({ exists: { field: 'phone_numbers' } });
+  return must.length === 0 ? query : { bool: { must: [query, ...must] } };
+}
+
 async function* search(client: UpstreamClient, request: GenerationRequest, context: SearchContext): AsyncGenerator<ProviderPage> {
   const { signal, deadline } = context;
-  const query = buildPersonQuery(request);
+  const filters = request.filters as LinkedinFilters | undefined;
+  const query = withContactFilters(buildPersonQuery(request), filters);
   // PDL bills every record it returns, so never ask for more than the job can deliver.
   const size = Math.max(1, Math.min(MAX_SIZE, request.maxResults));
   let scrollToken = decodeCursor(context.cursor);
@@ -62,15 +75,19 @@ async function* search(client: UpstreamClient, request: GenerationRequest, conte
     }
     tokenFromCursor = false;
     if (page === null) return; // 404: no (more) matches
+    const retrievedAt = new Date().toISOString();
     const leads: ProviderLead[] = [];
+    let filtered = 0;
     for (const person of page.people) {
-      const mapped = personToLead(person);
+      const mapped = personToLead(person, retrievedAt);
       if (mapped === null || seen.has(mapped.dedupKey)) continue;
       seen.add(mapped.dedupKey);
-      leads.push(mapped);
+      // PDL filtered on the fields' presence; a plan that withholds them (PDL's `true`) leaves the value empty.
+      if (passesLinkedinFilters(mapped.lead as LinkedinLead, filters)) leads.push(mapped);
+      else filtered += 1;
     }
     const more = page.scrollToken !== null && page.people.length >= size;
-    yield { leads, cursor: more ? encodeCursor(page.scrollToken as string) : null };
+    yield { leads, cursor: more ? encodeCursor(page.scrollToken as string) : null, ...(filtered > 0 ? { filtered } : {}) };
     if (!more) return;
     scrollToken = page.scrollToken;
   }

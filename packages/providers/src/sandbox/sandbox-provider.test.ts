@@ -10,10 +10,58 @@ describe('sandbox provider: paging and determinism', () => {
     expect(provider.source).toBe('shopify');
   });
 
-  it('when the same request runs twice, then the pages are identical', async () => {
+  it('when the same request runs twice, then the pages are identical but for when they were retrieved', async () => {
+    // retrievedAt says when the (sandbox) upstream answered: the one field that is the time, not the record
+    const untimed = (pages: unknown) => JSON.parse(JSON.stringify(pages).replace(/"retrievedAt":"[^"]+"/g, '"retrievedAt":"T"')) as unknown;
     const first = await runSearch(request());
     const second = await runSearch(request());
-    expect(second.pages).toEqual(first.pages);
+    expect(untimed(second.pages)).toEqual(untimed(first.pages));
+  });
+
+  it('when a sandbox lead is made, then it carries every field of decision 038, the same for the same lead', async () => {
+    for (const source of ['google_maps', 'linkedin', 'shopify'] as const) {
+      const [a, b] = [await runSearch(request({ source })), await runSearch(request({ source }))];
+      const lead = a.leads[0] as unknown as Record<string, unknown>;
+      expect(lead.retrievedAt).toEqual(expect.any(String));
+      expect(lead.provenance).toMatchObject({
+        website: lead.website === null ? null : expect.objectContaining({ origin: 'upstream', upstream: 'sandbox' }),
+      });
+      if (source === 'google_maps') {
+        expect(lead.place).toEqual({
+          placeId: a.keys[0],
+          location: { lat: expect.any(Number), lng: expect.any(Number) },
+          addressComponents: expect.objectContaining({ countryCode: 'US' }),
+          internationalPhone: lead.phone === null ? null : expect.stringMatching(/^\+\d{8,15}$/),
+          reviewCount: lead.reviewScore === null ? null : expect.any(Number),
+          priceLevel: (lead.place as { priceLevel: unknown }).priceLevel,
+          businessStatus: 'OPERATIONAL',
+          openingHours: { weekdayDescriptions: expect.arrayContaining([expect.stringMatching(/^Monday: /)]), periods: expect.any(Array) },
+          googleMapsUri: expect.stringMatching(/^https:\/\/maps\.google\.com\/\?cid=\d+$/),
+          primaryType: expect.any(String),
+          types: expect.arrayContaining(['establishment']),
+          utcOffsetMinutes: -300,
+        });
+        expect([null, 'inexpensive', 'moderate', 'expensive']).toContain((lead.place as { priceLevel: unknown }).priceLevel);
+        expect((b.leads[0] as unknown as Record<string, unknown>).place).toEqual(lead.place);
+      }
+      if (source === 'linkedin')
+        expect(lead.person).toMatchObject({ jobStartDate: expect.stringMatching(/^\d{4}-\d\d$/), company: expect.any(Object) });
+      if (source === 'shopify')
+        expect(lead.store).toMatchObject({
+          estimatedMonthlySales: expect.any(Number),
+          productCount: expect.any(Number),
+          technologies: expect.any(Array),
+        });
+    }
+  });
+
+  it('when a sandbox job has filters, then the leads that fail them are left out and counted', async () => {
+    const { pages } = await runSearch(request({ keyword: 'sandbox:only=30', filters: { minRating: 4.5 } }));
+    const leads = pages.flatMap((p) => p.leads);
+    const filtered = pages.reduce((n, p) => n + (p.filtered ?? 0), 0);
+    expect(leads.length + filtered).toBe(30);
+    expect(filtered).toBeGreaterThan(0);
+    for (const { lead } of leads) expect(lead.reviewScore).toBeGreaterThanOrEqual(4.5);
   });
 
   it('when only maxResults or the letter case of the place differs, then the leads are the same', async () => {

@@ -1,4 +1,12 @@
-import { type ContactChannel, categorySpellings, type ShopifyLead, type StoreContact } from '@leadgen/domain';
+import {
+  type ContactChannel,
+  categorySpellings,
+  fromUpstream,
+  type ShopifyLead,
+  type StoreContact,
+  type StoreDetails,
+  type ValueSource,
+} from '@leadgen/domain';
 import { bareDomain } from '../people-data-labs/company-people';
 import { normalizeLinkedinUrl } from '../people-data-labs/people-data-labs-mapping';
 import type { ProviderLead } from '../lead-provider';
@@ -50,11 +58,74 @@ function folded(path: string): string {
   return path.trim().replace(/\/+$/, '').replace(/[’‘]/g, "'").toLowerCase();
 }
 
+/** The provider name on every value Store Leads answered (the job body's `provider`). */
+export const STORELEADS = 'storeleads';
+
+/**
+ * Where a `contact_info` value came from: Store Leads, and the store's page it names as the value's `source`
+ * (a path on the store's domain), else the store's home page.
+ */
+export function contactSource(domain: string, entry: ContactInfo | undefined, retrievedAt: string): ValueSource {
+  const path = str(entry?.source);
+  let sourceUrl = `https://${domain}/`;
+  if (path !== null) {
+    try {
+      const url = new URL(path, sourceUrl);
+      if (url.hostname === domain || url.hostname.endsWith(`.${domain}`)) sourceUrl = url.href;
+    } catch {
+      // a source that is no URL leaves the home page
+    }
+  }
+  return fromUpstream(STORELEADS, retrievedAt, sourceUrl);
+}
+
+function firstEntry(info: readonly ContactInfo[], type: string): ContactInfo | undefined {
+  return info.find((c) => c.type.toLowerCase() === type && str(c.value) !== null);
+}
+
+const num = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : null);
+
+/** Names from a list of names or of objects with a `name` (Store Leads' apps; technologies in either form). */
+function names(value: unknown): string[] {
+  if (!Array.isArray(value)) return [];
+  const out = (value as unknown[])
+    .map((v) => (typeof v === 'string' ? str(v) : v && typeof v === 'object' ? str((v as Record<string, unknown>).name) : null))
+    .filter((v): v is string => v !== null);
+  return [...new Set(out)];
+}
+
+/** Store Leads' documented domain fields (decision 038). */
+export function storeDetails(store: StoreDomain): Omit<StoreDetails, 'domain' | 'country' | 'platform' | 'categoryPath'> {
+  return {
+    merchantName: str(store.merchant_name),
+    plan: str(store.plan),
+    city: str(store.city),
+    region: str(store.state),
+    categoryPaths: Array.isArray(store.categories)
+      ? [
+          ...new Set(
+            (store.categories as unknown[])
+              .map(str)
+              .filter((c): c is string => c !== null)
+              .map((c) => c.replace(/\/+$/, '')),
+          ),
+        ]
+      : [],
+    estimatedMonthlySales: num(store.estimated_sales),
+    employeeCount: num(store.employee_count),
+    productCount: num(store.product_count),
+    rank: num(store.rank),
+    technologies: names(store.technologies),
+    apps: names(store.apps),
+    createdAt: str(store.created_at),
+  };
+}
+
 /**
  * The store's own contact points (info@, the shop's phone) as contacts without a name or title.
  * They are no decision makers, but where no people lookup is configured they are all there is.
  */
-export function contactInfoContacts(info: readonly ContactInfo[]): StoreContact[] {
+export function contactInfoContacts(info: readonly ContactInfo[], domain = '', retrievedAt = new Date().toISOString()): StoreContact[] {
   const contacts: StoreContact[] = [];
   const seen = new Set<string>();
   for (const entry of info) {
@@ -62,12 +133,14 @@ export function contactInfoContacts(info: readonly ContactInfo[]): StoreContact[
     const value = str(entry.value);
     if (value === null || (type !== 'email' && type !== 'phone') || seen.has(`${type}:${value.toLowerCase()}`)) continue;
     seen.add(`${type}:${value.toLowerCase()}`);
+    const source = contactSource(domain, entry, retrievedAt);
     contacts.push({
       name: null,
       title: null,
       email: type === 'email' ? value : null,
       phone: type === 'phone' ? value : null,
       linkedinUrl: null,
+      provenance: { email: type === 'email' ? source : null, phone: type === 'phone' ? source : null, linkedinUrl: null },
     });
   }
   return contacts;
@@ -78,6 +151,7 @@ export function storeToLead(
   store: StoreDomain,
   requestedCategory: string,
   categoryPath: string | null = null,
+  retrievedAt: string = new Date().toISOString(),
 ): ProviderLead & { lead: ShopifyLead } {
   const domain = bareDomain(store.name);
   const info = store.contact_info;
@@ -103,8 +177,21 @@ export function storeToLead(
       instagram: social(info, 'instagram'),
       linkedin: linkedin === null ? null : (normalizeLinkedinUrl(linkedin) ?? url(linkedin)),
     },
-    store: { domain, country: str(store.country_code)?.toUpperCase() ?? null, platform: 'shopify', categoryPath },
-    contacts: contactInfoContacts(info),
+    store: { domain, country: str(store.country_code)?.toUpperCase() ?? null, platform: 'shopify', categoryPath, ...storeDetails(store) },
+    contacts: contactInfoContacts(info, domain, retrievedAt),
+    retrievedAt,
+  };
+  // Each value's page, as Store Leads names it in contact_info; the website is the store itself.
+  const of = (value: unknown, type: string) => (value === null ? null : contactSource(domain, firstEntry(info, type), retrievedAt));
+  lead.provenance = {
+    email: of(lead.email, 'email'),
+    phone: of(lead.phone, 'phone'),
+    website: fromUpstream(STORELEADS, retrievedAt, `https://${domain}/`),
+    socialProfiles: {
+      facebook: of(lead.socialProfiles.facebook, 'facebook'),
+      instagram: of(lead.socialProfiles.instagram, 'instagram'),
+      linkedin: of(lead.socialProfiles.linkedin, 'linkedin'),
+    },
   };
   return { dedupKey: domain, lead };
 }

@@ -4,6 +4,8 @@ import {
   categoryFilter,
   matchCategoryPaths,
   nearestCategoryPaths,
+  passesShopifyFilters,
+  type ShopifyFilters,
   type ShopifyLead,
   type StoreContact,
 } from '@leadgen/domain';
@@ -55,6 +57,7 @@ function decodeCursor(cursor: string | null): CursorState | null {
  */
 function pageSizeFor(request: GenerationRequest): number {
   if (request.requiredChannels && request.requiredChannels.length > 0) return MAX_PAGE_SIZE;
+  if (request.filters && Object.keys(request.filters).length > 0) return MAX_PAGE_SIZE;
   if (request.city && request.city.trim() !== '') return MAX_PAGE_SIZE;
   return Math.min(MAX_PAGE_SIZE, Math.max(10, request.maxResults));
 }
@@ -116,6 +119,9 @@ async function* search(
   }
   const category = categoryFilter(categoryPaths);
   const text = request.keyword?.trim() || undefined;
+  // No source we could read documents Store Leads' filter names for sales, products, technologies, apps or
+  // creation date (UPSTREAM.md): every shopify filter is applied here, on the record.
+  const filters = request.filters as ShopifyFilters | undefined;
   for (;;) {
     const domains = await listDomains(
       options.client,
@@ -124,14 +130,19 @@ async function* search(
       context.deadline,
     );
     const lastPage = domains.length < state.pageSize;
+    const retrievedAt = new Date().toISOString();
+    // Indexes of the stores the request's filters left out (decision 038): before the people lookup and the
+    // website visit, so a filtered store costs no PDL call and no crawl.
+    const filteredAt = new Set<number>();
     // Index in the page → row, for the stores not yet handed over in this run.
     const rows = new Map<number, ProviderLead & { lead: ShopifyLead }>();
     domains.forEach((domain, index) => {
       if (index < state.offset || !inCity(domain, request.city)) return;
-      const row = storeToLead(domain, request.category, categoryPathOf(domain, categoryPaths));
+      const row = storeToLead(domain, request.category, categoryPathOf(domain, categoryPaths), retrievedAt);
       if (row.dedupKey === '' || seen.has(row.dedupKey)) return;
       seen.add(row.dedupKey);
-      rows.set(index, row);
+      if (passesShopifyFilters(row.lead, filters)) rows.set(index, row);
+      else filteredAt.add(index);
     });
     const people = await findPeople(
       options,
@@ -143,7 +154,9 @@ async function* search(
     for (const row of rows.values()) row.lead.contacts.push(...(people.get(row.dedupKey) ?? []));
 
     // The page is handed over as soon as its people are known: the worker reads the websites of the stores it
-    // still needs, as many at once as it needs, and drops those without the required channels (decision 037).
+    // still needs, as many at once as it needs, and drops those without the required channels (decision 037);
+    // requiredChannels is a filter too, so the worker counts those drops as filtered with the page's own
+    // (decision 038).
     const step = options.enrichment;
     const finish = async (row: ProviderLead, leadSignal: AbortSignal): Promise<boolean> => {
       const lead = row.lead as ShopifyLead;
@@ -152,7 +165,8 @@ async function* search(
     };
     const leads = [...rows.entries()].sort(([a], [b]) => a - b).map(([, row]) => row);
     const next: CursorState | null = lastPage ? null : { ...state, page: state.page + 1, offset: 0 };
-    yield { leads, cursor: next === null ? null : encodeCursor(next), finish };
+    const filtered = filteredAt.size;
+    yield { leads, cursor: next === null ? null : encodeCursor(next), finish, ...(filtered > 0 ? { filtered } : {}) };
     if (lastPage) return;
     state = { ...state, page: state.page + 1, offset: 0 };
   }

@@ -5,11 +5,33 @@ import type { UpstreamClient } from '../upstream';
 export const MAX_PAGE_SIZE = 50;
 
 /** Only what we map; the API documents many more fields (see UPSTREAM.md). */
-const FIELDS = 'name,merchant_name,country_code,city,state,street_address,postal_code,categories,contact_info,platform';
+const FIELDS = [
+  'name',
+  'merchant_name',
+  'country_code',
+  'city',
+  'state',
+  'street_address',
+  'postal_code',
+  'categories',
+  'contact_info',
+  'platform',
+  // decision 038: the domain fields buyers filter on (UPSTREAM.md names each one's source)
+  'plan',
+  'estimated_sales',
+  'employee_count',
+  'product_count',
+  'rank',
+  'technologies',
+  'apps',
+  'created_at',
+].join(',');
 
 export interface ContactInfo {
   type: string;
   value: string;
+  /** the store's page the value was read on, relative to the domain ("/pages/contact") */
+  source?: string;
 }
 
 export interface StoreDomain {
@@ -23,6 +45,17 @@ export interface StoreDomain {
   postal_code?: unknown;
   categories?: unknown;
   contact_info: ContactInfo[];
+  plan?: unknown;
+  /** estimated monthly sales, US cents */
+  estimated_sales?: unknown;
+  employee_count?: unknown;
+  product_count?: unknown;
+  rank?: unknown;
+  /** names, or objects with a `name` */
+  technologies?: unknown;
+  /** objects with a `name` (and `platform`, `token`) */
+  apps?: unknown;
+  created_at?: unknown;
 }
 
 export interface DomainQuery {

@@ -68,6 +68,15 @@ export function countUpstreamCalls<T>(counts: Map<string, number>, fn: () => T):
   return callCounters.run(counts, fn);
 }
 
+/**
+ * The counts of the `countUpstreamCalls` scope running now (undefined outside one): for work that a shared
+ * queue may run in another job's async context (the mailbox stage's concurrency limit), which captures it
+ * on entry and runs its calls in it again (decision 038).
+ */
+export function upstreamCallCounts(): Map<string, number> | undefined {
+  return callCounters.getStore();
+}
+
 /** A failure worth another attempt, with the delay the upstream asked for, if any. */
 class Transient extends Error {
   constructor(

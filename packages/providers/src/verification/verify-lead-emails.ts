@@ -61,6 +61,8 @@ export async function verifyLeadEmails(
 }
 
 function keepsRow(request: GenerationRequest, row: ProviderLead): boolean {
+  // A filter's requireEmail holds after verification too: an address verification took away is no email (decision 038).
+  if ((request.filters as { requireEmail?: true } | undefined)?.requireEmail && row.lead.email === null) return false;
   if (!(request.requiredChannels ?? []).includes('email')) return true;
   return hasVerifiedEmailChannel(row.lead);
 }
@@ -100,7 +102,10 @@ export function withEmailVerification<S extends Lead['source']>(provider: LeadPr
           signal.throwIfAborted();
           return keepsRow(request, row);
         };
-        yield { leads: page.leads, cursor: page.cursor, finish } satisfies ProviderPage;
+        // Rows a filter left out here are dropped by their finish, which the worker counts with the adapter's own
+        // (skipped.filtered, decision 038).
+        // The rest of the page (its cursor, filtered count, an area tile's report) passes through as it is.
+        yield { ...page, finish } satisfies ProviderPage;
       }
     },
   };

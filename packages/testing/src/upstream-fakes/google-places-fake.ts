@@ -20,6 +20,15 @@ import { FakeServer, type FakeResponse, makeToken, readToken, type RecordedReque
  * - pure service-area businesses (`pureServiceAreaBusiness: true`) only with
  *   `includePureServiceAreaBusinesses: true`; they have no `location` or `formattedAddress`
  *   (`serviceAt`, never returned, is where a rectangle finds them);
+ * - `minRating` ("Filter out results whose average user rating is strictly less than this limit. A valid
+ *   value must be a float between 0 and 5 (inclusively) at a 0.5 cadence", service proto
+ *   `SearchTextRequest.min_rating`: another value is 400) and `priceLevels` ("Used to restrict the search to
+ *   places that are marked as certain price levels", `SearchTextRequest.price_levels`, PRICE_LEVEL_* names):
+ *   a place without a rating or price level does not pass them;
+ * - a place's `location` (a LatLng) and `viewport` (`low`/`high`, google.geo.type.Viewport) are ordinary masked
+ *   fields (place proto; both are Text Search Pro fields on the usage-and-billing page). A query that names one
+ *   of `localities` (a city) lists that locality first, with its viewport: how an area's place name resolves;
+ * - the 60-result cap is per query, over pages of at most 20: a rectangle holding more lists 60 (guide);
  * - no result: `{}`;
  * - errors as google.rpc.Status: `{ error: { code, message, status, details } }`.
  *
@@ -39,8 +48,24 @@ export interface FakePlace {
   rating?: number;
   types?: string[];
   businessStatus?: string;
-  /** not in our mask: must never reach the adapter */
+  // Decision 038, as the place proto (googleapis google/maps/places/v1/place.proto) documents each field:
+  /** "The type of the primary place type" ("dental_clinic"), one of Table A */
+  primaryType?: string;
+  /** "A URL providing more information about this place" on Google Maps */
+  googleMapsUri?: string;
+  /** "Number of minutes this place's timezone is currently offset from UTC" (Pro SKU) */
+  utcOffsetMinutes?: number;
+  /** "The total number of reviews (with or without text) for this place" (Enterprise SKU) */
+  userRatingCount?: number;
+  /** `PriceLevel` enum: PRICE_LEVEL_FREE, _INEXPENSIVE, _MODERATE, _EXPENSIVE, _VERY_EXPENSIVE (Enterprise SKU) */
   priceLevel?: string;
+  /** `OpeningHours`: `periods` of `{ open, close }` `Point`s (`day` 0..6, 0 Sunday; `hour`, `minute`), `weekdayDescriptions` one line per day, `openNow` (Enterprise SKU) */
+  regularOpeningHours?: {
+    openNow?: boolean;
+    periods: Array<{ open: { day: number; hour: number; minute: number }; close?: { day: number; hour: number; minute: number } }>;
+    weekdayDescriptions: string[];
+  };
+  viewport?: { low: { latitude: number; longitude: number }; high: { latitude: number; longitude: number } };
   /** not a Google field: where a rectangle finds a service-area business (Google does not say) */
   serviceAt?: { latitude: number; longitude: number };
 }
@@ -100,7 +125,24 @@ export function makePlaces(count: number, prefix = 'p'): FakePlace[] {
     rating: 3 + (i % 20) / 10,
     types: ['dental_clinic', 'dentist', 'health', 'point_of_interest', 'establishment'],
     businessStatus: 'OPERATIONAL',
+    primaryType: 'dental_clinic',
+    googleMapsUri: `https://maps.google.com/?cid=${1000000 + i}`,
+    utcOffsetMinutes: -360,
+    userRatingCount: 10 * i,
     priceLevel: 'PRICE_LEVEL_MODERATE',
+    regularOpeningHours: {
+      openNow: true,
+      periods: [1, 2, 3, 4, 5].map((day) => ({ open: { day, hour: 9, minute: 0 }, close: { day, hour: 17, minute: 0 } })),
+      weekdayDescriptions: [
+        'Monday: 9:00 AM – 5:00 PM',
+        'Tuesday: 9:00 AM – 5:00 PM',
+        'Wednesday: 9:00 AM – 5:00 PM',
+        'Thursday: 9:00 AM – 5:00 PM',
+        'Friday: 9:00 AM – 5:00 PM',
+        'Saturday: Closed',
+        'Sunday: Closed',
+      ],
+    },
   }));
 }
 
@@ -111,6 +153,8 @@ export class GooglePlacesFake extends FakeServer {
   /** the order a query lists its matches in: by default, one that depends on the query text and area */
   rank: (body: Record<string, unknown>, matches: FakePlace[]) => FakePlace[] = (body, matches) =>
     shuffled(matches, `${String(body.textQuery)}|${JSON.stringify(body.locationRestriction ?? null)}`);
+  /** cities a text query can name: the locality place, with its `viewport`, answers such a query */
+  localities: FakePlace[] = [];
   /** the place ids each answered request listed, in request order */
   readonly answers: string[][] = [];
   /** the project behind the key has Places API (New) disabled */
@@ -130,6 +174,7 @@ export class GooglePlacesFake extends FakeServer {
   override reset(): void {
     super.reset();
     this.answers.length = 0;
+    this.localities = [];
     this.retryDelay = undefined;
   }
 
@@ -169,6 +214,10 @@ export class GooglePlacesFake extends FakeServer {
     if (params.locationBias !== undefined && params.locationRestriction !== undefined) {
       return { status: 400, body: googleError(400, 'location_bias cannot be set along with location_restriction.') };
     }
+    const minRating = params.minRating;
+    if (minRating !== undefined && (typeof minRating !== 'number' || minRating < 0 || minRating > 5 || (minRating * 2) % 1 !== 0)) {
+      return { status: 400, body: googleError(400, 'Invalid min_rating: must be between 0 and 5 at a 0.5 cadence.') };
+    }
     const rawSize = params.pageSize ?? 20;
     if (typeof rawSize !== 'number' || rawSize < 0) return { status: 400, body: googleError(400, 'Invalid page_size.') };
     const pageSize = rawSize === 0 ? 20 : Math.min(20, rawSize);
@@ -194,10 +243,17 @@ export class GooglePlacesFake extends FakeServer {
 
   /** Every match of a query, in the order it lists them (regionCode filters nothing: it only biases). */
   private search(params: Record<string, unknown>): FakePlace[] {
+    const text = String(params.textQuery).toLowerCase();
+    const locality = this.localities.find((place) => place.displayName && text === place.displayName.text.toLowerCase());
+    if (locality !== undefined) return [locality];
     const withSab = params.includePureServiceAreaBusinesses === true;
     const restriction = (params.locationRestriction as { rectangle?: Rect } | undefined)?.rectangle;
+    const minRating = typeof params.minRating === 'number' ? params.minRating : null;
+    const priceLevels = Array.isArray(params.priceLevels) ? (params.priceLevels as unknown[]) : null;
     const pool = this.places.filter((place) => {
       if (place.pureServiceAreaBusiness === true && !withSab) return false;
+      if (minRating !== null && (place.rating === undefined || place.rating < minRating)) return false;
+      if (priceLevels !== null && (place.priceLevel === undefined || !priceLevels.includes(place.priceLevel))) return false;
       if (restriction === undefined) return true;
       const at = place.location ?? place.serviceAt;
       return at !== undefined && inside(restriction, at);

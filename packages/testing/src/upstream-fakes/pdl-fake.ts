@@ -79,8 +79,12 @@ export function matches(person: FakePerson, clause: unknown): boolean {
       const words = String(text).toLowerCase().split(/\s+/);
       return values(person, field ?? '').some((v) => words.some((w) => v.split(/\W+/).includes(w)));
     }
-    case 'exists':
-      return values(person, String(spec.field)).length > 0;
+    case 'exists': {
+      // Elasticsearch's exists: any non-null value; on an object field (`emails`: `[{ address, type }]`) any entry.
+      const value = person[String(spec.field)];
+      if (Array.isArray(value)) return value.some((v) => v !== null && v !== undefined && v !== '');
+      return value !== null && value !== undefined && value !== '';
+    }
     default:
       throw new Error(`unsupported clause ${String(kind)}`);
   }
@@ -111,6 +115,16 @@ export function makePeople(count: number, overrides: (i: number) => Partial<Fake
     emails: [{ address: `p${i}@mail.example`, type: 'personal' }],
     phone_numbers: i % 4 === 0 ? [`+1512555${String(1000 + i)}`] : [],
     facebook_url: null,
+    // Decision 038: more of PDL's person schema (https://docs.peopledatalabs.com/docs/fields), as PDL writes them:
+    // location parts lower case, `location_region` the state's name, dates as YYYY-MM or YYYY-MM-DD, the company's
+    // `job_company_size` a band, `job_company_linkedin_url` without a scheme, `skills` lower-case keywords.
+    location_region: 'texas',
+    location_postal_code: '78701',
+    job_start_date: `20${String(10 + (i % 15))}-0${1 + (i % 9)}`,
+    job_company_industry: 'computer software',
+    job_company_linkedin_url: `linkedin.com/company/company-${i}`,
+    job_company_location_name: 'austin, texas, united states',
+    skills: ['sales', 'saas', 'leadership'],
     ...overrides(i),
   }));
 }

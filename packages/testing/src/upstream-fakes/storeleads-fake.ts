@@ -28,8 +28,23 @@ export interface FakeStore {
   state?: string;
   postal_code?: string;
   categories?: string[];
+  /** `source`: the store's page the value was read on, relative to the domain ("/pages/contact"), as other clients read it */
   contact_info?: Array<{ type: string; value: string; source?: string }>;
+  // Decision 038: domain fields as other clients of the API read them (src/store-leads/UPSTREAM.md):
+  /** estimated monthly sales in US cents */
   estimated_sales?: number;
+  /** the platform's plan ("Shopify Plus", "Basic") */
+  plan?: string;
+  employee_count?: number;
+  product_count?: number;
+  /** 1 is the largest store */
+  rank?: number;
+  /** technologies detected on the store: objects with a `name` */
+  technologies?: Array<{ name: string }>;
+  /** installed apps: `{ platform, name, token }` */
+  apps?: Array<{ platform: string; name: string; token: string }>;
+  /** when Store Leads first saw the store (ISO 8601) */
+  created_at?: string;
   /** what `f:ds` filters on: `Active`, or `Inactive` for a store no longer live */
   domain_state?: string;
 }
@@ -50,6 +65,13 @@ export function makeStores(count: number, overrides: (i: number) => Partial<Fake
     categories: ['/Apparel/Footwear/'],
     contact_info: [],
     estimated_sales: 1000 * i,
+    plan: i % 5 === 0 ? 'Shopify Plus' : 'Basic',
+    employee_count: 2 + i,
+    product_count: 10 * i,
+    rank: 100000 - i,
+    technologies: [{ name: i % 2 === 0 ? 'Klaviyo' : 'Mailchimp' }, { name: 'Google Analytics' }],
+    apps: [{ platform: 'shopify', name: i % 3 === 0 ? 'Judge.me Product Reviews' : 'Privy', token: `app-${i % 3}` }],
+    created_at: `20${String(15 + (i % 10))}-0${1 + (i % 9)}-15T00:00:00Z`,
     domain_state: 'Active',
     ...overrides(i),
   }));

@@ -1,3 +1,4 @@
+import Joi from 'joi';
 import { BATCH_STATUSES } from '@leadgen/domain';
 import type { Endpoint } from '../../http/route-table';
 import {
@@ -22,6 +23,7 @@ import {
   batchRequestSchema,
   listBatchesQuerySchema,
 } from './batches-schema';
+import { areaBatchSchema } from './area-schema';
 import { batchJobsRoute, cancelBatchRoute, createBatchRoute, getBatchRoute, listBatchesRoute } from './batches-route';
 
 // The batch endpoints under /api/v1 (docs/api.md#batches, decision 021); a batch's leads are in
@@ -29,6 +31,10 @@ import { batchJobsRoute, cancelBatchRoute, createBatchRoute, getBatchRoute, list
 
 // A batch of 1,000 requests, each up to a few KiB with LinkedIn filters: the batch route alone takes bodies this large.
 const BATCH_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
+/** A batch of requests, or an area search (`area` with `request`, or `quoteId`: decision 039), each validated by its schema. */
+const batchBodySchema = Joi.alternatives()
+  .conditional(Joi.object().or('area', 'quoteId').unknown(), { then: areaBatchSchema, otherwise: batchRequestSchema })
+  .required();
 const batchAnswer = (description: string) => jsonAnswer(description, ref('Batch'), { 'Retry-After': hdr('Retry-After') });
 export const batchEndpoints: Endpoint[] = [
   {
@@ -38,14 +44,14 @@ export const batchEndpoints: Endpoint[] = [
     scope: 'generate',
     rateLimit: { policy: 'generate', weight: '1: creating a batch counts as one generate call (decision 021)' },
     body: { limitBytes: BATCH_BODY_LIMIT_BYTES },
-    request: { body: batchRequestSchema },
+    request: { body: batchBodySchema },
     handler: createBatchRoute,
     operation: {
       tags: ['batches'],
       operationId: 'createBatch',
       summary: 'Start a batch of up to 1,000 generation requests',
       description:
-        'Records the batch and one job per request (its children) and queues them; answers 202 at once with the batch body and `Location`. Each request is validated exactly as POST /leads/generate validates one (pointers like `#/requests/17/state`), every problem at once. Nothing is reserved up front: each child reserves its worst case as it starts, within `maxCredits`; 402 when the account cannot cover even the first child. A lead is delivered and billed at most once per batch. The same `Idempotency-Key` with the same body answers the batch again (`Idempotent-Replayed: true`); with another body, 422.',
+        'Records the batch and one job per request (its children) and queues them; answers 202 at once with the batch body and `Location`. Each request is validated exactly as POST /leads/generate validates one (pointers like `#/requests/17/state`), every problem at once. Nothing is reserved up front: each child reserves its worst case as it starts, within `maxCredits`; 402 when the account cannot cover even the first child. A lead is delivered and billed at most once per batch. With `area` and `request` (or a quote’s `quoteId`) instead of `requests`, the batch is an area search: its children are the area’s tiles (docs/api.md#area-searches). The same `Idempotency-Key` with the same body answers the batch again (`Idempotent-Replayed: true`); with another body, 422.',
       parameters: [idempotencyKeyParam()],
       responses: {
         202: {

@@ -11,6 +11,9 @@ import { presentLeadItemJson } from '../../presenters/lead-presenter';
 import { audit } from '../../use-cases/audit-trail';
 import { cancelBatch } from '../../use-cases/cancel-batch';
 import { submitBatch, type BatchRequest } from '../../use-cases/submit-batch';
+import { areaBatchChildren, readBatchAreaSearch } from '../../use-cases/area-searches';
+import { requestFingerprint } from '@leadgen/commands';
+import type { AreaBatchRequest } from './area-schema';
 import {
   getAccountBatch,
   listBatches,
@@ -25,17 +28,51 @@ import { checkJobWebhookUrl } from '../../use-cases/webhook-target-check';
 import type { BatchPath } from '../path-params';
 import type { BatchLeadsQuery } from './batches-schema';
 
-function sendBatch(res: Response, deps: ApiDependencies, batch: BatchRecord, status = 200): void {
+async function sendBatch(res: Response, deps: ApiDependencies, batch: BatchRecord, status = 200): Promise<void> {
+  const areaSearch = await readBatchAreaSearch(deps.db, batch.id);
   res.setHeader('Cache-Control', 'no-store');
   res.set(batchPollHeaders(batch));
-  res.status(status).json(presentBatch(batch, deps.config.http.publicBaseUrl));
+  res.status(status).json(presentBatch(batch, deps.config.http.publicBaseUrl, areaSearch));
+}
+
+/** The route table's value of an area batch (area-schema.ts) rather than a batch of requests. */
+const isAreaBatch = (body: BatchRequest | AreaBatchRequest): body is AreaBatchRequest => 'search' in body;
+
+/**
+ * POST /api/v1/leads/batches with `area` or `quoteId` (decision 039): the area's tiles (a quote's, or its initial
+ * grid) become the children; the key binds the body as sent.
+ */
+async function createAreaBatch(
+  deps: ApiDependencies,
+  req: Request,
+  res: Response,
+  accountId: string,
+  idempotencyKey: string,
+  parsed: AreaBatchRequest,
+) {
+  if (parsed.webhookUrl) await checkJobWebhookUrl(deps, parsed.webhookUrl);
+  const fingerprint = requestFingerprint({ areaBatch: req.body as unknown });
+  const { area, quoteId, requests } = await areaBatchChildren(deps, accountId, parsed);
+  const batch = {
+    requests,
+    excludeDelivered: parsed.excludeDelivered,
+    maxCredits: parsed.maxCredits,
+    webhookUrl: parsed.webhookUrl,
+    name: parsed.name,
+  };
+  const created = await submitBatch(deps, { accountId, idempotencyKey, batch, fingerprint, area: { area, quoteId } });
+  if (created.replayed) res.setHeader('Idempotent-Replayed', 'true');
+  res.setHeader('Location', presentBatch(created.batch, deps.config.http.publicBaseUrl).pollUrl);
+  await sendBatch(res, deps, created.batch, 202);
 }
 
 /** POST /api/v1/leads/batches: 202 with the batch body and Location (a batch is long by nature: no wait). */
 export function createBatchRoute(deps: ApiDependencies) {
-  return async (req: Request, res: Response, { body: batch }: Valid<unknown, unknown, BatchRequest>): Promise<void> => {
+  return async (req: Request, res: Response, { body }: Valid<unknown, unknown, BatchRequest | AreaBatchRequest>): Promise<void> => {
     const account = authenticatedAccount(res.locals);
     const idempotencyKey = parseIdempotencyKey(req.get('Idempotency-Key'));
+    if (isAreaBatch(body)) return createAreaBatch(deps, req, res, account.id, idempotencyKey, body);
+    const batch = body;
     batch.requests.forEach((request, index) => {
       try {
         checkShopifyCategory(deps.config, request);
@@ -53,9 +90,8 @@ export function createBatchRoute(deps: ApiDependencies) {
 
     const created = await submitBatch(deps, { accountId: account.id, idempotencyKey, batch });
     if (created.replayed) res.setHeader('Idempotent-Replayed', 'true');
-    const body = presentBatch(created.batch, deps.config.http.publicBaseUrl);
-    res.setHeader('Location', body.pollUrl);
-    sendBatch(res, deps, created.batch, 202);
+    res.setHeader('Location', presentBatch(created.batch, deps.config.http.publicBaseUrl).pollUrl);
+    await sendBatch(res, deps, created.batch, 202);
   };
 }
 
@@ -71,14 +107,14 @@ function rebase(error: unknown, index: number): unknown {
 export function getBatchRoute(deps: ApiDependencies) {
   return async (_req: Request, res: Response, { params }: Valid<BatchPath>): Promise<void> => {
     const account = authenticatedAccount(res.locals);
-    sendBatch(res, deps, await getAccountBatch(deps, account.id, params.batchId));
+    await sendBatch(res, deps, await getAccountBatch(deps, account.id, params.batchId));
   };
 }
 
 export function cancelBatchRoute(deps: ApiDependencies) {
   return async (_req: Request, res: Response, { params }: Valid<BatchPath>): Promise<void> => {
     const account = authenticatedAccount(res.locals);
-    sendBatch(res, deps, await cancelBatch(deps, account.id, params.batchId));
+    await sendBatch(res, deps, await cancelBatch(deps, account.id, params.batchId));
   };
 }
 

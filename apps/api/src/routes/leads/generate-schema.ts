@@ -6,6 +6,7 @@ import {
   LINKEDIN_COUNTRY_LIST_NAME,
   MAX_RESULTS_DEFAULT,
   MAX_RESULTS_LIMIT,
+  PRICE_LEVELS,
   SENIORITIES,
   SOURCES,
   isIsoCountryCode,
@@ -37,6 +38,83 @@ const onlyFor = (source: string) => ({
   otherwise: Joi.forbidden().messages({ 'any.unknown': `{{#label}} is only accepted with source ${source}` }),
 });
 
+const DATE = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
+const yes = () => Joi.valid(true).messages({ 'any.only': '{{#label}} takes only true (leave it out for no filter)' });
+const count = () => Joi.number().strict().integer().min(0).max(1_000_000_000_000);
+const filterMessages = (source: string, fields: string) => ({
+  'object.base': '{{#label}} must be an object',
+  'object.unknown': `{{#label}} is not a ${source} filter (${fields})`,
+});
+
+/** The request's `filters`, per source (decision 038): what is neither delivered nor billed. */
+const filtersSchema = Joi.when('source', {
+  switch: [
+    {
+      is: 'linkedin',
+      then: Joi.object({
+        /** only people with an email */
+        requireEmail: yes(),
+        /** only people with a phone */
+        requirePhone: yes(),
+      }).messages(filterMessages('linkedin', 'requireEmail, requirePhone')),
+    },
+    {
+      is: 'shopify',
+      then: Joi.object({
+        /** Store Leads' estimated monthly sales, US cents, at least */
+        minEstimatedSales: count(),
+        /** at most */
+        maxEstimatedSales: count(),
+        /** any of these technologies */
+        technologies: Joi.array().items(text(100)).min(1).max(20).unique(),
+        /** any of these apps */
+        apps: Joi.array().items(text(100)).min(1).max(20).unique(),
+        /** created on or after this date (YYYY-MM-DD) */
+        createdAfter: Joi.string()
+          .pattern(DATE)
+          // a day the calendar has (2021-02-29 is none); a value the pattern refused is reported once, by it
+          .custom((value: string, helpers) => {
+            if (!DATE.test(value)) return value;
+            const date = new Date(`${value}T00:00:00Z`);
+            return Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== value ? helpers.error('string.pattern.base') : value;
+          })
+          .messages({ 'string.pattern.base': '{{#label}} must be a date as YYYY-MM-DD' }),
+        /** at least this many products */
+        minProductCount: count(),
+      })
+        .custom((value: { minEstimatedSales?: number; maxEstimatedSales?: number }, helpers) =>
+          value.minEstimatedSales !== undefined &&
+          value.maxEstimatedSales !== undefined &&
+          value.minEstimatedSales > value.maxEstimatedSales
+            ? helpers.message({ custom: 'filters.minEstimatedSales must not be above filters.maxEstimatedSales' })
+            : value,
+        )
+        .messages(filterMessages('shopify', 'minEstimatedSales, maxEstimatedSales, technologies, apps, createdAfter, minProductCount')),
+    },
+  ],
+  otherwise: Joi.object({
+    /** Google's average rating at least this (0..5) */
+    minRating: Joi.number().strict().min(0).max(5),
+    /** Google's review count at least this */
+    minReviewCount: count(),
+    /** Google's price level one of these */
+    priceLevels: Joi.array()
+      .items(Joi.string().valid(...PRICE_LEVELS))
+      .min(1)
+      .unique(),
+    /** only places with a website */
+    requireWebsite: yes(),
+    /** only places with a phone */
+    requirePhone: yes(),
+    /** only places with an email (from Google or the website) */
+    requireEmail: yes(),
+    /** deliver temporarily closed places too (a permanently closed one never is) */
+    includeClosed: yes(),
+  }).messages(
+    filterMessages('google_maps', 'minRating, minReviewCount, priceLevels, requireWebsite, requirePhone, requireEmail, includeClosed'),
+  ),
+});
+
 /** POST /api/v1/leads/generate: the generation request, as docs/api.md ("The generation request") promises it. */
 export const generateRequestSchema = Joi.object({
   /** which source to search: google_maps (default), linkedin or shopify */
@@ -61,6 +139,8 @@ export const generateRequestSchema = Joi.object({
   excludeDelivered: Joi.boolean().strict(),
   /** where this job's terminal event is also POSTed, signed with the account's default webhook secret (decision 016) */
   webhookUrl: webhookUrl({ allowHttp: true }),
+  /** what not to deliver (nor bill), per source: a lead that fails a filter is counted in skipped.filtered (decision 038) */
+  filters: filtersSchema,
   /** structured LinkedIn filters (source linkedin only) */
   linkedinParams: Joi.when('source', {
     ...onlyFor('linkedin'),
@@ -110,7 +190,9 @@ const arrayOf = (value: string | string[] | undefined) => (value === undefined ?
  * A generation request checked as POST /leads/generate checks it: the normalised request, or every problem
  * (pointers from the request's root). A batch checks each of its requests through this.
  */
-function checkGenerationRequest(body: unknown): { request: GenerationRequest; problems: [] } | { request: null; problems: FieldProblem[] } {
+export function checkGenerationRequest(
+  body: unknown,
+): { request: GenerationRequest; problems: [] } | { request: null; problems: FieldProblem[] } {
   const unsafe = unsafeContentProblems(body);
   const { value, error } = generateRequestSchema.validate(body, { abortEarly: false, errors: { wrap: { label: false } } });
   if (error || unsafe.length > 0) {
@@ -155,6 +237,8 @@ function normalizeGenerationRequest(value: unknown): GenerationRequest {
   };
   // false is the default: left out, so `false` and no field are one request (one idempotency fingerprint).
   if (request.excludeDelivered === false) delete request.excludeDelivered;
+  // An empty `filters` is no filter: one request with or without it.
+  if (request.filters && Object.keys(request.filters).length === 0) delete request.filters;
   if (request.linkedinParams) {
     request.linkedinParams = {
       ...request.linkedinParams,

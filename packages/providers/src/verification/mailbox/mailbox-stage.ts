@@ -4,6 +4,7 @@ import type { MailboxVerdict, VerifierEngine } from '@leadgen/domain';
 import { logger } from '@leadgen/logger';
 import { metrics } from '@leadgen/ops';
 import { ProviderError } from '../../lead-provider';
+import { countUpstreamCalls, upstreamCallCounts } from '../../upstream/upstream-client';
 import type { EngineAnswer, MailboxEngine } from './engine';
 import type { MailboxCache } from './mailbox-cache';
 
@@ -155,7 +156,10 @@ export function createMailboxStage(options: MailboxStageOptions): MailboxStage {
     }
   };
 
-  const call = (address: string, domain: string, deadline: number): Promise<Answer | Miss> => {
+  // `counts`: the calling job's upstream call counts (decision 038). p-limit runs a queued call in the async
+  // context of whichever call freed its slot, often another job's, so the call is run in its own job's scope:
+  // the job that started a call pays for it (and its retries); one that shares it in flight made no call.
+  const call = (address: string, domain: string, deadline: number, counts?: Map<string, number>): Promise<Answer | Miss> => {
     const key = address.toLowerCase();
     const pending = inFlight.get(key);
     if (pending) return pending;
@@ -165,7 +169,9 @@ export function createMailboxStage(options: MailboxStageOptions): MailboxStage {
     }
     // This call is the probe: the others skip until it tells whether the engine is back.
     if (down) nextProbeAt = Date.now() + options.downProbeMs;
-    const started = limit(() => ask(address, domain, deadline)).finally(() => inFlight.delete(key));
+    const started = limit(() =>
+      counts ? countUpstreamCalls(counts, () => ask(address, domain, deadline)) : ask(address, domain, deadline),
+    ).finally(() => inFlight.delete(key));
     inFlight.set(key, started);
     return started;
   };
@@ -173,6 +179,7 @@ export function createMailboxStage(options: MailboxStageOptions): MailboxStage {
   return {
     engine: name,
     async verify(targets, signal, deadline) {
+      const counts = upstreamCallCounts();
       const stopAt = Math.min(deadline - DEADLINE_MARGIN_MS, Date.now() + options.budgetMs);
       const end = pageEnd(stopAt, signal);
       const results = new Map<string, MailboxResult>();
@@ -207,7 +214,7 @@ export function createMailboxStage(options: MailboxStageOptions): MailboxStage {
         if (known === null) {
           // The domain's first probe, alone: if it finds the domain catch-all, the rest cost nothing.
           const [first, ...rest] = open as [string, ...string[]];
-          const outcome = await end.settle(call(first, domain, stopAt));
+          const outcome = await end.settle(call(first, domain, stopAt, counts));
           record(first, outcome);
           if (typeof outcome !== 'string' && outcome.catchAllDomain === true) {
             for (const address of rest)
@@ -216,7 +223,7 @@ export function createMailboxStage(options: MailboxStageOptions): MailboxStage {
           }
           open = rest;
         }
-        await Promise.all(open.map(async (address) => record(address, await end.settle(call(address, domain, stopAt)))));
+        await Promise.all(open.map(async (address) => record(address, await end.settle(call(address, domain, stopAt, counts)))));
       };
 
       try {

@@ -1,0 +1,135 @@
+import Joi from 'joi';
+import { checkArea, ID_PATTERNS, type FieldProblem, type GenerationRequest, type ResolvedArea } from '@leadgen/domain';
+import { webhookUrl } from '../webhooks/webhooks-schema';
+import { checkGenerationRequest } from './generate-schema';
+
+/** Google lists at most this many places for one query: an area search's tile asks for all of them. */
+export const TILE_MAX_RESULTS = 60;
+
+/**
+ * An area and its request checked, every problem at once (pointers #/area/…, #/request/…), as a Joi rule of
+ * the route table (decision 029): the value becomes the AreaSearch. Left to the object's own problems when
+ * area or request is missing.
+ */
+const areaSearchRule = (value: Record<string, unknown>, helpers: Joi.CustomHelpers) => {
+  if (value.area === undefined || value.request === undefined) return value;
+  const problems: FieldProblem[] = [];
+  const search = checkAreaSearch(value, problems);
+  return search ? search : helpers.error('area.invalid', { problems });
+};
+
+/** POST /api/v1/leads/quotes: an area and the request to run over it (docs/api.md#area-searches); the value is the AreaSearch. */
+export const quoteRequestSchema = Joi.object({
+  /** { place }, { bbox }, { circle } or a GeoJSON Polygon or MultiPolygon; checked by checkArea */
+  area: Joi.any().required(),
+  /** a google_maps generation request without city or maxResults (the area says where; each tile lists up to 60) */
+  request: Joi.any().required(),
+})
+  .required()
+  .messages({
+    'object.unknown': '{{#label}} is not a field of the quote request',
+    'object.base': 'the body must be a JSON object',
+    'area.invalid': 'the area search is not valid',
+  })
+  .custom(areaSearchRule)
+  .meta({ 'x-component': 'QuoteRequest' });
+
+/** POST /api/v1/leads/batches with an area: the area and its request, or a quote's id, and the batch's own fields. */
+export const areaBatchSchema = Joi.object({
+  /** the area to search (see quoteRequestSchema); not with quoteId */
+  area: Joi.any(),
+  /** the request run over the area; with area */
+  request: Joi.any(),
+  /** a stored quote (POST /leads/quotes) whose area, request and tiles the batch runs; instead of area and request */
+  quoteId: Joi.string().pattern(ID_PATTERNS.quote).messages({ 'string.pattern.base': '{{#label}} is not a quote id (quo_…)' }),
+  /** the most the batch may charge, in credits */
+  maxCredits: Joi.number().strict().integer().min(1).max(2_147_483_647),
+  /** skip leads this account received in any earlier job */
+  excludeDelivered: Joi.boolean().strict(),
+  /** where the batch's terminal event is POSTed */
+  webhookUrl: webhookUrl({ allowHttp: true }),
+  /** a label for the batch, at most 200 characters */
+  name: Joi.string().trim().min(1).max(200),
+})
+  .xor('area', 'quoteId')
+  .with('area', 'request')
+  .without('quoteId', ['area', 'request'])
+  .required()
+  .messages({
+    'object.unknown': '{{#label}} is not a field of an area batch (maxResults: bound an area search with maxCredits)',
+    'object.xor': 'an area batch takes area (with request) or quoteId, not both',
+    'object.missing': 'an area batch takes area (with request) or quoteId',
+    'object.with': 'area needs request: the generation request to run over it',
+    'object.without': 'quoteId brings its own area and request',
+    'area.invalid': 'the area search is not valid',
+  })
+  .custom(
+    (
+      fields: {
+        quoteId?: string;
+        area?: unknown;
+        request?: unknown;
+        excludeDelivered?: boolean;
+        maxCredits?: number;
+        webhookUrl?: string;
+        name?: string;
+      },
+      helpers,
+    ) => {
+      let search: AreaSearch | null = null;
+      if (fields.quoteId === undefined) {
+        if (fields.area === undefined || fields.request === undefined) return fields;
+        const problems: FieldProblem[] = [];
+        search = checkAreaSearch(fields as Record<string, unknown>, problems);
+        if (!search) return helpers.error('area.invalid', { problems });
+      }
+      const excludeDelivered = fields.excludeDelivered === true;
+      return {
+        search: search && excludeDelivered ? { ...search, request: { ...search.request, excludeDelivered: true } } : search,
+        quoteId: fields.quoteId ?? null,
+        excludeDelivered,
+        maxCredits: fields.maxCredits ?? null,
+        webhookUrl: fields.webhookUrl ?? null,
+        name: fields.name ?? null,
+      } satisfies AreaBatchRequest;
+    },
+  )
+  .meta({ 'x-component': 'AreaBatchRequest' });
+
+/** An area and its request as checked: the area resolved unless it is a place name, which the source resolves. */
+export interface AreaSearch {
+  area: ResolvedArea | null;
+  place: string | null;
+  /** the request each tile runs, with maxResults 60 */
+  request: GenerationRequest;
+}
+
+/** Checks an area and its request, adding every problem to `problems` (pointers #/area/…, #/request/…). */
+export function checkAreaSearch(body: Record<string, unknown>, problems: FieldProblem[]): AreaSearch | null {
+  const area = checkArea(body.area);
+  problems.push(...area.problems);
+  const raw = body.request;
+  const checked = checkGenerationRequest(raw);
+  for (const problem of checked.problems) problems.push({ pointer: `#/request${problem.pointer.slice(1)}`, detail: problem.detail });
+  const given = raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
+  if (checked.request && checked.request.source !== 'google_maps')
+    problems.push({ pointer: '#/request/source', detail: 'an area search runs on google_maps' });
+  if ('city' in given) problems.push({ pointer: '#/request/city', detail: 'the area says where to search: leave city out' });
+  if ('maxResults' in given)
+    problems.push({
+      pointer: '#/request/maxResults',
+      detail: 'each tile lists all it can (up to 60): bound an area search with maxCredits',
+    });
+  if (problems.length > 0 || !checked.request) return null;
+  return { area: area.area, place: area.place, request: { ...checked.request, maxResults: TILE_MAX_RESULTS } };
+}
+
+export interface AreaBatchRequest {
+  /** the area and request given, or null when the batch comes from a quote */
+  search: AreaSearch | null;
+  quoteId: string | null;
+  excludeDelivered: boolean;
+  maxCredits: number | null;
+  webhookUrl: string | null;
+  name: string | null;
+}

@@ -1,0 +1,83 @@
+import { idempotencyKey, startWorld, type TestWorld } from '../harness';
+import { buildAccount } from '../factories';
+import { ownDatabase, sleep, startWorkerProcess, type WorkerProcess } from './fault-world';
+import { checkInvariants, describeViolations } from './invariants';
+
+// Issue 35's fleet test: an area of over 1,000 tiles (the sandbox's map, quoted first so every tile is a child
+// from the start) runs under maxCredits on two worker processes, one of them SIGKILLed while tiles run. Nothing
+// may be lost: the batch ends, every child is terminal, no lead twice, never past maxCredits, the ledger balanced.
+const AREA = { bbox: { south: 41.5, west: -88.2, north: 42.1, east: -87.45 } };
+const MAX_CREDITS = 6_000;
+
+describe('an area search of 1,000 tiles on a fleet that loses a worker', () => {
+  let database: Awaited<ReturnType<typeof ownDatabase>>;
+  let world: TestWorld;
+  const workers: WorkerProcess[] = [];
+
+  beforeAll(async () => {
+    database = await ownDatabase();
+    world = await startWorld({ worker: false, env: { DATABASE_URL: database.url } });
+  }, 30_000);
+
+  afterAll(async () => {
+    for (const worker of workers) if (worker.exitCode === null && worker.signalCode === null) worker.kill('SIGKILL');
+    await world?.close();
+    await database?.drop();
+  });
+
+  it('when one of two workers is SIGKILLed mid-run, then the batch ends under maxCredits with every tile settled, no lead twice and the ledger balanced', async () => {
+    const env = {
+      DATABASE_URL: database.url,
+      REDIS_URL: world.config.redis.url,
+      QUEUE_PREFIX: world.config.redis.queuePrefix,
+      WORKER_LOCK_MS: '1000',
+      WORKER_STALLED_CHECK_MS: '500',
+      WORKER_CONCURRENCY: '4',
+      SANDBOX_PAGE_DELAY_MS: '20',
+      LOST_JOB_AFTER_MS: '3000',
+      LOST_JOB_SWEEP_MS: '2000',
+    };
+    workers.push(startWorkerProcess(env), startWorkerProcess(env));
+    await Promise.all(workers.map((w) => w.ready));
+    const account = await buildAccount(world.db, { credits: 1_000_000 });
+
+    const quote = await world.http
+      .post('/api/v1/leads/quotes')
+      .set(account.auth)
+      .send({ area: AREA, request: { category: 'dentist', state: 'US' } });
+    expect(quote.status).toBe(201);
+    expect(quote.body.tiles.toRun).toBeGreaterThanOrEqual(1_000);
+    const created = await world.http
+      .post('/api/v1/leads/batches')
+      .set(account.auth)
+      .set('Idempotency-Key', idempotencyKey())
+      .send({ quoteId: quote.body.quoteId, maxCredits: MAX_CREDITS });
+    expect(created.status).toBe(202);
+    const batchId = created.body.batchId as string;
+
+    await sleep(3_000);
+    workers[0]!.kill('SIGKILL');
+
+    const until = Date.now() + 400_000;
+    let batch = (await world.http.get(`/api/v1/leads/batches/${batchId}`).set(account.auth)).body;
+    while (!batch.terminal && Date.now() < until) {
+      await sleep(1_000);
+      batch = (await world.http.get(`/api/v1/leads/batches/${batchId}`).set(account.auth)).body;
+    }
+    expect(batch.terminal).toBeDefined();
+    expect(batch.childCount).toBeGreaterThanOrEqual(1_000);
+    expect(batch.creditsCharged).toBeLessThanOrEqual(MAX_CREDITS);
+    expect(batch.creditsCharged).toBeGreaterThan(MAX_CREDITS / 2);
+    expect(batch.areaSearch.tiles.total).toBe(batch.childCount);
+    expect(batch.areaSearch.tiles.searching).toBe(0);
+    const { rows } = await world.db.sql.query<{ open: number; leads: number; distinct: number; delivered: number }>(
+      `SELECT (SELECT count(*)::int FROM jobs WHERE batch_id = $1 AND status IN ('queued', 'running')) AS open,
+              count(l.*)::int AS leads, count(DISTINCT l.dedup_key)::int AS distinct,
+              (SELECT COALESCE(sum(delivered_count), 0)::int FROM jobs WHERE batch_id = $1) AS delivered
+       FROM leads l JOIN jobs j ON j.id = l.job_id WHERE j.batch_id = $1`,
+      [batchId],
+    );
+    expect(rows[0]).toEqual({ open: 0, leads: batch.deliveredCount, distinct: batch.deliveredCount, delivered: batch.deliveredCount });
+    expect(describeViolations(await checkInvariants(world.config.database.url))).toBe('');
+  }, 480_000);
+});
