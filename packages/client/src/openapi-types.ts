@@ -6545,10 +6545,10 @@ export interface operations {
                 "application/json": {
                     /** @description Your label for the key, 1..100 characters */
                     name?: string | null;
-                    /** @description What the key may do (each endpoint names the scope it needs in `x-required-scope`); by default the calling key's */
+                    /** @description What the key may do; by default the calling key's (a key can only grant scopes it holds) */
                     scopes?: ("read" | "generate" | "webhooks" | "monitors" | "suppressions" | "keys")[];
                     /**
-                     * @description live or test; by default the calling key's
+                     * @description live or test (lg_test_…: the sandbox always, test credits only); by default the calling key's
                      * @enum {string}
                      */
                     mode?: "live" | "test";
@@ -6769,7 +6769,7 @@ export interface operations {
                 "application/json": {
                     /** @description Your label for the key, 1..100 characters */
                     name?: string | null;
-                    /** @description When the key stops working (RFC 3339, in the future); null or absent: never */
+                    /** @description When the key stops working (RFC 3339, in the future); null: never */
                     expiresAt?: string | null;
                 };
             };

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { newId, type ApiKeyMode, type ApiKeyScope } from '@leadgen/domain';
+import { API_KEY_SCOPES, newId, type ApiKeyMode, type ApiKeyScope } from '@leadgen/domain';
 import { sqlOf, type Database, type Queryable } from './client';
 
 export interface AccountRecord {
@@ -64,18 +64,23 @@ export function newKeyRow(accountId: string, options: NewKeyOptions = {}) {
     name: options.name ?? null,
     mode,
     createdByKeyId: options.createdByKeyId ?? null,
-    ...(options.scopes ? { scopes: [...options.scopes] } : {}),
+    scopes: [...(options.scopes ?? API_KEY_SCOPES)],
   };
   return { row, apiKey };
 }
 
-export async function issueApiKey(db: Database | Queryable, accountId: string, options: NewKeyOptions = {}): Promise<IssuedKey> {
-  const { row, apiKey } = newKeyRow(accountId, options);
+/** Stores a key's row (newKeyRow): the operator's issue and the keys API both write it here. */
+export async function insertKeyRow(db: Database | Queryable, row: ReturnType<typeof newKeyRow>['row']): Promise<void> {
   await sqlOf(db).query(
     `INSERT INTO api_keys (id, account_id, key_hash, prefix, expires_at, name, mode, created_by_key_id, scopes)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, COALESCE($9::text[], ARRAY['read', 'generate', 'webhooks', 'monitors', 'suppressions', 'keys']))`,
-    [row.id, row.accountId, row.keyHash, row.prefix, row.expiresAt, row.name, row.mode, row.createdByKeyId, row.scopes ?? null],
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::text[])`,
+    [row.id, row.accountId, row.keyHash, row.prefix, row.expiresAt, row.name, row.mode, row.createdByKeyId, row.scopes],
   );
+}
+
+export async function issueApiKey(db: Database | Queryable, accountId: string, options: NewKeyOptions = {}): Promise<IssuedKey> {
+  const { row, apiKey } = newKeyRow(accountId, options);
+  await insertKeyRow(db, row);
   return { keyId: row.id, apiKey, ...(options.expiresAt ? { expiresAt: options.expiresAt.toISOString() } : {}) };
 }
 

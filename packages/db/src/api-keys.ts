@@ -1,6 +1,6 @@
-import { API_KEY_SCOPES, TEST_ACCOUNT_CREDITS, newId, type ApiKeyMode, type ApiKeyScope } from '@leadgen/domain';
+import { TEST_ACCOUNT_CREDITS, newId, type ApiKeyMode, type ApiKeyScope } from '@leadgen/domain';
 import { inTransaction, type Database, type Queryable } from './client';
-import { newKeyRow, type NewKeyOptions } from './accounts';
+import { insertKeyRow, newKeyRow, type NewKeyOptions } from './accounts';
 
 /** A key as its account sees it: never its secret nor its hash. */
 export interface ApiKeyRecord {
@@ -69,11 +69,7 @@ export async function createAccountKey(db: Database, accountId: string, options:
     if (Number(rows[0]!.live) >= limit) return { outcome: 'limit' as const };
     const owner = options.mode === 'test' ? await testAccountOf(client, live) : live;
     const { row, apiKey } = newKeyRow(owner, options);
-    await client.query(
-      `INSERT INTO api_keys (id, account_id, key_hash, prefix, expires_at, name, mode, created_by_key_id, scopes)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::text[])`,
-      [row.id, owner, row.keyHash, row.prefix, row.expiresAt, row.name, row.mode, row.createdByKeyId, row.scopes ?? [...API_KEY_SCOPES]],
-    );
+    await insertKeyRow(client, row);
     const key = await readKey(client, owner, row.id);
     return { outcome: 'created' as const, key: key!, apiKey };
   });

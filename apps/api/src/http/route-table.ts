@@ -86,7 +86,7 @@ export interface MountParts {
   auth: RequestHandler;
   requireScope: (scope: ApiKeyScope) => RequestHandler;
   rateLimits: Record<RateLimitPolicyName, RequestHandler>;
-  jsonBody: (limitBytes: number, options?: { maxEntries?: number }) => RequestHandler;
+  jsonBody: (limitBytes: number) => RequestHandler;
   /** What request schemas may read of the deployment (Joi's `context`), e.g. whether plain http targets are accepted. */
   validationContext: Record<string, unknown>;
 }

@@ -3,7 +3,7 @@ import { d, nullable, object, ref, str, time, type Schema } from './openapi-sche
 
 // The API key's shapes (decision 036): never its secret, except in the creation's answer.
 
-export const scopes = d('What the key may do (each endpoint names the scope it needs in `x-required-scope`)', {
+const scopes = d('What the key may do (each endpoint names the scope it needs in `x-required-scope`)', {
   type: 'array',
   items: { type: 'string', enum: [...API_KEY_SCOPES] },
   minItems: 1,

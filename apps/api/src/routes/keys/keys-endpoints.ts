@@ -1,24 +1,11 @@
 import { JSON_BODY_LIMIT_BYTES } from '@leadgen/config';
 import { API_KEYS_MAX_PER_ACCOUNT } from '@leadgen/domain';
 import type { Endpoint } from '../../http/route-table';
-import { modes, scopes } from '../../openapi/openapi-keys';
-import {
-  d,
-  hdr,
-  limited,
-  nullable,
-  object,
-  pick,
-  problemResponse,
-  query,
-  ref,
-  str,
-  time,
-  type Schema,
-} from '../../openapi/openapi-schemas';
+import { modes } from '../../openapi/openapi-keys';
+import { hdr, limited, pick, problemResponse, query, ref, str, type Schema } from '../../openapi/openapi-schemas';
 import { changeKeyRoute, createKeyRoute, getKeyRoute, listKeysRoute, revokeKeyRoute } from './keys-route';
 import { keyPath } from '../path-params';
-import { changeKeySchema, createKeySchema, KEY_NAME_MAX, KEYS_PAGE_DEFAULT, KEYS_PAGE_LIMIT, listKeysQuerySchema } from './keys-schema';
+import { changeKeySchema, createKeySchema, KEYS_PAGE_DEFAULT, KEYS_PAGE_LIMIT, listKeysQuerySchema } from './keys-schema';
 
 // The account's API keys (decision 036), managed by any of its keys that holds the `keys` scope; the `read` rate limit.
 
@@ -29,12 +16,6 @@ const answer = (description: string, schema: Schema, extraHeaders: Record<string
   headers: { ...limited, ...extraHeaders },
   content: json(schema),
 });
-const name = d(
-  `Your label for the key, 1..${KEY_NAME_MAX} characters`,
-  nullable({ type: 'string', minLength: 1, maxLength: KEY_NAME_MAX }),
-);
-const expiresAt = d('When the key stops working (RFC 3339, in the future); null or absent: never', nullable(time));
-
 export const keyEndpoints: Endpoint[] = [
   {
     method: 'post',
@@ -50,21 +31,6 @@ export const keyEndpoints: Endpoint[] = [
       operationId: 'createApiKey',
       summary: 'A new API key; its secret is in this answer only',
       description: `Makes a key for the account. Its scopes default to the calling key's own and can never include one the calling key lacks. \`mode: "test"\` makes an \`lg_test_…\` key: it works in the account's test account, whose jobs always use the sandbox and spend test credits only, and whose jobs, leads, batches, monitors, webhooks and suppressions live keys never see (nor test keys the live ones). A test key makes only test keys. An account holds at most ${API_KEYS_MAX_PER_ACCOUNT} live keys.`,
-      requestBody: {
-        required: true,
-        content: json(
-          object(
-            {
-              name,
-              scopes: { ...scopes, description: `${scopes.description}; by default the calling key's` },
-              mode: d("live or test; by default the calling key's", modes),
-              expiresAt,
-            },
-            [],
-            { additionalProperties: false },
-          ),
-        ),
-      },
       responses: {
         201: answer('The key and its secret', ref('ApiKeyWithSecret'), { Location: hdr('Location') }),
         403: problemResponse(
@@ -131,10 +97,6 @@ export const keyEndpoints: Endpoint[] = [
       summary: 'Renames a key or moves its expiry (its scopes and mode never change: make another key)',
       description:
         'Changes `name` and/or `expiresAt` (null: never expires). A new expiry holds on every API process from its next request, as a revocation does.',
-      requestBody: {
-        required: true,
-        content: json(object({ name, expiresAt }, [], { minProperties: 1, additionalProperties: false })),
-      },
       responses: {
         200: answer('The key as it is now', ref('ApiKey')),
         404: notFound,

@@ -16,25 +16,24 @@ const expiresAt = rfc3339
 
 /** POST /api/v1/keys: a new key. */
 export const createKeySchema = Joi.object({
-  /** your label for the key, 1..100 characters */
-  name: name.allow(null),
-  /** what the key may do; by default the scopes of the key that creates it (a key can only grant what it holds) */
+  name: name.allow(null).description(`Your label for the key, 1..${KEY_NAME_MAX} characters`),
   scopes: Joi.array()
     .items(Joi.string().valid(...API_KEY_SCOPES))
     .min(1)
-    .unique(),
-  /** live (default: the creating key's mode) or test (lg_test_…: the sandbox always, no credits spent) */
-  mode: Joi.string().valid(...API_KEY_MODES),
-  /** when the key stops working (RFC 3339, in the future); it never expires without one */
-  expiresAt: expiresAt.allow(null),
+    .unique()
+    .description("What the key may do; by default the calling key's (a key can only grant scopes it holds)"),
+  mode: Joi.string()
+    .valid(...API_KEY_MODES)
+    .description("live or test (lg_test_…: the sandbox always, test credits only); by default the calling key's"),
+  expiresAt: expiresAt.allow(null).description('When the key stops working (RFC 3339, in the future); null or absent: never'),
 })
   .required()
   .messages({ 'object.unknown': '{{#label}} is not a field of an API key', 'object.base': 'the body must be a JSON object' });
 
 /** PATCH /api/v1/keys/{keyId}: a new name and/or expiry, at least one. Scopes never change: create another key. */
 export const changeKeySchema = Joi.object({
-  name: name.allow(null),
-  expiresAt: expiresAt.allow(null),
+  name: name.allow(null).description(`Your label for the key, 1..${KEY_NAME_MAX} characters`),
+  expiresAt: expiresAt.allow(null).description('When the key stops working (RFC 3339, in the future); null: never'),
 })
   .min(1)
   .required()
