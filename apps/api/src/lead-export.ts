@@ -282,6 +282,11 @@ export interface ExportStream {
   next(after: LeadRow): Promise<LeadRow[]>;
   filename: string;
   headers?: Record<string, string>;
+  /**
+   * Runs once the outcome is known: before the last byte when the export is whole (so a client that has
+   * its whole file can already see the export in the audit trail), after the cut otherwise.
+   */
+  settle?(outcome: ExportOutcome): Promise<void>;
 }
 
 /**
@@ -305,24 +310,34 @@ export async function streamExport(res: Response, format: 'csv' | 'jsonl', strea
   let batch = stream.first;
   let header = true;
   let leads = 0;
-  if (format === 'csv' && batch.length === 0) {
-    res.end(csvBatch([], true));
-    return { leads, complete: true };
-  }
+  let settled = false;
+  const settle = async (outcome: ExportOutcome) => {
+    settled = true;
+    await stream.settle?.(outcome);
+    return outcome;
+  };
   try {
+    if (format === 'csv' && batch.length === 0) {
+      await settle({ leads, complete: true });
+      res.end(csvBatch([], true));
+      return { leads, complete: true };
+    }
     while (batch.length > 0) {
       const chunk = format === 'csv' ? csvBatch(batch, header) : `${batch.map(presentLeadItemJson).join('\n')}\n`;
       header = false;
-      if (!(await write(res, chunk))) return { leads, complete: false };
+      if (!(await write(res, chunk))) return await settle({ leads, complete: false });
       leads += batch.length;
       batch = await stream.next(batch.at(-1)!);
     }
+    await settle({ leads, complete: true });
     res.end();
     return { leads, complete: true };
   } catch (error) {
     // Headers and part of the body are out: the only honest signal left is a cut connection.
     logger.warn('export stopped by an error', { error: (error as Error).message });
     res.destroy(error instanceof Error ? error : new Error(String(error)));
-    return { leads, complete: false };
+    const outcome = { leads, complete: false };
+    if (!settled) await settle(outcome).catch((failure: Error) => logger.warn('export not settled', { error: failure.message }));
+    return outcome;
   }
 }

@@ -167,12 +167,12 @@ export function batchLeadsRoute(deps: ApiDependencies, download?: 'csv' | 'jsonl
         .send(`${head.slice(0, -1)},"items":[${page.map(presentLeadItemJson).join(',')}]}`);
       return;
     }
-    const outcome = await streamExport(res, format, {
+    await streamExport(res, format, {
       first,
       next: (last) => readBatchLeads(deps, batch.id, keysetOf(last as BatchLeadRow), EXPORT_BATCH),
       filename: `leads-${batch.id}`,
       headers: marks,
+      settle: (outcome) => audit(deps, res.locals, account.id, 'leads.exported', { selection: { batchId: batch.id }, format, ...outcome }),
     });
-    await audit(deps, res.locals, account.id, 'leads.exported', { selection: { batchId: batch.id }, format, ...outcome });
   };
 }

@@ -80,13 +80,14 @@ async function resultSetAnswer(
     next: (last) => nextResultSetPage(deps, account, by, id, last.position, EXPORT_BATCH),
     filename: `leads-${selection.jobId}`,
     headers: marks,
+    settle: (outcome) =>
+      audit(deps, res.locals, account, 'leads.exported', {
+        selection: { jobId: selection.jobId, resultSetId: selection.resultSetId },
+        format,
+        ...outcome,
+      }),
   });
   await chargeRateLimit(res, costOfEntries(outcome.leads) - costOfEntries(estimate), { refuse: false });
-  await audit(deps, res.locals, account, 'leads.exported', {
-    selection: { jobId: selection.jobId, resultSetId: selection.resultSetId },
-    format,
-    ...outcome,
-  });
 }
 
 /** GET /api/v1/leads (and `.csv` / `.jsonl`): every lead delivered to the account, oldest job first, each job's in delivery order. */
@@ -117,22 +118,22 @@ export function accountLeadsRoute(deps: ApiDependencies, download?: DownloadForm
       estimate = await estimateAccountLeads(deps.db, account.id, filter, query.cursor ?? null);
       await chargeRateLimit(res, costOfEntries(estimate));
       const first = await readAccountLeads(deps, account.id, filter, query.cursor ?? null, EXPORT_BATCH);
+      // The selection as the client asked for it (no lead in it): which leads went out is known from the jobs.
+      const selection = {
+        ...filter,
+        createdAfter: filter.createdAfter?.toISOString() ?? null,
+        createdBefore: filter.createdBefore?.toISOString() ?? null,
+        after: query.cursor ? 'cursor' : null,
+      };
       outcome = await streamExport(res, format, {
         first,
         next: (last) => readAccountLeads(deps, account.id, filter, keysetOf(last), EXPORT_BATCH),
         filename: `leads-${new Date().toISOString().slice(0, 10)}`,
+        settle: (settled) => audit(deps, res.locals, account.id, 'leads.exported', { selection, format, ...settled }),
       });
     } finally {
       await release();
     }
     await chargeRateLimit(res, costOfEntries(outcome.leads) - costOfEntries(estimate), { refuse: false });
-    // The selection as the client asked for it (no lead in it): which leads went out is known from the jobs.
-    const selection = {
-      ...filter,
-      createdAfter: filter.createdAfter?.toISOString() ?? null,
-      createdBefore: filter.createdBefore?.toISOString() ?? null,
-      after: query.cursor ? 'cursor' : null,
-    };
-    await audit(deps, res.locals, account.id, 'leads.exported', { selection, format, ...outcome });
   };
 }
