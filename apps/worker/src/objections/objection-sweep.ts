@@ -40,7 +40,7 @@ export interface ObjectionSweepDependencies {
  * global list and the commits in flight are waited for (nothing new holds it from then on); the accounts
  * whose recent jobs hold it are found and their notices and subject.objected deliveries recorded in one
  * transaction (an account noticed before is not noticed twice); only then are the stored copies erased,
- * so a retry after a crash still finds who must be told. Audit and metrics last.
+ * so a retry after a crash still finds who must be told, and the notices sent once they are gone. Audit and metrics last.
  */
 export async function applyObjection(deps: ObjectionSweepDependencies, objection: ObjectionRecord): Promise<void> {
   const subject = { kind: objection.kind, value: objection.value };
@@ -48,14 +48,15 @@ export async function applyObjection(deps: ObjectionSweepDependencies, objection
   const since = new Date(Date.now() - deps.noticeDays * 86_400_000);
   const holders = await subjectHolders(deps.db, subject, since);
   const { notices, deliveryIds } = await recordObjectionNotices(deps.db, objection, holders);
-  // The outbox sweep sends what Redis does not take now.
-  await deps.webhooks
-    .enqueue(deliveryIds)
-    .catch((error: Error) => logger.warn('objection notices not enqueued: the outbox sweep will send them', { error: error.message }));
   const erasure = await eraseSubject(deps.db, subject);
   const told = await Promise.allSettled(erasure.jobIds.map((jobId) => deps.events.publishLeadsErased(jobId)));
   if (told.some((t) => t.status === 'rejected'))
     logger.warn('objection: API processes not told of some erased jobs (the erasure epoch still holds)');
+  // Sent once the copies are gone, so a buyer who reads its leads on the notice no longer finds the subject.
+  // The outbox sweep sends what Redis does not take now.
+  await deps.webhooks
+    .enqueue(deliveryIds)
+    .catch((error: Error) => logger.warn('objection notices not enqueued: the outbox sweep will send them', { error: error.message }));
   // Each account's trail says it was told and how much went, never who; the service's own trail says what was applied.
   for (const notice of notices) {
     await recordAuditEvent(deps.db, {
