@@ -80,7 +80,7 @@ function googleSurveyor(client: UpstreamClient): AreaSurveyor {
 /** The sandbox's surveyor: what a process without a Google key, and every test account (decision 036), surveys with. */
 export const sandboxSurveyor: AreaSurveyor = {
   name: 'sandbox',
-  resolvePlace: (place) => Promise.resolve(sandboxViewport(place)),
+  resolvePlace: (place, regionCode) => Promise.resolve(sandboxViewport(place, regionCode)),
   listTile: (request, tile) =>
     Promise.resolve({
       places: placeIdsIn(request, tile.rect).slice(0, SANDBOX_TILE_MAX),

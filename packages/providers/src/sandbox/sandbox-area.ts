@@ -1,6 +1,7 @@
 import { areaContains, tileOwns, type GenerationRequest, type LatLng, type Rect, type ResolvedArea, type Tile } from '@leadgen/domain';
 import type { ProviderLead } from '../lead-provider';
 import { categoryProfile } from './sandbox-categories';
+import { sandboxPlaceViewport } from './sandbox-geo';
 import { localeFor } from './sandbox-places';
 import { toQuery, seedOf } from './sandbox-query';
 import { googleMapsRecord } from './sandbox-records';
@@ -17,8 +18,6 @@ export const CELL_DEGREES = 0.005;
 const MAX_PER_CELL = 4;
 /** the sandbox lists at most this many places for one tile, as Google's Text Search does */
 export const SANDBOX_TILE_MAX = 60;
-/** the viewport the sandbox resolves a place name to: about 11 km across */
-const PLACE_SPAN_DEGREES = 0.1;
 
 export interface AreaPlace {
   lead: ProviderLead;
@@ -90,14 +89,8 @@ export function sandboxTile(request: GenerationRequest, tile: Tile, area: Resolv
 }
 
 /** A place name's viewport in the sandbox: a fixed rectangle seeded by the name (the sandbox has no gazetteer). */
-export function sandboxViewport(place: string): Rect {
-  const rng = SeededRandom.fromText(`viewport:${place.trim().toLowerCase()}`);
-  const latitude = -40 + rng.next() * 90;
-  const longitude = -150 + rng.next() * 300;
-  return {
-    low: { latitude, longitude },
-    high: { latitude: latitude + PLACE_SPAN_DEGREES, longitude: longitude + PLACE_SPAN_DEGREES },
-  };
+export function sandboxViewport(place: string, regionCode: string | null = null): Rect {
+  return sandboxPlaceViewport(place, regionCode);
 }
 
 function seedHash(seed: string): string {

@@ -9,6 +9,8 @@ import {
   upstreamProvenance,
 } from '@leadgen/domain';
 import type { ProviderLead } from '../lead-provider';
+import { PLACE_SPAN_DEGREES, sandboxCityCentre } from './sandbox-geo';
+import { localeFor } from './sandbox-places';
 import { SeededRandom } from './seeded-random';
 
 // Decision 038's fields for sandbox leads. Drawn from a stream of their own, seeded by the lead's key, so the
@@ -40,18 +42,37 @@ function e164(phone: string | null): string | null {
   return digits.length >= 8 && digits.length <= 15 ? `+${digits}` : null;
 }
 
+/**
+ * The parts of an address the sandbox wrote (sandbox-places.ts: "street, [postal] city [postal], country"): the city is
+ * the one asked for or one the country's list names, and the postal code is what the city line holds beside it.
+ */
+function addressParts(
+  address: string | null,
+  country: string,
+  city: string | null,
+): { street: string | null; locality: string | null; postalCode: string | null } {
+  const parts = address?.split(', ') ?? [];
+  const street = parts[0]?.trim() || null;
+  const cityLine = parts.length >= 3 ? parts[1]! : '';
+  const locality = [city, ...localeFor(country).cities].find((name) => name && cityLine.includes(name)) ?? city;
+  const postalCode = (locality ? cityLine.replace(locality, '') : cityLine).trim() || null;
+  return { street, locality, postalCode };
+}
+
+const round6 = (value: number) => Math.round(value * 1e6) / 1e6;
+
 function googleMapsDetails(lead: GoogleMapsLead, key: string, country: string, city: string | null, rng: SeededRandom): void {
   const cid = BigInt(`0x${SeededRandom.fromText(`cid|${key}`).hex(15)}`).toString();
+  const address = addressParts(lead.address, country, city);
+  // In the city the address names, inside the viewport a search of that city resolves to (sandbox-geo.ts), off its edges.
+  const centre = sandboxCityCentre(country, address.locality);
   lead.place = {
     placeId: key,
-    location: { lat: Math.round((rng.next() * 140 - 70) * 1e6) / 1e6, lng: Math.round((rng.next() * 360 - 180) * 1e6) / 1e6 },
-    addressComponents: {
-      street: lead.address?.split(',')[0]?.trim() ?? null,
-      locality: city,
-      postalCode: String(rng.int(10000, 99999)),
-      region: null,
-      countryCode: country,
+    location: {
+      lat: round6(centre.latitude + (rng.next() - 0.5) * PLACE_SPAN_DEGREES * 0.98),
+      lng: round6(centre.longitude + (rng.next() - 0.5) * PLACE_SPAN_DEGREES * 0.98),
     },
+    addressComponents: { ...address, region: null, countryCode: country },
     internationalPhone: e164(lead.phone),
     reviewCount: lead.reviewScore === null ? null : rng.int(1, 900),
     priceLevel: rng.chance(0.7) ? rng.pick(PRICE_LEVELS.slice(1, 4)) : null,

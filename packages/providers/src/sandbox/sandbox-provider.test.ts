@@ -1,5 +1,6 @@
 import { ProviderError } from '../lead-provider';
 import { createSandboxProvider } from './sandbox-provider';
+import { sandboxPlaceViewport } from './sandbox-geo';
 import { context, request } from '../../test/support/provider-search';
 import { runSearch } from '../../test/support/sandbox-search';
 
@@ -53,6 +54,31 @@ describe('sandbox provider: paging and determinism', () => {
           technologies: expect.any(Array),
         });
     }
+  });
+
+  it('when a google_maps lead is made, then it lies in the city its address names, whose postal code its components repeat', async () => {
+    const austin = sandboxPlaceViewport('Austin, US', null);
+    for (const city of ['Austin', undefined]) {
+      const { leads } = await runSearch(request({ city }));
+      for (const lead of leads) {
+        if (lead.source !== 'google_maps') throw new Error('not a place');
+        const location = lead.place!.location!;
+        const addressComponents = lead.place!.addressComponents!;
+        const locality = addressComponents.locality!;
+        expect(lead.address).toContain(locality);
+        if (city) expect(locality).toBe(city);
+        expect(lead.address).toContain(addressComponents.postalCode!);
+        // within the viewport a search of that city resolves to: a quote and a job see the same town
+        const viewport = sandboxPlaceViewport(`${locality}, US`, null);
+        expect(location.lat).toBeGreaterThanOrEqual(viewport.low.latitude);
+        expect(location.lat).toBeLessThanOrEqual(viewport.high.latitude);
+        expect(location.lng).toBeGreaterThanOrEqual(viewport.low.longitude);
+        expect(location.lng).toBeLessThanOrEqual(viewport.high.longitude);
+      }
+    }
+    // Austin, Texas: 30.27° N, 97.74° W
+    expect(austin.low.latitude).toBeCloseTo(30.217, 2);
+    expect(austin.low.longitude).toBeCloseTo(-97.793, 2);
   });
 
   it('when a sandbox job has filters, then the leads that fail them are left out and counted', async () => {
