@@ -10,6 +10,7 @@ import {
   findAccount,
   findCreditDiscrepancies,
   grantCredits,
+  topUpTestCredits,
   issueApiKey,
   revokeKey,
   eraseSubject,
@@ -30,6 +31,7 @@ import {
   normalizeSuppression,
   OBJECTION_ID_PATTERN,
   OBJECTION_STATUSES,
+  TEST_ACCOUNT_CREDITS,
   type ObjectionStatus,
   type SubjectKind,
 } from '@leadgen/domain';
@@ -63,13 +65,14 @@ export interface Services {
 
 export const USAGE = `usage: npx leadgen-admin <command> [options] [--json | --table]   (or npm run -s admin -- ...)
   account:create --name NAME [--credits C]   create an account (and its first API key)
-  account:list                                every account with its credits and live keys
+  account:list                                every account with its credits and live keys; a test account (mode test) follows its live account
   account:show --account ID                   the account with its credits
   account:delete --account ID [--yes]         asks first unless --yes; refuse its keys, cancel its open jobs, then delete the account and all it owns (ledger included); the audit trail keeps that it happened
   key:create --account ID [--expires-in 90d]  issue another API key for an account (expiring after N days or hours: 90d, 12h)
   key:list --account ID                       an account's keys: id, prefix, created, last used, expires, revoked
   key:revoke --id KEY_ID | --key API_KEY      revoke a key, by its id (key_...) or by its secret
   credits:grant --account ID --amount C       add credits to an account
+  credits:top-up-test [--account ID]          restore test accounts' credits to the test allowance now (every one, or ID's: a live or test account)
   credits:verify [--account ID]               check the accounts' credit counters against the ledger (exit 2 if any differ)
   ledger:show --account ID                    an account's ledger rows with the running balance
   job:show --job ID                           a job: status, counts, stop reason, credits, times
@@ -332,6 +335,14 @@ export async function runCommand(argv: string[], services: Services): Promise<Re
         createdAt: account.createdAt.toISOString(),
         credits: await creditSummary(db, account.id),
       };
+    }
+    case 'credits:top-up-test': {
+      const flags = parseFlags(args, ['account']);
+      const db = await database();
+      const only = flags.get('account');
+      if (only) await existingAccount(db, only);
+      const rows = await topUpTestCredits(db, { allowance: TEST_ACCOUNT_CREDITS, accountId: only ?? null });
+      return { allowance: TEST_ACCOUNT_CREDITS, toppedUp: rows.length, rows };
     }
     case 'credits:verify': {
       const flags = parseFlags(args, ['account']);

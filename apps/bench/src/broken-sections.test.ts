@@ -114,4 +114,26 @@ describe('brokenSections', () => {
       'verify: no job measured',
     ]);
   });
+  it('when the attacks section failed, or one of its phases measured nothing or broke, then it is broken', () => {
+    const phase = (name: string, sync: number[], webhook: number[], failed?: string) => ({
+      name,
+      sync,
+      webhook,
+      late: 0,
+      refused: {},
+      attacker: {},
+      ...(failed ? { failed } : {}),
+    });
+    expect(brokenSections({ ...none, attacks: [phase('idle', [80, 90], [40]), phase('CSV exports', [700], [90])] })).toEqual([]);
+    expect(
+      brokenSections({
+        ...none,
+        attacks: [phase('idle', [80], [40]), phase('uploads', [], []), phase('tarpit', [400], [], 'no request reached the tarpit')],
+      }),
+    ).toEqual([
+      'attacks uploads: the other account got no sync answer or no webhook (refused {})',
+      'attacks tarpit: no request reached the tarpit',
+    ]);
+    expect(brokenSections({ ...none, attacks: 'attacks api exited (code 1)' })).toEqual(['attacks: attacks api exited (code 1)']);
+  });
 });

@@ -1,6 +1,7 @@
 // A section that measured nothing is broken, whatever its figures would say: every request of a side failed,
 // a fairness or webhook side gave up, no export byte came, no batch child delivered. The bench never fails on
 // a figure, but it fails on these (exit 1), so a smoke run in CI (`--quick`) catches a section that rotted.
+import type { AttackPhase } from './attacks';
 import type { BatchRun } from './batch-fairness';
 import type { ExportRun } from './export-memory';
 import type { FairnessSide } from './fairness';
@@ -20,6 +21,8 @@ export interface SectionResults {
   enrichmentFound: number | null;
   /** jobs per side of the verification section, when it ran */
   verificationJobs: number | null;
+  /** the attacks section's phases, when it ran; a harness failure of the section is its message */
+  attacks?: AttackPhase[] | string | null;
 }
 
 /** One line per broken section, saying why; empty when every section that ran measured something. */
@@ -48,5 +51,12 @@ export function brokenSections(r: SectionResults): string[] {
   }
   if (r.enrichmentFound === 0) broken.push('enrichment: no business address found in the corpus');
   if (r.verificationJobs === 0) broken.push('verify: no job measured');
+  if (typeof r.attacks === 'string') broken.push(`attacks: ${r.attacks}`);
+  else
+    for (const phase of r.attacks ?? []) {
+      if (phase.failed) broken.push(`attacks ${phase.name}: ${phase.failed}`);
+      else if (phase.sync.length === 0 || phase.webhook.length + phase.late === 0)
+        broken.push(`attacks ${phase.name}: the other account got no sync answer or no webhook (refused ${JSON.stringify(phase.refused)})`);
+    }
   return broken;
 }

@@ -32,7 +32,12 @@ export class HttpClient {
     this.pool = new Pool(origin, { connections, pipelining: 1, keepAliveTimeout: 60_000, keepAliveMaxTimeout: 600_000 });
   }
 
-  async request(method: 'GET' | 'POST' | 'DELETE', path: string, headers: Record<string, string> = {}, body?: string): Promise<Answer> {
+  async request(
+    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+    path: string,
+    headers: Record<string, string> = {},
+    body?: string,
+  ): Promise<Answer> {
     const res = await this.pool.request({ method, path, headers, body });
     return { status: res.statusCode, body: await res.body.text() };
   }

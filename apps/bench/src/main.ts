@@ -38,6 +38,7 @@ import { batchLines, measureBatch, type BatchRun } from './batch-fairness';
 import { brokenSections, type SectionResults } from './broken-sections';
 import { measureWebhooks, webhookTable, type WebhookSide } from './webhook';
 import { measureRealPath, realPathTable } from './real-path';
+import { attackTable, measureAttacks } from './attacks';
 import { evaluateCorpus, freePort, scoreLines, UNSEEN_SITES, WORLD_SITES } from '@leadgen/testing';
 import { costTable, fmt, median, rate, sideBySide, summarize, targetTable, type Scenario, type Target } from './report';
 
@@ -64,9 +65,11 @@ const USAGE = `npm run bench [-- options]
   --knee-step S       seconds per knee step (default 4, 1 with --quick)
   --knee-accounts N   accounts the spread series shares the load over (default 10; also the credits section's)
   --credit-clients N  jobs in flight in the credits section (default 16)
-  --only a,b          scenarios among sync1, sync50, async, get, credits, knee, fleet, export, held, fair, verify, mailbox, enrichment, browser, batch, webhook, realpath
+  --only a,b          scenarios among sync1, sync50, async, get, credits, knee, fleet, export, held, fair, verify, mailbox, enrichment, browser, batch, webhook, realpath, attacks
                       (realpath: the real adapters against the upstream fakes with the issue 32 latencies, time to first
-                      lead and to terminal beside the critical-path floor; 25 leads per source with --quick)`;
+                      lead and to terminal beside the critical-path floor; 25 leads per source with --quick;
+                      attacks: another account's sync p50 and webhook delay, idle and under each of issue 31's attacks,
+                      beside the 1.5x and 2x floors; 2 s a phase with --quick, 10 s otherwise)`;
 
 function usage(problem: string): never {
   console.error(`${problem}\n${USAGE}`);
@@ -151,6 +154,7 @@ const ALL = [
   'batch',
   'webhook',
   'realpath',
+  'attacks',
 ] as const;
 const BATCH_QUERIES = Number(flags['batch-queries'] ?? (QUICK ? 20 : 1000));
 type Key = (typeof ALL)[number];
@@ -360,6 +364,33 @@ async function main(): Promise<number> {
       await Promise.all(own.map((p) => p.stop(8_000)));
     }
     if ([...ONLY].every((k) => k === 'realpath')) return 0;
+  }
+  if (ONLY.has('attacks')) {
+    // Self-contained (attacks.ts): its own database, API and worker, before the rest of the service starts.
+    const own: BenchProcess[] = [];
+    const attackRedis = new Redis(REDIS_URL, { maxRetriesPerRequest: 3 });
+    const began = Date.now();
+    try {
+      const phases = await measureAttacks({
+        databaseUrl: DATABASE_URL,
+        prefix: PREFIX,
+        redis: attackRedis,
+        env: (extra) => serviceEnv(extra.DATABASE_URL ?? DATABASE_URL, extra),
+        track: (p) => (own.push(p), p),
+        quick: QUICK,
+        log,
+      });
+      nothingElse.attacks = phases;
+      log('');
+      for (const line of attackTable(phases)) log(line);
+      log(`  (the section took ${((Date.now() - began) / 1000).toFixed(0)} s)`);
+    } catch (error) {
+      nothingElse.attacks = (error as Error).message;
+    } finally {
+      await Promise.all(own.map((p) => p.stop(8_000)));
+      await attackRedis.quit();
+    }
+    if ([...ONLY].every((k) => k === 'attacks')) return reportBroken(nothingElse);
   }
   if (ONLY.has('browser')) {
     // Self-contained (browser-tier.ts): its own loopback sites and a Chromium of its own, before the service starts.

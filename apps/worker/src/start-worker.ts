@@ -9,6 +9,7 @@ import { enqueueReleasedJobs, jobEventPublisher, openLeadQueues, producerConnect
 import { startIdleSlotFiller } from './borrow-idle-slots';
 import { createLeadConsumers } from './lead-consumers';
 import { startLeadRetentionSweep } from './lead-retention-sweep';
+import { startTestCreditsSweep } from './test-credits-sweep';
 import { startLostJobSweep } from './lost-job-sweep';
 import { startMonitorRuntime } from './monitors/monitor-runtime';
 import { startObjectionSweep } from './objections/objection-sweep';
@@ -103,6 +104,8 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
   const monitors = await startMonitorRuntime(config, lifecycle);
   // LEAD_RETENTION_DAYS: one worker of the fleet per hour deletes the leads past it (lead-retention-sweep.ts).
   const retention = startLeadRetentionSweep(db, queues, events, { days: config.leads.retentionDays });
+  // Test accounts' credits (decision 036): one worker of the fleet per hour restores those whose last grant is a day old.
+  const testCredits = startTestCreditsSweep(db, queues);
   // Confirmed objections (decision 042): applied by the workers that deliver webhooks, the ones holding the secrets' key.
   const objections = config.webhooks.deliver
     ? startObjectionSweep({ db, webhooks: webhooks.producer, events, noticeDays: config.objections.noticeDays })
@@ -110,7 +113,7 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
   const sweep = {
     stop: async () => {
       slots.stop();
-      await Promise.all([lostJobs.stop(), retention.stop(), objections.stop()]);
+      await Promise.all([lostJobs.stop(), retention.stop(), testCredits.stop(), objections.stop()]);
     },
   };
   logger.info('worker started', {

@@ -2872,7 +2872,7 @@ export interface components {
                 /** @description Leads the request's `filters` left out (decision 038) */
                 filtered: number;
             };
-            /** @description The paid calls the job made upstream, by upstream (`google_places`, `people_data_labs`, `storeleads`, `reacher`, `zerobounce`), retries included: what a filter cost (decision 038). `{}` for the sandbox */
+            /** @description The paid calls the job made upstream, by upstream (`google_places`, `people_data_labs`, `storeleads`, `reacher`, `zerobounce`), retries included: what a filter cost (decision 038). Pages of the sandbox count as `sandbox` */
             upstreamCalls: {
                 [key: string]: number;
             };
@@ -2932,7 +2932,7 @@ export interface components {
                 /** @description Leads the request's `filters` left out (decision 038) */
                 filtered: number;
             };
-            /** @description The paid calls the job made upstream, by upstream (`google_places`, `people_data_labs`, `storeleads`, `reacher`, `zerobounce`), retries included: what a filter cost (decision 038). `{}` for the sandbox */
+            /** @description The paid calls the job made upstream, by upstream (`google_places`, `people_data_labs`, `storeleads`, `reacher`, `zerobounce`), retries included: what a filter cost (decision 038). Pages of the sandbox count as `sandbox` */
             upstreamCalls: {
                 [key: string]: number;
             };
@@ -3015,7 +3015,7 @@ export interface components {
                 /** @description Leads the request's `filters` left out (decision 038) */
                 filtered: number;
             };
-            /** @description The paid calls the job made upstream, by upstream (`google_places`, `people_data_labs`, `storeleads`, `reacher`, `zerobounce`), retries included: what a filter cost (decision 038). `{}` for the sandbox */
+            /** @description The paid calls the job made upstream, by upstream (`google_places`, `people_data_labs`, `storeleads`, `reacher`, `zerobounce`), retries included: what a filter cost (decision 038). Pages of the sandbox count as `sandbox` */
             upstreamCalls: {
                 [key: string]: number;
             };
@@ -3419,7 +3419,7 @@ export interface components {
                 /** @description Leads the request's `filters` left out (decision 038) */
                 filtered: number;
             };
-            /** @description The paid calls the job made upstream, by upstream (`google_places`, `people_data_labs`, `storeleads`, `reacher`, `zerobounce`), retries included: what a filter cost (decision 038). `{}` for the sandbox */
+            /** @description The paid calls the job made upstream, by upstream (`google_places`, `people_data_labs`, `storeleads`, `reacher`, `zerobounce`), retries included: what a filter cost (decision 038). Pages of the sandbox count as `sandbox` */
             upstreamCalls: {
                 [key: string]: number;
             };

@@ -77,3 +77,34 @@ export async function grantCredits(db: Database | Queryable, accountId: string, 
     [accountId, amount],
   );
 }
+
+/**
+ * Test accounts' credits back to `allowance` (decision 036): each test account (of `accountId`, a live or a test
+ * account, or every one) whose balance (its base part and its stripes') is below it, and with `grantedBefore`
+ * only those whose last grant row is older than that, gets a grant row of the difference and that much on its base
+ * part, in one statement under the account row's lock, as grantCredits does. A charge landing on a stripe meanwhile
+ * leaves the balance that much under the allowance, never the ledger out of step. The last grant is found walking
+ * the account's ledger index from its newest row back to its last grant.
+ */
+export async function topUpTestCredits(
+  db: Database | Queryable,
+  options: { allowance: number; accountId?: string | null; grantedBefore?: Date | null },
+): Promise<Array<{ accountId: string; amount: number }>> {
+  const { rows } = await sqlOf(db).query<{ id: string; amount: number }>(
+    `WITH due AS (
+       SELECT a.id, ($1::bigint - a.balance - COALESCE((SELECT sum(s.balance) FROM credit_stripes s WHERE s.account_id = a.id), 0))::int AS amount
+       FROM accounts a
+       WHERE a.live_account_id IS NOT NULL AND ($2::text IS NULL OR a.id = $2 OR a.live_account_id = $2)
+         AND ($3::timestamptz IS NULL OR COALESCE((SELECT l.created_at FROM credit_ledger l WHERE l.account_id = a.id AND l.kind = 'grant'
+                                                   ORDER BY l.id DESC LIMIT 1), '-infinity') < $3)
+       FOR UPDATE OF a
+     ), grant_rows AS (
+       INSERT INTO credit_ledger (account_id, kind, amount) SELECT id, 'grant', amount FROM due WHERE amount > 0
+       RETURNING account_id, amount
+     )
+     UPDATE accounts a SET balance = a.balance + g.amount FROM grant_rows g WHERE a.id = g.account_id
+     RETURNING a.id, g.amount`,
+    [options.allowance, options.accountId ?? null, options.grantedBefore ?? null],
+  );
+  return rows.map((r) => ({ accountId: r.id, amount: Number(r.amount) })).sort((x, y) => x.accountId.localeCompare(y.accountId));
+}

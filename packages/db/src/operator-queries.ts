@@ -6,6 +6,10 @@ import { ACCOUNT_COUNTERS } from './credit-ledger';
 export interface AccountListing {
   accountId: string;
   name: string;
+  /** `test` for a test account (acc_test_…, decision 036): its credits are test credits */
+  mode: 'live' | 'test';
+  /** a test account's live account (the one whose test keys it holds); null for a live account */
+  liveAccountId: string | null;
   createdAt: string;
   balance: number;
   reserved: number;
@@ -13,21 +17,27 @@ export interface AccountListing {
   activeKeys: number;
 }
 
+/** Every account, oldest first, each live account followed by its test account. */
 export async function listAccounts(db: Database): Promise<AccountListing[]> {
   const { rows } = await db.sql.query<{
     id: string;
     name: string;
+    live_account_id: string | null;
     created_at: Date;
     balance: string;
     reserved: string;
     active_keys: string;
   }>(`
-    SELECT a.id, a.name, a.created_at, c.balance, c.reserved,
+    SELECT a.id, a.name, a.live_account_id, a.created_at, c.balance, c.reserved,
       (SELECT count(*) FROM api_keys k WHERE k.account_id = a.id AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())) AS active_keys
-    FROM accounts a JOIN (${ACCOUNT_COUNTERS} GROUP BY a.id) c ON c.id = a.id ORDER BY a.created_at, a.id`);
+    FROM accounts a JOIN (${ACCOUNT_COUNTERS} GROUP BY a.id) c ON c.id = a.id
+    JOIN accounts live ON live.id = COALESCE(a.live_account_id, a.id)
+    ORDER BY live.created_at, live.id, a.live_account_id IS NOT NULL`);
   return rows.map((r) => ({
     accountId: r.id,
     name: r.name,
+    mode: r.live_account_id === null ? ('live' as const) : ('test' as const),
+    liveAccountId: r.live_account_id,
     createdAt: r.created_at.toISOString(),
     balance: Number(r.balance),
     reserved: Number(r.reserved),

@@ -179,6 +179,50 @@ export const metrics = {
   }),
 };
 
+/**
+ * A counter whose labels take a fixed set of values starts at 0 for every combination, as Prometheus'
+ * instrumentation guide asks ("avoid missing metrics"): a series that first appears at its first event leaves a
+ * panel on "No data" on a new (or sandbox-only) deployment, and rate() never sees that first increase.
+ * Labels that are not a fixed set (sources, upstreams, statuses by job) appear with their first event.
+ */
+function startAtZero<L extends string>(counter: Counter<L>, values: Record<L, readonly string[]>): void {
+  const combinations = Object.entries<readonly string[]>(values).reduce<Array<Record<string, string>>>(
+    (all, [label, options]) => all.flatMap((labels) => options.map((value) => ({ ...labels, [label]: value }))),
+    [{}],
+  );
+  for (const labels of combinations) counter.inc(labels as Partial<Record<L, string>>, 0);
+}
+
+startAtZero(metrics.rateLimited, { limit: ['generate', 'read', 'unknown_key'] });
+startAtZero(metrics.enrichmentFetches, {
+  outcome: [
+    'ok',
+    'http_error',
+    'not_a_page',
+    'blocked',
+    'robots_disallowed',
+    'dns_failed',
+    'too_many_redirects',
+    'aborted',
+    'network_error',
+  ],
+});
+startAtZero(metrics.emailVerdictCache, { result: ['hit', 'miss'] });
+startAtZero(metrics.emailVerifierCalls, { engine: ['reacher', 'zerobounce'], outcome: ['ok', 'failed', 'late', 'skipped_down'] });
+startAtZero(metrics.emailMailboxCache, { level: ['address', 'domain'], result: ['hit', 'miss'] });
+startAtZero(metrics.monitorRuns, {
+  kind: ['scheduled', 'manual'],
+  outcome: ['started', 'skipped_overlap', 'paused_insufficient_credits', 'paused_consecutive_failures'],
+});
+startAtZero(metrics.objectionRequests, {
+  kind: ['email', 'domain', 'phone'],
+  outcome: ['accepted', 'mail_sent', 'mail_throttled', 'mail_failed', 'subject_throttled', 'client_throttled'],
+});
+startAtZero(metrics.objectionConfirmations, {
+  kind: ['email', 'domain', 'phone'],
+  proof: ['email_link', 'dns_txt', 'well_known', 'operator'],
+});
+
 export type QueueCounts = Record<string, Record<'waiting' | 'active' | 'delayed', number> & { held?: number }>;
 
 /** Where `leadgen_queue_jobs` comes from: read at scrape time, at most once per `maxAgeMs`. */

@@ -567,7 +567,7 @@ export const jobCommon = {
     type: 'object',
     additionalProperties: int(),
     description:
-      'The paid calls the job made upstream, by upstream (`google_places`, `people_data_labs`, `storeleads`, `reacher`, `zerobounce`), retries included: what a filter cost (decision 038). `{}` for the sandbox',
+      'The paid calls the job made upstream, by upstream (`google_places`, `people_data_labs`, `storeleads`, `reacher`, `zerobounce`), retries included: what a filter cost (decision 038). Pages of the sandbox count as `sandbox`',
   },
   monitorId: d('The monitor whose run this job is (`mon_…`, decision 022); absent for a job you asked for directly', str),
 };

@@ -16,6 +16,7 @@ import type {
 } from '@leadgen/domain';
 import { metrics } from '@leadgen/ops';
 import { sleep } from '../abortable-waits';
+import { upstreamCallCounts } from '../upstream/upstream-client';
 import { ProviderError, type LeadProvider, type ProviderPage, type SearchContext } from '../lead-provider';
 import { MatchStream, defaultMatchCount } from './sandbox-matches';
 import { toQuery } from './sandbox-query';
@@ -70,12 +71,16 @@ async function* search(
 
   for (;;) {
     // each page is one upstream round trip: the latency comes first, then its answer or its error; each is
-    // measured as a real upstream's attempt is (upstream `sandbox`), so a new deployment's dashboard is not empty
+    // measured and counted as a real upstream's attempt is (upstream `sandbox`): in the job's `upstreamCalls` and
+    // its run's `leadgen_upstream_calls_per_job`, so a new deployment's dashboard is not empty
     const started = performance.now();
     await sleep(delayMs, signal);
     signal.throwIfAborted();
-    const attempt = (outcome: 'ok' | 'unauthorized' | '5xx') =>
+    const attempt = (outcome: 'ok' | 'unauthorized' | '5xx') => {
       metrics.upstreamRequestDuration.observe({ upstream: 'sandbox', outcome }, (performance.now() - started) / 1000);
+      const counts = upstreamCallCounts();
+      counts?.set('sandbox', (counts.get('sandbox') ?? 0) + 1);
+    };
     if (directives.unauthorized) {
       attempt('unauthorized');
       throw new ProviderError('provider_unauthorized', 'sandbox upstream refused the credentials (sandbox:unauthorized)', 401);
