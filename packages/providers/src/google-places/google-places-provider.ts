@@ -1,10 +1,11 @@
-import { type GenerationRequest, type GoogleMapsFilters, type GoogleMapsLead, passesGoogleMapsFilters } from '@leadgen/domain';
+import type { GenerationRequest, GoogleMapsFilters, Rect } from '@leadgen/domain';
 import type { LeadProvider, ProviderLead, ProviderPage, SearchContext } from '../lead-provider';
-import { enrichOneLead, type EnrichmentStep } from '../enrichment';
+import type { EnrichmentStep } from '../enrichment';
 import { type UpstreamClient, UpstreamError } from '../upstream';
 import { googlePriceLevel, placeToLead } from './google-places-mapping';
-import { type FieldTier, fieldMask, MAX_RESULTS_PER_QUERY, PAGE_SIZE, type Rect, searchText, type TextSearchBody } from './places-api';
+import { type FieldTier, fieldMask, MAX_RESULTS_PER_QUERY, PAGE_SIZE, searchText, type TextSearchBody } from './places-api';
 import { searchTile } from './tile-search';
+import { passesFilters, withFinish } from './page-finish';
 import { extend, isLatLng, isRect, MAX_AREA_QUERIES, quarters, queryBody, searchArea } from './search-areas';
 
 export interface GooglePlacesProviderOptions {
@@ -152,11 +153,10 @@ async function* search(
 
     const retrievedAt = new Date().toISOString();
     let { bounds, fresh } = state;
-    let leads: ProviderLead[] = [];
+    const leads: ProviderLead[] = [];
     let filtered = 0;
     // Filters before the website visit (no crawl for a place that will not be delivered), except the
     // email, which the visit may find; a filtered place is counted, never delivered, never billed.
-    const passes = (item: ProviderLead, f: GoogleMapsFilters | undefined) => passesGoogleMapsFilters(item.lead as GoogleMapsLead, f);
     for (const place of page.places) {
       if (state.area === null && isLatLng(place.location)) bounds = extend(bounds, place.location);
       if (seen.has(place.id)) continue;
@@ -164,28 +164,12 @@ async function* search(
       fresh += 1;
       const mapped = placeToLead(place, request.category, request.state, retrievedAt);
       if (mapped === null) continue;
-      if (passes(mapped, { ...filters, requireEmail: undefined })) leads.push(mapped);
+      if (passesFilters(mapped, { ...filters, requireEmail: undefined })) leads.push(mapped);
       else filtered += 1;
     }
     const done: CursorState = { ...state, bounds, fresh, returned: state.returned + page.places.length };
     const next = page.nextPageToken !== null ? { ...done, pageToken: page.nextPageToken } : nextQuery(done);
-    // Handed over as Google answered it: the worker reads each website it still needs while it already asks
-    // for the next page with the token (decision 037). The email filter holds after the visit: a place it
-    // leaves out is dropped by its finish, which the worker counts as filtered (decision 038).
-    const step = options.enrichment;
-    const finish = step
-      ? async (row: ProviderLead, leadSignal: AbortSignal) => {
-          await enrichOneLead(row.lead, step, leadSignal, deadline);
-          return !filters?.requireEmail || passes(row, filters);
-        }
-      : undefined;
-    if (!step && filters?.requireEmail) {
-      // No website step: the email is what Google gave (none), so the filter is decided now.
-      const kept = leads.filter((item) => passes(item, filters));
-      filtered += leads.length - kept.length;
-      leads = kept;
-    }
-    yield { leads, cursor: next === null ? null : encodeCursor(next), filtered, ...(finish ? { finish } : {}) };
+    yield { ...withFinish(leads, filtered, filters, options.enrichment, deadline), cursor: next === null ? null : encodeCursor(next) };
     state = next;
   }
 }

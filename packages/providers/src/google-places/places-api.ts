@@ -1,3 +1,4 @@
+import type { LatLng, Rect } from '@leadgen/domain';
 import { ProviderError } from '../lead-provider';
 import type { UpstreamClient } from '../upstream';
 
@@ -48,17 +49,6 @@ export const PAGE_SIZE = 20;
 
 /** Text Search lists at most this many places for one query, however many pages are asked for. */
 export const MAX_RESULTS_PER_QUERY = 60;
-
-export interface LatLng {
-  latitude: number;
-  longitude: number;
-}
-
-/** google.geo.type.Viewport: `low` is the south-west corner, `high` the north-east one. */
-export interface Rect {
-  low: LatLng;
-  high: LatLng;
-}
 
 export interface TextSearchBody {
   textQuery: string;

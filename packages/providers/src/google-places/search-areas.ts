@@ -1,5 +1,6 @@
 import { countryName, type GenerationRequest } from '@leadgen/domain';
-import type { LatLng, Rect, TextSearchBody } from './places-api';
+import type { LatLng, Rect } from '@leadgen/domain';
+import type { TextSearchBody } from './places-api';
 
 /**
  * Google lists at most 60 places for one Text Search query. To deliver more, the adapter asks

@@ -1,15 +1,9 @@
-import {
-  areaContains,
-  type GenerationRequest,
-  type GoogleMapsFilters,
-  type GoogleMapsLead,
-  passesGoogleMapsFilters,
-  tileOwns,
-} from '@leadgen/domain';
+import { areaContains, type GenerationRequest, type GoogleMapsFilters, tileOwns } from '@leadgen/domain';
 import { ProviderError, type ProviderLead, type ProviderPage, type SearchContext } from '../lead-provider';
-import { enrichOneLead, type EnrichmentStep } from '../enrichment';
+import type { EnrichmentStep } from '../enrichment';
 import { type UpstreamClient, UpstreamError } from '../upstream';
 import { placeToLead } from './google-places-mapping';
+import { passesFilters, withFinish } from './page-finish';
 import { MAX_RESULTS_PER_QUERY, PAGE_SIZE, searchText, type TextSearchBody } from './places-api';
 import { isLatLng, queryBody } from './search-areas';
 
@@ -64,7 +58,6 @@ export async function* searchTile(
 ): AsyncGenerator<ProviderPage> {
   const { client, mask } = options;
   const filters = request.filters as GoogleMapsFilters | undefined;
-  const passes = (item: ProviderLead, f: GoogleMapsFilters | undefined) => passesGoogleMapsFilters(item.lead as GoogleMapsLead, f);
   const { signal, deadline, area } = context;
   const tile = request.tile!;
   if (area === undefined) throw new ProviderError('provider_error', 'google_places: an area tile without its area');
@@ -89,7 +82,7 @@ export async function* searchTile(
     tokenFromCursor = false;
     const retrievedAt = new Date().toISOString();
     let { found, outside } = state;
-    let leads: ProviderLead[] = [];
+    const leads: ProviderLead[] = [];
     let filtered = 0;
     for (const place of page.places) {
       found += 1;
@@ -100,22 +93,10 @@ export async function* searchTile(
       if (!tileOwns(area, tile.rect, place.location)) continue;
       const mapped = placeToLead(place, request.category, request.state, retrievedAt);
       if (mapped === null) continue;
-      if (passes(mapped, { ...filters, requireEmail: undefined })) leads.push(mapped);
+      if (passesFilters(mapped, { ...filters, requireEmail: undefined })) leads.push(mapped);
       else filtered += 1;
     }
-    const step = options.enrichment;
-    const finish = step
-      ? async (row: ProviderLead, leadSignal: AbortSignal) => {
-          await enrichOneLead(row.lead, step, leadSignal, deadline);
-          return !filters?.requireEmail || passes(row, filters);
-        }
-      : undefined;
-    if (!step && filters?.requireEmail) {
-      const kept = leads.filter((item) => passes(item, filters));
-      filtered += leads.length - kept.length;
-      leads = kept;
-    }
-    const handed = { leads, filtered, ...(finish ? { finish } : {}) };
+    const handed = withFinish(leads, filtered, filters, options.enrichment, deadline);
     if (page.nextPageToken !== null) {
       state = { pageToken: page.nextPageToken, found, outside };
       yield { ...handed, cursor: JSON.stringify({ v: 'tile', ...state }) };
