@@ -1,6 +1,6 @@
-import { idempotencyKey, startWorld, type TestWorld } from '../harness';
+import { idempotencyKey } from '../harness';
 import { buildAccount } from '../factories';
-import { ownDatabase, sleep, startWorkerProcess, type WorkerProcess } from './fault-world';
+import { sleep, workerFleet } from './fault-world';
 import { checkInvariants, describeViolations } from './invariants';
 
 // Issue 35's fleet test: an area of over 1,000 tiles (the sandbox's map, quoted first so every tile is a child
@@ -10,34 +10,11 @@ const AREA = { bbox: { south: 41.5, west: -88.2, north: 42.1, east: -87.45 } };
 const MAX_CREDITS = 6_000;
 
 describe('an area search of 1,000 tiles on a fleet that loses a worker', () => {
-  let database: Awaited<ReturnType<typeof ownDatabase>>;
-  let world: TestWorld;
-  const workers: WorkerProcess[] = [];
-
-  beforeAll(async () => {
-    database = await ownDatabase();
-    world = await startWorld({ worker: false, env: { DATABASE_URL: database.url } });
-  }, 30_000);
-
-  afterAll(async () => {
-    for (const worker of workers) if (worker.exitCode === null && worker.signalCode === null) worker.kill('SIGKILL');
-    await world?.close();
-    await database?.drop();
-  });
+  const fleet = workerFleet();
 
   it('when one of two workers is SIGKILLed mid-run, then the batch ends under maxCredits with every tile settled, no lead twice and the ledger balanced', async () => {
-    const env = {
-      DATABASE_URL: database.url,
-      REDIS_URL: world.config.redis.url,
-      QUEUE_PREFIX: world.config.redis.queuePrefix,
-      WORKER_LOCK_MS: '1000',
-      WORKER_STALLED_CHECK_MS: '500',
-      WORKER_CONCURRENCY: '4',
-      SANDBOX_PAGE_DELAY_MS: '20',
-      LOST_JOB_AFTER_MS: '3000',
-      LOST_JOB_SWEEP_MS: '2000',
-    };
-    workers.push(startWorkerProcess(env), startWorkerProcess(env));
+    const { world } = fleet;
+    const workers = [0, 1].map(() => fleet.spawn({ WORKER_CONCURRENCY: '4', SANDBOX_PAGE_DELAY_MS: '20' }));
     await Promise.all(workers.map((w) => w.ready));
     const account = await buildAccount(world.db, { credits: 1_000_000 });
 

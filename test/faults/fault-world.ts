@@ -7,6 +7,9 @@ import { dropDatabase, migrate } from '@leadgen/db';
 import { freePort } from '@leadgen/testing';
 import { scratchDatabaseUrls } from '../runtime-role';
 
+import { startWorkerProcess, type WorkerProcess } from '@leadgen/testing';
+import { startWorld, type TestWorld } from '../harness';
+
 export { startWorkerProcess, type WorkerProcess } from '@leadgen/testing';
 
 /** How hard the fault suite pushes: small in CI (FAULT_SCALE=ci), larger by hand (FAULT_SCALE=full). */
@@ -25,6 +28,55 @@ export async function ownDatabase(): Promise<{ url: string; drop(): Promise<void
   return {
     url: scratch.runtimeUrl,
     drop: () => dropDatabase(scratch.ownerUrl),
+  };
+}
+
+/**
+ * The crash tests' fleet: a database of their own, an API without a worker, and worker processes started by
+ * `spawn` (with short lock and lost-job timings, the test's own settings on top) and SIGKILLed at the end if alive.
+ * Registers its own beforeAll and afterAll; read `world` and `database` inside the tests.
+ */
+export function workerFleet(): {
+  readonly world: TestWorld;
+  readonly database: { url: string };
+  spawn(env: Record<string, string>): WorkerProcess;
+  alive(): WorkerProcess[];
+} {
+  let database: Awaited<ReturnType<typeof ownDatabase>> | undefined;
+  let world: TestWorld | undefined;
+  const workers: WorkerProcess[] = [];
+  const isAlive = (worker: WorkerProcess) => worker.exitCode === null && worker.signalCode === null;
+  beforeAll(async () => {
+    database = await ownDatabase();
+    world = await startWorld({ worker: false, env: { DATABASE_URL: database.url } });
+  }, 30_000);
+  afterAll(async () => {
+    for (const worker of workers) if (isAlive(worker)) worker.kill('SIGKILL');
+    await world?.close();
+    await database?.drop();
+  });
+  return {
+    get world() {
+      return world!;
+    },
+    get database() {
+      return database!;
+    },
+    spawn(env) {
+      const worker = startWorkerProcess({
+        DATABASE_URL: database!.url,
+        REDIS_URL: world!.config.redis.url,
+        QUEUE_PREFIX: world!.config.redis.queuePrefix,
+        WORKER_LOCK_MS: '1000',
+        WORKER_STALLED_CHECK_MS: '500',
+        LOST_JOB_AFTER_MS: '3000',
+        LOST_JOB_SWEEP_MS: '2000',
+        ...env,
+      });
+      workers.push(worker);
+      return worker;
+    },
+    alive: () => workers.filter(isAlive),
   };
 }
 

@@ -1,46 +1,19 @@
-import { generate, startWorld, type TestWorld } from '../harness';
+import { generate } from '../harness';
 import { buildAccount } from '../factories';
-import { ownDatabase, SCALE, sleep, startWorkerProcess, type WorkerProcess } from './fault-world';
+import { SCALE, sleep, workerFleet } from './fault-world';
 import { checkInvariants, describeViolations } from './invariants';
 
 // Real worker processes SIGKILLed at random every 2–3 s while jobs run, with short lock and
 // stalled-check settings: a host's death is never the job's fault, so every job must still end
 // with its business status, each lead delivered and billed once.
 describe('worker processes killed at random while jobs run', () => {
-  let database: Awaited<ReturnType<typeof ownDatabase>>;
-  let world: TestWorld;
-  const workers: WorkerProcess[] = [];
-
-  beforeAll(async () => {
-    database = await ownDatabase();
-    world = await startWorld({ worker: false, env: { DATABASE_URL: database.url } });
-  }, 30_000);
-
-  afterAll(async () => {
-    for (const worker of workers) if (worker.exitCode === null && worker.signalCode === null) worker.kill('SIGKILL');
-    await world?.close();
-    await database?.drop();
-  });
+  const fleet = workerFleet();
 
   it(
     'when workers keep dying mid-job, then every job still ends COMPLETE, whole, billed once, the ledger balanced',
     async () => {
-      const env = {
-        DATABASE_URL: database.url,
-        REDIS_URL: world.config.redis.url,
-        QUEUE_PREFIX: world.config.redis.queuePrefix,
-        WORKER_LOCK_MS: '1000',
-        WORKER_STALLED_CHECK_MS: '500',
-        WORKER_CONCURRENCY: '5',
-        SANDBOX_PAGE_DELAY_MS: '5',
-        LOST_JOB_AFTER_MS: '3000',
-        LOST_JOB_SWEEP_MS: '2000',
-      };
-      const spawnWorker = () => {
-        const worker = startWorkerProcess(env);
-        workers.push(worker);
-        return worker;
-      };
+      const { world } = fleet;
+      const spawnWorker = () => fleet.spawn({ WORKER_CONCURRENCY: '5', SANDBOX_PAGE_DELAY_MS: '5' });
       await Promise.all([spawnWorker(), spawnWorker()].map((w) => w.ready));
 
       const account = await buildAccount(world.db, { credits: 10_000_000 });
@@ -70,7 +43,7 @@ describe('worker processes killed at random while jobs run', () => {
       let kills = 0;
       while (Date.now() < chaosUntil && (await open()) > 0) {
         await sleep(2000 + Math.random() * 1000);
-        const alive = workers.filter((w) => w.exitCode === null && w.signalCode === null);
+        const alive = fleet.alive();
         const victim = alive[Math.floor(Math.random() * alive.length)];
         if (victim) {
           victim.kill('SIGKILL');
