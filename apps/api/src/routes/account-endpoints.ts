@@ -1,25 +1,9 @@
-import { AUDIT_ACTIONS } from '@leadgen/db';
 import { SUPPRESSION_UPLOAD_LIMIT } from '@leadgen/domain';
 import type { Endpoint } from '../http/route-table';
-import {
-  cursorParam,
-  d,
-  int,
-  limited,
-  limitParam,
-  nullable,
-  object,
-  pageAnswer,
-  pick,
-  problemResponse,
-  query,
-  ref,
-  str,
-  time,
-} from '../openapi/openapi-schemas';
+import { d, int, limited, nullable, object, pageAnswer, pick, problemResponse, ref, str, time } from '../openapi/openapi-schemas';
 import { accountRoute } from './account-route';
 import { auditEventsRoute } from './audit-events/audit-events-route';
-import { AUDIT_PAGE_DEFAULT, AUDIT_PAGE_LIMIT, auditEventsQuerySchema } from './audit-events/audit-events-schema';
+import { auditEventsQuerySchema } from './audit-events/audit-events-schema';
 import { deleteSuppressionsRoute, getSuppressionsRoute, putSuppressionsRoute } from './suppressions/suppressions-route';
 import { SUPPRESSION_PROBLEMS_LISTED, suppressionsBodySchema, suppressionsQuerySchema } from './suppressions/suppressions-schema';
 
@@ -98,11 +82,6 @@ export const accountEndpoints: Endpoint[] = [
       operationId: 'listSuppressions',
       summary: 'The suppression list: counts, and entries in (kind, value) order',
       description: "A page of the account's suppression entries, with the count of each kind.",
-      parameters: [
-        query('kind', 'Only entries of this kind', { type: 'string', enum: ['domain', 'email', 'phone'] }),
-        limitParam('Entries per page', 1000, 100),
-        cursorParam,
-      ],
       responses: {
         200: {
           description: 'A page of entries',
@@ -191,11 +170,6 @@ export const accountEndpoints: Endpoint[] = [
         "The account's audit trail, newest first: keys, webhooks, suppressions, exports, erasures, monitors (kept AUDIT_RETENTION_DAYS)",
       description:
         'Lists what was done to the account (keys issued or revoked, webhook endpoints and secrets, suppressions, exports, erasures), newest first, a page at a time. Entries are kept AUDIT_RETENTION_DAYS; they never hold personal data nor secrets.',
-      parameters: [
-        limitParam('Events per page', AUDIT_PAGE_LIMIT, AUDIT_PAGE_DEFAULT),
-        cursorParam,
-        query('action', 'Only events of this action', { type: 'string', enum: [...AUDIT_ACTIONS] }),
-      ],
       responses: {
         200: pageAnswer('A page of events', ref('AuditEventPage')),
         ...pick(400, 401, 405, 429, 500, 503),

@@ -1,11 +1,10 @@
 import { JSON_BODY_LIMIT_BYTES } from '@leadgen/config';
 import { API_KEYS_MAX_PER_ACCOUNT } from '@leadgen/domain';
 import type { Endpoint } from '../../http/route-table';
-import { modes } from '../../openapi/openapi-keys';
-import { hdr, limited, pick, problemResponse, query, ref, str, type Schema } from '../../openapi/openapi-schemas';
+import { hdr, limited, pick, problemResponse, ref, type Schema } from '../../openapi/openapi-schemas';
 import { changeKeyRoute, createKeyRoute, getKeyRoute, listKeysRoute, revokeKeyRoute } from './keys-route';
 import { keyPath } from '../path-params';
-import { changeKeySchema, createKeySchema, KEYS_PAGE_DEFAULT, KEYS_PAGE_LIMIT, listKeysQuerySchema } from './keys-schema';
+import { changeKeySchema, createKeySchema, listKeysQuerySchema } from './keys-schema';
 
 // The account's API keys (decision 036), managed by any of its keys that holds the `keys` scope; the `read` rate limit.
 
@@ -54,12 +53,6 @@ export const keyEndpoints: Endpoint[] = [
       operationId: 'listApiKeys',
       summary: "The account's keys, newest first, without their secrets",
       description: "A page of the account's keys, newest first; revoked ones only with `includeRevoked=true`.",
-      parameters: [
-        query('limit', 'Keys per page', { type: 'integer', minimum: 1, maximum: KEYS_PAGE_LIMIT, default: KEYS_PAGE_DEFAULT }),
-        query('cursor', "The previous page's `nextCursor` (opaque)", str),
-        query('mode', 'Only live or only test keys', modes),
-        query('includeRevoked', 'List revoked keys too', { type: 'boolean', default: false }),
-      ],
       responses: {
         200: answer('A page of keys', ref('ApiKeyPage'), { Link: hdr('Link') }),
         ...pick(400, 401, 405, 429, 500, 503),

@@ -1,27 +1,12 @@
 import { JSON_BODY_LIMIT_BYTES } from '@leadgen/config';
-import { NON_TERMINAL_STATUSES, SOURCES, TERMINAL_STATUSES } from '@leadgen/domain';
 import type { Endpoint } from '../../http/route-table';
-import {
-  cursorParam,
-  hdr,
-  idempotencyKeyParam,
-  limited,
-  limitParam,
-  listPage,
-  pageAnswer,
-  pick,
-  query,
-  ref,
-  rfc3339Param,
-  statusListParam,
-  str,
-} from '../../openapi/openapi-schemas';
+import { hdr, idempotencyKeyParam, limited, listPage, pageAnswer, pick, ref, str } from '../../openapi/openapi-schemas';
 import { jobPath } from '../path-params';
 import { generateRequestSchema } from './generate-schema';
 import { generateRoute } from './generate-route';
 import { cancelJobRoute, getJobRoute } from './jobs-route';
 import { listJobsRoute } from './list-jobs-route';
-import { JOBS_PAGE_DEFAULT, JOBS_PAGE_LIMIT, listJobsQuerySchema } from './list-jobs-schema';
+import { listJobsQuerySchema } from './list-jobs-schema';
 
 // Starting a job, following it, cancelling it, listing the account's jobs (their leads are in
 // lead-listing-endpoints.ts).
@@ -85,19 +70,6 @@ export const jobEndpoints: Endpoint[] = [
       operationId: 'listJobs',
       summary: "The account's jobs, newest first",
       description: "A page of the account's jobs, newest first, each without `leads`; follow `nextCursor` (or `Link`) for the next page.",
-      parameters: [
-        limitParam('Jobs per page', JOBS_PAGE_LIMIT, JOBS_PAGE_DEFAULT),
-        cursorParam,
-        // Declared as the comma list docs/api.md shows; the API parses a repeated parameter the same way.
-        statusListParam(
-          'One or more statuses as a comma list (`status=COMPLETE,PARTIAL`); repeating the parameter (`status=COMPLETE&status=PARTIAL`) is accepted too',
-          [...NON_TERMINAL_STATUSES, ...TERMINAL_STATUSES],
-        ),
-        query('source', 'Only jobs of this source', { type: 'string', enum: [...SOURCES] }),
-        rfc3339Param('createdAfter', 'Jobs created at or after'),
-        rfc3339Param('createdBefore', 'Jobs created before'),
-        query('batchId', 'Only the children of this batch (`bat_…`)', str),
-      ],
       responses: {
         200: pageAnswer('A page of job bodies without `leads`', listPage("The page's jobs", 'JobSummary')),
         ...pick(400, 401, 405, 429, 500, 503),

@@ -1,18 +1,8 @@
 import { JSON_BODY_LIMIT_BYTES } from '@leadgen/config';
 import type { Endpoint } from '../../http/route-table';
-import {
-  cursorParam,
-  deletedAnswer,
-  hdr,
-  idempotencyKeyParam,
-  jsonAnswer,
-  limitParam,
-  pick,
-  problemResponse,
-  ref,
-} from '../../openapi/openapi-schemas';
+import { deletedAnswer, hdr, idempotencyKeyParam, jsonAnswer, pick, problemResponse, ref } from '../../openapi/openapi-schemas';
 import { monitorPath } from '../path-params';
-import { RUNS_PAGE_DEFAULT, RUNS_PAGE_LIMIT, createMonitorSchema, runsQuerySchema, updateMonitorSchema } from './monitors-schema';
+import { createMonitorSchema, runsQuerySchema, updateMonitorSchema } from './monitors-schema';
 import {
   createMonitorRoute,
   deleteMonitorRoute,
@@ -157,7 +147,6 @@ export const monitorEndpoints: Endpoint[] = [
       summary: "A monitor's runs and skipped ticks, newest first, with their counts",
       description:
         'Each tick (skipped ones with why) and each run asked for, newest first: new leads delivered, leads skipped as already delivered, credits charged (a batch monitor’s run: its batch, summed over its children). A deleted monitor’s runs stay listed.',
-      parameters: [limitParam('Runs per page', RUNS_PAGE_LIMIT, RUNS_PAGE_DEFAULT), cursorParam],
       responses: {
         200: answer('A page of runs', ref('MonitorRunPage'), { Link: hdr('Link') }),
         404: notFound,

@@ -1,28 +1,9 @@
 import { JSON_BODY_LIMIT_BYTES } from '@leadgen/config';
 import { MAX_WEBHOOK_ENDPOINTS } from '@leadgen/domain';
 import type { Endpoint } from '../../http/route-table';
-import {
-  cursorParam,
-  d,
-  deletedAnswer,
-  hdr,
-  jsonAnswer,
-  limitParam,
-  listPage,
-  object,
-  pick,
-  problemResponse,
-  query,
-  ref,
-} from '../../openapi/openapi-schemas';
+import { d, deletedAnswer, hdr, jsonAnswer, listPage, object, pick, problemResponse, ref } from '../../openapi/openapi-schemas';
 import { jobDeliveryPath, jobPath, webhookDeliveryPath, webhookEndpointPath } from '../path-params';
-import {
-  DELIVERIES_PAGE_DEFAULT,
-  DELIVERIES_PAGE_LIMIT,
-  createEndpointSchema,
-  deliveriesQuerySchema,
-  updateEndpointSchema,
-} from './webhooks-schema';
+import { createEndpointSchema, deliveriesQuerySchema, updateEndpointSchema } from './webhooks-schema';
 import {
   createEndpointRoute,
   deleteEndpointRoute,
@@ -224,11 +205,6 @@ export const webhookEndpoints: Endpoint[] = [
       operationId: 'listWebhookDeliveries',
       summary: "The endpoint's deliveries, newest first, each with its attempts",
       description: "The endpoint's deliveries, newest first, each with its attempts; follow `nextCursor` for older ones.",
-      parameters: [
-        limitParam('Deliveries per page', DELIVERIES_PAGE_LIMIT, DELIVERIES_PAGE_DEFAULT),
-        cursorParam,
-        query('status', 'Only deliveries in this state', { type: 'string', enum: ['pending', 'succeeded', 'failed'] }),
-      ],
       responses: {
         200: answer('A page of deliveries', listPage("The page's deliveries", 'WebhookDelivery'), { Link: hdr('Link') }),
         404: notFound,
