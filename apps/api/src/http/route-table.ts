@@ -2,7 +2,7 @@ import type { Request, RequestHandler, Response, Router } from 'express';
 import { errors, SCOPE_MEANINGS, type ApiKeyScope } from '@leadgen/domain';
 import type { ApiDependencies } from '../dependencies';
 import { parametersOf, requestBodySchema } from '../openapi/joi-schema';
-import { hdr, problemResponse } from '../openapi/openapi-schemas';
+import { hdr, pick, problemResponse } from '../openapi/openapi-schemas';
 import { authenticatedAccount } from './authenticate';
 import { checkRequest, requestChecker, type RequestSchemas, type Valid } from './request-validation';
 import { bulkJsonBody } from './bulk-body';
@@ -20,7 +20,11 @@ export interface RouteRuntime {
   isShuttingDown: () => boolean;
 }
 
-/** The OpenAPI operation of the endpoint: what it takes and answers (the Problem `default` is added for all). */
+/**
+ * The OpenAPI operation of the endpoint: what it takes and answers. The Problems the entry implies (impliedProblems:
+ * 400, 401, 405, 413, 415, 429, 500, 503), the key's 403 and the `default` Problem are added; `responses` holds the
+ * rest (its successes, 404, 409 …).
+ */
 export interface Operation {
   operationId: string;
   tags: string[];
@@ -158,6 +162,20 @@ function forbidden(endpoint: Endpoint) {
   );
 }
 
+/**
+ * The Problem answers an entry implies by what it declares, so no entry restates them: 405 on every path (each
+ * mounts one), 400 for a validated query or body, 401 for a key and 500/503 for its lookup, 429 with a
+ * rate-limit window, 413 and 415 with a body. An operation's own answer for one of these statuses wins.
+ */
+function impliedProblems(endpoint: Endpoint): Record<string, unknown> {
+  const codes: Array<Parameters<typeof pick>[number]> = [405];
+  if (endpoint.request?.query || endpoint.request?.body) codes.push(400);
+  if (endpoint.auth === 'key') codes.push(401, 500, 503);
+  if (endpoint.rateLimit) codes.push(429);
+  if (endpoint.body) codes.push(413, 415);
+  return pick(...codes);
+}
+
 const KIB = 1024;
 const sizeOf = (bytes: number) => (bytes % (KIB * KIB) === 0 ? `${bytes / KIB / KIB} MiB` : `${Math.round(bytes / KIB)} KiB`);
 
@@ -209,6 +227,7 @@ export function openApiPaths(
         parameters: [...operationParametersOf(endpoint), { $ref: '#/components/parameters/RequestId' }],
         ...(requestBody ? { requestBody } : {}),
         responses: {
+          ...impliedProblems(endpoint),
           ...operation.responses,
           ...(endpoint.auth === 'key' ? { 403: forbidden(endpoint) } : {}),
           default: problemResponse('Any other problem, as Problem Details (see docs/errors.md for every code)'),

@@ -1,6 +1,6 @@
 import { SUPPRESSION_UPLOAD_LIMIT } from '@leadgen/domain';
 import type { Endpoint } from '../http/route-table';
-import { d, int, limited, nullable, object, pageAnswer, pick, problemResponse, ref, str, time } from '../openapi/openapi-schemas';
+import { d, int, limited, nullable, object, pageAnswer, problemResponse, ref, str, time } from '../openapi/openapi-schemas';
 import { accountRoute } from './account-route';
 import { auditEventsRoute } from './audit-events/audit-events-route';
 import { auditEventsQuerySchema } from './audit-events/audit-events-schema';
@@ -65,7 +65,6 @@ export const accountEndpoints: Endpoint[] = [
             },
           },
         },
-        ...pick(401, 405, 429, 500, 503),
       },
     },
   },
@@ -103,7 +102,6 @@ export const accountEndpoints: Endpoint[] = [
             },
           },
         },
-        ...pick(400, 401, 405, 429, 500, 503),
       },
     },
   },
@@ -127,7 +125,6 @@ export const accountEndpoints: Endpoint[] = [
           content: { 'application/json': { schema: object({ added: d('Entries that were new', int()), counts: suppressionCounts }) } },
         },
         409: problemResponse('suppression_limit: the account would hold more entries than SUPPRESSIONS_MAX_PER_ACCOUNT (`limit`, `held`)'),
-        ...pick(400, 401, 405, 413, 415, 429, 500, 503),
       },
     },
   },
@@ -151,7 +148,6 @@ export const accountEndpoints: Endpoint[] = [
             'application/json': { schema: object({ removed: d('Entries that were there', int()), counts: suppressionCounts }) },
           },
         },
-        ...pick(400, 401, 405, 413, 415, 429, 500, 503),
       },
     },
   },
@@ -172,7 +168,6 @@ export const accountEndpoints: Endpoint[] = [
         'Lists what was done to the account (keys issued or revoked, webhook endpoints and secrets, suppressions, exports, erasures), newest first, a page at a time. Entries are kept AUDIT_RETENTION_DAYS; they never hold personal data nor secrets.',
       responses: {
         200: pageAnswer('A page of events', ref('AuditEventPage')),
-        ...pick(400, 401, 405, 429, 500, 503),
       },
     },
   },

@@ -43,7 +43,7 @@ export const batchEndpoints: Endpoint[] = [
             'Idempotent-Replayed': hdr('Idempotent-Replayed'),
           },
         },
-        ...pick(400, 401, 402, 405, 413, 415, 422, 429, 500, 503),
+        ...pick(402, 422),
       },
     },
   },
@@ -62,7 +62,6 @@ export const batchEndpoints: Endpoint[] = [
       description: "A page of the account's batches, newest first; follow `nextCursor` (or `Link`) for the next page.",
       responses: {
         200: pageAnswer('A page of batch bodies', listPage("The page's batches", 'Batch')),
-        ...pick(400, 401, 405, 429, 500, 503),
       },
     },
   },
@@ -79,7 +78,7 @@ export const batchEndpoints: Endpoint[] = [
       operationId: 'getBatch',
       summary: 'The batch',
       description: 'The batch body. While it runs, poll again after `Retry-After`; once terminal it never changes and carries `terminal`.',
-      responses: { 200: batchAnswer('The batch body'), ...pick(400, 401, 404, 405, 429, 500, 503) },
+      responses: { 200: batchAnswer('The batch body'), ...pick(400, 404) },
     },
   },
   {
@@ -96,7 +95,7 @@ export const batchEndpoints: Endpoint[] = [
       summary: 'Cancel a running batch (idempotent)',
       description:
         'No child starts after this; every open child is cancelled as its own DELETE would cancel it (keeping and charging what it delivered), and the batch ends CANCELLED. Cancelling a cancelled batch answers it again; a batch that ended otherwise is 409.',
-      responses: { 200: batchAnswer('The batch, now CANCELLED'), ...pick(400, 401, 404, 405, 409, 429, 500, 503) },
+      responses: { 200: batchAnswer('The batch, now CANCELLED'), ...pick(400, 404, 409) },
     },
   },
   {
@@ -114,7 +113,7 @@ export const batchEndpoints: Endpoint[] = [
       description: "A page of the batch's jobs (one per request, in the order of `requests`), each without `leads`.",
       responses: {
         200: pageAnswer('A page of job bodies without `leads`', listPage("The page's jobs", 'JobSummary')),
-        ...pick(400, 401, 404, 405, 429, 500, 503),
+        ...pick(404),
       },
     },
   },

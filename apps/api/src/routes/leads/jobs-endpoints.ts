@@ -53,7 +53,7 @@ export const jobEndpoints: Endpoint[] = [
           },
           content: { 'application/json': { schema: ref('Accepted') } },
         },
-        ...pick(400, 401, 402, 405, 413, 415, 422, 429, 500, 503),
+        ...pick(402, 422),
       },
     },
   },
@@ -72,7 +72,6 @@ export const jobEndpoints: Endpoint[] = [
       description: "A page of the account's jobs, newest first, each without `leads`; follow `nextCursor` (or `Link`) for the next page.",
       responses: {
         200: pageAnswer('A page of job bodies without `leads`', listPage("The page's jobs", 'JobSummary')),
-        ...pick(400, 401, 405, 429, 500, 503),
       },
     },
   },
@@ -90,7 +89,7 @@ export const jobEndpoints: Endpoint[] = [
       summary: 'The job',
       description:
         'The job body. While it is queued or running, poll again after `Retry-After`; once terminal it never changes and carries `terminal` and `leads`.',
-      responses: { 200: jobAnswer, ...pick(400, 401, 404, 405, 429, 500, 503) },
+      responses: { 200: jobAnswer, ...pick(400, 404) },
     },
   },
   {
@@ -107,7 +106,7 @@ export const jobEndpoints: Endpoint[] = [
       summary: 'Cancel a queued or running job (idempotent)',
       description:
         'Stops the job: it settles CANCELLED, keeping and charging the leads delivered so far. Cancelling a cancelled job answers it again; any other terminal job is 409.',
-      responses: { 200: { ...jobAnswer, description: 'The job, now CANCELLED' }, ...pick(400, 401, 404, 405, 409, 429, 500, 503) },
+      responses: { 200: { ...jobAnswer, description: 'The job, now CANCELLED' }, ...pick(400, 404, 409) },
     },
   },
 ];

@@ -59,7 +59,7 @@ function leadListing(
   },
 ): Endpoint[] {
   // A job's own leads are gone once LEAD_RETENTION_DAYS has passed (410); the account's listing skips such jobs.
-  const fault = base.notFound === false ? pick(400, 401, 405, 429, 500, 503) : pick(400, 401, 404, 405, 410, 429, 500, 503);
+  const fault = base.notFound === false ? {} : pick(404, 410);
   const common = { method: 'get', auth: 'key', scope: 'read' } as const;
   const download = (format: Download): Endpoint => ({
     ...common,

@@ -1,6 +1,6 @@
 import { SOURCES } from '@leadgen/domain';
 import type { Endpoint } from '../../http/route-table';
-import { d, hdr, int, limited, nullable, object, pick, str, time } from '../../openapi/openapi-schemas';
+import { d, hdr, int, limited, nullable, object, str, time } from '../../openapi/openapi-schemas';
 import { takenAndIgnored } from '../../http/paging';
 import { LEDGER_CSV_COLUMNS } from '../../presenters/ledger-presenter';
 import { LEDGER_ROWS_PER_UNIT, ledgerCsvRoute, ledgerRoute, usageRoute } from './ledger-route';
@@ -50,7 +50,6 @@ export const ledgerEndpoints: Endpoint[] = [
           headers: { ...limited, 'Content-Disposition': hdr('Content-Disposition') },
           content: { 'text/csv': { schema: { type: 'string', description: csvBody } } },
         },
-        ...pick(400, 401, 405, 429, 500, 503),
       },
     },
   },
@@ -81,7 +80,6 @@ export const ledgerEndpoints: Endpoint[] = [
             },
           },
         },
-        ...pick(400, 401, 405, 429, 500, 503),
       },
     },
   },
@@ -130,7 +128,6 @@ export const ledgerEndpoints: Endpoint[] = [
             },
           },
         },
-        ...pick(400, 401, 405, 429, 500, 503),
       },
     },
   },
