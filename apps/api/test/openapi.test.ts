@@ -6,6 +6,7 @@ import metaSchema from '@seriousme/openapi-schema-validator/schemas/v3.1/schema.
 import Joi from 'joi';
 import { generateRequestSchema } from '../src/routes/leads/generate-schema';
 import { objectionBodySchema } from '../src/routes/privacy/privacy-schema';
+import { webhookUrl } from '../src/routes/webhooks/webhooks-schema';
 import { joiToOpenApi } from '../src/openapi/joi-schema';
 import { PROBLEM_CODES, openApiDocument } from '../src/openapi/openapi-document';
 import { startWorld, type TestWorld } from '../../../test/harness';
@@ -123,6 +124,18 @@ describe('the OpenAPI document', () => {
     expect(queryOf('/api/v1/account/usage', 'from').format).toBe('date');
     const email = joiToOpenApi(Joi.object({ to: Joi.string().email(), at: Joi.date().iso() })) as { properties: Record<string, Schema> };
     expect([email.properties.to!.format, email.properties.at!.format]).toEqual(['email', 'date-time']);
+    // `uri` is what the service takes: what JSON Schema's format refuses, Joi refuses too (a WHATWG parser would not).
+    const ajv = new Ajv2020({ strict: false });
+    addFormats(ajv);
+    const uri = ajv.compile(joiToOpenApi(webhookUrl({ allowHttp: true })));
+    for (const url of [
+      'https://example.com/hook',
+      'http://127.0.0.1:8080/x?a=1',
+      'https://example.com/a b',
+      'https://bücher.example/',
+      'hook',
+    ])
+      expect([url, uri(url)]).toEqual([url, webhookUrl({ allowHttp: true }).validate(url).error === undefined]);
   });
 
   it('when a listing is downloaded, then its document lists the JSON page query but the page size and format it ignores', () => {

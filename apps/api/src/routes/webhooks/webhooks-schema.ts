@@ -4,19 +4,20 @@ import type { WebhookDeliveryStatus } from '@leadgen/db';
 import { encodeCursor, pageCursor, pageLimit, timeAndId } from '../../http/paging';
 
 /**
- * A target URL's form: https (plain http only in development or with private networks allowed: the route
- * table's context says, unless `allowHttp` is given), no credentials. The document says `format: uri`; the
- * custom rule says more (webhookUrlProblem).
+ * A target URL's form: a URI as RFC 3986 writes one (Joi's `uri()`, so the document says `format: uri` and means
+ * it), https (plain http only in development or with private networks allowed: the route table's context says,
+ * unless `allowHttp` is given), no credentials, no fragment (webhookUrlProblem).
  */
 export const webhookUrl = (options: { allowHttp?: boolean } = {}) =>
   Joi.string()
     .max(WEBHOOK_URL_MAX_LENGTH)
+    .uri()
     .custom((value: string, helpers) => {
       const allowHttp = options.allowHttp ?? (helpers.prefs.context as { allowHttp?: boolean } | undefined)?.allowHttp === true;
       const problem = webhookUrlProblem(value, { allowHttp });
       return problem ? helpers.message({ custom: `{{#label}} ${problem}` }) : value;
     })
-    .meta({ format: 'uri' });
+    .messages({ 'string.uri': '{{#label}} must be an absolute URL as RFC 3986 writes one (spaces and non-ASCII percent-encoded)' });
 
 const events = Joi.array()
   .items(Joi.string().valid(...SUBSCRIBABLE_EVENTS))
