@@ -72,7 +72,10 @@ describe('a 100,000-entry suppression upload', () => {
   async function readyUpload() {
     const uploader = await buildAccount(world.db, { credits: 10 });
     // A first upload warms up what runs once per process (the thread's start, the JIT), as a running API has.
-    const warm = await world.http.put('/api/v1/suppressions').set(uploader.auth).send({ emails: ['warm@up.example'] });
+    const warm = await world.http
+      .put('/api/v1/suppressions')
+      .set(uploader.auth)
+      .send({ emails: ['warm@up.example'] });
     expect(warm.status).toBe(200);
     return uploaderProcess(url(), uploader.auth.Authorization);
   }
