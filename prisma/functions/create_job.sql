@@ -7,8 +7,8 @@
 --    unbound again, so a refused request never binds its key;
 -- 3. insert the job (with its own webhookUrl), the ledger's reserve row, and the account's default webhook
 --    secret with the first job that names a webhookUrl (p_webhook_secret is a fresh candidate, used only then);
--- 4. release it into its queue if the account has fewer than p_open_cap open released jobs of the source,
---    after any older held ones (release_held_jobs; docs/decisions/020-fair-queues.md); p_open_cap 0: at once;
+-- 4. release it into its queue if the account has fewer than p_share open released jobs of the source,
+--    after any older held ones (release_held_jobs; docs/decisions/020-fair-queues.md); p_share 0: at once;
 --    an account at its share keeps it held without the release's lock (a settlement releases it); one under its
 --    share with nothing held inserts it released (one row version instead of an insert and an update).
 -- Called by: packages/db/src/job-creation.ts (createJob).
@@ -24,7 +24,7 @@
 CREATE OR REPLACE FUNCTION "create_job"(
   p_account_id TEXT, p_key TEXT, p_fingerprint TEXT, p_job_id TEXT, p_ttl_hours INTEGER,
   p_reserve INTEGER, p_result_set_id TEXT, p_source "Source", p_request JSONB, p_requested_count INTEGER,
-  p_webhook_url TEXT, p_webhook_secret TEXT, p_open_cap INTEGER
+  p_webhook_url TEXT, p_webhook_secret TEXT, p_share INTEGER
 ) RETURNS TABLE (o_outcome TEXT, o_job_id TEXT, o_fingerprint TEXT, o_available BIGINT, o_released TEXT[])
 LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
@@ -52,20 +52,20 @@ BEGIN
     RETURN;
   END IF;
 
-  -- Released as it is inserted when there is no cap, or when the account is under its share with nothing held (one row
+  -- Released as it is inserted at share 0, or when the account is under its share with nothing held (one row
   -- version, not an insert and then an update); held (released_at NULL) otherwise. An account already at its share (a
   -- burst of its own) keeps the job held without taking the release's lock, so its creations do not queue behind each
   -- other's commits: the settlement of one of those open jobs releases it (in the rare race where the last of them
   -- settled meanwhile, a borrowed slot or the periodic sweep does). Under the share with older jobs held,
   -- release_held_jobs below releases the oldest first.
-  IF p_open_cap = 0 THEN
+  IF p_share = 0 THEN
     v_release := true;
-  ELSIF share_open_jobs(p_account_id, p_source, p_open_cap) >= p_open_cap THEN
+  ELSIF share_open_jobs(p_account_id, p_source, p_share) >= p_share THEN
     v_at_share := true;
   ELSE
     -- The count again, under the lock every release of the account's jobs of the source takes (release_held_jobs).
     PERFORM pg_advisory_xact_lock(hashtextextended('release_held_jobs:' || p_account_id || ':' || p_source::text, 0));
-    v_release := share_open_jobs(p_account_id, p_source, p_open_cap) < p_open_cap AND NOT EXISTS (
+    v_release := share_open_jobs(p_account_id, p_source, p_share) < p_share AND NOT EXISTS (
       SELECT 1 FROM "jobs" h WHERE h."account_id" = p_account_id AND h."source" = p_source AND h."status" = 'queued' AND h."released_at" IS NULL
     );
   END IF;
@@ -80,7 +80,7 @@ BEGIN
     CASE
       WHEN v_release THEN ARRAY[p_job_id]
       WHEN v_at_share THEN '{}'::TEXT[]
-      ELSE release_held_jobs(p_account_id, p_source, p_open_cap)
+      ELSE release_held_jobs(p_account_id, p_source, p_share)
     END;
 END
 $$;

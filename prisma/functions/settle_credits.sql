@@ -10,12 +10,12 @@
 -- Called by: settle_job (a terminal status), packages/db/src/job-creation.ts (a withdrawn creation, charge 0).
 -- Locks: the accounts row FOR KEY SHARE, then one credit_stripes row (or the accounts row, for an account without
 --   stripes).
--- Guarantees: the sums of balance and reserved fall by exactly p_charge and p_release (the reservation returned,
---   the ledger's kind 'release'; renaming the parameter would mean dropping the function); returns the stripe
---   used, -1 for the account row, NULL when there was nothing to settle. p_charge > p_release is refused by the
+-- Guarantees: the sums of balance and reserved fall by exactly p_charge and p_unreserve (the reservation returned,
+--   the unreserve: the ledger's kind 'release', which is data and keeps its name); returns the stripe
+--   used, -1 for the account row, NULL when there was nothing to settle. p_charge > p_unreserve is refused by the
 --   CHECK (a settlement never overdraws).
 
-CREATE OR REPLACE FUNCTION "settle_credits"(p_account_id TEXT, p_job_id TEXT, p_charge BIGINT, p_release BIGINT)
+CREATE OR REPLACE FUNCTION "settle_credits"(p_account_id TEXT, p_job_id TEXT, p_charge BIGINT, p_unreserve BIGINT)
 RETURNS INTEGER
 LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
@@ -23,10 +23,10 @@ DECLARE
   v_start INTEGER := (hashtext(p_job_id) & 2147483647) % c_stripes;
   v_stripe INTEGER;
 BEGIN
-  IF p_charge = 0 AND p_release = 0 THEN RETURN NULL; END IF;
+  IF p_charge = 0 AND p_unreserve = 0 THEN RETURN NULL; END IF;
   PERFORM 1 FROM "accounts" a WHERE a."id" = p_account_id FOR KEY SHARE;
 
-  UPDATE "credit_stripes" s SET "balance" = s."balance" - p_charge, "reserved" = s."reserved" - p_release
+  UPDATE "credit_stripes" s SET "balance" = s."balance" - p_charge, "reserved" = s."reserved" - p_unreserve
   WHERE s."account_id" = p_account_id AND s."stripe" = (
     SELECT c."stripe" FROM "credit_stripes" c WHERE c."account_id" = p_account_id
     ORDER BY (c."stripe" + c_stripes - v_start) % c_stripes LIMIT 1
@@ -34,14 +34,14 @@ BEGIN
   RETURNING s."stripe" INTO v_stripe;
   IF FOUND THEN RETURN v_stripe; END IF;
 
-  UPDATE "credit_stripes" s SET "balance" = s."balance" - p_charge, "reserved" = s."reserved" - p_release
+  UPDATE "credit_stripes" s SET "balance" = s."balance" - p_charge, "reserved" = s."reserved" - p_unreserve
   WHERE s."account_id" = p_account_id AND s."stripe" = (
     SELECT c."stripe" FROM "credit_stripes" c WHERE c."account_id" = p_account_id
     ORDER BY (c."stripe" + c_stripes - v_start) % c_stripes LIMIT 1)
   RETURNING s."stripe" INTO v_stripe;
   IF FOUND THEN RETURN v_stripe; END IF;
 
-  UPDATE "accounts" SET "balance" = "balance" - p_charge, "reserved" = "reserved" - p_release WHERE "id" = p_account_id;
+  UPDATE "accounts" SET "balance" = "balance" - p_charge, "reserved" = "reserved" - p_unreserve WHERE "id" = p_account_id;
   RETURN -1;
 END
 $$;

@@ -7,7 +7,7 @@
 -- The event's name comes from the caller (packages/domain's JOB_EVENT_OF), so it is written in one place.
 -- A batch's child tells its batch in the same transaction (settle_batch_child: the batch's counters, and the
 -- batch's own settlement and event when it is the last open child); those deliveries come back with the job's.
--- With p_open_cap (not NULL) the account's next held jobs of the source are released into the place in its share
+-- With p_share (not NULL) the account's next held jobs of the source are released into the place in its share
 -- the job frees (release_held_jobs; docs/decisions/020-fair-queues.md), in the same transaction: a batch's children
 -- are held jobs like any other, so a batch refills its account's slots child by child. A borrowed or a never
 -- released job frees no place, and an account without held jobs has nothing to release: neither takes the lock.
@@ -21,7 +21,7 @@
 -- Depends on: record_job_event, release_held_jobs, settle_batch_child, settle_credits
 
 CREATE OR REPLACE FUNCTION "settle_job"(
-  p_job_id TEXT, p_status "JobStatus", p_stop_reason TEXT, p_charge INTEGER, p_delivered INTEGER, p_event_type TEXT, p_open_cap INTEGER
+  p_job_id TEXT, p_status "JobStatus", p_stop_reason TEXT, p_charge INTEGER, p_delivered INTEGER, p_event_type TEXT, p_share INTEGER
 ) RETURNS TABLE ("job" "jobs", "webhook_deliveries" TEXT[], "released_jobs" TEXT[])
 LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
@@ -50,11 +50,11 @@ BEGIN
   -- Only a job that had a place in its account's share frees one (a borrowed job ran beyond the share, a held one
   -- never had it), and only an account with held jobs of the source has one to release: otherwise no release and no
   -- lock, so one account's settlements queue on its release lock only while it has a backlog.
-  IF p_open_cap IS NOT NULL AND v_job."released_at" IS NOT NULL AND NOT v_job."borrowed" AND EXISTS (
+  IF p_share IS NOT NULL AND v_job."released_at" IS NOT NULL AND NOT v_job."borrowed" AND EXISTS (
     SELECT 1 FROM "jobs" h
     WHERE h."account_id" = v_job."account_id" AND h."source" = v_job."source" AND h."status" = 'queued' AND h."released_at" IS NULL
   ) THEN
-    v_released := release_held_jobs(v_job."account_id", v_job."source", p_open_cap);
+    v_released := release_held_jobs(v_job."account_id", v_job."source", p_share);
   END IF;
   RETURN QUERY SELECT v_job, v_deliveries || v_batch_deliveries, v_released;
 END

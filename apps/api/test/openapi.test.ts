@@ -3,12 +3,17 @@ import path from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import metaSchema from '@seriousme/openapi-schema-validator/schemas/v3.1/schema.json';
+import Joi from 'joi';
 import { generateRequestSchema } from '../src/routes/leads/generate-schema';
+import { objectionBodySchema } from '../src/routes/privacy/privacy-schema';
+import { webhookUrl } from '../src/routes/webhooks/webhooks-schema';
+import { joiToOpenApi } from '../src/openapi/joi-schema';
 import { PROBLEM_CODES, openApiDocument } from '../src/openapi/openapi-document';
 import { startWorld, type TestWorld } from '../../../test/harness';
 import { OpenApiResponses } from './support/openapi-responses';
 
 const ROOT = path.resolve(__dirname, '../../..');
+type Schema = Record<string, unknown> & { format?: string };
 
 describe('the OpenAPI document', () => {
   const doc = openApiDocument() as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- walked by key
@@ -83,6 +88,64 @@ describe('the OpenAPI document', () => {
       const joi = generateRequestSchema.validate(sample, { abortEarly: false }).error === undefined;
       expect([sample, schema(sample)]).toEqual([sample, joi]);
     }
+  });
+
+  it('when a Joi schema says exactly one (xor) or at most one (oxor) of some keys, then the derived schema refuses what Joi refuses', () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    const atMostOne = Joi.object({ a: Joi.string(), b: Joi.string(), c: Joi.number() }).oxor('a', 'b');
+    const cases: Array<[Joi.Schema, unknown[]]> = [
+      [
+        objectionBodySchema,
+        [
+          { email: 'a@example.com' },
+          { domain: 'example.com' },
+          { phone: '+15125550100' },
+          {},
+          { email: 'a@example.com', domain: 'example.com' },
+        ],
+      ],
+      [atMostOne, [{}, { a: 'x' }, { b: 'y', c: 1 }, { a: 'x', b: 'y' }, { a: 'x', b: 'y', c: 1 }]],
+    ];
+    for (const [joi, samples] of cases) {
+      const derived = ajv.compile(joiToOpenApi(joi));
+      for (const sample of samples) expect([sample, derived(sample)]).toEqual([sample, joi.validate(sample).error === undefined]);
+    }
+    // The document's objection body is that derived schema, not a copy written beside it.
+    const { 'x-component': _name, ...objection } = joiToOpenApi(objectionBodySchema);
+    expect(doc.components.schemas.ObjectionRequest).toEqual(objection);
+  });
+
+  it('when a Joi schema states a format, then the derived document keeps it (a custom rule states it with .meta)', () => {
+    const queryOf = (path: string, name: string) =>
+      (doc.paths[path].get.parameters as Array<{ name: string; schema: { format?: string } }>).find((p) => p.name === name)!.schema;
+    expect(doc.components.schemas.BatchRequest.properties.webhookUrl.format).toBe('uri');
+    expect(doc.components.schemas.MonitorInput.properties.webhookUrl.format).toBe('uri');
+    expect(queryOf('/api/v1/leads/jobs', 'createdAfter').format).toBe('date-time');
+    expect(queryOf('/api/v1/account/usage', 'from').format).toBe('date');
+    const email = joiToOpenApi(Joi.object({ to: Joi.string().email(), at: Joi.date().iso() })) as { properties: Record<string, Schema> };
+    expect([email.properties.to!.format, email.properties.at!.format]).toEqual(['email', 'date-time']);
+    // `uri` is what the service takes: what JSON Schema's format refuses, Joi refuses too (a WHATWG parser would not).
+    const ajv = new Ajv2020({ strict: false });
+    addFormats(ajv);
+    const uri = ajv.compile(joiToOpenApi(webhookUrl({ allowHttp: true })));
+    for (const url of [
+      'https://example.com/hook',
+      'http://127.0.0.1:8080/x?a=1',
+      'https://example.com/a b',
+      'https://bücher.example/',
+      'hook',
+    ])
+      expect([url, uri(url)]).toEqual([url, webhookUrl({ allowHttp: true }).validate(url).error === undefined]);
+  });
+
+  it('when a listing is downloaded, then its document lists the JSON page query but the page size and format it ignores', () => {
+    const names = (path: string) =>
+      (doc.paths[path].get.parameters as Array<{ name: string; in: string }>).filter((p) => p.in === 'query').map((p) => p.name);
+    expect(names('/api/v1/leads')).toEqual(['limit', 'cursor', 'source', 'jobId', 'createdAfter', 'createdBefore', 'format']);
+    expect(names('/api/v1/leads.csv')).toEqual(['cursor', 'source', 'jobId', 'createdAfter', 'createdBefore']);
+    expect(names('/api/v1/account/ledger.csv')).toEqual(['cursor', 'createdAfter', 'createdBefore']);
+    const status = (doc.paths['/api/v1/leads/jobs'].get.parameters as Array<Record<string, unknown>>).find((p) => p.name === 'status');
+    expect(status).toMatchObject({ style: 'form', explode: false, schema: { type: 'array', minItems: 1 } });
   });
 
   it('when a response leaves the document, then the response checker reports it', () => {

@@ -1486,7 +1486,10 @@ export interface components {
             maxResults?: number;
             /** @description Skip (neither deliver nor bill) leads this account received in any earlier job. Default: false. */
             excludeDelivered?: boolean;
-            /** @description Where this job's terminal event is also POSTed, signed with the account's default webhook secret. */
+            /**
+             * Format: uri
+             * @description Where this job's terminal event is also POSTed, signed with the account's default webhook secret.
+             */
             webhookUrl?: string;
             /** @description What not to deliver (nor bill), with the fields of the request's source: a lead that fails one is counted in `skipped.filtered` and the job pages on (decision 038). */
             filters?: ((unknown[] | {
@@ -1869,7 +1872,10 @@ export interface components {
             excludeDelivered?: boolean;
             /** @description The most the batch may charge, in credits; a child starts only while its worst case still fits */
             maxCredits?: number;
-            /** @description Where the batch's terminal event is POSTed, signed with the account's default webhook secret */
+            /**
+             * Format: uri
+             * @description Where the batch's terminal event is POSTed, signed with the account's default webhook secret
+             */
             webhookUrl?: string;
             /** @description A label for the batch, at most 200 characters */
             name?: string;
@@ -1946,13 +1952,16 @@ export interface components {
             /** @description Instead of `request`: each run submits these requests as one batch (excludeDelivered forced, maxCreditsPerRun as the batch's maxCredits); in a change, it replaces the batch (a monitor of one request becomes a batch monitor) */
             batch?: components["schemas"]["MonitorBatchInput"];
             schedule: components["schemas"]["MonitorSchedule"];
-            /** @description Where each run's terminal event and monitor.paused are POSTed, signed with the account's default webhook secret */
+            /**
+             * Format: uri
+             * @description Where each run's terminal event and monitor.paused are POSTed, signed with the account's default webhook secret
+             */
             webhookUrl?: string;
             /** @description The most a run may reserve: the request's worst case must fit */
             maxCreditsPerRun?: number;
             /** @description false creates it paused; default true */
             enabled?: boolean;
-        };
+        } & (unknown | unknown);
         /** @description The fields to change, at least one (not both request and batch); only those change. */
         MonitorUpdate: {
             /** @description Your name for the monitor, 1..200 characters */
@@ -1963,13 +1972,25 @@ export interface components {
             batch?: components["schemas"]["MonitorBatchInput"];
             /** @description Replaces the schedule; the next run moves at once */
             schedule?: components["schemas"]["MonitorSchedule"];
-            /** @description null removes it */
+            /**
+             * Format: uri
+             * @description null removes it
+             */
             webhookUrl?: string | null;
             /** @description null removes the cap */
             maxCreditsPerRun?: number | null;
             /** @description false pauses it; true resumes it (its next run is the schedule’s next time from now) */
             enabled?: boolean;
         };
+        /** @description Exactly one subject: the one whose control you will prove */
+        ObjectionRequest: {
+            /** @description an email address: a single-use confirmation link is sent to it */
+            email?: string;
+            /** @description a domain, bare or as a URL: proven by a DNS TXT record or a /.well-known/ file */
+            domain?: string;
+            /** @description a phone number in international form (`+1 512 555 0100`): confirmed by an operator */
+            phone?: string;
+        } & (unknown | unknown | unknown);
         /**
          * GenerationRequest
          * @description The normalised generation request a job reports: defaults filled in, `state` an upper-case code, LinkedIn titles and industries as arrays.
@@ -1995,7 +2016,10 @@ export interface components {
              * @constant
              */
             excludeDelivered?: true;
-            /** @description Where this job's terminal event is also POSTed, signed with the account's default webhook secret. */
+            /**
+             * Format: uri
+             * @description Where this job's terminal event is also POSTed, signed with the account's default webhook secret.
+             */
             webhookUrl?: string;
             /** @description What not to deliver (nor bill), with the fields of the request's source: a lead that fails one is counted in `skipped.filtered` and the job pages on (decision 038). */
             filters?: ((unknown[] | {
@@ -3708,15 +3732,6 @@ export interface components {
                 /** @description Credits charged */
                 creditsCharged: number;
             };
-        };
-        /** @description Exactly one subject: the one whose control you will prove */
-        ObjectionRequest: {
-            /** @description an email address: a single-use confirmation link is sent to it */
-            email?: string;
-            /** @description a domain, bare or as a URL: proven by a DNS TXT record or a /.well-known/ file */
-            domain?: string;
-            /** @description a phone number in international form: confirmed by an operator */
-            phone?: string;
         };
         /** @description The objection waits for proof of control; the answer is the same whether or not the service holds the subject */
         ObjectionPending: {
@@ -6552,7 +6567,10 @@ export interface operations {
                      * @enum {string}
                      */
                     mode?: "live" | "test";
-                    /** @description When the key stops working (RFC 3339, in the future); null or absent: never */
+                    /**
+                     * Format: date-time
+                     * @description When the key stops working (RFC 3339, in the future); null or absent: never
+                     */
                     expiresAt?: string | null;
                 };
             };
@@ -6769,7 +6787,10 @@ export interface operations {
                 "application/json": {
                     /** @description Your label for the key, 1..100 characters */
                     name?: string | null;
-                    /** @description When the key stops working (RFC 3339, in the future); null: never */
+                    /**
+                     * Format: date-time
+                     * @description When the key stops working (RFC 3339, in the future); null: never
+                     */
                     expiresAt?: string | null;
                 };
             };
@@ -7010,7 +7031,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Where events are POSTed: an https URL whose host resolves to public addresses only */
+                    /**
+                     * Format: uri
+                     * @description Where events are POSTed: an https URL whose host resolves to public addresses only
+                     */
                     url: string;
                     /** @description The events to receive: job.completed, job.partial, job.empty, job.failed, job.cancelled, batch.completed, batch.partial, batch.empty, batch.failed, batch.cancelled, monitor.paused */
                     events: ("job.completed" | "job.partial" | "job.empty" | "job.failed" | "job.cancelled" | "batch.completed" | "batch.partial" | "batch.empty" | "batch.failed" | "batch.cancelled" | "monitor.paused")[];
@@ -7227,7 +7251,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Where events are POSTed: an https URL whose host resolves to public addresses only */
+                    /**
+                     * Format: uri
+                     * @description Where events are POSTed: an https URL whose host resolves to public addresses only
+                     */
                     url?: string;
                     /** @description The events to receive: job.completed, job.partial, job.empty, job.failed, job.cancelled, batch.completed, batch.partial, batch.empty, batch.failed, batch.cancelled, monitor.paused */
                     events?: ("job.completed" | "job.partial" | "job.empty" | "job.failed" | "job.cancelled" | "batch.completed" | "batch.partial" | "batch.empty" | "batch.failed" | "batch.cancelled" | "monitor.paused")[];

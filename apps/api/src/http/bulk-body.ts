@@ -1,5 +1,6 @@
 import express, { type Request, type RequestHandler } from 'express';
 import { errors } from '@leadgen/domain';
+import { unreadableJson } from './json-body';
 
 /**
  * A bulk JSON body (an endpoint declaring `maxEntries`: the suppression uploads): refused as jsonBody refuses a
@@ -10,20 +11,15 @@ import { errors } from '@leadgen/domain';
 export function bulkJsonBody(limitBytes: number): RequestHandler {
   const read = express.raw({ limit: limitBytes, type: () => true, inflate: false });
   return (req, res, next) => {
-    const mediaType = (req.get('Content-Type') ?? '').split(';')[0]!.trim().toLowerCase();
-    if (mediaType !== 'application/json' && !/^application\/[a-z0-9.+-]+\+json$/.test(mediaType)) {
-      next(errors.unsupportedMediaType());
+    const refused = unreadableJson(req);
+    if (refused) {
+      next(refused);
       return;
     }
     // As the JSON parser: JSON is UTF-8 (RFC 8259 section 8.1), any other charset named is refused.
     const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(req.get('Content-Type') ?? '')?.[1]?.toLowerCase();
     if (charset !== undefined && !charset.startsWith('utf-')) {
       next(errors.unsupportedMediaType());
-      return;
-    }
-    const encoding = (req.get('Content-Encoding') ?? 'identity').trim().toLowerCase();
-    if (encoding !== 'identity' && encoding !== '') {
-      next(errors.unsupportedContentEncoding());
       return;
     }
     read(req, res, next);

@@ -51,13 +51,52 @@ export const cursorKey = {
 const RFC3339 =
   /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])[Tt ]([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)(\.\d{1,9})?([Zz]|[+-]([01]\d|2[0-3]):[0-5]\d)$/;
 
-/** A query parameter holding an RFC 3339 date-time, converted to a Date. */
+/** A query parameter holding an RFC 3339 date-time, converted to a Date (`format: date-time` in the document). */
 export const rfc3339 = Joi.string()
   .custom((value: string, helpers) => {
     const time = RFC3339.test(value) ? cursorKey.time(value.replace(' ', 'T')) : null;
     return time ?? helpers.error('date.rfc3339');
   })
-  .messages({ 'date.rfc3339': '{{#label}} must be an RFC 3339 date-time between the years 1 and 9999, such as 2026-11-22T14:00:00Z' });
+  .messages({ 'date.rfc3339': '{{#label}} must be an RFC 3339 date-time between the years 1 and 9999, such as 2026-11-22T14:00:00Z' })
+  .meta({ format: 'date-time' });
+
+/** A time bound of a listing (`createdAfter`, `createdBefore`), as the document describes it. */
+export const rfc3339Bound = (description: string) => rfc3339.description(`${description} (RFC 3339, with an offset)`);
+
+// The parts of a listing's query, each with what the document says of it (openapi/joi-schema.ts parametersOf).
+
+/** `limit`: how many a page holds, 1..maximum, `byDefault` when absent. */
+export const pageLimit = (description: string, maximum: number, byDefault: number) =>
+  Joi.number().integer().min(1).max(maximum).default(byDefault).description(description);
+
+export const CURSOR_DESCRIPTION = "The previous page's `nextCursor` (opaque)";
+
+/**
+ * `cursor`: a `nextCursor` this listing gave out (`encodeCursor(kind, keys)`), given back as it was: `read` turns
+ * its keys into what the listing's SQL takes, or null when they are not (a tampered cursor is a 400, never a 500).
+ */
+export const pageCursor = (kind: string, read: (keys: unknown[]) => unknown) =>
+  Joi.string()
+    .max(CURSOR_TEXT_MAX)
+    .custom((value: string, helpers) => {
+      const keys = decodeCursor(kind, value);
+      return (keys ? read(keys) : null) ?? helpers.error('cursor.invalid');
+    })
+    .messages({ 'cursor.invalid': '{{#label}} is not a cursor of this listing (pass nextCursor back as it was given)' })
+    .description(CURSOR_DESCRIPTION);
+
+/**
+ * A listing's query as its download (`.csv`, `.jsonl`) takes it: the named parameters (the page size, the format
+ * the path already says) are taken and ignored, so the download's document does not list them.
+ */
+export const takenAndIgnored = (query: Joi.ObjectSchema, ...names: string[]) => query.fork(names, (key) => key.strip());
+
+/** The keys of a listing newest first: the last row's creation time and id. */
+export const timeAndId = ([time, id]: unknown[]): { createdAt: Date; id: string } | null => {
+  const createdAt = cursorKey.time(time);
+  const key = cursorKey.text(id);
+  return createdAt && key !== null ? { createdAt, id: key } : null;
+};
 
 /** One value or several, repeated (`?status=a&status=b`) or comma-separated (`?status=a,b`). */
 export const oneOrMore = (item: Joi.StringSchema) =>

@@ -1,8 +1,8 @@
 import type { Request, RequestHandler, Response, Router } from 'express';
 import { errors, SCOPE_MEANINGS, type ApiKeyScope } from '@leadgen/domain';
 import type { ApiDependencies } from '../dependencies';
-import { requestBodySchema } from '../openapi/joi-schema';
-import { hdr, problemResponse } from '../openapi/openapi-schemas';
+import { parametersOf, requestBodySchema } from '../openapi/joi-schema';
+import { hdr, pick, problemResponse } from '../openapi/openapi-schemas';
 import { authenticatedAccount } from './authenticate';
 import { checkRequest, requestChecker, type RequestSchemas, type Valid } from './request-validation';
 import { bulkJsonBody } from './bulk-body';
@@ -20,13 +20,18 @@ export interface RouteRuntime {
   isShuttingDown: () => boolean;
 }
 
-/** The OpenAPI operation of the endpoint: what it takes and answers (the Problem `default` is added for all). */
+/**
+ * The OpenAPI operation of the endpoint: what it takes and answers. The Problems the entry implies (impliedProblems:
+ * 400, 401, 405, 413, 415, 429, 500, 503), the key's 403 and the `default` Problem are added; `responses` holds the
+ * rest (its successes, 404, 409 …).
+ */
 export interface Operation {
   operationId: string;
   tags: string[];
   summary: string;
   description: string;
   security?: unknown[];
+  /** Header parameters only: the path's and the query's are derived from `request.params` and `request.query`. */
   parameters?: unknown[];
   requestBody?: Schema;
   responses: Record<string | number, unknown>;
@@ -52,13 +57,11 @@ export interface Endpoint {
   body?: { limitBytes: number; maxEntries?: number };
   /**
    * What the table validates before the handler runs, each with its Joi schema: path parameters, query,
-   * JSON body (http/request-validation.ts). The handler gets the validated values; the document's request
-   * body is derived from `body` (openapi/joi-schema.ts). A bulk body's schema is its handler's to apply, off the
-   * event loop (the suppression uploads' thread), and documented here all the same.
+   * JSON body (http/request-validation.ts). The handler gets the validated values; the document's path and
+   * query parameters and request body are derived from them (openapi/joi-schema.ts). A bulk body's schema is
+   * its handler's to apply, off the event loop (the suppression uploads' thread), and documented here all the same.
    */
   request?: RequestSchemas;
-  /** Parameters shared by every method of the path (the OpenAPI path item's). */
-  pathParameters?: unknown[];
   /** The handler's factory; the handler gets the request's validated `{ params, query, body }` as its third argument. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each entry's handler names its own types (Valid<P, Q, B>)
   handler: (deps: ApiDependencies, runtime: RouteRuntime) => Handler<any>;
@@ -159,30 +162,42 @@ function forbidden(endpoint: Endpoint) {
   );
 }
 
+/**
+ * The Problem answers an entry implies by what it declares, so no entry restates them: 405 on every path (each
+ * mounts one), 400 for a validated query or body, 401 for a key and 500/503 for its lookup, 429 with a
+ * rate-limit window, 413 and 415 with a body. An operation's own answer for one of these statuses wins.
+ */
+function impliedProblems(endpoint: Endpoint): Record<string, unknown> {
+  const codes: Array<Parameters<typeof pick>[number]> = [405];
+  if (endpoint.request?.query || endpoint.request?.body) codes.push(400);
+  if (endpoint.auth === 'key') codes.push(401, 500, 503);
+  if (endpoint.rateLimit) codes.push(429);
+  if (endpoint.body) codes.push(413, 415);
+  return pick(...codes);
+}
+
 const KIB = 1024;
 const sizeOf = (bytes: number) => (bytes % (KIB * KIB) === 0 ? `${bytes / KIB / KIB} MiB` : `${Math.round(bytes / KIB)} KiB`);
 
-/** The path's parameters: declared, or written from the Joi schema of its ids (routes/path-params.ts). */
+/** The path's parameters, from the Joi schema of its ids (routes/path-params.ts), shared by its methods. */
 function pathParametersOf(methods: readonly Endpoint[]): unknown[] | undefined {
-  const declared = methods.find((e) => e.pathParameters)?.pathParameters;
-  if (declared) return declared;
   const params = methods.find((e) => e.request?.params)?.request?.params;
-  if (!params) return undefined;
-  const keys = (params.describe() as { keys: Record<string, { flags?: { description?: string }; examples?: unknown[] }> }).keys;
-  return Object.entries(keys).map(([name, key]) => ({
-    name,
-    in: 'path',
-    required: true,
-    ...(key.flags?.description ? { description: key.flags.description } : {}),
-    schema: { type: 'string' },
-    ...(key.examples?.length ? { example: key.examples[0] } : {}),
-  }));
+  return params ? parametersOf(params, 'path') : undefined;
+}
+
+/** An operation's parameters: its query's, derived, then the headers it writes by hand. */
+function operationParametersOf(endpoint: Endpoint): unknown[] {
+  const written = endpoint.operation.parameters ?? [];
+  const misplaced = written.filter((p) => ['query', 'path'].includes((p as { in?: string }).in ?? ''));
+  if (misplaced.length > 0)
+    throw new Error(`${endpoint.method.toUpperCase()} ${endpoint.path} writes query or path parameters by hand: declare them in request`);
+  return [...(endpoint.request?.query ? parametersOf(endpoint.request.query, 'query') : []), ...written];
 }
 
 /**
  * The document's `paths`: each endpoint's operation, with what the table says of it written where a
  * reader looks (`security: []` for a public one, the rate-limit window as `x-rate-limit`, the body
- * limit as `x-body-limit`, the request body derived from its Joi schema), the `default` Problem (any path
+ * limit as `x-body-limit`, the parameters and request body derived from their Joi schemas), the `default` Problem (any path
  * can meet the protocol-level problems: malformed_request, request_timeout, expectation_failed,
  * headers_too_large, a 503) and the X-Request-Id parameter. The request bodies' named parts are added
  * to `components` (openapi/joi-schema.ts).
@@ -209,9 +224,10 @@ export function openApiPaths(
         // OpenAPI 3.1 lets a bearer scheme list the roles an operation needs: the key's scope.
         ...(endpoint.auth === 'public' ? { security: [] } : { security: [{ bearer: [scopeOf(endpoint)] }] }),
         ...(endpoint.auth === 'key' ? { 'x-required-scope': scopeOf(endpoint) } : {}),
-        parameters: [...(operation.parameters ?? []), { $ref: '#/components/parameters/RequestId' }],
+        parameters: [...operationParametersOf(endpoint), { $ref: '#/components/parameters/RequestId' }],
         ...(requestBody ? { requestBody } : {}),
         responses: {
+          ...impliedProblems(endpoint),
           ...operation.responses,
           ...(endpoint.auth === 'key' ? { 403: forbidden(endpoint) } : {}),
           default: problemResponse('Any other problem, as Problem Details (see docs/errors.md for every code)'),

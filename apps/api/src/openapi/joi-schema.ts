@@ -5,9 +5,33 @@ import parseJoi from 'joi-to-json';
 // body's shape is declared once. A Joi node marked `.meta({ 'x-component': 'Name' })` is published as
 // `#/components/schemas/Name` and referred to; unless a component of that name is written by hand (a
 // shape also answered in responses, or refined further: GenerationRequestInput, MonitorSchedule), its
-// derived form is the component.
+// derived form is the component. Query and path parameters are derived the same way, one parameter a key of the
+// entry's `request.query` / `request.params` (parametersOf).
 
 type Schema = Record<string, unknown>;
+
+/**
+ * Joi's `xor` (exactly one of the keys) and `oxor` (at most one) as JSON Schema: a `oneOf` of presence rules,
+ * `{ required: [key] }` a key (and, for `oxor`, a branch for none of them). joi-to-json writes `xor` as
+ * `if`/`then: false`/`else` and `oxor` with a nested `oneOf` of every pair, which generators misread. A branch
+ * has no `type` of its own, so generators type it `unknown` and the object's own properties stand.
+ */
+const PRESENCE_RULES = {
+  xor: (schema: Schema, dependency: { peers: string[] }) => {
+    schema.oneOf = dependency.peers.map((peer) => ({ required: [peer] }));
+  },
+  oxor: (schema: Schema, dependency: { peers: string[] }) => {
+    const each = dependency.peers.map((peer) => ({ required: [peer] }));
+    schema.oneOf = [...each, { not: { anyOf: each } }];
+  },
+};
+
+/** A branch that only says which keys are present or not (PRESENCE_RULES): a `oneOf` of those means exactly one. */
+const isPresenceRule = (branch: unknown): boolean =>
+  !!branch &&
+  typeof branch === 'object' &&
+  Object.keys(branch).every((key) => key === 'required' || key === 'not') &&
+  Object.keys(branch).length > 0;
 
 /**
  * joi-to-json writes a Joi `when` as `oneOf` of its branches under a type that allows anything, and
@@ -30,9 +54,14 @@ export function tidy(node: unknown): unknown {
   for (const [key, value] of Object.entries(source)) {
     if (key === 'type' && Array.isArray(value) && value.length === 6 && source.oneOf) continue;
     if (key === 'default') continue;
-    // Joi's xor / nand between keys come out as `if`/`then: false`/`else` and `not`, which linters and
-    // generators misread; the schema's description says the rule.
+    // Joi's nand (and with, without) between keys come out as `if`/`then`/`else` and `not`, which linters and
+    // generators misread; the schema's description says the rule. xor and oxor are PRESENCE_RULES' `oneOf`.
     if (source.type === 'object' && ['if', 'then', 'else', 'not'].includes(key)) continue;
+    // Joi's xor / oxor (PRESENCE_RULES): exactly one branch, as Joi checks it.
+    if (key === 'oneOf' && Array.isArray(value) && value.every(isPresenceRule)) {
+      out.oneOf = value;
+      continue;
+    }
     if ((key === 'anyOf' || key === 'oneOf') && Array.isArray(value)) {
       const possible = value.filter((branch) => JSON.stringify(branch) !== '{"not":{}}');
       if (possible.length === 1) Object.assign(out, tidy(possible[0]));
@@ -65,9 +94,13 @@ function objectBounds(joi: Described, out: Schema): void {
     objectBounds(joi.items[0]!, out.items as Schema);
 }
 
-/** A Joi schema as OpenAPI 3.1 JSON Schema, tidied, its marked nodes still inline (with `x-component`). */
+/**
+ * A Joi schema as OpenAPI 3.1 JSON Schema, tidied, its marked nodes still inline (with `x-component`). A format
+ * the schema states is kept: Joi's own (`.uri()`, `.email()`, `.isoDate()`, `Joi.date().iso()` …, which
+ * joi-to-json translates) or, for a string a `.custom()` rule checks, `.meta({ format: 'uri' })`.
+ */
 export function joiToOpenApi(schema: Joi.Schema): Schema {
-  const out = tidy(parseJoi(schema, 'open-api-3.1')) as Schema;
+  const out = tidy(parseJoi(schema, 'open-api-3.1', {}, { logicalOpParser: PRESENCE_RULES })) as Schema;
   objectBounds(schema.describe() as Described, out);
   return out;
 }
@@ -87,4 +120,40 @@ export function requestBodySchema(schema: Joi.Schema, components: Record<string,
     return { $ref: `#/components/schemas/${name}`, ...(typeof rest.description === 'string' ? { description: rest.description } : {}) };
   };
   return refer(joiToOpenApi(schema)) as Schema;
+}
+
+interface DescribedKey {
+  type?: string;
+  flags?: { description?: string; default?: unknown; presence?: string; result?: string };
+  examples?: unknown[];
+}
+
+/**
+ * The document's parameters of a query or path schema (the entry's `request.query`, `request.params`), one per
+ * key, in the schema's order: the key's `.description()` and first `.example()` on the parameter, its derived
+ * schema (with its `.default()`, which a parameter may state without a generator requiring it), `required` from
+ * Joi's presence (every path parameter is). An array is the comma list the route table splits (`status=a,b`;
+ * request-validation.ts). A key marked `.strip()` is taken and ignored, so it is not documented (a download's
+ * `limit`).
+ */
+export function parametersOf(schema: Joi.ObjectSchema, where: 'query' | 'path'): Schema[] {
+  const keys = (schema.describe() as { keys?: Record<string, DescribedKey> }).keys ?? {};
+  const properties = (joiToOpenApi(schema).properties ?? {}) as Record<string, Schema>;
+  return Object.entries(keys).flatMap(([name, key]) => {
+    if (key.flags?.result === 'strip') return [];
+    const { description, examples, ...derived } = properties[name]!;
+    const byDefault = key.flags?.default;
+    const required = where === 'path' || key.flags?.presence === 'required';
+    return [
+      {
+        name,
+        in: where,
+        ...(description ? { description } : {}),
+        ...(required ? { required: true } : {}),
+        schema: { ...derived, ...(byDefault !== undefined && typeof byDefault !== 'function' ? { default: byDefault } : {}) },
+        ...(key.type === 'array' && where === 'query' ? { style: 'form', explode: false } : {}),
+        ...(Array.isArray(examples) && examples.length > 0 ? { example: examples[0] } : {}),
+      },
+    ];
+  });
 }

@@ -7,28 +7,6 @@ const strings = (description: string) => ({ type: 'array', items: str, descripti
 const kind = (description: string) => ({ type: 'string', enum: [...OBJECTION_KINDS], description });
 
 export const objectionSchemas: Record<string, Schema> = {
-  ObjectionRequest: {
-    type: 'object',
-    description: 'Exactly one subject: the one whose control you will prove',
-    additionalProperties: false,
-    minProperties: 1,
-    maxProperties: 1,
-    properties: {
-      email: {
-        type: 'string',
-        minLength: 3,
-        maxLength: 320,
-        description: 'an email address: a single-use confirmation link is sent to it',
-      },
-      domain: {
-        type: 'string',
-        minLength: 1,
-        maxLength: 253,
-        description: 'a domain, bare or as a URL: proven by a DNS TXT record or a /.well-known/ file',
-      },
-      phone: { type: 'string', minLength: 4, maxLength: 40, description: 'a phone number in international form: confirmed by an operator' },
-    },
-  },
   ObjectionPending: {
     description: 'The objection waits for proof of control; the answer is the same whether or not the service holds the subject',
     oneOf: [

@@ -676,17 +676,6 @@ export const leadItem = object(
   { description: 'A delivered lead and where it belongs; `lead` is the record of the job body.' },
 );
 
-/** A query parameter, as the paths declare them. */
-export const query = (name: string, description: string, schema: Schema, extra: Schema = {}) => ({
-  name,
-  in: 'query',
-  description,
-  schema,
-  ...extra,
-});
-export const cursorParam = query('cursor', "The previous page's `nextCursor` (opaque)", str);
-export const rfc3339Param = (name: string, description: string) => query(name, `${description} (RFC 3339, with an offset)`, time);
-
 // Builders for the blocks endpoint entries repeat (routes/**/*-endpoints.ts).
 
 /** A JSON answer: the rate-limit headers and any others given, the body's schema. */
@@ -699,17 +688,6 @@ export const jsonAnswer = (description: string, schema: Schema, extraHeaders: Re
 export const pageAnswer = (description: string, schema: Schema) => jsonAnswer(description, schema, { Link: hdr('Link') });
 /** 204 of a DELETE. */
 export const deletedAnswer = { description: 'Deleted', headers: limited };
-/** `limit`: how many a page holds. */
-export const limitParam = (description: string, maximum: number, byDefault: number) =>
-  query('limit', description, { type: 'integer', minimum: 1, maximum, default: byDefault });
-/** `status` as a comma list of these statuses (a repeated parameter is accepted too). */
-export const statusListParam = (description: string, statuses: readonly string[]) =>
-  query(
-    'status',
-    description,
-    { type: 'array', minItems: 1, items: { type: 'string', enum: [...statuses] } },
-    { style: 'form', explode: false },
-  );
 /** The Idempotency-Key header of a call that creates something. */
 export const idempotencyKeyParam = (remembered = ' Remembered 24 h per account.') => ({
   name: 'Idempotency-Key',

@@ -1,7 +1,7 @@
 import { SOURCES } from '@leadgen/domain';
 import type { Endpoint } from '../http/route-table';
 import { openApiRoute } from '../openapi/openapi-route';
-import { d, int, object, pick, str } from '../openapi/openapi-schemas';
+import { d, int, object, str } from '../openapi/openapi-schemas';
 import { apiReadiness } from '../readiness';
 import { healthRoute, readyRoute } from './health-route';
 import { linkedinCountriesRoute, shopifyCategoriesRoute, tariffsRoute } from './meta-route';
@@ -34,7 +34,6 @@ export const metaEndpoints: Endpoint[] = [
             },
           },
         },
-        ...pick(405),
       },
     },
   },
@@ -75,7 +74,6 @@ export const metaEndpoints: Endpoint[] = [
             },
           },
         },
-        ...pick(405),
       },
     },
   },
@@ -114,7 +112,6 @@ export const metaEndpoints: Endpoint[] = [
             },
           },
         },
-        ...pick(405),
       },
     },
   },
@@ -133,7 +130,6 @@ export const metaEndpoints: Endpoint[] = [
           description: 'The process answers',
           content: { 'application/json': { schema: object({ status: d('Always `ok`', { const: 'ok' }) }) } },
         },
-        ...pick(405),
       },
     },
   },
@@ -174,7 +170,6 @@ export const metaEndpoints: Endpoint[] = [
             },
           ]),
         ),
-        ...pick(405),
       },
     },
   },
@@ -212,7 +207,6 @@ export const metaEndpoints: Endpoint[] = [
             },
           },
         },
-        ...pick(405),
       },
     },
   },

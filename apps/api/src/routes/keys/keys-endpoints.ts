@@ -1,21 +1,14 @@
 import { JSON_BODY_LIMIT_BYTES } from '@leadgen/config';
 import { API_KEYS_MAX_PER_ACCOUNT } from '@leadgen/domain';
 import type { Endpoint } from '../../http/route-table';
-import { modes } from '../../openapi/openapi-keys';
-import { hdr, limited, pick, problemResponse, query, ref, str, type Schema } from '../../openapi/openapi-schemas';
+import { hdr, jsonAnswer as answer, problemResponse, ref } from '../../openapi/openapi-schemas';
 import { changeKeyRoute, createKeyRoute, getKeyRoute, listKeysRoute, revokeKeyRoute } from './keys-route';
 import { keyPath } from '../path-params';
-import { changeKeySchema, createKeySchema, KEYS_PAGE_DEFAULT, KEYS_PAGE_LIMIT, listKeysQuerySchema } from './keys-schema';
+import { changeKeySchema, createKeySchema, listKeysQuerySchema } from './keys-schema';
 
 // The account's API keys (decision 036), managed by any of its keys that holds the `keys` scope; the `read` rate limit.
 
 const notFound = problemResponse("api_key_not_found (also another account's key)");
-const json = (schema: Schema) => ({ 'application/json': { schema } });
-const answer = (description: string, schema: Schema, extraHeaders: Record<string, unknown> = {}) => ({
-  description,
-  headers: { ...limited, ...extraHeaders },
-  content: json(schema),
-});
 export const keyEndpoints: Endpoint[] = [
   {
     method: 'post',
@@ -37,7 +30,6 @@ export const keyEndpoints: Endpoint[] = [
           'scope_not_held (with `scopes`): a key can only grant scopes it holds; test_mode_unsupported: a test key cannot make a live key',
         ),
         409: problemResponse('api_key_limit (with `limit`): the account holds the most live keys it may'),
-        ...pick(400, 401, 405, 413, 415, 429, 500, 503),
       },
     },
   },
@@ -54,15 +46,8 @@ export const keyEndpoints: Endpoint[] = [
       operationId: 'listApiKeys',
       summary: "The account's keys, newest first, without their secrets",
       description: "A page of the account's keys, newest first; revoked ones only with `includeRevoked=true`.",
-      parameters: [
-        query('limit', 'Keys per page', { type: 'integer', minimum: 1, maximum: KEYS_PAGE_LIMIT, default: KEYS_PAGE_DEFAULT }),
-        query('cursor', "The previous page's `nextCursor` (opaque)", str),
-        query('mode', 'Only live or only test keys', modes),
-        query('includeRevoked', 'List revoked keys too', { type: 'boolean', default: false }),
-      ],
       responses: {
         200: answer('A page of keys', ref('ApiKeyPage'), { Link: hdr('Link') }),
-        ...pick(400, 401, 405, 429, 500, 503),
       },
     },
   },
@@ -79,7 +64,7 @@ export const keyEndpoints: Endpoint[] = [
       operationId: 'getApiKey',
       summary: 'A key, without its secret',
       description: 'One of the account’s keys, revoked ones included.',
-      responses: { 200: answer('The key', ref('ApiKey')), 404: notFound, ...pick(401, 405, 429, 500, 503) },
+      responses: { 200: answer('The key', ref('ApiKey')), 404: notFound },
     },
   },
   {
@@ -100,7 +85,6 @@ export const keyEndpoints: Endpoint[] = [
       responses: {
         200: answer('The key as it is now', ref('ApiKey')),
         404: notFound,
-        ...pick(400, 401, 405, 413, 415, 429, 500, 503),
       },
     },
   },
@@ -118,7 +102,7 @@ export const keyEndpoints: Endpoint[] = [
       summary: 'Revokes a key: refused everywhere from the next request on (idempotent)',
       description:
         'Revokes the key (the calling key too, if named). It is refused (401) from the next request on, on every API process; revoking it again answers the same body.',
-      responses: { 200: answer('The revoked key', ref('ApiKey')), 404: notFound, ...pick(401, 405, 429, 500, 503) },
+      responses: { 200: answer('The revoked key', ref('ApiKey')), 404: notFound },
     },
   },
 ];

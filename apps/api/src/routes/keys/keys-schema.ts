@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { API_KEY_MODES, API_KEY_SCOPES, type ApiKeyMode, type ApiKeyScope } from '@leadgen/domain';
-import { cursorKey, decodeCursor, encodeCursor, rfc3339 } from '../../http/paging';
+import { encodeCursor, pageCursor, pageLimit, rfc3339, timeAndId } from '../../http/paging';
 
 export const KEYS_PAGE_DEFAULT = 20;
 export const KEYS_PAGE_LIMIT = 100;
@@ -50,26 +50,14 @@ export interface KeyInput {
   expiresAt?: Date | null;
 }
 
-const keysCursor = Joi.string()
-  .max(512)
-  .custom((value: string, helpers) => {
-    const [time, id] = decodeCursor('k', value) ?? [];
-    const createdAt = cursorKey.time(time);
-    const key = cursorKey.text(id);
-    return createdAt && key !== null ? { createdAt, id: key } : helpers.error('cursor.invalid');
-  })
-  .messages({ 'cursor.invalid': '{{#label}} is not a cursor of this listing (pass nextCursor back as it was given)' });
-
 /** GET /api/v1/keys: newest first. */
 export const listKeysQuerySchema = Joi.object({
-  /** keys per page, 1..100 (default 20) */
-  limit: Joi.number().integer().min(1).max(KEYS_PAGE_LIMIT).default(KEYS_PAGE_DEFAULT),
-  /** the previous page's nextCursor */
-  cursor: keysCursor,
-  /** only live or only test keys */
-  mode: Joi.string().valid(...API_KEY_MODES),
-  /** true lists revoked keys too (default false) */
-  includeRevoked: Joi.boolean().default(false),
+  limit: pageLimit('Keys per page', KEYS_PAGE_LIMIT, KEYS_PAGE_DEFAULT),
+  cursor: pageCursor('k', timeAndId),
+  mode: Joi.string()
+    .valid(...API_KEY_MODES)
+    .description('Only live or only test keys'),
+  includeRevoked: Joi.boolean().default(false).description('List revoked keys too'),
 }).messages({ 'object.unknown': '{{#label}} is not a query parameter of this endpoint' });
 
 export interface ListKeysQuery {

@@ -1,28 +1,8 @@
 import Joi from 'joi';
-import { BATCH_STATUSES } from '@leadgen/domain';
 import type { Endpoint } from '../../http/route-table';
-import {
-  cursorParam,
-  hdr,
-  idempotencyKeyParam,
-  jsonAnswer,
-  limited,
-  limitParam,
-  listPage,
-  pageAnswer,
-  pick,
-  ref,
-  rfc3339Param,
-  statusListParam,
-} from '../../openapi/openapi-schemas';
+import { hdr, idempotencyKeyParam, jsonAnswer, limited, listPage, pageAnswer, pick, ref } from '../../openapi/openapi-schemas';
 import { batchPath } from '../path-params';
-import {
-  BATCHES_PAGE_DEFAULT,
-  BATCHES_PAGE_LIMIT,
-  batchJobsQuerySchema,
-  batchRequestSchema,
-  listBatchesQuerySchema,
-} from './batches-schema';
+import { batchJobsQuerySchema, batchRequestSchema, listBatchesQuerySchema } from './batches-schema';
 import { areaBatchSchema } from './area-schema';
 import { batchJobsRoute, cancelBatchRoute, createBatchRoute, getBatchRoute, listBatchesRoute } from './batches-route';
 
@@ -63,7 +43,7 @@ export const batchEndpoints: Endpoint[] = [
             'Idempotent-Replayed': hdr('Idempotent-Replayed'),
           },
         },
-        ...pick(400, 401, 402, 405, 413, 415, 422, 429, 500, 503),
+        ...pick(402, 422),
       },
     },
   },
@@ -80,19 +60,8 @@ export const batchEndpoints: Endpoint[] = [
       operationId: 'listBatches',
       summary: "The account's batches, newest first",
       description: "A page of the account's batches, newest first; follow `nextCursor` (or `Link`) for the next page.",
-      parameters: [
-        limitParam('Batches per page', BATCHES_PAGE_LIMIT, BATCHES_PAGE_DEFAULT),
-        cursorParam,
-        statusListParam(
-          'One or more statuses as a comma list (`status=running,PARTIAL`); repeating the parameter is accepted too',
-          BATCH_STATUSES,
-        ),
-        rfc3339Param('createdAfter', 'Batches created at or after'),
-        rfc3339Param('createdBefore', 'Batches created before'),
-      ],
       responses: {
         200: pageAnswer('A page of batch bodies', listPage("The page's batches", 'Batch')),
-        ...pick(400, 401, 405, 429, 500, 503),
       },
     },
   },
@@ -109,7 +78,7 @@ export const batchEndpoints: Endpoint[] = [
       operationId: 'getBatch',
       summary: 'The batch',
       description: 'The batch body. While it runs, poll again after `Retry-After`; once terminal it never changes and carries `terminal`.',
-      responses: { 200: batchAnswer('The batch body'), ...pick(400, 401, 404, 405, 429, 500, 503) },
+      responses: { 200: batchAnswer('The batch body'), ...pick(400, 404) },
     },
   },
   {
@@ -126,7 +95,7 @@ export const batchEndpoints: Endpoint[] = [
       summary: 'Cancel a running batch (idempotent)',
       description:
         'No child starts after this; every open child is cancelled as its own DELETE would cancel it (keeping and charging what it delivered), and the batch ends CANCELLED. Cancelling a cancelled batch answers it again; a batch that ended otherwise is 409.',
-      responses: { 200: batchAnswer('The batch, now CANCELLED'), ...pick(400, 401, 404, 405, 409, 429, 500, 503) },
+      responses: { 200: batchAnswer('The batch, now CANCELLED'), ...pick(400, 404, 409) },
     },
   },
   {
@@ -142,10 +111,9 @@ export const batchEndpoints: Endpoint[] = [
       operationId: 'listBatchJobs',
       summary: "The batch's children, in request order",
       description: "A page of the batch's jobs (one per request, in the order of `requests`), each without `leads`.",
-      parameters: [limitParam('Jobs per page', BATCHES_PAGE_LIMIT, BATCHES_PAGE_DEFAULT), cursorParam],
       responses: {
         200: pageAnswer('A page of job bodies without `leads`', listPage("The page's jobs", 'JobSummary')),
-        ...pick(400, 401, 404, 405, 429, 500, 503),
+        ...pick(404),
       },
     },
   },

@@ -1,11 +1,11 @@
 import Joi from 'joi';
 import { BATCH_STATUSES, MAX_BATCH_REQUESTS, type GenerationRequest } from '@leadgen/domain';
-import { decodeCursor, oneOrMore, rfc3339 } from '../../http/paging';
+import { oneOrMore, pageCursor, pageLimit, rfc3339Bound, timeAndId } from '../../http/paging';
 import type { BatchJobsQuery, ListBatchesQuery } from '../../use-cases/read-batches';
 import type { BatchRequest } from '../../use-cases/submit-batch';
 import { webhookUrl } from '../webhooks/webhooks-schema';
 import { generationRequestItem } from './generate-schema';
-import { EXPORT_FORMATS, LEADS_PAGE_DEFAULT, LEADS_PAGE_LIMIT, type ExportFormat } from './leads-schema';
+import { leadsLimit, legacyFormat, type ExportFormat } from './leads-schema';
 
 /**
  * POST /api/v1/leads/batches: each of `requests` is checked as POST /leads/generate checks one (pointers
@@ -61,68 +61,37 @@ export const batchRequestSchema = Joi.object({
 export const BATCHES_PAGE_DEFAULT = 20;
 export const BATCHES_PAGE_LIMIT = 100;
 
-const keysetCursor = (kind: string) =>
-  Joi.string()
-    .max(512)
-    .custom((value: string, helpers) => {
-      const [time, id] = decodeCursor(kind, value) ?? [];
-      if (typeof time !== 'string' || typeof id !== 'string' || Number.isNaN(Date.parse(time))) return helpers.error('cursor.invalid');
-      return { createdAt: new Date(time), id };
-    })
-    .messages({ 'cursor.invalid': '{{#label}} is not a cursor of this listing (pass nextCursor back as it was given)' });
+const notAParameter = { 'object.unknown': '{{#label}} is not a query parameter of this endpoint' };
 
 /** GET /api/v1/leads/batches: the query of the batch listing (paged as the job listing is). */
 export const listBatchesQuerySchema = Joi.object<ListBatchesQuery>({
-  /** batches per page, 1..100 (default 20) */
-  limit: Joi.number().integer().min(1).max(BATCHES_PAGE_LIMIT).default(BATCHES_PAGE_DEFAULT),
-  /** the previous page's nextCursor */
-  cursor: keysetCursor('b'),
-  /** only batches in one of these statuses (repeat the parameter or separate with commas) */
-  status: oneOrMore(Joi.string().valid(...BATCH_STATUSES)),
-  /** only batches created at or after this RFC 3339 time */
-  createdAfter: rfc3339,
-  /** only batches created before this RFC 3339 time */
-  createdBefore: rfc3339,
-}).messages({ 'object.unknown': '{{#label}} is not a query parameter of this endpoint' });
+  limit: pageLimit('Batches per page', BATCHES_PAGE_LIMIT, BATCHES_PAGE_DEFAULT),
+  cursor: pageCursor('b', timeAndId),
+  status: oneOrMore(Joi.string().valid(...BATCH_STATUSES)).description(
+    'One or more statuses as a comma list (`status=running,PARTIAL`); repeating the parameter is accepted too',
+  ),
+  createdAfter: rfc3339Bound('Batches created at or after'),
+  createdBefore: rfc3339Bound('Batches created before'),
+}).messages(notAParameter);
 
-const indexCursor = Joi.string()
-  .max(512)
-  .custom((value: string, helpers) => {
-    const [index] = decodeCursor('c', value) ?? [];
-    return Number.isInteger(index) && (index as number) >= 0 && (index as number) < MAX_BATCH_REQUESTS
-      ? index
-      : helpers.error('cursor.invalid');
-  })
-  .messages({ 'cursor.invalid': '{{#label}} is not a cursor of this listing (pass nextCursor back as it was given)' });
+const inRange = (n: unknown, max: number) => Number.isInteger(n) && (n as number) >= 0 && (n as number) < max;
 
 /** GET /api/v1/leads/batches/{batchId}/jobs: the batch's children in request order. */
 export const batchJobsQuerySchema = Joi.object<BatchJobsQuery>({
-  /** jobs per page, 1..100 (default 20) */
-  limit: Joi.number().integer().min(1).max(BATCHES_PAGE_LIMIT).default(BATCHES_PAGE_DEFAULT),
-  /** the previous page's nextCursor */
-  cursor: indexCursor,
-}).messages({ 'object.unknown': '{{#label}} is not a query parameter of this endpoint' });
-
-const batchLeadCursor = Joi.string()
-  .max(512)
-  .custom((value: string, helpers) => {
-    const [index, position] = decodeCursor('bl', value) ?? [];
-    const inRange = (n: unknown, max: number) => Number.isInteger(n) && (n as number) >= 0 && (n as number) < max;
-    return inRange(index, MAX_BATCH_REQUESTS) && inRange(position, 2_147_483_647)
-      ? { batchIndex: index as number, position: position as number }
-      : helpers.error('cursor.invalid');
-  })
-  .messages({ 'cursor.invalid': '{{#label}} is not a cursor of this listing (pass nextCursor back as it was given)' });
+  limit: pageLimit('Jobs per page', BATCHES_PAGE_LIMIT, BATCHES_PAGE_DEFAULT),
+  cursor: pageCursor('c', ([index]) => (inRange(index, MAX_BATCH_REQUESTS) ? index : null)),
+}).messages(notAParameter);
 
 /** GET /api/v1/leads/batches/{batchId}/leads: the batch's leads, children in request order, each one's in delivery order. */
 export const batchLeadsQuerySchema = Joi.object<BatchLeadsQuery>({
-  /** leads per page of the JSON answer, 1..1000 (default 100); CSV and JSON Lines stream the whole selection */
-  limit: Joi.number().integer().min(1).max(LEADS_PAGE_LIMIT).default(LEADS_PAGE_DEFAULT),
-  /** json (default), csv or jsonl; overrides Accept */
-  format: Joi.string().valid(...EXPORT_FORMATS),
-  /** the previous page's nextCursor */
-  cursor: batchLeadCursor,
-}).messages({ 'object.unknown': '{{#label}} is not a query parameter of this endpoint' });
+  limit: leadsLimit,
+  cursor: pageCursor('bl', ([index, position]) =>
+    inRange(index, MAX_BATCH_REQUESTS) && inRange(position, 2_147_483_647)
+      ? { batchIndex: index as number, position: position as number }
+      : null,
+  ),
+  format: legacyFormat,
+}).messages(notAParameter);
 
 export interface BatchLeadsQuery {
   limit: number;

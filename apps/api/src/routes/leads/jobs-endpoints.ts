@@ -1,27 +1,12 @@
 import { JSON_BODY_LIMIT_BYTES } from '@leadgen/config';
-import { NON_TERMINAL_STATUSES, SOURCES, TERMINAL_STATUSES } from '@leadgen/domain';
 import type { Endpoint } from '../../http/route-table';
-import {
-  cursorParam,
-  hdr,
-  idempotencyKeyParam,
-  limited,
-  limitParam,
-  listPage,
-  pageAnswer,
-  pick,
-  query,
-  ref,
-  rfc3339Param,
-  statusListParam,
-  str,
-} from '../../openapi/openapi-schemas';
+import { hdr, idempotencyKeyParam, limited, listPage, pageAnswer, pick, ref, str } from '../../openapi/openapi-schemas';
 import { jobPath } from '../path-params';
 import { generateRequestSchema } from './generate-schema';
 import { generateRoute } from './generate-route';
 import { cancelJobRoute, getJobRoute } from './jobs-route';
 import { listJobsRoute } from './list-jobs-route';
-import { JOBS_PAGE_DEFAULT, JOBS_PAGE_LIMIT, listJobsQuerySchema } from './list-jobs-schema';
+import { listJobsQuerySchema } from './list-jobs-schema';
 
 // Starting a job, following it, cancelling it, listing the account's jobs (their leads are in
 // lead-listing-endpoints.ts).
@@ -68,7 +53,7 @@ export const jobEndpoints: Endpoint[] = [
           },
           content: { 'application/json': { schema: ref('Accepted') } },
         },
-        ...pick(400, 401, 402, 405, 413, 415, 422, 429, 500, 503),
+        ...pick(402, 422),
       },
     },
   },
@@ -85,22 +70,8 @@ export const jobEndpoints: Endpoint[] = [
       operationId: 'listJobs',
       summary: "The account's jobs, newest first",
       description: "A page of the account's jobs, newest first, each without `leads`; follow `nextCursor` (or `Link`) for the next page.",
-      parameters: [
-        limitParam('Jobs per page', JOBS_PAGE_LIMIT, JOBS_PAGE_DEFAULT),
-        cursorParam,
-        // Declared as the comma list docs/api.md shows; the API parses a repeated parameter the same way.
-        statusListParam(
-          'One or more statuses as a comma list (`status=COMPLETE,PARTIAL`); repeating the parameter (`status=COMPLETE&status=PARTIAL`) is accepted too',
-          [...NON_TERMINAL_STATUSES, ...TERMINAL_STATUSES],
-        ),
-        query('source', 'Only jobs of this source', { type: 'string', enum: [...SOURCES] }),
-        rfc3339Param('createdAfter', 'Jobs created at or after'),
-        rfc3339Param('createdBefore', 'Jobs created before'),
-        query('batchId', 'Only the children of this batch (`bat_…`)', str),
-      ],
       responses: {
         200: pageAnswer('A page of job bodies without `leads`', listPage("The page's jobs", 'JobSummary')),
-        ...pick(400, 401, 405, 429, 500, 503),
       },
     },
   },
@@ -118,7 +89,7 @@ export const jobEndpoints: Endpoint[] = [
       summary: 'The job',
       description:
         'The job body. While it is queued or running, poll again after `Retry-After`; once terminal it never changes and carries `terminal` and `leads`.',
-      responses: { 200: jobAnswer, ...pick(400, 401, 404, 405, 429, 500, 503) },
+      responses: { 200: jobAnswer, ...pick(400, 404) },
     },
   },
   {
@@ -135,7 +106,7 @@ export const jobEndpoints: Endpoint[] = [
       summary: 'Cancel a queued or running job (idempotent)',
       description:
         'Stops the job: it settles CANCELLED, keeping and charging the leads delivered so far. Cancelling a cancelled job answers it again; any other terminal job is 409.',
-      responses: { 200: { ...jobAnswer, description: 'The job, now CANCELLED' }, ...pick(400, 401, 404, 405, 409, 429, 500, 503) },
+      responses: { 200: { ...jobAnswer, description: 'The job, now CANCELLED' }, ...pick(400, 404, 409) },
     },
   },
 ];

@@ -27,7 +27,7 @@ export const quoteEndpoints: Endpoint[] = [
         'Tiles the area as a run would, listing each tile with the cheapest field mask (IDs only inside the area, ids and locations across its edge), and answers the places inside the area, the tiles, the paid calls and the credits a run from the quote makes. Stored for 24 hours: POST /leads/batches with `{ quoteId }` runs exactly its tiles. Costs the account nothing.',
       responses: {
         201: { description: 'The quote', headers: limited, content: { 'application/json': { schema: ref('Quote') } } },
-        ...pick(400, 401, 405, 413, 415, 422, 429, 500, 503),
+        ...pick(422),
       },
     },
   },

@@ -1,16 +1,10 @@
 import { SOURCES } from '@leadgen/domain';
 import type { Endpoint } from '../../http/route-table';
-import { d, hdr, int, limited, nullable, object, pick, query, str, time } from '../../openapi/openapi-schemas';
+import { d, hdr, int, limited, nullable, object, str, time } from '../../openapi/openapi-schemas';
+import { takenAndIgnored } from '../../http/paging';
 import { LEDGER_CSV_COLUMNS } from '../../presenters/ledger-presenter';
 import { LEDGER_ROWS_PER_UNIT, ledgerCsvRoute, ledgerRoute, usageRoute } from './ledger-route';
-import {
-  LEDGER_PAGE_DEFAULT,
-  LEDGER_PAGE_LIMIT,
-  ledgerQuerySchema,
-  USAGE_DEFAULT_DAYS,
-  USAGE_MAX_DAYS,
-  usageQuerySchema,
-} from './ledger-schema';
+import { ledgerQuerySchema, USAGE_DEFAULT_DAYS, USAGE_MAX_DAYS, usageQuerySchema } from './ledger-schema';
 
 // The account's credit history for its owner (decision 036): the ledger's rows, as JSON pages or CSV, and usage per
 // day and source. The `read` scope and rate limit; the CSV path is declared first, as the leads' downloads are.
@@ -28,11 +22,6 @@ const ledgerEntry = object({
   batchId: d('The batch of that job, if it is a batch’s child', nullable(str)),
   source: d('The job’s source; null for a grant', nullable(sources)),
 });
-const rangeParameters = [
-  query('cursor', "The previous page's `nextCursor` (opaque)", str),
-  query('createdAfter', 'Rows written at or after this time (RFC 3339)', time),
-  query('createdBefore', 'Rows written before this time (RFC 3339)', time),
-];
 const csvBody = `RFC 4180, UTF-8, CRLF, a header row; the columns ${LEDGER_CSV_COLUMNS.map((c) => `\`${c}\``).join(', ')}, never reordered (new ones come last).`;
 const usageFigures = {
   jobsCharged: d('Jobs charged (a job is charged once, at its terminal status, and only when it delivered leads)', int()),
@@ -47,21 +36,20 @@ export const ledgerEndpoints: Endpoint[] = [
     auth: 'key',
     scope: 'read',
     rateLimit: { policy: 'read', weight: `1 + 1 per ${LEDGER_ROWS_PER_UNIT} rows streamed, charged before the first byte` },
-    request: { query: ledgerQuerySchema },
+    // The whole selection streams: `limit` is taken and ignored.
+    request: { query: takenAndIgnored(ledgerQuerySchema, 'limit') },
     handler: ledgerCsvRoute,
     operation: {
       tags: ['account'],
       operationId: 'exportAccountLedgerCsv',
       summary: "The account's credit ledger as CSV",
       description: `The whole selection (from \`cursor\` when given) streamed as one download, oldest row first: ${csvBody} It takes one of the account's export places (EXPORTS_PER_ACCOUNT_AT_ONCE), as a lead download does.`,
-      parameters: rangeParameters,
       responses: {
         200: {
           description: 'The ledger rows as CSV',
           headers: { ...limited, 'Content-Disposition': hdr('Content-Disposition') },
           content: { 'text/csv': { schema: { type: 'string', description: csvBody } } },
         },
-        ...pick(400, 401, 405, 429, 500, 503),
       },
     },
   },
@@ -79,10 +67,6 @@ export const ledgerEndpoints: Endpoint[] = [
       summary: "The account's credit ledger, oldest row first",
       description:
         "The append-only ledger the account's balance is derived from: every grant, and each job's reserve, release and charge, oldest first, a page at a time (`Link: rel=\"next\"` while there is more). Its sums are the account's credits: balance = grants − charges, reserved = reserves − releases.",
-      parameters: [
-        query('limit', 'Rows per page', { type: 'integer', minimum: 1, maximum: LEDGER_PAGE_LIMIT, default: LEDGER_PAGE_DEFAULT }),
-        ...rangeParameters,
-      ],
       responses: {
         200: {
           description: 'A page of ledger rows',
@@ -96,7 +80,6 @@ export const ledgerEndpoints: Endpoint[] = [
             },
           },
         },
-        ...pick(400, 401, 405, 429, 500, 503),
       },
     },
   },
@@ -113,10 +96,6 @@ export const ledgerEndpoints: Endpoint[] = [
       operationId: 'getAccountUsage',
       summary: 'Charges per UTC day and source, with totals',
       description: `What the account's jobs were charged, per UTC day and source, between two days (both included; by default the last ${USAGE_DEFAULT_DAYS} days up to today, at most ${USAGE_MAX_DAYS} at once), from the ledger's charge rows; with the credits granted in those days. Days and sources without a charge are left out of \`days\`.`,
-      parameters: [
-        query('from', 'The first day, YYYY-MM-DD (UTC), included', { type: 'string', format: 'date' }),
-        query('to', 'The last day, YYYY-MM-DD (UTC), included; today by default', { type: 'string', format: 'date' }),
-      ],
       responses: {
         200: {
           description: 'Usage per day and source',
@@ -149,7 +128,6 @@ export const ledgerEndpoints: Endpoint[] = [
             },
           },
         },
-        ...pick(400, 401, 405, 429, 500, 503),
       },
     },
   },

@@ -1,18 +1,8 @@
 import { JSON_BODY_LIMIT_BYTES } from '@leadgen/config';
 import type { Endpoint } from '../../http/route-table';
-import {
-  cursorParam,
-  deletedAnswer,
-  hdr,
-  idempotencyKeyParam,
-  jsonAnswer,
-  limitParam,
-  pick,
-  problemResponse,
-  ref,
-} from '../../openapi/openapi-schemas';
+import { deletedAnswer, hdr, idempotencyKeyParam, jsonAnswer, pick, problemResponse, ref } from '../../openapi/openapi-schemas';
 import { monitorPath } from '../path-params';
-import { RUNS_PAGE_DEFAULT, RUNS_PAGE_LIMIT, createMonitorSchema, runsQuerySchema, updateMonitorSchema } from './monitors-schema';
+import { createMonitorSchema, runsQuerySchema, updateMonitorSchema } from './monitors-schema';
 import {
   createMonitorRoute,
   deleteMonitorRoute,
@@ -47,7 +37,6 @@ export const monitorEndpoints: Endpoint[] = [
       responses: {
         201: answer('The monitor, with its first nextRunAt', ref('Monitor'), { Location: hdr('Location') }),
         409: problemResponse('monitor_limit (with `limit`)'),
-        ...pick(400, 401, 405, 413, 415, 429, 500, 503),
       },
     },
   },
@@ -63,7 +52,7 @@ export const monitorEndpoints: Endpoint[] = [
       operationId: 'listMonitors',
       summary: "The account's monitors, newest first",
       description: 'Every monitor of the account (at most MONITOR_MAX_PER_ACCOUNT, so one page), each with its next run and last run.',
-      responses: { 200: answer('The monitors', ref('MonitorList')), ...pick(401, 405, 429, 500, 503) },
+      responses: { 200: answer('The monitors', ref('MonitorList')) },
     },
   },
   {
@@ -79,7 +68,7 @@ export const monitorEndpoints: Endpoint[] = [
       operationId: 'getMonitor',
       summary: 'A monitor: its next run, its last run, why it is paused',
       description: "One monitor of the account; another account's answers 404 as one that does not exist.",
-      responses: { 200: answer('The monitor', ref('Monitor')), 404: notFound, ...pick(401, 405, 429, 500, 503) },
+      responses: { 200: answer('The monitor', ref('Monitor')), 404: notFound },
     },
   },
   {
@@ -97,7 +86,7 @@ export const monitorEndpoints: Endpoint[] = [
       summary: 'Change a monitor; pause it (enabled: false) or resume it',
       description:
         'Changes the fields sent. A new schedule or a resume moves the next run at once to the schedule’s next time from now; a pause clears it.',
-      responses: { 200: answer('The monitor', ref('Monitor')), 404: notFound, ...pick(400, 401, 405, 413, 415, 429, 500, 503) },
+      responses: { 200: answer('The monitor', ref('Monitor')), 404: notFound },
     },
   },
   {
@@ -113,7 +102,7 @@ export const monitorEndpoints: Endpoint[] = [
       operationId: 'deleteMonitor',
       summary: 'Delete a monitor; its runs stay readable',
       description: 'No tick runs after this. Its runs (jobs) stay readable, and GET …/runs still lists them.',
-      responses: { 204: deletedAnswer, 404: notFound, ...pick(401, 405, 429, 500, 503) },
+      responses: { 204: deletedAnswer, 404: notFound },
     },
   },
   {
@@ -139,7 +128,7 @@ export const monitorEndpoints: Endpoint[] = [
         ),
         404: notFound,
         409: problemResponse('monitor_run_in_progress (with `jobId`, or `batchId` for a batch monitor)'),
-        ...pick(400, 401, 402, 405, 422, 429, 500, 503),
+        ...pick(400, 402, 422),
       },
     },
   },
@@ -157,11 +146,9 @@ export const monitorEndpoints: Endpoint[] = [
       summary: "A monitor's runs and skipped ticks, newest first, with their counts",
       description:
         'Each tick (skipped ones with why) and each run asked for, newest first: new leads delivered, leads skipped as already delivered, credits charged (a batch monitor’s run: its batch, summed over its children). A deleted monitor’s runs stay listed.',
-      parameters: [limitParam('Runs per page', RUNS_PAGE_LIMIT, RUNS_PAGE_DEFAULT), cursorParam],
       responses: {
         200: answer('A page of runs', ref('MonitorRunPage'), { Link: hdr('Link') }),
         404: notFound,
-        ...pick(400, 401, 405, 429, 500, 503),
       },
     },
   },

@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { MAX_BATCH_REQUESTS, scheduleProblems, type FieldProblem, type GenerationRequest, type MonitorSchedule } from '@leadgen/domain';
-import { cursorKey, decodeCursor, encodeCursor } from '../../http/paging';
+import { encodeCursor, pageCursor, pageLimit, timeAndId } from '../../http/paging';
 import { generateRequestSchema, generationRequestItem } from '../leads/generate-schema';
 import type { MonitorInput } from '../../use-cases/manage-monitors';
 import { webhookUrl } from '../webhooks/webhooks-schema';
@@ -158,15 +158,8 @@ export interface RunsQuery {
   cursor?: { createdAt: Date; id: string };
 }
 
-/** GET /api/v1/monitors/{id}/runs: `limit`, `cursor` (each key checked against what the SQL accepts: a tampered cursor is a 400, never a 500). */
+/** GET /api/v1/monitors/{id}/runs: `limit`, `cursor` (a tampered cursor is a 400, never a 500). */
 export const runsQuerySchema = Joi.object<RunsQuery>({
-  limit: Joi.number().integer().min(1).max(RUNS_PAGE_LIMIT).default(RUNS_PAGE_DEFAULT),
-  cursor: Joi.string()
-    .max(500)
-    .custom((value: string, helpers) => {
-      const [at, id] = decodeCursor(CURSOR_KIND, value) ?? [];
-      const createdAt = cursorKey.time(at);
-      const runId = cursorKey.text(id);
-      return createdAt && runId !== null ? { createdAt, id: runId } : helpers.message({ custom: 'cursor is not one this list gave out' });
-    }),
+  limit: pageLimit('Runs per page', RUNS_PAGE_LIMIT, RUNS_PAGE_DEFAULT),
+  cursor: pageCursor(CURSOR_KIND, timeAndId),
 }).messages({ 'object.unknown': '{{#label}} is not a parameter of this list (limit, cursor)' });

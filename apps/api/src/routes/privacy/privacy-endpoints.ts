@@ -1,7 +1,7 @@
 import { OBJECTIONS_PATH } from '@leadgen/domain';
 import type { Endpoint } from '../../http/route-table';
-import { hdr, limited, pick, problemResponse, query, ref, str } from '../../openapi/openapi-schemas';
-import { NOTICE_PAGE_DEFAULT, NOTICE_PAGE_LIMIT, noticesQuerySchema, objectionBodySchema, objectionPath } from './privacy-schema';
+import { hdr, limited, pick, problemResponse, ref } from '../../openapi/openapi-schemas';
+import { noticesQuerySchema, objectionBodySchema, objectionPath } from './privacy-schema';
 import { listNoticesRoute, requestObjectionRoute, verifyObjectionRoute } from './privacy-route';
 
 // Objections by the people in the leads (decision 042): public, since they have no key; the feed of notices
@@ -24,17 +24,12 @@ export const privacyEndpoints: Endpoint[] = [
       summary: 'People you received who objected to direct marketing, newest first (the feed of subject.objected)',
       description:
         'Each notice names a person who objected and proved it, with only the identifiers your own leads held and the jobs that delivered them. Their stored copies are already erased and no job delivers them again; remove them from your systems within the legal delay (docs/data-protection.md).',
-      parameters: [
-        query('limit', 'Notices per page', { type: 'integer', minimum: 1, maximum: NOTICE_PAGE_LIMIT, default: NOTICE_PAGE_DEFAULT }),
-        query('cursor', "The previous page's `nextCursor` (opaque)", str),
-      ],
       responses: {
         200: {
           description: 'A page of notices',
           headers: { ...limited, Link: hdr('Link') },
           content: { 'application/json': { schema: ref('ObjectionNoticePage') } },
         },
-        ...pick(400, 401, 405, 429, 500, 503),
       },
     },
   },
@@ -51,10 +46,9 @@ export const privacyEndpoints: Endpoint[] = [
       summary: 'Object to direct marketing with an email address, a domain or a phone (no key)',
       description:
         'Starts an objection; nothing changes until control is proven: an email address receives a single-use link (at most one mail an hour), a domain publishes the returned token in DNS or under /.well-known/, a phone is confirmed by an operator. The answer and its timing are the same whether or not the service holds the subject. At most 10 requests an hour per client network, and 5 per subject.',
-      requestBody: { required: true, content: { 'application/json': { schema: ref('ObjectionRequest') } } },
       responses: {
         202: { description: 'Pending proof', headers: noStore, content: { 'application/json': { schema: ref('ObjectionPending') } } },
-        ...pick(400, 405, 413, 415, 429, 500, 503),
+        ...pick(429, 500, 503),
       },
     },
   },
@@ -74,7 +68,7 @@ export const privacyEndpoints: Endpoint[] = [
         200: { description: 'Confirmed', headers: noStore, content: { 'application/json': { schema: ref('ObjectionConfirmed') } } },
         404: problemResponse('objection_not_found: no pending domain objection with this id, or its token expired'),
         409: problemResponse('objection_not_proven: neither proof shows the token yet'),
-        ...pick(405, 429, 500, 503),
+        ...pick(429, 500, 503),
       },
     },
   },

@@ -9,16 +9,13 @@ import {
 } from '@leadgen/domain';
 import { jsonPointer } from '../../http/body-guard';
 import { idParam } from '../../http/request-validation';
-import { cursorKey, decodeCursor } from '../../http/paging';
+import { cursorKey, pageCursor, pageLimit } from '../../http/paging';
 
 /** POST /api/v1/privacy/objections: exactly one subject, the one whose control the person will prove. */
 export const objectionBodySchema = Joi.object({
-  /** an email address: a single-use confirmation link is sent to it */
-  email: Joi.string().min(3).max(320),
-  /** a domain, bare or as a URL: proven by a DNS TXT record or a /.well-known/ file */
-  domain: Joi.string().min(1).max(253),
-  /** a phone number in international form (`+1 512 555 0100`): confirmed by an operator */
-  phone: Joi.string().min(4).max(40),
+  email: Joi.string().min(3).max(320).description('an email address: a single-use confirmation link is sent to it'),
+  domain: Joi.string().min(1).max(253).description('a domain, bare or as a URL: proven by a DNS TXT record or a /.well-known/ file'),
+  phone: Joi.string().min(4).max(40).description('a phone number in international form (`+1 512 555 0100`): confirmed by an operator'),
 })
   .xor('email', 'domain', 'phone')
   .required()
@@ -27,7 +24,9 @@ export const objectionBodySchema = Joi.object({
     'object.missing': 'send one of email, domain, phone',
     'object.xor': 'send only one of email, domain, phone',
     'object.base': 'the body must be a JSON object',
-  });
+  })
+  .description('Exactly one subject: the one whose control you will prove')
+  .meta({ 'x-component': 'ObjectionRequest' });
 
 /** The validated body's subject in its normal form (as the global suppression list holds it). */
 export function objectionSubject(fields: Partial<Record<ObjectionKind, string>>): { kind: ObjectionKind; value: string } {
@@ -51,21 +50,13 @@ export const objectionPath = Joi.object({
 export const NOTICE_PAGE_DEFAULT = 50;
 export const NOTICE_PAGE_LIMIT = 200;
 
-const noticeCursor = Joi.string()
-  .max(512)
-  .custom((value: string, helpers) => {
-    const [id] = decodeCursor('n', value) ?? [];
-    const key = cursorKey.text(id);
-    return key !== null && /^\d{1,18}$/.test(key) ? key : helpers.error('cursor.invalid');
-  })
-  .messages({ 'cursor.invalid': '{{#label}} is not a cursor of this listing (pass nextCursor back as it was given)' });
-
 /** GET /api/v1/privacy/objections: the account's notices, newest first. */
 export const noticesQuerySchema = Joi.object({
-  /** notices per page, 1..200 (default 50) */
-  limit: Joi.number().integer().min(1).max(NOTICE_PAGE_LIMIT).default(NOTICE_PAGE_DEFAULT),
-  /** the previous page's nextCursor */
-  cursor: noticeCursor,
+  limit: pageLimit('Notices per page', NOTICE_PAGE_LIMIT, NOTICE_PAGE_DEFAULT),
+  cursor: pageCursor('n', ([id]) => {
+    const key = cursorKey.text(id);
+    return key !== null && /^\d{1,18}$/.test(key) ? key : null;
+  }),
 }).messages({ 'object.unknown': '{{#label}} is not a query parameter of this endpoint' });
 
 export interface NoticesQuery {

@@ -8,7 +8,7 @@ import {
   type SuppressionEntry,
   type SuppressionKind,
 } from '@leadgen/domain';
-import { cursorKey } from '../../http/paging';
+import { CURSOR_DESCRIPTION, cursorKey, pageLimit } from '../../http/paging';
 import { checkRequest, requestChecker } from '../../http/request-validation';
 
 const FIELD_OF: Record<SuppressionKind, 'domains' | 'emails' | 'phones'> = { domain: 'domains', email: 'emails', phone: 'phones' };
@@ -82,11 +82,14 @@ function decodeCursor(cursor: string): SuppressionEntry | null {
 
 /** GET /api/v1/suppressions: `kind` (domain, email, phone), `limit` 1..1000 (default 100), an opaque `cursor` (the entry after which the page starts). */
 export const suppressionsQuerySchema = Joi.object<SuppressionsQuery>({
-  kind: Joi.string().valid(...SUPPRESSION_KINDS),
-  limit: Joi.number().integer().min(1).max(1000).default(100),
+  kind: Joi.string()
+    .valid(...SUPPRESSION_KINDS)
+    .description('Only entries of this kind'),
+  limit: pageLimit('Entries per page', 1000, 100),
   cursor: Joi.string()
     .max(2000)
-    .custom((value: string, helpers) => decodeCursor(value) ?? helpers.message({ custom: 'cursor is not one this list gave out' })),
+    .custom((value: string, helpers) => decodeCursor(value) ?? helpers.message({ custom: 'cursor is not one this list gave out' }))
+    .description(CURSOR_DESCRIPTION),
 }).messages({ 'object.unknown': '{{#label}} is not a parameter of this list (kind, limit, cursor)' });
 
 const uploadChecker = requestChecker({ body: suppressionsBodySchema, maxProblems: SUPPRESSION_PROBLEMS_LISTED });

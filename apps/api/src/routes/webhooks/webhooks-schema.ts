@@ -1,20 +1,23 @@
 import Joi from 'joi';
 import { SUBSCRIBABLE_EVENTS, WEBHOOK_URL_MAX_LENGTH, webhookUrlProblem, type SubscribableEvent } from '@leadgen/domain';
 import type { WebhookDeliveryStatus } from '@leadgen/db';
-import { cursorKey, decodeCursor, encodeCursor } from '../../http/paging';
+import { encodeCursor, pageCursor, pageLimit, timeAndId } from '../../http/paging';
 
 /**
- * A target URL's form: https (plain http only in development or with private networks allowed: the route
- * table's context says, unless `allowHttp` is given), no credentials.
+ * A target URL's form: a URI as RFC 3986 writes one (Joi's `uri()`, so the document says `format: uri` and means
+ * it), https (plain http only in development or with private networks allowed: the route table's context says,
+ * unless `allowHttp` is given), no credentials, no fragment (webhookUrlProblem).
  */
 export const webhookUrl = (options: { allowHttp?: boolean } = {}) =>
   Joi.string()
     .max(WEBHOOK_URL_MAX_LENGTH)
+    .uri()
     .custom((value: string, helpers) => {
       const allowHttp = options.allowHttp ?? (helpers.prefs.context as { allowHttp?: boolean } | undefined)?.allowHttp === true;
       const problem = webhookUrlProblem(value, { allowHttp });
       return problem ? helpers.message({ custom: `{{#label}} ${problem}` }) : value;
-    });
+    })
+    .messages({ 'string.uri': '{{#label}} must be an absolute URL as RFC 3986 writes one (spaces and non-ASCII percent-encoded)' });
 
 const events = Joi.array()
   .items(Joi.string().valid(...SUBSCRIBABLE_EVENTS))
@@ -75,14 +78,7 @@ export interface DeliveriesQuery {
 
 /** GET /api/v1/webhooks/{id}/deliveries: `limit`, `cursor`, `status`. */
 export const deliveriesQuerySchema = Joi.object<DeliveriesQuery>({
-  limit: Joi.number().integer().min(1).max(DELIVERIES_PAGE_LIMIT).default(DELIVERIES_PAGE_DEFAULT),
-  cursor: Joi.string()
-    .max(500)
-    .custom((value: string, helpers) => {
-      const [at, id] = decodeCursor(CURSOR_KIND, value) ?? [];
-      const createdAt = cursorKey.time(at);
-      const key = cursorKey.text(id);
-      return createdAt && key !== null ? { createdAt, id: key } : helpers.message({ custom: 'cursor is not one this list gave out' });
-    }),
-  status: Joi.string().valid('pending', 'succeeded', 'failed'),
+  limit: pageLimit('Deliveries per page', DELIVERIES_PAGE_LIMIT, DELIVERIES_PAGE_DEFAULT),
+  cursor: pageCursor(CURSOR_KIND, timeAndId),
+  status: Joi.string().valid('pending', 'succeeded', 'failed').description('Only deliveries in this state'),
 }).messages({ 'object.unknown': '{{#label}} is not a parameter of this list (limit, cursor, status)' });
