@@ -87,7 +87,7 @@ export interface EnrichmentHints {
 export interface WebsiteEnricher {
   /** Never throws, except with signal.reason once the signal aborts; failures give an empty (or partial) result. */
   enrich(websiteUrl: string, signal: AbortSignal, hints?: EnrichmentHints): Promise<EnrichmentResult>;
-  /** Stops the browser tier's Chromium, if it was started. */
+  /** Stops the browser tier's Chromium, if it was started, and closes the kept-alive connections. */
   close(): Promise<void>;
 }
 
@@ -179,6 +179,7 @@ class Enricher implements WebsiteEnricher {
 
   async close(): Promise<void> {
     await this.browser?.close();
+    this.agents.destroy();
   }
 
   /** A page as a person sees it: an application shell rendered by the browser tier when it is on. */
