@@ -2482,6 +2482,15 @@ export interface components {
                     } | null;
                 };
             };
+            /** @description What the person must be told at your first contact at the latest (GDPR art. 14: where the data came from; art. 21(4): that they may object): the sources of the lead’s values, when they were read, and the objection URL. [docs/data-protection.md](/docs/data-protection.md) gives a notice text built from it. Absent on leads delivered before it */
+            notice?: {
+                /** @description Where the lead’s values came from, each once: the upstream by name (“Google Places”), the page URL for a value read on the business’s website */
+                sources: string[];
+                /** @description When the upstream answered (else the earliest retrieval of a value); null when unknown */
+                retrievedAt: string | null;
+                /** @description Where the person objects to direct marketing, for every buyer at once (POST, no key): PUBLIC_BASE_URL + /api/v1/privacy/objections; null when the service has no PUBLIC_BASE_URL */
+                objectionUrl: string | null;
+            };
             /** @description google_maps only (decision 038): Google’s own fields; the Enterprise-tier ones are null under GOOGLE_PLACES_FIELDS=pro. Absent on leads delivered before it */
             place?: {
                 /** @description Google’s place id: the lead’s dedup key */
