@@ -30,6 +30,7 @@ import {
   normalizeSuppression,
   OBJECTION_ID_PATTERN,
   OBJECTION_STATUSES,
+  subjectDigest,
   type ObjectionStatus,
   type SubjectKind,
 } from '@leadgen/domain';
@@ -374,6 +375,8 @@ export async function runCommand(argv: string[], services: Services): Promise<Re
           id: o.id,
           kind: o.kind,
           value: o.value,
+          // how the operator board shows the subject (it never shows the value)
+          digest: subjectDigest(o.value),
           status: o.status,
           proof: o.confirmedBy,
           requestedAt: o.createdAt.toISOString(),

@@ -278,3 +278,13 @@ export async function listObjectionNotices(
   );
   return rows.map(noticeFromRow);
 }
+
+/** The operator board's counts: objections by status (decision 042). */
+export async function countObjectionsByStatus(db: Database): Promise<Record<ObjectionStatus, number>> {
+  const { rows } = await db.sql.query<{ status: ObjectionStatus; n: number }>(
+    'SELECT status, count(*)::int AS n FROM objections GROUP BY status',
+  );
+  const counts: Record<ObjectionStatus, number> = { pending: 0, confirmed: 0, applied: 0 };
+  for (const row of rows) counts[row.status] = row.n;
+  return counts;
+}
