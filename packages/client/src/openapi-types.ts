@@ -1040,7 +1040,7 @@ export interface paths {
         put?: never;
         /**
          * Object to direct marketing with an email address, a domain or a phone (no key)
-         * @description Starts an objection; nothing changes until control is proven: an email address receives a single-use link (at most one mail an hour), a domain publishes the returned token in DNS or under /.well-known/, a phone is confirmed by an operator. The answer and its timing are the same whether or not the service holds the subject. At most 10 requests an hour per client network, and 5 per subject.
+         * @description Starts an objection; nothing changes until control is proven: an email address receives a single-use link (at most one mail an hour), a domain publishes the returned token in DNS or under /.well-known/, a phone is confirmed by an operator. The answer and its timing are the same whether or not the service holds the subject. At most 10 requests an hour per client network; a domain or a phone with a pending objection is answered with that one (the same id and token), so nobody can use up what its owner needs.
          */
         post: operations["requestObjection"];
         delete?: never;

@@ -288,3 +288,16 @@ export async function countObjectionsByStatus(db: Database): Promise<Record<Obje
   for (const row of rows) counts[row.status] = row.n;
   return counts;
 }
+
+/**
+ * The newest pending, unexpired objection for a subject, if any: a domain's or a phone's requests reuse it, so
+ * whoever asks gets the same objection and no one can use up what the subject's owner needs (decision 042).
+ */
+export async function pendingObjectionFor(db: Database, kind: ObjectionKind, value: string): Promise<ObjectionRecord | null> {
+  const { rows } = await db.sql.query<ObjectionRow>(
+    `SELECT ${COLUMNS} FROM objections WHERE kind = $1::"SuppressionKind" AND value = $2 AND status = 'pending' AND expires_at > now()
+     ORDER BY created_at DESC LIMIT 1`,
+    [kind, value],
+  );
+  return rows[0] ? fromRow(rows[0]) : null;
+}
