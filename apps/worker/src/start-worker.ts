@@ -105,7 +105,13 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
   const retention = startLeadRetentionSweep(db, queues, events, { days: config.leads.retentionDays });
   // Confirmed objections (decision 042): applied by the workers that deliver webhooks, the ones holding the secrets' key.
   const objections = config.webhooks.deliver
-    ? startObjectionSweep({ db, webhooks: webhooks.producer, events, noticeDays: config.objections.noticeDays })
+    ? startObjectionSweep({
+        db,
+        webhooks: webhooks.producer,
+        events,
+        noticeDays: config.objections.noticeDays,
+        noticeRetentionDays: config.objections.noticeRetentionDays,
+      })
     : { stop: async () => undefined };
   const sweep = {
     stop: async () => {

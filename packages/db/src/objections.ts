@@ -301,3 +301,12 @@ export async function pendingObjectionFor(db: Database, kind: ObjectionKind, val
   );
   return rows[0] ? fromRow(rows[0]) : null;
 }
+
+/**
+ * Deletes the notices older than `days` (OBJECTION_NOTICE_RETENTION_DAYS): a buyer's feed is for acting within the
+ * legal delay, not an archive of who objected; the subject stays on the global suppression list. Returns how many.
+ */
+export async function purgeOldObjectionNotices(db: Database, days: number): Promise<number> {
+  const { rowCount } = await db.sql.query(`DELETE FROM objection_notices WHERE created_at < now() - make_interval(days => $1)`, [days]);
+  return rowCount ?? 0;
+}
