@@ -239,7 +239,7 @@ describe('objections by the people in the leads', () => {
     for (const buyer of buyers) expect(noticesOf(buyer)).toHaveLength(1);
   }, 120_000);
 
-  it('when one address is asked for five times, then one mail goes out, the answer is the same as for an address nobody holds, and the sixth is throttled', async () => {
+  it('when one address is asked for six times, then one mail goes out, every answer is the same as for an address nobody holds, and no ask is refused', async () => {
     const held = subjects.unconfirmed;
     const nobody = 'nobody.at.all@unknown-business.example';
     const answers = [];
@@ -257,12 +257,35 @@ describe('objections by the people in the leads', () => {
     );
     await new Promise((r) => setTimeout(r, 1_000));
     expect(smtp.mails.filter((m) => m.to.includes(held))).toHaveLength(1);
-    // One row per mail sent: the four throttled asks left nothing behind.
-    expect(await objectionOf('email', held)).toHaveLength(1);
+    // No window counts the subject (a stranger's asks must not keep its owner out): the sixth is answered alike,
+    // and still no second mail goes out.
     const sixth = await object({ email: held });
-    expect(sixth.status).toBe(429);
-    expect(sixth.body.code).toBe('rate_limited');
-    expect(Number(sixth.headers['retry-after'])).toBeGreaterThan(0);
+    expect(sixth.status).toBe(202);
+    expect(sixth.body).toEqual(stranger.body);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(smtp.mails.filter((m) => m.to.includes(held))).toHaveLength(1);
+    // One row per mail sent: the five asks that sent none left nothing behind.
+    expect(await objectionOf('email', held)).toHaveLength(1);
+  });
+
+  it('when strangers ask for a domain and a phone from many networks, then each has one pending objection, and its owner gets it too and can prove it', async () => {
+    const domain = 'owned-by-someone.test';
+    const phone = '+49 30 9999 0042';
+    const strangers = [];
+    for (let i = 0; i < 7; i++) strangers.push(await object({ domain }), await object({ phone }));
+    expect(strangers.map((a) => a.status)).toEqual(Array(14).fill(202));
+    const owner = await object({ domain });
+    expect(owner.status).toBe(202);
+    const first = strangers[0]!.body;
+    // the same objection, token and expiry, whoever asks: the owner can still publish the token and prove control
+    expect(owner.body).toEqual(first);
+    expect(new Set(strangers.filter((_, i) => i % 2 === 1).map((a) => a.body.objectionId)).size).toBe(1);
+    expect(await objectionOf('domain', domain)).toHaveLength(1);
+    expect(await objectionOf('phone', '+493099990042')).toHaveLength(1);
+    dns.zones[owner.body.proof.dnsTxt.name] = { txt: owner.body.proof.dnsTxt.value };
+    const proven = await world.http.post(`/api/v1/privacy/objections/${owner.body.objectionId}/verify`).set('X-Forwarded-For', from());
+    expect(proven.status).toBe(200);
+    expect(proven.body).toMatchObject({ kind: 'domain', status: 'confirmed', proof: 'dns_txt' });
   });
 
   it('when a domain publishes its token in DNS, then it is proven; before that the check refuses, and a token on its website proves another', async () => {

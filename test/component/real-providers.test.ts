@@ -239,6 +239,8 @@ describe('google_maps through Google Places (New)', () => {
           },
         },
       },
+      // issue 38: what the person is told at the first contact, from the provenance above (no PUBLIC_BASE_URL here)
+      notice: { sources: [`${siteUrl}/`, 'Google Places'], retrievedAt: expect.any(String), objectionUrl: null },
     });
     expect(byName.get('Plain Dental')).toMatchObject({
       email: null,

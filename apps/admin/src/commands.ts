@@ -32,6 +32,7 @@ import {
   OBJECTION_ID_PATTERN,
   OBJECTION_STATUSES,
   TEST_ACCOUNT_CREDITS,
+  subjectDigest,
   type ObjectionStatus,
   type SubjectKind,
 } from '@leadgen/domain';
@@ -385,6 +386,8 @@ export async function runCommand(argv: string[], services: Services): Promise<Re
           id: o.id,
           kind: o.kind,
           value: o.value,
+          // how the operator board shows the subject (it never shows the value)
+          digest: subjectDigest(o.value),
           status: o.status,
           proof: o.confirmedBy,
           requestedAt: o.createdAt.toISOString(),

@@ -30,6 +30,7 @@ interface LeadData {
   retrievedAt?: string;
   provenance?: { email?: { sourceUrl?: string | null } | null; phone?: { sourceUrl?: string | null } | null } & Record<string, unknown>;
   contacts?: unknown[];
+  notice?: { sources?: string[]; retrievedAt?: string | null; objectionUrl?: string | null };
   emailVerification?: { status: string; checks: Record<string, boolean>; verdict?: string; engine?: string } | null;
 }
 
@@ -118,6 +119,10 @@ export const CSV_COLUMNS = [
   'provenance.email.sourceUrl',
   'provenance.phone.sourceUrl',
   'provenance',
+  // Issue 38: the notice the person is owed at the first contact (GDPR art. 14 and 21(4)).
+  'notice.sources',
+  'notice.retrievedAt',
+  'notice.objectionUrl',
 ] as const;
 
 type Cell = string | number | null;
@@ -194,6 +199,9 @@ function completeLeadCells(lead: LeadData): Record<string, Cell> {
     'provenance.email.sourceUrl': cell(lead.provenance?.email?.sourceUrl),
     'provenance.phone.sourceUrl': cell(lead.provenance?.phone?.sourceUrl),
     provenance: lead.provenance ? JSON.stringify(lead.provenance) : null,
+    'notice.sources': cell(lead.notice?.sources),
+    'notice.retrievedAt': cell(lead.notice?.retrievedAt),
+    'notice.objectionUrl': cell(lead.notice?.objectionUrl),
   };
 }
 

@@ -3,13 +3,14 @@ import express, { type RequestHandler } from 'express';
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
-import { errors } from '@leadgen/domain';
+import { errors, OBJECTION_STATUSES, type ObjectionStatus } from '@leadgen/domain';
 import { logger } from '@leadgen/logger';
 import type { Queue, RedisClient, RedisKeys } from '@leadgen/queue';
 import { MAX_JSON_DEPTH, shapeCheck } from './http/json-body';
 import { DEFAULT_LOGIN_LIMITS, loginThrottle, type LoginLimits, type LoginSubject } from './http/login-throttle';
 import { operatorDevices } from './http/operator-device';
 import { pageContentSecurityPolicy } from './http/security-headers';
+import { renderObjectionsPage, type ObjectionsView } from './operator-objections';
 
 export const BOARD_PATH = '/admin/queues';
 const OPERATOR = 'operator';
@@ -47,6 +48,8 @@ export interface BoardOptions {
   limits?: LoginLimits;
   /** OPERATOR_BOARD_WRITABLE: the board's write actions; what each does to a job is in docs/operations.md (Bull Board) */
   writable?: boolean;
+  /** the objections page at BOARD_PATH/objections (decision 042); absent, no such page */
+  objections?: ObjectionsView;
 }
 
 /**
@@ -116,6 +119,14 @@ export function operatorBoard(queues: Queue[], password: string, options: BoardO
     await throttle.refund(subject).catch(() => undefined);
     // This browser is a known device from now on (renewed on every login, so one in use never expires).
     res.append('Set-Cookie', devices.issue(device, req.secure));
+    // The objections page (decision 042): ours, beside the board's queues, behind the same login; subjects masked.
+    if (options.objections && req.path === '/objections' && (req.method === 'GET' || req.method === 'HEAD')) {
+      const asked = typeof req.query.status === 'string' ? req.query.status : undefined;
+      const status = (OBJECTION_STATUSES as readonly string[]).includes(asked ?? '') ? (asked as ObjectionStatus) : undefined;
+      const page = await renderObjectionsPage(options.objections, status, BOARD_PATH);
+      pageContentSecurityPolicy(req, res, () => res.status(200).type('html').send(page));
+      return;
+    }
     // Read-only means every writing route, whatever the board's own per-queue check covers.
     if (!options.writable && req.method !== 'GET' && req.method !== 'HEAD') throw errors.methodNotAllowed(['GET', 'HEAD']);
     if ((req.get('Content-Encoding') ?? 'identity').trim().toLowerCase() !== 'identity') throw errors.unsupportedContentEncoding();

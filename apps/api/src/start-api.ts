@@ -5,10 +5,12 @@ import { createLifecycle } from '@leadgen/commands';
 import type { Config } from '@leadgen/config';
 import {
   countBatchesByStatus,
+  countObjectionsByStatus,
   createDatabase,
   DEVELOPMENT_SECRETS_KEY_WARNING,
   findCreditDiscrepancies,
   heldJobsBySource,
+  listObjections,
   readErasureEpoch,
 } from '@leadgen/db';
 import { SOURCES } from '@leadgen/domain';
@@ -24,6 +26,7 @@ import { startIdempotencyKeyPurge } from './idempotency-key-purge';
 import { JobWaiters } from './job-waiters';
 import { TerminalBodies } from './terminal-bodies';
 import { BOARD_PATH, operatorBoard } from './operator-board';
+import { OBJECTIONS_PAGE_ROWS } from './operator-objections';
 import { apiReadiness } from './readiness';
 import { createObjectionMailer } from './objection-mailer';
 import { createDomainControlCheck } from './use-cases/domain-control-check';
@@ -74,6 +77,10 @@ export async function startApi(config: Config): Promise<RunningApi> {
             redis,
             keys: producer.keys,
             writable: config.operatorBoardWritable,
+            objections: {
+              list: (status) => listObjections(db, { status, limit: OBJECTIONS_PAGE_ROWS }),
+              counts: () => countObjectionsByStatus(db),
+            },
           }),
         },
       ]

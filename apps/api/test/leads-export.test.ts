@@ -26,7 +26,8 @@ describe('result sets and exports', () => {
   let shopify: { jobId: string; leads: unknown[] };
   let runningJobLeads = 0;
   beforeAll(async () => {
-    world = await startWorld();
+    // the objection link of each lead's notice is PUBLIC_BASE_URL's (issue 38)
+    world = await startWorld({ env: { PUBLIC_BASE_URL: 'https://leads.test.example' } });
     account = await buildAccount(world.db, { credits: 100_000 });
     stranger = await buildAccount(world.db, { credits: 100_000 });
     maps = await finishedJob(world, account, { category: 'dentist', state: 'US', city: 'Austin', maxResults: 25 });
@@ -45,7 +46,8 @@ describe('result sets and exports', () => {
       expect(res.body).toMatchObject({ jobId: maps.jobId, resultSetId: maps.resultSetId, status: 'COMPLETE', complete: true });
       expect(res.headers['result-complete']).toBe('true');
       items.push(...(res.body.items as Item[]));
-      url = res.headers.link ? /^<([^>]+)>/.exec(res.headers.link as string)![1]! : null;
+      // the link is absolute under PUBLIC_BASE_URL; the test's agent asks the same server by path
+      url = res.headers.link ? /^<(?:https:\/\/leads\.test\.example)?([^>]+)>/.exec(res.headers.link as string)![1]! : null;
     }
     expect(items.map((i) => i.position)).toEqual([...Array(25).keys()]);
     expect(items.map((i) => i.lead)).toEqual(maps.leads);
@@ -198,11 +200,31 @@ describe('result sets and exports', () => {
       'retrievedAt',
       'place.placeId',
     ]);
-    expect(header.at(-1)).toBe('provenance');
+    // Issue 38's notice last: its sources joined by "; ", when, and the objection link.
+    expect(header.slice(header.indexOf('provenance'))).toEqual([
+      'provenance',
+      'notice.sources',
+      'notice.retrievedAt',
+      'notice.objectionUrl',
+    ]);
     const mapsLead = maps.leads[withEmail] as {
       place: { placeId: string; googleMapsUri: string; openingHours: { weekdayDescriptions: string[] } };
       provenance: unknown;
+      retrievedAt: string;
+      notice: unknown;
     };
+    expect(mapsLead.notice).toEqual({
+      sources: ['sandbox test data'],
+      retrievedAt: mapsLead.retrievedAt,
+      objectionUrl: 'https://leads.test.example/api/v1/privacy/objections',
+    });
+    expect([row['notice.sources'], row['notice.retrievedAt'], row['notice.objectionUrl']]).toEqual([
+      'sandbox test data',
+      mapsLead.retrievedAt,
+      'https://leads.test.example/api/v1/privacy/objections',
+    ]);
+    // every lead of every source carries one
+    expect(rows.filter((r) => r['notice.objectionUrl'] !== 'https://leads.test.example/api/v1/privacy/objections')).toEqual([]);
     expect(row['place.placeId']).toBe(mapsLead.place.placeId);
     expect(row['place.googleMapsUri']).toBe(mapsLead.place.googleMapsUri);
     expect(row['place.openingHours']).toBe(mapsLead.place.openingHours.weekdayDescriptions.join('; '));

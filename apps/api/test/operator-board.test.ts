@@ -1,3 +1,6 @@
+import { randomBytes } from 'node:crypto';
+import { confirmObjection, insertObjection, markObjectionApplied } from '@leadgen/db';
+import { subjectDigest } from '@leadgen/domain';
 import { startWorld, type TestWorld } from '../../../test/harness';
 
 describe('Bull Board for operators', () => {
@@ -54,6 +57,62 @@ describe('Bull Board for operators', () => {
       [answers[3]!.status, 'no-store'],
       [401, 'no-store'],
     ]);
+  });
+});
+
+describe('the objections page of the operator board (decision 042)', () => {
+  let world: TestWorld;
+  const auth = `Basic ${Buffer.from('operator:correct horse battery').toString('base64')}`;
+  // values no other test uses, and rows removed afterwards: a worker of another file would apply a confirmed one
+  const tag = randomBytes(4).toString('hex');
+  const subjects = [
+    { id: `obj_board${tag}1`, kind: 'email' as const, value: `maria.${tag}@praxis-board.example` },
+    { id: `obj_board${tag}2`, kind: 'domain' as const, value: `board-${tag}.example` },
+    { id: `obj_board${tag}3`, kind: 'phone' as const, value: '+4930123456' + tag.replace(/\D/g, '0').slice(0, 2) },
+  ];
+  beforeAll(async () => {
+    world = await startWorld({ worker: false, env: { OPERATOR_PASSWORD: 'correct horse battery' } });
+    for (const s of subjects)
+      await insertObjection(world.db, { ...s, tokenHash: null, proofToken: null, expiresAt: new Date(Date.now() + 3_600_000) });
+    // one pending (the phone), one confirmed (the domain), one applied (the email)
+    await confirmObjection(world.db, subjects[1]!.id, 'dns_txt');
+    await confirmObjection(world.db, subjects[0]!.id, 'email_link');
+    await markObjectionApplied(world.db, subjects[0]!.id, { leadsErased: 3, accountsNoticed: 2 });
+  });
+  afterAll(async () => {
+    await world.db.sql.query('DELETE FROM objections WHERE id = ANY($1)', [subjects.map((s) => s.id)]);
+    await world.close();
+  });
+
+  it('when the operator opens it, then pending, confirmed and applied objections are listed, each subject masked and by its digest, never in clear', async () => {
+    const page = await world.http.get('/admin/queues/objections').set('Authorization', auth);
+    expect(page.status).toBe(200);
+    expect(page.get('Content-Type')).toMatch(/^text\/html/);
+    expect(page.get('Cache-Control')).toBe('no-store');
+    expect(page.get('Content-Security-Policy')).toContain("default-src 'self'");
+    const rowOf = (id: string) => new RegExp(`<tr><td>${id}</td>.*?</tr>`).exec(page.text)?.[0] ?? '';
+    const [email, domain, phone] = subjects;
+    expect(rowOf(email!.id)).toContain(
+      `<td>m***@p***.example</td><td><code>${subjectDigest(email!.value)}</code></td><td>applied</td><td>email_link</td>`,
+    );
+    expect(rowOf(email!.id)).toMatch(/<td>3<\/td><td>2<\/td><\/tr>$/);
+    expect(rowOf(domain!.id)).toContain(
+      `<td>b***.example</td><td><code>${subjectDigest(domain!.value)}</code></td><td>confirmed</td><td>dns_txt</td>`,
+    );
+    expect(rowOf(phone!.id)).toContain(`<td>+${'*'.repeat(phone!.value.length - 3)}${phone!.value.slice(-2)}</td>`);
+    expect(rowOf(phone!.id)).toContain('<td>pending</td>');
+    for (const s of subjects) expect(page.text).not.toContain(s.value);
+    expect(page.text).not.toContain(`maria.${tag}`);
+    expect(page.text).not.toContain(`board-${tag}`);
+  });
+
+  it('when a status is asked, then only those; without the login, 401', async () => {
+    const pending = await world.http.get('/admin/queues/objections?status=pending').set('Authorization', auth);
+    expect(pending.status).toBe(200);
+    expect(pending.text).toContain(subjects[2]!.id);
+    expect(pending.text).not.toContain(subjects[0]!.id);
+    expect(pending.text).not.toContain(subjects[1]!.id);
+    expect((await world.http.get('/admin/queues/objections')).status).toBe(401);
   });
 });
 

@@ -1,5 +1,5 @@
 import { commitPage, type Database, type JobRecord, type SettlementBasis } from '@leadgen/db';
-import { suppressionKeysOf, type JobOutcome, type ResolvedArea } from '@leadgen/domain';
+import { leadNotice, suppressionKeysOf, type JobOutcome, type ResolvedArea } from '@leadgen/domain';
 import { metrics } from '@leadgen/ops';
 import type { LeadFinisher, LeadProvider, ProviderLead, ProviderPage, TileReport } from '@leadgen/providers';
 
@@ -93,6 +93,8 @@ export interface PipelineInput {
   area?: ResolvedArea;
   /** an area search's tile: told what its search listed when the page that reports it arrives */
   onTile?: (report: TileReport) => void;
+  /** PUBLIC_BASE_URL, for the objection link of each lead's notice (issue 38); null or absent: the notice has none */
+  publicBaseUrl?: string | null;
 }
 
 /** The calls counted since the last commit, by upstream (those not yet on the job row). */
@@ -298,6 +300,9 @@ class LeadPipeline {
       this.ready -= 1;
       this.decide(candidate);
     }
+    // Every lead delivered carries its notice (GDPR art. 14 and 21(4), docs/data-protection.md), decided from its
+    // final provenance: after enrichment and verification, as it is stored.
+    for (const candidate of slice) candidate.row.lead.notice = leadNotice(candidate.row.lead, this.input.publicBaseUrl ?? null);
     const rows = slice.map((candidate) => candidate.row);
     const cursor = this.cursor;
     // The filtered leads of the pages this cursor moves past and the upstream calls since the last commit ride

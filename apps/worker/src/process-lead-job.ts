@@ -143,6 +143,7 @@ async function processLeadJob<S extends Source>(
             deadline,
             onSlice: reporter.slice,
             calls: { upstreamCalls, committedCalls },
+            publicBaseUrl: config.http.publicBaseUrl,
             ...(area ? { area, onTile: (report: TileReport) => void (tile.report = report) } : {}),
           }),
       ),

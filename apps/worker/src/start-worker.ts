@@ -108,7 +108,13 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
   const testCredits = startTestCreditsSweep(db, queues);
   // Confirmed objections (decision 042): applied by the workers that deliver webhooks, the ones holding the secrets' key.
   const objections = config.webhooks.deliver
-    ? startObjectionSweep({ db, webhooks: webhooks.producer, events, noticeDays: config.objections.noticeDays })
+    ? startObjectionSweep({
+        db,
+        webhooks: webhooks.producer,
+        events,
+        noticeDays: config.objections.noticeDays,
+        noticeRetentionDays: config.objections.noticeRetentionDays,
+      })
     : { stop: async () => undefined };
   const sweep = {
     stop: async () => {

@@ -1040,7 +1040,7 @@ export interface paths {
         put?: never;
         /**
          * Object to direct marketing with an email address, a domain or a phone (no key)
-         * @description Starts an objection; nothing changes until control is proven: an email address receives a single-use link (at most one mail an hour), a domain publishes the returned token in DNS or under /.well-known/, a phone is confirmed by an operator. The answer and its timing are the same whether or not the service holds the subject. At most 10 requests an hour per client network, and 5 per subject.
+         * @description Starts an objection; nothing changes until control is proven: an email address receives a single-use link (at most one mail an hour), a domain publishes the returned token in DNS or under /.well-known/, a phone is confirmed by an operator. The answer and its timing are the same whether or not the service holds the subject. At most 10 requests an hour per client network; a domain or a phone with a pending objection is answered with that one (the same id and token), so nobody can use up what its owner needs.
          */
         post: operations["requestObjection"];
         delete?: never;
@@ -2505,6 +2505,15 @@ export interface components {
                         retrievedAt: string;
                     } | null;
                 };
+            };
+            /** @description What the person must be told at your first contact at the latest (GDPR art. 14: where the data came from; art. 21(4): that they may object): the sources of the lead’s values, when they were read, and the objection URL. [docs/data-protection.md](/docs/data-protection.md) gives a notice text built from it. Absent on leads delivered before it */
+            notice?: {
+                /** @description Where the lead’s values came from, each once: the upstream by name (“Google Places”), the page URL for a value read on the business’s website */
+                sources: string[];
+                /** @description When the upstream answered (else the earliest retrieval of a value); null when unknown */
+                retrievedAt: string | null;
+                /** @description Where the person objects to direct marketing, for every buyer at once (POST, no key): PUBLIC_BASE_URL + /api/v1/privacy/objections; null when the service has no PUBLIC_BASE_URL */
+                objectionUrl: string | null;
             };
             /** @description google_maps only (decision 038): Google’s own fields; the Enterprise-tier ones are null under GOOGLE_PLACES_FIELDS=pro. Absent on leads delivered before it */
             place?: {

@@ -329,6 +329,12 @@ export const DECLARATION = {
       'a confirmed objection is sent (`subject.objected`) to every account that received the subject in a job created this many days back',
       { readBy: ['worker', 'api'] },
     ),
+    noticeRetentionDays: variable(
+      'OBJECTION_NOTICE_RETENTION_DAYS',
+      integer().min(1).max(36_500).default(90),
+      "days an account's objection notices stay in its feed (`GET /api/v1/privacy/objections`) before a worker deletes them; the subject stays on the global suppression list",
+      { readBy: ['worker'] },
+    ),
     wellKnownPort: variable(
       'OBJECTION_WELL_KNOWN_PORT',
       integer().min(1).max(65_535).default(80),

@@ -278,3 +278,35 @@ export async function listObjectionNotices(
   );
   return rows.map(noticeFromRow);
 }
+
+/** The operator board's counts: objections by status (decision 042). */
+export async function countObjectionsByStatus(db: Database): Promise<Record<ObjectionStatus, number>> {
+  const { rows } = await db.sql.query<{ status: ObjectionStatus; n: number }>(
+    'SELECT status, count(*)::int AS n FROM objections GROUP BY status',
+  );
+  const counts: Record<ObjectionStatus, number> = { pending: 0, confirmed: 0, applied: 0 };
+  for (const row of rows) counts[row.status] = row.n;
+  return counts;
+}
+
+/**
+ * The newest pending, unexpired objection for a subject, if any: a domain's or a phone's requests reuse it, so
+ * whoever asks gets the same objection and no one can use up what the subject's owner needs (decision 042).
+ */
+export async function pendingObjectionFor(db: Database, kind: ObjectionKind, value: string): Promise<ObjectionRecord | null> {
+  const { rows } = await db.sql.query<ObjectionRow>(
+    `SELECT ${COLUMNS} FROM objections WHERE kind = $1::"SuppressionKind" AND value = $2 AND status = 'pending' AND expires_at > now()
+     ORDER BY created_at DESC LIMIT 1`,
+    [kind, value],
+  );
+  return rows[0] ? fromRow(rows[0]) : null;
+}
+
+/**
+ * Deletes the notices older than `days` (OBJECTION_NOTICE_RETENTION_DAYS): a buyer's feed is for acting within the
+ * legal delay, not an archive of who objected; the subject stays on the global suppression list. Returns how many.
+ */
+export async function purgeOldObjectionNotices(db: Database, days: number): Promise<number> {
+  const { rowCount } = await db.sql.query(`DELETE FROM objection_notices WHERE created_at < now() - make_interval(days => $1)`, [days]);
+  return rowCount ?? 0;
+}

@@ -25,3 +25,4 @@ export * from './objections';
 export * from './api-key-scopes';
 export * from './area';
 export * from './area-tiles';
+export * from './lead-notice';

@@ -1,4 +1,5 @@
 import type { EmailVerification } from './email-verification';
+import type { LeadNotice } from './lead-notice';
 import type { ContactProvenance, LeadProvenance } from './lead-provenance';
 
 export interface SocialProfiles {
@@ -55,6 +56,11 @@ export interface LeadRecord {
   retrievedAt?: string;
   /** where each contact value came from and when (decision 038); absent only on leads delivered before it */
   provenance?: LeadProvenance;
+  /**
+   * what the person must be told at the first contact (GDPR art. 14 and 21(4)): the sources of the lead's data, when
+   * they were read, and where to object (issue 38); absent only on leads delivered before it
+   */
+  notice?: LeadNotice;
 }
 
 export interface PersonDetails {

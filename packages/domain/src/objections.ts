@@ -59,3 +59,8 @@ export const objectionErrors = {
     new AppError(404, 'objection_not_found', 'Objection not found', 'No pending domain objection with this id exists, or it has expired'),
   notProven: (detail: string) => new AppError(409, 'objection_not_proven', 'Control not proven yet', detail),
 };
+
+/** A subject as the operator board shows it (never in clear): the first 12 hex digits of its normal form's SHA-256; `admin objection:list` prints it beside the value. */
+export function subjectDigest(value: string): string {
+  return createHash('sha256').update(value).digest('hex').slice(0, 12);
+}

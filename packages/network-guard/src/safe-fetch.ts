@@ -201,7 +201,7 @@ async function requestOnce(url: URL, options: SafeFetchOptions): Promise<Fetched
   const status = response.statusCode ?? 0;
   const location = response.headers.location;
   if (REDIRECT_STATUSES.has(status) && location) {
-    response.destroy();
+    discard(response);
     let next: URL;
     try {
       next = toUrl(new URL(location, url));
@@ -214,12 +214,33 @@ async function requestOnce(url: URL, options: SafeFetchOptions): Promise<Fetched
   const mediaType = (response.headers['content-type'] ?? 'text/html').split(';')[0]?.trim().toLowerCase() || 'text/html';
   const decoder = createDecoder(response.headers['content-encoding']);
   if (status < 200 || status > 299 || !options.wantsBody(mediaType) || decoder === undefined) {
-    response.destroy();
+    discard(response);
     return { url, status, mediaType, body: null, bytesRead: 0, truncated: false };
   }
   const read = await readCapped(response, decoder, options.maxBytes, options.signal);
   const body = decodeText(read.bytes, response.headers['content-type']);
   return { url, status, mediaType, body, bytesRead: read.bytesRead, truncated: read.truncated };
+}
+
+// A body not wanted (a redirect's, a 404's, a robots.txt that is missing) is read off the wire and dropped when
+// it is this small, so a kept-alive connection survives it (decision 037): a site's robots.txt is often a 404,
+// and a destroyed socket would make its home page open a second connection. A longer one is cut.
+const DISCARDED_BODY_BYTES = 16 * 1024;
+
+/** Lets a response's small unwanted body end (the socket goes back to its pool), or destroys it. */
+function discard(response: http.IncomingMessage): void {
+  const declared = Number(response.headers['content-length'] ?? NaN);
+  if (declared > DISCARDED_BODY_BYTES) {
+    response.destroy();
+    return;
+  }
+  let seen = 0;
+  response.on('data', (chunk: Buffer) => {
+    seen += chunk.length;
+    if (seen > DISCARDED_BODY_BYTES) response.destroy();
+  });
+  response.on('error', () => undefined);
+  response.resume();
 }
 
 function bareHostname(url: URL): string {

@@ -154,7 +154,7 @@ export const metrics = {
   // Objections by the data subjects (decision 042): the API counts requests and proofs, the worker the notices.
   objectionRequests: new Counter({
     name: `${PREFIX}objection_requests_total`,
-    help: 'POST /privacy/objections by kind (email, domain, phone) and outcome (accepted, mail_sent, mail_throttled, mail_failed, subject_throttled, client_throttled)',
+    help: 'POST /privacy/objections by kind (email, domain, phone) and outcome (accepted, reused: answered with the subject’s pending objection, mail_sent, mail_throttled, mail_failed, client_throttled)',
     labelNames: ['kind', 'outcome'] as const,
   }),
   objectionConfirmations: new Counter({

@@ -1,7 +1,7 @@
 import type { Config } from '@leadgen/config';
 import type { Source } from '@leadgen/domain';
 import { closeRedis, redisConnection, redisKeys, type RedisClient } from '@leadgen/queue';
-import { createWebsiteEnricher, type EnrichmentStep, type WebsiteEnricherLike } from './enrichment';
+import { createWebsiteEnricher, type EnrichmentStep, type WebsiteEnricher, type WebsiteEnricherLike } from './enrichment';
 import { createGooglePlacesProvider } from './google-places';
 import { FleetRateLimiter, type RateLimiter, UpstreamClient } from './upstream';
 import { createCompanyPeopleFinder, createPeopleDataLabsProvider } from './people-data-labs';
@@ -162,7 +162,7 @@ export type LoadedProviders = Partial<ProviderRegistry>;
 const closers = new WeakMap<LoadedProviders, () => Promise<void>>();
 
 /**
- * Releases what createProviders opened (the rate limiters' Redis connection). Call it at shutdown,
+ * Releases what createProviders opened (the website enricher's Chromium and connections, the rate limiters' Redis connection). Call it at shutdown,
  * after the last job has stopped; safe to call twice, and a no-op for sandbox-only processes.
  */
 export async function closeProviders(providers: LoadedProviders): Promise<void> {
@@ -199,6 +199,8 @@ export function createProviders(config: Config, sources: readonly Source[], deps
     return found;
   };
   let enrichment: EnrichmentStep | null = null;
+  // the enricher this registry made (not one a test handed in): closeProviders closes it, Chromium and all
+  let ownEnricher: WebsiteEnricher | null = null;
   const { peopleDataLabs } = config.providers;
   const shared: SharedParts = {
     config,
@@ -209,7 +211,7 @@ export function createProviders(config: Config, sources: readonly Source[], deps
         // One enricher per process, so the per-host limit, the kept-alive connections and the robots.txt cache are
         // shared by every job, and ENRICHMENT_CONCURRENCY bounds the sites the process reads at once; each job
         // asks for as many as it still needs leads (the worker's lead pipeline, decision 037).
-        enricher: deps.enricher ?? createWebsiteEnricher(config.enrichment),
+        enricher: deps.enricher ?? (ownEnricher = createWebsiteEnricher(config.enrichment)),
         concurrency: config.enrichment.concurrency,
         deadlineMarginMs: 1_000,
       };
@@ -228,6 +230,8 @@ export function createProviders(config: Config, sources: readonly Source[], deps
   };
   for (const source of sources) build(source);
   closers.set(providers, async () => {
+    // the browser tier's Chromium (decision 040) and the kept-alive connections; after the last job, as the caller says
+    await (ownEnricher as WebsiteEnricher | null)?.close();
     const open = redis as RedisClient | null;
     // A lazy connection that never sent a command has nothing to say goodbye to: closeRedis drops it.
     if (open !== null && ownsRedis) await closeRedis(open);

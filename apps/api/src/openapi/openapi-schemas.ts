@@ -405,6 +405,26 @@ export const leadSchema = object(
     socialProfiles: d('Profile URLs found for the business', profiles('page URL')),
     retrievedAt: d('When the upstream answered with this record (decision 038); absent on leads delivered before it', time),
     provenance: provenanceSchema,
+    notice: d(
+      'What the person must be told at your first contact at the latest (GDPR art. 14: where the data came from; art. 21(4): that they may object): the sources of the lead’s values, when they were read, and the objection URL. docs/data-protection.md gives a notice text built from it. Absent on leads delivered before it',
+      object(
+        {
+          sources: d(
+            'Where the lead’s values came from, each once: the upstream by name (“Google Places”), the page URL for a value read on the business’s website',
+            {
+              type: 'array',
+              items: str,
+            },
+          ),
+          retrievedAt: d('When the upstream answered (else the earliest retrieval of a value); null when unknown', nullable(time)),
+          objectionUrl: d(
+            'Where the person objects to direct marketing, for every buyer at once (POST, no key): PUBLIC_BASE_URL + /api/v1/privacy/objections; null when the service has no PUBLIC_BASE_URL',
+            nullable(str),
+          ),
+        },
+        ['sources', 'retrievedAt', 'objectionUrl'],
+      ),
+    ),
     place: placeSchema,
     person: d(
       'The person (linkedin only)',

@@ -1,5 +1,13 @@
 import { createHash } from 'node:crypto';
-import { confirmObjection, confirmObjectionByLink, findObjection, insertObjection, objectionByLink, recordAuditEvent } from '@leadgen/db';
+import {
+  confirmObjection,
+  confirmObjectionByLink,
+  findObjection,
+  insertObjection,
+  objectionByLink,
+  pendingObjectionFor,
+  recordAuditEvent,
+} from '@leadgen/db';
 import {
   DOMAIN_PROOF,
   errors,
@@ -34,8 +42,15 @@ export interface ObjectionServices {
 const HOUR = 3_600;
 /** Requests (and domain checks) one client network may make in an hour. */
 export const OBJECTIONS_PER_CLIENT_PER_HOUR = 10;
-/** Requests for one subject in an hour, from anyone: a domain's tokens and a phone's records stay few. */
-export const OBJECTIONS_PER_SUBJECT_PER_HOUR = 5;
+
+// No window counts a subject's requests: one that did (5 an hour, from anyone) let a stranger use up a domain's
+// requests and keep its owner from getting a token. What a subject's requests can cost is bounded by the subject
+// instead, and whatever a stranger asks, the owner's proof still works (decision 042):
+// - an email: at most one mail (and one row) per address and hour; a stranger's ask mails the link to the
+//   address, whose owner can use it;
+// - a domain or a phone: one pending objection at a time, which every request for it is answered with (the same
+//   id, token and expiry): a domain's token is no secret (publishing it takes control of the domain), and a
+//   phone is confirmed by the operator's call.
 
 // Redis keys hold a digest of the subject, never the address itself.
 const subjectDigest = (kind: ObjectionKind, value: string) => createHash('sha256').update(`${kind}:${value}`).digest('hex').slice(0, 32);
@@ -82,17 +97,9 @@ export async function requestObjection(
     'client_throttled',
     `At most ${OBJECTIONS_PER_CLIENT_PER_HOUR} objection requests per hour from one network`,
   );
-  await admit(
-    deps,
-    keys.key('objections', 'subject', digest),
-    OBJECTIONS_PER_SUBJECT_PER_HOUR,
-    kind,
-    'subject_throttled',
-    `At most ${OBJECTIONS_PER_SUBJECT_PER_HOUR} objection requests per hour for one ${kind}`,
-  );
   const hours = deps.config.objections.linkTtlHours;
-  const expiresAt = new Date(Date.now() + hours * HOUR * 1000);
-  const id = newObjectionId();
+  let expiresAt = new Date(Date.now() + hours * HOUR * 1000);
+  let id = newObjectionId();
 
   if (kind === 'email') {
     metrics.objectionRequests.inc({ kind, outcome: 'accepted' });
@@ -112,10 +119,14 @@ export async function requestObjection(
     };
   }
 
+  // a domain's or a phone's pending objection is everyone's who asks for it (see above)
+  const pending = await pendingObjectionFor(deps.db, kind, value);
+  if (pending) ({ id, expiresAt } = pending);
+
   if (kind === 'domain') {
-    metrics.objectionRequests.inc({ kind, outcome: 'accepted' });
-    const token = newDomainProofToken();
-    await insertObjection(deps.db, { id, kind, value, tokenHash: null, proofToken: token, expiresAt });
+    metrics.objectionRequests.inc({ kind, outcome: pending ? 'reused' : 'accepted' });
+    const token = pending?.proofToken ?? newDomainProofToken();
+    if (!pending) await insertObjection(deps.db, { id, kind, value, tokenHash: null, proofToken: token, expiresAt });
     return {
       kind,
       status: 'pending',
@@ -130,8 +141,8 @@ export async function requestObjection(
     };
   }
 
-  metrics.objectionRequests.inc({ kind, outcome: 'accepted' });
-  await insertObjection(deps.db, { id, kind, value, tokenHash: null, proofToken: null, expiresAt });
+  metrics.objectionRequests.inc({ kind, outcome: pending ? 'reused' : 'accepted' });
+  if (!pending) await insertObjection(deps.db, { id, kind, value, tokenHash: null, proofToken: null, expiresAt });
   return {
     kind,
     status: 'pending',

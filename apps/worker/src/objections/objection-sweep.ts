@@ -3,6 +3,7 @@ import {
   eraseSubject,
   markObjectionApplied,
   purgeExpiredObjections,
+  purgeOldObjectionNotices,
   releaseObjectionClaim,
   recordAuditEvent,
   recordObjectionNotices,
@@ -25,7 +26,7 @@ export const OBJECTION_SWEEP_MS = 5_000;
 const APPLY_LEASE_MS = 5 * 60_000;
 /** After a failed apply (a lost connection, a timeout), the objection is tried again this soon, within the minute. */
 const RETRY_AFTER_FAILURE_MS = 10_000;
-/** How often a worker deletes the unproven objections whose link or token expired. */
+/** How often a worker deletes the unproven objections whose link or token expired, and the notices past their retention. */
 const PURGE_EVERY_MS = 3_600_000;
 
 export interface ObjectionSweepDependencies {
@@ -33,6 +34,8 @@ export interface ObjectionSweepDependencies {
   webhooks: WebhookProducer;
   events: JobEventPublisher;
   noticeDays: number;
+  /** OBJECTION_NOTICE_RETENTION_DAYS: notices older than this leave the accounts' feeds */
+  noticeRetentionDays: number;
 }
 
 /**
@@ -93,6 +96,8 @@ export function startObjectionSweep(deps: ObjectionSweepDependencies, periodMs =
       purgedAt = Date.now();
       const purged = await purgeExpiredObjections(deps.db);
       if (purged > 0) logger.info('expired objections deleted', { purged });
+      const notices = await purgeOldObjectionNotices(deps.db, deps.noticeRetentionDays);
+      if (notices > 0) logger.info('objection notices past their retention deleted', { notices, days: deps.noticeRetentionDays });
     }
     for (;;) {
       const objection = await claimConfirmedObjection(deps.db, APPLY_LEASE_MS);

@@ -51,6 +51,13 @@ export function createBrowserRenderer(options: BrowserOptions): BrowserRenderer 
     return chromium.launch({
       executablePath: options.executablePath ?? '/usr/bin/chromium',
       headless: true,
+      // The process's own shutdown closes Chromium (the worker's, through closeProviders and enricher.close()), after
+      // the jobs held had their grace: Playwright's signal handlers would close it at SIGTERM under a page still being
+      // rendered, and exit the process at SIGINT before the worker handed its jobs back. Its exit handler stays: a
+      // process that dies without its shutdown still takes Chromium with it.
+      handleSIGINT: false,
+      handleSIGTERM: false,
+      handleSIGHUP: false,
       args: [...FLAGS, `--js-flags=--max-old-space-size=${Math.max(16, options.heapMb)}`],
     });
   };

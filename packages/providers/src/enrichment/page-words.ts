@@ -366,8 +366,16 @@ const phrase = (words: string[]) => new RegExp(`(?:^| )(?:${words.map((w) => w.r
 const LATIN_PATTERNS = (Object.keys(LATIN) as PageKind[]).map((kind) => [kind, phrase(LATIN[kind]), SCORES[kind]] as const);
 const LATIN_POLICY_PATTERN = phrase(LATIN_POLICY);
 
+const ASCII = /^[ -~]*$/;
+
 /** "Mentions légales" and "/mentions_legales/" both → "mentions legales". */
 export function foldWords(text: string): string {
+  // most link texts and paths are ASCII: nothing to decompose or fold (the crawler folds every link of every page)
+  if (ASCII.test(text))
+    return text
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, ' ')
+      .trim();
   return text
     .normalize('NFKD')
     .replace(/\p{M}/gu, '')

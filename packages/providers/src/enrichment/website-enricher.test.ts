@@ -310,20 +310,50 @@ describe('createWebsiteEnricher', () => {
       const site = await start((request, response) => {
         if (request.url === '/robots.txt') return notFound(response);
         const page =
-          request.url === '/' ? '<a href="/contact">Contact</a> <a href="/about">About</a> <a href="/team">Team</a>' : 'x@pages.example';
+          request.url === '/'
+            ? '<a href="/contact">Contact</a> <a href="/impressum">Impressum</a> <a href="/privacy">Privacy policy</a>'
+            : 'x@pages.example';
         setTimeout(() => html(response, page), 150);
       });
       const started = Date.now();
       const result = await createWebsiteEnricher(options({ concurrency: 2 })).enrich(`http://pages.example:${site.port}/`, never);
       expect(result.emails).toEqual(['x@pages.example']);
       expect(site.paths().slice(0, 2)).toEqual(['/robots.txt', '/']);
-      expect(site.paths().slice(2).sort()).toEqual(['/about', '/contact', '/team']);
+      expect(site.paths().slice(2).sort()).toEqual(['/contact', '/impressum', '/privacy']);
       expect(site.maxInFlight).toBe(2);
       // robots.txt, the home page, then three pages two at a time: four rounds of 150 ms, not five
       expect(Date.now() - started).toBeLessThan(5 * 150 + 400);
-      // connections reused from page to page: five requests over at most three (the robots.txt 404's is closed, its
-      // body unread, then one per slot of the host)
-      expect(site.connections).toBeLessThanOrEqual(3);
+      // connections reused from page to page: five requests over two, one per slot of the host (the robots.txt 404's
+      // short body is read off and dropped, so its connection serves the home page)
+      expect(site.connections).toBeLessThanOrEqual(2);
+    });
+
+    it('when the site gave an address of its own, then its about and team pages are not read, its contact and legal pages are', async () => {
+      const site = await start((request, response) => {
+        if (request.url === '/')
+          return html(
+            response,
+            '<a href="/about">About us</a> <a href="/team">Team</a> <a href="/contact">Contact</a> <a href="/privacy">Privacy</a>',
+          );
+        if (request.url === '/contact') return html(response, 'Write to info@settled.example');
+        if (request.url === '/privacy') return html(response, 'Controller: bookings@settled.example');
+        return request.url === '/robots.txt' ? notFound(response) : html(response, 'about us: press@settled.example');
+      });
+      const result = await createWebsiteEnricher(options({ concurrency: 2 })).enrich(`http://settled.example:${site.port}/`, never);
+      expect(result.emails).toEqual(['info@settled.example', 'bookings@settled.example']);
+      expect(site.paths().sort()).toEqual(['/', '/contact', '/privacy', '/robots.txt']);
+    });
+
+    it('when the contact and legal pages give no address of the site own, then the about page is read for one', async () => {
+      const site = await start((request, response) => {
+        if (request.url === '/')
+          return html(response, '<a href="/about">About us</a> <a href="/contact">Contact</a> <a href="/privacy">Privacy</a>');
+        if (request.url === '/about') return html(response, 'Write to us: hello@unsettled.example');
+        return request.url === '/robots.txt' ? notFound(response) : html(response, '<form action="/contact"><input type="email"></form>');
+      });
+      const result = await createWebsiteEnricher(options({ concurrency: 2 })).enrich(`http://unsettled.example:${site.port}/`, never);
+      expect(result.emails).toEqual(['hello@unsettled.example']);
+      expect(site.paths()).toEqual(['/robots.txt', '/', '/contact', '/privacy', '/about']);
     });
 
     it('when concurrency is 1, then websites of different hosts are visited one after another', async () => {

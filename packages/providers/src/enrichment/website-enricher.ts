@@ -87,7 +87,7 @@ export interface EnrichmentHints {
 export interface WebsiteEnricher {
   /** Never throws, except with signal.reason once the signal aborts; failures give an empty (or partial) result. */
   enrich(websiteUrl: string, signal: AbortSignal, hints?: EnrichmentHints): Promise<EnrichmentResult>;
-  /** Stops the browser tier's Chromium, if it was started. */
+  /** Stops the browser tier's Chromium, if it was started, and closes the kept-alive connections. */
   close(): Promise<void>;
 }
 
@@ -179,6 +179,7 @@ class Enricher implements WebsiteEnricher {
 
   async close(): Promise<void> {
     await this.browser?.close();
+    this.agents.destroy();
   }
 
   /** A page as a person sees it: an application shell rendered by the browser tier when it is on. */
@@ -249,14 +250,15 @@ class Enricher implements WebsiteEnricher {
     let pages = 1;
     // Pages are read in queue order: the home page's same-site frames, then the contact-looking links, a page's
     // own frames read right after it (decision 040). They are fetched ahead of that order (decision 037): the next
-    // maxPages - pages entries are asked for together (the per-host limit says how many reach the host at once),
+    // entries, as many as the per-host limit lets reach the host at once, are asked for together (see readAhead),
     // and their findings are taken in queue order, so the result does not depend on which answered first.
     const queue: QueuedPage[] = [
-      ...frames(homePage, home.url).map((url): QueuedPage => ({ url, label: 'home page', frame: true })),
+      ...frames(homePage, home.url).map((url): QueuedPage => ({ url, label: 'home page', frame: true, optional: false })),
       ...findContactPages(homePage, home.url, MAX_CANDIDATE_LINKS).map((link): QueuedPage => ({
         url: link.url,
         label: `${link.kind} page`,
         frame: false,
+        optional: link.kind === 'about' || link.kind === 'team',
       })),
     ];
     const seen = new Set<string>([home.url.href]);
@@ -266,10 +268,13 @@ class Enricher implements WebsiteEnricher {
         // Early stop (decision 037), once the pages read so far (with their frames) settle everything the lead can
         // take from the site: see Findings.complete for why an address of weaker evidence does not stop the visit.
         if (queue[0]?.frame !== true && found.complete()) return;
-        this.readAhead(queue, seen, ahead, this.settings.maxPages - pages, home.url, signal);
+        this.readAhead(queue, seen, ahead, this.settings.maxPages - pages, home.url, found.settled(), signal);
         const link = queue.shift();
         if (link === undefined || pages >= this.settings.maxPages || signal.aborted) return;
         if (seen.has(link.url.href)) continue;
+        // An about or team page is read for an address only while the site has not given one of its own: once it
+        // has, the contact and legal pages (which name the business's other addresses) are still read, these are not.
+        if (link.optional && found.settled()) continue;
         seen.add(link.url.href);
         const pending = ahead.get(link.url.href);
         ahead.delete(link.url.href);
@@ -284,7 +289,9 @@ class Enricher implements WebsiteEnricher {
         if (outcome.read === null) continue;
         found.add(outcome.read.parsed, outcome.read.body, outcome.url, link.label);
         // a page that shows a same-site page in an iframe shows its content: read it next, as the same kind of page
-        queue.unshift(...frames(outcome.read.parsed, outcome.url).map((url): QueuedPage => ({ url, label: link.label, frame: true })));
+        queue.unshift(
+          ...frames(outcome.read.parsed, outcome.url).map((url): QueuedPage => ({ url, label: link.label, frame: true, optional: false })),
+        );
       }
     } finally {
       // what was asked for ahead and is no longer needed is called off
@@ -294,7 +301,10 @@ class Enricher implements WebsiteEnricher {
 
   /**
    * Starts the fetch (and read) of the first `room` pages of the queue not yet read, and calls off one asked for
-   * earlier that a page's frames pushed out of that window (it is asked for again if room frees up).
+   * earlier that a page's frames pushed out of that window (it is asked for again if room frees up). At most
+   * `perHost` pages are asked for ahead: more would only wait for the host's slots, and a page asked for is a page
+   * paid for even when the visit stops before reading it. An optional page (about, team) is asked for only once no
+   * contact or legal page is pending and the site has not settled its address: it is often not read at all.
    */
   private readAhead(
     queue: readonly QueuedPage[],
@@ -302,12 +312,17 @@ class Enricher implements WebsiteEnricher {
     ahead: Map<string, { outcome: Promise<PageOutcome>; scope: AbortController }>,
     room: number,
     site: URL,
+    settled: boolean,
     signal: AbortSignal,
   ): void {
     const window = new Set<string>();
-    for (const { url } of queue) {
-      if (window.size >= room) break;
-      if (!seen.has(url.href)) window.add(url.href);
+    let required = false;
+    for (const { url, optional } of queue) {
+      if (window.size >= Math.min(room, this.settings.perHost)) break;
+      if (seen.has(url.href)) continue;
+      if (optional && (settled || required)) continue;
+      required ||= !optional;
+      window.add(url.href);
     }
     for (const [href, { scope }] of ahead) {
       if (window.has(href)) continue;
@@ -450,6 +465,8 @@ interface QueuedPage {
   label: PageLabel;
   /** a same-site frame of a page read: part of that page, read before the visit may stop */
   frame: boolean;
+  /** an about or team page: read only while the site has not given an address of its own (Findings.settled) */
+  optional: boolean;
 }
 
 type PageOutcome = { url: URL; read: { parsed: PageDocument; body: string } | null } | { error: unknown };
@@ -478,14 +495,35 @@ class Findings {
    * page can take that back (a credit line naming it, rankSightings' `credited`): such a visit goes on (decision 040).
    */
   complete(): boolean {
-    if (this.status !== 'ok') return false;
-    const ranked = rankSightings(this.sightings, { siteHost: this.siteHost, businessName: this.businessName });
+    const basis = this.status === 'ok' ? this.ranked()[0]?.basis : undefined;
     return (
-      (ranked[0]?.basis === 'site domain' || ranked[0]?.basis === 'business name domain') &&
+      (basis === 'site domain' || basis === 'business name domain') &&
       this.social.facebook !== null &&
       this.social.instagram !== null &&
       this.social.linkedin !== null
     );
+  }
+
+  /**
+   * The site gave an address named after it: on its own domain, on a domain named after the business, or a mailbox
+   * named after it. About and team pages are then not read for more; contact and legal pages still are, since they
+   * name the business's other addresses and a credit line there can still take one back (decision 040).
+   */
+  settled(): boolean {
+    if (this.status !== 'ok') return false;
+    const basis = this.ranked()[0]?.basis;
+    return basis === 'site domain' || basis === 'business name domain' || basis === 'named after the business';
+  }
+
+  // the sightings ranked, computed again only when a page added some
+  private rankedCache: { count: number; ranked: ReturnType<typeof rankSightings> } | null = null;
+  private ranked(): ReturnType<typeof rankSightings> {
+    if (this.rankedCache?.count !== this.sightings.length)
+      this.rankedCache = {
+        count: this.sightings.length,
+        ranked: rankSightings(this.sightings, { siteHost: this.siteHost, businessName: this.businessName }),
+      };
+    return this.rankedCache.ranked;
   }
 
   parked(): void {
@@ -510,7 +548,7 @@ class Findings {
   }
 
   result(): EnrichmentResult {
-    const ranked = this.status === 'ok' ? rankSightings(this.sightings, { siteHost: this.siteHost, businessName: this.businessName }) : [];
+    const ranked = this.status === 'ok' ? this.ranked() : [];
     // each address's source: the first page where it was seen
     const sourceOf = (email: string) => this.sightings.find((s) => normaliseEmail(s.email) === email);
     const emails: Record<string, ValueSource> = {};

@@ -45,7 +45,7 @@ export const privacyEndpoints: Endpoint[] = [
       operationId: 'requestObjection',
       summary: 'Object to direct marketing with an email address, a domain or a phone (no key)',
       description:
-        'Starts an objection; nothing changes until control is proven: an email address receives a single-use link (at most one mail an hour), a domain publishes the returned token in DNS or under /.well-known/, a phone is confirmed by an operator. The answer and its timing are the same whether or not the service holds the subject. At most 10 requests an hour per client network, and 5 per subject.',
+        'Starts an objection; nothing changes until control is proven: an email address receives a single-use link (at most one mail an hour), a domain publishes the returned token in DNS or under /.well-known/, a phone is confirmed by an operator. The answer and its timing are the same whether or not the service holds the subject. At most 10 requests an hour per client network; a domain or a phone with a pending objection is answered with that one (the same id and token), so nobody can use up what its owner needs.',
       responses: {
         202: { description: 'Pending proof', headers: noStore, content: { 'application/json': { schema: ref('ObjectionPending') } } },
         ...pick(429, 500, 503),
