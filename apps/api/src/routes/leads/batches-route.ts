@@ -23,7 +23,8 @@ import {
   type ListBatchesQuery,
 } from '../../use-cases/read-batches';
 import { EXPORT_BATCH } from '../../use-cases/read-leads';
-import { checkShopifyCategory } from '../../use-cases/shopify-category-check';
+import { checkGoogleFieldsTier } from '../../use-cases/google-fields-check';
+import { checkServableRequest } from '../../use-cases/servable-request-check';
 import { checkJobWebhookUrl } from '../../use-cases/webhook-target-check';
 import type { BatchPath } from '../path-params';
 import type { BatchLeadsQuery } from './batches-schema';
@@ -50,6 +51,7 @@ async function createAreaBatch(
   idempotencyKey: string,
   parsed: AreaBatchRequest,
 ) {
+  if (parsed.search) checkGoogleFieldsTier(deps.config, parsed.search.request, '#/request');
   if (parsed.webhookUrl) await checkJobWebhookUrl(deps, parsed.webhookUrl);
   const fingerprint = requestFingerprint({ areaBatch: req.body as unknown });
   const { area, quoteId, requests } = await areaBatchChildren(deps, accountId, parsed);
@@ -75,7 +77,7 @@ export function createBatchRoute(deps: ApiDependencies) {
     const batch = body;
     batch.requests.forEach((request, index) => {
       try {
-        checkShopifyCategory(deps.config, request);
+        checkServableRequest(deps.config, request);
       } catch (error) {
         throw rebase(error, index);
       }
