@@ -20,6 +20,8 @@ export interface SectionResults {
   enrichmentFound: number | null;
   /** jobs per side of the verification section, when it ran */
   verificationJobs: number | null;
+  /** leads the lead-size section measured, when it ran */
+  leadSizeLeads: number | null;
 }
 
 /** One line per broken section, saying why; empty when every section that ran measured something. */
@@ -48,5 +50,6 @@ export function brokenSections(r: SectionResults): string[] {
   }
   if (r.enrichmentFound === 0) broken.push('enrichment: no business address found in the corpus');
   if (r.verificationJobs === 0) broken.push('verify: no job measured');
+  if (r.leadSizeLeads === 0) broken.push('leadsize: no sandbox lead measured');
   return broken;
 }

@@ -38,6 +38,7 @@ import { batchLines, measureBatch, type BatchRun } from './batch-fairness';
 import { brokenSections, type SectionResults } from './broken-sections';
 import { measureWebhooks, webhookTable, type WebhookSide } from './webhook';
 import { measureRealPath, realPathTable } from './real-path';
+import { leadSizeTable, measureLeadSize } from './lead-size';
 import { evaluateCorpus, freePort, scoreLines, UNSEEN_SITES, WORLD_SITES } from '@leadgen/testing';
 import { costTable, fmt, median, rate, sideBySide, summarize, targetTable, type Scenario, type Target } from './report';
 
@@ -64,7 +65,7 @@ const USAGE = `npm run bench [-- options]
   --knee-step S       seconds per knee step (default 4, 1 with --quick)
   --knee-accounts N   accounts the spread series shares the load over (default 10; also the credits section's)
   --credit-clients N  jobs in flight in the credits section (default 16)
-  --only a,b          scenarios among sync1, sync50, async, get, credits, knee, fleet, export, held, fair, verify, mailbox, enrichment, browser, batch, webhook, realpath
+  --only a,b          scenarios among sync1, sync50, async, get, credits, knee, fleet, export, held, fair, verify, mailbox, enrichment, browser, batch, webhook, realpath, leadsize
                       (realpath: the real adapters against the upstream fakes with the issue 32 latencies, time to first
                       lead and to terminal beside the critical-path floor; 25 leads per source with --quick)`;
 
@@ -151,6 +152,7 @@ const ALL = [
   'batch',
   'webhook',
   'realpath',
+  'leadsize',
 ] as const;
 const BATCH_QUERIES = Number(flags['batch-queries'] ?? (QUICK ? 20 : 1000));
 type Key = (typeof ALL)[number];
@@ -315,6 +317,7 @@ async function main(): Promise<number> {
     webhooks: null,
     enrichmentFound: null,
     verificationJobs: null,
+    leadSizeLeads: null,
   };
   if (ONLY.has('enrichment')) {
     // The website enricher on the unseen-sites corpus (packages/providers/test/fixtures), served from loopback.
@@ -360,6 +363,21 @@ async function main(): Promise<number> {
       await Promise.all(own.map((p) => p.stop(8_000)));
     }
     if ([...ONLY].every((k) => k === 'realpath')) return 0;
+  }
+  if (ONLY.has('leadsize')) {
+    // Self-contained (lead-size.ts): sandbox leads written into a scratch copy of `leads` in a database of its own.
+    const scratch = await createBenchDatabase(DATABASE_URL);
+    try {
+      const jobs = QUICK ? 2 : 8;
+      const rows = await measureLeadSize(scratch.url, jobs);
+      nothingElse.leadSizeLeads = rows.reduce((n, r) => n + r.leads, 0);
+      log('');
+      log(`lead size (decision 038), ${jobs} sandbox jobs of 25 leads per source; floor = the same leads without its fields:`);
+      for (const line of leadSizeTable(rows)) log(line);
+    } finally {
+      await scratch.drop();
+    }
+    if ([...ONLY].every((k) => k === 'leadsize')) return reportBroken(nothingElse);
   }
   if (ONLY.has('browser')) {
     // Self-contained (browser-tier.ts): its own loopback sites and a Chromium of its own, before the service starts.
