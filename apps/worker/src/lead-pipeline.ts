@@ -34,7 +34,10 @@ import type { LeadFinisher, LeadProvider, ProviderLead, ProviderPage, TileReport
  * Filters (decision 038): a lead the adapter's filters left out before handing the page over (`page.filtered`)
  * or that its finish dropped (`false`: requiredChannels, requireEmail after the website) is counted in the
  * job's `skipped.filtered` with the commit whose cursor first moves past its page, so a resumed job that reads
- * the page again does not count it twice (a job that runs dry commits the last of them on its own). A dropped
+ * the page again does not count it twice (a job that runs dry commits the last of them on its own). The filtered
+ * leads of the pages the job did not read to their end (it had enough, ran out of time, or its upstream failed)
+ * are left in `leftover` for the worker, which counts them only when the job settles for good: a job that is
+ * retried reads those pages again and counts them then. A dropped
  * lead also lowers the keep rate, so the pipeline keeps paging for the leads the filters take; the leads left
  * out before the page was handed over were never in flight and do not. Each commit carries the upstream calls
  * made since the one before (`commit_page`'s 5-argument form).
@@ -93,6 +96,11 @@ export interface PipelineInput {
   area?: ResolvedArea;
   /** an area search's tile: told what its search listed when the page that reports it arrives */
   onTile?: (report: TileReport) => void;
+  /**
+   * Set when the pipeline ends, however it ends: the filtered leads no commit carried (those of the pages the
+   * job did not read to their end included) and the resume cursor as far as it got.
+   */
+  leftover?: { filtered: number; cursor: string | null };
 }
 
 /** The calls counted since the last commit, by upstream (those not yet on the job row). */
@@ -186,6 +194,11 @@ class LeadPipeline {
         } else await this.sleep(Infinity);
       }
     } finally {
+      if (this.input.leftover) {
+        const unread = this.pages.slice(this.firstOpenPage).reduce((n, page) => n + page.filtered, 0);
+        this.input.leftover.filtered = this.filteredPending + unread;
+        this.input.leftover.cursor = this.cursor;
+      }
       this.inner.abort(new PipelineDone());
       // Not awaited: a page still in flight ends with the abort, and nothing waits for it.
       this.pageIterator.return?.(undefined).catch(() => undefined);
