@@ -121,7 +121,8 @@ export async function collectLeads(input: PipelineInput): Promise<JobOutcome> {
 }
 
 class LeadPipeline {
-  private readonly requested: number;
+  /** the job's maxResults, lowered when its batch-wide maxResults leaves it less (an area search, decision 039) */
+  private requested: number;
   private committed: number;
   private cursor: string | null;
   private readonly candidates: Candidate[] = [];
@@ -170,7 +171,7 @@ class LeadPipeline {
     try {
       for (;;) {
         if (this.input.signal.aborted) throw this.input.signal.reason;
-        if (this.committed >= this.requested) return { kind: 'finished' };
+        if (this.committed >= this.requested) return this.batchFull() ? { kind: 'budget_exhausted' } : { kind: 'finished' };
         // After a failure (a page, or a lead's finish, failed) no page is asked for, but the leads already listed are
         // still finished and committed as far as they go: the job ends PARTIAL with them.
         this.startFinishes();
@@ -203,6 +204,11 @@ class LeadPipeline {
       // Not awaited: a page still in flight ends with the abort, and nothing waits for it.
       this.pageIterator.return?.(undefined).catch(() => undefined);
     }
+  }
+
+  /** Its batch is full before this child delivered anything: nothing of it is needed (settled CANCELLED, uncharged). */
+  private batchFull(): boolean {
+    return this.committed === 0 && this.requested < this.input.record.requestedCount;
   }
 
   /** How many of the decided leads were kept, optimistic at first (+1 each side). */
@@ -343,6 +349,11 @@ class LeadPipeline {
     }
     this.committed = result.deliveredCount;
     basis.deliveredCount = result.deliveredCount;
+    // A batch-wide maxResults: what the batch still lacks bounds this child (commit_page, under the batch's lock).
+    if (result.requestedCount < this.requested) {
+      this.requested = result.requestedCount;
+      if (this.committed >= this.requested && this.committed > 0) basis.requestedCount = this.committed;
+    }
     if (slice.length === 0) return 'committed';
     this.slices += 1;
     this.input.onSlice({ slice: this.slices, leads: added, deliveredCount: result.deliveredCount, requestedCount: result.requestedCount });

@@ -121,7 +121,12 @@ async function processLeadJob<S extends Source>(
   const timer = setTimeout(() => controller.abort(new JobInterrupted('timeout')), Math.max(0, deadline - Date.now()));
 
   // What the settlement is decided from: the counts as the last commit left them.
-  const basis: SettlementBasis = { source: record.source, requestedCount: record.requestedCount, deliveredCount: record.deliveredCount };
+  const basis: SettlementBasis = {
+    source: record.source,
+    requestedCount: record.requestedCount,
+    deliveredCount: record.deliveredCount,
+    areaTile: record.request.tile !== undefined,
+  };
   let outcome: JobOutcome;
   const reporter = sliceReporter(job);
   const upstreamCalls = new Map<string, number>();
@@ -154,7 +159,9 @@ async function processLeadJob<S extends Source>(
       ),
     );
     settles = true;
-    if (area !== undefined && outcome.kind === 'finished') await recordTile(deps.lifecycle, record, basis, area, tile.report);
+    // A tile its batch's maxResults cut short (its count lowered by commit_page) is not split: the batch is full.
+    if (area !== undefined && outcome.kind === 'finished' && basis.requestedCount === record.requestedCount)
+      await recordTile(deps.lifecycle, record, basis, area, tile.report);
   } catch (error) {
     const interruption = controller.signal.aborted ? (controller.signal.reason as JobInterrupted) : null;
     if (interruption?.why === 'cancelled') return jobResult(await findJob(db, jobId)); // the API settled it already

@@ -4027,6 +4027,8 @@ export interface components {
             };
             /** @description The quote the batch was made from, or null */
             quoteId: string | null;
+            /** @description The batch-wide maxResults: the most leads the area search delivers and charges for across its tiles, or null */
+            maxResults: number | null;
             /** @description The area batch’s tiles */
             tiles: {
                 /** @description Tiles so far (a saturated tile adds its quarters) */

@@ -62,7 +62,13 @@ async function createAreaBatch(
     webhookUrl: parsed.webhookUrl,
     name: parsed.name,
   };
-  const created = await submitBatch(deps, { accountId, idempotencyKey, batch, fingerprint, area: { area, quoteId } });
+  const created = await submitBatch(deps, {
+    accountId,
+    idempotencyKey,
+    batch,
+    fingerprint,
+    area: { area, quoteId, maxResults: parsed.maxResults },
+  });
   if (created.replayed) res.setHeader('Idempotent-Replayed', 'true');
   res.setHeader('Location', presentBatch(created.batch, deps.config.http.publicBaseUrl).pollUrl);
   await sendBatch(res, deps, created.batch, 202);
