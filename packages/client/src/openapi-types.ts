@@ -2797,7 +2797,7 @@ export interface components {
              * @description What gave `verdict`: `dns` (DNS alone), `reacher` or `zerobounce`.
              * @enum {string}
              */
-            engine?: "dns" | "reacher" | "zerobounce";
+            engine?: "dns" | "reacher" | "zerobounce" | "sandbox";
             /**
              * Format: date-time
              * @description When `engine` gave `verdict`; a verdict from the fleet-wide cache keeps its original time.
