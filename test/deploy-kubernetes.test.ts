@@ -299,7 +299,8 @@ describeRendered('deploy/kubernetes secrets: each process gets only the variable
       const keys = (name: string): string[] => (byName(name).env ?? []).map((e: Doc) => e.name);
       // The promises that matter, spelled out: no provider key or operator password where it is not used.
       expect(keys('leadgen-migrate')).toEqual(['DATABASE_URL', 'DATABASE_OWNER_URL', 'SECRETS_ENCRYPTION_KEY']);
-      expect(keys('leadgen-api')).not.toContain('GOOGLE_PLACES_API_KEY');
+      // The API lists area quotes' tiles through Google (decision 039) and checks filters against its tier (038).
+      expect(keys('leadgen-api')).toContain('GOOGLE_PLACES_API_KEY');
       expect(keys('leadgen-api')).not.toContain('PDL_API_KEY');
       expect(keys('leadgen-worker-google-maps')).not.toContain('OPERATOR_PASSWORD');
       expect(keys('leadgen-worker-google-maps')).not.toContain('PDL_API_KEY');

@@ -20,10 +20,16 @@
 -- - the page's filtered leads (p_filtered: the request's filters left them out in the worker, decision 038) are
 --   counted in skipped_filtered, and the upstream calls made since the previous commit (p_upstream_calls, by
 --   upstream) are added to upstream_calls: one statement still, and nothing once the job is terminal.
+-- - a child of a batch with max_results (an area search's batch-wide maxResults, decision 039) takes the batch
+--   row's lock and delivers at most what the batch still lacks (results_committed, kept here); when the batch is
+--   full, a child that delivered something has its requested_count lowered to what it delivered (it is complete:
+--   the batch needed no more of it), and every child's o_requested_count says how many it may deliver, so its
+--   worker stops asking its upstream. Other batches and jobs never take that lock.
 -- Called by: packages/db/src/page-commit.ts (commitPage); the 3-argument form is the previous release's call, kept
 --   one release as a one-line wrapper (decision 030's expand/contract), to be dropped by the next release.
--- Locks: the jobs row (FOR UPDATE), then batch_deliveries keys it claims (a batch's child), then
---   account_deliveries keys it claims.
+-- Locks: the jobs row (FOR UPDATE), then (a child of a batch with max_results) the batches row, then
+--   batch_deliveries keys it claims (a batch's child), then account_deliveries keys it claims. settle_job and
+--   start_job take jobs before batches too.
 -- Guarantees: no row back when the job is terminal and nothing was written; a lead is delivered at most once
 --   per result set, at most once per batch, and at most once per account for an excludeDelivered job.
 
@@ -46,6 +52,8 @@ DECLARE
   v_batch_claimed TEXT[] := '{}';
   v_digest TEXT;
   v_listed BOOLEAN;
+  v_capped BOOLEAN := false;
+  v_room INTEGER;
 BEGIN
   SELECT j."account_id", j."source", COALESCE((j."request"->>'excludeDelivered')::BOOLEAN, false), j."requested_count", j."delivered_count", j."batch_id"
   INTO v_account_id, v_source, v_exclude, v_requested, v_delivered, v_batch_id
@@ -53,6 +61,16 @@ BEGIN
   WHERE j."id" = p_job_id AND j."status" IN ('queued', 'running')
   FOR UPDATE;
   IF NOT FOUND THEN RETURN; END IF;
+
+  IF v_batch_id IS NOT NULL THEN
+    -- A batch-wide maxResults: what the batch still lacks bounds this page, under the batch row's lock.
+    SELECT b."max_results" - b."results_committed" INTO v_room
+    FROM "batches" b WHERE b."id" = v_batch_id AND b."max_results" IS NOT NULL FOR UPDATE;
+    IF FOUND THEN
+      v_capped := true;
+      v_requested := LEAST(v_requested, v_delivered + GREATEST(v_room, 0));
+    END IF;
+  END IF;
 
   -- Only an account with a list (or a fleet with erased subjects) pays for the lookups: one primary-key probe
   -- per value a lead can match. The two statements that read the account's list are EXECUTEd, so each call
@@ -176,8 +194,15 @@ BEGIN
         GROUP BY e.key
       ) totals
     ) END,
-    "cursor" = p_cursor, "updated_at" = now()
+    "cursor" = p_cursor, "updated_at" = now(),
+    -- the batch is full: a child that delivered something is complete with it (one that delivered nothing keeps
+    -- its count and is settled CANCELLED batch_budget_exhausted by its worker)
+    "requested_count" = CASE WHEN v_capped AND v_delivered + v_added >= v_requested AND v_delivered + v_added > 0
+      THEN LEAST("requested_count", v_requested) ELSE "requested_count" END
   WHERE "id" = p_job_id;
+  IF v_capped AND v_added > 0 THEN
+    UPDATE "batches" SET "results_committed" = "results_committed" + v_added WHERE "id" = v_batch_id;
+  END IF;
   RETURN QUERY SELECT v_delivered + v_added, v_requested, false;
 END
 $$;

@@ -2,7 +2,7 @@
 -- (docs/decisions/021-batches.md): the child leaves the open count for its status's count, its delivered
 -- leads and its charge are added, its reservation leaves the batch's. The settlement that closes the last
 -- open child settles the batch: status (docs/api.md#batches: CANCELLED if it was cancelled, COMPLETE if every
--- child is, FAILED if every child failed, EMPTY if none delivered, else PARTIAL) and finishedAt, and records
+-- child is or an area search delivered its batch-wide maxResults, FAILED if every child failed, EMPTY if none delivered, else PARTIAL) and finishedAt, and records
 -- the batch's event (batch.completed, batch.partial, batch.empty, batch.failed, batch.cancelled) as outbox
 -- rows for every enabled endpoint subscribed to it and one for the batch's webhookUrl. That settlement also
 -- deletes the batch's claims (batch_deliveries): they only keep its children from delivering a lead twice, and
@@ -44,6 +44,8 @@ BEGIN
   v_status := CASE
     WHEN v_batch."cancelled_at" IS NOT NULL THEN 'CANCELLED'
     WHEN v_batch."complete_count" = v_batch."child_count" THEN 'COMPLETE'
+    -- an area search that delivered its batch-wide maxResults has what was asked (its unneeded tiles CANCELLED)
+    WHEN v_batch."max_results" IS NOT NULL AND v_batch."delivered_count" >= v_batch."max_results" THEN 'COMPLETE'
     WHEN v_batch."failed_count" = v_batch."child_count" THEN 'FAILED'
     WHEN v_batch."delivered_count" = 0 THEN 'EMPTY'
     ELSE 'PARTIAL' END;

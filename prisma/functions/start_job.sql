@@ -2,8 +2,8 @@
 -- start time, and, for a batch child that has not started before, its reservation (docs/decisions/021-batches.md):
 -- the child's worst case (reserve_on_start) is reserved against the batch's maxCredits (what its children
 -- have been charged and still hold) by a conditional update of the batch's counters, and against the account's
--- available credits on one of its credit stripes (reserve_credits). A child that cannot be covered, or whose
--- batch was cancelled, is not started: it comes back unchanged with o_refusal 'batch_budget_exhausted' or
+-- available credits on one of its credit stripes (reserve_credits). A child that cannot be covered, whose batch
+-- has its batch-wide maxResults already (an area search, decision 039), or whose batch was cancelled, is not started: it comes back unchanged with o_refusal 'batch_budget_exhausted' or
 -- 'batch_cancelled', and the worker settles it CANCELLED through the one settlement pipeline.
 -- A job outside a batch, or a child already reserved, is one UPDATE. A job started without having been released
 -- (a held job a worker was handed all the same) counts as released from now on, so its account's share sees it
@@ -45,6 +45,11 @@ BEGIN
   SELECT * INTO v_batch FROM "batches" WHERE "id" = v_job."batch_id" FOR UPDATE;
   IF v_batch."cancelled_at" IS NOT NULL THEN
     RETURN QUERY SELECT v_job, 'batch_cancelled'::TEXT;
+    RETURN;
+  END IF;
+  -- An area search whose batch-wide maxResults is reached needs none of its remaining tiles (decision 039).
+  IF v_batch."max_results" IS NOT NULL AND v_batch."results_committed" >= v_batch."max_results" THEN
+    RETURN QUERY SELECT v_job, 'batch_budget_exhausted'::TEXT;
     RETURN;
   END IF;
   v_reserve := v_job."reserve_on_start";

@@ -178,6 +178,37 @@ describe('area searches through Google Places (New)', () => {
     expect(paid).toBeLessThanOrEqual(2 * Math.ceil(inside.size / 20));
   });
 
+  it("when an area search has filters, then Google gets minRating with every tile's query, the review-count filter runs on each lead, and only places inside that pass both are delivered and billed", async () => {
+    // Half the places rated 4.6 (the rest 3.2), and one in three of those with 5 reviews (the rest 100).
+    google.places = fakeCity().map((place, i) => ({ ...place, rating: i % 2 === 0 ? 4.6 : 3.2, userRatingCount: i % 3 === 0 ? 5 : 100 }));
+    const passing = (p: FakePlace) => p.rating === 4.6 && p.userRatingCount === 100;
+    const wanted = new Set(google.places.filter((p) => inside.has(p.displayName!.text) && passing(p)).map((p) => p.displayName!.text));
+    const filteredInside = google.places.filter((p) => inside.has(p.displayName!.text) && p.rating === 4.6 && !passing(p)).length;
+    expect(wanted.size).toBeGreaterThan(100);
+
+    const created = await startBatch({
+      area: CITY,
+      request: { ...REQUEST, filters: { minRating: 4.5, minReviewCount: 50 } },
+      maxCredits: 50_000,
+    });
+    expect(created.status).toBe(202);
+    const done = await pollBatch(created.body.batchId);
+    const names = await batchLeadNames(created.body.batchId);
+    expect(names.length).toBe(new Set(names).size);
+    expect(new Set(names)).toEqual(wanted);
+    // Google filtered on the rating (sent with every tile's query, in its 0.5 steps): no 3.2 place was listed.
+    const leadCalls = google.requests.filter((r) => isLeadCall(r.headers['x-goog-fieldmask']));
+    expect(leadCalls.length).toBeGreaterThan(0);
+    for (const call of leadCalls)
+      expect(call.body).toMatchObject({ minRating: 4.5, locationRestriction: { rectangle: expect.any(Object) } });
+    // The review-count filter ran in the worker: each such place inside was listed by some tile and counted there.
+    const children = await world.db.job.findMany({ where: { batchId: created.body.batchId } });
+    const filtered = children.reduce((sum, c) => sum + c.skippedFiltered, 0);
+    expect(filtered).toBeGreaterThanOrEqual(filteredInside);
+    // Only what was delivered is billed: 2 credits a place, no minimum per tile.
+    expect(done).toMatchObject({ deliveredCount: wanted.size, creditsCharged: 2 * wanted.size });
+  });
+
   it('when an area is given by a place name, then the source resolves it to its viewport and the batch searches that rectangle', async () => {
     google.localities = [
       {

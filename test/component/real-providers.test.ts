@@ -528,6 +528,44 @@ describe('linkedin through People Data Labs', () => {
     expect(pdl.requests).toHaveLength(1);
     await expectNothingCharged(world, account, job, 20, 1_000);
   });
+
+  it('when requireEmail leaves people out and PDL has no more, then the job pages on to PARTIAL source_exhausted, the rest counted as filtered, billed only what it delivered', async () => {
+    // PDL sends `true` in place of a contact value on a plan without contact data (people-data-labs-mapping.ts,
+    // emailOf): the field exists, so PDL's `exists` clause keeps the record, but the lead has no email.
+    const withheld = new Set([1, 2, 3, 5]);
+    pdl.people = makePeople(8, (i) => (withheld.has(i) ? { work_email: true, emails: true } : {}));
+    const account = await buildAccount(world.db, { credits: 1_000 });
+    const job = await generateTerminal(world, account, {
+      source: 'linkedin',
+      category: 'computer software',
+      state: 'US',
+      maxResults: 6,
+      filters: { requireEmail: true },
+    });
+
+    expect(job).toMatchObject({
+      provider: 'people_data_labs',
+      status: 'PARTIAL',
+      terminal: { status: 'PARTIAL', requestedCount: 6, deliveredCount: 4, stopReason: 'source_exhausted' },
+      skipped: { filtered: 4 },
+      creditsCharged: 8,
+    });
+    expect(job.leads.map((l: { person: { linkedinUrl: string } }) => l.person.linkedinUrl)).toEqual(
+      [0, 4, 6, 7].map((i) => `https://www.linkedin.com/in/person-${i}`),
+    );
+    // Two pages of 6 (the second short: PDL has no more), each asking PDL for people with an address.
+    expect(pdl.requests).toHaveLength(2);
+    expect(JSON.stringify(pdl.requests[0]!.body)).toContain('{"exists":{"field":"work_email"}}');
+    expect(pdl.requests[1]!.body).toMatchObject({ scroll_token: expect.any(String) });
+    expect(job.upstreamCalls).toEqual({ people_data_labs: 2 });
+    // Filtered people are neither written nor billed.
+    expect(await world.db.lead.count({ where: { jobId: job.jobId } })).toBe(4);
+    expect(await ledgerOf(world, job.jobId)).toEqual([
+      ['reserve', 12],
+      ['release', 12],
+      ['charge', 8],
+    ]);
+  });
 });
 
 describe('shopify through Store Leads, with decision makers from People Data Labs', () => {
@@ -808,5 +846,41 @@ describe('shopify through Store Leads, with decision makers from People Data Lab
       ['charge', 52],
     ]);
     expect(await creditSummary(world.db, account.accountId)).toEqual({ balance: 948, reserved: 0, available: 948 });
+  });
+
+  it('when filters leave most stores out and Store Leads has no more, then the job pages on to PARTIAL source_exhausted, the rest counted as filtered, billed only what it delivered', async () => {
+    // 60 stores, one in six with 500 products: 9 pass on the first page of 50, 1 on the short second one.
+    stores.stores = Array.from({ length: 60 }, (_, i) => store(`shop${i}.example`, null, { product_count: i % 6 === 0 ? 500 : 5 }));
+    const account = await buildAccount(world.db, { credits: 1_000 });
+    const job = await generateTerminal(world, account, {
+      source: 'shopify',
+      category: 'apparel',
+      state: 'US',
+      maxResults: 12,
+      filters: { minProductCount: 100 },
+    });
+
+    expect(job).toMatchObject({
+      provider: 'storeleads',
+      status: 'PARTIAL',
+      terminal: { status: 'PARTIAL', requestedCount: 12, deliveredCount: 10, stopReason: 'source_exhausted' },
+      skipped: { filtered: 50 },
+      creditsCharged: 260,
+    });
+    expect(job.leads.map((l: { store: { domain: string } }) => l.store.domain)).toEqual(
+      Array.from({ length: 10 }, (_, k) => `shop${k * 6}.example`),
+    );
+    // No documented Store Leads filter for product counts: full pages, filtered in the worker.
+    expect(stores.requests.map((r) => [r.query.get('page'), r.query.get('page_size')])).toEqual([
+      ['0', '50'],
+      ['1', '50'],
+    ]);
+    expect(job.upstreamCalls).toEqual({ storeleads: 2 });
+    expect(await world.db.lead.count({ where: { jobId: job.jobId } })).toBe(10);
+    expect(await ledgerOf(world, job.jobId)).toEqual([
+      ['reserve', 312],
+      ['release', 312],
+      ['charge', 260],
+    ]);
   });
 });

@@ -55,7 +55,7 @@ export const INVARIANTS: Invariant[] = [
   },
   {
     name: 'terminal_job_settled',
-    rule: 'a terminal job has released its whole reservation, is charged what its tariff says for what it delivered, and has finished_at',
+    rule: 'a terminal job has released its whole reservation, is charged what its tariff says for what it delivered (an area tile per item, no minimum: decision 039), and has finished_at',
     sql: `WITH tariff(source, per_item, minimum) AS (VALUES ${tariffRows()})
           SELECT j.id, j.status, j.source, j.delivered_count, j.credits_reserved, j.credits_charged,
                  rel.amount AS released, ch.amount AS charged_in_ledger, j.finished_at
@@ -66,7 +66,9 @@ export const INVARIANTS: Invariant[] = [
             AND (coalesce(rel.amount, 0) <> j.credits_reserved
               OR j.credits_charged IS NULL
               OR coalesce(ch.amount, 0) <> j.credits_charged
-              OR j.credits_charged <> CASE WHEN j.delivered_count = 0 THEN 0 ELSE greatest(t.per_item * j.delivered_count, t.minimum) END
+              OR j.credits_charged <> CASE WHEN j.delivered_count = 0 THEN 0
+                   WHEN j.request ? 'tile' THEN t.per_item * j.delivered_count
+                   ELSE greatest(t.per_item * j.delivered_count, t.minimum) END
               OR j.credits_charged > j.credits_reserved
               OR j.finished_at IS NULL)`,
   },

@@ -1,3 +1,4 @@
+import { startWorker, type RunningWorker } from '../../worker/src/start-worker';
 import { idempotencyKey, startWorld, type TestWorld } from '../../../test/harness';
 import { buildAccount, type TestAccount } from '../../../test/factories';
 
@@ -45,6 +46,30 @@ describe('area searches in the sandbox', () => {
     const adaptive = await run({ area: AREA, request: REQUEST });
     expect(adaptive.deliveredCount).toBe(quoted.body.places);
     expect(adaptive.areaSearch.tiles.split).toBeGreaterThan(0);
+  });
+
+  it('when an area batch has a batch-wide maxResults, then two workers deliver and charge exactly that many across its tiles, no tile a minimum, and the rest are not started', async () => {
+    // A second worker on the same queues: two processes' page commits race for the batch's last places.
+    const second: RunningWorker = await startWorker(world.config);
+    try {
+      const done = await run({ area: AREA, request: REQUEST, maxResults: 37 });
+      expect(done).toMatchObject({ status: 'COMPLETE', deliveredCount: 37, creditsCharged: 74 });
+      expect(done.areaSearch.maxResults).toBe(37);
+      const leads = await world.db.lead.findMany({ where: { job: { batchId: done.batchId } }, select: { dedupKey: true } });
+      expect(leads).toHaveLength(37);
+      expect(new Set(leads.map((l) => l.dedupKey)).size).toBe(37);
+      const children = await world.db.job.findMany({ where: { batchId: done.batchId } });
+      // each child charged 2 per lead it delivered (no 10-credit minimum per tile), and the charges add up to the batch's
+      expect(children.reduce((sum, c) => sum + (c.creditsCharged ?? 0), 0)).toBe(74);
+      for (const child of children) expect(child.creditsCharged ?? 0).toBe(2 * child.deliveredCount);
+      // the tiles the batch no longer needed are settled without a start or a charge
+      for (const child of children.filter((c) => c.deliveredCount === 0))
+        expect(child).toMatchObject({ status: 'CANCELLED', stopReason: 'batch_budget_exhausted', creditsCharged: 0 });
+      const ledger = await world.db.ledgerEntry.findMany({ where: { accountId: account.accountId, kind: 'charge' } });
+      expect(ledger.reduce((sum, e) => sum + e.amount, 0)).toBe(74);
+    } finally {
+      await second.close();
+    }
   });
 
   it('when a circle is searched, then nothing outside it is delivered and what its tiles listed outside is counted', async () => {

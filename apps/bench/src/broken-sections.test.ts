@@ -10,6 +10,7 @@ const none: SectionResults = {
   webhooks: null,
   enrichmentFound: null,
   verificationJobs: null,
+  leadSizeLeads: null,
 };
 const load = (okTotal: number, errors = 0, firstError?: string): LoadResult => ({
   okInWindow: okTotal,
@@ -41,6 +42,7 @@ describe('brokenSections', () => {
         exports: [{ format: 'csv', leads: 200, side: 'service', bytes: 1, ms: 1, idleRss: 1, peakRss: 1 }],
         enrichmentFound: 48,
         verificationJobs: 10,
+        leadSizeLeads: 600,
       }),
     ).toEqual([]);
   });
@@ -103,6 +105,7 @@ describe('brokenSections', () => {
       ],
       enrichmentFound: 0,
       verificationJobs: 0,
+      leadSizeLeads: 0,
     });
     expect(broken).toEqual([
       'knee 10 accounts, 2 workers: no request answered a 200 (500)',
@@ -112,6 +115,7 @@ describe('brokenSections', () => {
       'webhook per-account cap: no idle ping arrived',
       'enrichment: no business address found in the corpus',
       'verify: no job measured',
+      'leadsize: no sandbox lead measured',
     ]);
   });
   it('when the attacks section failed, or one of its phases measured nothing or broke, then it is broken', () => {

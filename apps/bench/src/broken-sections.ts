@@ -23,6 +23,8 @@ export interface SectionResults {
   verificationJobs: number | null;
   /** the attacks section's phases, when it ran; a harness failure of the section is its message */
   attacks?: AttackPhase[] | string | null;
+  /** leads the lead-size section measured, when it ran */
+  leadSizeLeads: number | null;
 }
 
 /** One line per broken section, saying why; empty when every section that ran measured something. */
@@ -58,5 +60,6 @@ export function brokenSections(r: SectionResults): string[] {
       else if (phase.sync.length === 0 || phase.webhook.length + phase.late === 0)
         broken.push(`attacks ${phase.name}: the other account got no sync answer or no webhook (refused ${JSON.stringify(phase.refused)})`);
     }
+  if (r.leadSizeLeads === 0) broken.push('leadsize: no sandbox lead measured');
   return broken;
 }

@@ -1,16 +1,16 @@
-// `npm run bench:lead-size`: what decision 038's complete lead costs per lead and per job. The same sandbox
-// jobs (25 leads, each source) with every field, beside the same leads without the fields decision 038 added
-// (the lead as it was before: no place/person/store details, retrievedAt or provenance): bytes of the lead's
-// JSON, bytes PostgreSQL stores (pg_column_size of the jsonb), and the WAL of inserting one job's leads into a
-// copy of the `leads` table (EXPLAIN (ANALYZE, WAL): the statement's own WAL, unaffected by other sessions on a
-// shared server). The rest of a page commit (the job row, account_deliveries) does not depend on the lead's size.
+// The `leadsize` section of `npm run bench` (`npm run bench:lead-size` runs it alone): what decision 038's complete
+// lead costs per lead and per job, beside its floor, the lead as it was before. The same sandbox jobs (25 leads,
+// each source) with every field, beside the same leads without the fields decision 038 added (no
+// place/person/store details, retrievedAt or provenance): bytes of the lead's JSON, bytes PostgreSQL stores
+// (pg_column_size of the jsonb), and the WAL of inserting one job's leads into a copy of the `leads` table
+// (EXPLAIN (ANALYZE, WAL): the statement's own WAL, unaffected by other sessions on a shared server). The rest of
+// a page commit (the job row, account_deliveries) does not depend on the lead's size.
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { loadConfig } from '@leadgen/config';
 import type { GenerationRequest, Lead } from '@leadgen/domain';
 import { closeProviders, createProviders } from '@leadgen/providers';
 
-const JOBS = Number(process.env.LEAD_SIZE_JOBS ?? 8);
 const REQUESTS: GenerationRequest[] = [
   { source: 'google_maps', category: 'dentist', state: 'US', city: 'Austin', maxResults: 25 },
   { source: 'linkedin', category: 'software', state: 'US', maxResults: 25 },
@@ -46,7 +46,7 @@ function before(lead: Lead): unknown {
   return copy;
 }
 
-async function jobsOf(request: GenerationRequest): Promise<Array<Array<{ key: string; lead: Lead }>>> {
+async function jobsOf(request: GenerationRequest, count: number): Promise<Array<Array<{ key: string; lead: Lead }>>> {
   const config = loadConfig({
     ...process.env,
     SANDBOX_PAGE_DELAY_MS: '0',
@@ -57,7 +57,7 @@ async function jobsOf(request: GenerationRequest): Promise<Array<Array<{ key: st
   const providers = createProviders(config, [request.source]);
   const jobs: Array<Array<{ key: string; lead: Lead }>> = [];
   try {
-    for (let i = 0; i < JOBS; i++) {
+    for (let i = 0; i < count; i++) {
       const leads: Array<{ key: string; lead: Lead }> = [];
       const controller = new AbortController();
       for await (const page of providers[request.source]!.search(
@@ -85,21 +85,32 @@ async function walOf(pg: Client, table: string, jobId: string, leads: Array<{ ke
   return rows[0]!['QUERY PLAN'][0]!.Plan['WAL Bytes'];
 }
 
-async function main(): Promise<void> {
-  const url = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/leadgen';
-  const pg = new Client({ connectionString: url });
+export interface LeadSizeRow {
+  source: string;
+  jobs: number;
+  leads: number;
+  /** per lead: the floor (the lead before decision 038) and now */
+  jsonBefore: number;
+  jsonAfter: number;
+  storedBefore: number;
+  storedAfter: number;
+  /** per job of 25 leads */
+  walBefore: number;
+  walAfter: number;
+}
+
+/** `jobs` sandbox jobs per source, in a scratch copy of `leads` in `databaseUrl` (a migrated database), dropped after. */
+export async function measureLeadSize(databaseUrl: string, jobs: number): Promise<LeadSizeRow[]> {
+  const pg = new Client({ connectionString: databaseUrl });
   await pg.connect();
   const table = `bench_lead_size_${randomBytes(4).toString('hex')}`;
   await pg.query(`CREATE TABLE ${table} (LIKE leads INCLUDING DEFAULTS INCLUDING INDEXES)`);
+  const rows: LeadSizeRow[] = [];
   try {
-    console.log(
-      `lead size (decision 038): ${JOBS} sandbox jobs of 25 leads per source; before = the same leads without the fields it added`,
-    );
-    console.log('source        JSON B/lead before → after   stored B/lead before → after   WAL B/job before → after');
     for (const request of REQUESTS) {
-      const jobs = await jobsOf(request);
-      const sums = { jsonBefore: 0, jsonAfter: 0, storedBefore: 0, storedAfter: 0, walBefore: 0, walAfter: 0, leads: 0 };
-      for (const [j, job] of jobs.entries()) {
+      const made = await jobsOf(request, jobs);
+      const sums = { jsonBefore: 0, jsonAfter: 0, walBefore: 0, walAfter: 0, leads: 0 };
+      for (const [j, job] of made.entries()) {
         const old = job.map((l) => ({ key: l.key, data: before(l.lead) }));
         const now = job.map((l) => ({ key: l.key, data: l.lead as unknown }));
         sums.leads += job.length;
@@ -112,26 +123,40 @@ async function main(): Promise<void> {
         sums.walBefore += j % 2 === 0 ? walA : walB;
         sums.walAfter += j % 2 === 0 ? walB : walA;
       }
-      const { rows } = await pg.query<{ before: string; after: string }>(
+      const stored = await pg.query<{ before: string; after: string }>(
         `SELECT sum(pg_column_size(data)) FILTER (WHERE job_id LIKE 'before-' || $1 || '%') AS before,
                 sum(pg_column_size(data)) FILTER (WHERE job_id LIKE 'after-' || $1 || '%') AS after FROM ${table}`,
         [request.source],
       );
-      sums.storedBefore = Number(rows[0]!.before);
-      sums.storedAfter = Number(rows[0]!.after);
-      const per = (n: number) => Math.round(n / sums.leads);
-      const perJob = (n: number) => Math.round(n / jobs.length);
-      console.log(
-        `${request.source.padEnd(13)} ${String(per(sums.jsonBefore)).padStart(8)} → ${String(per(sums.jsonAfter)).padEnd(13)} ${String(per(sums.storedBefore)).padStart(10)} → ${String(per(sums.storedAfter)).padEnd(17)} ${String(perJob(sums.walBefore)).padStart(8)} → ${perJob(sums.walAfter)}`,
-      );
+      const per = (n: number) => (sums.leads === 0 ? 0 : Math.round(n / sums.leads));
+      const perJob = (n: number) => (made.length === 0 ? 0 : Math.round(n / made.length));
+      rows.push({
+        source: request.source,
+        jobs: made.length,
+        leads: sums.leads,
+        jsonBefore: per(sums.jsonBefore),
+        jsonAfter: per(sums.jsonAfter),
+        storedBefore: per(Number(stored.rows[0]!.before)),
+        storedAfter: per(Number(stored.rows[0]!.after)),
+        walBefore: perJob(sums.walBefore),
+        walAfter: perJob(sums.walAfter),
+      });
     }
   } finally {
     await pg.query(`DROP TABLE ${table}`);
     await pg.end();
   }
+  return rows;
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(2);
-});
+/** The section's lines: each figure beside its floor (the lead before decision 038) and their ratio. */
+export function leadSizeTable(rows: LeadSizeRow[]): string[] {
+  const cell = (now: number, floor: number) => `${now} (floor ${floor}, ${floor === 0 ? '-' : (now / floor).toFixed(2)}x)`.padEnd(28);
+  return [
+    `  ${'source'.padEnd(12)} ${'JSON B/lead'.padEnd(28)} ${'stored B/lead'.padEnd(28)} WAL B per 25-lead job`,
+    ...rows.map(
+      (r) =>
+        `  ${r.source.padEnd(12)} ${cell(r.jsonAfter, r.jsonBefore)} ${cell(r.storedAfter, r.storedBefore)} ${cell(r.walAfter, r.walBefore).trimEnd()}`,
+    ),
+  ];
+}

@@ -40,6 +40,7 @@ import { measureWebhooks, webhookTable, type WebhookSide } from './webhook';
 import { measureRealPath, realPathTable } from './real-path';
 import { attackTable, measureAttacks } from './attacks';
 import { type CorpusScore, evaluateCorpus, freePort, scoreLines, UNSEEN_SITES, WORLD_SITES } from '@leadgen/testing';
+import { leadSizeTable, measureLeadSize } from './lead-size';
 import { costTable, fmt, median, rate, sideBySide, summarize, targetTable, type Scenario, type Target } from './report';
 
 const USAGE = `npm run bench [-- options]
@@ -65,7 +66,7 @@ const USAGE = `npm run bench [-- options]
   --knee-step S       seconds per knee step (default 4, 1 with --quick)
   --knee-accounts N   accounts the spread series shares the load over (default 10; also the credits section's)
   --credit-clients N  jobs in flight in the credits section (default 16)
-  --only a,b          scenarios among sync1, sync50, async, get, credits, knee, fleet, export, held, fair, verify, mailbox, enrichment, browser, batch, webhook, realpath, attacks
+  --only a,b          scenarios among sync1, sync50, async, get, credits, knee, fleet, export, held, fair, verify, mailbox, enrichment, browser, batch, webhook, realpath, attacks, leadsize
                       (realpath: the real adapters against the upstream fakes with the issue 32 latencies, time to first
                       lead and to terminal beside the critical-path floor; 25 leads per source with --quick;
                       attacks: another account's sync p50 and webhook delay, idle and under each of issue 31's attacks,
@@ -155,6 +156,7 @@ const ALL = [
   'webhook',
   'realpath',
   'attacks',
+  'leadsize',
 ] as const;
 const BATCH_QUERIES = Number(flags['batch-queries'] ?? (QUICK ? 20 : 1000));
 type Key = (typeof ALL)[number];
@@ -319,6 +321,7 @@ async function main(): Promise<number> {
     webhooks: null,
     enrichmentFound: null,
     verificationJobs: null,
+    leadSizeLeads: null,
   };
   if (ONLY.has('enrichment')) {
     // The website enricher on the unseen-sites corpus (packages/providers/test/fixtures), served from loopback.
@@ -400,6 +403,21 @@ async function main(): Promise<number> {
       await attackRedis.quit();
     }
     if ([...ONLY].every((k) => k === 'attacks')) return reportBroken(nothingElse);
+  }
+  if (ONLY.has('leadsize')) {
+    // Self-contained (lead-size.ts): sandbox leads written into a scratch copy of `leads` in a database of its own.
+    const scratch = await createBenchDatabase(DATABASE_URL);
+    try {
+      const jobs = QUICK ? 2 : 8;
+      const rows = await measureLeadSize(scratch.url, jobs);
+      nothingElse.leadSizeLeads = rows.reduce((n, r) => n + r.leads, 0);
+      log('');
+      log(`lead size (decision 038), ${jobs} sandbox jobs of 25 leads per source; floor = the same leads without its fields:`);
+      for (const line of leadSizeTable(rows)) log(line);
+    } finally {
+      await scratch.drop();
+    }
+    if ([...ONLY].every((k) => k === 'leadsize')) return reportBroken(nothingElse);
   }
   if (ONLY.has('browser')) {
     // Self-contained (browser-tier.ts): its own loopback sites and a Chromium of its own, before the service starts.

@@ -34,7 +34,10 @@ import type { LeadFinisher, LeadProvider, ProviderLead, ProviderPage, TileReport
  * Filters (decision 038): a lead the adapter's filters left out before handing the page over (`page.filtered`)
  * or that its finish dropped (`false`: requiredChannels, requireEmail after the website) is counted in the
  * job's `skipped.filtered` with the commit whose cursor first moves past its page, so a resumed job that reads
- * the page again does not count it twice (a job that runs dry commits the last of them on its own). A dropped
+ * the page again does not count it twice (a job that runs dry commits the last of them on its own). The filtered
+ * leads of the pages the job did not read to their end (it had enough, ran out of time, or its upstream failed)
+ * are left in `leftover` for the worker, which counts them only when the job settles for good: a job that is
+ * retried reads those pages again and counts them then. A dropped
  * lead also lowers the keep rate, so the pipeline keeps paging for the leads the filters take; the leads left
  * out before the page was handed over were never in flight and do not. Each commit carries the upstream calls
  * made since the one before (`commit_page`'s 5-argument form).
@@ -95,6 +98,11 @@ export interface PipelineInput {
   onTile?: (report: TileReport) => void;
   /** PUBLIC_BASE_URL, for the objection link of each lead's notice (issue 38); null or absent: the notice has none */
   publicBaseUrl?: string | null;
+  /**
+   * Set when the pipeline ends, however it ends: the filtered leads no commit carried (those of the pages the
+   * job did not read to their end included) and the resume cursor as far as it got.
+   */
+  leftover?: { filtered: number; cursor: string | null };
 }
 
 /** The calls counted since the last commit, by upstream (those not yet on the job row). */
@@ -115,7 +123,8 @@ export async function collectLeads(input: PipelineInput): Promise<JobOutcome> {
 }
 
 class LeadPipeline {
-  private readonly requested: number;
+  /** the job's maxResults, lowered when its batch-wide maxResults leaves it less (an area search, decision 039) */
+  private requested: number;
   private committed: number;
   private cursor: string | null;
   private readonly candidates: Candidate[] = [];
@@ -164,7 +173,7 @@ class LeadPipeline {
     try {
       for (;;) {
         if (this.input.signal.aborted) throw this.input.signal.reason;
-        if (this.committed >= this.requested) return { kind: 'finished' };
+        if (this.committed >= this.requested) return this.batchFull() ? { kind: 'budget_exhausted' } : { kind: 'finished' };
         // After a failure (a page, or a lead's finish, failed) no page is asked for, but the leads already listed are
         // still finished and committed as far as they go: the job ends PARTIAL with them.
         this.startFinishes();
@@ -188,10 +197,20 @@ class LeadPipeline {
         } else await this.sleep(Infinity);
       }
     } finally {
+      if (this.input.leftover) {
+        const unread = this.pages.slice(this.firstOpenPage).reduce((n, page) => n + page.filtered, 0);
+        this.input.leftover.filtered = this.filteredPending + unread;
+        this.input.leftover.cursor = this.cursor;
+      }
       this.inner.abort(new PipelineDone());
       // Not awaited: a page still in flight ends with the abort, and nothing waits for it.
       this.pageIterator.return?.(undefined).catch(() => undefined);
     }
+  }
+
+  /** Its batch is full before this child delivered anything: nothing of it is needed (settled CANCELLED, uncharged). */
+  private batchFull(): boolean {
+    return this.committed === 0 && this.requested < this.input.record.requestedCount;
   }
 
   /** How many of the decided leads were kept, optimistic at first (+1 each side). */
@@ -335,6 +354,11 @@ class LeadPipeline {
     }
     this.committed = result.deliveredCount;
     basis.deliveredCount = result.deliveredCount;
+    // A batch-wide maxResults: what the batch still lacks bounds this child (commit_page, under the batch's lock).
+    if (result.requestedCount < this.requested) {
+      this.requested = result.requestedCount;
+      if (this.committed >= this.requested && this.committed > 0) basis.requestedCount = this.committed;
+    }
     if (slice.length === 0) return 'committed';
     this.slices += 1;
     this.input.onSlice({ slice: this.slices, leads: added, deliveredCount: result.deliveredCount, requestedCount: result.requestedCount });

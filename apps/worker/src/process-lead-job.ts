@@ -1,6 +1,7 @@
 import type { Config } from '@leadgen/config';
 import { recordTileSearch, settleJob, type Lifecycle } from '@leadgen/commands';
 import {
+  commitPage,
   findBatchArea,
   findJob,
   recordUpstreamCalls,
@@ -120,7 +121,12 @@ async function processLeadJob<S extends Source>(
   const timer = setTimeout(() => controller.abort(new JobInterrupted('timeout')), Math.max(0, deadline - Date.now()));
 
   // What the settlement is decided from: the counts as the last commit left them.
-  const basis: SettlementBasis = { source: record.source, requestedCount: record.requestedCount, deliveredCount: record.deliveredCount };
+  const basis: SettlementBasis = {
+    source: record.source,
+    requestedCount: record.requestedCount,
+    deliveredCount: record.deliveredCount,
+    areaTile: record.request.tile !== undefined,
+  };
   let outcome: JobOutcome;
   const reporter = sliceReporter(job);
   const upstreamCalls = new Map<string, number>();
@@ -129,6 +135,10 @@ async function processLeadJob<S extends Source>(
   // An area search's tile (decision 039): its batch's area, for the clipping; what its search listed, for the split.
   const area = record.request.tile !== undefined && record.batchId !== null ? await areaOf(db, record.batchId) : undefined;
   const tile: { report: TileReport | null } = { report: null };
+  // What the pipeline's commits did not carry (decision 038), and whether this run settles the job: only then are
+  // the filtered leads of pages it did not read to their end counted (a retried job reads them again).
+  const leftover = { filtered: 0, cursor: record.cursor };
+  let settles = false;
   try {
     outcome = await countUpstreamCalls(upstreamCalls, () =>
       onUpstreamRetry(
@@ -144,11 +154,15 @@ async function processLeadJob<S extends Source>(
             onSlice: reporter.slice,
             calls: { upstreamCalls, committedCalls },
             publicBaseUrl: config.http.publicBaseUrl,
+            leftover,
             ...(area ? { area, onTile: (report: TileReport) => void (tile.report = report) } : {}),
           }),
       ),
     );
-    if (area !== undefined && outcome.kind === 'finished') await recordTile(deps.lifecycle, record, basis, area, tile.report);
+    settles = true;
+    // A tile its batch's maxResults cut short (its count lowered by commit_page) is not split: the batch is full.
+    if (area !== undefined && outcome.kind === 'finished' && basis.requestedCount === record.requestedCount)
+      await recordTile(deps.lifecycle, record, basis, area, tile.report);
   } catch (error) {
     const interruption = controller.signal.aborted ? (controller.signal.reason as JobInterrupted) : null;
     if (interruption?.why === 'cancelled') return jobResult(await findJob(db, jobId)); // the API settled it already
@@ -158,6 +172,7 @@ async function processLeadJob<S extends Source>(
       logger.info('job handed back at shutdown');
       throw new WaitingError();
     }
+    settles = true;
     if (interruption?.why === 'timeout') outcome = { kind: 'error', reason: 'timeout' };
     else if (error instanceof ProviderError) {
       logger.warn('provider failed', { reason: error.reason, upstreamStatus: error.upstreamStatus, error: error.message });
@@ -168,13 +183,16 @@ async function processLeadJob<S extends Source>(
       // die first, the job stalls and the next worker comes back here.
       logger.error('job failed on its last attempt', { attempt: job.attemptsMade + 1, error });
       outcome = { kind: 'error', reason: 'internal_error' };
-    } else throw error; // infrastructure or a bug: BullMQ retries, the committed pages stay
+    } else {
+      settles = false;
+      throw error; // infrastructure or a bug: BullMQ retries, the committed pages stay
+    }
   } finally {
     clearTimeout(timer);
     bullSignal.removeEventListener('abort', onBullAbort);
     reporter.flush();
     reportUpstreamCalls(job, record.source, upstreamCalls);
-    await recordRemainingCalls(db, jobId, upstreamCalls, committedCalls);
+    await recordRemainder(db, jobId, upstreamCalls, committedCalls, settles ? leftover : null);
   }
   return finish(deps, jobId, outcome, basis);
 }
@@ -196,19 +214,24 @@ function reportUpstreamCalls(job: Job, source: Source, calls: ReadonlyMap<string
 
 /**
  * The run's calls no page commit carried (an upstream error before any page, a page not committed), on the
- * job row before it settles (decision 038): one statement, only when there are such calls. A failure costs
- * only the figure, never the settlement.
+ * job row before it settles (decision 038): one statement, only when there are such calls. When this run
+ * settles the job, the filtered leads no commit carried (those of the pages it did not read to their end) ride
+ * on the same statement, a page commit without leads at the cursor the pipeline reached. A failure costs only
+ * the figures, never the settlement.
  */
-async function recordRemainingCalls(
+async function recordRemainder(
   db: Database,
   jobId: string,
   calls: ReadonlyMap<string, number>,
   committed: Map<string, number>,
+  leftover: { filtered: number; cursor: string | null } | null,
 ): Promise<void> {
   const delta = uncommittedCalls(calls, committed);
-  if (Object.keys(delta).length === 0) return;
+  const filtered = leftover?.filtered ?? 0;
+  if (Object.keys(delta).length === 0 && filtered === 0) return;
   try {
-    await recordUpstreamCalls(db, jobId, delta);
+    if (filtered > 0) await commitPage(db, jobId, [], leftover!.cursor, { filtered, upstreamCalls: delta });
+    else await recordUpstreamCalls(db, jobId, delta);
     for (const [name, n] of calls) committed.set(name, n);
   } catch (error) {
     logger.warn('upstream calls not recorded on the job', { error: (error as Error).message });

@@ -1,6 +1,6 @@
 import { findJob } from '@leadgen/db';
 import type { Lead } from '@leadgen/domain';
-import type { LeadProvider, ProviderLead } from '@leadgen/providers';
+import { ProviderError, type LeadProvider, type ProviderLead } from '@leadgen/providers';
 import { jobEventPublisher, producerConnection, redisKeys, closeRedis, type Job, type QueuePayloads } from '@leadgen/queue';
 import { generate, startWorld, type TestWorld } from '../../../test/harness';
 import { buildAccount, type TestAccount } from '../../../test/factories';
@@ -43,7 +43,7 @@ function lead(key: string): ProviderLead {
   return { dedupKey: key, lead: record };
 }
 
-type Finish = number | 'drop' | 'hang';
+type Finish = number | 'drop' | 'hang' | 'fail';
 
 interface Script {
   pages: Array<{ delayMs: number; keys: string[]; filtered?: number }>;
@@ -74,6 +74,7 @@ function scripted(script: Script) {
             countCall('verifier');
             const how = script.finish(row.dedupKey);
             if (how === 'drop') return false;
+            if (how === 'fail') throw new ProviderError('provider_error', 'the verifier answered 500 on every attempt', 500);
             if (how === 'hang') await new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
             else await sleep(how, signal);
             return true;
@@ -262,5 +263,30 @@ describe('a job pipelined as its upstreams allow', () => {
     const job = (await findJob(world.db, jobId))!;
     expect(job).toMatchObject({ status: 'PARTIAL', deliveredCount: 14, creditsCharged: 28 });
     expect(job.skippedFiltered).toBe(5);
+  });
+
+  it("when the job has its leads before its last page is read to the end, then that page's filtered leads are counted as the job settles", async () => {
+    // 10 listed and 3 left out by the adapter; a1 dropped by its finish; 4 wanted: the page is never decided.
+    const { provider } = scripted({
+      pages: [{ delayMs: 0, keys: keys('a', 10), filtered: 3 }],
+      finish: (key) => (key === 'a1' ? 'drop' : 10),
+    });
+    const { jobId, done } = await run(provider, 4);
+    await done;
+    const job = (await findJob(world.db, jobId))!;
+    expect(job).toMatchObject({ status: 'COMPLETE', deliveredCount: 4, skippedFiltered: 4 });
+    expect(await leadsOf(jobId)).toEqual(['a0', 'a2', 'a3', 'a4']);
+  });
+
+  it("when a lead fails for good on a page not read to its end, then the job ends PARTIAL with that page's filtered leads counted", async () => {
+    const { provider } = scripted({
+      pages: [{ delayMs: 0, keys: keys('b', 5), filtered: 2 }],
+      finish: (key) => (key === 'b3' ? 'fail' : key === 'b1' ? 'drop' : 10),
+    });
+    const { jobId, done } = await run(provider, 10);
+    await done;
+    const job = (await findJob(world.db, jobId))!;
+    // b0 and b2 delivered (b4 comes after the failed b3), b1 and the adapter's 2 filtered
+    expect(job).toMatchObject({ status: 'PARTIAL', deliveredCount: 2, skippedFiltered: 3 });
   });
 });

@@ -2830,7 +2830,7 @@ export interface components {
              * @description What gave `verdict`: `dns` (DNS alone), `reacher` or `zerobounce`.
              * @enum {string}
              */
-            engine?: "dns" | "reacher" | "zerobounce";
+            engine?: "dns" | "reacher" | "zerobounce" | "sandbox";
             /**
              * Format: date-time
              * @description When `engine` gave `verdict`; a verdict from the fleet-wide cache keeps its original time.
@@ -4051,6 +4051,8 @@ export interface components {
             };
             /** @description The quote the batch was made from, or null */
             quoteId: string | null;
+            /** @description The batch-wide maxResults: the most leads the area search delivers and charges for across its tiles, or null */
+            maxResults: number | null;
             /** @description The area batch’s tiles */
             tiles: {
                 /** @description Tiles so far (a saturated tile adds its quarters) */

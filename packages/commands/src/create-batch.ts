@@ -23,7 +23,7 @@ export interface BatchToCreate {
   /** what the key binds (requestFingerprint of the request body) */
   fingerprint: string;
   /** an area search (decision 039): its area, and the quote it came from; each of `requests` has its `tile` */
-  area?: { area: ResolvedArea; quoteId: string | null };
+  area?: { area: ResolvedArea; quoteId: string | null; maxResults?: number | null };
 }
 
 export type BatchCreation = BatchInsertion;
@@ -84,7 +84,7 @@ async function insertAreaBatch(lc: Lifecycle, batch: NewBatch, area: NonNullable
           rect: child.request.tile!.rect,
           jobId: child.jobId,
         }));
-        await recordAreaBatch(q, batch.batchId, area.area, area.quoteId, tiles);
+        await recordAreaBatch(q, batch.batchId, area.area, area.quoteId, tiles, area.maxResults ?? null);
       }
       return inserted;
     });

@@ -526,6 +526,8 @@ export const DECLARATION = {
     googlePlaces: {
       ...upstream('GOOGLE_PLACES', 'google_maps through Places API (New) Text Search', 'https://places.googleapis.com', 600, [
         'worker:google_maps',
+        // the API's quotes list tiles through it, and it refuses filters the configured tier omits (decision 038)
+        'api',
       ]),
       // Google bills a Text Search at the costliest SKU of any field in its mask (decision 038).
       fields: variable(

@@ -25,7 +25,7 @@ export interface TileCounts {
 }
 
 const RECORD_AREA = `
-WITH area AS (UPDATE batches SET area = $2, quote_id = $3 WHERE id = $1 RETURNING id)
+WITH area AS (UPDATE batches SET area = $2, quote_id = $3, max_results = $5 WHERE id = $1 RETURNING id)
 INSERT INTO batch_tiles (batch_id, path, job_id, rect)
 SELECT $1, t.path, t."jobId", t.rect FROM jsonb_to_recordset($4::jsonb) AS t(path TEXT, "jobId" TEXT, rect JSONB)`;
 
@@ -33,8 +33,16 @@ SELECT $1, t.path, t."jobId", t.rect FROM jsonb_to_recordset($4::jsonb) AS t(pat
  * An area batch's area and first tiles, written in the creation's transaction right after create_batch (whose
  * children are these tiles' jobs), so a batch never exists without them.
  */
-export async function recordAreaBatch(q: Queryable, batchId: string, area: ResolvedArea, quoteId: string | null, tiles: NewTile[]) {
-  await q.query(RECORD_AREA, [batchId, JSON.stringify(area), quoteId, JSON.stringify(tiles)]);
+export async function recordAreaBatch(
+  q: Queryable,
+  batchId: string,
+  area: ResolvedArea,
+  quoteId: string | null,
+  tiles: NewTile[],
+  /** the batch-wide maxResults (decision 039), or null */
+  maxResults: number | null = null,
+) {
+  await q.query(RECORD_AREA, [batchId, JSON.stringify(area), quoteId, JSON.stringify(tiles), maxResults]);
 }
 
 /**
@@ -90,13 +98,16 @@ export async function batchTileCounts(db: Database, batchId: string): Promise<Ti
 }
 
 /** A batch's area facts for its body: the area as given (kind, bounds, km²), its quote. */
-export async function findBatchAreaFacts(db: Database, batchId: string): Promise<{ area: ResolvedArea; quoteId: string | null } | null> {
-  const { rows } = await db.sql.query<{ area: ResolvedArea | null; quote_id: string | null }>(
-    'SELECT area, quote_id FROM batches WHERE id = $1',
+export async function findBatchAreaFacts(
+  db: Database,
+  batchId: string,
+): Promise<{ area: ResolvedArea; quoteId: string | null; maxResults: number | null } | null> {
+  const { rows } = await db.sql.query<{ area: ResolvedArea | null; quote_id: string | null; max_results: number | null }>(
+    'SELECT area, quote_id, max_results FROM batches WHERE id = $1',
     [batchId],
   );
   const row = rows[0];
-  return row?.area ? { area: row.area, quoteId: row.quote_id } : null;
+  return row?.area ? { area: row.area, quoteId: row.quote_id, maxResults: row.max_results } : null;
 }
 
 /** A stored quote: the request, the area, its leaf tiles and the body it was answered with. */

@@ -17,6 +17,8 @@ export interface SettlementBasis {
   source: Source;
   requestedCount: number;
   deliveredCount: number;
+  /** an area search's tile (its request has `tile`): charged per item, without a job's minimum (decision 039) */
+  areaTile?: boolean;
 }
 
 // One statement (prisma/functions/settle_job.sql): the compare-and-set that makes a
@@ -52,7 +54,8 @@ export async function recordSettlement(
       known = job;
     }
     const decision = decideTerminal(known.requestedCount, known.deliveredCount, outcome);
-    const creditsCharged = chargeFor(known.source, known.deliveredCount);
+    const areaTile = 'request' in known ? known.request.tile !== undefined : known.areaTile === true;
+    const creditsCharged = chargeFor(known.source, known.deliveredCount, { areaTile });
     const { rows } = await db.sql.query<JobRow & { webhook_deliveries: string[]; released_jobs: string[] }>(SETTLE, [
       jobId,
       decision.status,

@@ -19,9 +19,13 @@ export function reservationFor(source: Source, maxResults: number): number {
   return Math.max(perItem * maxResults, minimum);
 }
 
-/** What a job that reached a terminal status is charged, whatever that status is. */
-export function chargeFor(source: Source, deliveredCount: number): number {
+/**
+ * What a job that reached a terminal status is charged, whatever that status is. An area search's tile is charged
+ * per item only (decision 039): the buyer bought one area search, not one search per tile, so no tile carries a
+ * job's minimum, and a batch-wide maxResults of N caps the batch's charge at exactly N items.
+ */
+export function chargeFor(source: Source, deliveredCount: number, options: { areaTile?: boolean } = {}): number {
   if (deliveredCount <= 0) return 0;
   const { perItem, minimum } = TARIFFS[source];
-  return Math.max(perItem * deliveredCount, minimum);
+  return options.areaTile ? perItem * deliveredCount : Math.max(perItem * deliveredCount, minimum);
 }

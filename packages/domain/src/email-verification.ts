@@ -17,10 +17,13 @@ export type MailboxVerdict = 'deliverable' | 'undeliverable' | 'catch_all' | 'un
 
 export const MAILBOX_VERDICTS: readonly MailboxVerdict[] = ['deliverable', 'undeliverable', 'catch_all', 'unknown', 'risky'];
 
-/** What gave the mailbox verdict: DNS alone (the default), or a mailbox verification engine (EMAIL_VERIFIER). */
-export type VerifierEngine = 'dns' | 'reacher' | 'zerobounce';
+/**
+ * What gave the mailbox verdict: DNS alone (the default), a mailbox verification engine (EMAIL_VERIFIER), or the
+ * sandbox's own engine (a rule about its `.example` mailboxes, run behind the same stage).
+ */
+export type VerifierEngine = 'dns' | 'reacher' | 'zerobounce' | 'sandbox';
 
-export const VERIFIER_ENGINES: readonly VerifierEngine[] = ['dns', 'reacher', 'zerobounce'];
+export const VERIFIER_ENGINES: readonly VerifierEngine[] = ['dns', 'reacher', 'zerobounce', 'sandbox'];
 
 export interface EmailChecks {
   /** an RFC 5322 addr-spec as mail systems accept it (dot-atom local part, a resolvable host name; IDN through punycode) */

@@ -48,6 +48,22 @@ export const FILTER_FIELDS = {
 } as const;
 
 /**
+ * The google_maps filters that read a field of Google's Enterprise tier, with the field (the adapter's
+ * UPSTREAM.md, "SKU per field": `rating`, `userRatingCount`, `priceLevel`, `websiteUri` and the phone numbers
+ * are Enterprise; an email comes from the website, which the Pro mask does not return). Under
+ * GOOGLE_PLACES_FIELDS=pro no lead carries that field, so each would filter out every place: the API refuses
+ * them instead (400, one pointer each). `includeClosed` reads `businessStatus`, a Pro field.
+ */
+export const ENTERPRISE_TIER_FILTERS: Readonly<Partial<Record<keyof GoogleMapsFilters, string>>> = {
+  minRating: 'rating',
+  minReviewCount: 'userRatingCount',
+  priceLevels: 'priceLevel',
+  requireWebsite: 'websiteUri',
+  requirePhone: 'internationalPhoneNumber and nationalPhoneNumber',
+  requireEmail: 'websiteUri (an email is read on the website)',
+};
+
+/**
  * Whether a google_maps lead passes the filters. A value the lead lacks fails a filter on it (a place
  * without a rating does not have "at least 4"). `requireEmail` is checked after the website visit.
  */

@@ -15,11 +15,14 @@ export interface SandboxDirectives {
   unauthorized?: boolean;
   /** per-page latency in milliseconds */
   delayMs?: number;
-  /** put the leads' addresses on sandbox domains whose verdict is this (mixed: accepts_mail, no_mail, unknown in turn) */
+  /**
+   * put the leads' addresses on sandbox domains whose verdict is this: a DNS status (mixed: accepts_mail, no_mail,
+   * unknown in turn) or a mailbox verdict of the sandbox's engine (catch_all, undeliverable, risky)
+   */
   mail?: SandboxMail;
 }
 
-export const SANDBOX_MAIL = ['accepts_mail', 'no_mail', 'unknown', 'mixed'] as const;
+export const SANDBOX_MAIL = ['accepts_mail', 'no_mail', 'unknown', 'mixed', 'catch_all', 'undeliverable', 'risky'] as const;
 export type SandboxMail = (typeof SANDBOX_MAIL)[number];
 
 export const SANDBOX_PREFIX = 'sandbox:';

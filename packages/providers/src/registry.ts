@@ -12,6 +12,7 @@ import {
   createDnsMailCheck,
   createEmailVerifier,
   createMailboxStage,
+  createSandboxMailboxEngine,
   createReacherEngine,
   createZeroBounceEngine,
   MailboxCache,
@@ -46,7 +47,7 @@ function verifying(
   return (provider) => {
     if (!settings.enabled) return provider;
     if (provider.name === 'sandbox') {
-      sandboxVerifier ??= createEmailVerifier({ check: sandboxMailAnswer, cache: null, concurrency: settings.concurrency });
+      sandboxVerifier ??= sandboxEmailVerifier(config);
       return withEmailVerification(provider, sandboxVerifier);
     }
     dnsVerifier ??= createEmailVerifier({
@@ -62,6 +63,27 @@ function verifying(
     });
     return withEmailVerification(provider, dnsVerifier);
   };
+}
+
+/**
+ * The sandbox's verification, the same path as a live job's: its rule in place of DNS (`.example` never resolves),
+ * then its own mailbox engine (createSandboxMailboxEngine) behind a real MailboxStage with the configured budget and
+ * concurrency, whatever EMAIL_VERIFIER says (no call leaves the process, so none is counted or billed).
+ */
+function sandboxEmailVerifier(config: Config): EmailVerifier {
+  const settings = config.verification;
+  return createEmailVerifier({
+    check: sandboxMailAnswer,
+    cache: null,
+    concurrency: settings.concurrency,
+    mailbox: createMailboxStage({
+      engine: createSandboxMailboxEngine(),
+      cache: null,
+      concurrency: settings.engineConcurrency,
+      budgetMs: settings.pageBudgetMs,
+      downProbeMs: settings.downProbeMs,
+    }),
+  });
 }
 
 /** The engine EMAIL_VERIFIER names, behind its fleet-wide rate limit and cache; null for `dns`. */
@@ -244,9 +266,7 @@ export function createProviders(config: Config, sources: readonly Source[], deps
  * upstreams the process has keys for, with the sandbox's address verification. Opens nothing to close.
  */
 export function createTestProviders(config: Config, sources: readonly Source[]): LoadedProviders {
-  const verifier = config.verification.enabled
-    ? createEmailVerifier({ check: sandboxMailAnswer, cache: null, concurrency: config.verification.concurrency })
-    : null;
+  const verifier = config.verification.enabled ? sandboxEmailVerifier(config) : null;
   const providers: LoadedProviders = {};
   const build = <S extends Source>(source: S) => {
     const provider = sandbox(source, config);

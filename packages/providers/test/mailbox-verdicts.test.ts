@@ -146,6 +146,33 @@ describe('mailbox verdicts through Reacher', () => {
     expect(await redis.ttl(`${space}:maildomain:reacher:alias.test`)).toBeGreaterThan(200);
   });
 
+  it('when two workers meet a new catch-all domain at the same moment, then it is probed once fleet-wide: the second waits for the first probe', async () => {
+    // Each worker has its own in-flight map (a process's); only the shared Redis can keep them from both probing.
+    reacher.latencyMs = 300;
+    const space = `${prefix}:${run}`;
+    const [a, b] = [worker('reacher', { space }), worker('reacher', { space })];
+    const [first, second] = await Promise.all([
+      a.verify(['ann@alias.test', 'bob@alias.test'], job()),
+      b.verify(['cat@alias.test', 'dan@alias.test'], job()),
+    ]);
+    expect(reacher.checks()).toHaveLength(1);
+    for (const verdicts of [first, second]) expect([...verdicts.values()].every((v) => v.verdict === 'catch_all')).toBe(true);
+    // the probe's lease is given back at once; the domain's finding stays for its TTL
+    expect(await redis.exists(`${space}:maildomainprobe:reacher:alias.test`)).toBe(0);
+    expect(await redis.ttl(`${space}:maildomain:reacher:alias.test`)).toBeGreaterThan(200);
+  });
+
+  it('when two workers meet a new domain that is not catch-all, then the second waits for the probe and then verifies only its own addresses', async () => {
+    reacher.latencyMs = 200;
+    const space = `${prefix}:${run}`;
+    const [a, b] = [worker('reacher', { space }), worker('reacher', { space })];
+    const [first, second] = await Promise.all([a.verify(['anna@mx.test'], job()), b.verify(['info@mx.test'], job())]);
+    expect(first.get('anna@mx.test')).toMatchObject({ verdict: 'deliverable' });
+    expect(second.get('info@mx.test')).toMatchObject({ verdict: 'deliverable' });
+    const sent = reacher.checks().map((r) => (r.body as { to_email: string }).to_email);
+    expect(sent.sort()).toEqual(['anna@mx.test', 'info@mx.test']);
+  });
+
   it('when an address was verified by one worker, then another reads it from the cache; unknown is never kept', async () => {
     const space = `${prefix}:${run}`;
     await worker('reacher', { space }).verify(['anna@mx.test', 'greylist@mx.test'], job());

@@ -139,6 +139,10 @@ export const areaSchemas = {
     {
       area: areaFacts,
       quoteId: d('The quote the batch was made from, or null', nullable(str)),
+      maxResults: d(
+        'The batch-wide maxResults: the most leads the area search delivers and charges for across its tiles, or null',
+        nullable(int()),
+      ),
       tiles: d(
         'The area batch’s tiles',
         object({

@@ -91,7 +91,7 @@ export async function quoteArea(deps: Surveying, accountId: string, search: Area
       request: publicRequest(search.request),
       area: areaFacts(area),
       places: survey.places,
-      credits: survey.leaves.reduce((sum, leaf) => sum + chargeFor(search.request.source, leaf.places), 0),
+      credits: survey.leaves.reduce((sum, leaf) => sum + chargeFor(search.request.source, leaf.places, { areaTile: true }), 0),
       paidCalls: runCalls(survey),
       tiles: { searched: survey.tilesSearched, toRun: survey.leaves.length, saturatedAtMinimum: survey.saturatedAtMinimum },
       upstreamCalls: { placeResolution: resolutionCalls, idsOnly: survey.calls.idsOnly, withLocation: survey.calls.withLocation },
@@ -161,6 +161,7 @@ export async function readBatchAreaSearch(db: ApiDependencies['db'], batchId: st
   return {
     area: areaFacts(facts.area),
     quoteId: facts.quoteId,
+    maxResults: facts.maxResults,
     tiles: {
       total: Object.values(byState).reduce((sum, n) => sum + n, 0),
       searching: byState.searching,

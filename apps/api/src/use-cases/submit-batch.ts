@@ -18,7 +18,7 @@ export interface SubmitBatchInput {
   idempotencyKey: string;
   batch: BatchRequest;
   /** an area search (decision 039): its area and quote; `batch.requests` are its tiles */
-  area?: { area: ResolvedArea; quoteId: string | null };
+  area?: { area: ResolvedArea; quoteId: string | null; maxResults?: number | null };
   /** what the key binds, when it is not the batch itself (an area batch binds the body as sent, before a place is resolved) */
   fingerprint?: string;
 }

@@ -1,13 +1,19 @@
 import type { Lead, SandboxMail } from '@leadgen/domain';
 import type { ProviderLead } from '../lead-provider';
+import { SANDBOX_MAILBOX_ZONES } from '../verification/mailbox/sandbox-engine';
 import { SANDBOX_NO_MAIL_ZONE, SANDBOX_UNKNOWN_ZONE } from '../verification/sandbox-mail-rule';
 
 const IN_TURN = ['accepts_mail', 'no_mail', 'unknown'] as const;
+const ZONE: Record<Exclude<SandboxMail, 'accepts_mail' | 'mixed'>, string> = {
+  no_mail: SANDBOX_NO_MAIL_ZONE,
+  unknown: SANDBOX_UNKNOWN_ZONE,
+  ...SANDBOX_MAILBOX_ZONES,
+};
 
-function moved(email: string | null, status: (typeof IN_TURN)[number]): string | null {
+function moved(email: string | null, status: Exclude<SandboxMail, 'mixed'>): string | null {
   if (email === null || status === 'accepts_mail') return email;
-  // shop.example → shop.no-mail.example: the sandbox rule then gives the asked-for verdict.
-  return email.replace(/\.example$/, `.${status === 'no_mail' ? SANDBOX_NO_MAIL_ZONE : SANDBOX_UNKNOWN_ZONE}`);
+  // shop.example → shop.no-mail.example: the sandbox rule (DNS) or its mailbox engine then gives the asked-for verdict.
+  return email.replace(/\.example$/, `.${ZONE[status]}`);
 }
 
 /**

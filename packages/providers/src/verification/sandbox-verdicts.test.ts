@@ -1,6 +1,7 @@
 import { loadConfig } from '@leadgen/config';
 import { parseSandboxDirectives, type Lead, type ShopifyLead } from '@leadgen/domain';
 import { closeProviders, createProviders } from '../registry';
+import { countUpstreamCalls } from '../upstream/upstream-client';
 import { collect, context, request } from '../../test/support/provider-search';
 
 const leadsOf = async (
@@ -48,6 +49,37 @@ describe('the sandbox emits verdicts', () => {
     const base = { category: 'apparel', state: 'DE', city: undefined, requiredChannels: ['email' as const] };
     expect((await leadsOf('shopify', { ...base, keyword: 'sandbox:only=20' })).length).toBe(20);
     expect(await leadsOf('shopify', { ...base, keyword: 'sandbox:only=20;mail=no_mail' })).toEqual([]);
+  });
+
+  it("when a sandbox job runs, then its addresses go through the mailbox stage to the sandbox's own engine: deliverable, engine sandbox, no upstream call", async () => {
+    const calls = new Map<string, number>();
+    const leads = await countUpstreamCalls(calls, () => leadsOf('google_maps', { keyword: 'sandbox:only=10' }));
+    expect(calls.size).toBe(0);
+    const withEmail = leads.filter((l) => l.email !== null);
+    expect(withEmail.length).toBeGreaterThan(2);
+    for (const lead of withEmail)
+      expect(lead.emailVerification).toMatchObject({
+        status: 'accepts_mail',
+        verdict: 'deliverable',
+        engine: 'sandbox',
+        reason: 'is_reachable=safe',
+      });
+  });
+
+  it("when sandbox:mail names a mailbox verdict, then the sandbox's engine gives it: catch-all kept as the email, an undeliverable or risky one never the lead's email", async () => {
+    const catchAll = await leadsOf('google_maps', { keyword: 'sandbox:only=10;mail=catch_all' });
+    const kept = catchAll.filter((l) => l.email !== null);
+    expect(kept.length).toBeGreaterThan(2);
+    for (const lead of kept) expect(lead.emailVerification).toMatchObject({ verdict: 'catch_all', engine: 'sandbox' });
+    for (const mail of ['undeliverable', 'risky']) {
+      const leads = await leadsOf('google_maps', { keyword: `sandbox:only=10;mail=${mail}` });
+      expect(leads.length).toBe(10);
+      expect(leads.every((l) => l.email === null)).toBe(true);
+    }
+    // shopify's requiredChannels email counts deliverable and catch-all only (decision 034)
+    const base = { category: 'apparel', state: 'DE', city: undefined, requiredChannels: ['email' as const] };
+    expect((await leadsOf('shopify', { ...base, keyword: 'sandbox:only=10;mail=catch_all' })).length).toBe(10);
+    expect(await leadsOf('shopify', { ...base, keyword: 'sandbox:only=10;mail=undeliverable' })).toEqual([]);
   });
 
   it('when EMAIL_VERIFICATION=off, then leads carry no verdict', async () => {

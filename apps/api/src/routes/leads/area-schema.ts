@@ -5,6 +5,8 @@ import { checkGenerationRequest } from './generate-schema';
 
 /** Google lists at most this many places for one query: an area search's tile asks for all of them. */
 export const TILE_MAX_RESULTS = 60;
+/** an area search's batch-wide maxResults at most: more than any area within AREA_LIMITS holds in practice */
+export const AREA_MAX_RESULTS = 100_000;
 
 /**
  * An area and its request checked, every problem at once (pointers #/area/…, #/request/…), as a Joi rule of
@@ -44,6 +46,8 @@ export const areaBatchSchema = Joi.object({
   quoteId: Joi.string().pattern(ID_PATTERNS.quote).messages({ 'string.pattern.base': '{{#label}} is not a quote id (quo_…)' }),
   /** the most the batch may charge, in credits */
   maxCredits: Joi.number().strict().integer().min(1).max(2_147_483_647),
+  /** the most leads the whole area search delivers (and charges for), across its tiles */
+  maxResults: Joi.number().strict().integer().min(1).max(AREA_MAX_RESULTS),
   /** skip leads this account received in any earlier job */
   excludeDelivered: Joi.boolean().strict(),
   /** where the batch's terminal event is POSTed */
@@ -56,7 +60,7 @@ export const areaBatchSchema = Joi.object({
   .without('quoteId', ['area', 'request'])
   .required()
   .messages({
-    'object.unknown': '{{#label}} is not a field of an area batch (maxResults: bound an area search with maxCredits)',
+    'object.unknown': '{{#label}} is not a field of an area batch',
     'object.xor': 'an area batch takes area (with request) or quoteId, not both',
     'object.missing': 'an area batch takes area (with request) or quoteId',
     'object.with': 'area needs request: the generation request to run over it',
@@ -71,6 +75,7 @@ export const areaBatchSchema = Joi.object({
         request?: unknown;
         excludeDelivered?: boolean;
         maxCredits?: number;
+        maxResults?: number;
         webhookUrl?: string;
         name?: string;
       },
@@ -89,6 +94,7 @@ export const areaBatchSchema = Joi.object({
         quoteId: fields.quoteId ?? null,
         excludeDelivered,
         maxCredits: fields.maxCredits ?? null,
+        maxResults: fields.maxResults ?? null,
         webhookUrl: fields.webhookUrl ?? null,
         name: fields.name ?? null,
       } satisfies AreaBatchRequest;
@@ -118,7 +124,7 @@ export function checkAreaSearch(body: Record<string, unknown>, problems: FieldPr
   if ('maxResults' in given)
     problems.push({
       pointer: '#/request/maxResults',
-      detail: 'each tile lists all it can (up to 60): bound an area search with maxCredits',
+      detail: "each tile lists all it can (up to 60): bound the area search with the batch's own maxResults or maxCredits",
     });
   if (problems.length > 0 || !checked.request) return null;
   return { area: area.area, place: area.place, request: { ...checked.request, maxResults: TILE_MAX_RESULTS } };
@@ -130,6 +136,8 @@ export interface AreaBatchRequest {
   quoteId: string | null;
   excludeDelivered: boolean;
   maxCredits: number | null;
+  /** the batch-wide maxResults: the most leads delivered and charged across the tiles (decision 039) */
+  maxResults: number | null;
   webhookUrl: string | null;
   name: string | null;
 }

@@ -23,7 +23,8 @@ import {
   type ListBatchesQuery,
 } from '../../use-cases/read-batches';
 import { EXPORT_BATCH } from '../../use-cases/read-leads';
-import { checkShopifyCategory } from '../../use-cases/shopify-category-check';
+import { checkGoogleFieldsTier } from '../../use-cases/google-fields-check';
+import { checkServableRequest } from '../../use-cases/servable-request-check';
 import { checkJobWebhookUrl } from '../../use-cases/webhook-target-check';
 import type { BatchPath } from '../path-params';
 import type { BatchLeadsQuery } from './batches-schema';
@@ -50,6 +51,7 @@ async function createAreaBatch(
   idempotencyKey: string,
   parsed: AreaBatchRequest,
 ) {
+  if (parsed.search) checkGoogleFieldsTier(deps.config, parsed.search.request, '#/request');
   if (parsed.webhookUrl) await checkJobWebhookUrl(deps, parsed.webhookUrl);
   const fingerprint = requestFingerprint({ areaBatch: req.body as unknown });
   const { area, quoteId, requests } = await areaBatchChildren(deps, accountId, parsed);
@@ -60,7 +62,13 @@ async function createAreaBatch(
     webhookUrl: parsed.webhookUrl,
     name: parsed.name,
   };
-  const created = await submitBatch(deps, { accountId, idempotencyKey, batch, fingerprint, area: { area, quoteId } });
+  const created = await submitBatch(deps, {
+    accountId,
+    idempotencyKey,
+    batch,
+    fingerprint,
+    area: { area, quoteId, maxResults: parsed.maxResults },
+  });
   if (created.replayed) res.setHeader('Idempotent-Replayed', 'true');
   res.setHeader('Location', presentBatch(created.batch, deps.config.http.publicBaseUrl).pollUrl);
   await sendBatch(res, deps, created.batch, 202);
@@ -75,7 +83,7 @@ export function createBatchRoute(deps: ApiDependencies) {
     const batch = body;
     batch.requests.forEach((request, index) => {
       try {
-        checkShopifyCategory(deps.config, request);
+        checkServableRequest(deps.config, request);
       } catch (error) {
         throw rebase(error, index);
       }

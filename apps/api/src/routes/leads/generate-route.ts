@@ -6,7 +6,7 @@ import { parsePrefer } from '../../http/prefer';
 import type { Valid } from '../../http/request-validation';
 import { pollHeaders, presentAccepted } from '../../presenters/job-presenter';
 import { generateLeads } from '../../use-cases/generate-leads';
-import { checkShopifyCategory } from '../../use-cases/shopify-category-check';
+import { checkServableRequest } from '../../use-cases/servable-request-check';
 import { checkJobWebhookUrl } from '../../use-cases/webhook-target-check';
 
 function clientGone(req: Request, res: Response): AbortSignal {
@@ -22,7 +22,7 @@ export function generateRoute(deps: ApiDependencies) {
   return async (req: Request, res: Response, { body: request }: Valid<unknown, unknown, GenerationRequest>): Promise<void> => {
     const account = authenticatedAccount(res.locals);
     const idempotencyKey = parseIdempotencyKey(req.get('Idempotency-Key'));
-    checkShopifyCategory(deps.config, request);
+    checkServableRequest(deps.config, request);
     // A job's own webhook target is checked as an endpoint's is (https outside development, public addresses).
     if (request.webhookUrl) await checkJobWebhookUrl(deps, request.webhookUrl);
     const prefer = parsePrefer(req.get('Prefer'), deps.config.api.syncWaitMs);

@@ -2,6 +2,7 @@ import type { Request, Response } from 'express';
 import type { ApiDependencies } from '../../dependencies';
 import { authenticatedAccount } from '../../http/authenticate';
 import type { Valid } from '../../http/request-validation';
+import { checkGoogleFieldsTier } from '../../use-cases/google-fields-check';
 import { quoteArea } from '../../use-cases/area-searches';
 import type { AreaSearch } from './area-schema';
 
@@ -9,6 +10,7 @@ import type { AreaSearch } from './area-schema';
 export function createQuoteRoute(deps: ApiDependencies) {
   return async (_req: Request, res: Response, { body: search }: Valid<unknown, unknown, AreaSearch>): Promise<void> => {
     const account = authenticatedAccount(res.locals);
+    checkGoogleFieldsTier(deps.config, search.request, '#/request');
     const quote = await quoteArea(deps, account.id, search);
     res.setHeader('Cache-Control', 'no-store');
     res.status(201).json(quote);

@@ -17,7 +17,7 @@ import {
   updateMonitor,
   type MonitorInput,
 } from '../../use-cases/manage-monitors';
-import { checkShopifyCategory } from '../../use-cases/shopify-category-check';
+import { checkServableRequest } from '../../use-cases/servable-request-check';
 import { checkJobWebhookUrl } from '../../use-cases/webhook-target-check';
 import type { IdPath } from '../path-params';
 import { runsCursor, type RunsQuery } from './monitors-schema';
@@ -37,10 +37,10 @@ function rebase(error: unknown, index: number): unknown {
 
 /** What a generate (or a batch) checks beyond its schema, for the requests a monitor will run and its webhookUrl. */
 async function checkRunnable(deps: ApiDependencies, input: MonitorInput): Promise<void> {
-  if (input.request) checkShopifyCategory(deps.config, input.request);
+  if (input.request) checkServableRequest(deps.config, input.request);
   input.batch?.requests.forEach((request, index) => {
     try {
-      checkShopifyCategory(deps.config, request);
+      checkServableRequest(deps.config, request);
     } catch (error) {
       throw rebase(error, index);
     }

@@ -1,6 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { MAILBOX_VERDICTS, type MailboxVerdict } from '@leadgen/domain';
 import { logger } from '@leadgen/logger';
 import type { RedisClient } from '@leadgen/queue';
+
+// Deletes the probe's lease only while it holds this worker's token (one key: Redis Cluster-safe).
+const RELEASE_IF_OURS = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0`;
 
 /** A mailbox verdict as the fleet shares it. */
 export interface CachedMailboxVerdict {
@@ -19,8 +23,8 @@ export interface CachedDomainVerdict {
 
 export interface MailboxCacheOptions {
   redis: RedisClient;
-  /** the key of an address's or a domain's verdict for one engine (RedisKeys' `key(...)`: decision 023) */
-  key: (kind: 'mailbox' | 'maildomain', engine: string, name: string) => string;
+  /** the key of an address's or a domain's verdict for one engine, or of a domain's probe in flight (RedisKeys' `key(...)`: decision 023) */
+  key: (kind: 'mailbox' | 'maildomain' | 'maildomainprobe', engine: string, name: string) => string;
   /** how long an address's verdict is kept */
   addressTtlSeconds: number;
   /** how long a domain's catch-all status is kept: one probe per domain per this */
@@ -56,6 +60,40 @@ export class MailboxCache {
 
   async setDomain(engine: string, domain: string, value: CachedDomainVerdict): Promise<void> {
     await this.write(this.options.key('maildomain', engine, domain), value, this.options.domainTtlSeconds);
+  }
+
+  /**
+   * Takes a new domain's first probe for this worker, fleet-wide (SET NX PX: one plain key, so it works on Redis
+   * Cluster), for `ms` at most: `taken` with the token to give it back, `held` when another worker (or another
+   * page of this one) is probing the domain now. Redis being away answers `taken`: each worker probes, as before.
+   */
+  async claimDomainProbe(engine: string, domain: string, ms: number): Promise<{ taken: true; token: string } | { taken: false }> {
+    const token = randomUUID();
+    try {
+      const set = await this.options.redis.set(this.options.key('maildomainprobe', engine, domain), token, 'PX', Math.max(1, ms), 'NX');
+      return set === 'OK' ? { taken: true, token } : { taken: false };
+    } catch (error) {
+      logger.warn('mailbox probe lease failed: probing without it', { error });
+      return { taken: true, token };
+    }
+  }
+
+  /** Gives a probe back (only if it is still this token's: a lease that ran out may be another worker's now). */
+  async releaseDomainProbe(engine: string, domain: string, token: string): Promise<void> {
+    try {
+      await this.options.redis.eval(RELEASE_IF_OURS, 1, this.options.key('maildomainprobe', engine, domain), token);
+    } catch (error) {
+      logger.warn('mailbox probe lease not given back: it runs out by itself', { error });
+    }
+  }
+
+  /** Whether another worker's probe of the domain is still in flight. */
+  async domainProbeHeld(engine: string, domain: string): Promise<boolean> {
+    try {
+      return (await this.options.redis.exists(this.options.key('maildomainprobe', engine, domain))) === 1;
+    } catch {
+      return false;
+    }
   }
 
   private async read(key: string): Promise<Record<string, unknown> | null> {

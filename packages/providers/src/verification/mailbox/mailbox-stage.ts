@@ -45,6 +45,23 @@ type Answer = EngineAnswer & { verdictAt: string };
 type Miss = 'verifier_down' | 'verifier_error' | 'late';
 
 const DEADLINE_MARGIN_MS = 1_000;
+/** a domain probe's lease outlives its page's budget by this, so a slow answer still lands before another probes */
+const LEASE_SLACK_MS = 1_000;
+/** how often a worker waiting for another's probe of a domain looks for its finding */
+const PROBE_POLL_MS = 50;
+
+/**
+ * Another worker's probe of the domain, awaited: its finding once it is in the fleet's cache, or null when its
+ * lease is gone without one (it failed, or its engine tells nothing about catch-all) or the page's time is up.
+ */
+async function awaitDomain(cache: MailboxCache, engine: string, domain: string, stopAt: number, signal: AbortSignal) {
+  for (;;) {
+    const found = await cache.domain(engine, domain);
+    if (found) return found;
+    if (signal.aborted || Date.now() >= stopAt || !(await cache.domainProbeHeld(engine, domain))) return null;
+    await new Promise((resolve) => setTimeout(resolve, PROBE_POLL_MS));
+  }
+}
 
 /** The call ran out of its budget: not the engine's failure as such (one slow mail server, a greylisting delay). */
 function isLate(error: unknown): boolean {
@@ -211,10 +228,27 @@ export function createMailboxStage(options: MailboxStageOptions): MailboxStage {
           else open.push(address);
         }
         if (open.length === 0) return;
-        if (known === null) {
+        let found = known;
+        // The domain's first probe is the fleet's one (a lease in Redis): a worker that finds it taken waits for
+        // that probe's finding instead of probing too, as long as its page may wait.
+        const lease = cache && found === null ? await cache.claimDomainProbe(name, domain, stopAt - Date.now() + LEASE_SLACK_MS) : null;
+        if (cache && lease && !lease.taken) {
+          found = await end.settle(awaitDomain(cache, name, domain, stopAt, signal)).then((f) => (f === 'late' ? null : f));
+          if (found?.catchAll) {
+            for (const address of open)
+              results.set(address, { verdict: 'catch_all', reason: found.reason, engine: name, verdictAt: found.verdictAt });
+            return;
+          }
+        }
+        if (found === null) {
           // The domain's first probe, alone: if it finds the domain catch-all, the rest cost nothing.
           const [first, ...rest] = open as [string, ...string[]];
-          const outcome = await end.settle(call(first, domain, stopAt, counts));
+          let outcome: Answer | Miss | 'late';
+          try {
+            outcome = await end.settle(call(first, domain, stopAt, counts));
+          } finally {
+            if (cache && lease?.taken) await cache.releaseDomainProbe(name, domain, lease.token);
+          }
           record(first, outcome);
           if (typeof outcome !== 'string' && outcome.catchAllDomain === true) {
             for (const address of rest)
