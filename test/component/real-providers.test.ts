@@ -469,6 +469,7 @@ describe('linkedin through People Data Labs', () => {
       businessName: 'Company 0',
       email: 'person0@company0.com',
       emailVerification: ACCEPTS,
+      notice: { sources: ['People Data Labs'], retrievedAt: expect.any(String), objectionUrl: null },
       phone: '+15125551000',
       address: 'Austin, Texas, United States',
       website: 'https://company0.com',
@@ -690,6 +691,7 @@ describe('shopify through Store Leads, with decision makers from People Data Lab
       businessName: 'Shop0 Apparel',
       email: 'hello@shop0.example',
       emailVerification: ACCEPTS,
+      notice: { sources: ['Store Leads', 'People Data Labs'], retrievedAt: expect.any(String), objectionUrl: null },
       phone: '+1 512-555-0100',
       address: 'Austin, TX, US',
       website: 'https://shop0.example',
@@ -789,7 +791,7 @@ describe('shopify through Store Leads, with decision makers from People Data Lab
       });
     const rows = parse(csv.body as string, { columns: true }) as Array<Record<string, string>>;
     expect(Object.keys(rows[0]!)).toContain('store.categoryPath');
-    expect(Object.keys(rows[0]!).at(-1)).toBe('provenance');
+    expect(Object.keys(rows[0]!).slice(-4)).toEqual(['provenance', 'notice.sources', 'notice.retrievedAt', 'notice.objectionUrl']);
     expect(rows.map((r) => r['store.categoryPath'])).toEqual(Array(6).fill('/Apparel'));
     expect(await creditSummary(world.db, account.accountId)).toEqual({ balance: 844, reserved: 0, available: 844 });
   });
