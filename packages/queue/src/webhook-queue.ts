@@ -1,4 +1,4 @@
-import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { answerWithin, type QueueCounts } from '@leadgen/ops';
 import { claimPeriodicTask } from './periodic-task-claim';
 import {
@@ -49,6 +49,16 @@ export class WebhookDeliveryFailed extends UnrecoverableError {
   }
 }
 
+/**
+ * Thrown by a handler that moved its entry to the delayed set itself (a parked delivery: its target or account
+ * held all its places). BullMQ leaves such an entry where the handler put it; nothing is counted as an attempt.
+ */
+export class WebhookParked extends DelayedError {
+  constructor(reason: string) {
+    super(reason);
+  }
+}
+
 export interface WebhookProducer {
   /** enqueues deliveries now (or after `delayMs`); an id already in the queue is left as it is */
   enqueue(deliveryIds: readonly string[], delayMs?: number): Promise<void>;
@@ -56,6 +66,8 @@ export interface WebhookProducer {
   hasNoLiveEntry(deliveryId: string): Promise<boolean>;
   /** puts a delivery back in the queue after `delayMs`, replacing an ended entry of the same id */
   requeue(deliveryId: string, delayMs: number): Promise<void>;
+  /** moves parked deliveries' delayed entries to the queue now; an entry no longer delayed is left as it is */
+  wake(deliveryIds: readonly string[]): Promise<void>;
   /** true for the one caller per key and period, fleet-wide (SET NX PX) */
   claimPeriodicTask(name: string, periodMs: number): Promise<boolean>;
   queue(): Queue;
@@ -90,6 +102,13 @@ export function createWebhookProducer(settings: RedisSettings, name = 'webhook-p
       await queue.remove(deliveryId);
       await add(deliveryId, delayMs);
     },
+    async wake(deliveryIds) {
+      for (const id of deliveryIds) {
+        const job = await queue.getJob(id);
+        // Taken meanwhile by its backstop, or ended: nothing to wake.
+        await job?.promote().catch(() => undefined);
+      }
+    },
     claimPeriodicTask: (task, periodMs) => claimPeriodicTask(connection, keys, task, periodMs),
     queue: () => queue,
     async counts() {
@@ -104,7 +123,8 @@ export function createWebhookProducer(settings: RedisSettings, name = 'webhook-p
   };
 }
 
-export type WebhookDeliveryHandler = (job: Job<WebhookDeliveryPayload>) => Promise<unknown>;
+/** BullMQ's processor: `token` is the entry's lock, which a handler that parks its entry (moveToDelayed) needs. */
+export type WebhookDeliveryHandler = (job: Job<WebhookDeliveryPayload>, token?: string) => Promise<unknown>;
 
 export interface WebhookConsumerOptions {
   redis: RedisSettings;
