@@ -58,6 +58,7 @@ export class RedisKeys {
       pingWindow: (endpointId, windowStart) => key('pings', endpointId, String(windowStart)),
       webhookInFlight: key('webhooks-in-flight'),
       webhookParked: key('webhooks-parked'),
+      webhookWaiting: key('webhooks-waiting'),
     };
   }
 
@@ -91,6 +92,8 @@ export interface AccountRedisKeys {
   readonly webhookInFlight: string;
   /** the account's deliveries refused a place because it held its share, waiting for one of its attempts to end */
   readonly webhookParked: string;
+  /** the account's webhook queue entries added and not yet taken (a counter): the next entry's turn (webhook-queue.ts) */
+  readonly webhookWaiting: string;
 }
 
 /** The Redis Cluster hash slot of a key. */

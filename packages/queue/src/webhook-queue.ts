@@ -11,6 +11,7 @@ import {
   type RedisSettings,
 } from './redis-connections';
 import { probeQueue } from './queue-probe';
+import { runScript, type RedisScript } from './redis-keys';
 import { WEBHOOK_QUEUE_NAME, type WebhookDeliveryPayload } from './queue-names';
 
 // The webhook queue (decision 016): entries carry attempts of deliveries that PostgreSQL records.
@@ -24,6 +25,37 @@ const ENTRY_OPTIONS = {
   backoff: { type: BACKOFF_TYPE },
   removeOnComplete: { age: 24 * 3600, count: 10_000 },
   removeOnFail: { age: 7 * 24 * 3600 },
+};
+
+/*
+ * Turns among accounts. One queue serves every account, and BullMQ's open-source edition takes entries first come,
+ * first served (its groups are a Pro feature): an account that settles hundreds of jobs a second with webhooks put
+ * hundreds of deliveries ahead of another account's one (issue 31, finding 2). So each entry is added with a BullMQ
+ * priority, its place among its account's entries not yet taken: an account's first waiting entry has priority 1, its
+ * 100th priority 100, and BullMQ takes lower numbers first (in order of adding among equals). Another account's entry
+ * therefore waits behind at most one entry of each busy account, as in a round robin. The count is one counter per
+ * account in Redis, raised by the entries added (one script), lowered when an entry is first taken; it lapses after
+ * TURNS_KEEP_MS without an entry added, so a count that drifted (an entry removed, a process gone between the two)
+ * costs that account at most a worse turn for that long. An entry whose account is not known (an objection notice to
+ * many accounts) takes priority 1.
+ */
+const TURNS_KEEP_MS = 5 * 60_000;
+// BullMQ's largest priority (2^21 - 1).
+const LAST_TURN = 2_097_151;
+const ADD_TURNS: RedisScript = {
+  name: 'webhookAddTurns',
+  keys: 1,
+  lua: `
+local n = redis.call('INCRBY', KEYS[1], ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return n`,
+};
+const TAKE_TURN: RedisScript = {
+  name: 'webhookTakeTurn',
+  keys: 1,
+  lua: `
+if tonumber(redis.call('GET', KEYS[1]) or '0') > 0 then redis.call('DECR', KEYS[1]) end
+return 0`,
 };
 
 const ENQUEUE_TIMEOUT_MS = 3_000;
@@ -60,12 +92,15 @@ export class WebhookParked extends DelayedError {
 }
 
 export interface WebhookProducer {
-  /** enqueues deliveries now (or after `delayMs`); an id already in the queue is left as it is */
-  enqueue(deliveryIds: readonly string[], delayMs?: number): Promise<void>;
+  /**
+   * Enqueues deliveries now (or after `delayMs`); an id already in the queue is left as it is. With the deliveries'
+   * account, they take their turns among its other entries (all the ids must be that account's).
+   */
+  enqueue(deliveryIds: readonly string[], delayMs?: number, accountId?: string): Promise<void>;
   /** true when the delivery has no waiting, delayed or active entry: Redis lost it, or it ended */
   hasNoLiveEntry(deliveryId: string): Promise<boolean>;
   /** puts a delivery back in the queue after `delayMs`, replacing an ended entry of the same id */
-  requeue(deliveryId: string, delayMs: number): Promise<void>;
+  requeue(deliveryId: string, delayMs: number, accountId?: string): Promise<void>;
   /** moves parked deliveries' delayed entries to the queue now; an entry no longer delayed is left as it is */
   wake(deliveryIds: readonly string[]): Promise<void>;
   /** true for the one caller per key and period, fleet-wide (SET NX PX) */
@@ -84,23 +119,38 @@ export function createWebhookProducer(settings: RedisSettings, name = 'webhook-p
   const queue = ignoreConnectionErrors(
     new Queue<WebhookDeliveryPayload>(WEBHOOK_QUEUE_NAME, { connection, prefix: keys.queuePrefix(WEBHOOK_QUEUE_NAME) }),
   );
-  const add = (deliveryId: string, delayMs: number) =>
-    queue.add(WEBHOOK_QUEUE_NAME, { deliveryId }, { ...ENTRY_OPTIONS, jobId: deliveryId, delay: Math.max(0, Math.round(delayMs)) });
+  const add = async (deliveryIds: readonly string[], delayMs: number, accountId: string | undefined) => {
+    // The account's entries not yet taken, these included: the first of them has the turn after the others.
+    const last = accountId
+      ? Number(await runScript(connection, ADD_TURNS, [keys.account(accountId).webhookWaiting], [deliveryIds.length, TURNS_KEEP_MS]))
+      : deliveryIds.length;
+    const first = last - deliveryIds.length + 1;
+    await Promise.all(
+      deliveryIds.map((deliveryId, i) =>
+        queue.add(WEBHOOK_QUEUE_NAME, accountId ? { deliveryId, accountId } : { deliveryId }, {
+          ...ENTRY_OPTIONS,
+          jobId: deliveryId,
+          delay: Math.max(0, Math.round(delayMs)),
+          priority: accountId ? Math.min(LAST_TURN, first + i) : 1,
+        }),
+      ),
+    );
+  };
   return {
-    async enqueue(deliveryIds, delayMs = 0) {
+    async enqueue(deliveryIds, delayMs = 0, accountId) {
       if (deliveryIds.length === 0) return;
       if (connection.status !== 'ready') await waitUntilConnected(connection, CONNECTING_GRACE_MS);
       if (connection.status !== 'ready') throw new Error(`redis connection is ${connection.status}`);
-      await answerWithin(ENQUEUE_TIMEOUT_MS, Promise.all(deliveryIds.map((id) => add(id, delayMs))), 'redis');
+      await answerWithin(ENQUEUE_TIMEOUT_MS, add(deliveryIds, delayMs, accountId), 'redis');
     },
     async hasNoLiveEntry(deliveryId) {
       const state = await queue.getJobState(deliveryId);
       return state === 'unknown' || state === 'completed' || state === 'failed';
     },
-    async requeue(deliveryId, delayMs) {
+    async requeue(deliveryId, delayMs, accountId) {
       // An ended entry keeps its id: BullMQ would ignore an add under it, so it goes first.
       await queue.remove(deliveryId);
-      await add(deliveryId, delayMs);
+      await add([deliveryId], delayMs, accountId);
     },
     async wake(deliveryIds) {
       for (const id of deliveryIds) {
@@ -140,10 +190,18 @@ export interface WebhookConsumerOptions {
  */
 export function createWebhookConsumer(handler: WebhookDeliveryHandler, options: WebhookConsumerOptions): Worker<WebhookDeliveryPayload> {
   const connection = redisConnection(options.redis, 'blocking', 'consumer:webhooks');
-  const worker = new Worker<WebhookDeliveryPayload>(WEBHOOK_QUEUE_NAME, handler, {
+  const keys = redisKeys(options.redis);
+  // An entry taken for the first time gives its account's turn back (see ADD_TURNS); a failure to say so only
+  // leaves the account's next entries a worse turn until the count lapses.
+  const processor = async (job: Job<WebhookDeliveryPayload>, token?: string) => {
+    if (job.data.accountId && job.attemptsStarted <= 1)
+      await runScript(connection, TAKE_TURN, [keys.account(job.data.accountId).webhookWaiting], []).catch(() => undefined);
+    return handler(job, token);
+  };
+  const worker = new Worker<WebhookDeliveryPayload>(WEBHOOK_QUEUE_NAME, processor, {
     // BullMQ makes its blocking connection from this one and closes only that one.
     connection,
-    prefix: redisKeys(options.redis).queuePrefix(WEBHOOK_QUEUE_NAME),
+    prefix: keys.queuePrefix(WEBHOOK_QUEUE_NAME),
     concurrency: options.concurrency,
     lockDuration: options.lockMs,
     stalledInterval: options.stalledCheckMs,
