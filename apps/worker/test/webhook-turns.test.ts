@@ -49,6 +49,10 @@ describe('webhook entries take turns among accounts', () => {
     // As a worker settling job after job would: a few at a time.
     for (let i = 0; i < flood.length; i += 20) await producer.enqueue(flood.slice(i, i + 20), 0, 'acct_flood');
     await producer.enqueue(['dlv_other'], 0, 'acct_other');
+    // Each account's next entry is in the wait list (what KEDA counts), the flood's others wait their turn; the
+    // queue-depth metric counts them all.
+    expect(await producer.queue().getJobCounts('waiting', 'prioritized')).toEqual({ waiting: 2, prioritized: 199 });
+    expect((await producer.counts()).webhooks).toEqual({ waiting: 201, active: 0, delayed: 0 });
     const taken = await takeAll(201);
     const other = taken.indexOf('dlv_other');
     expect(other).toBeGreaterThanOrEqual(0);

@@ -30,14 +30,17 @@ const ENTRY_OPTIONS = {
 /*
  * Turns among accounts. One queue serves every account, and BullMQ's open-source edition takes entries first come,
  * first served (its groups are a Pro feature): an account that settles hundreds of jobs a second with webhooks put
- * hundreds of deliveries ahead of another account's one (issue 31, finding 2). So each entry is added with a BullMQ
- * priority, its place among its account's entries not yet taken: an account's first waiting entry has priority 1, its
- * 100th priority 100, and BullMQ takes lower numbers first (in order of adding among equals). Another account's entry
- * therefore waits behind at most one entry of each busy account, as in a round robin. The count is one counter per
- * account in Redis, raised by the entries added (one script), lowered when an entry is first taken; it lapses after
+ * hundreds of deliveries ahead of another account's one (issue 31, finding 2). So each entry has a turn, its place
+ * among its account's entries not yet taken: an account's next entry (turn 1) goes to the wait list, which BullMQ
+ * takes first come, first served before any prioritized entry; its later ones are added with their turn as BullMQ
+ * priority (its 100th, priority 100; lower first, in order of adding among equals). Another account's entry therefore
+ * waits behind at most one entry of each busy account, as in a round robin, and the wait list holds one entry per
+ * account with deliveries waiting (what KEDA's webhook trigger counts: accounts, each capped at
+ * WEBHOOK_CONCURRENCY_PER_ACCOUNT attempts in flight whatever the fleet). The turn is one counter per account in
+ * Redis, raised by the entries added (one script), lowered when an entry is first taken; it lapses after
  * TURNS_KEEP_MS without an entry added, so a count that drifted (an entry removed, a process gone between the two)
- * costs that account at most a worse turn for that long. An entry whose account is not known (an objection notice to
- * many accounts) takes priority 1.
+ * costs that account at most a worse turn for that long. An entry whose account is not known (an objection notice
+ * to many accounts) goes to the wait list.
  */
 const TURNS_KEEP_MS = 5 * 60_000;
 // BullMQ's largest priority (2^21 - 1).
@@ -120,18 +123,20 @@ export function createWebhookProducer(settings: RedisSettings, name = 'webhook-p
     new Queue<WebhookDeliveryPayload>(WEBHOOK_QUEUE_NAME, { connection, prefix: keys.queuePrefix(WEBHOOK_QUEUE_NAME) }),
   );
   const add = async (deliveryIds: readonly string[], delayMs: number, accountId: string | undefined) => {
-    // The account's entries not yet taken, these included: the first of them has the turn after the others.
-    const last = accountId
-      ? Number(await runScript(connection, ADD_TURNS, [keys.account(accountId).webhookWaiting], [deliveryIds.length, TURNS_KEEP_MS]))
-      : deliveryIds.length;
-    const first = last - deliveryIds.length + 1;
+    // The account's entries not yet taken, these included: the first of these has the turn after the others.
+    const first = accountId
+      ? Number(await runScript(connection, ADD_TURNS, [keys.account(accountId).webhookWaiting], [deliveryIds.length, TURNS_KEEP_MS])) -
+        deliveryIds.length +
+        1
+      : 1;
     await Promise.all(
       deliveryIds.map((deliveryId, i) =>
         queue.add(WEBHOOK_QUEUE_NAME, accountId ? { deliveryId, accountId } : { deliveryId }, {
           ...ENTRY_OPTIONS,
           jobId: deliveryId,
           delay: Math.max(0, Math.round(delayMs)),
-          priority: accountId ? Math.min(LAST_TURN, first + i) : 1,
+          // An account's next entry goes to the wait list (taken before any prioritized one), the rest by turn.
+          ...(first + i > 1 ? { priority: Math.min(LAST_TURN, first + i) } : {}),
         }),
       ),
     );
@@ -162,8 +167,11 @@ export function createWebhookProducer(settings: RedisSettings, name = 'webhook-p
     claimPeriodicTask: (task, periodMs) => claimPeriodicTask(connection, keys, task, periodMs),
     queue: () => queue,
     async counts() {
-      const c = await queue.getJobCounts('waiting', 'active', 'delayed');
-      return { [WEBHOOK_QUEUE_NAME]: { waiting: c.waiting ?? 0, active: c.active ?? 0, delayed: c.delayed ?? 0 } };
+      // Entries after an account's next wait their turn in BullMQ's prioritized set: waiting too.
+      const c = await queue.getJobCounts('waiting', 'prioritized', 'active', 'delayed');
+      return {
+        [WEBHOOK_QUEUE_NAME]: { waiting: (c.waiting ?? 0) + (c.prioritized ?? 0), active: c.active ?? 0, delayed: c.delayed ?? 0 },
+      };
     },
     probe: () => probeQueue(connection, queue),
     async close() {
