@@ -7,6 +7,7 @@ import { cors } from './http/cors';
 import { liveKeyDirectory } from './http/live-key-directory';
 import { jsonBody } from './http/json-body';
 import { protocolChecks } from './http/protocol-checks';
+import { closeOnUnreadBody } from './http/unread-body';
 import { problemMiddleware } from './http/problem';
 import { rateLimit } from './http/rate-limit';
 import { requestId } from './http/request-id';
@@ -35,6 +36,7 @@ export function createApp(deps: ApiDependencies, options: AppOptions = {}): expr
   app.use(requestId);
   app.use(securityHeaders);
   app.use(protocolChecks);
+  app.use(closeOnUnreadBody);
   app.use(accessLog(options.requestObservers));
 
   const { redis, config, db } = deps;

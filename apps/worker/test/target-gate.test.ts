@@ -80,4 +80,31 @@ describe('targetGate', () => {
     expect(other.timeoutMs).toBe(5_000);
     granted(await gate.enter(tarpit('acct_neighbour'), 'acct_neighbour'));
   });
+
+  it('when an account holds its share, then its refused deliveries are parked and each attempt that ends wakes the one parked longest', async () => {
+    const gate = targetGate(redis, keys, { perTarget: 5, perAccount: 2, timeoutMs: 5_000 });
+    const held = [granted(await gate.enter('f-t1', 'acct_f', 'dlv_1')), granted(await gate.enter('f-t2', 'acct_f', 'dlv_2'))];
+    for (const id of ['dlv_3', 'dlv_4', 'dlv_5']) {
+      expect(await gate.enter('f-t1', 'acct_f', id)).toEqual({ granted: false, busy: 'account' });
+      expect(await gate.park({ busy: 'account', target: 'f-t1', accountId: 'acct_f' }, id)).toBe(true);
+    }
+    // Parked again (its backstop came first), it keeps its place in line.
+    expect(await gate.park({ busy: 'account', target: 'f-t1', accountId: 'acct_f' }, 'dlv_3')).toBe(true);
+    expect(await redis.zrange(keys.account('acct_f').webhookParked, 0, -1)).toEqual(['dlv_3', 'dlv_4', 'dlv_5']);
+    expect(await held[0]!.leave(answered)).toEqual(['dlv_3']);
+    // The woken delivery, granted, is no longer parked; the next attempt to end wakes the next one.
+    const third = granted(await gate.enter('f-t1', 'acct_f', 'dlv_3'));
+    expect(await held[1]!.leave({ timedOut: true, answered: false })).toEqual(['dlv_4']);
+    expect(await third.leave(answered)).toEqual(['dlv_5']);
+    expect(await redis.zcard(keys.account('acct_f').webhookParked)).toBe(0);
+  });
+
+  it('when a place frees between the refusal and the parking, then the delivery is not parked (it goes again at once)', async () => {
+    const gate = targetGate(redis, keys, { perTarget: 1, perAccount: 5, timeoutMs: 5_000 });
+    const held = granted(await gate.enter('g-t1', 'acct_g', 'dlv_g1'));
+    expect(await gate.enter('g-t1', 'acct_g', 'dlv_g2')).toEqual({ granted: false, busy: 'target' });
+    expect(await held.leave(answered)).toEqual([]);
+    expect(await gate.park({ busy: 'target', target: 'g-t1', accountId: 'acct_g' }, 'dlv_g2')).toBe(false);
+    expect(await redis.exists(keys.webhookTarget('g-t1').parked)).toBe(0);
+  });
 });

@@ -65,7 +65,7 @@ export async function afterCommit(lc: Lifecycle, committed: Committed, options: 
   if (deliveries.length > 0) {
     if (!lc.webhooks) untold.push('webhooks');
     else {
-      await answerWithin(ANNOUNCE_WITHIN_MS, lc.webhooks.enqueue(deliveries), 'Redis').catch((error: Error) => {
+      await answerWithin(ANNOUNCE_WITHIN_MS, lc.webhooks.enqueue(deliveries, 0, committed.accountId), 'Redis').catch((error: Error) => {
         untold.push('webhooks');
         logger.warn('webhook deliveries not enqueued; the outbox sweep will', { count: deliveries.length, error: error.message });
       });

@@ -19,10 +19,13 @@ export async function overdueWebhookDeliveries(
 }
 
 /** Which of these deliveries are still pending (read again after their queue was asked). */
-export async function pendingWebhookDeliveries(db: Database, ids: string[]): Promise<Array<{ id: string; nextAttemptAt: Date }>> {
-  const { rows } = await db.sql.query<{ id: string; next_attempt_at: Date }>(
-    `SELECT id, next_attempt_at FROM webhook_deliveries WHERE id = ANY($1) AND status = 'pending'`,
+export async function pendingWebhookDeliveries(
+  db: Database,
+  ids: string[],
+): Promise<Array<{ id: string; accountId: string; nextAttemptAt: Date }>> {
+  const { rows } = await db.sql.query<{ id: string; account_id: string; next_attempt_at: Date }>(
+    `SELECT id, account_id, next_attempt_at FROM webhook_deliveries WHERE id = ANY($1) AND status = 'pending'`,
     [ids],
   );
-  return rows.map((row) => ({ id: row.id, nextAttemptAt: row.next_attempt_at }));
+  return rows.map((row) => ({ id: row.id, accountId: row.account_id, nextAttemptAt: row.next_attempt_at }));
 }

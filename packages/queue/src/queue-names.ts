@@ -27,6 +27,8 @@ export const WEBHOOK_QUEUE_NAME = 'webhooks';
 /** The webhook queue's payload: the delivery row (whose id is also the entry's id and the `webhook-id`). */
 export interface WebhookDeliveryPayload {
   deliveryId: string;
+  /** the delivery's account, when the producer knew it: its entries' turn among accounts (webhook-queue.ts) */
+  accountId?: string;
 }
 
 /** Redis pub/sub channels between the API processes and the worker fleet. */

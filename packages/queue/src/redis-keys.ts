@@ -57,16 +57,19 @@ export class RedisKeys {
       exportSlots: key('export-slots'),
       pingWindow: (endpointId, windowStart) => key('pings', endpointId, String(windowStart)),
       webhookInFlight: key('webhooks-in-flight'),
+      webhookParked: key('webhooks-parked'),
+      webhookWaiting: key('webhooks-waiting'),
     };
   }
 
   /**
    * The keys of one webhook target (an endpoint, or a job's webhookUrl host) that one script uses
-   * together: the deliveries in flight to it and its streak of timed-out attempts.
+   * together: the deliveries in flight to it, its streak of timed-out attempts and the deliveries parked until a
+   * place frees.
    */
-  webhookTarget(target: string): { inFlight: string; timeoutStreak: string } {
+  webhookTarget(target: string): { inFlight: string; timeoutStreak: string; parked: string } {
     const key = this.group(`webhook-target:${target}`);
-    return { inFlight: key('in-flight'), timeoutStreak: key('timeouts') };
+    return { inFlight: key('in-flight'), timeoutStreak: key('timeouts'), parked: key('parked') };
   }
 
   /** a pub/sub channel between the API processes and the worker fleet */
@@ -87,6 +90,10 @@ export interface AccountRedisKeys {
   pingWindow(endpointId: string, windowStart: number): string;
   /** the account's webhook attempts in flight across all its targets, a sorted set of leases (the worker's target gate) */
   readonly webhookInFlight: string;
+  /** the account's deliveries refused a place because it held its share, waiting for one of its attempts to end */
+  readonly webhookParked: string;
+  /** the account's webhook queue entries added and not yet taken (a counter): the next entry's turn (webhook-queue.ts) */
+  readonly webhookWaiting: string;
 }
 
 /** The Redis Cluster hash slot of a key. */

@@ -76,9 +76,9 @@ export async function rotateEndpointSecret(
 }
 
 /** Enqueues a delivery now; if Redis refuses, the outbox sweep enqueues it (the delivery is recorded already). */
-async function enqueueNow(deps: ApiDependencies, delivery: WebhookDeliveryRecord): Promise<void> {
+async function enqueueNow(deps: ApiDependencies, accountId: string, delivery: WebhookDeliveryRecord): Promise<void> {
   await deps.webhooks
-    .enqueue([delivery.id])
+    .enqueue([delivery.id], 0, accountId)
     .catch((error: Error) => logger.warn('webhook delivery not enqueued', { deliveryId: delivery.id, error: error.message }));
 }
 
@@ -110,7 +110,7 @@ export async function pingEndpoint(deps: ApiDependencies, accountId: string, id:
   const deliveryId = await createPingDelivery(deps.db, accountId, id);
   const delivery = deliveryId ? await findWebhookDelivery(deps.db, { endpointId: id }, deliveryId) : null;
   if (!delivery) throw webhookErrors.endpointNotFound();
-  await enqueueNow(deps, delivery);
+  await enqueueNow(deps, accountId, delivery);
   return delivery;
 }
 
@@ -135,16 +135,16 @@ export async function retryDelivery(
 ): Promise<WebhookDeliveryRecord> {
   const endpoint = await ownEndpoint(deps, accountId, id);
   if (endpoint.disabledAt) throw webhookErrors.endpointDisabled();
-  return resend(deps, { endpointId: id }, deliveryId);
+  return resend(deps, accountId, { endpointId: id }, deliveryId);
 }
 
-async function resend(deps: ApiDependencies, scope: DeliveryScope, deliveryId: string): Promise<WebhookDeliveryRecord> {
+async function resend(deps: ApiDependencies, accountId: string, scope: DeliveryScope, deliveryId: string): Promise<WebhookDeliveryRecord> {
   const outcome = await retryWebhookDelivery(deps.db, scope, deliveryId);
   if (outcome.kind === 'not_found') throw webhookErrors.deliveryNotFound();
   if (outcome.kind === 'pending') throw webhookErrors.deliveryPending();
   // The entry of its last round has ended but keeps its id: it is replaced.
   await deps.webhooks
-    .requeue(outcome.delivery.id, 0)
+    .requeue(outcome.delivery.id, 0, accountId)
     .catch((error: Error) => logger.warn('webhook delivery not enqueued', { deliveryId: outcome.delivery.id, error: error.message }));
   return outcome.delivery;
 }
@@ -163,5 +163,5 @@ export async function retryJobDelivery(
   deliveryId: string,
 ): Promise<WebhookDeliveryRecord> {
   if (!(await findAccountJob(deps.db, accountId, jobId))) throw errors.jobNotFound();
-  return resend(deps, { jobId, accountId }, deliveryId);
+  return resend(deps, accountId, { jobId, accountId }, deliveryId);
 }

@@ -12,6 +12,7 @@ import { metrics } from '@leadgen/ops';
 import { webhookNetworkPolicy } from '@leadgen/network-guard';
 import {
   WebhookDeliveryFailed,
+  WebhookParked,
   WebhookRetryLater,
   type Job,
   type WebhookDeliveryHandler,
@@ -78,23 +79,38 @@ function describe(result: AttemptResult): string {
     : `HTTP ${result.responseStatus}${result.error ? ` (${result.error})` : ''}`;
 }
 
+// A delivery refused a place is parked: its entry waits in BullMQ's delayed set until an attempt at the target or
+// account that refused it ends and wakes it (the gate's leave), or this long at most (± JITTER), should no attempt
+// end there (a worker that died mid-attempt: its lease lapses unannounced). Before, it was put back after 0.5 s,
+// doubling to a minute: an account with hundreds of deliveries to a tarpit had them taken, refused and put back
+// again and again ahead of every other account's (issue 31, finding 2).
+export const PARKED_BACKSTOP_MS = 60_000;
+const backstop = () => Math.round(PARKED_BACKSTOP_MS * (1 - JITTER + 2 * JITTER * Math.random()));
+// Without the entry's lock (a caller outside BullMQ) a refused delivery waits this long instead.
+const BUSY_WAIT_MS = 500;
+
+/** What the gate needs of the queue: to wake the deliveries an attempt's end lets through. */
+export interface DeliveryGate {
+  gate: TargetGate;
+  wake(deliveryIds: readonly string[]): Promise<void>;
+}
+
 /**
  * One attempt of one delivery: read it from PostgreSQL (a delivery no longer pending is done: the
  * entry was a duplicate), sign the event and send it, keep the attempt, and tell BullMQ when to try
  * again (WebhookRetryLater) or that it is over (WebhookDeliveryFailed).
  */
-// A delivery whose target has all its places taken waits this long, doubling with each wait, up to a minute.
-const BUSY_FIRST_WAIT_MS = 500;
-const BUSY_LONGEST_WAIT_MS = 60_000;
-const busyWait = (waits: number) =>
-  Math.round(Math.min(BUSY_LONGEST_WAIT_MS, BUSY_FIRST_WAIT_MS * 2 ** Math.min(waits, 7)) * (1 - JITTER + 2 * JITTER * Math.random()));
-
-export function createWebhookDeliveryHandler(config: Config, db: Database, gate?: TargetGate): WebhookDeliveryHandler {
+export function createWebhookDeliveryHandler(config: Config, db: Database, gating?: DeliveryGate): WebhookDeliveryHandler {
   const policy = webhookNetworkPolicy(config.webhooks.allowPrivateNetworks);
   // In production private targets are reachable only when acknowledged (PRODUCTION_UNSAFE_ACKNOWLEDGED):
   // their answers stay out of the account's delivery log. Elsewhere a local receiver is the developer's own.
   const concealPrivate = config.env === 'production';
-  return async (job: Job<WebhookDeliveryPayload>) => {
+  const gate = gating?.gate;
+  const wake = (ids: readonly string[]) =>
+    ids.length === 0 || !gating
+      ? Promise.resolve()
+      : gating.wake(ids).catch((error: Error) => logger.warn('parked webhook deliveries not woken', { error: error.message }));
+  return async (job: Job<WebhookDeliveryPayload>, token?: string) => {
     const delivery = await loadDeliveryForAttempt(db, job.data.deliveryId);
     if (!delivery || delivery.status !== 'pending') return { status: delivery?.status ?? 'missing' };
     return withLogContext({ accountId: delivery.accountId, ...(delivery.job ? { jobId: delivery.job.id } : {}) }, async () => {
@@ -109,19 +125,28 @@ export function createWebhookDeliveryHandler(config: Config, db: Database, gate?
         throw new WebhookDeliveryFailed('no event to send');
       }
       // A place among the target's WEBHOOK_CONCURRENCY_PER_ENDPOINT and the account's
-      // WEBHOOK_CONCURRENCY_PER_ACCOUNT, or a later turn that holds no slot meanwhile (not an attempt:
+      // WEBHOOK_CONCURRENCY_PER_ACCOUNT, or parked until one frees, holding no slot meanwhile (not an attempt:
       // nothing is recorded). Without Redis the attempt goes ahead ungated.
+      const target = webhookTargetOf(delivery);
       const pass = gate
-        ? await gate.enter(webhookTargetOf(delivery), delivery.accountId).catch((error: Error) => {
+        ? await gate.enter(target, delivery.accountId, delivery.id).catch((error: Error) => {
             logger.warn('webhook target gate not asked: redis unavailable', { error: error.message });
             return null;
           })
         : null;
-      if (pass && !pass.granted)
-        throw new WebhookRetryLater(
-          busyWait(Math.max(0, job.attemptsMade - delivery.attempts)),
-          pass.busy === 'account' ? 'account busy' : 'endpoint busy',
-        );
+      if (gate && pass && !pass.granted) {
+        const reason = pass.busy === 'account' ? 'account busy' : 'endpoint busy';
+        if (token === undefined) throw new WebhookRetryLater(BUSY_WAIT_MS, reason);
+        // Out of the queue first, then parked: an attempt ending in between finds it parked, or the park finds its
+        // place free and the entry goes back at once (the two never miss each other).
+        await job.moveToDelayed(Date.now() + backstop(), token);
+        const parked = await gate.park({ busy: pass.busy, target, accountId: delivery.accountId }, delivery.id).catch((error: Error) => {
+          logger.warn('webhook delivery not parked: it waits for its backstop', { error: error.message });
+          return true;
+        });
+        if (!parked) await job.promote();
+        throw new WebhookParked(reason);
+      }
       const body = JSON.stringify(envelope);
       const sent = await sendWebhook(delivery.url, body, signatureHeaders(delivery.id, body, delivery.secrets, new Date()), {
         policy,
@@ -129,9 +154,13 @@ export function createWebhookDeliveryHandler(config: Config, db: Database, gate?
         userAgent: USER_AGENT,
       });
       if (pass?.granted) {
-        await pass
+        const woken = await pass
           .leave({ timedOut: sent.error === 'timeout', answered: sent.responseStatus !== null })
-          .catch((error: Error) => logger.warn('webhook target place not given back', { error: error.message }));
+          .catch((error: Error) => {
+            logger.warn('webhook target place not given back', { error: error.message });
+            return [];
+          });
+        await wake(woken);
       }
       const { privateTarget: _private, ...result } = concealPrivate ? concealPrivateTarget(sent) : sent;
       const decision = decideAfterAttempt(result, {

@@ -24,7 +24,7 @@ export async function requeueLostDeliveries(
   if (lost.length === 0) return [];
   const requeued: string[] = [];
   for (const delivery of await pendingWebhookDeliveries(db, lost)) {
-    await producer.requeue(delivery.id, delivery.nextAttemptAt.getTime() - Date.now());
+    await producer.requeue(delivery.id, delivery.nextAttemptAt.getTime() - Date.now(), delivery.accountId);
     requeued.push(delivery.id);
   }
   if (requeued.length > 0)

@@ -43,7 +43,7 @@ export async function startWebhookDelivery(config: Config, db: Database): Promis
     perAccount: config.webhooks.concurrencyPerAccount,
     timeoutMs: config.webhooks.timeoutMs,
   });
-  const consumer = createWebhookConsumer(createWebhookDeliveryHandler(config, db, gate), {
+  const consumer = createWebhookConsumer(createWebhookDeliveryHandler(config, db, { gate, wake: (ids) => producer.wake(ids) }), {
     redis: config.redis,
     concurrency: config.webhooks.concurrency,
     // Renewed while the worker lives: a dead worker's attempt is made again by another after WORKER_LOCK_MS.
