@@ -1,10 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { MAILBOX_VERDICTS, type MailboxVerdict } from '@leadgen/domain';
 import { logger } from '@leadgen/logger';
-import type { RedisClient } from '@leadgen/queue';
+import { runScript, type RedisClient, type RedisScript } from '@leadgen/queue';
 
 // Deletes the probe's lease only while it holds this worker's token (one key: Redis Cluster-safe).
-const RELEASE_IF_OURS = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0`;
+/** Deletes a lease only while it holds this token (one key: one slot, so it runs unchanged on Redis Cluster). */
+const RELEASE_IF_OURS: RedisScript = {
+  name: 'releaseLeaseIfOurs',
+  keys: 1,
+  lua: `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0`,
+};
 
 /** A mailbox verdict as the fleet shares it. */
 export interface CachedMailboxVerdict {
@@ -81,7 +86,7 @@ export class MailboxCache {
   /** Gives a probe back (only if it is still this token's: a lease that ran out may be another worker's now). */
   async releaseDomainProbe(engine: string, domain: string, token: string): Promise<void> {
     try {
-      await this.options.redis.eval(RELEASE_IF_OURS, 1, this.options.key('maildomainprobe', engine, domain), token);
+      await runScript(this.options.redis, RELEASE_IF_OURS, [this.options.key('maildomainprobe', engine, domain)], [token]);
     } catch (error) {
       logger.warn('mailbox probe lease not given back: it runs out by itself', { error });
     }
