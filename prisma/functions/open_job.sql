@@ -11,6 +11,7 @@
 -- A terminal job comes back as it is (o_started false); a missing one, no row.
 -- Called by: packages/db/src/jobs.ts (openJob).
 -- Locks: none when the start is deferred (one read); start_job's otherwise.
+-- Guarantees: writes nothing unless start_job does; a terminal job is never started.
 -- Depends on: start_job
 
 CREATE OR REPLACE FUNCTION "open_job"(p_job_id TEXT, p_provider TEXT, p_start BOOLEAN)
@@ -26,7 +27,7 @@ BEGIN
     RETURN;
   END IF;
   IF p_start OR v_job."released_at" IS NULL OR (v_job."batch_id" IS NOT NULL AND v_job."credits_reserved" = 0) THEN
-    RETURN QUERY SELECT s."job", s."o_refusal", true FROM start_job(p_job_id, p_provider) s;
+    RETURN QUERY SELECT s."job", s."o_refusal", true FROM start_job(p_job_id, p_provider, now()) s;
     -- no row from start_job: terminal meanwhile (a cancel); the caller reads it again
     RETURN;
   END IF;

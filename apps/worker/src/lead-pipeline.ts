@@ -184,7 +184,8 @@ class LeadPipeline {
         if (this.committed >= this.requested) return { kind: 'finished' };
         if (this.pendingStart && Date.now() >= this.pendingStart.startedAt.getTime() + START_WRITE_MS) {
           // Nothing committed in the job's first instant: its start on its own, as before decision 037's merge.
-          if ((await startJob(this.input.db, this.input.record.id, this.pendingStart.provider)) === null) return { kind: 'cancelled' };
+          const { provider, startedAt } = this.pendingStart;
+          if ((await startJob(this.input.db, this.input.record.id, provider, startedAt)) === null) return { kind: 'cancelled' };
           this.started();
         }
         // After a failure (a page, or a lead's finish, failed) no page is asked for, but the leads already listed are

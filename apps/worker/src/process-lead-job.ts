@@ -187,7 +187,7 @@ async function processLeadJob<S extends Source>(
     } else {
       // infrastructure or a bug: BullMQ retries, the committed pages stay; a deferred start is written first (if
       // PostgreSQL takes it), so the job shows running as a started one did before decision 037's merge
-      if (pendingStart && settled.startPending) await startJob(db, jobId, pendingStart.provider).catch(() => undefined);
+      if (pendingStart && settled.startPending) await startJob(db, jobId, pendingStart.provider, pendingStart.startedAt).catch(() => undefined);
       throw error;
     }
   } finally {
@@ -200,7 +200,7 @@ async function processLeadJob<S extends Source>(
   if (settled.settlement) return jobResult((await announceSettlement(deps.lifecycle, settled.settlement, outcome)).settlement?.job);
   // A job that ends before it committed anything (EMPTY, an upstream error at once): its start first, so the
   // terminal row names its provider and start time as before.
-  if (pendingStart && settled.startPending) await startJob(db, jobId, pendingStart.provider);
+  if (pendingStart && settled.startPending) await startJob(db, jobId, pendingStart.provider, pendingStart.startedAt);
   return finish(deps, jobId, outcome, basis);
 }
 

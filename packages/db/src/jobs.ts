@@ -146,11 +146,12 @@ export type JobStart = { kind: 'started'; job: JobRecord } | { kind: 'refused'; 
  * case at its first start, or is refused. Null when the job is terminal or its row not visible (yet).
  * started_at keeps the first start: the time budget covers the whole job, not one attempt.
  */
-export async function startJob(db: Database, id: string, provider: string): Promise<JobStart> {
-  // (kept beside openJob: the deferred start of a job that has not committed within its first instant, and the tests)
+export async function startJob(db: Database, id: string, provider: string, startedAt?: Date): Promise<JobStart> {
+  // (beside openJob: the deferred start of a job that has not committed within its first instant, with the time its
+  // worker took it; the tests)
   const { rows } = await db.sql.query<JobRow & { o_refusal: StartRefusal | null }>(
-    `SELECT ${jobColumns('(b.job)')}, b.o_refusal FROM start_job($1, $2) b`,
-    [id, provider],
+    `SELECT ${jobColumns('(b.job)')}, b.o_refusal FROM start_job($1, $2, $3) b`,
+    [id, provider, startedAt ?? null],
   );
   const row = rows[0];
   if (!row) return null;

@@ -9,6 +9,7 @@ import {
   listLeads,
   openJob,
   recordSettlement,
+  startJob,
   type Database,
   type PageLead,
 } from '../src';
@@ -51,6 +52,13 @@ describe('a job opened, committed and settled in its slices', () => {
     const again = await openJob(db, jobId, 'sandbox', true);
     expect(again).toMatchObject({ kind: 'started', job: { status: 'running', provider: 'sandbox' } });
     expect(again?.job.startedAt).toBeInstanceOf(Date);
+  });
+
+  it('when a deferred start is written on its own after its window, then it records the time the worker took the job', async () => {
+    const { jobId } = await create(5);
+    const takenAt = new Date(Date.now() - 1_500);
+    expect(await startJob(db, jobId, 'sandbox', takenAt)).toMatchObject({ kind: 'started', job: { status: 'running' } });
+    expect((await findJob(db, jobId))?.startedAt?.getTime()).toBe(takenAt.getTime());
   });
 
   it('when the one slice of a job completes it, then its start, leads and settlement are one commit and the ledger agrees', async () => {
