@@ -13,7 +13,7 @@ const path = require('node:path');
 
 const counts = { sql: 0, sqlTx: 0, redis: 0, redisByName: {}, sqlByName: {} };
 // A statement by the SQL function it calls (`SELECT … FROM commit_slice(…)`), or its first word.
-const FUNCTION = /\b([a-z_]+)\s*\(\$1\b/i;
+const FUNCTION = /\b(?!VALUES\b)([a-z_]+)\s*\(\$1\b/i;
 const sqlName = (text) => (FUNCTION.exec(text) || [])[1] || String(text).trim().split(/\s+/)[0].toUpperCase();
 const wanted = new Set(
   (process.env.BENCH_COUNT || '')

@@ -483,6 +483,8 @@ async function main(): Promise<number> {
       DATABASE_URL: db.url,
       FLOOR_ACCOUNT_ID: floorAccount?.accountId ?? '',
       FLOOR_SPLIT: flags['floor-split'] ? '1' : '0',
+      // the sandbox's latency per page, as the service's (serviceEnv)
+      SANDBOX_PAGE_DELAY_MS: String(flags['page-delay']),
     };
     ports.floor = await freePort();
     const floorApi = wantFloor
