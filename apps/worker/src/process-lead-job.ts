@@ -187,7 +187,8 @@ async function processLeadJob<S extends Source>(
     } else {
       // infrastructure or a bug: BullMQ retries, the committed pages stay; a deferred start is written first (if
       // PostgreSQL takes it), so the job shows running as a started one did before decision 037's merge
-      if (pendingStart && settled.startPending) await startJob(db, jobId, pendingStart.provider, pendingStart.startedAt).catch(() => undefined);
+      if (pendingStart && settled.startPending)
+        await startJob(db, jobId, pendingStart.provider, pendingStart.startedAt).catch(() => undefined);
       throw error;
     }
   } finally {
