@@ -23,6 +23,7 @@ const empty: LeadProvider<'google_maps'> = {
 };
 
 describe('a worker’s busy slots as the idle-slot filler counts them', () => {
+  const prefix = `${process.env.QUEUE_PREFIX ?? 'test'}-slots-${randomBytes(4).toString('hex')}`;
   let world: TestWorld;
   let queues: LeadQueues;
   let consumers: LeadConsumers | null = null;
@@ -35,6 +36,9 @@ describe('a worker’s busy slots as the idle-slot filler counts them', () => {
   });
   afterAll(async () => {
     await consumers?.close();
+    // this file's own queue prefix: its keys go with it
+    const keys = await queues.connection.keys(`${prefix}*`);
+    if (keys.length > 0) await queues.connection.unlink(...keys);
     await queues.close();
     await world.close();
   });
