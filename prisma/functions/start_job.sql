@@ -8,7 +8,9 @@
 -- A job outside a batch, or a child already reserved, is one UPDATE. A job started without having been released
 -- (a held job a worker was handed all the same) counts as released from now on, so its account's share sees it
 -- (docs/decisions/020-fair-queues.md).
--- Called by: packages/db/src/jobs.ts (startJob); begin_job (the previous version's name for it).
+-- p_started_at: when the worker took the job (a start written after its deferred start's window, decision 037), or
+-- now(); the first start is kept either way. The 2-argument form is the previous release's call, a one-line wrapper.
+-- Called by: packages/db/src/jobs.ts (startJob); open_job; begin_job (the previous version's name for it).
 -- Locks: the jobs row; for a child's first start, then the batches row, then the account's credits as
 --   reserve_credits takes them (the accounts row FOR KEY SHARE and one credit stripe; all of them under the
 --   account row's lock when it gathers). settle_job takes them in the same order.
@@ -16,7 +18,7 @@
 --   once (the ledger's unique (job, kind)), and never beyond its batch's maxCredits (batches_within_max_credits).
 -- Depends on: reserve_credits
 
-CREATE OR REPLACE FUNCTION "start_job"(p_job_id TEXT, p_provider TEXT)
+CREATE OR REPLACE FUNCTION "start_job"(p_job_id TEXT, p_provider TEXT, p_started_at TIMESTAMPTZ)
 RETURNS TABLE ("job" "jobs", "o_refusal" TEXT)
 LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
@@ -24,7 +26,7 @@ DECLARE
   v_batch "batches";
   v_reserve INTEGER;
 BEGIN
-  UPDATE "jobs" SET "status" = 'running', "provider" = p_provider, "started_at" = COALESCE("started_at", now()),
+  UPDATE "jobs" SET "status" = 'running', "provider" = p_provider, "started_at" = COALESCE("started_at", p_started_at, now()),
     "released_at" = COALESCE("released_at", now()), "updated_at" = now()
   WHERE "id" = p_job_id AND "status" IN ('queued', 'running') AND ("batch_id" IS NULL OR "credits_reserved" > 0)
   RETURNING * INTO v_job;
@@ -38,7 +40,7 @@ BEGIN
   IF NOT FOUND THEN RETURN; END IF;
   IF v_job."credits_reserved" > 0 OR v_job."batch_id" IS NULL THEN
     -- reserved meanwhile by a worker that held it too (after a stall): start it as above
-    RETURN QUERY SELECT * FROM start_job(p_job_id, p_provider);
+    RETURN QUERY SELECT * FROM start_job(p_job_id, p_provider, p_started_at);
     RETURN;
   END IF;
 
@@ -64,9 +66,16 @@ BEGIN
   UPDATE "batches" SET "credits_reserved" = "credits_reserved" + v_reserve WHERE "id" = v_batch."id";
   INSERT INTO "credit_ledger" ("account_id", "job_id", "kind", "amount") VALUES (v_job."account_id", p_job_id, 'reserve', v_reserve);
   UPDATE "jobs" SET "status" = 'running', "provider" = p_provider, "credits_reserved" = v_reserve,
-    "started_at" = COALESCE("started_at", now()), "released_at" = COALESCE("released_at", now()), "updated_at" = now()
+    "started_at" = COALESCE("started_at", p_started_at, now()), "released_at" = COALESCE("released_at", now()), "updated_at" = now()
   WHERE "id" = p_job_id
   RETURNING * INTO v_job;
   RETURN QUERY SELECT v_job, NULL::TEXT;
 END
+$$;
+
+-- The previous release's call: started now.
+CREATE OR REPLACE FUNCTION "start_job"(p_job_id TEXT, p_provider TEXT)
+RETURNS TABLE ("job" "jobs", "o_refusal" TEXT)
+LANGUAGE sql AS $$
+  SELECT * FROM "start_job"(p_job_id, p_provider, now())
 $$;

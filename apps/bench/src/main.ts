@@ -37,11 +37,11 @@ import { mailboxReport, measureMailboxVerification } from './mailbox-verificatio
 import { batchLines, measureBatch, type BatchRun } from './batch-fairness';
 import { brokenSections, type SectionResults } from './broken-sections';
 import { measureWebhooks, webhookTable, type WebhookSide } from './webhook';
-import { measureRealPath, realPathTable } from './real-path';
+import { concurrentLines, measureRealPath, realPathTable } from './real-path';
 import { attackTable, measureAttacks } from './attacks';
 import { type CorpusScore, evaluateCorpus, freePort, scoreLines, UNSEEN_SITES, WORLD_SITES } from '@leadgen/testing';
 import { leadSizeTable, measureLeadSize } from './lead-size';
-import { costTable, fmt, median, rate, sideBySide, summarize, targetTable, type Scenario, type Target } from './report';
+import { costTable, fmt, median, rate, redisBreakdown, sideBySide, summarize, targetTable, type Scenario, type Target } from './report';
 
 const USAGE = `npm run bench [-- options]
   --quick             the smoke run CI makes: every section once at its smallest (1 s per side, 1 round, small
@@ -66,6 +66,7 @@ const USAGE = `npm run bench [-- options]
   --knee-step S       seconds per knee step (default 4, 1 with --quick)
   --knee-accounts N   accounts the spread series shares the load over (default 10; also the credits section's)
   --credit-clients N  jobs in flight in the credits section (default 16)
+  --floor-split       the durable floor's job start in a transaction of its own (one more per job): its figures must move
   --only a,b          scenarios among sync1, sync50, async, get, credits, knee, fleet, export, held, fair, verify, mailbox, enrichment, browser, batch, webhook, realpath, attacks, leadsize
                       (realpath: the real adapters against the upstream fakes with the issue 32 latencies, time to first
                       lead and to terminal beside the critical-path floor; 25 leads per source with --quick;
@@ -104,6 +105,7 @@ const { values: flags } = (() => {
         'knee-accounts': { type: 'string', default: '10' },
         'credit-clients': { type: 'string', default: '16' },
         only: { type: 'string' },
+        'floor-split': { type: 'boolean', default: false },
       },
     });
   } catch (error) {
@@ -361,7 +363,7 @@ async function main(): Promise<number> {
     // Self-contained (real-path.ts): its own fakes, database, API and worker, before the rest of the service starts.
     const own: BenchProcess[] = [];
     try {
-      const runs = await measureRealPath({
+      const { runs, concurrent } = await measureRealPath({
         databaseUrl: DATABASE_URL,
         prefix: PREFIX,
         env: (extra) => serviceEnv(extra.DATABASE_URL ?? DATABASE_URL, extra),
@@ -372,6 +374,7 @@ async function main(): Promise<number> {
       log('');
       log(`real path, one job at a time (${runs.length} jobs):`);
       for (const line of realPathTable(runs)) log(line);
+      if (concurrent) for (const line of concurrentLines(concurrent)) log(line);
     } finally {
       await Promise.all(own.map((p) => p.stop(8_000)));
     }
@@ -505,7 +508,13 @@ async function main(): Promise<number> {
       startProcess('service api', 'apps/api/src/main.ts', serviceEnv(db.url, { PORT: String(apiPort) }), ['pg', 'ioredis']),
     );
     const workers = [track(startProcess('service worker 1', 'apps/worker/src/main.ts', serviceEnv(db.url, {}), ['pg', 'ioredis']))];
-    const ports = { hello: await freePort(), enqueue: await freePort(), roundtrip: await freePort(), exportStream: await freePort() };
+    const ports = {
+      hello: await freePort(),
+      enqueue: await freePort(),
+      roundtrip: await freePort(),
+      exportStream: await freePort(),
+      floor: 0,
+    };
     const hello = track(startProcess('baseline hello', 'apps/bench/src/baselines/hello.ts', { ...baseEnv, PORT: String(ports.hello) }, []));
     const enqueue = track(
       startProcess('baseline enqueue', 'apps/bench/src/baselines/enqueue.ts', { ...baseEnv, PORT: String(ports.enqueue) }, ['ioredis']),
@@ -523,6 +532,37 @@ async function main(): Promise<number> {
         'ioredis',
       ]),
     );
+    // The durable floor (issue 32): the same rows written and billed the simplest way, on an account of its own.
+    const wantFloor = ONLY.has('sync1') || ONLY.has('sync50');
+    const floorAccount = wantFloor ? await createBenchAccount(db.url, 'bench-floor') : null;
+    const floorEnv = {
+      ...baseEnv,
+      QUEUE_PREFIX: `${PREFIX}-floor`,
+      DATABASE_URL: db.url,
+      FLOOR_ACCOUNT_ID: floorAccount?.accountId ?? '',
+      FLOOR_SPLIT: flags['floor-split'] ? '1' : '0',
+      // the sandbox's latency per page, as the service's (serviceEnv)
+      SANDBOX_PAGE_DELAY_MS: String(flags['page-delay']),
+    };
+    ports.floor = await freePort();
+    const floorApi = wantFloor
+      ? track(
+          startProcess(
+            'durable floor api',
+            'apps/bench/src/baselines/durable-floor.ts',
+            { ...floorEnv, PORT: String(ports.floor), BASELINE_ROLE: 'api' },
+            ['pg', 'ioredis'],
+          ),
+        )
+      : null;
+    const floorWorker = wantFloor
+      ? track(
+          startProcess('durable floor worker', 'apps/bench/src/baselines/durable-floor.ts', { ...floorEnv, BASELINE_ROLE: 'worker' }, [
+            'pg',
+            'ioredis',
+          ]),
+        )
+      : null;
     const exportStream = ONLY.has('export')
       ? track(
           startProcess(
@@ -541,6 +581,7 @@ async function main(): Promise<number> {
       waitForHttp(`${origin(ports.enqueue)}/ready`, enqueue),
       waitForHttp(`${origin(ports.roundtrip)}/ready`, rtApi),
       exportStream ? waitForHttp(`${origin(ports.exportStream)}/ready`, exportStream) : null,
+      floorApi ? waitForHttp(`${origin(ports.floor)}/ready`, floorApi) : null,
       waitForWorkers(redis, SERVED, 1, workers),
     ]);
     log(`processes up after ${((Date.now() - started) / 1000).toFixed(1)} s`);
@@ -551,8 +592,9 @@ async function main(): Promise<number> {
       hello: new HttpClient(origin(ports.hello), 60),
       enqueue: new HttpClient(origin(ports.enqueue), 60),
       roundtrip: new HttpClient(origin(ports.roundtrip), 60),
+      floor: new HttpClient(origin(ports.floor || ports.roundtrip), 60),
     };
-    clients.push(svc, base.hello, base.enqueue, base.roundtrip);
+    clients.push(svc, base.hello, base.enqueue, base.roundtrip, base.floor);
 
     const auth = (apiKey: string) => ({ authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' });
     let keySeq = 0;
@@ -620,7 +662,25 @@ async function main(): Promise<number> {
       log(`terminal job for GET: ${terminalJobId} with ${body.leads?.length ?? 0} leads (${res.body.length} bytes)`);
     }
 
-    const allDefs: Array<{ key: Key; title: string; baseline: Side; service: Side; concurrency: number }> = [
+    let floorSeq = 0;
+    const floorSide: Side | undefined =
+      floorApi && floorWorker
+        ? {
+            label: 'durable floor',
+            client: base.floor,
+            procs: [
+              { kind: 'api', proc: floorApi },
+              { kind: 'worker', proc: floorWorker },
+            ],
+            task: async (c) => {
+              const res = await c.request('POST', '/jobs', { ...json, 'idempotency-key': `${RUN}-floor-${floorSeq++}` }, SYNC_BODIES[0]);
+              return res.status === 200
+                ? { ok: true }
+                : { ok: false, error: `durable floor answered ${res.status}: ${res.body.slice(0, 200)}` };
+            },
+          }
+        : undefined;
+    const allDefs: Array<{ key: Key; title: string; baseline: Side; floor?: Side; service: Side; concurrency: number }> = [
       {
         key: 'sync1',
         title: 'sync generate c=1',
@@ -634,6 +694,7 @@ async function main(): Promise<number> {
           ],
           task: expect('POST', '/jobs', 200, SYNC_BODIES[0]),
         },
+        ...(floorSide ? { floor: floorSide } : {}),
         service: { label: 'sync generate', client: svc, procs: serviceProcs(), task: syncGenerate },
       },
       {
@@ -649,6 +710,7 @@ async function main(): Promise<number> {
           ],
           task: expect('POST', '/jobs', 200, SYNC_BODIES[0]),
         },
+        ...(floorSide ? { floor: floorSide } : {}),
         service: { label: 'sync generate', client: svc, procs: serviceProcs(), task: syncGenerate },
       },
       {
@@ -686,18 +748,20 @@ async function main(): Promise<number> {
         key: d.key,
         title: d.title,
         baseline: { label: d.baseline.label, runs: [] },
+        ...(d.floor ? { floor: { label: d.floor.label, runs: [] } } : {}),
         service: { label: d.service.label, runs: [] },
       });
     for (let round = 1; round <= ROUNDS; round += 1) {
       for (const [i, d] of defs.entries()) {
         const sc = scenarios[i]!;
         // Alternate which side goes first, so a drift in the machine's load favours neither.
-        const order = round % 2 === 1 ? (['baseline', 'service'] as const) : (['service', 'baseline'] as const);
+        const order = round % 2 === 1 ? (['baseline', 'floor', 'service'] as const) : (['service', 'floor', 'baseline'] as const);
         for (const which of order) {
           const side = d[which];
+          if (!side) continue;
           if (round === 1) await closedLoop(side.client, d.concurrency, WARM_MS / 2, side.task);
           const m = await measure(env, side.procs, () => closedLoop(side.client, d.concurrency, DURATION_MS, side.task), {
-            usesPostgres: which === 'service',
+            usesPostgres: which !== 'baseline',
           });
           sc[which]!.runs.push(m);
           log(
@@ -999,7 +1063,9 @@ async function main(): Promise<number> {
     const broken = reportBroken({
       ...nothingElse,
       loads: scenarios.flatMap((sc) =>
-        (['baseline', 'service'] as const).flatMap((side) => (sc[side]?.runs ?? []).map((m) => ({ section: sc.key, side, load: m.load }))),
+        (['baseline', 'floor', 'service'] as const).flatMap((side) =>
+          (sc[side]?.runs ?? []).map((m) => ({ section: sc.key, side, load: m.load })),
+        ),
       ),
       knees,
       exports,
@@ -1142,6 +1208,7 @@ function printTables(scenarios: Scenario[]): void {
   log('users). RSS = peak of the largest process of that kind; pg conns = peak connections to the bench database; WAL =');
   log("bytes of WAL the PostgreSQL cluster inserted (pg_current_wal_insert_lsn; other users count): the knee's bound on this box.");
   log(costTable(scenarios));
+  for (const line of redisBreakdown(scenarios)) log(line);
 }
 
 function targets(scenarios: Scenario[], fleet: Measured | null, held: Held | null): Target[] {

@@ -3,7 +3,7 @@
 // from the kernel, from PostgreSQL's and Redis's own counters, or from the count-sql.cjs preload.
 import type { Redis } from 'ioredis';
 import type { LoadResult } from './load';
-import type { BenchProcess } from './processes';
+import type { BenchProcess, Counts } from './processes';
 import { readCpu, readRss, type PostgresCpu } from './proc-stats';
 
 export type Kind = 'api' | 'worker';
@@ -18,6 +18,10 @@ export interface Measured {
   sqlTx: number;
   /** commands the measured processes sent (count-sql.cjs) */
   redisClient: number;
+  /** of them, by name and process kind (`api evalsha addStandardJob`) */
+  redisByName: Record<string, number>;
+  /** SQL statements by process kind and the function they call (`worker commit_slice`) */
+  sqlByName: Record<string, number>;
   /** total_commands_processed delta of the whole Redis instance */
   redisInfo: number;
   /** peak RSS seen per kind (the largest single process of that kind), bytes */
@@ -94,9 +98,22 @@ export async function measure(
   const infoAfter = await commandsProcessed(env.redis);
   const cpu = { api: 0, worker: 0 };
   for (const { kind, proc } of procs) cpu[kind] += (last.get(proc.pid) ?? 0) - (start.get(proc.pid) ?? last.get(proc.pid) ?? 0);
-  const sum = (pick: (c: { sql: number; sqlTx: number; redis: number }) => number, kind?: Kind) =>
+  const sum = (pick: (c: Counts) => number, kind?: Kind) =>
     countsAfter.reduce((s, c, i) => s + (kind && procs[i]!.kind !== kind ? 0 : Math.max(0, pick(c) - pick(countsBefore[i]!))), 0);
   const redisAfter = env.redisPid ? cpuNow(env.redisPid) : undefined;
+  const byName = (pick: (c: Counts) => Record<string, number> | undefined) => {
+    const out: Record<string, number> = {};
+    countsAfter.forEach((c, i) => {
+      for (const [name, n] of Object.entries(pick(c) ?? {})) {
+        const more = n - (pick(countsBefore[i]!)?.[name] ?? 0);
+        const key = `${procs[i]!.kind} ${name}`;
+        if (more > 0) out[key] = (out[key] ?? 0) + more;
+      }
+    });
+    return out;
+  };
+  const redisByName = byName((c) => c.redisByName);
+  const sqlByName = byName((c) => c.sqlByName);
   return {
     load: result,
     cpu: {
@@ -110,6 +127,8 @@ export async function measure(
     sqlApi: sum((c) => c.sql, 'api'),
     sqlTx: sum((c) => c.sqlTx),
     redisClient: sum((c) => c.redis),
+    redisByName,
+    sqlByName,
     // The bench's own INFO call is one of them: not worth subtracting at these counts.
     redisInfo: infoAfter - infoBefore,
     rss,

@@ -11,6 +11,10 @@ export interface Counts {
   sql: number;
   sqlTx: number;
   redis: number;
+  /** Redis commands by name (a Lua script as `evalsha <its defined name>`) */
+  redisByName?: Record<string, number>;
+  /** SQL statements by the function they call (or their first word) */
+  sqlByName?: Record<string, number>;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

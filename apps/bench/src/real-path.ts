@@ -22,6 +22,7 @@ import {
 } from '@leadgen/testing';
 import { createBenchAccount, createBenchDatabase } from './database';
 import { startProcess, waitForHttp, type BenchProcess } from './processes';
+import { readCpu } from './proc-stats';
 
 export const LATENCY = { google: 300, pdl: 500, storeleads: 400, site: 250, slowSite: 1_500, dns: 30 };
 const PAGE_LATENCY: Record<Source, number> = { google_maps: LATENCY.google, linkedin: LATENCY.pdl, shopify: LATENCY.storeleads };
@@ -36,13 +37,37 @@ export interface RealPathOptions {
   log: (line: string) => void;
 }
 
+/** Ten jobs of one account at once beside one alone (issue 32): each job's own places and sites. */
+export interface ConcurrentRun {
+  jobs: number;
+  size: number;
+  /** from the first creation to the last terminal */
+  allMs: number;
+  /** the slowest job's own floor: what the upstreams allow with every job's requests at once */
+  floorMs: number;
+  delivered: number[];
+  statuses: string[];
+  /** each job's terminal time (from its own creation) */
+  terminalMs: number[];
+  /** CPU the worker process spent from the first creation to the last terminal */
+  workerCpuMs: number;
+  /** the same size alone, from the plan's run, for the ratio */
+  aloneMs: number | null;
+  aloneFloorMs: number | null;
+  aloneCpuMs: number | null;
+}
+
 export interface RealPathRun {
   source: Source;
   size: number;
   status: string;
   delivered: number;
   firstLeadMs: number | null;
+  /** when a worker took the job (its start), from its creation: the queue's share of the time */
+  startedMs: number | null;
   terminalMs: number;
+  /** CPU the worker process spent while the job ran (nothing else ran in it) */
+  workerCpuMs: number;
   pages: number;
   sites: number;
   siteRequests: number;
@@ -115,7 +140,7 @@ async function pollTerminal(probe: Client, jobId: string, timeoutMs: number): Pr
   }
 }
 
-export async function measureRealPath(options: RealPathOptions): Promise<RealPathRun[]> {
+export async function measureRealPath(options: RealPathOptions): Promise<{ runs: RealPathRun[]; concurrent: ConcurrentRun | null }> {
   const GOOGLE_KEY = 'bench-google';
   const PDL_KEY = 'bench-pdl';
   const STORELEADS_KEY = 'bench-storeleads';
@@ -127,6 +152,22 @@ export async function measureRealPath(options: RealPathOptions): Promise<RealPat
     startFakeDnsServer({ mailDomainsUnder: ['com', 'example'], latencyMs: LATENCY.dns }),
   ]);
   google.latencyMs = LATENCY.google;
+  // The concurrent jobs' places by their query (`dentist q<n>`): the fake lists one set for every query, so its search
+  // is given each job's own set for the length of one (synchronous) search.
+  const perQuery = new Map<string, typeof google.places>();
+  const fake = google as unknown as { search(params: Record<string, unknown>): unknown[] };
+  const ownSearch = fake.search.bind(fake);
+  fake.search = (params) => {
+    const own = perQuery.get(/\bq(\d+)\b/.exec(String(params.textQuery))?.[1] ?? '');
+    if (!own) return ownSearch(params);
+    const saved = google.places;
+    google.places = own;
+    try {
+      return ownSearch(params);
+    } finally {
+      google.places = saved;
+    }
+  };
   pdl.latencyMs = LATENCY.pdl;
   storeleads.latencyMs = LATENCY.storeleads;
   const database = await createBenchDatabase(options.databaseUrl);
@@ -154,6 +195,7 @@ export async function measureRealPath(options: RealPathOptions): Promise<RealPat
   const api = options.track(startProcess('real-path api', 'apps/api/src/main.ts', { ...env, PORT: String(port) }, []));
   const worker = options.track(startProcess('real-path worker', 'apps/worker/src/main.ts', env, []));
   const runs: RealPathRun[] = [];
+  let concurrent: ConcurrentRun | null;
   try {
     await waitForHttp(`http://127.0.0.1:${port}/healthz`, api);
     const account = await createBenchAccount(database.url, 'bench-real-path');
@@ -193,6 +235,7 @@ export async function measureRealPath(options: RealPathOptions): Promise<RealPat
           : source === 'shopify'
             ? { source, category: 'apparel', state: 'US', maxResults: size }
             : { source, category: 'software engineer', state: 'US', maxResults: size };
+      const cpuBefore = readCpu(worker.pid)?.own ?? 0;
       const res = await fetch(`http://127.0.0.1:${port}/api/v1/leads/generate`, {
         method: 'POST',
         headers: {
@@ -206,8 +249,15 @@ export async function measureRealPath(options: RealPathOptions): Promise<RealPat
       const created = (await res.json()) as { jobId?: string };
       if (!created.jobId) throw new Error(`real-path: ${source} ${size} was not created (${res.status})`);
       await pollTerminal(probe, created.jobId, 120_000);
-      const { rows } = await probe.query<{ status: string; delivered: number; first_ms: string | null; terminal_ms: string }>(
-        `SELECT j.status, j.delivered_count AS delivered,
+      const workerCpuMs = (readCpu(worker.pid)?.own ?? 0) - cpuBefore;
+      const { rows } = await probe.query<{
+        status: string;
+        delivered: number;
+        first_ms: string | null;
+        started_ms: string | null;
+        terminal_ms: string;
+      }>(
+        `SELECT j.status, j.delivered_count AS delivered, EXTRACT(EPOCH FROM j.started_at - j.created_at) * 1000 AS started_ms,
            EXTRACT(EPOCH FROM (SELECT min(l.created_at) FROM leads l WHERE l.job_id = j.id) - j.created_at) * 1000 AS first_ms,
            EXTRACT(EPOCH FROM j.finished_at - j.created_at) * 1000 AS terminal_ms
          FROM jobs j WHERE j.id = $1`,
@@ -233,7 +283,9 @@ export async function measureRealPath(options: RealPathOptions): Promise<RealPat
         status: row.status,
         delivered: row.delivered,
         firstLeadMs: row.first_ms === null ? null : Number(row.first_ms),
+        startedMs: row.started_ms === null ? null : Number(row.started_ms),
         terminalMs: Number(row.terminal_ms),
+        workerCpuMs,
         pages,
         sites: sites.requests.size,
         siteRequests: [...sites.requests.values()].reduce((n, p) => n + p.length, 0),
@@ -242,23 +294,100 @@ export async function measureRealPath(options: RealPathOptions): Promise<RealPat
       };
       if (!warmUp) runs.push(measured);
     }
+
+    // Ten google_maps jobs of one account at once (100 leads each; 25 with --quick), each on places and sites of its
+    // own, beside the same size alone (the plan's run): the issue's 184 s for ten.
+    const size = options.quick ? 25 : 100;
+    const jobs = 10;
+    sites.requests.clear();
+    const firstRequest = google.requests.length;
+    for (let n = 0; n < jobs; n += 1)
+      perQuery.set(
+        String(n),
+        makePlaces(160, `q${n}`).map((place, i) => ({ ...place, websiteUri: `https://place-q${n}-${i}.${SITE_SUFFIX}/` })),
+      );
+    const t0 = Date.now();
+    const cpu0 = readCpu(worker.pid)?.own ?? 0;
+    const ids = await Promise.all(
+      Array.from({ length: jobs }, async (_, n) => {
+        const res = await fetch(`http://127.0.0.1:${port}/api/v1/leads/generate`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${account.apiKey}`,
+            'content-type': 'application/json',
+            'idempotency-key': `real-path-concurrent-${n}`,
+            prefer: 'respond-async',
+          },
+          body: JSON.stringify({ source: 'google_maps', category: `dentist q${n}`, state: 'US', city: 'Austin', maxResults: size }),
+        });
+        const created = (await res.json()) as { jobId?: string };
+        if (!created.jobId) throw new Error(`real-path: concurrent job ${n} was not created (${res.status})`);
+        return created.jobId;
+      }),
+    );
+    await Promise.all(ids.map((id) => pollTerminal(probe, id, 300_000)));
+    const workerCpuMs = (readCpu(worker.pid)?.own ?? 0) - cpu0;
+    const { rows } = await probe.query<{ id: string; status: string; delivered: number; terminal_ms: string; last: Date }>(
+      `SELECT id, status, delivered_count AS delivered, EXTRACT(EPOCH FROM finished_at - created_at) * 1000 AS terminal_ms, finished_at AS last
+       FROM jobs WHERE id = ANY($1)`,
+      [ids],
+    );
+    const pagesOf = (n: number) =>
+      google.requests
+        .slice(firstRequest)
+        .filter((r) => new RegExp(`\\bq${n}\\b`).test(String((r.body as { textQuery?: unknown })?.textQuery))).length;
+    const floorOf = (n: number) => {
+      const chains = [...sites.requests]
+        .filter(([host]) => host.startsWith(`place-q${n}-`))
+        .map(
+          ([host, paths]) =>
+            LATENCY.dns +
+            (2 + (paths.some((p) => p !== '/' && p !== '/robots.txt') ? 1 : 0)) * (slow(host) ? LATENCY.slowSite : LATENCY.site),
+        );
+      return pagesOf(n) * LATENCY.google + (chains.length > 0 ? Math.max(...chains) : 0) + LATENCY.dns;
+    };
+    const alone = runs.find((r) => r.source === 'google_maps' && r.size === size) ?? null;
+    concurrent = {
+      jobs,
+      size,
+      allMs: Math.max(...rows.map((r) => r.last.getTime())) - t0,
+      floorMs: Math.max(...Array.from({ length: jobs }, (_, n) => floorOf(n))),
+      delivered: rows.map((r) => r.delivered),
+      statuses: [...new Set(rows.map((r) => r.status))],
+      terminalMs: rows.map((r) => Number(r.terminal_ms)),
+      workerCpuMs,
+      aloneMs: alone?.terminalMs ?? null,
+      aloneFloorMs: alone?.floorMs ?? null,
+      aloneCpuMs: alone?.workerCpuMs ?? null,
+    };
   } finally {
     await Promise.all([api.stop(8_000), worker.stop(8_000)]);
     await Promise.all([google.close(), pdl.close(), storeleads.close(), sites.close(), dns.close()]);
     await database.drop();
   }
-  return runs;
+  return { runs, concurrent };
 }
 
 export function realPathTable(runs: RealPathRun[]): string[] {
   const s = (ms: number | null) => (ms === null ? '-' : `${(ms / 1000).toFixed(2)} s`);
   const lines = [
     `  (Google ${LATENCY.google} ms a page, PDL ${LATENCY.pdl} ms, Store Leads ${LATENCY.storeleads} ms, websites ${LATENCY.site} ms a response, one host in ten ${LATENCY.slowSite} ms, DNS ${LATENCY.dns} ms)`,
-    '  job                 status    leads  pages  sites (requests)  first lead  first floor  terminal  floor    ratio',
+    '  job                 status    leads  pages  sites (requests)  taken   first lead  first floor  terminal  floor    ratio  worker CPU',
   ];
   for (const r of runs)
     lines.push(
-      `  ${`${r.source} ${r.size}`.padEnd(19)} ${r.status.padEnd(9)} ${String(r.delivered).padStart(5)}  ${String(r.pages).padStart(5)}  ${`${r.sites} (${r.siteRequests})`.padEnd(16)}  ${s(r.firstLeadMs).padStart(10)}  ${s(r.firstFloorMs).padStart(11)}  ${s(r.terminalMs).padStart(8)}  ${s(r.floorMs).padStart(7)}  ${(r.terminalMs / r.floorMs).toFixed(2)}x`,
+      `  ${`${r.source} ${r.size}`.padEnd(19)} ${r.status.padEnd(9)} ${String(r.delivered).padStart(5)}  ${String(r.pages).padStart(5)}  ${`${r.sites} (${r.siteRequests})`.padEnd(16)}  ${s(r.startedMs).padStart(6)}  ${s(r.firstLeadMs).padStart(10)}  ${s(r.firstFloorMs).padStart(11)}  ${s(r.terminalMs).padStart(8)}  ${s(r.floorMs).padStart(7)}  ${(r.terminalMs / r.floorMs).toFixed(2)}x  ${s(r.workerCpuMs).padStart(10)}`,
     );
   return lines;
+}
+
+export function concurrentLines(c: ConcurrentRun): string[] {
+  const s = (ms: number | null) => (ms === null ? '-' : `${(ms / 1000).toFixed(2)} s`);
+  const sorted = [...c.terminalMs].sort((a, b) => a - b);
+  return [
+    `  ${c.jobs} google_maps jobs of ${c.size} at once, one account (${c.statuses.join(', ')}; leads ${Math.min(...c.delivered)}-${Math.max(...c.delivered)} each):`,
+    `    all terminal after ${s(c.allMs)} (each job ${s(sorted[0]!)} to ${s(sorted.at(-1)!)}); floor (the slowest job's own requests, all at once) ${s(c.floorMs)}: ratio ${(c.allMs / c.floorMs).toFixed(2)}x`,
+    `    one alone: ${s(c.aloneMs)} (floor ${s(c.aloneFloorMs)}); ten / one = ${c.aloneMs ? (c.allMs / c.aloneMs).toFixed(2) : '-'}x (target <= 2x)`,
+    `    worker CPU: ${s(c.workerCpuMs)} for the ten (${((c.workerCpuMs / c.allMs) * 100).toFixed(0)} % of a core over the run), ${s(c.aloneCpuMs)} for the one alone`,
+  ];
 }

@@ -12,6 +12,8 @@ export interface Scenario {
   key: string;
   title: string;
   baseline?: SideRuns;
+  /** the durable floor (issue 32): the same durable work the simplest way, fewest transactions */
+  floor?: SideRuns;
   service: SideRuns;
 }
 
@@ -131,11 +133,32 @@ function throughputCell(s: Summary): string {
 }
 
 export function sideBySide(scenarios: Scenario[]): string {
-  const rows = [['scenario', 'baseline', 'service', 'ratio req/s (per round)']];
+  const withFloor = scenarios.some((sc) => sc.floor);
+  const rows = [
+    [
+      'scenario',
+      'baseline',
+      ...(withFloor ? ['durable floor'] : []),
+      'service',
+      'ratio req/s (per round)',
+      ...(withFloor ? ['to floor: req/s, p50 (per round req/s)'] : []),
+    ],
+  ];
   for (const sc of scenarios) {
     const svc = summarize(sc.service.runs);
+    const floor = sc.floor && summarize(sc.floor.runs);
+    const floorCells = withFloor ? [floor ? throughputCell(floor) : '-'] : [];
+    const toFloor = !withFloor
+      ? []
+      : [
+          floor
+            ? `${fmt.ratio(svc.reqPerS / floor.reqPerS)}, ${floor.p50 && svc.p50 ? fmt.ratio(svc.p50 / floor.p50) : '-'} (${svc.perRoundReqPerS
+                .map((v, i) => fmt.ratio(v / (floor.perRoundReqPerS[i] ?? NaN)))
+                .join(', ')})`
+            : '-',
+        ];
     if (!sc.baseline) {
-      rows.push([sc.title, '-', throughputCell(svc), '']);
+      rows.push([sc.title, '-', ...floorCells, throughputCell(svc), '', ...toFloor]);
       continue;
     }
     const base = summarize(sc.baseline.runs);
@@ -143,8 +166,10 @@ export function sideBySide(scenarios: Scenario[]): string {
     rows.push([
       `${sc.title} [${sc.baseline.label}]`,
       throughputCell(base),
+      ...floorCells,
       throughputCell(svc),
       `${fmt.ratio(svc.reqPerS / base.reqPerS)} (${perRound})`,
+      ...toFloor,
     ]);
   }
   return table(rows);
@@ -192,6 +217,7 @@ export function costTable(scenarios: Scenario[]): string {
     ]);
   for (const sc of scenarios) {
     if (sc.baseline) row(`${sc.key} baseline`, summarize(sc.baseline.runs));
+    if (sc.floor) row(`${sc.key} floor`, summarize(sc.floor.runs));
     row(`${sc.key} service`, summarize(sc.service.runs));
   }
   return table(rows);
@@ -209,4 +235,32 @@ export function targetTable(targets: Target[]): string {
     ['target', 'measured', ''],
     ...targets.map((t) => [t.what, t.measured, t.met === null ? 'not run' : t.met ? 'met' : 'MISSED']),
   ]);
+}
+
+/**
+ * The Redis commands the service's processes sent per successful request, by process kind and name (a Lua script as
+ * `evalsha <its name>`), most first: what each costs is in the scripts themselves (the instance's `redis exec`
+ * counts each redis.call inside them).
+ */
+export function redisBreakdown(scenarios: Scenario[]): string[] {
+  const lines: string[] = [];
+  for (const sc of scenarios)
+    for (const side of ['floor', 'service'] as const) {
+      const runs = sc[side]?.runs ?? [];
+      const ok = runs.reduce((s, r) => s + r.load.okTotal, 0);
+      if (ok === 0) continue;
+      const perRequest = (pick: (m: Measured) => Record<string, number>) => {
+        const byName: Record<string, number> = {};
+        for (const r of runs) for (const [name, n] of Object.entries(pick(r))) byName[name] = (byName[name] ?? 0) + n;
+        return (
+          Object.entries(byName)
+            .sort((a, b) => b[1] - a[1])
+            .map(([name, n]) => `${name} ${(n / ok).toFixed(2)}`)
+            .join(', ') || '-'
+        );
+      };
+      lines.push(`  ${sc.key} ${side}, SQL statements per request: ${perRequest((m) => m.sqlByName)}`);
+      lines.push(`  ${sc.key} ${side}, Redis commands sent per request: ${perRequest((m) => m.redisByName)}`);
+    }
+  return lines;
 }

@@ -13,6 +13,13 @@ import { logger } from '@leadgen/logger';
 export interface IdleSlotFiller {
   /** this process took a job of the source from its queue (BullMQ moved it to active): a slot is busy */
   started(source: Source): void;
+  /**
+   * this process is asking its queue for a job of the source (BullMQ's moveToActive is on its way): a slot is busy
+   * until the returned function is called, once the job it took, if any, was counted `started`. Redis may move an
+   * entry to active before its reply is read here; counted from before the ask is sent, such an entry is never in
+   * neither count (see fillOnce).
+   */
+  asking(source: Source): () => void;
   /** a job of the source ended (or was handed back) in this process: its slot is free */
   ended(source: Source): void;
   /** fills the source's idle slots now (the timer's step; tests) */
@@ -45,6 +52,8 @@ const BORROW_BATCH = 100;
 
 interface SlotState {
   active: number;
+  /** asks for a job under way (moveToActive sent, its reply not yet read) */
+  asking: number;
   /** a fill is under way; `again`: another was asked for meanwhile */
   filling: boolean;
   again: boolean;
@@ -55,17 +64,24 @@ interface SlotState {
 export function startIdleSlotFiller(deps: IdleSlotDependencies, sources: readonly Source[], settings: IdleSlotSettings): IdleSlotFiller {
   // A reserve as large as the slots: nothing is ever borrowed, so nothing is counted or looked at either.
   if (settings.reserved >= settings.concurrency)
-    return { started() {}, ended() {}, fill: async () => {}, nudge: async () => {}, stop() {} };
-  const states = new Map<Source, SlotState>(sources.map((s) => [s, { active: 0, filling: false, again: false, backlog: false }]));
+    return { started() {}, asking: () => () => {}, ended() {}, fill: async () => {}, nudge: async () => {}, stop() {} };
+  const states = new Map<Source, SlotState>(
+    sources.map((s) => [s, { active: 0, asking: 0, filling: false, again: false, backlog: false }]),
+  );
   let failing = false;
 
-  const free = (state: SlotState) => settings.concurrency - state.active - settings.reserved;
+  const free = (state: SlotState) => settings.concurrency - state.active - state.asking - settings.reserved;
 
   async function fillOnce(source: Source, state: SlotState): Promise<void> {
     if (free(state) <= 0) return;
     const waiting = await deps.waiting(source);
-    // The slots are counted again after the wait list is read: an entry that left it meanwhile was taken by this
-    // process (counted as active from BullMQ's 'active' event, lead-consumers.ts), or by another worker.
+    // The slots are counted again after the wait list is read: an entry that left it before the count was taken by
+    // this process or by another worker. If by this process, its slot is busy here: the ask that took it was counted
+    // (`asking`) before it was sent, so before Redis ran it and so before the count, and it is counted until the job
+    // it took is counted active (BullMQ's 'active' event, emitted before its moveToActive returns); a job taken by the
+    // call that completes another (moveToCompleted's fetch of the next) keeps the finished job's slot until then
+    // (lead-consumers.ts frees a slot only once BullMQ's processJob returns). So no entry this process took is in
+    // neither count, whichever reply is read first.
     const want = free(state) - waiting;
     if (want <= 0) return;
     // Released in PostgreSQL and enqueued: one the queue does not take is the lost-job sweep's (after-commit.ts logs it).
@@ -109,6 +125,17 @@ export function startIdleSlotFiller(deps: IdleSlotDependencies, sources: readonl
     started(source) {
       const state = states.get(source);
       if (state) state.active += 1;
+    },
+    asking(source) {
+      const state = states.get(source);
+      if (!state) return () => {};
+      state.asking += 1;
+      let done = false;
+      return () => {
+        if (done) return;
+        done = true;
+        state.asking -= 1;
+      };
     },
     ended(source) {
       const state = states.get(source);

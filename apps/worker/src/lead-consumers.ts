@@ -23,7 +23,7 @@ export interface LeadConsumers {
 export function createLeadConsumers(
   providers: LeadProvider[],
   deps: HandlerDependencies,
-  slots?: Pick<IdleSlotFiller, 'started' | 'ended'>,
+  slots?: Pick<IdleSlotFiller, 'started' | 'ended' | 'asking'>,
   /** per source, what serves test accounts' jobs (the sandbox: createTestProviders); the source's provider when absent */
   testProviders: Partial<Record<Source, LeadProvider>> = {},
 ): LeadConsumers {
@@ -57,14 +57,18 @@ function consumerOf(
   provider: LeadProvider,
   deps: HandlerDependencies,
   config: Config,
-  slots?: Pick<IdleSlotFiller, 'started' | 'ended'>,
+  slots?: Pick<IdleSlotFiller, 'started' | 'ended' | 'asking'>,
   testProvider?: LeadProvider,
 ): Worker {
   const { source } = provider;
   const handle = createLeadJobHandler(provider, deps, testProvider);
-  // Each slot this consumer holds, counted for the idle-slot filler (borrow-idle-slots.ts) from the moment BullMQ
-  // takes the job from the wait list (its 'active' event, before the processor is called): counted only from the
-  // processor, a job between the two was in neither count, and the filler borrowed into the reserve for it.
+  // Each slot this consumer holds, counted for the idle-slot filler (borrow-idle-slots.ts): from the moment BullMQ
+  // asks Redis for a job (its moveToActive, counted `asking` before it is sent) and, once one came, from its 'active'
+  // event (before moveToActive returns, and before the processor is called) until BullMQ's processJob returns, that
+  // is after the job's completion or failure was written, and after the job that same call took next (BullMQ's
+  // moveToCompleted fetches it) was counted active. Counted only from the processor, a job between the two was in
+  // neither count, and the filler borrowed into the reserve for it; freed at the processor's end, the next job
+  // moveToCompleted took was in neither count until its reply was read.
   const holding = new Set<string>();
   const take = (jobId: string | undefined) => {
     if (jobId === undefined || holding.has(jobId)) return;
@@ -76,11 +80,7 @@ function consumerOf(
   };
   const counted: typeof handle = async (job, token, signal) => {
     take(job.id);
-    try {
-      return await handle(job, token, signal);
-    } finally {
-      free(job.id);
-    }
+    return handle(job, token, signal);
   };
   const consumer = createLeadConsumer(source, counted, {
     redis: config.redis,
@@ -88,6 +88,7 @@ function consumerOf(
     lockMs: config.worker.lockMs,
     stalledCheckMs: config.worker.stalledCheckMs,
   });
+  countSlots(consumer as unknown as BullWorkerSteps, slots, source, free);
   consumer.on('active', (job) => take(job.id));
   // A job BullMQ fails before its processor runs (an unrecoverable attempt) frees its slot here.
   consumer.on('failed', (job) => free(job?.id));
@@ -103,4 +104,36 @@ function consumerOf(
     });
   });
   return consumer;
+}
+
+/** The two steps of BullMQ's Worker (6.x) a slot is counted around: instance methods, called as `this.…`. */
+interface BullWorkerSteps {
+  moveToActive(token: string, name?: string): Promise<unknown>;
+  processJob(job: { id?: string }, token: string, fetchNext: () => boolean): Promise<unknown>;
+}
+
+function countSlots(
+  worker: BullWorkerSteps,
+  slots: Pick<IdleSlotFiller, 'asking'> | undefined,
+  source: Source,
+  free: (jobId: string | undefined) => void,
+): void {
+  const ask = worker.moveToActive.bind(worker);
+  const run = worker.processJob.bind(worker);
+  if (typeof ask !== 'function' || typeof run !== 'function') throw new Error('BullMQ Worker: moveToActive or processJob is gone');
+  worker.moveToActive = async (token, name) => {
+    const done = slots?.asking(source);
+    try {
+      return await ask(token, name);
+    } finally {
+      done?.();
+    }
+  };
+  worker.processJob = async (job, token, fetchNext) => {
+    try {
+      return await run(job, token, fetchNext);
+    } finally {
+      free(job.id);
+    }
+  };
 }

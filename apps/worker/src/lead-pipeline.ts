@@ -1,4 +1,4 @@
-import { commitPage, type Database, type JobRecord, type SettlementBasis } from '@leadgen/db';
+import { commitPage, startJob, type Database, type JobRecord, type Settlement, type SettlementBasis } from '@leadgen/db';
 import { leadNotice, suppressionKeysOf, type JobOutcome, type ResolvedArea } from '@leadgen/domain';
 import { metrics } from '@leadgen/ops';
 import type { LeadFinisher, LeadProvider, ProviderLead, ProviderPage, TileReport } from '@leadgen/providers';
@@ -49,6 +49,11 @@ const GATHER_MS = 40;
 export const SLICE_MS = 300;
 /** finishes in flight per job (the worker's enricher bounds every job's together) */
 const MAX_FINISHING = 100;
+/**
+ * A deferred start (open_job.sql) rides on the job's first commit; a job that has committed nothing this long after
+ * it was taken has its start written on its own, so a job waiting on its upstreams shows `running` as before.
+ */
+export const START_WRITE_MS = 1_000;
 
 export interface SliceReport {
   slice: number;
@@ -103,6 +108,17 @@ export interface PipelineInput {
    * job did not read to their end included) and the resume cursor as far as it got.
    */
   leftover?: { filtered: number; cursor: string | null };
+  /** the job's deferred start (decision 037's hot path): written by its first commit, or after START_WRITE_MS */
+  start?: { provider: string; startedAt: Date } | null;
+  /** the deferred start was written (by a commit, or on its own) */
+  onStarted?: () => void;
+  /**
+   * the job may be settled by the commit that completes it, in the same transaction (commit_slice), when nothing
+   * else of it is in flight (so every upstream call it made is on that commit); `share` as recordSettlement's
+   */
+  settle?: { share: number } | null;
+  /** that commit settled the job: the caller announces it (announceSettlement) instead of settling it */
+  onSettled?: (settlement: Settlement) => void;
 }
 
 /** The calls counted since the last commit, by upstream (those not yet on the job row). */
@@ -150,8 +166,11 @@ class LeadPipeline {
   private waker: (() => void) | null = null;
   private readonly inner = new AbortController();
   private readonly pageIterator: AsyncIterator<ProviderPage>;
+  /** the deferred start, until a commit or its own statement writes it */
+  private pendingStart: { provider: string; startedAt: Date } | null;
 
   constructor(private readonly input: PipelineInput) {
+    this.pendingStart = input.start ?? null;
     this.requested = input.record.requestedCount;
     this.committed = input.record.deliveredCount;
     this.cursor = input.record.cursor;
@@ -174,6 +193,12 @@ class LeadPipeline {
       for (;;) {
         if (this.input.signal.aborted) throw this.input.signal.reason;
         if (this.committed >= this.requested) return this.batchFull() ? { kind: 'budget_exhausted' } : { kind: 'finished' };
+        if (this.pendingStart && Date.now() >= this.pendingStart.startedAt.getTime() + START_WRITE_MS) {
+          // Nothing committed in the job's first instant: its start on its own, as before decision 037's merge.
+          const { provider, startedAt } = this.pendingStart;
+          if ((await startJob(this.input.db, this.input.record.id, provider, startedAt)) === null) return { kind: 'cancelled' };
+          this.started();
+        }
         // After a failure (a page, or a lead's finish, failed) no page is asked for, but the leads already listed are
         // still finished and committed as far as they go: the job ends PARTIAL with them.
         this.startFinishes();
@@ -187,14 +212,15 @@ class LeadPipeline {
           if (this.failure) throw this.failure.error;
           return { kind: 'finished' };
         }
+        const startDue = this.pendingStart ? this.pendingStart.startedAt.getTime() + START_WRITE_MS : Infinity;
         if (slice.length > 0) {
           const due = this.commitDue(slice.length, outstanding);
           if (due <= Date.now()) {
-            if ((await this.commit(slice)) === 'stopped') return { kind: 'cancelled' };
+            if ((await this.commit(slice, !outstanding)) === 'stopped') return { kind: 'cancelled' };
             continue;
           }
-          await this.sleep(due - Date.now());
-        } else await this.sleep(Infinity);
+          await this.sleep(Math.min(due, startDue) - Date.now());
+        } else await this.sleep(startDue - Date.now());
       }
     } finally {
       if (this.input.leftover) {
@@ -312,7 +338,13 @@ class LeadPipeline {
     return this.lastCommitAt === null ? gathered : Math.max(gathered, this.lastCommitAt + SLICE_MS);
   }
 
-  private async commit(slice: Candidate[]): Promise<'committed' | 'stopped'> {
+  private started(): void {
+    this.pendingStart = null;
+    this.input.onStarted?.();
+  }
+
+  /** `alone`: nothing else of the job is in flight, so a slice that completes it may settle it too */
+  private async commit(slice: Candidate[], alone = false): Promise<'committed' | 'stopped'> {
     const { db, record, basis } = this.input;
     // The slice's leads are decided before the cursor is chosen: it may then move past their pages.
     for (const candidate of slice) {
@@ -331,12 +363,26 @@ class LeadPipeline {
     const matched = () => rows.map((item) => ({ ...item, matches: suppressionKeysOf(item.lead, record.request.state) }));
     // Each lead's domains, emails and phones are read only once the account is known to keep a suppression
     // list (the first commit says so, writing nothing, and is sent again).
-    let result = await commitPage(db, record.id, this.withMatches ? matched() : rows, cursor, extra);
+    // The job's deferred start, and its settlement when this slice completes it with nothing else in flight, ride on
+    // the same transaction (commit_slice): a job of one slice is one commit.
+    // Not when a page it stopped reading holds filtered leads: those are counted by the settlement of its own
+    // (recordRemainder), which a settled job could no longer take.
+    const settle = this.input.settle;
+    const unreadFiltered = this.pages.slice(this.firstOpenPage).reduce((n, page) => n + page.filtered, 0);
+    const merge = {
+      ...(this.pendingStart ? { start: this.pendingStart } : {}),
+      ...(settle && alone && unreadFiltered === 0 && this.committed + rows.length >= this.requested
+        ? { settle: { source: record.source, requestedCount: this.requested, share: settle.share } }
+        : {}),
+    };
+    let result = await commitPage(db, record.id, this.withMatches ? matched() : rows, cursor, extra, merge);
     if (result.kind === 'needs_matches') {
       this.withMatches = true;
-      result = await commitPage(db, record.id, matched(), cursor, extra);
+      result = await commitPage(db, record.id, matched(), cursor, extra, merge);
     }
     if (result.kind === 'committed') {
+      if (this.pendingStart) this.started();
+      if (result.settlement) this.input.onSettled?.(result.settlement);
       this.filteredPending -= extra.filtered;
       for (const [name, n] of Object.entries(extra.upstreamCalls)) committedCalls.set(name, (committedCalls.get(name) ?? 0) + n);
     }

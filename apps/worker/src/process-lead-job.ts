@@ -1,13 +1,15 @@
 import type { Config } from '@leadgen/config';
-import { recordTileSearch, settleJob, type Lifecycle } from '@leadgen/commands';
+import { announceSettlement, recordTileSearch, settleJob, type Lifecycle } from '@leadgen/commands';
 import {
   commitPage,
   findBatchArea,
   findJob,
+  openJob,
   recordUpstreamCalls,
   startJob,
   type Database,
   type JobRecord,
+  type Settlement,
   type SettlementBasis,
   type StartRefusal,
 } from '@leadgen/db';
@@ -41,17 +43,24 @@ export class JobInterrupted extends Error {
 
 type Start =
   | { kind: 'started'; job: JobRecord }
+  /** the start is written with the job's first commit (decision 037): running, the provider, `startedAt` */
+  | { kind: 'deferred'; job: JobRecord; startedAt: Date }
   | { kind: 'refused'; job: JobRecord; refusal: StartRefusal }
   | { kind: 'terminal'; job: JobRecord }
   | { kind: 'missing' };
 
 /**
- * One statement in the common case: the row, moved to running. The API commits a job before it
- * enqueues it, so a missing row is one whose creation was withdrawn (its enqueue seemed to fail).
+ * One statement in the common case: the row, read (open_job.sql). Its start (queued → running) rides on its first
+ * commit unless the entry was taken before (`attemptsStarted` > 1: the first start is recorded at once, so a job
+ * whose workers keep dying still ends by its time budget), the job is a batch's child to reserve, or it was never
+ * released. The API commits a job before it enqueues it, so a missing row is one whose creation was withdrawn
+ * (its enqueue seemed to fail).
  */
-async function start(db: Database, jobId: string, provider: string): Promise<Start> {
-  const started = await startJob(db, jobId, provider);
-  if (started) return started;
+async function start(db: Database, jobId: string, provider: string, restarted: boolean): Promise<Start> {
+  const startedAt = new Date();
+  const opened = await openJob(db, jobId, provider, restarted);
+  if (opened?.kind === 'deferred') return { ...opened, startedAt };
+  if (opened) return opened;
   const row = await findJob(db, jobId);
   return row ? { kind: 'terminal', job: row } : { kind: 'missing' };
 }
@@ -101,7 +110,7 @@ async function processLeadJob<S extends Source>(
 ): Promise<LeadJobResult | null> {
   const { db, config } = deps;
   const jobId = job.data.jobId;
-  const started = await start(db, jobId, provider.name);
+  const started = await start(db, jobId, provider.name, (job.attemptsStarted ?? 0) > 1);
   if (started.kind === 'terminal') return jobResult(started.job);
   if (started.kind === 'refused') {
     logger.info('batch child not started', { refusal: started.refusal });
@@ -112,8 +121,9 @@ async function processLeadJob<S extends Source>(
     return null;
   }
   const record = started.job;
-
-  const deadline = (record.startedAt ?? new Date()).getTime() + config.worker.jobTimeoutMs;
+  // A deferred start (decision 037): written by the first commit, or by the pipeline once START_WRITE_MS have passed.
+  const pendingStart = started.kind === 'deferred' ? { provider: provider.name, startedAt: started.startedAt } : null;
+  const deadline = (record.startedAt ?? pendingStart?.startedAt ?? new Date()).getTime() + config.worker.jobTimeoutMs;
   const controller = new AbortController();
   // BullMQ aborts its signal for worker.cancelJob (a cancel message) and cancelAllJobs (shutdown).
   const onBullAbort = () => controller.abort(new JobInterrupted(bullSignal.reason === 'shutdown' ? 'shutdown' : 'cancelled'));
@@ -139,6 +149,8 @@ async function processLeadJob<S extends Source>(
   // the filtered leads of pages it did not read to their end counted (a retried job reads them again).
   const leftover = { filtered: 0, cursor: record.cursor };
   let settles = false;
+  // The settlement the job's last commit made in its own transaction (commit_slice), when it completed the job.
+  const settled: { settlement: Settlement | null; startPending: boolean } = { settlement: null, startPending: pendingStart !== null };
   try {
     outcome = await countUpstreamCalls(upstreamCalls, () =>
       onUpstreamRetry(
@@ -155,6 +167,11 @@ async function processLeadJob<S extends Source>(
             calls: { upstreamCalls, committedCalls },
             publicBaseUrl: config.http.publicBaseUrl,
             leftover,
+            start: pendingStart,
+            onStarted: () => void (settled.startPending = false),
+            // an area tile settles after its tile is recorded (recordTile): never in its last commit
+            settle: area === undefined ? { share: deps.lifecycle.share } : null,
+            onSettled: (settlement) => void (settled.settlement = settlement),
             ...(area ? { area, onTile: (report: TileReport) => void (tile.report = report) } : {}),
           }),
       ),
@@ -185,15 +202,23 @@ async function processLeadJob<S extends Source>(
       outcome = { kind: 'error', reason: 'internal_error' };
     } else {
       settles = false;
-      throw error; // infrastructure or a bug: BullMQ retries, the committed pages stay
+      // infrastructure or a bug: BullMQ retries, the committed pages stay; a deferred start is written first (if
+      // PostgreSQL takes it), so the job shows running as a started one did before decision 037's merge
+      if (pendingStart && settled.startPending)
+        await startJob(db, jobId, pendingStart.provider, pendingStart.startedAt).catch(() => undefined);
+      throw error;
     }
   } finally {
     clearTimeout(timer);
     bullSignal.removeEventListener('abort', onBullAbort);
     reporter.flush();
     reportUpstreamCalls(job, record.source, upstreamCalls);
-    await recordRemainder(db, jobId, upstreamCalls, committedCalls, settles ? leftover : null);
+    if (settled.settlement === null) await recordRemainder(db, jobId, upstreamCalls, committedCalls, settles ? leftover : null);
   }
+  if (settled.settlement) return jobResult((await announceSettlement(deps.lifecycle, settled.settlement, outcome)).settlement?.job);
+  // A job that ends before it committed anything (EMPTY, an upstream error at once): its start first, so the
+  // terminal row names its provider and start time as before.
+  if (pendingStart && settled.startPending) await startJob(db, jobId, pendingStart.provider, pendingStart.startedAt);
   return finish(deps, jobId, outcome, basis);
 }
 

@@ -143,6 +143,48 @@ describe('a job pipelined as its upstreams allow', () => {
     expect(new Set(await leadsOf(jobId))).toEqual(new Set([...keys('p0-', 10), ...keys('p1-', 10), ...keys('p2-', 5)]));
   });
 
+  it('when a job commits within its first instant, then its start, leads and settlement are one write; one that waits on its upstreams shows running within a second, started when it was taken', async () => {
+    // One page, every lead ready at once: the worker reads the row (open_job) and writes once (commit_slice).
+    const quick = scripted({ pages: [{ delayMs: 0, keys: keys('q', 5) }], finish: () => 0 });
+    const statements: string[] = [];
+    const query = world.db.sql.query.bind(world.db.sql);
+    const counting = (text: unknown, ...rest: unknown[]) => {
+      if (typeof text === 'string') statements.push(/(\w+)\(\$1/.exec(text)?.[1] ?? text.slice(0, 20));
+      return (query as (...args: unknown[]) => unknown)(text, ...rest);
+    };
+    (world.db.sql as { query: unknown }).query = counting;
+    let first;
+    try {
+      first = await run(quick.provider, 5);
+      await first.done;
+    } finally {
+      (world.db.sql as { query: unknown }).query = query;
+    }
+    expect(statements.filter((name) => name !== 'create_job' && name !== 'read_job')).toEqual(['open_job', 'commit_slice']);
+    expect(await findJob(world.db, first.jobId)).toMatchObject({
+      status: 'COMPLETE',
+      deliveredCount: 5,
+      creditsCharged: 10,
+      provider: 'scripted',
+    });
+
+    // A first page that takes 1.6 s: the start is written on its own after START_WRITE_MS (1 s), with the time taken.
+    const slow = scripted({ pages: [{ delayMs: 1_600, keys: keys('w', 3) }], finish: () => 0 });
+    const { jobId, done } = await run(slow.provider, 3);
+    const taken = Date.now();
+    expect((await findJob(world.db, jobId))?.status).toBe('queued');
+    let seen: Awaited<ReturnType<typeof findJob>> = null;
+    while (Date.now() - taken < 1_500) {
+      seen = await findJob(world.db, jobId);
+      if (seen?.status === 'running') break;
+      await sleep(50);
+    }
+    expect(seen).toMatchObject({ status: 'running', provider: 'scripted', deliveredCount: 0 });
+    expect(Math.abs(seen!.startedAt!.getTime() - taken)).toBeLessThan(500);
+    await done;
+    expect(await findJob(world.db, jobId)).toMatchObject({ status: 'COMPLETE', deliveredCount: 3 });
+  });
+
   it('when one site is slow, then the leads ready before it are readable at once and it delays only its own lead', async () => {
     const { provider } = scripted({
       pages: [{ delayMs: 0, keys: keys('s', 10) }],

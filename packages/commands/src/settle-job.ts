@@ -35,7 +35,17 @@ export async function settleJob(
 ): Promise<SettledJob> {
   const settlement = await recordSettlement(lc.db, jobId, outcome, basis, options.releaseNext === false ? undefined : lc.share);
   if (!settlement?.settled) return { settlement, untold: [] };
+  return announceSettlement(lc, settlement, outcome);
+}
+
+/**
+ * What follows a settlement PostgreSQL has just recorded, by settleJob or in the same transaction as the job's last
+ * commit (the worker's commit_slice, decision 037): the metrics, the fleet and the waiting requests told, the
+ * after-commit step. Called once per settlement, by whoever recorded it.
+ */
+export async function announceSettlement(lc: Lifecycle, settlement: Settlement, outcome: JobOutcome): Promise<SettledJob> {
   const { job } = settlement;
+  const jobId = job.id;
   observeSettlement(job);
   logger.info(outcome.kind === 'cancelled' ? 'job cancelled' : 'job finished', {
     jobId,

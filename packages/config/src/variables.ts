@@ -551,8 +551,8 @@ export const DECLARATION = {
     maxBytes: variable('ENRICHMENT_MAX_BYTES', integer().min(1024).default(1_048_576), 'website enrichment: bytes read per page'),
     concurrency: variable(
       'ENRICHMENT_CONCURRENCY',
-      integer().min(1).max(1000).default(64),
-      "website enrichment: sites read at once by one worker process, every job's together (an I/O budget: a site holds a socket, not a core); each job reads about as many as it still needs leads ([decision 037](decisions/037-jobs-at-the-speed-of-their-upstreams.md))",
+      integer().min(1).max(1000).default(256),
+      "website enrichment: sites read at once by one worker process, every job's together (an I/O budget: a site holds a socket and at most `ENRICHMENT_MAX_BYTES` per page in flight, not a core); each job reads about as many as it still needs leads ([decision 037](decisions/037-jobs-at-the-speed-of-their-upstreams.md))",
     ),
     allowPrivateNetworks: flag('ENRICHMENT_ALLOW_PRIVATE_NETWORKS', 'let enrichment reach private/loopback addresses (tests only)'),
     // Decision 040: application-shell pages rendered in headless Chromium, every request through the crawler's network guard.
@@ -624,8 +624,8 @@ export const DECLARATION = {
     ),
     concurrency: variable(
       'DNS_CONCURRENCY',
-      integer().min(1).max(200).default(16),
-      'email verification: DNS lookups in flight per worker process',
+      integer().min(1).max(200).default(128),
+      "email verification: DNS lookups in flight per worker process, every job's together (an I/O budget beside `ENRICHMENT_CONCURRENCY`'s: ten jobs of 100 verify a thousand domains at once, [decision 037](decisions/037-jobs-at-the-speed-of-their-upstreams.md))",
     ),
     cacheFloorSeconds: variable(
       'DNS_CACHE_MIN_TTL_SECONDS',

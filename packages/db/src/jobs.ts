@@ -146,12 +146,41 @@ export type JobStart = { kind: 'started'; job: JobRecord } | { kind: 'refused'; 
  * case at its first start, or is refused. Null when the job is terminal or its row not visible (yet).
  * started_at keeps the first start: the time budget covers the whole job, not one attempt.
  */
-export async function startJob(db: Database, id: string, provider: string): Promise<JobStart> {
+export async function startJob(db: Database, id: string, provider: string, startedAt?: Date): Promise<JobStart> {
+  // (beside openJob: the deferred start of a job that has not committed within its first instant, with the time its
+  // worker took it; the tests)
   const { rows } = await db.sql.query<JobRow & { o_refusal: StartRefusal | null }>(
-    `SELECT ${jobColumns('(b.job)')}, b.o_refusal FROM start_job($1, $2) b`,
-    [id, provider],
+    `SELECT ${jobColumns('(b.job)')}, b.o_refusal FROM start_job($1, $2, $3) b`,
+    [id, provider, startedAt ?? null],
   );
   const row = rows[0];
   if (!row) return null;
   return row.o_refusal ? { kind: 'refused', job: jobFromRow(row), refusal: row.o_refusal } : { kind: 'started', job: jobFromRow(row) };
+}
+
+/**
+ * What a worker does when it takes a job from its queue (decision 037's hot path, prisma/functions/open_job.sql):
+ * reads the row, and writes the start only when it must (`restarted`: the entry was taken before, so the first
+ * start is recorded at once; a batch's child not reserved yet; a job never released). Otherwise `deferred`: the
+ * start rides on the job's first commit (commitPage's `start`). `terminal`: the row as it is; null: no such row.
+ */
+export type JobOpening =
+  | { kind: 'started'; job: JobRecord }
+  | { kind: 'deferred'; job: JobRecord }
+  | { kind: 'refused'; job: JobRecord; refusal: StartRefusal }
+  | { kind: 'terminal'; job: JobRecord }
+  | null;
+
+export async function openJob(db: Database, id: string, provider: string, restarted: boolean): Promise<JobOpening> {
+  const { rows } = await db.sql.query<JobRow & { o_refusal: StartRefusal | null; o_started: boolean }>(
+    `SELECT ${jobColumns('(o.job)')}, o.o_refusal, o.o_started FROM open_job($1, $2, $3) o`,
+    [id, provider, restarted],
+  );
+  const row = rows[0];
+  // start_job found it terminal meanwhile (a cancel between the read and the start): read it as it is now
+  if (!row) return null;
+  const job = jobFromRow(row);
+  if (row.o_refusal) return { kind: 'refused', job, refusal: row.o_refusal };
+  if (row.o_started) return { kind: 'started', job };
+  return job.status === 'queued' || job.status === 'running' ? { kind: 'deferred', job } : { kind: 'terminal', job };
 }

@@ -1,5 +1,7 @@
-import type { Lead, SubjectEntry } from '@leadgen/domain';
+import { chargeFor, JOB_EVENT_OF, type Lead, type Source, type SubjectEntry } from '@leadgen/domain';
 import type { Database } from './client';
+import { jobColumns, jobFromRow, type JobRow } from './jobs';
+import type { Settlement } from './job-settlement';
 
 export interface PageLead {
   /** place id, profile URL or store domain: one lead per key per result set */
@@ -10,7 +12,8 @@ export interface PageLead {
 }
 
 export type PageCommit =
-  | { kind: 'committed'; deliveredCount: number; requestedCount: number }
+  /** `settlement`: the commit completed the job and settled it in the same transaction (`merge.settle`) */
+  | { kind: 'committed'; deliveredCount: number; requestedCount: number; settlement?: Settlement }
   /** the account has a suppression list and the page came without `matches`: nothing was written */
   | { kind: 'needs_matches' }
   /** the job reached a terminal status (cancelled, or settled by another worker): nothing was written */
@@ -28,6 +31,12 @@ export async function commitPage(
   cursor: string | null,
   /** decision 038: the page's leads the request's filters left out, and the upstream calls made since the last commit */
   extra: { filtered?: number; upstreamCalls?: Record<string, number> } = {},
+  /**
+   * What rides on the same transaction (decision 037's hot path, prisma/functions/commit_slice.sql): `start`, the
+   * job's deferred start (openJob); `settle`, its settlement as COMPLETE when this commit completes it (the charge
+   * of its requested count, the account's held jobs released into its place with a `share`, as recordSettlement).
+   */
+  merge: { start?: { provider: string; startedAt: Date }; settle?: { source: Source; requestedCount: number; share?: number } } = {},
 ): Promise<PageCommit> {
   // One statement (prisma/functions/commit_page.sql): lock the job while it is not
   // terminal, insert the page's new leads, advance count and cursor; no row back means terminal.
@@ -39,11 +48,43 @@ export async function commitPage(
         : { k: p.dedupKey, d: p.lead },
     ),
   );
-  const { rows } = await db.sql.query<{ o_delivered_count: number; o_requested_count: number; o_needs_matches: boolean }>(
-    'SELECT * FROM commit_page($1, $2, $3, $4, $5)',
-    [jobId, items, cursor, extra.filtered ?? 0, JSON.stringify(extra.upstreamCalls ?? {})],
+  const args = [jobId, items, cursor, extra.filtered ?? 0, JSON.stringify(extra.upstreamCalls ?? {})];
+  if (!merge.start && !merge.settle) {
+    const { rows } = await db.sql.query<CommitRow>('SELECT * FROM commit_page($1, $2, $3, $4, $5)', args);
+    return pageCommitOf(rows[0]);
+  }
+  const { settle, start } = merge;
+  const { rows } = await db.sql.query<CommitRow & JobRow & { webhook_deliveries: string[]; released_jobs: string[] }>(
+    `SELECT s.o_delivered_count, s.o_requested_count, s.o_needs_matches, ${jobColumns('(s.settled)')}, s.webhook_deliveries, s.released_jobs
+     FROM commit_slice($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) s`,
+    [
+      ...args,
+      start?.provider ?? null,
+      start?.startedAt ?? null,
+      settle ? chargeFor(settle.source, settle.requestedCount) : null,
+      JOB_EVENT_OF.COMPLETE,
+      settle?.share ?? null,
+    ],
   );
   const row = rows[0];
+  const commit = pageCommitOf(row);
+  if (commit.kind !== 'committed' || !row || row.id === null) return commit;
+  const settlement: Settlement = {
+    job: jobFromRow(row),
+    settled: true,
+    webhookDeliveryIds: row.webhook_deliveries,
+    releasedJobIds: row.released_jobs,
+  };
+  return { ...commit, settlement };
+}
+
+interface CommitRow {
+  o_delivered_count: number;
+  o_requested_count: number;
+  o_needs_matches: boolean;
+}
+
+function pageCommitOf(row: CommitRow | undefined): PageCommit {
   if (!row) return { kind: 'stopped' };
   if (row.o_needs_matches) return { kind: 'needs_matches' };
   return { kind: 'committed', deliveredCount: row.o_delivered_count, requestedCount: row.o_requested_count };

@@ -13,13 +13,45 @@ export interface JobEventPublisher {
   publishHeld(source: Source): Promise<void>;
 }
 
+/**
+ * Held-job nudges are coalesced per source and process: one PUBLISH at once, then at most one more per
+ * HELD_NUDGE_MS, sent at the window's end for every nudge asked for within it. A nudge only says "look now" (the filler
+ * borrows what PostgreSQL holds, whatever the count of nudges), and every nudge asked for is followed by a PUBLISH
+ * sent no earlier, so none is lost; a burst of one account's held creations (each was a PUBLISH of its own, most of a
+ * sync job's API-side Redis commands at c=50: issue 32) costs one per window.
+ */
+export const HELD_NUDGE_MS = 50;
+
 export function jobEventPublisher(connection: RedisClient, keys: RedisKeys): JobEventPublisher {
   const names = channels(keys);
+  const nudges = new Map<Source, { last: number; trailing: Promise<void> | null }>();
+  const publishHeld = (source: Source): Promise<void> => {
+    const now = Date.now();
+    const state = nudges.get(source) ?? { last: -Infinity, trailing: null };
+    nudges.set(source, state);
+    if (state.trailing) return state.trailing;
+    if (now - state.last >= HELD_NUDGE_MS) {
+      state.last = now;
+      return connection.publish(names.jobHeld, source).then(() => undefined);
+    }
+    state.trailing = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(
+        () => {
+          state.trailing = null;
+          state.last = Date.now();
+          connection.publish(names.jobHeld, source).then(() => resolve(), reject);
+        },
+        state.last + HELD_NUDGE_MS - now,
+      );
+      timer.unref?.();
+    });
+    return state.trailing;
+  };
   return {
     publishTerminal: async (jobId) => void (await connection.publish(names.jobTerminal, jobId)),
     publishCancel: async (jobId) => void (await connection.publish(names.jobCancel, jobId)),
     publishLeadsErased: async (jobId) => void (await connection.publish(names.jobLeadsErased, jobId)),
-    publishHeld: async (source) => void (await connection.publish(names.jobHeld, source)),
+    publishHeld,
   };
 }
 
