@@ -17,6 +17,7 @@ export {
   runtimeRoleOf,
   scramVerifier,
   type RuntimeRole,
+  type RuntimeTimeouts,
   type MigrateOptions,
   type MigrateResult,
   type MigrationFile,
