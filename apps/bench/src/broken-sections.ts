@@ -2,6 +2,7 @@
 // a fairness or webhook side gave up, no export byte came, no batch child delivered. The bench never fails on
 // a figure, but it fails on these (exit 1), so a smoke run in CI (`--quick`) catches a section that rotted.
 import type { BatchRun } from './batch-fairness';
+import type { VolumeRun } from './data-volume';
 import type { ExportRun } from './export-memory';
 import type { FairnessSide } from './fairness';
 import type { KneeSeries } from './knee';
@@ -20,6 +21,8 @@ export interface SectionResults {
   enrichmentFound: number | null;
   /** jobs per side of the verification section, when it ran */
   verificationJobs: number | null;
+  /** the data-volume section, when it ran */
+  volume?: VolumeRun | null;
 }
 
 /** One line per broken section, saying why; empty when every section that ran measured something. */
@@ -48,5 +51,6 @@ export function brokenSections(r: SectionResults): string[] {
   }
   if (r.enrichmentFound === 0) broken.push('enrichment: no business address found in the corpus');
   if (r.verificationJobs === 0) broken.push('verify: no job measured');
+  for (const problem of r.volume?.problems ?? []) broken.push(`volume: ${problem}`);
   return broken;
 }

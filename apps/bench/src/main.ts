@@ -38,6 +38,7 @@ import { batchLines, measureBatch, type BatchRun } from './batch-fairness';
 import { brokenSections, type SectionResults } from './broken-sections';
 import { measureWebhooks, webhookTable, type WebhookSide } from './webhook';
 import { measureRealPath, realPathTable } from './real-path';
+import { measureDataVolume, QUICK_BIG, volumeLines, YEAR, type VolumeRun } from './data-volume';
 import { evaluateCorpus, freePort, scoreLines, UNSEEN_SITES, WORLD_SITES } from '@leadgen/testing';
 import { costTable, fmt, median, rate, sideBySide, summarize, targetTable, type Scenario, type Target } from './report';
 
@@ -64,7 +65,9 @@ const USAGE = `npm run bench [-- options]
   --knee-step S       seconds per knee step (default 4, 1 with --quick)
   --knee-accounts N   accounts the spread series shares the load over (default 10; also the credits section's)
   --credit-clients N  jobs in flight in the credits section (default 16)
-  --only a,b          scenarios among sync1, sync50, async, get, credits, knee, fleet, export, held, fair, verify, mailbox, enrichment, browser, batch, webhook, realpath
+  --only a,b          scenarios among sync1, sync50, async, get, credits, knee, fleet, export, held, fair, verify, mailbox, enrichment, browser, batch, webhook, realpath, volume
+                      (volume: deletion, erasure and the suppression page with a small account alone and beside a
+                      customer's year of data, 1,000,000 leads; 50,000 with --quick)
                       (realpath: the real adapters against the upstream fakes with the issue 32 latencies, time to first
                       lead and to terminal beside the critical-path floor; 25 leads per source with --quick)`;
 
@@ -151,6 +154,7 @@ const ALL = [
   'batch',
   'webhook',
   'realpath',
+  'volume',
 ] as const;
 const BATCH_QUERIES = Number(flags['batch-queries'] ?? (QUICK ? 20 : 1000));
 type Key = (typeof ALL)[number];
@@ -844,6 +848,14 @@ async function main(): Promise<number> {
       });
     }
 
+    // Data volume (data-volume.ts): last, as its big account would weigh on every section after it.
+    let volume: VolumeRun | null = null;
+    if (ONLY.has('volume')) {
+      log('');
+      log('volume: a small account alone, then beside a big one');
+      volume = await measureDataVolume({ databaseUrl: db.url, client: svc, big: QUICK ? QUICK_BIG : YEAR, samples: QUICK ? 3 : 5, log });
+    }
+
     const sync1 = scenarios.find((sc) => sc.key === 'sync1');
     if (verificationAddedMs !== null && sync1) {
       // The service's workers run with verification on: a whole job's CPU without it is their figure less the added part.
@@ -932,6 +944,10 @@ async function main(): Promise<number> {
       for (const c of kneeChecks) log(`  ${c.ok ? 'OK    ' : 'FAILED'} ${c.what}`);
       if (kneeChecks.some((c) => !c.ok)) exitCode = 1;
     }
+    if (volume) {
+      log('');
+      for (const line of volumeLines(volume)) log(line);
+    }
     if (checks.length) {
       log('');
       log('correctness (service account, after the end-to-end scenario):');
@@ -948,6 +964,7 @@ async function main(): Promise<number> {
       batch,
       fairness,
       webhooks,
+      volume,
     });
     if (broken) exitCode = broken;
     log('');
