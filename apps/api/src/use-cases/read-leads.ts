@@ -5,6 +5,9 @@ import type { ApiDependencies } from '../dependencies';
 // Rows per statement of a CSV or JSON Lines export: large enough that the round trips do not
 // dominate, small enough that a batch (~1 KiB per lead) stays a few MiB at most.
 export const EXPORT_BATCH = 1000;
+// Leads per COPY chunk of a job's or the account's download (packages/db/src/lead-export-copy.ts): each chunk is read
+// whole before it is written, so a download holds two (the one written, the one read ahead), about 1-2 KiB a lead: 10-20 MiB at most.
+export const EXPORT_CHUNK = 5000;
 
 export interface ResultSetSelection {
   jobId: string;
