@@ -339,7 +339,7 @@ describe('a large export', () => {
       await new Promise((r) => setTimeout(r, 300));
       expect(batches).toBe(after);
       expect(batches).toBeGreaterThan(0);
-      expect(batches).toBeLessThan(10); // 50,000 leads are 10 chunks of 5,000
+      expect(batches).toBeLessThan(25); // 50,000 leads are 25 chunks of 2,000
     } finally {
       spy.mockRestore();
     }
