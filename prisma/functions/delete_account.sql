@@ -3,7 +3,9 @@
 -- the audit trail keeps of it (counts and credit totals, the balance summed over its credit stripes; no personal
 -- data). It refuses while the account has a queued or running job: the caller cancels those first (a settlement
 -- still under way finishes first).
--- Called by: packages/db/src/account-deletion.ts (deleteAccount).
+-- Called by: packages/db/src/account-deletion.ts (deleteAccount), after purge_account_rows has taken, in bounded
+--   batches, what grows with the account (its finished jobs and their leads, deliveries, suppressions): what is left
+--   here is small (decision 043).
 -- Locks: the accounts row (FOR UPDATE: a create_job, a batch child's start or a settlement of the account waits
 --   for it before touching a credit stripe, then finds no account; one already holding a stripe holds KEY SHARE
 --   too, so this waits for it to commit), then by the cascade every row it owns, its credit stripes included.

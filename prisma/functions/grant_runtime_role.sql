@@ -28,6 +28,7 @@ BEGIN
   EXECUTE format('GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO %I', p_role);
   EXECUTE format('GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA public TO %I', p_role);
   EXECUTE format('REVOKE EXECUTE ON FUNCTION "grant_runtime_role"(NAME) FROM %I', p_role);
+  EXECUTE format('REVOKE EXECUTE ON FUNCTION "runtime_role_timeouts"(NAME, INTEGER, INTEGER, INTEGER) FROM %I', p_role);
 END
 $$;
 

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import { stringify } from 'csv-stringify/sync';
-import type { LeadRow } from '@leadgen/db';
+import type { ExportChunk, LeadRow } from '@leadgen/db';
 import { logger } from '@leadgen/logger';
 import { presentLeadItemJson } from './presenters/lead-presenter';
 import type { ExportFormat } from './routes/leads/leads-schema';
@@ -252,11 +252,12 @@ function flatten(row: LeadRow): Flat {
 }
 
 /**
- * RFC 4180 (CRLF, quotes doubled by the library), a header row on the first batch only. OWASP's
- * CSV-injection guidance: a cell starting with = + - @ tab or CR gets a leading apostrophe
- * (csv-stringify's escape_formulas) and every text cell is quoted, so no spreadsheet runs it as a formula.
+ * RFC 4180 (CRLF, quotes doubled by the library). OWASP's CSV-injection guidance: a cell starting with = + - @ tab
+ * or CR gets a leading apostrophe (csv-stringify's escape_formulas) and every text cell is quoted, so no spreadsheet
+ * runs it as a formula. prisma/functions/lead_csv_row.sql writes the same bytes in PostgreSQL for the exports of a
+ * job's and of the account's leads (decision 043); this one serves a batch's, and is what that function is checked against.
  */
-function csvBatch(rows: LeadRow[], header: boolean): string {
+export function csvRows(rows: LeadRow[], header = false): string {
   return stringify(rows.map(flatten), {
     header,
     columns: [...CSV_COLUMNS],
@@ -267,8 +268,10 @@ function csvBatch(rows: LeadRow[], header: boolean): string {
   });
 }
 
+const CSV_HEADER = csvRows([], true);
+
 /** Writes a chunk, waiting while the socket's buffer is full; false once the client has gone. */
-export async function write(res: Response, chunk: string): Promise<boolean> {
+export async function write(res: Response, chunk: string | Buffer): Promise<boolean> {
   if (res.destroyed || res.writableEnded) return false;
   if (res.write(chunk)) return true;
   await new Promise<void>((resolve) => {
@@ -283,11 +286,28 @@ export async function write(res: Response, chunk: string): Promise<boolean> {
   return !res.destroyed;
 }
 
-export interface ExportStream {
-  /** the first batch, read before any byte is sent so that its errors still become Problem Details */
-  first: LeadRow[];
-  /** the batch after this one; an empty array ends the export */
-  next(after: LeadRow): Promise<LeadRow[]>;
+/** A part of an export as it goes out: its leads' count and their lines (CSV without the header row). */
+export interface ExportPart {
+  rows: number;
+  body: string | Buffer;
+}
+
+/** A part rendered in the API from rows read as objects (a batch's leads). */
+export function rowsPart(rows: LeadRow[], format: 'csv' | 'jsonl'): ExportPart & { last: LeadRow | undefined } {
+  const body = rows.length === 0 ? '' : format === 'csv' ? csvRows(rows) : `${rows.map(presentLeadItemJson).join('\n')}\n`;
+  return { rows: rows.length, body, last: rows.at(-1) };
+}
+
+/** A part PostgreSQL rendered (COPY, packages/db/src/lead-export-copy.ts): its lines' bytes, passed on in one write. */
+export function copiedPart(chunk: ExportChunk): ExportPart & { last: ExportChunk['last'] } {
+  return { rows: chunk.rows, body: Buffer.concat(chunk.lines, chunk.bytes), last: chunk.last };
+}
+
+export interface ExportStream<P extends ExportPart> {
+  /** the first part, read before any byte is sent so that its errors still become Problem Details */
+  first: P;
+  /** the part after this one; an empty one ends the export */
+  next(after: P): Promise<P>;
   filename: string;
   headers?: Record<string, string>;
   /**
@@ -297,11 +317,6 @@ export interface ExportStream {
   settle?(outcome: ExportOutcome): Promise<void>;
 }
 
-/**
- * Streams the whole selection as CSV or JSON Lines, one keyset batch in memory at a time: the next batch
- * is read only once the previous one is in the socket's buffer, and a client that hangs up stops the
- * reading at the batch under way.
- */
 export interface ExportOutcome {
   /** leads written to the socket */
   leads: number;
@@ -309,14 +324,22 @@ export interface ExportOutcome {
   complete: boolean;
 }
 
-export async function streamExport(res: Response, format: 'csv' | 'jsonl', stream: ExportStream): Promise<ExportOutcome> {
+/**
+ * Streams the whole selection as CSV or JSON Lines, a part at a time: the next part is read while this one is
+ * written (the database and the socket work at once), and no more is read until it is in the socket's buffer, so
+ * memory holds two parts whatever the export's size; a client that hangs up stops the reading at the part under way.
+ */
+export async function streamExport<P extends ExportPart>(
+  res: Response,
+  format: 'csv' | 'jsonl',
+  stream: ExportStream<P>,
+): Promise<ExportOutcome> {
   res.status(200);
   res.setHeader('Content-Type', format === 'csv' ? 'text/csv; charset=utf-8; header=present' : 'application/x-ndjson; charset=utf-8');
   res.setHeader('Content-Disposition', `attachment; filename="${stream.filename}.${format}"`);
   res.setHeader('Cache-Control', 'no-store');
   for (const [name, value] of Object.entries(stream.headers ?? {})) res.setHeader(name, value);
-  let batch = stream.first;
-  let header = true;
+  let part = stream.first;
   let leads = 0;
   let settled = false;
   const settle = async (outcome: ExportOutcome) => {
@@ -325,17 +348,14 @@ export async function streamExport(res: Response, format: 'csv' | 'jsonl', strea
     return outcome;
   };
   try {
-    if (format === 'csv' && batch.length === 0) {
-      await settle({ leads, complete: true });
-      res.end(csvBatch([], true));
-      return { leads, complete: true };
-    }
-    while (batch.length > 0) {
-      const chunk = format === 'csv' ? csvBatch(batch, header) : `${batch.map(presentLeadItemJson).join('\n')}\n`;
-      header = false;
-      if (!(await write(res, chunk))) return await settle({ leads, complete: false });
-      leads += batch.length;
-      batch = await stream.next(batch.at(-1)!);
+    if (format === 'csv' && !(await write(res, CSV_HEADER))) return await settle({ leads, complete: false });
+    while (part.rows > 0) {
+      const next = stream.next(part);
+      // Read ahead; if the client goes first, the read still ends (one part) and its failure is nobody's.
+      next.catch(() => undefined);
+      if (!(await write(res, part.body))) return await settle({ leads, complete: false });
+      leads += part.rows;
+      part = await next;
     }
     await settle({ leads, complete: true });
     res.end();

@@ -3,6 +3,7 @@
 // a figure, but it fails on these (exit 1), so a smoke run in CI (`--quick`) catches a section that rotted.
 import type { AttackPhase } from './attacks';
 import type { BatchRun } from './batch-fairness';
+import type { VolumeRun } from './data-volume';
 import type { ExportRun } from './export-memory';
 import type { FairnessSide } from './fairness';
 import type { KneeSeries } from './knee';
@@ -25,6 +26,8 @@ export interface SectionResults {
   attacks?: AttackPhase[] | string | null;
   /** leads the lead-size section measured, when it ran */
   leadSizeLeads: number | null;
+  /** the data-volume section, when it ran */
+  volume?: VolumeRun | null;
 }
 
 /** One line per broken section, saying why; empty when every section that ran measured something. */
@@ -61,5 +64,6 @@ export function brokenSections(r: SectionResults): string[] {
         broken.push(`attacks ${phase.name}: the other account got no sync answer or no webhook (refused ${JSON.stringify(phase.refused)})`);
     }
   if (r.leadSizeLeads === 0) broken.push('leadsize: no sandbox lead measured');
+  for (const problem of r.volume?.problems ?? []) broken.push(`volume: ${problem}`);
   return broken;
 }

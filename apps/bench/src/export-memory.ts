@@ -3,6 +3,8 @@
 // lines of the same bytes from memory (baselines/export-stream.ts). RSS is read from /proc: idle once
 // after a warm-up, peak every 50 ms during each download. Flat memory: ten times the leads cost no more.
 import { get } from 'node:http';
+import { Client } from 'pg';
+import { to as copyTo } from 'pg-copy-streams';
 import { createDatabase } from '@leadgen/db';
 import { buildDeliveredJobs } from '@leadgen/testing';
 import { createBenchAccount } from './database';
@@ -13,12 +15,14 @@ import { table, type Target } from './report';
 export interface ExportAccount {
   leads: number;
   apiKey: string;
+  accountId: string;
 }
 
 export interface ExportRun {
   format: 'csv' | 'jsonl';
   leads: number;
-  side: 'service' | 'baseline';
+  /** copy: PostgreSQL's own COPY of the same rows, rendered in the format, read by a client that keeps nothing */
+  side: 'service' | 'baseline' | 'copy';
   bytes: number;
   ms: number;
   idleRss: number;
@@ -38,7 +42,7 @@ export async function seedExportAccounts(url: string, sizes: number[]): Promise<
     for (const leads of sizes) {
       const { accountId, apiKey } = await createBenchAccount(url, `bench-export-${leads}`);
       await buildDeliveredJobs(db, accountId, Math.ceil(leads / LEADS_PER_JOB), LEADS_PER_JOB);
-      accounts.push({ leads, apiKey });
+      accounts.push({ leads, apiKey, accountId });
     }
     await db.sql.query('ANALYZE');
     return accounts;
@@ -70,6 +74,34 @@ function download(url: string, headers: Record<string, string>, pid: number): Pr
   });
 }
 
+// The floor: the whole selection in one COPY, each line rendered as the export renders it (lead-export-copy.ts, the
+// JSON Lines line or lead_csv_row), in the export's order, its bytes counted and dropped by the bench.
+const COPY_LINE = {
+  jsonl: `'{"jobId":' || to_json(j.id)::text || ',"resultSetId":' || to_json(j.result_set_id)::text || ',"position":' || l.position
+    || ',"deliveredAt":"' || to_char(l.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '","lead":' || l.data::text || '}'`,
+  csv: `lead_csv_row(j.id, j.result_set_id, l.position, l.created_at, l.data)`,
+};
+
+async function copyFloor(url: string, accountId: string, format: 'csv' | 'jsonl'): Promise<{ bytes: number; ms: number }> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query('SET jit = off'); // as the export's chunks run
+    const started = performance.now();
+    const stream = client.query(
+      copyTo(
+        `COPY (SELECT ${COPY_LINE[format]} FROM jobs j JOIN leads l ON l.job_id = j.id WHERE j.account_id = '${accountId.replace(/'/g, "''")}'
+               ORDER BY j.created_at, j.id, l.position) TO STDOUT (FORMAT binary)`,
+      ),
+    );
+    let bytes = 0;
+    for await (const chunk of stream as AsyncIterable<Buffer>) bytes += chunk.length;
+    return { bytes, ms: performance.now() - started };
+  } finally {
+    await client.end();
+  }
+}
+
 /**
  * A process's RSS rarely shrinks, so what is compared is its high-water mark: each side downloads the
  * smallest selection once to warm up (lazy imports, JIT), its idle RSS is read, then every size is
@@ -77,6 +109,7 @@ function download(url: string, headers: Record<string, string>, pid: number): Pr
  * service sent (the other way round on even rounds). Flat: the peak does not climb with the size.
  */
 export async function measureExports(options: {
+  databaseUrl: string;
   service: { proc: BenchProcess; origin: string };
   baseline: { proc: BenchProcess; origin: string };
   accounts: ExportAccount[];
@@ -117,6 +150,11 @@ export async function measureExports(options: {
             `  round ${round} export ${format.padEnd(5)} ${account.leads.toLocaleString('en').padStart(7)} ${side.padEnd(8)} ${mib(r.bytes)} in ${r.ms.toFixed(0)} ms, peak RSS ${mib(r.peakRss)}`,
           );
         }
+        const floor = await copyFloor(options.databaseUrl, account.accountId, format);
+        runs.push({ format, leads: account.leads, side: 'copy', bytes: floor.bytes, ms: floor.ms, idleRss: 0, peakRss: 0 });
+        options.log(
+          `  round ${round} export ${format.padEnd(5)} ${account.leads.toLocaleString('en').padStart(7)} COPY     ${mib(floor.bytes)} in ${floor.ms.toFixed(0)} ms`,
+        );
       }
     }
   }
@@ -152,7 +190,15 @@ export function exportTable(runs: ExportRun[]): string {
   const by = cells(runs);
   const sizes = [...new Set(runs.map((r) => r.leads))].sort((a, b) => a - b);
   const rows = [
-    ['export (whole account)', 'sent', 'baseline: peak RSS (over idle), time', 'service: peak RSS (over idle), time', 'growth ratio'],
+    [
+      'export (whole account)',
+      'sent',
+      'baseline: peak RSS (over idle), time',
+      'service: peak RSS (over idle), time',
+      'growth ratio',
+      'COPY of the same rows',
+      'service / COPY (target <= 2)',
+    ],
   ];
   const cell = (c: Cell | undefined) => (c ? `${mib(c.peakRss)} (${signed(growth(c))}), ${c.ms.toFixed(0)} ms` : '-');
   for (const leads of sizes) {
@@ -161,7 +207,16 @@ export function exportTable(runs: ExportRun[]): string {
       const base = by.get(`${format}/${leads}/baseline`);
       // Below 1 MiB the baseline's growth is sampling noise: a ratio to it would mean nothing.
       const ratio = svc && base && growth(base) >= MiB ? `${(growth(svc) / growth(base)).toFixed(2)}x` : '-';
-      rows.push([`${format} ${leads.toLocaleString('en')} leads`, svc ? mib(svc.bytes) : '-', cell(base), cell(svc), ratio]);
+      const copy = by.get(`${format}/${leads}/copy`);
+      rows.push([
+        `${format} ${leads.toLocaleString('en')} leads`,
+        svc ? mib(svc.bytes) : '-',
+        cell(base),
+        cell(svc),
+        ratio,
+        copy ? `${copy.ms.toFixed(0)} ms` : '-',
+        copy && svc ? `${(svc.ms / copy.ms).toFixed(2)}x` : '-',
+      ]);
     }
   }
   return table(rows);

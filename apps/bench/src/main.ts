@@ -42,6 +42,7 @@ import { attackTable, measureAttacks } from './attacks';
 import { type CorpusScore, evaluateCorpus, freePort, scoreLines, UNSEEN_SITES, WORLD_SITES } from '@leadgen/testing';
 import { leadSizeTable, measureLeadSize } from './lead-size';
 import { costTable, fmt, median, rate, redisBreakdown, sideBySide, summarize, targetTable, type Scenario, type Target } from './report';
+import { measureDataVolume, QUICK_BIG, volumeLines, YEAR, type VolumeRun } from './data-volume';
 
 const USAGE = `npm run bench [-- options]
   --quick             the smoke run CI makes: every section once at its smallest (1 s per side, 1 round, small
@@ -67,7 +68,9 @@ const USAGE = `npm run bench [-- options]
   --knee-accounts N   accounts the spread series shares the load over (default 10; also the credits section's)
   --credit-clients N  jobs in flight in the credits section (default 16)
   --floor-split       the durable floor's job start in a transaction of its own (one more per job): its figures must move
-  --only a,b          scenarios among sync1, sync50, async, get, credits, knee, fleet, export, held, fair, verify, mailbox, enrichment, browser, batch, webhook, realpath, attacks, leadsize
+  --only a,b          scenarios among sync1, sync50, async, get, credits, knee, fleet, export, held, fair, verify, mailbox, enrichment, browser, batch, webhook, realpath, attacks, leadsize, volume
+                      (volume: deletion, erasure and the suppression page with a small account alone and beside a
+                      customer's year of data, 1,000,000 leads; 50,000 with --quick)
                       (realpath: the real adapters against the upstream fakes with the issue 32 latencies, time to first
                       lead and to terminal beside the critical-path floor; 25 leads per source with --quick;
                       attacks: another account's sync p50 and webhook delay, idle and under each of issue 31's attacks,
@@ -159,6 +162,7 @@ const ALL = [
   'realpath',
   'attacks',
   'leadsize',
+  'volume',
 ] as const;
 const BATCH_QUERIES = Number(flags['batch-queries'] ?? (QUICK ? 20 : 1000));
 type Key = (typeof ALL)[number];
@@ -892,6 +896,7 @@ async function main(): Promise<number> {
         `export: ${sizes.map((n) => n.toLocaleString('en')).join(' and ')} leads seeded in ${((Date.now() - seededAt) / 1000).toFixed(1)} s`,
       );
       exports = await measureExports({
+        databaseUrl: db.url,
         service: { proc: api, origin: origin(apiPort) },
         baseline: { proc: exportStream, origin: origin(ports.exportStream) },
         accounts,
@@ -966,6 +971,14 @@ async function main(): Promise<number> {
       });
     }
 
+    // Data volume (data-volume.ts): last, as its big account would weigh on every section after it.
+    let volume: VolumeRun | null = null;
+    if (ONLY.has('volume')) {
+      log('');
+      log('volume: a small account alone, then beside a big one');
+      volume = await measureDataVolume({ databaseUrl: db.url, client: svc, big: QUICK ? QUICK_BIG : YEAR, samples: QUICK ? 3 : 5, log });
+    }
+
     const sync1 = scenarios.find((sc) => sc.key === 'sync1');
     if (verificationAddedMs !== null && sync1) {
       // The service's workers run with verification on: a whole job's CPU without it is their figure less the added part.
@@ -987,8 +1000,9 @@ async function main(): Promise<number> {
       log('');
       log('Exports: RSS of the process serving the download, from /proc: peak every 50 ms during it (highest over the rounds),');
       log('over its idle RSS after a warm-up download; sizes run smallest first, so a peak that does not climb is flat memory.');
-      log('Service = the API process (keyset batches of 1,000 from PostgreSQL, CSV or JSON Lines); baseline = bare Express');
-      log('streaming as many lines of the same bytes made in memory. Growth ratio = service growth / baseline growth.');
+      log('Service = the API process (COPY chunks of 2,000 leads rendered by PostgreSQL, passed on, the next read while one is');
+      log('written); baseline = bare Express streaming as many lines of the same bytes made in memory. Growth ratio = service');
+      log('growth / baseline growth. COPY = the same rows rendered the same way in one COPY by a client that keeps nothing (the floor).');
       log(exportTable(exports));
     }
     log('');
@@ -1054,6 +1068,10 @@ async function main(): Promise<number> {
       for (const c of kneeChecks) log(`  ${c.ok ? 'OK    ' : 'FAILED'} ${c.what}`);
       if (kneeChecks.some((c) => !c.ok)) exitCode = 1;
     }
+    if (volume) {
+      log('');
+      for (const line of volumeLines(volume)) log(line);
+    }
     if (checks.length) {
       log('');
       log('correctness (service account, after the end-to-end scenario):');
@@ -1072,6 +1090,7 @@ async function main(): Promise<number> {
       batch,
       fairness,
       webhooks,
+      volume,
     });
     if (broken) exitCode = broken;
     log('');

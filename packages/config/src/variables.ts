@@ -188,6 +188,26 @@ export const DECLARATION = {
       integer().min(1).max(500).default(10),
       'PostgreSQL connections per process (1–500), whatever the concurrency',
     ),
+    // Bounds on every statement of the runtime role (decision 043): set as the role's defaults in its database by
+    // db:migrate (prisma/functions/runtime_role_timeouts.sql), so they hold behind PgBouncer too.
+    statementTimeoutMs: variable(
+      'DATABASE_STATEMENT_TIMEOUT_MS',
+      integer().min(0).max(3_600_000).default(30_000),
+      "the longest statement of `DATABASE_URL`'s role (0: none); set by `db:migrate` as the role's default in the database",
+      { readBy: ['migrate'] },
+    ),
+    lockTimeoutMs: variable(
+      'DATABASE_LOCK_TIMEOUT_MS',
+      integer().min(0).max(600_000).default(10_000),
+      "the longest wait of `DATABASE_URL`'s role for a lock (0: none); set by `db:migrate`",
+      { readBy: ['migrate'] },
+    ),
+    idleInTransactionTimeoutMs: variable(
+      'DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS',
+      integer().min(0).max(3_600_000).default(60_000),
+      "how long a session of `DATABASE_URL`'s role may sit idle inside a transaction before PostgreSQL ends it (0: never); set by `db:migrate`",
+      { readBy: ['migrate'] },
+    ),
   },
   redis: {
     url: variable(

@@ -34,11 +34,35 @@ export async function openJobsOf(db: Database, accountId: string): Promise<strin
   return rows.map((r) => r.id);
 }
 
+/** How many rows one purge statement deletes at most (about: one job with more leads goes whole). */
+export const ACCOUNT_PURGE_BATCH = 5_000;
+
 /**
- * One statement (prisma/functions/delete_account.sql): the account and everything it owns, its ledger
- * included, or nothing while it still has an open job.
+ * The account and everything it owns, its ledger included, or nothing while it still has an open job. What grows
+ * with the account's use (finished jobs and their leads, deliveries, suppressions...) goes first in bounded batches
+ * (prisma/functions/purge_account_rows.sql), each a short transaction of its own, so no lock is held for seconds
+ * whatever the account's size; then one statement (prisma/functions/delete_account.sql) takes the account row and
+ * what is left. An open job found at the start purges nothing; one that appears meanwhile makes delete_account refuse,
+ * with the account's finished jobs gone already (its keys are revoked: the next deletion carries on).
  */
-export async function deleteAccount(db: Database, accountId: string): Promise<AccountDeletion> {
+export async function deleteAccount(db: Database, accountId: string, options: { batch?: number } = {}): Promise<AccountDeletion> {
+  const batch = options.batch ?? ACCOUNT_PURGE_BATCH;
+  const { rows: found } = await db.sql.query<{ open: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM jobs WHERE account_id = $1 AND status IN ('queued', 'running')) AS open FROM accounts WHERE id = $1`,
+    [accountId],
+  );
+  if (!found[0]) return { outcome: 'not_found' };
+  if (found[0].open) return { outcome: 'open_jobs' };
+  const purged = { jobs: 0, leads: 0 };
+  for (;;) {
+    const { rows } = await db.sql.query<{ o_jobs: number; o_leads: string; o_rows: string }>('SELECT * FROM purge_account_rows($1, $2)', [
+      accountId,
+      batch,
+    ]);
+    purged.jobs += rows[0]!.o_jobs;
+    purged.leads += Number(rows[0]!.o_leads);
+    if (Number(rows[0]!.o_rows) === 0) break;
+  }
   const { rows } = await db.sql.query<{
     o_outcome: 'not_found' | 'open_jobs' | 'deleted';
     o_jobs: number;
@@ -54,8 +78,8 @@ export async function deleteAccount(db: Database, accountId: string): Promise<Ac
   return {
     outcome: 'deleted',
     figures: {
-      jobs: row.o_jobs,
-      leads: Number(row.o_leads),
+      jobs: purged.jobs + row.o_jobs,
+      leads: purged.leads + Number(row.o_leads),
       apiKeys: row.o_api_keys,
       ledgerRows: row.o_ledger_rows,
       credits: { granted: Number(row.o_granted), charged: Number(row.o_charged), balance: Number(row.o_balance) },

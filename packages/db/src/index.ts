@@ -17,6 +17,7 @@ export {
   runtimeRoleOf,
   scramVerifier,
   type RuntimeRole,
+  type RuntimeTimeouts,
   type MigrateOptions,
   type MigrateResult,
   type MigrationFile,
@@ -45,6 +46,7 @@ export * from './area-batches';
 export * from './live-key-hashes';
 export * from './erasure-epoch';
 export * from './export-estimate';
+export * from './lead-export-copy';
 export * from './connection-failure';
 export * from './objections';
 export * from './api-keys';

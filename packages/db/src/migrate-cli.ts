@@ -12,7 +12,12 @@ const migrationVariable = config.database.ownerUrl ? 'DATABASE_OWNER_URL' : 'DAT
 async function main(): Promise<void> {
   const migrationUrl = config.database.ownerUrl ?? config.database.url;
   const runtimeRole = runtimeRoleOf(migrationUrl, config.database.url);
-  const result = await migrate(migrationUrl, { allowBreaking: process.argv.includes('--allow-breaking'), runtimeRole });
+  const { statementTimeoutMs, lockTimeoutMs, idleInTransactionTimeoutMs } = config.database;
+  const result = await migrate(migrationUrl, {
+    allowBreaking: process.argv.includes('--allow-breaking'),
+    runtimeRole,
+    runtimeTimeouts: { statementMs: statementTimeoutMs, lockMs: lockTimeoutMs, idleInTransactionMs: idleInTransactionTimeoutMs },
+  });
   // Webhook secrets written before they were sealed: sealed now, under the configured key (decision 019).
   const sealedSecrets = await sealPlainWebhookSecrets(migrationUrl, config.secrets.encryptionKeys);
   const target = new URL(config.database.url);

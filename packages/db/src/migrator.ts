@@ -124,6 +124,17 @@ export interface MigrateOptions {
    * what it needs and no more on every run (prisma/functions/grant_runtime_role.sql, docs/decisions/035).
    */
   runtimeRole?: RuntimeRole;
+  /**
+   * The runtime role's statement, lock and idle-in-transaction timeouts (DATABASE_*_TIMEOUT_MS), set as its defaults in
+   * the database on every run (prisma/functions/runtime_role_timeouts.sql, decision 043); unset: left as they are.
+   */
+  runtimeTimeouts?: RuntimeTimeouts;
+}
+
+export interface RuntimeTimeouts {
+  statementMs: number;
+  lockMs: number;
+  idleInTransactionMs: number;
 }
 
 export interface RuntimeRole {
@@ -177,7 +188,7 @@ export async function migrate(databaseUrl: string, options: MigrateOptions = {})
     const changed = readFunctionFiles(functionsDir).filter((file) => appliedChecksum.get(file.name) !== file.checksum);
     if (options.runtimeRole) await ensureRole(client, options.runtimeRole);
     if (pending.length === 0 && changed.length === 0) {
-      if (options.runtimeRole) await grantRuntimeRole(client, options.runtimeRole.name);
+      if (options.runtimeRole) await grantRuntimeRole(client, options.runtimeRole.name, options.runtimeTimeouts);
       return { createdDatabase, applied, functions };
     }
 
@@ -209,7 +220,7 @@ export async function migrate(databaseUrl: string, options: MigrateOptions = {})
       }
       if (options.runtimeRole) {
         step = `grants to the runtime role ${options.runtimeRole.name}`;
-        await grantRuntimeRole(client, options.runtimeRole.name);
+        await grantRuntimeRole(client, options.runtimeRole.name, options.runtimeTimeouts);
       }
       await client.query('COMMIT');
     } catch (error) {
@@ -225,8 +236,15 @@ export async function migrate(databaseUrl: string, options: MigrateOptions = {})
   return { createdDatabase, applied, functions };
 }
 
-async function grantRuntimeRole(client: Client, role: string): Promise<void> {
+async function grantRuntimeRole(client: Client, role: string, timeouts?: RuntimeTimeouts): Promise<void> {
   await client.query('SELECT grant_runtime_role($1)', [role]);
+  if (timeouts)
+    await client.query('SELECT runtime_role_timeouts($1, $2, $3, $4)', [
+      role,
+      timeouts.statementMs,
+      timeouts.lockMs,
+      timeouts.idleInTransactionMs,
+    ]);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { domainToUnicode } from 'node:url';
 import { suppressionKeysOf, type Lead, type SubjectEntry } from '@leadgen/domain';
 import type { Database } from './client';
 import { ERASURE_EPOCH_MAX_AGE_MS } from './erasure-epoch';
@@ -16,9 +17,9 @@ export interface ErasureReport {
   webhookExcerptsCleared: number;
 }
 
-// A cheap first filter PostgreSQL can apply to a lead's stored JSON; each candidate is then matched in
-// full with the very rule a page commit uses (suppressionKeysOf), so nothing is deleted on a substring.
-function candidateFilter(entry: SubjectEntry, column = 'l.data::text'): { sql: string; param: string } {
+// A cheap first filter PostgreSQL can apply to a webhook attempt's kept excerpt (free text, no index); each lead,
+// by contrast, is found through its contact keys (leadContactKeys).
+function candidateFilter(entry: SubjectEntry, column: string): { sql: string; param: string } {
   if (entry.kind === 'phone')
     return {
       sql: `regexp_replace(${column}, '[^0-9]', '', 'g') LIKE '%' || $1 || '%'`,
@@ -27,6 +28,33 @@ function candidateFilter(entry: SubjectEntry, column = 'l.data::text'): { sql: s
   // A profile is stored as a URL (any scheme, subdomain, `/in/` or `/pub/`, trailing slash): its slug is what they share.
   const text = entry.kind === 'linkedin' ? entry.value.slice(entry.value.indexOf('/in/') + 4) : entry.value;
   return { sql: `${column} ILIKE '%' || $1 || '%'`, param: text.replace(/[\\%_]/g, (c) => `\\${c}`) };
+}
+
+/**
+ * The keys of prisma/functions/lead_contact_keys.sql a lead holding the subject has, in every form its stored text
+ * may take: a domain is normalised to punycode but may be stored in Unicode, a profile's slug decoded but may be
+ * stored percent-encoded. The index finds the candidates; suppressionKeysOf confirms each.
+ */
+export function leadContactKeys(entry: SubjectEntry): string[] {
+  const keys = new Set<string>();
+  if (entry.kind === 'email') {
+    keys.add(`e:${entry.value}`);
+    const at = entry.value.lastIndexOf('@');
+    const unicode = domainToUnicode(entry.value.slice(at + 1));
+    if (unicode) keys.add(`e:${entry.value.slice(0, at + 1)}${unicode}`);
+  }
+  if (entry.kind === 'domain') {
+    keys.add(`d:${entry.value}`);
+    const unicode = domainToUnicode(entry.value);
+    if (unicode) keys.add(`d:${unicode}`);
+  }
+  if (entry.kind === 'phone') keys.add(`p:${entry.value.replace(/\D/g, '').slice(-7)}`);
+  if (entry.kind === 'linkedin') {
+    const slug = entry.value.slice(entry.value.indexOf('/in/') + 4);
+    keys.add(`l:${slug}`);
+    keys.add(`l:${encodeURIComponent(slug).toLowerCase()}`);
+  }
+  return [...keys];
 }
 
 /**
@@ -64,15 +92,23 @@ interface StoredLead {
 
 /** Every stored lead that holds the subject, a page at a time in (job, position) order (`since`: of jobs created since). */
 async function* leadsHolding(db: Database, entry: SubjectEntry, since: Date | null = null): AsyncGenerator<StoredLead[]> {
-  const filter = candidateFilter(entry);
+  const keys = leadContactKeys(entry);
   let after: [string, number] = ['', -1];
   for (;;) {
+    // Through leads_contact_keys_v1_idx (lead_contact_keys.sql): the leads holding one of the keys, whatever the
+    // size of the table; a page at a time, so no statement reads or returns more than BATCH of them.
     const { rows } = await db.sql.query<StoredLead>(
-      `SELECT l.job_id, l.position, l.data, j.account_id, j.request->>'state' AS country, j.created_at AS job_created_at
-       FROM leads l JOIN jobs j ON j.id = l.job_id
-       WHERE ${filter.sql} AND (l.job_id, l.position) > ($2, $3) AND ($4::timestamptz IS NULL OR j.created_at >= $4)
-       ORDER BY l.job_id, l.position LIMIT ${BATCH}`,
-      [filter.param, after[0], after[1], since],
+      // MATERIALIZED: the candidates come from the index first; ordered by (job_id, position) the planner could
+      // walk the whole table in that order instead, filtering as it goes.
+      `WITH candidates AS MATERIALIZED (
+         SELECT l.job_id, l.position, l.data FROM leads l
+         WHERE lead_contact_keys(l.data) && $1::text[] AND (l.job_id, l.position) > ($2, $3)
+       )
+       SELECT c.job_id, c.position, c.data, j.account_id, j.request->>'state' AS country, j.created_at AS job_created_at
+       FROM candidates c JOIN jobs j ON j.id = c.job_id
+       WHERE ($4::timestamptz IS NULL OR j.created_at >= $4)
+       ORDER BY c.job_id, c.position LIMIT ${BATCH}`,
+      [keys, after[0], after[1], since],
     );
     if (rows.length === 0) return;
     after = [rows.at(-1)!.job_id, rows.at(-1)!.position];

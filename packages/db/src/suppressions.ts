@@ -53,11 +53,11 @@ export async function addSuppressionsWithin(
   try {
     await client.query('BEGIN');
     await client.query(`SELECT pg_advisory_xact_lock(hashtext('suppressions:' || $1))`, [accountId]);
-    // One statement, the entries sent once: what the account holds, how many of these it does not hold yet, and
+    // One statement, the entries sent once: what the account holds (its kept counts, suppression_counts_kept.sql), how many of these it does not hold yet, and
     // their insertion only if both together stay within the cap (a 100,000-entry upload is megabytes to encode).
     const { rows } = await client.query<{ held: number; fresh: number; added: number }>(
       `WITH e AS (SELECT DISTINCT kind, value FROM unnest($2::"SuppressionKind"[], $3::text[]) AS e(kind, value)),
-            held AS (SELECT count(*)::int AS n FROM suppressions WHERE account_id = $1),
+            held AS (SELECT COALESCE(sum(entries), 0)::int AS n FROM suppression_counts WHERE account_id = $1),
             fresh AS (SELECT count(*)::int AS n FROM e
                        WHERE NOT EXISTS (SELECT 1 FROM suppressions s WHERE s.account_id = $1 AND s.kind = e.kind AND s.value = e.value)),
             added AS (INSERT INTO suppressions (account_id, kind, value)
@@ -89,9 +89,10 @@ export async function removeSuppressions(db: Database, accountId: string, entrie
   return result.rowCount ?? 0;
 }
 
+/** The account's entries per kind: kept counts (prisma/functions/suppression_counts_kept.sql), three rows whatever the list's length. */
 export async function countSuppressions(db: Database, accountId: string): Promise<SuppressionCounts> {
   const { rows } = await db.sql.query<{ kind: SuppressionKind; n: number }>(
-    'SELECT kind::text AS kind, count(*)::int AS n FROM suppressions WHERE account_id = $1 GROUP BY kind',
+    'SELECT kind::text AS kind, entries AS n FROM suppression_counts WHERE account_id = $1',
     [accountId],
   );
   const counts = Object.fromEntries(SUPPRESSION_KINDS.map((kind) => [kind, 0])) as SuppressionCounts;
@@ -106,10 +107,12 @@ export async function listSuppressions(
   options: { kind?: SuppressionKind; after?: SuppressionEntry; limit: number },
 ): Promise<StoredSuppression[]> {
   const { rows } = await db.sql.query<{ kind: SuppressionKind; value: string; created_at: Date }>(
-    `SELECT kind::text AS kind, value, created_at FROM suppressions
-     WHERE account_id = $1 AND ($2::"SuppressionKind" IS NULL OR kind = $2)
-       AND ($3::"SuppressionKind" IS NULL OR (kind, value) > ($3::"SuppressionKind", $4::text))
-     ORDER BY kind, value LIMIT $5`,
+    // ORDER BY the table's columns, not the output's `kind` (text): in the primary key's order, a page reads its own
+    // rows through the index; by the text it sorted the account's whole list (90 ms at 200,000 entries).
+    `SELECT s.kind::text AS kind, s.value, s.created_at FROM suppressions s
+     WHERE s.account_id = $1 AND ($2::"SuppressionKind" IS NULL OR s.kind = $2)
+       AND ($3::"SuppressionKind" IS NULL OR (s.kind, s.value) > ($3::"SuppressionKind", $4::text))
+     ORDER BY s.kind, s.value LIMIT $5`,
     [accountId, options.kind ?? null, options.after?.kind ?? null, options.after?.value ?? null, options.limit],
   );
   return rows.map((row) => ({ kind: row.kind, value: row.value, createdAt: row.created_at }));

@@ -54,6 +54,23 @@ describe('the runtime role', () => {
       expect((await client.query('SELECT count(*) FROM audit_events WHERE false')).rowCount).toBe(1);
     });
   });
+
+  it('when the runtime role connects, then its statements, lock waits and idle transactions are bounded (decision 043)', async () => {
+    const { statementTimeoutMs, lockTimeoutMs, idleInTransactionTimeoutMs } = loadConfig({}).database;
+    await asRuntime(async (client) => {
+      // pg_settings gives the three in milliseconds
+      const { rows } = await client.query<{ name: string; setting: string }>(
+        `SELECT name, setting FROM pg_settings WHERE name IN ('statement_timeout', 'lock_timeout', 'idle_in_transaction_session_timeout')`,
+      );
+      expect(Object.fromEntries(rows.map((r) => [r.name, Number(r.setting)]))).toEqual({
+        statement_timeout: statementTimeoutMs,
+        lock_timeout: lockTimeoutMs,
+        idle_in_transaction_session_timeout: idleInTransactionTimeoutMs,
+      });
+      // Only the migrating role sets them (a role may always change its own defaults: they guard against accidents).
+      await expect(client.query('SELECT runtime_role_timeouts(current_user, 0, 0, 0)')).rejects.toMatchObject(PERMISSION_DENIED);
+    });
+  });
 });
 
 describe('db:migrate with DATABASE_OWNER_URL', () => {

@@ -5,7 +5,7 @@ import type { ApiDependencies } from '../../dependencies';
 import { authenticatedAccount } from '../../http/authenticate';
 import { encodeCursor, linkNext, nextPageUrl } from '../../http/paging';
 import type { Valid } from '../../http/request-validation';
-import { exportFormat, streamExport } from '../../lead-export';
+import { exportFormat, rowsPart, streamExport } from '../../lead-export';
 import { batchPollHeaders, presentBatch } from '../../presenters/batch-presenter';
 import { presentLeadItemJson } from '../../presenters/lead-presenter';
 import { audit } from '../../use-cases/audit-trail';
@@ -176,8 +176,8 @@ export function batchLeadsRoute(deps: ApiDependencies, download?: 'csv' | 'jsonl
       return;
     }
     await streamExport(res, format, {
-      first,
-      next: (last) => readBatchLeads(deps, batch.id, keysetOf(last as BatchLeadRow), EXPORT_BATCH),
+      first: rowsPart(first, format),
+      next: async (part) => rowsPart(await readBatchLeads(deps, batch.id, keysetOf(part.last as BatchLeadRow), EXPORT_BATCH), format),
       filename: `leads-${batch.id}`,
       headers: marks,
       settle: (outcome) => audit(deps, res.locals, account.id, 'leads.exported', { selection: { batchId: batch.id }, format, ...outcome }),

@@ -1,16 +1,23 @@
 import type { Request, Response } from 'express';
 import type { Source } from '@leadgen/domain';
-import { estimateAccountLeads, estimateResultSetLeads, type LeadRow } from '@leadgen/db';
+import {
+  copyAccountLeads,
+  copyResultSetLeads,
+  estimateAccountLeads,
+  estimateResultSetLeads,
+  type LeadKeyset,
+  type LeadRow,
+} from '@leadgen/db';
 import type { ApiDependencies } from '../../dependencies';
 import { authenticatedAccount } from '../../http/authenticate';
 import { encodeCursor, linkNext, nextPageUrl } from '../../http/paging';
 import type { Valid } from '../../http/request-validation';
 import { chargeRateLimit, costOfEntries } from '../../http/rate-limit';
-import { exportFormat, streamExport, type ExportOutcome } from '../../lead-export';
+import { copiedPart, exportFormat, streamExport, type ExportOutcome } from '../../lead-export';
 import { holdExportSlot } from '../../use-cases/export-slots';
 import { presentLeadItemJson } from '../../presenters/lead-presenter';
 import { audit } from '../../use-cases/audit-trail';
-import { EXPORT_BATCH, keysetOf, nextResultSetPage, readAccountLeads, readResultSet } from '../../use-cases/read-leads';
+import { EXPORT_CHUNK, readAccountLeads, readResultSet } from '../../use-cases/read-leads';
 import type { JobPath, ResultSetPath } from '../path-params';
 import type { AccountLeadsQuery, ResultSetQuery } from './leads-schema';
 
@@ -61,7 +68,8 @@ async function resultSetAnswer(
   ask: { account: string; by: 'job' | 'resultSet'; id: string; after: number; format: 'json' | DownloadFormat; limit: number },
 ): Promise<void> {
   const { account, by, id, after, format, limit } = ask;
-  const selection = await readResultSet(deps, account, by, id, after, format === 'json' ? limit + 1 : EXPORT_BATCH);
+  // A download reads no lead here: only the job (its 404, its 410), then its leads by COPY.
+  const selection = await readResultSet(deps, account, by, id, after, format === 'json' ? limit + 1 : 0);
   // While the job runs the set grows: say so in every format (the JSON body has it too).
   const marks = { 'Result-Complete': String(selection.complete), 'Job-Status': selection.status };
   if (format === 'json') {
@@ -75,9 +83,11 @@ async function resultSetAnswer(
   // Charged and admitted by its cost before a byte streams (issue 31, finding 3); what a running job adds meanwhile after.
   const estimate = await estimateResultSetLeads(deps.db, account, by, id, after);
   await chargeRateLimit(res, costOfEntries(estimate));
+  // Rendered by PostgreSQL (COPY): a set deleted meanwhile (expired, erased) ends the download, not an error mid-stream.
+  const copy = (from: number) => copyResultSetLeads(deps.db, account, by, id, from, EXPORT_CHUNK, format).then(copiedPart);
   const outcome = await streamExport(res, format, {
-    first: selection.leads,
-    next: (last) => nextResultSetPage(deps, account, by, id, last.position, EXPORT_BATCH),
+    first: await copy(after),
+    next: (part) => copy(part.last!.position),
     filename: `leads-${selection.jobId}`,
     headers: marks,
     settle: (outcome) =>
@@ -117,7 +127,9 @@ export function accountLeadsRoute(deps: ApiDependencies, download?: DownloadForm
       // Charged and admitted by its cost before a byte streams (issue 31, finding 3).
       estimate = await estimateAccountLeads(deps.db, account.id, filter, query.cursor ?? null);
       await chargeRateLimit(res, costOfEntries(estimate));
-      const first = await readAccountLeads(deps, account.id, filter, query.cursor ?? null, EXPORT_BATCH);
+      // Rendered by PostgreSQL (COPY, decision 043): the API passes each chunk's bytes on.
+      const copy = (from: LeadKeyset | null) => copyAccountLeads(deps.db, account.id, filter, from, EXPORT_CHUNK, format).then(copiedPart);
+      const first = await copy(query.cursor ?? null);
       // The selection as the client asked for it (no lead in it): which leads went out is known from the jobs.
       const selection = {
         ...filter,
@@ -127,7 +139,7 @@ export function accountLeadsRoute(deps: ApiDependencies, download?: DownloadForm
       };
       outcome = await streamExport(res, format, {
         first,
-        next: (last) => readAccountLeads(deps, account.id, filter, keysetOf(last), EXPORT_BATCH),
+        next: (part) => copy(part.last),
         filename: `leads-${new Date().toISOString().slice(0, 10)}`,
         settle: (settled) => audit(deps, res.locals, account.id, 'leads.exported', { selection, format, ...settled }),
       });

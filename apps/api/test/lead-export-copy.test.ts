@@ -1,0 +1,93 @@
+import { copyAccountLeads, copyResultSetLeads, createDatabase, pageResultSet, type Database } from '@leadgen/db';
+import type { Lead } from '@leadgen/domain';
+import { csvRows } from '../src/lead-export';
+import { presentLeadItemJson } from '../src/presenters/lead-presenter';
+import { buildAccount, buildDeliveredJobs, buildLead } from '../../../test/factories';
+
+// Downloads of a job's and of the account's leads are rendered by PostgreSQL (COPY, lead_csv_row.sql, decision 043);
+// they must be the very bytes the API's own renderers write for the same leads (which batches still use).
+let db: Database;
+beforeAll(() => {
+  db = createDatabase(process.env.DATABASE_URL!, { poolSize: 2 });
+});
+afterAll(() => db.$disconnect());
+
+const base = buildLead('google_maps', 7);
+const LEADS: Lead[] = [
+  base,
+  {
+    ...base,
+    businessName: '=HYPERLINK("http://evil"), "quoted", comma, ;semicolon',
+    email: '+cmd@x.example',
+    phone: '-1 512',
+    address: 'Line one\nline two, "and" \\ backslash',
+    website: '@home',
+    reviewScore: -3.25,
+    categories: ['dentist', 'health; care', '=x'],
+    socialProfiles: { facebook: '\tfb', instagram: null, linkedin: 'https://linkedin.com/in/ünïcödé' },
+    emailVerification: {
+      status: 'valid',
+      checks: { roleAccount: true, freeProvider: false, disposable: true },
+      verdict: 'deliverable',
+      engine: 'dns',
+    },
+    provenance: { email: { sourceUrl: 'https://x.example/a?b=1,2' }, phone: null, note: 'a: b, "c"' },
+    retrievedAt: '2026-11-29T06:00:00.000Z',
+    place: {
+      placeId: 'ChIJ1',
+      location: { lat: 30.2672, lng: -97.7431 },
+      addressComponents: { street: '1 Congress', locality: 'Austin', postalCode: '78701', region: 'TX', countryCode: 'US' },
+      reviewCount: 120,
+      openingHours: { weekdayDescriptions: ['Monday: 9-5', 'Tuesday: closed'] },
+      types: ['dentist', 'health'],
+      businessStatus: 'OPERATIONAL',
+      utcOffsetMinutes: -360,
+    },
+  } as unknown as Lead,
+  { ...(buildLead('linkedin', 3) as Lead), reviewScore: null, categories: [] } as unknown as Lead,
+  {
+    ...(buildLead('shopify', 4) as Lead),
+    contacts: [{ name: 'Ann "A"', title: 'Owner, CEO', email: 'ann@store.example', phone: null, linkedinUrl: null }],
+  } as unknown as Lead,
+];
+
+describe('exports rendered by PostgreSQL', () => {
+  it('when leads of every shape are exported by COPY, then CSV and JSON Lines are byte for byte what the API renders', async () => {
+    const { accountId } = await buildAccount(db, { credits: 0 });
+    const [jobId] = await buildDeliveredJobs(db, accountId, 1, 0);
+    await db.sql.query(
+      `INSERT INTO leads (job_id, position, dedup_key, data) SELECT $1, p - 1, 'k' || p, d FROM unnest($2::jsonb[]) WITH ORDINALITY AS x(d, p)`,
+      [jobId, LEADS.map((l) => JSON.stringify(l))],
+    );
+    const rows = (await pageResultSet(db, accountId, 'job', jobId!, -1, 100))!.leads;
+    expect(rows).toHaveLength(LEADS.length);
+
+    const csv = await copyResultSetLeads(db, accountId, 'job', jobId!, -1, 100, 'csv');
+    expect(Buffer.concat(csv.lines).toString('utf8')).toBe(csvRows(rows));
+    const jsonl = await copyAccountLeads(
+      db,
+      accountId,
+      { source: null, jobId: null, createdAfter: null, createdBefore: null },
+      null,
+      100,
+      'jsonl',
+    );
+    expect(Buffer.concat(jsonl.lines).toString('utf8')).toBe(rows.map((r) => `${presentLeadItemJson(r)}\n`).join(''));
+    expect(jsonl.last).toEqual({ jobCreatedAt: rows[0]!.jobCreatedAt, jobId, position: LEADS.length - 1 });
+  });
+
+  it('when an export is read in chunks, then each starts after the last line of the one before and together they are the whole', async () => {
+    const { accountId } = await buildAccount(db, { credits: 0 });
+    await buildDeliveredJobs(db, accountId, 3, 7);
+    const filter = { source: null, jobId: null, createdAfter: null, createdBefore: null };
+    const whole = await copyAccountLeads(db, accountId, filter, null, 1000, 'jsonl');
+    expect(whole.rows).toBe(21);
+    const parts: Buffer[] = [];
+    let chunk = await copyAccountLeads(db, accountId, filter, null, 4, 'jsonl');
+    while (chunk.rows > 0) {
+      parts.push(...chunk.lines);
+      chunk = await copyAccountLeads(db, accountId, filter, chunk.last, 4, 'jsonl');
+    }
+    expect(Buffer.concat(parts).equals(Buffer.concat(whole.lines))).toBe(true);
+  });
+});

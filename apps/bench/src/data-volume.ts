@@ -1,0 +1,252 @@
+// The data-volume section (issue 39, decision 043): the costs that grew with the whole database, measured with a small
+// account alone and again beside a big one (a customer's year: 1,000,000 leads over 40,000 jobs, 200,000 suppressions,
+// 100,000 webhook deliveries; --quick a twentieth), as ratios big/small: a small account's deletion, a subject's erasure
+// (its search, through the index of contact keys), and GET /suppressions of a short list and of the big one. Then the big
+// account's own deletion: its batches' longest statement (what any lock is held for) and its last statement.
+// The volume is written by PostgreSQL itself (INSERT … SELECT over generate_series), not through the API, then vacuumed
+// as autovacuum would after such a load (a GIN index's pending list, up to 4 MB, otherwise costs every search a few ms).
+import { performance } from 'node:perf_hooks';
+import { createDatabase, deleteAccount, eraseSubject, subjectHolders, type Database } from '@leadgen/db';
+import { createBenchAccount } from './database';
+import type { HttpClient } from './load';
+import { fmt, median } from './report';
+
+const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+export interface VolumeShape {
+  leads: number;
+  leadsPerJob: number;
+  suppressions: number;
+  webhookDeliveries: number;
+}
+
+export const SMALL: VolumeShape = { leads: 1_000, leadsPerJob: 25, suppressions: 1_000, webhookDeliveries: 100 };
+export const YEAR: VolumeShape = { leads: 1_000_000, leadsPerJob: 25, suppressions: 200_000, webhookDeliveries: 100_000 };
+export const QUICK_BIG: VolumeShape = { leads: 50_000, leadsPerJob: 25, suppressions: 10_000, webhookDeliveries: 5_000 };
+
+export interface VolumeFigure {
+  what: string;
+  /** ms, median of the samples */
+  small: number;
+  big: number;
+}
+
+export interface VolumeRun {
+  big: VolumeShape;
+  seedMs: number;
+  figures: VolumeFigure[];
+  bigDeletion: { ms: number; statements: number; longestMs: number; lastMs: number; leads: number } | null;
+  /** the erasure's candidate search, as PostgreSQL plans it at the big volume */
+  erasurePlan: string;
+  problems: string[];
+}
+
+/** Writes an account of `shape` into the database, as the service would have stored it, in a few statements. */
+export async function seedAccount(db: Database, accountId: string, shape: VolumeShape, tag: string): Promise<void> {
+  const jobs = Math.ceil(shape.leads / shape.leadsPerJob);
+  // Ids of the service's shape (job_ + 24 of [0-9a-z]), so the API answers for them: the tag, padded, then the number.
+  const prefix = tag.padEnd(15, 'v');
+  await db.sql.query(
+    `INSERT INTO jobs (id, account_id, result_set_id, source, status, request, requested_count, delivered_count, provider,
+                       credits_reserved, credits_charged, created_at, started_at, finished_at)
+     SELECT 'job_' || $4 || lpad(g::text, 9, '0'), $1, 'rs_' || $4 || lpad(g::text, 9, '0'), 'google_maps', 'COMPLETE',
+            '{"source":"google_maps","category":"dentist","state":"US","maxResults":25}'::jsonb, $3, $3, 'sandbox', $3, $3,
+            now() - interval '300 days' + g * interval '10 minutes', now(), now()
+     FROM generate_series(1, $2::int) g`,
+    [accountId, jobs, shape.leadsPerJob, prefix],
+  );
+  // Each lead with its own email, phone, website and profile, as a page commit would have stored it.
+  await db.sql.query(
+    `INSERT INTO leads (job_id, position, dedup_key, data)
+     SELECT 'job_' || $4 || lpad(j::text, 9, '0'), p, 'place-' || j || '-' || p, jsonb_build_object(
+       'source', 'google_maps', 'businessName', 'Studio ' || j || '-' || p,
+       'email', 'info' || p || '@studio' || $2 || j || '.example', 'phone', '+1 512-' || lpad((j % 1000)::text, 3, '0') || '-' || lpad(p::text, 4, '0'),
+       'website', 'https://www.studio' || $2 || j || '.example/contact', 'address', p || ' Congress Ave, Austin, TX 78701',
+       'reviewScore', 4.5, 'categories', jsonb_build_array('dentist'),
+       'socialProfiles', jsonb_build_object('facebook', null, 'instagram', null, 'linkedin', 'https://www.linkedin.com/in/p-' || $2 || j || '-' || p))
+     FROM generate_series(1, $1::int) j, generate_series(0, $3::int - 1) p`,
+    [jobs, tag, shape.leadsPerJob, prefix],
+  );
+  await db.sql.query(
+    `INSERT INTO account_deliveries (account_id, source, dedup_key, job_id)
+     SELECT $1, 'google_maps', encode(sha256(('place-' || $4 || j || '-' || p)::bytea), 'hex'), 'job_' || $5 || lpad(j::text, 9, '0')
+     FROM generate_series(1, $2::int) j, generate_series(0, $3::int - 1) p`,
+    [accountId, jobs, shape.leadsPerJob, tag, prefix],
+  );
+  await db.sql.query(
+    `INSERT INTO credit_ledger (account_id, job_id, kind, amount)
+     SELECT $1, 'job_' || $3 || lpad(g::text, 9, '0'), k::"LedgerKind", 25 FROM generate_series(1, $2::int) g, unnest(ARRAY['reserve', 'charge']) k`,
+    [accountId, jobs, prefix],
+  );
+  await db.sql.query(
+    `INSERT INTO suppressions (account_id, kind, value) SELECT $1, 'domain', 'blocked' || g || '.example' FROM generate_series(1, $2::int) g`,
+    [accountId, shape.suppressions],
+  );
+  await db.sql.query(
+    `INSERT INTO webhook_deliveries (account_id, url, job_id, event_type, status)
+     SELECT $1, 'https://hooks.example/x', 'job_' || $3 || lpad((1 + g % $4)::text, 9, '0'), 'job.completed', 'succeeded'
+     FROM generate_series(1, $2::int) g`,
+    [accountId, shape.webhookDeliveries, prefix, jobs],
+  );
+}
+
+async function timed<T>(fn: () => Promise<T>): Promise<[number, T]> {
+  const start = performance.now();
+  const value = await fn();
+  return [performance.now() - start, value];
+}
+
+async function samples(n: number, fn: () => Promise<unknown>): Promise<number> {
+  const ms: number[] = [];
+  for (let i = 0; i < n; i++) ms.push((await timed(fn))[0]);
+  return median(ms);
+}
+
+export async function measureDataVolume(options: {
+  databaseUrl: string;
+  client: HttpClient;
+  big: VolumeShape;
+  samples: number;
+  log: (line: string) => void;
+}): Promise<VolumeRun> {
+  const { log, client, big } = options;
+  const db = createDatabase(options.databaseUrl, { poolSize: 2 });
+  const problems: string[] = [];
+  try {
+    let accounts = 0;
+    const account = async (shape: VolumeShape) => {
+      const made = await createBenchAccount(options.databaseUrl, `bench-volume-${accounts}`);
+      await seedAccount(db, made.accountId, shape, `${(accounts++).toString(36)}x`);
+      return made;
+    };
+    const headers = (apiKey: string) => ({ authorization: `Bearer ${apiKey}` });
+    const page = async (apiKey: string) => {
+      const answer = await client.request('GET', '/api/v1/suppressions?limit=100', headers(apiKey));
+      if (answer.status !== 200) problems.push(`GET /suppressions answered ${answer.status}: ${answer.body.slice(0, 120)}`);
+    };
+    const deliveries = async (apiKey: string, jobId: string) => {
+      const answer = await client.request('GET', `/api/v1/leads/jobs/${jobId}/webhook-deliveries`, headers(apiKey));
+      if (answer.status !== 200) problems.push(`a job's webhook deliveries answered ${answer.status}: ${answer.body.slice(0, 120)}`);
+    };
+    let absent = 0;
+    // A subject no lead holds: the whole erasure (global list, barrier, index search, excerpts) without the epoch wait.
+    const erase = () => eraseSubject(db, { kind: 'email', value: `nobody${absent++}@absent.example` });
+    const holders = () => subjectHolders(db, { kind: 'domain', value: 'studio0x1.example' }, new Date(0));
+    const deleteSmall = async () => {
+      const { accountId } = await account(SMALL);
+      const [ms, deletion] = await timed(() => deleteAccount(db, accountId));
+      if (deletion.outcome !== 'deleted') problems.push(`a small account's deletion: ${deletion.outcome}`);
+      return ms;
+    };
+
+    const small = await account(SMALL);
+    const measureAll = async () => ({
+      page: await samples(options.samples * 4, () => page(small.apiKey)),
+      jobDeliveries: await samples(options.samples * 4, () => deliveries(small.apiKey, `job_${'0x'.padEnd(15, 'v')}000000001`)),
+      erase: await samples(options.samples, erase),
+      holders: await samples(options.samples, holders),
+      deletion: median(
+        await Array.from({ length: options.samples }).reduce<Promise<number[]>>(
+          async (all) => [...(await all), await deleteSmall()],
+          Promise.resolve([]),
+        ),
+      ),
+    });
+    // After a bulk load, as autovacuum's insert-triggered run leaves a table: the GIN index's pending list (new
+    // entries not yet merged, at most gin_pending_list_limit, 4 MB) merged, and statistics read.
+    const settle = () => db.sql.query('VACUUM ANALYZE leads, jobs, suppressions, webhook_deliveries, account_deliveries');
+    await settle();
+    await measureAll(); // a warm-up, discarded: the API's key cache, the pools, PostgreSQL's plans and pages
+    const before = await measureAll();
+
+    const seedStart = performance.now();
+    const bigAccount = await account(big);
+    await settle();
+    const seedMs = performance.now() - seedStart;
+    // The load's gigabyte of WAL and dirty pages flushed now (a checkpoint), not while the figures are taken, and
+    // the small account's working set read back in (a discarded round): what is compared is a steady state.
+    await db.sql.query('CHECKPOINT').catch(() => undefined);
+    await measureAll();
+    log(
+      `  the big account: ${big.leads.toLocaleString('en')} leads over ${Math.ceil(big.leads / big.leadsPerJob).toLocaleString('en')} jobs, ` +
+        `${big.suppressions.toLocaleString('en')} suppressions, ${big.webhookDeliveries.toLocaleString('en')} webhook deliveries, written in ${secs(seedMs)}`,
+    );
+    const after = await measureAll();
+    const bigPage = await samples(options.samples * 4, () => page(bigAccount.apiKey));
+
+    const plan = await db.sql.query<{ 'QUERY PLAN': string }>(
+      `EXPLAIN SELECT job_id, position FROM leads WHERE lead_contact_keys(data) && $1::text[]`,
+      [['e:nobody@absent.example']],
+    );
+    const erasurePlan = plan.rows.map((r) => r['QUERY PLAN'].trim()).join(' / ');
+    if (!erasurePlan.includes('leads_contact_keys_v1_idx')) problems.push(`the erasure's search does not use the index: ${erasurePlan}`);
+
+    // The big account's own deletion, each statement timed: the batches' longest bounds any lock it holds.
+    const statements: number[] = [];
+    const query = db.sql.query.bind(db.sql);
+    (db.sql as unknown as { query: unknown }).query = async (text: string, values?: unknown[]) => {
+      const start = performance.now();
+      try {
+        return await query(text, values as never);
+      } finally {
+        if (typeof text === 'string' && /purge_account_rows|delete_account/.test(text)) statements.push(performance.now() - start);
+      }
+    };
+    let bigDeletion: VolumeRun['bigDeletion'] = null;
+    try {
+      const [ms, deletion] = await timed(() => deleteAccount(db, bigAccount.accountId));
+      if (deletion.outcome !== 'deleted') problems.push(`the big account's deletion: ${deletion.outcome}`);
+      else
+        bigDeletion = {
+          ms,
+          statements: statements.length,
+          longestMs: Math.max(...statements.slice(0, -1)),
+          lastMs: statements.at(-1)!,
+          leads: deletion.figures.leads,
+        };
+    } finally {
+      (db.sql as unknown as { query: unknown }).query = query;
+    }
+    return {
+      big,
+      seedMs,
+      figures: [
+        { what: 'GET /suppressions, 1,000 entries → the big list', small: before.page, big: bigPage },
+        { what: 'GET /suppressions, 1,000 entries, small db → big db', small: before.page, big: after.page },
+        { what: "a job's webhook deliveries, small db → big db", small: before.jobDeliveries, big: after.jobDeliveries },
+        { what: 'erasure of an absent subject (whole call)', small: before.erase, big: after.erase },
+        { what: "a domain's holders (objections' search)", small: before.holders, big: after.holders },
+        { what: 'a 1,000-lead account deleted', small: before.deletion, big: after.deletion },
+      ],
+      bigDeletion,
+      erasurePlan,
+      problems,
+    };
+  } finally {
+    await db.$disconnect();
+  }
+}
+
+export function volumeLines(run: VolumeRun): string[] {
+  const lines = [
+    'Data volume: each figure the median of its samples with a small account alone (small), then beside the big account',
+    `(big: ${run.big.leads.toLocaleString('en')} leads); flat is a ratio near 1 (the target: <= 2, where it grew with the whole database before).`,
+    '',
+    `  ${'what'.padEnd(56)} ${'small'.padStart(9)} ${'big'.padStart(9)} ${'big/small'.padStart(9)}`,
+  ];
+  for (const f of run.figures)
+    lines.push(
+      `  ${f.what.padEnd(56)} ${fmt.ms(f.small).padStart(9)} ${fmt.ms(f.big).padStart(9)} ${(f.big / f.small).toFixed(2).padStart(9)}`,
+    );
+  if (run.bigDeletion) {
+    const d = run.bigDeletion;
+    lines.push(
+      '',
+      `  the big account deleted: ${secs(d.ms)} for ${d.leads.toLocaleString('en')} leads (${((d.leads / d.ms) * 1000).toLocaleString('en', { maximumFractionDigits: 0 })} leads/s) in ${d.statements} statements;`,
+      `  longest batch ${fmt.ms(d.longestMs)} (target: no lock held for seconds, < 1 s), the last one (delete_account: the account row, its ledger) ${fmt.ms(d.lastMs)}`,
+    );
+  }
+  lines.push(`  erasure's search at the big volume: ${run.erasurePlan}`);
+  for (const p of run.problems) lines.push(`  ! ${p}`);
+  return lines;
+}
