@@ -46,6 +46,7 @@ export * from './live-key-hashes';
 export * from './erasure-epoch';
 export * from './export-estimate';
 export * from './connection-failure';
+export * from './host-selection';
 export * from './objections';
 export * from './api-keys';
 export * from './account-ledger';
