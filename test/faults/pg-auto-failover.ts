@@ -78,13 +78,17 @@ export async function startAutoFailover(): Promise<AutoFailoverCluster> {
   const keeper = (name: string, args: string[]): ChildProcess => {
     const pgdata = path.join(dir, name);
     pgdatas.push(pgdata);
-    const child = spawn(AUTOCTL, ['create', ...args, '--pgdata', pgdata, '--hostname', '127.0.0.1', '--auth', 'trust', '--no-ssl', '--run'], {
-      cwd: dir,
-      env,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      ...user,
-    });
+    const child = spawn(
+      AUTOCTL,
+      ['create', ...args, '--pgdata', pgdata, '--hostname', '127.0.0.1', '--auth', 'trust', '--no-ssl', '--run'],
+      {
+        cwd: dir,
+        env,
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        ...user,
+      },
+    );
     const log: string[] = [];
     logs.push({ name, log });
     for (const stream of [child.stdout!, child.stderr!]) stream.on('data', (chunk: Buffer) => log.push(chunk.toString()));
@@ -147,7 +151,9 @@ export async function startAutoFailover(): Promise<AutoFailoverCluster> {
       await until(`${name} to join`, 60_000, async () => {
         if (primary !== nodes[nodes.length - 1])
           await withClient(`postgresql://postgres@127.0.0.1:${primary.port}/leadgen`, (c) => c.query('CHECKPOINT')).catch(() => undefined);
-        return (await states(monitorUrl)).some((s) => s.name === name && s.reported === s.goal && ['single', 'primary', 'secondary'].includes(s.reported));
+        return (await states(monitorUrl)).some(
+          (s) => s.name === name && s.reported === s.goal && ['single', 'primary', 'secondary'].includes(s.reported),
+        );
       });
     }
     await until('a primary and a secondary', 60_000, async () => {
@@ -166,7 +172,9 @@ export async function startAutoFailover(): Promise<AutoFailoverCluster> {
         killGroup(primary.keeper);
         killPostmaster(primary.pgdata);
         await waitFor('the standby to take writes', 60_000, async () => {
-          const readOnly = await withClient(`postgresql://postgres@127.0.0.1:${standby.port}/leadgen`, (c) => c.query<{ ro: string }>("SELECT current_setting('transaction_read_only') AS ro"));
+          const readOnly = await withClient(`postgresql://postgres@127.0.0.1:${standby.port}/leadgen`, (c) =>
+            c.query<{ ro: string }>("SELECT current_setting('transaction_read_only') AS ro"),
+          );
           return readOnly.rows[0]!.ro === 'off';
         });
         return { killedAt, promotedAt: Date.now(), primary: primaryName };
@@ -175,7 +183,9 @@ export async function startAutoFailover(): Promise<AutoFailoverCluster> {
     };
   } catch (error) {
     stop();
-    throw new Error(`${(error as Error).message}\n${logs.map((l) => `--- ${l.name}\n${l.log.join('').slice(-1500)}`).join('\n')}`);
+    throw new Error(`${(error as Error).message}\n${logs.map((l) => `--- ${l.name}\n${l.log.join('').slice(-1500)}`).join('\n')}`, {
+      cause: error,
+    });
   }
 }
 

@@ -100,7 +100,8 @@ describe('the PostgreSQL primary is killed under load, on pg_auto_failover', () 
         .query<{ n: number }>(`SELECT count(*)::int AS n FROM jobs WHERE id = ANY($1) AND status IN ('queued', 'running')`, [ids])
         .then((r) => r.rows[0]!.n);
       if (open === 0) break;
-      if (Date.now() - started > SETTLE_MS) throw new Error(`${open} jobs still open ${SETTLE_MS} ms after the failover\n${workers[0]!.output().slice(-3000)}`);
+      if (Date.now() - started > SETTLE_MS)
+        throw new Error(`${open} jobs still open ${SETTLE_MS} ms after the failover\n${workers[0]!.output().slice(-3000)}`);
       await sleep(250);
     }
     const { rows } = await world.db.sql.query<{ id: string; status: string; delivered: number; leads: number; charges: number }>(

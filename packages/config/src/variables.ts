@@ -181,7 +181,7 @@ export const DECLARATION = {
     url: variable(
       'DATABASE_URL',
       postgresUrl().default('postgresql://postgres@127.0.0.1:5432/leadgen'),
-      "PostgreSQL (the source of truth). Several hosts as libpq reads them (`postgresql://user:pass@db-a:5432,db-b:5432/leadgen?target_session_attrs=read-write`): each process connects to the first that takes writes, and looks again when it stops answering (a failover; [decision 045](decisions/045-postgresql-failover.md))",
+      'PostgreSQL (the source of truth). Several hosts as libpq reads them (`postgresql://user:pass@db-a:5432,db-b:5432/leadgen?target_session_attrs=read-write`): each process connects to the first that takes writes, and looks again when it stops answering (a failover; [decision 045](decisions/045-postgresql-failover.md))',
       { secret: 'required', readBy: DATABASE_READERS },
     ),
     // Least privilege (decision 035): the processes connect as a role that cannot TRUNCATE or change a table.

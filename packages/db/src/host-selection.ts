@@ -55,7 +55,11 @@ async function probe(hostUrl: string, host: string, attrs: TargetSessionAttrs, t
       "SELECT pg_is_in_recovery() AS standby, current_setting('transaction_read_only') = 'on' AS read_only",
     );
     const state = { standby: rows[0]!.standby, readOnly: rows[0]!.read_only };
-    return { fits: fitsAttrs(attrs, state), reachable: true, reason: `${host}: ${state.standby ? 'standby' : state.readOnly ? 'read-only' : 'read-write'}` };
+    return {
+      fits: fitsAttrs(attrs, state),
+      reachable: true,
+      reason: `${host}: ${state.standby ? 'standby' : state.readOnly ? 'read-only' : 'read-write'}`,
+    };
   } catch (error) {
     return {
       fits: false,
@@ -89,7 +93,10 @@ export async function selectHost(url: PostgresUrl, attrs: TargetSessionAttrs = u
   if (attrs === 'prefer-standby' && reachable >= 0) return reachable;
   const refused = results.find((r) => r.refused !== undefined);
   if (refused) throw refused.refused;
-  throw new NoSuitableHostError(attrs, results.map((r) => r.reason));
+  throw new NoSuitableHostError(
+    attrs,
+    results.map((r) => r.reason),
+  );
 }
 
 /** The single-host URL of the host that takes writes now (db:migrate's target), whatever target_session_attrs says. */
@@ -160,7 +167,10 @@ export function failoverClient(selector: HostSelector): new (config?: ClientConf
       const standby = this.reported.get('in_hot_standby');
       const readOnly = this.reported.get('default_transaction_read_only');
       if (standby === undefined || readOnly === undefined) return true; // not reported (before 14, a proxy): the probe said
-      return fitsAttrs(attrs === 'prefer-standby' ? 'any' : attrs, { standby: standby === 'on', readOnly: readOnly === 'on' || standby === 'on' });
+      return fitsAttrs(attrs === 'prefer-standby' ? 'any' : attrs, {
+        standby: standby === 'on',
+        readOnly: readOnly === 'on' || standby === 'on',
+      });
     }
 
     private async open(): Promise<void> {
@@ -199,7 +209,9 @@ export function failoverClient(selector: HostSelector): new (config?: ClientConf
 }
 
 /** pg Pool options for a DATABASE_URL with several hosts or a target_session_attrs; null for a plain one. */
-export function failoverPoolOptions(databaseUrl: string): { connectionString: string; Client: new () => Client; selector: HostSelector } | null {
+export function failoverPoolOptions(
+  databaseUrl: string,
+): { connectionString: string; Client: new () => Client; selector: HostSelector } | null {
   const url = parsePostgresUrl(databaseUrl);
   if (url.hostUrls.length === 1 && url.targetSessionAttrs === 'any') return null;
   const selector = new HostSelector(url);
