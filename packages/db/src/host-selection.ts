@@ -156,7 +156,12 @@ export function failoverClient(selector: HostSelector): new (config?: ClientConf
     private readonly reported = new Map<string, string>();
 
     constructor(config?: ClientConfig) {
-      super(config);
+      // connect_timeout bounds each connection as it bounds the probe (pg itself does not read it from the URL); it
+      // covers the login only, not the wait for a free connection of the pool.
+      super({
+        ...config,
+        connectionTimeoutMillis: config?.connectionTimeoutMillis ?? selector.url.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+      });
       const connection = (this as unknown as { connection: NodeJS.EventEmitter }).connection;
       connection.on('parameterStatus', (msg: ParameterStatus) => this.reported.set(msg.parameterName, msg.parameterValue));
       // A connection that dies (its server killed or restarted) sends the next connection looking.

@@ -12,14 +12,22 @@ interface Forwarder {
   port: number;
   /** connections it has taken */
   accepted: number;
+  /** from now on it takes connections and never answers (a host whose packets are dropped) */
+  blackhole(): void;
   cut(): Promise<void>;
 }
 
 async function forwarder(): Promise<Forwarder> {
   const sockets = new Set<net.Socket>();
   let accepted = 0;
+  let silent = false;
   const server = net.createServer((inbound) => {
     accepted += 1;
+    if (silent) {
+      sockets.add(inbound);
+      inbound.on('error', () => undefined);
+      return;
+    }
     const outbound = net.connect(Number(TEST_DB.port || 5432), TEST_DB.hostname);
     for (const socket of [inbound, outbound]) {
       sockets.add(socket);
@@ -33,6 +41,10 @@ async function forwarder(): Promise<Forwarder> {
     port: (server.address() as net.AddressInfo).port,
     get accepted() {
       return accepted;
+    },
+    blackhole() {
+      silent = true;
+      for (const socket of sockets) socket.destroy();
     },
     cut: () =>
       new Promise<void>((resolve) => {
@@ -95,6 +107,26 @@ describe('a DATABASE_URL with several hosts', () => {
     } finally {
       await db.$disconnect();
       await second.cut();
+    }
+  });
+
+  it('when the host in use stops answering, then the next statement goes to the other host after connect_timeout, not the system TCP timeout', async () => {
+    const [first, second] = [await forwarder(), await forwarder()];
+    const db = createDatabase(multiHost([first.port, second.port], 'target_session_attrs=read-write&connect_timeout=1'), {
+      poolSize: 1,
+    });
+    try {
+      await db.sql.query('SELECT 1');
+      first.blackhole();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const started = Date.now();
+      // The pool's connection died with its socket; the next one asks both hosts, waits 1 s for the silent one, takes the other.
+      expect(await db.$queryRawUnsafe<Array<{ one: number }>>('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      await db.$disconnect();
+      await Promise.all([first.cut(), second.cut()]);
     }
   });
 
