@@ -130,5 +130,7 @@ describe('the PostgreSQL primary is killed under load, on pg_auto_failover', () 
     expect(rows.map((r) => r.id).sort()).toEqual([...ids].sort());
     expect(rows.filter((r) => r.status !== 'COMPLETE' || r.delivered !== PER_JOB || r.leads !== PER_JOB || r.charges !== 1)).toEqual([]);
     expect(describeViolations(await checkInvariants(await writableHostUrl(cluster.url), { accountIds: [account.accountId] }))).toBe('');
+    // The worker said where its writes go now.
+    expect(workers[0]!.output()).toContain('after a failover');
   }, 180_000);
 });

@@ -113,7 +113,11 @@ export class HostSelector {
   /** how many times a host was chosen (a failover is one more) */
   selections = 0;
 
-  constructor(readonly url: PostgresUrl) {}
+  /** `onChosen`: told each time a host is chosen (the first, then after each failover), for a log line */
+  constructor(
+    readonly url: PostgresUrl,
+    private readonly onChosen: (host: string, selections: number) => void = () => undefined,
+  ) {}
 
   host(): Promise<number> {
     if (this.chosen !== null) return Promise.resolve(this.chosen);
@@ -122,6 +126,7 @@ export class HostSelector {
         this.chosen = i;
         this.selections += 1;
         this.looking = null;
+        this.onChosen(this.url.hosts[i]!, this.selections);
         return i;
       },
       (error: unknown) => {
@@ -216,9 +221,10 @@ export function failoverClient(selector: HostSelector): new (config?: ClientConf
 /** pg Pool options for a DATABASE_URL with several hosts or a target_session_attrs; null for a plain one. */
 export function failoverPoolOptions(
   databaseUrl: string,
+  onChosen?: (host: string, selections: number) => void,
 ): { connectionString: string; Client: new () => Client; selector: HostSelector } | null {
   const url = parsePostgresUrl(databaseUrl);
   if (url.hostUrls.length === 1 && url.targetSessionAttrs === 'any') return null;
-  const selector = new HostSelector(url);
+  const selector = new HostSelector(url, onChosen);
   return { connectionString: url.hostUrls[0]!, Client: failoverClient(selector) as new () => Client, selector };
 }
