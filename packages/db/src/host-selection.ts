@@ -26,6 +26,7 @@ interface Probe {
   /** it answered (whatever it is) */
   reachable: boolean;
   reason: string;
+  /** a misconfiguration PostgreSQL answered (a refused login, a database that does not exist): thrown as it is */
   refused?: unknown;
 }
 
@@ -65,7 +66,7 @@ async function probe(hostUrl: string, host: string, attrs: TargetSessionAttrs, t
       fits: false,
       reachable: false,
       reason: `${host}: ${(error as Error).message}`,
-      refused: refusedLoginReason(error) ? error : undefined,
+      refused: refusedLoginReason(error) || (error as { code?: unknown }).code === '3D000' ? error : undefined,
     };
   } finally {
     await client.end().catch(() => undefined);
@@ -99,11 +100,15 @@ export async function selectHost(url: PostgresUrl, attrs: TargetSessionAttrs = u
   );
 }
 
-/** The single-host URL of the host that takes writes now (db:migrate's target), whatever target_session_attrs says. */
+/**
+ * The single-host URL of the host that takes writes now (db:migrate's target), whatever target_session_attrs says;
+ * asked through each server's `postgres` database, as db:migrate may be about to create the URL's.
+ */
 export async function writableHostUrl(databaseUrl: string): Promise<string> {
   const url = parsePostgresUrl(databaseUrl);
   if (url.hostUrls.length === 1) return url.hostUrls[0]!;
-  return url.hostUrls[await selectHost(url, 'read-write')]!;
+  const server = (hostUrl: string) => Object.assign(new URL(hostUrl), { pathname: '/postgres' }).toString();
+  return url.hostUrls[await selectHost({ ...url, hostUrls: url.hostUrls.map(server) }, 'read-write')]!;
 }
 
 /** Which host new connections go to: chosen once, chosen again after a connection to it fails. */

@@ -146,6 +146,21 @@ describe('a DATABASE_URL with several hosts', () => {
     }
   });
 
+  it('when the database does not exist yet, then a connection says so (3D000, not an outage), and db:migrate still finds the writable host', async () => {
+    const dead = await closedPort();
+    const live = await forwarder();
+    // As db:migrate connects: the owner (the runtime role may log in to its own database only).
+    const owner = new URL(process.env.DATABASE_OWNER_URL!);
+    const auth = `${owner.username}${owner.password ? `:${owner.password}` : ''}`;
+    const url = `postgresql://${auth}@127.0.0.1:${dead},127.0.0.1:${live.port}${owner.pathname}_not_yet?target_session_attrs=read-write`;
+    try {
+      await expect(selectHost(parsePostgresUrl(url))).rejects.toMatchObject({ code: '3D000' });
+      expect(await writableHostUrl(url)).toBe(parsePostgresUrl(url).hostUrls[1]);
+    } finally {
+      await live.cut();
+    }
+  });
+
   it('when a host refuses the login, then that refusal is thrown, not an outage', async () => {
     const live = await forwarder();
     const url = multiHost([live.port]).replace(/^postgresql:\/\/[^@]*@/, 'postgresql://no_such_role_h39b@');
