@@ -43,7 +43,16 @@ export interface RunningApi {
 
 /** The API's composition root: builds its dependencies, subscribes to job events and listens. Used by main.ts and by tests. */
 export async function startApi(config: Config): Promise<RunningApi> {
-  const db = createDatabase(config.database.url, { poolSize: config.database.poolSize, secretKeys: config.secrets.encryptionKeys });
+  const db = createDatabase(config.database.url, {
+    poolSize: config.database.poolSize,
+    secretKeys: config.secrets.encryptionKeys,
+    // A multi-host DATABASE_URL (decision 045): which server takes the writes, said once and again after each failover.
+    onHostChosen: (host, selections) =>
+      logger[selections > 1 ? 'warn' : 'info'](`PostgreSQL: connecting to ${host}${selections > 1 ? ' after a failover' : ''}`, {
+        host,
+        selections,
+      }),
+  });
   // Production refuses to start without a key (config); elsewhere the published development key is used, and said so.
   if (!config.secrets.encryptionKeys) logger.warn(DEVELOPMENT_SECRETS_KEY_WARNING);
   const producer = createJobProducer(config.redis);

@@ -1,7 +1,7 @@
 import express from 'express';
 import supertest from 'supertest';
 import { Client } from 'pg';
-import { createDatabase } from '@leadgen/db';
+import { createDatabase, NoSuitableHostError } from '@leadgen/db';
 import { isInfrastructureFailure } from '../src/http/infrastructure-errors';
 import { problemMiddleware } from '../src/http/problem';
 import { requestId } from '../src/http/request-id';
@@ -57,9 +57,12 @@ describe('PostgreSQL connection failures', () => {
     expect(res.text).not.toContain('57P01');
   });
 
-  it('when PostgreSQL cannot be reached at all, then every authenticated call answers 503, never 500', async () => {
-    // Port 1 on loopback refuses at once: the key lookup fails as Prisma's P1001 DatabaseNotReachable.
-    const world = await startWorld({ worker: false, env: { DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/leadgen' } });
+  it.each([
+    ['one host', 'postgresql://postgres@127.0.0.1:1/leadgen'],
+    ['several hosts (decision 045)', 'postgresql://postgres@127.0.0.1:1,127.0.0.1:2/leadgen?target_session_attrs=read-write'],
+  ])('when PostgreSQL cannot be reached at all, on %s, then every authenticated call answers 503, never 500', async (_what, url) => {
+    // Ports 1 and 2 on loopback refuse at once: the key lookup fails as Prisma's P1001 DatabaseNotReachable, or 08001.
+    const world = await startWorld({ worker: false, env: { DATABASE_URL: url } });
     try {
       for (const [method, path] of [
         ['get', '/api/v1/account'],
@@ -125,6 +128,10 @@ describe('PostgreSQL connection failures', () => {
     ],
     ['Prisma pool timeout', { name: 'PrismaClientKnownRequestError', code: 'P2024', message: 'Timed out fetching a new connection' }],
     ['pg connection terminated', new Error('Connection terminated unexpectedly')],
+    [
+      'no host of a multi-host DATABASE_URL takes writes (a failover under way)',
+      new NoSuitableHostError('read-write', ['db-a:5432: read-only']),
+    ],
     ['pg-pool connect timeout', new Error('timeout exceeded when trying to connect')],
     ['ECONNRESET in a cause', new Error('query failed', { cause: Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }) })],
   ])('when the error is %s, then it is an infrastructure failure', (_what, error) => {

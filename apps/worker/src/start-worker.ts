@@ -53,6 +53,12 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
   const db = createDatabase(config.database.url, {
     poolSize: config.database.poolSize,
     secretKeys: config.webhooks.deliver ? config.secrets.encryptionKeys : 'locked',
+    // A multi-host DATABASE_URL (decision 045): which server takes the writes, said once and again after each failover.
+    onHostChosen: (host, selections) =>
+      logger[selections > 1 ? 'warn' : 'info'](`PostgreSQL: connecting to ${host}${selections > 1 ? ' after a failover' : ''}`, {
+        host,
+        selections,
+      }),
   });
   if (config.webhooks.deliver && !config.secrets.encryptionKeys) logger.warn(DEVELOPMENT_SECRETS_KEY_WARNING);
   const publisherConnection = producerConnection(config.redis, 'job-events-publisher');

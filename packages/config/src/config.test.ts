@@ -17,6 +17,7 @@ import {
   type Config,
 } from './index';
 import { VARIABLES } from './variables';
+import { parsePostgresUrl } from './postgres-url';
 
 describe('loadConfig', () => {
   it('when nothing is set, then the documented defaults', () => {
@@ -79,6 +80,34 @@ describe('loadConfig', () => {
       const message = (error as ConfigError).message;
       for (const name of ['PORT', 'SYNC_WAIT_MS', 'WORKER_QUEUES', 'DATABASE_URL']) expect(message).toContain(name);
       expect(message.split('\n')).toHaveLength(1);
+    }
+  });
+
+  it('when DATABASE_URL lists several hosts as libpq does, then it is taken as given, and a malformed list is refused without echoing the URL', () => {
+    const url = 'postgresql://app:pw-h39b@db-a:5432,db-b:5433/leadgen?target_session_attrs=read-write&connect_timeout=3';
+    expect(loadConfig({ DATABASE_URL: url }).database.url).toBe(url);
+    expect(parsePostgresUrl(url)).toMatchObject({
+      hosts: ['db-a:5432', 'db-b:5433'],
+      hostUrls: [
+        'postgresql://app:pw-h39b@db-a:5432/leadgen?connect_timeout=3',
+        'postgresql://app:pw-h39b@db-b:5433/leadgen?connect_timeout=3',
+      ],
+      targetSessionAttrs: 'read-write',
+      connectTimeoutMs: 3000,
+      database: 'leadgen',
+    });
+    expect(parsePostgresUrl('postgres://u@[::1],h2/db')).toMatchObject({ hosts: ['[::1]:5432', 'h2:5432'], targetSessionAttrs: 'any' });
+    for (const [bad, why] of [
+      ['postgresql://app:pw-h39b@db-a:5432,db-b/leadgen', /a port for every host or for none/],
+      ['postgresql://app:pw-h39b@db-a,,db-b/leadgen', /hosts as `host\[:port\]`/],
+      [
+        'postgresql://app:pw-h39b@db-a,db-b/leadgen?target_session_attrs=primary-ish',
+        /target_session_attrs=primary-ish: it must be one of/,
+      ],
+      ['mysql://app:pw-h39b@db-a/leadgen', /not a postgres/],
+    ] as const) {
+      expect(() => loadConfig({ DATABASE_URL: bad })).toThrow(why);
+      expect(() => loadConfig({ DATABASE_URL: bad })).not.toThrow(/pw-h39b/);
     }
   });
 

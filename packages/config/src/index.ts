@@ -16,3 +16,4 @@ export * from './config-table';
 export { unknownVariableWarnings } from './variable-typos';
 export * from './sandbox-guard';
 export { PUBLISHED_EXAMPLE_SECRETS } from './published-secrets';
+export * from './postgres-url';

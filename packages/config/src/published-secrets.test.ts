@@ -41,6 +41,10 @@ describe('production refuses published example secrets (issue 31, finding 7)', (
     expect(production({ DATABASE_URL: 'postgresql://leadgen:change-me@db.internal:5432/leadgen' })).toThrow(
       /DATABASE_URL: is an example value/,
     );
+    // A multi-host URL (decision 045), which WHATWG URL cannot read.
+    expect(
+      production({ DATABASE_URL: 'postgresql://leadgen:change-me@db-a:5432,db-b:5432/leadgen?target_session_attrs=read-write' }),
+    ).toThrow(/DATABASE_URL: is an example value/);
     expect(production({ REDIS_URL: 'redis://:change-me@redis.internal:6379' })).toThrow(/REDIS_URL: is an example value/);
     expect(
       production({ DATABASE_URL: 'postgresql://leadgen:s3cret-of-ours@db.internal:5432/leadgen', OPERATOR_PASSWORD: 'a-password-of-ours' }),

@@ -1,3 +1,4 @@
+import { parsePostgresUrl } from './postgres-url';
 import { VARIABLES } from './variables';
 
 /**
@@ -18,7 +19,8 @@ const SECRET_NAMES = VARIABLES.filter((v) => v.options.secret !== undefined).map
 function partsOf(value: string): string[] {
   const parts = [value, ...value.split(',').map((part) => part.trim())];
   try {
-    const password = new URL(value).password;
+    // A multi-host PostgreSQL URL (decision 045) carries its password once, in each host's URL alike.
+    const password = new URL(/^postgres(ql)?:/i.test(value) ? parsePostgresUrl(value).hostUrls[0]! : value).password;
     if (password) parts.push(decodeURIComponent(password));
   } catch {
     // Not a URL: the value and its listed parts are all there is.

@@ -3,6 +3,7 @@ import Joi from 'joi';
 import { SOURCES, type Source } from '@leadgen/domain';
 import { LOG_LEVELS, type LogLevel } from '@leadgen/logger';
 import { flag, optional, readingOf, variable, Variable, variablesOf, type Reader, type Resolved } from './variable';
+import { parsePostgresUrl } from './postgres-url';
 
 /** Each long-running process's operations port when OPS_PORT is unset: distinct, so both fit on one host. */
 /** The JSON body limit of every route that declares no other (the OpenAPI document says it too). */
@@ -114,6 +115,16 @@ const hostPorts = () =>
       return helpers.message({ custom: '{{#label}} must be `host:port` pairs separated by commas (got "{{#value}}")' });
     return parts.map((p) => ({ host: p![1]!, port: Number(p![2]) }));
   });
+// A PostgreSQL URL, with one host or several (libpq's `h1:p1,h2:p2` and target_session_attrs): kept as given.
+const postgresUrl = () =>
+  Joi.string().custom((value: string, helpers) => {
+    try {
+      parsePostgresUrl(value);
+      return value;
+    } catch (error) {
+      return helpers.message({ custom: `{{#label}} ${(error as Error).message}` });
+    }
+  });
 const httpUrl = () => Joi.string().uri({ scheme: ['http', 'https'] });
 
 // `KEY[,OLDER_KEY...]`: base64 keys of 32 bytes, newest first, read as Buffers.
@@ -169,16 +180,14 @@ export const DECLARATION = {
   database: {
     url: variable(
       'DATABASE_URL',
-      Joi.string()
-        .uri({ scheme: ['postgres', 'postgresql'] })
-        .default('postgresql://postgres@127.0.0.1:5432/leadgen'),
-      'PostgreSQL (the source of truth)',
+      postgresUrl().default('postgresql://postgres@127.0.0.1:5432/leadgen'),
+      'PostgreSQL (the source of truth). Several hosts as libpq reads them (`postgresql://user:pass@db-a:5432,db-b:5432/leadgen?target_session_attrs=read-write`): each process connects to the first that takes writes, and looks again when it stops answering (a failover; [decision 045](decisions/045-postgresql-failover.md))',
       { secret: 'required', readBy: DATABASE_READERS },
     ),
     // Least privilege (decision 035): the processes connect as a role that cannot TRUNCATE or change a table.
     ownerUrl: optional(
       'DATABASE_OWNER_URL',
-      Joi.string().uri({ scheme: ['postgres', 'postgresql'] }),
+      postgresUrl(),
       "the tables' owner, for `db:migrate` only: it migrates as this role and grants `DATABASE_URL`'s user (created if missing) only what the processes need. Unset: it migrates as `DATABASE_URL` (one role for everything, as on a laptop)",
       { secret: 'optional', readBy: ['migrate'] },
     ),

@@ -1,6 +1,7 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import { Pool } from 'pg';
 import { PrismaClient } from './generated/prisma/client';
+import { failoverPoolOptions } from './host-selection';
 import { DEVELOPMENT_SECRETS_KEY, LockedSecretBox, SecretBox } from './secret-box';
 
 /**
@@ -22,11 +23,22 @@ export const DEFAULT_POOL_SIZE = 10;
  */
 export function createDatabase(
   url: string,
-  options: { poolSize?: number; secretKeys?: readonly Buffer[] | null | 'locked' } = {},
+  options: {
+    poolSize?: number;
+    secretKeys?: readonly Buffer[] | null | 'locked';
+    /** a multi-host URL's host chosen (at the first connection, then after each failover), for a log line */
+    onHostChosen?: (host: string, selections: number) => void;
+  } = {},
 ): Database {
   // No named prepared statements anywhere (neither here nor in Prisma's adapter), no session state:
   // the pool works behind PgBouncer in transaction mode.
-  const pool = new Pool({ connectionString: url, max: options.poolSize ?? DEFAULT_POOL_SIZE });
+  // A DATABASE_URL with several hosts (decision 045): each connection goes to the host that fits its
+  // target_session_attrs (the primary, for read-write), looked for again when a connection to it fails.
+  const failover = failoverPoolOptions(url, options.onHostChosen);
+  const max = options.poolSize ?? DEFAULT_POOL_SIZE;
+  const pool = failover
+    ? new Pool({ connectionString: failover.connectionString, Client: failover.Client, max })
+    : new Pool({ connectionString: url, max });
   // An idle client that loses its server (a PostgreSQL restart) must not crash the process; the
   // pool drops it and the next statement gets a fresh connection.
   pool.on('error', () => undefined);

@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import { parsePostgresUrl } from '@leadgen/config';
 /**
  * PostgreSQL refused the login DATABASE_URL carries (a role that does not exist, a wrong password, no
  * pg_hba.conf entry): the server's own reason, for a line that names the variable; null for anything else.
@@ -25,6 +26,11 @@ export function refusedLoginReason(error: unknown): string | null {
  * (PostgreSQL not answering yet) is left to readiness, which reports it until it answers.
  */
 export async function assertDatabaseLogin(url: string): Promise<void> {
+  // Each host of a multi-host URL (decision 045) must let the role in: a standby that refuses it would fail the failover.
+  await Promise.all(parsePostgresUrl(url).hostUrls.map((hostUrl) => assertHostLogin(hostUrl)));
+}
+
+async function assertHostLogin(url: string): Promise<void> {
   const client = new Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
   client.on('error', () => undefined);
   try {

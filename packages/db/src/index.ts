@@ -48,6 +48,7 @@ export * from './erasure-epoch';
 export * from './export-estimate';
 export * from './lead-export-copy';
 export * from './connection-failure';
+export * from './host-selection';
 export * from './objections';
 export * from './api-keys';
 export * from './account-ledger';

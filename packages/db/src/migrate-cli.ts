@@ -1,5 +1,6 @@
-import { loadConfigOrExit } from '@leadgen/config';
+import { loadConfigOrExit, parsePostgresUrl } from '@leadgen/config';
 import { refusedLoginReason } from './connection-failure';
+import { writableHostUrl } from './host-selection';
 import { migrate, runtimeRoleOf } from './migrator';
 import { sealPlainWebhookSecrets } from './secret-rotation';
 
@@ -10,8 +11,10 @@ const config = loadConfigOrExit('migrate');
 const migrationVariable = config.database.ownerUrl ? 'DATABASE_OWNER_URL' : 'DATABASE_URL';
 
 async function main(): Promise<void> {
-  const migrationUrl = config.database.ownerUrl ?? config.database.url;
-  const runtimeRole = runtimeRoleOf(migrationUrl, config.database.url);
+  const givenUrl = config.database.ownerUrl ?? config.database.url;
+  const runtimeRole = runtimeRoleOf(givenUrl, config.database.url);
+  // Several hosts (decision 045): the migration runs on the one that takes writes now.
+  const migrationUrl = await writableHostUrl(givenUrl);
   const { statementTimeoutMs, lockTimeoutMs, idleInTransactionTimeoutMs } = config.database;
   const result = await migrate(migrationUrl, {
     allowBreaking: process.argv.includes('--allow-breaking'),
@@ -20,9 +23,8 @@ async function main(): Promise<void> {
   });
   // Webhook secrets written before they were sealed: sealed now, under the configured key (decision 019).
   const sealedSecrets = await sealPlainWebhookSecrets(migrationUrl, config.secrets.encryptionKeys);
-  const target = new URL(config.database.url);
   process.stdout.write(
-    `${JSON.stringify({ database: target.pathname.slice(1), createdDatabase: result.createdDatabase, applied: result.applied, functions: result.functions, runtimeRole: runtimeRole?.name ?? null, sealedSecrets })}\n`,
+    `${JSON.stringify({ database: parsePostgresUrl(config.database.url).database, createdDatabase: result.createdDatabase, applied: result.applied, functions: result.functions, runtimeRole: runtimeRole?.name ?? null, sealedSecrets })}\n`,
   );
 }
 

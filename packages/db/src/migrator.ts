@@ -2,6 +2,7 @@ import { createHash, createHmac, pbkdf2Sync, randomBytes, randomUUID } from 'nod
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
+import { parsePostgresUrl, type PostgresUrl } from '@leadgen/config';
 import { CREATE_FUNCTION_BOOKKEEPING, FUNCTIONS_DIR, readFunctionFiles } from './function-files';
 
 /**
@@ -285,12 +286,14 @@ export function scramVerifier(password: string, salt = randomBytes(16), iteratio
  * Both must name one database, or the grants would land where no process reads.
  */
 export function runtimeRoleOf(migrationUrl: string, runtimeUrl: string): RuntimeRole | undefined {
-  const owner = new URL(migrationUrl);
-  const runtime = new URL(runtimeUrl);
-  const where = (url: URL) => `${url.hostname}:${url.port || '5432'}${url.pathname}`;
-  if (where(owner) !== where(runtime)) {
-    throw new Error(`DATABASE_OWNER_URL names ${where(owner)}, DATABASE_URL ${where(runtime)}: they must name the same database`);
+  // Either may list several hosts (decision 045): one database, on servers they share.
+  const [ownerHosts, runtimeHosts] = [parsePostgresUrl(migrationUrl), parsePostgresUrl(runtimeUrl)];
+  const where = (url: PostgresUrl) => `${url.hosts.join(',')}/${url.database}`;
+  if (ownerHosts.database !== runtimeHosts.database || !ownerHosts.hosts.some((host) => runtimeHosts.hosts.includes(host))) {
+    throw new Error(`DATABASE_OWNER_URL names ${where(ownerHosts)}, DATABASE_URL ${where(runtimeHosts)}: they must name the same database`);
   }
+  const owner = new URL(ownerHosts.hostUrls[0]!);
+  const runtime = new URL(runtimeHosts.hostUrls[0]!);
   const name = decodeURIComponent(runtime.username);
   if (!name || name === decodeURIComponent(owner.username)) return undefined;
   return { name, password: runtime.password ? decodeURIComponent(runtime.password) : null };

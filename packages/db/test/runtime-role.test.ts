@@ -125,6 +125,14 @@ describe('db:migrate with DATABASE_OWNER_URL', () => {
     expect(() => runtimeRoleOf(owner, elsewhere)).toThrow(/must name the same database/);
   });
 
+  it("when DATABASE_URL lists the owner's server among several hosts (decision 045), then its user is the runtime role; on other servers, it refuses", () => {
+    const u = new URL(runtime);
+    const hosts = (list: string) => `postgresql://${u.username}:pw@${list}${u.pathname}?target_session_attrs=read-write`;
+    const own = `${u.hostname}:${u.port || '5432'}`;
+    expect(runtimeRoleOf(owner, hosts(`db-standby:5432,${own}`))).toEqual({ name: decodeURIComponent(u.username), password: 'pw' });
+    expect(() => runtimeRoleOf(owner, hosts('db-a:5432,db-b:5432'))).toThrow(/must name the same database/);
+  });
+
   it('when a password is stored, then it is the SCRAM-SHA-256 verifier PostgreSQL computes (RFC 7677 vector)', () => {
     // RFC 7677 section 3: user "user", password "pencil", salt W22ZaJ0SNY7soEsUEjb6gQ==, 4096 iterations; its
     // ServerSignature v=6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4= is HMAC(ServerKey, AuthMessage), checked here.
