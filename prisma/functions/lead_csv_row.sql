@@ -56,7 +56,10 @@ BEGIN
     lead_csv_cell(p_data->'store'->'technologies'), lead_csv_cell(p_data->'store'->'apps'), lead_csv_cell(p_data->'store'->'createdAt'),
     lead_csv_cell(p_data->'provenance'->'email'->'sourceUrl'), lead_csv_cell(p_data->'provenance'->'phone'->'sourceUrl'),
     CASE WHEN jsonb_typeof(p_data->'provenance') IN ('array', 'object')
-      THEN lead_csv_text(regexp_replace((p_data->'provenance')::text, '("(?:[^"\\]|\\.)*")|([,:]) ', '\1\2', 'g')) ELSE '' END
+      THEN lead_csv_text(regexp_replace((p_data->'provenance')::text, '("(?:[^"\\]|\\.)*")|([,:]) ', '\1\2', 'g')) ELSE '' END,
+    -- the notice every lead carries (decision 042, issue 38)
+    lead_csv_cell(p_data->'notice'->'sources'), lead_csv_cell(p_data->'notice'->'retrievedAt'),
+    lead_csv_cell(p_data->'notice'->'objectionUrl')
   ) || E'\r\n';
 END
 $$;

@@ -32,6 +32,11 @@ const LEADS: Lead[] = [
       engine: 'dns',
     },
     provenance: { email: { sourceUrl: 'https://x.example/a?b=1,2' }, phone: null, note: 'a: b, "c"' },
+    notice: {
+      sources: ['https://x.example/a?b=1,2', 'Google Places; "x"'],
+      retrievedAt: '2026-11-29T06:00:00.000Z',
+      objectionUrl: 'https://leads.example/api/v1/privacy/objections',
+    },
     retrievedAt: '2026-11-29T06:00:00.000Z',
     place: {
       placeId: 'ChIJ1',
