@@ -205,8 +205,10 @@ export function sandboxPlaceViewport(place: string, regionCode: string | null): 
   const city = (parts[0] ?? '').toLowerCase();
   const centre = CENTRES[country]?.[city] ? sandboxCityCentre(country, city) : drawnCentre(place);
   const half = PLACE_SPAN_DEGREES / 2;
+  // to the micro-degree, as Google's viewports are given (no 30.217000000000002 in a batch's bounds)
+  const at = (value: number) => Math.round(value * 1e6) / 1e6;
   return {
-    low: { latitude: centre.latitude - half, longitude: centre.longitude - half },
-    high: { latitude: centre.latitude + half, longitude: centre.longitude + half },
+    low: { latitude: at(centre.latitude - half), longitude: at(centre.longitude - half) },
+    high: { latitude: at(centre.latitude + half), longitude: at(centre.longitude + half) },
   };
 }
