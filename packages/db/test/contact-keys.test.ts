@@ -1,15 +1,26 @@
 import { normalizeLinkedinUrl, suppressionKeysOf, type Lead } from '@leadgen/domain';
-import { createDatabase, eraseSubject, leadContactKeys, subjectHolders, type Database } from '../src';
+import { randomBytes } from 'node:crypto';
+import { createDatabase, dropDatabase, eraseSubject, leadContactKeys, migrate, subjectHolders, type Database } from '../src';
+import { scratchDatabaseUrls } from '../../../test/runtime-role';
 import { buildAccount, buildDeliveredJobs, buildLead } from '../../../test/factories';
 
 // Erasure finds a subject's leads through the GIN index of their contact keys (prisma/functions/lead_contact_keys.sql,
 // decision 043), not by reading every lead. The index's keys are coarse; what must hold is that they never miss a
 // lead suppressionKeysOf (the rule a page commit uses) says holds the subject, whatever form the stored text takes.
+// A database of this file's own: erasing puts the subject on the global suppression list, which every other file's
+// page commits would then have to match against (they would answer needs_matches).
+const scratch = scratchDatabaseUrls(
+  `${new URL(process.env.DATABASE_URL!).pathname.slice(1)}_contact_keys_${randomBytes(3).toString('hex')}`,
+);
 let db: Database;
-beforeAll(() => {
-  db = createDatabase(process.env.DATABASE_URL!, { poolSize: 2 });
+beforeAll(async () => {
+  await migrate(scratch.ownerUrl, { runtimeRole: scratch.runtimeRole });
+  db = createDatabase(scratch.runtimeUrl, { poolSize: 2 });
+}, 60_000);
+afterAll(async () => {
+  await db?.$disconnect();
+  await dropDatabase(scratch.ownerUrl);
 });
-afterAll(() => db.$disconnect());
 
 const base = buildLead('google_maps', 0);
 // Stored texts as upstreams and websites write them: cases, schemes, ports, paths, `www.`, trailing dots, Unicode
