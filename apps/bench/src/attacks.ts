@@ -212,28 +212,22 @@ export async function measureAttacks(options: AttackOptions): Promise<AttackPhas
     // sequence needs it), so the flood the defaults admit is played by the bench: at most `perMinute` calls in each
     // minute of the clock (the service's fixed window: a whole minute's allowance may come at once), the others
     // counted as refused without being sent (a refusal costs the service one Redis call, as the key flood shows).
+    // One async generate of the attacker's per call, held by the bench to `perMinute` (the default limit) when given.
+    const generating = (body: string, perMinute: number | null) => {
+      const sent = new Map<number, number>();
+      return async () => {
+        const minute = Math.floor(Date.now() / 60_000);
+        if (perMinute !== null && (sent.get(minute) ?? 0) >= perMinute) return `429 (the default limit, at the bench)`;
+        sent.set(minute, (sent.get(minute) ?? 0) + 1);
+        const headers = { ...attackerAuth, prefer: 'respond-async', 'idempotency-key': idempotency() };
+        return (await client.request('POST', '/api/v1/leads/generate', headers, body)).status;
+      };
+    };
     const generateFlood =
       (perMinute: number | null): AttackStarter =>
       async (count) => {
         const body = JSON.stringify({ source: 'google_maps', category: 'plumber', state: 'US', maxResults: 25 });
-        const sent = new Map<number, number>();
-        return loops(
-          8,
-          async () => {
-            const minute = Math.floor(Date.now() / 60_000);
-            if (perMinute !== null && (sent.get(minute) ?? 0) >= perMinute) return `429 (the default limit, at the bench)`;
-            sent.set(minute, (sent.get(minute) ?? 0) + 1);
-            return (
-              await client.request(
-                'POST',
-                '/api/v1/leads/generate',
-                { ...attackerAuth, prefer: 'respond-async', 'idempotency-key': idempotency() },
-                body,
-              )
-            ).status;
-          },
-          count,
-        );
+        return loops(8, generating(body, perMinute), count);
       };
     // Endpoints on the tarpit (made once), subscribed to job.completed, and two loops of jobs whose own webhookUrl is
     // the tarpit too: each job is 11 deliveries there. As many jobs as the default limit admits, then with no limit.
@@ -263,24 +257,7 @@ export async function measureAttacks(options: AttackOptions): Promise<AttackPhas
           maxResults: 5,
           webhookUrl: origin.url('/tarpit'),
         });
-        const sent = new Map<number, number>();
-        const attack = loops(
-          2,
-          async () => {
-            const minute = Math.floor(Date.now() / 60_000);
-            if (perMinute !== null && (sent.get(minute) ?? 0) >= perMinute) return `429 (the default limit, at the bench)`;
-            sent.set(minute, (sent.get(minute) ?? 0) + 1);
-            return (
-              await client.request(
-                'POST',
-                '/api/v1/leads/generate',
-                { ...attackerAuth, prefer: 'respond-async', 'idempotency-key': idempotency() },
-                body,
-              )
-            ).status;
-          },
-          count,
-        );
+        const attack = loops(2, generating(body, perMinute), count);
         await sleep(500); // the first deliveries are at the tarpit before the measure starts
         return attack;
       };
