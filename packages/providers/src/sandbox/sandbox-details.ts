@@ -114,7 +114,7 @@ function shopifyDetails(lead: ShopifyLead, rng: SeededRandom): void {
   store.plan = rng.chance(0.15) ? 'Shopify Plus' : rng.pick(['Basic', 'Shopify', 'Advanced']);
   store.city = lead.address?.split(',').at(-2)?.trim() ?? null;
   store.region = null;
-  store.categoryPaths = [];
+  store.categoryPaths = store.categoryPath ? [store.categoryPath] : [];
   store.estimatedMonthlySales = rng.int(1, 5000) * 10_000;
   store.employeeCount = rng.int(1, 250);
   store.productCount = rng.int(5, 3000);

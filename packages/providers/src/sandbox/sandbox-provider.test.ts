@@ -56,6 +56,17 @@ describe('sandbox provider: paging and determinism', () => {
     }
   });
 
+  it('when a shopify search names a Store Leads category, then each store carries its path, as the real adapter records it', async () => {
+    const decor = await runSearch(request({ source: 'shopify', category: 'home decor' }));
+    for (const lead of decor.leads)
+      expect((lead as { store: unknown }).store).toMatchObject({
+        categoryPath: '/Home & Garden/Home & Interior Decor',
+        categoryPaths: ['/Home & Garden/Home & Interior Decor'],
+      });
+    const unknown = await runSearch(request({ source: 'shopify', category: 'zzqx widgets' }));
+    expect((unknown.leads[0] as { store: unknown }).store).toMatchObject({ categoryPath: null, categoryPaths: [] });
+  });
+
   it('when a google_maps lead is made, then it lies in the city its address names, whose postal code its components repeat', async () => {
     const austin = sandboxPlaceViewport('Austin, US', null);
     for (const city of ['Austin', undefined]) {

@@ -1,4 +1,4 @@
-import type { ContactChannel, ShopifyLead, StoreContact } from '@leadgen/domain';
+import { matchCategoryPaths, type ContactChannel, type ShopifyLead, type StoreContact } from '@leadgen/domain';
 import type { CategoryProfile } from './sandbox-categories';
 import { BRAND_WORDS, LAST_NAMES, STORE_ROLES, STORE_SUFFIXES, slugify } from './sandbox-data';
 import { cityFor, phoneNumber, streetAddress, type Locale } from './sandbox-places';
@@ -68,6 +68,19 @@ export function hasChannels(lead: ShopifyLead, channels: readonly ContactChannel
   });
 }
 
+// The Store Leads path a category names, as the real adapter records on each store (its first match): one lookup
+// per category, not per store.
+const PATHS = new Map<string, string | null>();
+function categoryPathOf(category: string): string | null {
+  let path = PATHS.get(category);
+  if (path === undefined) {
+    path = matchCategoryPaths(category)[0] ?? null;
+    if (PATHS.size > 1_000) PATHS.clear();
+    PATHS.set(category, path);
+  }
+  return path;
+}
+
 // Every draw happens before the requiredChannels filter, so a filtered search returns a subsequence
 // of the unfiltered one, as an upstream's server-side filter would.
 export const shopifyRecord: RecordBuilder = ({ query, rng, locale, profile, claimDomain }) => {
@@ -85,7 +98,7 @@ export const shopifyRecord: RecordBuilder = ({ query, rng, locale, profile, clai
     reviewScore: rng.chance(0.5) ? reviewScore(rng) : null,
     categories: categoriesFor(query, profile, rng),
     socialProfiles: socialProfiles(domain.replace(/\.example$/, ''), rng, { facebook: 0.6, instagram: 0.8, linkedin: 0.3 }),
-    store: { domain, country: locale.code, platform: 'shopify' },
+    store: { domain, country: locale.code, platform: 'shopify', categoryPath: categoryPathOf(query.category) },
     contacts: storeContacts(query.decisionMakerTitles, domain, locale, city, rng),
   };
   return hasChannels(lead, query.requiredChannels) ? { dedupKey: domain, lead } : null;
