@@ -21,24 +21,14 @@ import {
   firstRunAfter,
   monitorErrors,
   newId,
-  type GenerationRequest,
-  type MonitorBatch,
+  type MonitorFieldsChange,
   type MonitorPauseReason,
-  type MonitorSchedule,
 } from '@leadgen/domain';
 import { logger } from '@leadgen/logger';
 import type { ApiDependencies } from '../dependencies';
 
-/** A monitor as created or changed (only the fields sent, for a change). */
-export interface MonitorInput {
-  name?: string;
-  request?: GenerationRequest | null;
-  batch?: MonitorBatch | null;
-  schedule?: MonitorSchedule;
-  webhookUrl?: string | null;
-  maxCreditsPerRun?: number | null;
-  enabled?: boolean;
-}
+/** A monitor as created or changed (only the fields sent, for a change): the domain's fields of a monitor. */
+export type MonitorInput = MonitorFieldsChange;
 
 // Monitors (decision 022). PostgreSQL is changed first and decides; the alarm follows it. An alarm
 // that cannot be set or removed is only logged: a stale one rings for a due time PostgreSQL has moved
