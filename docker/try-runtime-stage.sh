@@ -51,7 +51,7 @@ say "runtime stage: $(du -sh "$app" | cut -f1), node_modules $(du -sm "$app/node
 
 free_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
 api_port="$(free_port)"; api_ops="$(free_port)"; worker_ops="$(free_port)"
-export NODE_ENV=production SANDBOX_IN_PRODUCTION=1 SECRETS_ENCRYPTION_KEY="$(head -c 32 /dev/urandom | base64)" DATABASE_URL="$database_url" REDIS_URL="$redis_url" QUEUE_PREFIX="$prefix" \
+export NODE_ENV=production PUBLIC_BASE_URL=http://127.0.0.1 SANDBOX_IN_PRODUCTION=1 SECRETS_ENCRYPTION_KEY="$(head -c 32 /dev/urandom | base64)" DATABASE_URL="$database_url" REDIS_URL="$redis_url" QUEUE_PREFIX="$prefix" \
   PORT="$api_port" OPS_HOST=127.0.0.1 SANDBOX_PAGE_DELAY_MS=5 SHUTDOWN_GRACE_MS=5000 LOG_LEVEL=warn
 
 psql -q "$admin_url" -c "DROP DATABASE IF EXISTS \"$database_name\" WITH (FORCE)" -c "CREATE DATABASE \"$database_name\"" >/dev/null

@@ -10,6 +10,7 @@ const DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PRODUCTION = {
   NODE_ENV: 'production',
+  PUBLIC_BASE_URL: 'https://leads.example.com',
   // base64 of 32 bytes: production requires a key to seal webhook secrets.
   SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
 };

@@ -19,6 +19,8 @@ import {
 import { VARIABLES } from './variables';
 import { parsePostgresUrl } from './postgres-url';
 
+const BASE = 'https://leads.example.com';
+
 describe('loadConfig', () => {
   it('when nothing is set, then the documented defaults', () => {
     const config = loadConfig({});
@@ -284,17 +286,35 @@ describe('loadConfig: webhooks', () => {
   });
 });
 
+describe('PUBLIC_BASE_URL in production', () => {
+  const key = Buffer.alloc(32, 1).toString('base64');
+
+  it('when the API or a worker starts in production without it, then it is refused: a lead notice must say where its person objects', () => {
+    const production = { NODE_ENV: 'production', SECRETS_ENCRYPTION_KEY: key };
+    expect(() => loadConfig(production, 'api')).toThrow(/PUBLIC_BASE_URL: is required in production/);
+    expect(() => loadConfig({ ...production, WORKER_QUEUES: 'google_maps' }, 'worker')).toThrow(
+      /PUBLIC_BASE_URL: is required in production/,
+    );
+    expect(() => loadConfig({ ...production, WORKER_QUEUES: 'webhooks' }, 'worker')).toThrow(/PUBLIC_BASE_URL: is required in production/);
+    for (const kind of ['migrate', 'admin'] as const) expect(() => loadConfig(production, kind)).not.toThrow();
+    expect(loadConfig({ ...production, PUBLIC_BASE_URL: `${BASE}/` }, 'api').http.publicBaseUrl).toBe(BASE);
+    expect(loadConfig({ NODE_ENV: 'development' }, 'api').http.publicBaseUrl).toBeNull();
+  });
+});
+
 describe('SECRETS_ENCRYPTION_KEY', () => {
   const key = (fill: number) => Buffer.alloc(32, fill).toString('base64');
 
   it('when production runs without it, then the configuration is refused; elsewhere it may be unset', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/SECRETS_ENCRYPTION_KEY.*required/);
     expect(loadConfig({ NODE_ENV: 'development' }).secrets.encryptionKeys).toBeNull();
-    expect(loadConfig({ NODE_ENV: 'production', SECRETS_ENCRYPTION_KEY: key(1) }).secrets.encryptionKeys).toEqual([Buffer.alloc(32, 1)]);
+    expect(loadConfig({ NODE_ENV: 'production', PUBLIC_BASE_URL: BASE, SECRETS_ENCRYPTION_KEY: key(1) }).secrets.encryptionKeys).toEqual([
+      Buffer.alloc(32, 1),
+    ]);
   });
 
   it('when a production process that never seals a secret starts without it, then it starts; one that does is refused', () => {
-    const production = { NODE_ENV: 'production' };
+    const production = { NODE_ENV: 'production', PUBLIC_BASE_URL: BASE };
     expect(() => loadConfig({ ...production, WORKER_QUEUES: 'shopify' }, 'worker')).not.toThrow();
     expect(() => loadConfig({ ...production, WORKER_QUEUES: 'google_maps,linkedin' }, 'worker')).not.toThrow();
     expect(() => loadConfig({ ...production, WORKER_QUEUES: 'shopify,webhooks' }, 'worker')).toThrow(
@@ -350,7 +370,7 @@ describe('which process reads which secret variable (what Kubernetes hands each 
 });
 
 describe('unsafe switches in production', () => {
-  const production = { NODE_ENV: 'production', SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') };
+  const production = { NODE_ENV: 'production', PUBLIC_BASE_URL: BASE, SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') };
 
   it.each(['WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'ENRICHMENT_ALLOW_PRIVATE_NETWORKS', 'OPERATOR_BOARD_WRITABLE'])(
     'when %s is on with NODE_ENV=production and not acknowledged, then the start is refused naming it and the way out',

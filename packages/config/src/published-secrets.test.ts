@@ -7,7 +7,8 @@ import { VARIABLES } from './variables';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const OWN_KEY = Buffer.alloc(32, 7).toString('base64');
-const production = (env: Record<string, string>) => () => loadConfig({ NODE_ENV: 'production', SECRETS_ENCRYPTION_KEY: OWN_KEY, ...env });
+const production = (env: Record<string, string>) => () =>
+  loadConfig({ NODE_ENV: 'production', PUBLIC_BASE_URL: 'https://leads.example.com', SECRETS_ENCRYPTION_KEY: OWN_KEY, ...env });
 
 // Every KEY=value line of the repository's example env files (tracked *.env.example).
 function exampleAssignments(): Array<{ file: string; name: string; value: string }> {

@@ -1,7 +1,11 @@
 import { loadConfig } from './load-config';
 import { sandboxInProductionRefusal, sandboxServedSources } from './sandbox-guard';
 
-const production = { NODE_ENV: 'production', SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64') };
+const production = {
+  NODE_ENV: 'production',
+  PUBLIC_BASE_URL: 'https://leads.example.com',
+  SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
+};
 
 describe('SANDBOX_IN_PRODUCTION', () => {
   it('when a source has no upstream key, then the sandbox serves it', () => {

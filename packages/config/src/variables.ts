@@ -284,7 +284,8 @@ export const DECLARATION = {
     publicBaseUrl: optional(
       'PUBLIC_BASE_URL',
       httpUrl().replace(/\/+$/, ''),
-      'absolute base for `pollUrl` and `Location` (relative paths when unset), and of the link an email objection mails (none is mailed when unset)',
+      "absolute base for `pollUrl` and `Location`, of each lead notice's `objectionUrl` and of the link an email objection mails. Required in production (the API and the workers), where a lead's notice must say where its person objects; unset elsewhere: relative paths, a null `objectionUrl`, no link mailed",
+      { readBy: ['api', 'worker'], requiredInProduction: true },
     ),
     bodyLimitBytes: JSON_BODY_LIMIT_BYTES,
     corsAllowedOrigins: variable(
