@@ -1,7 +1,6 @@
 -- authenticate_api_key: the account of a live API key (not revoked, not expired) looked up by the key's sha256,
 -- with the key's scopes and mode and the account's key epoch read in the same statement, and the key's last use
--- recorded at most once an hour. It replaces authenticate_key (same lookup, more in its result: a result type is
--- never changed in place, docs/decisions/017-sql-as-code.md); authenticate_key goes a release later.
+-- recorded at most once an hour.
 -- Called by: packages/db/src/accounts.ts (authenticateApiKey), on every request the key cache misses.
 -- Locks: the api_keys row, only in the hourly write of last_used_at.
 -- Guarantees: no row for an unknown, revoked or expired key; otherwise the account's id, name, creation time, the key's id,

@@ -6,7 +6,8 @@
 -- next account's job. Batch children are not borrowed: a batch runs at its account's fair share (decision 021).
 -- Returns the released jobs with their accounts, for the caller to enqueue once this has committed (a job released
 -- but never enqueued is the lost-job sweep's, as for release_held_jobs).
--- Called by: packages/db/src/fair-release.ts (borrowHeldJobs: the worker's idle-slot filler).
+-- Called by: packages/db/src/held-jobs.ts (markBorrowed, for @leadgen/commands' borrowHeldJobs: the worker's
+--   idle-slot filler).
 -- Locks: the rows it releases; a held row locked by another transaction (a cancel settling it, a fair release)
 --   is skipped, never waited on. No account lock: a borrowed job (jobs.borrowed) runs beyond its account's share
 --   and does not count towards it, so the account's fair release goes on filling its share at once.

@@ -25,8 +25,7 @@
 --   full, a child that delivered something has its requested_count lowered to what it delivered (it is complete:
 --   the batch needed no more of it), and every child's o_requested_count says how many it may deliver, so its
 --   worker stops asking its upstream. Other batches and jobs never take that lock.
--- Called by: packages/db/src/page-commit.ts (commitPage); the 3-argument form is the previous release's call, kept
---   one release as a one-line wrapper (decision 030's expand/contract), to be dropped by the next release.
+-- Called by: packages/db/src/page-commit.ts (commitPage), and commit_slice.
 -- Locks: the jobs row (FOR UPDATE), then (a child of a batch with max_results) the batches row, then
 --   batch_deliveries keys it claims (a batch's child), then account_deliveries keys it claims. settle_job and
 --   start_job take jobs before batches too.
@@ -205,11 +204,4 @@ BEGIN
   END IF;
   RETURN QUERY SELECT v_delivered + v_added, v_requested, false;
 END
-$$;
-
--- The previous release's call (no filtered count, no calls): the same commit.
-CREATE OR REPLACE FUNCTION "commit_page"(p_job_id TEXT, p_items JSONB, p_cursor TEXT)
-RETURNS TABLE (o_delivered_count INTEGER, o_requested_count INTEGER, o_needs_matches BOOLEAN)
-LANGUAGE sql AS $$
-  SELECT * FROM "commit_page"(p_job_id, p_items, p_cursor, 0, '{}'::jsonb)
 $$;

@@ -10,7 +10,7 @@
 --    each written held (released_at NULL, no queue entry): the caller releases what fits under the account's
 --    cap (release_held_jobs) once this has committed, and each child's settlement releases the next
 --    (docs/decisions/020-fair-queues.md), so a 1,000-child batch holds at most the cap's worth of queue slots.
--- Called by: packages/db/src/batch-creation.ts (createBatch).
+-- Called by: packages/db/src/batch-creation.ts (insertBatchWithin, for @leadgen/commands' createBatch and monitor runs).
 -- Locks: the batches row it inserts (and, for a conflicting key, waits for the other binding's transaction).
 -- Guarantees: outcome 'created' (batch and every child written together), 'bound' or 'insufficient_credits'
 --   (nothing written).

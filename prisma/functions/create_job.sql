@@ -11,7 +11,7 @@
 --    after any older held ones (release_held_jobs; docs/decisions/020-fair-queues.md); p_share 0: at once;
 --    an account at its share keeps it held without the release's lock (a settlement releases it); one under its
 --    share with nothing held inserts it released (one row version instead of an insert and an update).
--- Called by: packages/db/src/job-creation.ts (createJob).
+-- Called by: packages/db/src/job-creation.ts (insertJobWithin, for @leadgen/commands' createJob and monitor runs).
 -- Locks: the idempotency_keys row (account, key), then the accounts row FOR KEY SHARE and one credit_stripes
 --   row (the reservation; reserve_credits says when more), then, unless the account is at its share,
 --   release_held_jobs' advisory lock of the account and source and the held rows it releases.

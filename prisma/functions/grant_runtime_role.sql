@@ -1,6 +1,6 @@
 -- grant_runtime_role: gives the role the API, workers and admin CLI connect as (DATABASE_URL) what they use and
 -- nothing more, so that role cannot TRUNCATE, disable a trigger, change a table or set session_replication_role
--- (docs/decisions/035-database-roles.md). Only an owner of the tables can: whoever runs db:migrate.
+-- (docs/decisions/035-database-roles-and-uploads-off-the-loop.md). Only an owner of the tables can: whoever runs db:migrate.
 -- Called by: packages/db/src/migrator.ts (migrate, with `runtimeRole`), after every migration run, so a table a
 --   migration adds is granted before any process of the release reads it. Never by the runtime role (EXECUTE is
 --   revoked from PUBLIC below; it would fail anyway: only an owner grants).

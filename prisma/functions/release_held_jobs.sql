@@ -5,8 +5,9 @@
 -- held jobs into the room left under the share and returns their ids, for the caller to enqueue once its
 -- transaction has committed (a job released but never enqueued is the lost-job sweep's: it is still,
 -- open and has no entry).
--- Called by: create_job and settle_job, in their transactions; packages/db/src/fair-release.ts
---   (releaseHeldJobs: the worker's periodic sweep, and any other producer of held jobs).
+-- Called by: create_job and settle_job, in their transactions; packages/db/src/held-jobs.ts (markReleased, for
+--   @leadgen/commands' releaseHeldJobs and after-commit step: the worker's periodic sweep, and any other producer of
+--   held jobs).
 -- Locks: a transaction-scoped advisory lock of the account and source (every release of one account's jobs of one
 --   source is serialised, so the share holds under concurrency, without making the accounts row a serialisation
 --   point of creations and settlements: docs/decisions/023-redis-topologies.md), then the rows it releases; a

@@ -9,8 +9,8 @@
 -- (a held job a worker was handed all the same) counts as released from now on, so its account's share sees it
 -- (docs/decisions/020-fair-queues.md).
 -- p_started_at: when the worker took the job (a start written after its deferred start's window, decision 037), or
--- now(); the first start is kept either way. The 2-argument form is the previous release's call, a one-line wrapper.
--- Called by: packages/db/src/jobs.ts (startJob); open_job; begin_job (the previous version's name for it).
+-- now(); the first start is kept either way.
+-- Called by: packages/db/src/jobs.ts (startJob); open_job.
 -- Locks: the jobs row; for a child's first start, then the batches row, then the account's credits as
 --   reserve_credits takes them (the accounts row FOR KEY SHARE and one credit stripe; all of them under the
 --   account row's lock when it gathers). settle_job takes them in the same order.
@@ -71,11 +71,4 @@ BEGIN
   RETURNING * INTO v_job;
   RETURN QUERY SELECT v_job, NULL::TEXT;
 END
-$$;
-
--- The previous release's call: started now.
-CREATE OR REPLACE FUNCTION "start_job"(p_job_id TEXT, p_provider TEXT)
-RETURNS TABLE ("job" "jobs", "o_refusal" TEXT)
-LANGUAGE sql AS $$
-  SELECT * FROM "start_job"(p_job_id, p_provider, now())
 $$;

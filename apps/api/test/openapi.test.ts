@@ -6,6 +6,8 @@ import metaSchema from '@seriousme/openapi-schema-validator/schemas/v3.1/schema.
 import Joi from 'joi';
 import { generateRequestSchema } from '../src/routes/leads/generate-schema';
 import { objectionBodySchema } from '../src/routes/privacy/privacy-schema';
+import { areaBatchSchema } from '../src/routes/leads/area-schema';
+import { updateMonitorSchema } from '../src/routes/monitors/monitors-schema';
 import { webhookUrl } from '../src/routes/webhooks/webhooks-schema';
 import { joiToOpenApi } from '../src/openapi/joi-schema';
 import { PROBLEM_CODES, openApiDocument } from '../src/openapi/openapi-document';
@@ -113,6 +115,67 @@ describe('the OpenAPI document', () => {
     // The document's objection body is that derived schema, not a copy written beside it.
     const { 'x-component': _name, ...objection } = joiToOpenApi(objectionBodySchema);
     expect(doc.components.schemas.ObjectionRequest).toEqual(objection);
+  });
+
+  it('when a Joi schema says nand, with or without (beside an xor or alone), then the derived schema refuses what Joi refuses', () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    const keys = { a: Joi.string(), b: Joi.string(), c: Joi.string(), d: Joi.number() };
+    const all = [
+      {},
+      { a: 'x' },
+      { b: 'y' },
+      { c: 'z' },
+      { a: 'x', b: 'y' },
+      { a: 'x', c: 'z' },
+      { b: 'y', c: 'z' },
+      { a: 'x', b: 'y', c: 'z' },
+    ];
+    const cases: Array<[string, Joi.ObjectSchema]> = [
+      ['nand of two', Joi.object(keys).nand('a', 'b')],
+      ['nand of three', Joi.object(keys).nand('a', 'b', 'c')],
+      ['with', Joi.object(keys).with('a', ['b', 'c'])],
+      ['without', Joi.object(keys).without('a', ['b', 'c'])],
+      ['with and without', Joi.object(keys).with('a', 'b').without('c', 'a')],
+      // an area batch's form: exactly one of a and c, a with b, c without a and b
+      ['xor with both', Joi.object(keys).xor('a', 'c').with('a', 'b').without('c', ['a', 'b'])],
+    ];
+    for (const [name, joi] of cases) {
+      const derived = ajv.compile(joiToOpenApi(joi));
+      for (const sample of [...all, ...all.map((s) => ({ ...s, d: 1 }))])
+        expect([name, sample, derived(sample)]).toEqual([name, sample, joi.validate(sample).error === undefined]);
+    }
+
+    // The document's bodies, through the components they refer to.
+    ajv.addSchema({ ...doc, $id: 'doc' });
+    const area = { bbox: { south: 41.85, west: -87.7, north: 41.9, east: -87.6 } };
+    const request = { category: 'dentist', state: 'US' };
+    const quoteId = 'quo_0123456789abcdefghijklmn';
+    const bodies: Array<[string, Joi.Schema, unknown[], object?]> = [
+      [
+        'AreaBatchRequest',
+        areaBatchSchema,
+        [
+          { quoteId, maxCredits: 10 },
+          { area, request, maxResults: 500, name: 'Chicago' },
+          { area, request, quoteId },
+          { quoteId, request },
+          { area },
+          { request },
+          {},
+        ],
+      ],
+      [
+        'MonitorUpdate',
+        updateMonitorSchema,
+        [{ name: 'n' }, { request }, { batch: { requests: [request] } }, { request, batch: { requests: [request] } }, {}],
+        { context: { minIntervalMs: 3_600_000 } },
+      ],
+    ];
+    for (const [name, joi, samples, options] of bodies) {
+      const derived = ajv.compile({ $ref: `doc#/components/schemas/${name}` });
+      for (const sample of samples)
+        expect([name, sample, derived(sample)]).toEqual([name, sample, joi.validate(sample, options).error === undefined]);
+    }
   });
 
   it('when a Joi schema states a format, then the derived document keeps it (a custom rule states it with .meta)', () => {

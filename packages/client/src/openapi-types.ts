@@ -1817,6 +1817,52 @@ export interface components {
             /** @description Shopify stores must have each of these channels (source shopify only). */
             requiredChannels?: ("email" | "phone" | "linkedin")[];
         };
+        /** @description The area of an area search: a place, a bbox, a circle, or a GeoJSON Polygon or MultiPolygon (at most 1000 positions, 20000 km², 3 degrees each way) */
+        Area: {
+            /** @description A place name resolved to its viewport by the source ("Chicago, US") */
+            place: string;
+        } | {
+            /** @description A box of latitudes and longitudes */
+            bbox: {
+                /** @description Southern latitude */
+                south: number;
+                /** @description Western longitude */
+                west: number;
+                /** @description Northern latitude (greater than south) */
+                north: number;
+                /** @description Eastern longitude (greater than west: no area across the antimeridian) */
+                east: number;
+            };
+        } | {
+            /** @description A circle around a point */
+            circle: {
+                /** @description Its centre */
+                center: {
+                    /** @description Latitude */
+                    lat: number;
+                    /** @description Longitude */
+                    lng: number;
+                };
+                /** @description Radius in metres */
+                radiusMeters: number;
+            };
+        } | {
+            /**
+             * @description GeoJSON (RFC 7946)
+             * @enum {string}
+             */
+            type: "Polygon";
+            /** @description Rings of [longitude, latitude], each closed (last = first), the outer ring first */
+            coordinates: number[][][];
+        } | {
+            /**
+             * @description GeoJSON (RFC 7946)
+             * @enum {string}
+             */
+            type: "MultiPolygon";
+            /** @description Polygons, each an array of closed rings */
+            coordinates: number[][][][];
+        };
         /**
          * @description An area search: area and request, or quoteId; its children are the area’s tiles
          * @example {
@@ -1825,15 +1871,16 @@ export interface components {
          *     }
          */
         AreaBatchRequest: {
-            area?: components["schemas"]["Area"];
+            /** @description The area to search; with request, instead of quoteId */
+            area: components["schemas"]["Area"];
             /** @description A google_maps generation request, without city (the area says where) or maxResults (each tile lists all it can, up to 60) */
-            request?: {
+            request: {
                 [key: string]: unknown;
             };
-            /** @description A quote (`quo_…`) whose area, request and tiles the batch runs; instead of area and request */
-            quoteId?: string;
-            /** @description The most the batch may charge */
+            /** @description The most the batch may charge, in credits */
             maxCredits?: number;
+            /** @description The most leads the whole area search delivers (and charges for), across its tiles */
+            maxResults?: number;
             /** @description Skip leads the account received in any earlier job */
             excludeDelivered?: boolean;
             /**
@@ -1841,7 +1888,23 @@ export interface components {
              * @description Where the batch's terminal event is POSTed
              */
             webhookUrl?: string;
-            /** @description A label for the batch */
+            /** @description A label for the batch, at most 200 characters */
+            name?: string;
+        } | {
+            /** @description A quote (`quo_…`, POST /leads/quotes) whose area, request and tiles the batch runs; instead of area and request */
+            quoteId: string;
+            /** @description The most the batch may charge, in credits */
+            maxCredits?: number;
+            /** @description The most leads the whole area search delivers (and charges for), across its tiles */
+            maxResults?: number;
+            /** @description Skip leads the account received in any earlier job */
+            excludeDelivered?: boolean;
+            /**
+             * Format: uri
+             * @description Where the batch's terminal event is POSTed
+             */
+            webhookUrl?: string;
+            /** @description A label for the batch, at most 200 characters */
             name?: string;
         };
         /**
@@ -3910,52 +3973,6 @@ export interface components {
             items: components["schemas"]["ApiKey"][];
             /** @description Pass as `cursor` for the next page; null on the last */
             nextCursor: string | null;
-        };
-        /** @description The area of an area search: a place, a bbox, a circle, or a GeoJSON Polygon or MultiPolygon (at most 1000 positions, 20000 km², 3 degrees each way) */
-        Area: {
-            /** @description A place name resolved to its viewport by the source ("Chicago, US") */
-            place: string;
-        } | {
-            /** @description A box of latitudes and longitudes */
-            bbox: {
-                /** @description Southern latitude */
-                south: number;
-                /** @description Western longitude */
-                west: number;
-                /** @description Northern latitude (greater than south) */
-                north: number;
-                /** @description Eastern longitude (greater than west: no area across the antimeridian) */
-                east: number;
-            };
-        } | {
-            /** @description A circle around a point */
-            circle: {
-                /** @description Its centre */
-                center: {
-                    /** @description Latitude */
-                    lat: number;
-                    /** @description Longitude */
-                    lng: number;
-                };
-                /** @description Radius in metres */
-                radiusMeters: number;
-            };
-        } | {
-            /**
-             * @description GeoJSON (RFC 7946)
-             * @enum {string}
-             */
-            type: "Polygon";
-            /** @description Rings of [longitude, latitude], each closed (last = first), the outer ring first */
-            coordinates: number[][][];
-        } | {
-            /**
-             * @description GeoJSON (RFC 7946)
-             * @enum {string}
-             */
-            type: "MultiPolygon";
-            /** @description Polygons, each an array of closed rings */
-            coordinates: number[][][][];
         };
         /** @description A stored quote of an area search; it costs the account nothing */
         Quote: {

@@ -98,7 +98,7 @@ describe('a batch’s claims', () => {
 
       // The first child's page claims key 7 and rolls back: the second, waiting on that claim, gets it.
       await holder.query('BEGIN');
-      await holder.query('SELECT * FROM commit_page($1, $2, $3)', [first, items([7]), 'c1']);
+      await holder.query('SELECT * FROM commit_page($1, $2, $3, 0, $4)', [first, items([7]), 'c1', '{}']);
       let done = false;
       const racing = commitPage(db, second, page([7, 8]), 'c1').finally(() => (done = true));
       await new Promise((r) => setTimeout(r, 300));
@@ -109,7 +109,7 @@ describe('a batch’s claims', () => {
 
       // Now the first races the second for key 9 and commits: the second passes over it.
       await holder.query('BEGIN');
-      await holder.query('SELECT * FROM commit_page($1, $2, $3)', [first, items([7, 9]), 'c2']);
+      await holder.query('SELECT * FROM commit_page($1, $2, $3, 0, $4)', [first, items([7, 9]), 'c2', '{}']);
       done = false;
       const losing = commitPage(db, second, page([9, 10]), 'c2').finally(() => (done = true));
       await new Promise((r) => setTimeout(r, 300));

@@ -34,9 +34,9 @@ describe('function signatures the previous release calls', () => {
     const changed = current.map((signature) =>
       signature === readJob
         ? signature.replace('leads_json text', 'leads jsonb')
-        : signature.replace(/^begin_job\(text, text\)/, 'begin_job(text)'),
+        : signature.replace(/^start_job\(text, text, timestamp with time zone\)/, 'start_job(text, text)'),
     );
-    const gone = [readJob, current.find((signature) => signature.startsWith('begin_job('))!].sort();
+    const gone = [readJob, current.find((signature) => signature.startsWith('start_job('))!].sort();
     expect(checkSignatures(previous, changed, readMigrations()).unmarked.sort()).toEqual(gone);
 
     const marked = { name: '99990101000000_read_job_returns_jsonb', sql: '--! breaking-change\nSELECT 1;\n', checksum: '', breaking: true };

@@ -129,7 +129,6 @@ describe('function files', () => {
       const file = path.join(dir, 'start_job.sql');
       writeFileSync(file, readFileSync(file, 'utf8').replace('BEGIN\n', 'BEGIN\n  -- changed by the test\n'));
       expect(await migrate(url, { functionsDir: dir })).toEqual({ createdDatabase: false, applied: [], functions: ['start_job'] });
-      // (start_job has the previous release's 2-argument form beside it: the current one by its signature)
       const [definition] = await query<{ def: string }>(
         url,
         `SELECT pg_get_functiondef('start_job(text, text, timestamptz)'::regprocedure) AS def`,

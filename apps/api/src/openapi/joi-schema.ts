@@ -4,34 +4,102 @@ import parseJoi from 'joi-to-json';
 // Request bodies in the document are derived from the Joi schemas that validate them (decision 029), so a
 // body's shape is declared once. A Joi node marked `.meta({ 'x-component': 'Name' })` is published as
 // `#/components/schemas/Name` and referred to; unless a component of that name is written by hand (a
-// shape also answered in responses, or refined further: GenerationRequestInput, MonitorSchedule), its
+// shape also answered in responses, or refined further: GenerationRequestInput, MonitorSchedule, Area), its
 // derived form is the component. Query and path parameters are derived the same way, one parameter a key of the
 // entry's `request.query` / `request.params` (parametersOf).
 
 type Schema = Record<string, unknown>;
 
-/**
- * Joi's `xor` (exactly one of the keys) and `oxor` (at most one) as JSON Schema: a `oneOf` of presence rules,
- * `{ required: [key] }` a key (and, for `oxor`, a branch for none of them). joi-to-json writes `xor` as
- * `if`/`then: false`/`else` and `oxor` with a nested `oneOf` of every pair, which generators misread. A branch
- * has no `type` of its own, so generators type it `unknown` and the object's own properties stand.
- */
-const PRESENCE_RULES = {
-  xor: (schema: Schema, dependency: { peers: string[] }) => {
-    schema.oneOf = dependency.peers.map((peer) => ({ required: [peer] }));
-  },
-  oxor: (schema: Schema, dependency: { peers: string[] }) => {
-    const each = dependency.peers.map((peer) => ({ required: [peer] }));
-    schema.oneOf = [...each, { not: { anyOf: each } }];
-  },
-};
+/** A Joi dependency between an object's keys (`describe().dependencies`): `xor`, `with`, `nand`, … */
+interface Dependency {
+  rel: string;
+  key: string | null;
+  peers: string[];
+}
 
-/** A branch that only says which keys are present or not (PRESENCE_RULES): a `oneOf` of those means exactly one. */
-const isPresenceRule = (branch: unknown): boolean =>
-  !!branch &&
-  typeof branch === 'object' &&
-  Object.keys(branch).every((key) => key === 'required' || key === 'not') &&
-  Object.keys(branch).length > 0;
+/**
+ * joi-to-json's translations of Joi's dependencies are replaced: each is only recorded on the object (under
+ * `x-dependencies`; several land in an `allOf` of such records) and `tidy` writes them once it sees the whole
+ * object (dependenciesAsSchema).
+ */
+const recordDependency = (schema: Schema, dependency: Dependency) => {
+  const { rel, key, peers } = dependency;
+  schema['x-dependencies'] = [...((schema['x-dependencies'] as Dependency[] | undefined) ?? []), { rel, key, peers }];
+};
+const RECORDED = Object.fromEntries(['and', 'nand', 'or', 'xor', 'oxor', 'with', 'without'].map((rel) => [rel, recordDependency]));
+
+const present = (keys: string[]) => keys.map((key) => ({ required: [key] }));
+const absent = (keys: string[]): Schema => ({ properties: Object.fromEntries(keys.map((key) => [key, false])) });
+
+/**
+ * Joi's dependencies as JSON Schema that linters and generators read. redocly's
+ * no-required-schema-properties-undefined flags a `required` whose keys neither its own schema nor the outermost of
+ * the `allOf`/`anyOf`/`oneOf` around it defines, so a `not: { required }` or an `if: { required }` is flagged
+ * anywhere, and a presence branch once its object is itself a branch (an area batch in the batch body's `anyOf`).
+ * Hence only `required` next to the properties or in a `oneOf`/`anyOf` right under them, and absence as
+ * `properties: { key: false }`:
+ * - `or`: `anyOf` of presence branches; `xor`: their `oneOf`; `oxor`: that and a branch for none of them;
+ * - `with`: `dependentRequired`;
+ * - `without`: `dependentSchemas`, the key's peers absent when it is present;
+ * - `nand`: `dependentSchemas` likewise, nested a key a level (a and b: not c), the last key absent.
+ * An `xor` with `with`/`without` beside it (an area batch: area with request, or quoteId without them) is
+ * hoisted instead: a `oneOf` of the object once per key of the `xor`, that key required with what it needs, the
+ * other keys and what it forbids left out (additionalProperties false keeps them out), each variant its own object.
+ * A branch of those rules has no `type` of its own, so generators type it `unknown` and the object's own properties
+ * stand; a hoisted object is the union of its variants.
+ */
+function dependenciesAsSchema(object: Schema, dependencies: Dependency[]): Schema {
+  const xor = dependencies.filter((dependency) => dependency.rel === 'xor');
+  const rest = dependencies.filter((dependency) => dependency.rel !== 'xor');
+  if (xor.length === 1 && rest.length > 0 && object.additionalProperties === false) return hoisted(object, xor[0]!.peers, rest);
+  const out: Schema = { ...object };
+  const once = (key: string, value: unknown) => {
+    if (out[key] !== undefined) throw new Error(`Joi dependencies of one object both write ${key}: not translated`);
+    out[key] = value;
+  };
+  const dependentSchemas: Record<string, Schema> = {};
+  const onPresence = (key: string, schema: Schema) => {
+    if (dependentSchemas[key]) throw new Error(`two Joi dependencies of ${key}: not translated`);
+    dependentSchemas[key] = schema;
+  };
+  for (const { rel, key, peers } of dependencies) {
+    if (rel === 'or') once('anyOf', present(peers));
+    else if (rel === 'xor') once('oneOf', present(peers));
+    else if (rel === 'oxor') once('oneOf', [...present(peers), { not: { anyOf: present(peers) } }]);
+    else if (rel === 'with') out.dependentRequired = { ...(out.dependentRequired as object), [key!]: peers };
+    else if (rel === 'without') onPresence(key!, absent(peers));
+    else if (rel === 'nand')
+      onPresence(
+        peers[0]!,
+        peers.slice(1, -1).reduceRight<Schema>((inner, peer) => ({ dependentSchemas: { [peer]: inner } }), absent(peers.slice(-1))),
+      );
+    else throw new Error(`no JSON Schema for Joi's ${rel}`);
+  }
+  if (Object.keys(dependentSchemas).length > 0) out.dependentSchemas = dependentSchemas;
+  return out;
+}
+
+function hoisted(object: Schema, keys: string[], dependencies: Dependency[]): Schema {
+  const { description, example, examples, 'x-component': component, ...shape } = object;
+  const variants = keys.map((key) => {
+    const left = new Set(keys.filter((other) => other !== key));
+    for (const dependency of dependencies)
+      if (dependency.rel === 'without' && dependency.key === key) for (const peer of dependency.peers) left.add(peer);
+    const required = new Set([...((shape.required as string[] | undefined) ?? []), key]);
+    const own: Dependency[] = [];
+    for (const dependency of dependencies) {
+      if (dependency.key === key && dependency.rel === 'with') for (const peer of dependency.peers) required.add(peer);
+      else if (dependency.key === key && dependency.rel === 'without') continue;
+      else if (dependency.key !== null && left.has(dependency.key))
+        continue; // its key is not in this variant
+      else own.push(dependency);
+    }
+    const properties = Object.fromEntries(Object.entries(shape.properties as Schema).filter(([name]) => !left.has(name)));
+    return dependenciesAsSchema({ ...shape, properties, required: [...required] }, own);
+  });
+  const meta = { description, example, examples, 'x-component': component };
+  return { ...Object.fromEntries(Object.entries(meta).filter(([, value]) => value !== undefined)), oneOf: variants };
+}
 
 /**
  * joi-to-json writes a Joi `when` as `oneOf` of its branches under a type that allows anything, and
@@ -51,17 +119,25 @@ export function tidy(node: unknown): unknown {
     for (const key of ['if', 'then', 'else']) delete rest[key];
     return tidy(rest);
   }
+  // A node a `.custom()` rule checks (a `Joi.any()` of anything) states its shape with `.meta({ 'x-schema': … })`.
+  if (source['x-schema']) {
+    const { 'x-schema': shape, type: _anything, ...rest } = source;
+    return tidy({ ...rest, ...(shape as Schema) });
+  }
+  // An object's Joi dependencies (recorded by RECORDED), written once the object is whole.
+  const records = Array.isArray(source.allOf) ? (source.allOf as Schema[]).filter((item) => item['x-dependencies']) : [];
+  if (source['x-dependencies'] || records.length > 0) {
+    const { 'x-dependencies': own, allOf, ...object } = source;
+    const others = (allOf as Schema[] | undefined)?.filter((item) => !records.includes(item)) ?? [];
+    const dependencies = [
+      ...((own as Dependency[] | undefined) ?? []),
+      ...records.flatMap((item) => item['x-dependencies'] as Dependency[]),
+    ];
+    return dependenciesAsSchema(tidy(others.length > 0 ? { ...object, allOf: others } : object) as Schema, dependencies);
+  }
   for (const [key, value] of Object.entries(source)) {
     if (key === 'type' && Array.isArray(value) && value.length === 6 && source.oneOf) continue;
     if (key === 'default') continue;
-    // Joi's nand (and with, without) between keys come out as `if`/`then`/`else` and `not`, which linters and
-    // generators misread; the schema's description says the rule. xor and oxor are PRESENCE_RULES' `oneOf`.
-    if (source.type === 'object' && ['if', 'then', 'else', 'not'].includes(key)) continue;
-    // Joi's xor / oxor (PRESENCE_RULES): exactly one branch, as Joi checks it.
-    if (key === 'oneOf' && Array.isArray(value) && value.every(isPresenceRule)) {
-      out.oneOf = value;
-      continue;
-    }
     if ((key === 'anyOf' || key === 'oneOf') && Array.isArray(value)) {
       const possible = value.filter((branch) => JSON.stringify(branch) !== '{"not":{}}');
       if (possible.length === 1) Object.assign(out, tidy(possible[0]));
@@ -100,7 +176,7 @@ function objectBounds(joi: Described, out: Schema): void {
  * joi-to-json translates) or, for a string a `.custom()` rule checks, `.meta({ format: 'uri' })`.
  */
 export function joiToOpenApi(schema: Joi.Schema): Schema {
-  const out = tidy(parseJoi(schema, 'open-api-3.1', {}, { logicalOpParser: PRESENCE_RULES })) as Schema;
+  const out = tidy(parseJoi(schema, 'open-api-3.1', {}, { logicalOpParser: RECORDED })) as Schema;
   objectBounds(schema.describe() as Described, out);
   return out;
 }

@@ -1,8 +1,8 @@
 import { AREA_LIMITS } from '@leadgen/domain';
-import { d, int, nullable, object, ref, str, time } from './openapi-schemas';
+import { d, int, nullable, object, str, time } from './openapi-schemas';
 
 // Area searches (docs/api.md#area-searches, decision 039): their schemas (the paths are declared in
-// routes/leads/quotes-endpoints.ts and batches-endpoints.ts).
+// routes/leads/quotes-endpoints.ts and batches-endpoints.ts; the request bodies are derived from area-schema.ts).
 
 const num = (description: string, minimum: number, maximum: number) => d(description, { type: 'number', minimum, maximum });
 const position = { type: 'array', minItems: 2, maxItems: 3, items: { type: 'number' } };
@@ -54,11 +54,6 @@ const areaForms = [
   }),
 ];
 
-const areaRequest = d(
-  'A google_maps generation request, without city (the area says where) or maxResults (each tile lists all it can, up to 60)',
-  { type: 'object', additionalProperties: true },
-);
-
 const areaFacts = d(
   'The area searched, as resolved',
   object({
@@ -81,26 +76,6 @@ export const areaSchemas = {
     description: `The area of an area search: a place, a bbox, a circle, or a GeoJSON Polygon or MultiPolygon (at most ${AREA_LIMITS.maxVertices} positions, ${AREA_LIMITS.maxAreaKm2} km², ${AREA_LIMITS.maxSpanDegrees} degrees each way)`,
     oneOf: areaForms,
   },
-  QuoteRequest: object({ area: ref('Area'), request: areaRequest }, ['area', 'request'], {
-    description: 'What to quote: an area and the request to run over it',
-    example: { area: { bbox: { south: 41.85, west: -87.7, north: 41.9, east: -87.6 } }, request: { category: 'dentist', state: 'US' } },
-  }),
-  AreaBatchRequest: object(
-    {
-      area: ref('Area'),
-      request: areaRequest,
-      quoteId: d('A quote (`quo_…`) whose area, request and tiles the batch runs; instead of area and request', str),
-      maxCredits: d('The most the batch may charge', { type: 'integer', minimum: 1, maximum: 2_147_483_647 }),
-      excludeDelivered: d('Skip leads the account received in any earlier job', { type: 'boolean' }),
-      webhookUrl: d("Where the batch's terminal event is POSTed", { type: 'string', format: 'uri', maxLength: 2048 }),
-      name: d('A label for the batch', { type: 'string', minLength: 1, maxLength: 200 }),
-    },
-    [],
-    {
-      description: 'An area search: area and request, or quoteId; its children are the area’s tiles',
-      example: { quoteId: 'quo_0123456789abcdefghijklmn', maxCredits: 2000 },
-    },
-  ),
   Quote: object(
     {
       quoteId: d('The quote id (`quo_…`): POST /leads/batches with { quoteId } runs it', str),

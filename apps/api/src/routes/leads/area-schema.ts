@@ -20,12 +20,20 @@ const areaSearchRule = (value: Record<string, unknown>, helpers: Joi.CustomHelpe
   return search ? search : helpers.error('area.invalid', { problems });
 };
 
+/** The area of an area search, checked by checkArea; documented by the hand-written Area component. */
+const area = () => Joi.any().meta({ 'x-component': 'Area' });
+/** The request run over the area, checked by checkGenerationRequest (its problems at #/request/…). */
+const areaRequest = () =>
+  Joi.any()
+    .description(
+      'A google_maps generation request, without city (the area says where) or maxResults (each tile lists all it can, up to 60)',
+    )
+    .meta({ 'x-schema': { type: 'object', additionalProperties: true } });
+
 /** POST /api/v1/leads/quotes: an area and the request to run over it (docs/api.md#area-searches); the value is the AreaSearch. */
 export const quoteRequestSchema = Joi.object({
-  /** { place }, { bbox }, { circle } or a GeoJSON Polygon or MultiPolygon; checked by checkArea */
-  area: Joi.any().required(),
-  /** a google_maps generation request without city or maxResults (the area says where; each tile lists up to 60) */
-  request: Joi.any().required(),
+  area: area().required(),
+  request: areaRequest().required(),
 })
   .required()
   .messages({
@@ -34,26 +42,28 @@ export const quoteRequestSchema = Joi.object({
     'area.invalid': 'the area search is not valid',
   })
   .custom(areaSearchRule)
+  .description('What to quote: an area and the request to run over it')
+  .example({ area: { bbox: { south: 41.85, west: -87.7, north: 41.9, east: -87.6 } }, request: { category: 'dentist', state: 'US' } })
   .meta({ 'x-component': 'QuoteRequest' });
 
 /** POST /api/v1/leads/batches with an area: the area and its request, or a quote's id, and the batch's own fields. */
 export const areaBatchSchema = Joi.object({
-  /** the area to search (see quoteRequestSchema); not with quoteId */
-  area: Joi.any(),
-  /** the request run over the area; with area */
-  request: Joi.any(),
-  /** a stored quote (POST /leads/quotes) whose area, request and tiles the batch runs; instead of area and request */
-  quoteId: Joi.string().pattern(ID_PATTERNS.quote).messages({ 'string.pattern.base': '{{#label}} is not a quote id (quo_…)' }),
-  /** the most the batch may charge, in credits */
-  maxCredits: Joi.number().strict().integer().min(1).max(2_147_483_647),
-  /** the most leads the whole area search delivers (and charges for), across its tiles */
-  maxResults: Joi.number().strict().integer().min(1).max(AREA_MAX_RESULTS),
-  /** skip leads this account received in any earlier job */
-  excludeDelivered: Joi.boolean().strict(),
-  /** where the batch's terminal event is POSTed */
-  webhookUrl: webhookUrl({ allowHttp: true }),
-  /** a label for the batch, at most 200 characters */
-  name: Joi.string().trim().min(1).max(200),
+  area: area().description('The area to search; with request, instead of quoteId'),
+  request: areaRequest(),
+  quoteId: Joi.string()
+    .pattern(ID_PATTERNS.quote)
+    .messages({ 'string.pattern.base': '{{#label}} is not a quote id (quo_…)' })
+    .description('A quote (`quo_…`, POST /leads/quotes) whose area, request and tiles the batch runs; instead of area and request'),
+  maxCredits: Joi.number().strict().integer().min(1).max(2_147_483_647).description('The most the batch may charge, in credits'),
+  maxResults: Joi.number()
+    .strict()
+    .integer()
+    .min(1)
+    .max(AREA_MAX_RESULTS)
+    .description('The most leads the whole area search delivers (and charges for), across its tiles'),
+  excludeDelivered: Joi.boolean().strict().description('Skip leads the account received in any earlier job'),
+  webhookUrl: webhookUrl({ allowHttp: true }).description("Where the batch's terminal event is POSTed"),
+  name: Joi.string().trim().min(1).max(200).description('A label for the batch, at most 200 characters'),
 })
   .xor('area', 'quoteId')
   .with('area', 'request')
@@ -100,6 +110,8 @@ export const areaBatchSchema = Joi.object({
       } satisfies AreaBatchRequest;
     },
   )
+  .description('An area search: area and request, or quoteId; its children are the area’s tiles')
+  .example({ quoteId: 'quo_0123456789abcdefghijklmn', maxCredits: 2000 })
   .meta({ 'x-component': 'AreaBatchRequest' });
 
 /** An area and its request as checked: the area resolved unless it is a place name, which the source resolves. */
