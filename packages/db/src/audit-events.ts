@@ -1,3 +1,4 @@
+import type { ReadSide } from './read-replica';
 import { newId } from '@leadgen/domain';
 import { sqlOf, type Database, type Queryable } from './client';
 
@@ -97,7 +98,7 @@ LIMIT $5`;
 
 /** Up to `limit` events (of one account, or of all when null) after `after`, newest first. */
 export async function listAuditEvents(
-  db: Database,
+  db: ReadSide,
   accountId: string | null,
   filter: { action: string | null },
   after: AuditKeyset | null,

@@ -1,3 +1,4 @@
+import type { ReadSide } from './read-replica';
 import {
   MONITOR_PAUSED_EVENT,
   newWebhookSecret,
@@ -169,7 +170,7 @@ export interface MonitorRunRecord {
 
 /** A monitor's runs (a deleted monitor's too), newest first, after the cursor `before` ({ createdAt, id }). */
 export async function listMonitorRuns(
-  db: Database,
+  db: ReadSide,
   monitorId: string,
   page: { limit: number; before?: { createdAt: Date; id: string } },
 ): Promise<{ items: MonitorRunRecord[]; next: { createdAt: Date; id: string } | null }> {

@@ -1,3 +1,4 @@
+import type { ReadSide } from './read-replica';
 import type {
   BatchStatus,
   GenerationRequest,
@@ -162,7 +163,7 @@ export async function monitorEverExisted(db: Database, accountId: string, id: st
 }
 
 /** The account's live monitors, newest first (an account has at most MONITOR_MAX_PER_ACCOUNT). */
-export async function listMonitors(db: Database, accountId: string): Promise<MonitorRecord[]> {
+export async function listMonitors(db: ReadSide, accountId: string): Promise<MonitorRecord[]> {
   const { rows } = await db.sql.query<RowWithRun>(
     `${WITH_LAST_RUN} WHERE m.account_id = $1 AND m.deleted_at IS NULL ORDER BY m.created_at DESC, m.id DESC`,
     [accountId],

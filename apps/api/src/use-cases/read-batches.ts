@@ -43,7 +43,7 @@ export interface BatchesPage {
 export async function listBatches(deps: ApiDependencies, accountId: string, query: ListBatchesQuery): Promise<BatchesPage> {
   const filter = { statuses: query.status ?? null, createdAfter: query.createdAfter ?? null, createdBefore: query.createdBefore ?? null };
   // One more than asked: whether a next page exists is known without a second query.
-  const batches = await listAccountBatches(deps.db, accountId, filter, query.cursor ?? null, query.limit + 1);
+  const batches = await listAccountBatches(deps.db.reads, accountId, filter, query.cursor ?? null, query.limit + 1);
   const page = batches.slice(0, query.limit);
   const last = page.at(-1);
   return {
@@ -55,7 +55,7 @@ export async function listBatches(deps: ApiDependencies, accountId: string, quer
 /** GET /api/v1/leads/batches/{batchId}/jobs: the batch's children in request order. */
 export async function listBatchJobs(deps: ApiDependencies, accountId: string, batchId: string, query: BatchJobsQuery) {
   const batch = await getAccountBatch(deps, accountId, batchId);
-  const jobs = await pageBatchChildren(deps.db, batch.id, query.cursor ?? -1, query.limit + 1);
+  const jobs = await pageBatchChildren(deps.db.reads, batch.id, query.cursor ?? -1, query.limit + 1);
   const page = jobs.slice(0, query.limit);
   return {
     items: page.map((job) => presentJobSummary(job, deps.config.http.publicBaseUrl)),
@@ -70,5 +70,5 @@ export function readBatchLeads(
   after: BatchLeadKeyset | null,
   limit: number,
 ): Promise<BatchLeadRow[]> {
-  return pageBatchLeads(deps.db, batchId, after, limit);
+  return pageBatchLeads(deps.db.reads, batchId, after, limit);
 }
