@@ -91,6 +91,23 @@ describe('read replicas: DATABASE_READ_URL on a streaming standby', () => {
       expect(page.body.items).toHaveLength(5);
       const csv = await lenient.http.get(`/api/v1/leads/jobs/${jobId}/leads.csv`).set(account.auth);
       expect(csv.text.trim().split('\n')).toHaveLength(1 + 5);
+      // A batch ended on the primary: its leads too (the standby has not got it).
+      const batch = await lenient.http
+        .post('/api/v1/leads/batches')
+        .set(account.auth)
+        .set('Idempotency-Key', idempotencyKey())
+        .send({ requests: [SANDBOX, { ...SANDBOX, category: 'optician' }] });
+      expect(batch.status).toBe(202);
+      const batchId = batch.body.batchId as string;
+      await until(
+        'the batch to end',
+        async () => (await lenient.http.get(`/api/v1/leads/batches/${batchId}`).set(account.auth)).body.terminal as unknown,
+        Boolean,
+      );
+      const batchLeads = await lenient.http.get(`/api/v1/leads/batches/${batchId}/leads?limit=100`).set(account.auth);
+      expect(batchLeads.status).toBe(200);
+      expect(batchLeads.body.complete).toBe(true);
+      expect(batchLeads.body.items).toHaveLength(10);
       // Past 1 s of lag the strict API reads its listings from the primary: the job is there.
       await until(
         'the strict API to read the primary',

@@ -81,7 +81,7 @@ const FIND_ACCOUNT_BATCH = batchSelect('b.id = $1 AND b.account_id = $2');
 const FIND_BATCH = batchSelect('b.id = $1');
 
 /** A batch of this account, or null: another account's batch is indistinguishable from none. `accountId` null: any account's. */
-export async function findBatch(db: Database, id: string, accountId: string | null): Promise<BatchRecord | null> {
+export async function findBatch(db: ReadSide, id: string, accountId: string | null): Promise<BatchRecord | null> {
   const { rows } =
     accountId === null ? await db.sql.query<BatchRow>(FIND_BATCH, [id]) : await db.sql.query<BatchRow>(FIND_ACCOUNT_BATCH, [id, accountId]);
   return rows[0] ? batchFromRow(rows[0]) : null;

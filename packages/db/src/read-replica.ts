@@ -26,6 +26,12 @@ export interface ReadSide {
   readonly sql: ReadPool;
 }
 
+/** The reads of one request that must agree (a job's page, then its download's chunks): their side decided once. */
+export interface PinnedReads extends ReadSide {
+  /** the replica was chosen (it still gives a failed read to the primary); false: the primary, for every read */
+  readonly onReplica: boolean;
+}
+
 export interface ReplicaVerdict {
   /** the replica serves reads until the next sample */
   useReplica: boolean;
@@ -129,9 +135,27 @@ export class ReadRouter implements ReadPool {
     this.settle({ useReplica: false, lagMs: null, reason: `a read failed on the replica: ${(error as Error).message}` });
   }
 
-  query: Pool['query'] = (async (...args: unknown[]) => {
+  query: Pool['query'] = (async (...args: unknown[]) => this.queryOn(await this.useReplica(), args)) as Pool['query'];
+
+  /** A connection for several statements (an export's COPY chunk): the replica's while it is fit, else the primary's. */
+  async connect(): Promise<PoolClient> {
+    return this.connectOn(await this.useReplica());
+  }
+
+  /**
+   * The side of the next read, kept for the reads made through what it returns: pinned to the primary, they never move to
+   * the replica (which may not have what the first read saw); pinned to the replica, they go to the primary once it is set aside.
+   */
+  async pin(): Promise<PinnedReads> {
+    const onReplica = await this.useReplica();
+    const query = ((...args: unknown[]) => this.queryOn(onReplica, args)) as Pool['query'];
+    return { onReplica, sql: { query, connect: () => this.connectOn(onReplica) } };
+  }
+
+  private async queryOn(onReplica: boolean, args: unknown[]): Promise<unknown> {
     const call = (pool: Pool) => (pool.query as (...a: unknown[]) => Promise<unknown>).apply(pool, args);
-    if (await this.useReplica()) {
+    // A side pinned to the replica moves to the primary once the replica is set aside (it holds everything the replica did).
+    if (onReplica && this.verdict.useReplica) {
       try {
         const result = await call(this.replica);
         this.served.replica += 1;
@@ -144,11 +168,10 @@ export class ReadRouter implements ReadPool {
     }
     this.served.primary += 1;
     return call(this.primary);
-  }) as Pool['query'];
+  }
 
-  /** A connection for several statements (an export's COPY chunk): the replica's while it is fit, else the primary's. */
-  async connect(): Promise<PoolClient> {
-    if (await this.useReplica()) {
+  private async connectOn(onReplica: boolean): Promise<PoolClient> {
+    if (onReplica && this.verdict.useReplica) {
       try {
         const client = await this.replica.connect();
         this.served.replica += 1;

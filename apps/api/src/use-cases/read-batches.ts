@@ -6,6 +6,7 @@ import {
   type BatchLeadKeyset,
   type BatchLeadRow,
   type BatchRecord,
+  type ReadSide,
 } from '@leadgen/db';
 import { errors, type BatchBody, type BatchStatus } from '@leadgen/domain';
 import type { ApiDependencies } from '../dependencies';
@@ -63,12 +64,18 @@ export async function listBatchJobs(deps: ApiDependencies, accountId: string, ba
   };
 }
 
+/**
+ * Where a batch's leads are read (decision 047): on the replica only once it has the batch ended, as a job's result
+ * set (its leads were all committed before); a running batch, or one the replica does not have ended yet, on the primary.
+ */
+export async function batchLeadsSide(deps: ApiDependencies, batch: BatchRecord): Promise<ReadSide> {
+  const pinned = await deps.db.replica?.pin();
+  if (!pinned?.onReplica || batch.status === 'running') return deps.db;
+  const there = await findBatch(pinned, batch.id, batch.accountId);
+  return there && there.status !== 'running' ? pinned : deps.db;
+}
+
 /** One page of the batch's leads after `after`, in its stable order (children in request order, each one's leads in delivery order). */
-export function readBatchLeads(
-  deps: ApiDependencies,
-  batchId: string,
-  after: BatchLeadKeyset | null,
-  limit: number,
-): Promise<BatchLeadRow[]> {
-  return pageBatchLeads(deps.db.reads, batchId, after, limit);
+export function readBatchLeads(side: ReadSide, batchId: string, after: BatchLeadKeyset | null, limit: number): Promise<BatchLeadRow[]> {
+  return pageBatchLeads(side, batchId, after, limit);
 }

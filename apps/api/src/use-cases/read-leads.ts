@@ -36,9 +36,10 @@ export async function readResultSet(
   // From the replica only once it has the job ended: it then holds all its leads (they were committed before the end).
   // A job the replica does not have yet, or sees running, is read from the primary: a client whose GET /jobs/:id said
   // COMPLETE reads the whole set at once, and a running job's leads as they are committed.
-  let side: ReadSide = deps.db.reads;
+  const pinned = await deps.db.replica?.pin();
+  let side: ReadSide = pinned ?? deps.db;
   let page = await pageResultSet(side, accountId, by, id, afterPosition, limit);
-  if (deps.db.replica && (!page || !isTerminal(page.status))) {
+  if (pinned?.onReplica && (!page || !isTerminal(page.status))) {
     side = deps.db;
     page = await pageResultSet(side, accountId, by, id, afterPosition, limit);
   }
