@@ -77,6 +77,7 @@ describe('read replicas: DATABASE_READ_URL on a streaming standby', () => {
 
   it('when the standby stops replaying, then the job list lags while the job, its poll and its leads are read from the primary', async () => {
     await cluster.pauseReplay();
+    const pausedAt = Date.now();
     try {
       const jobId = await syncJob(lenient);
       // The job's GET reads the primary: it has ended.
@@ -115,11 +116,15 @@ describe('read replicas: DATABASE_READ_URL on a streaming standby', () => {
         (ids) => ids.includes(jobId),
         15_000,
       );
+      const onPrimaryAfter = Date.now() - pausedAt;
       const verdict = strict.api.deps.db.replica!.lastVerdict;
       expect(verdict.useReplica).toBe(false);
       expect(verdict.lagMs).toBeGreaterThan(1000);
       // …while the lenient one still reads the paused standby.
       expect(await jobIds(lenient)).not.toContain(jobId);
+      process.stderr.write(
+        `read replica: replay paused, the 1 s-bound API read the primary ${onPrimaryAfter} ms after the pause (measured lag ${Math.round(verdict.lagMs!)} ms)\n`,
+      );
     } finally {
       await cluster.resumeReplay();
     }
@@ -184,7 +189,11 @@ describe('read replicas: DATABASE_READ_URL on a streaming standby', () => {
     expect(lenient.api.deps.db.replica!.lastVerdict.useReplica).toBe(true);
     cluster.stopStandby();
     // Its pooled connections die with it: the read that meets one is run again on the primary.
+    const stoppedAt = Date.now();
     expect(await jobIds(lenient)).toContain(jobId);
+    process.stderr.write(
+      `read replica: standby lost, the first listing after it answered 200 in ${Date.now() - stoppedAt} ms (served ${JSON.stringify(lenient.api.deps.db.replica!.served)})\n`,
+    );
     const csv = await lenient.http.get(`/api/v1/leads/jobs/${jobId}/leads.csv`).set(account.auth);
     expect(csv.status).toBe(200);
     expect(csv.text.trim().split('\n')).toHaveLength(1 + 5);

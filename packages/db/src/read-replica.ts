@@ -5,7 +5,8 @@ import type { Pool, PoolClient } from 'pg';
  * which is the primary's pool itself while DATABASE_READ_URL is unset, and otherwise this router. The rule:
  *
  * - a read goes to the replica while its last measured lag is at most DATABASE_READ_MAX_LAG_MS, else to the primary;
- * - the lag is measured at most once per `sampleEveryMs` (shared by every read meanwhile): the primary's WAL position
+ * - the lag is measured at most once per `sampleEveryMs`, in the background of the reads (only the first waits for
+ *   it), so a verdict is at most that period (and one measure) old: the primary's WAL position
  *   (`pg_current_wal_lsn()`), then whether the replica has replayed up to it. Replayed: the replica holds every commit
  *   made before the sample began, so the lag is 0. Not yet: the lag is the replica's clock minus the commit time of
  *   the last transaction it replayed (`pg_last_xact_replay_timestamp()`), an upper bound of what it misses. A
@@ -88,13 +89,18 @@ export class ReadRouter implements ReadPool {
     return { useReplica, lagMs, reason };
   }
 
-  /** Whether the next read goes to the replica; measures the lag when the last measure is older than sampleEveryMs. */
+  /**
+   * Whether the next read goes to the replica; measures the lag again when the last measure is older than
+   * sampleEveryMs. Only the first read waits for a measure: the others take the last verdict while the next is
+   * measured, so a replica that does not answer (a measure waits up to its connect timeout) holds no read.
+   */
   useReplica(): Promise<boolean> {
-    if (Date.now() - this.verdict.at < this.sampleEveryMs) return Promise.resolve(this.verdict.useReplica);
-    this.sampling ??= this.sample().finally(() => {
-      this.sampling = null;
-    });
-    return this.sampling;
+    if (Date.now() - this.verdict.at >= this.sampleEveryMs)
+      this.sampling ??= this.sample().finally(() => {
+        this.sampling = null;
+      });
+    if (this.verdict.at === -Infinity) return this.sampling!;
+    return Promise.resolve(this.verdict.useReplica);
   }
 
   private async sample(): Promise<boolean> {

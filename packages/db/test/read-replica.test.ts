@@ -16,6 +16,23 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
+/** A host that takes connections and never answers (its packets dropped): a measure of it waits out the connect timeout. */
+async function blackhole(): Promise<{ port: number; close(): Promise<void> }> {
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => undefined);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
 const dbs: Database[] = [];
 afterAll(async () => {
   await Promise.all(dbs.map((db) => db.$disconnect()));
@@ -58,5 +75,26 @@ describe('DATABASE_READ_URL: where listings read', () => {
     await listAccountJobs(db.reads, 'no-such-account', FILTER, null, 10);
     expect(Date.now() - again).toBeLessThan(500);
     expect(db.replica!.served.primary).toBe(2);
+  });
+
+  it('when the replica takes connections and never answers, then only the first read waits for its measure, and the next measures hold no read', async () => {
+    const hole = await blackhole();
+    try {
+      const url = new URL(TEST_DB);
+      url.port = String(hole.port);
+      const db = open(url.toString());
+      const first = Date.now();
+      await listAccountJobs(db.reads, 'no-such-account', FILTER, null, 10);
+      expect(Date.now() - first).toBeGreaterThanOrEqual(1_900); // the read pool's 2 s connect timeout
+      expect(db.replica!.lastVerdict.useReplica).toBe(false);
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      // The last measure is older than a second: this read starts the next one (which waits 2 s) and does not wait for it.
+      const next = Date.now();
+      await listAccountJobs(db.reads, 'no-such-account', FILTER, null, 10);
+      expect(Date.now() - next).toBeLessThan(1_000);
+      expect(db.replica!.served).toMatchObject({ replica: 0, primary: 2 });
+    } finally {
+      await hole.close();
+    }
   });
 });
