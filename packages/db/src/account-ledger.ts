@@ -1,5 +1,5 @@
-import type { ReadSide } from './read-replica';
 import type { Source } from '@leadgen/domain';
+import type { ReadSide } from './read-replica';
 
 // The consumer's view of its credit ledger (GET /api/v1/account/ledger and /usage; decision 036): read only, from
 // the append-only credit_ledger, walked on (account_id, id).

@@ -1,6 +1,6 @@
-import type { ReadSide } from './read-replica';
 import { newId } from '@leadgen/domain';
 import { sqlOf, type Database, type Queryable } from './client';
+import type { ReadSide } from './read-replica';
 
 // The audit trail (decision 019): cold paths, one statement each. A summary holds ids, counts and
 // selections, never personal data nor secrets, so erasing a person never has to rewrite it.

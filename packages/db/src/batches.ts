@@ -1,8 +1,8 @@
-import type { ReadSide } from './read-replica';
 import type { BatchFacts, BatchStatus, Source } from '@leadgen/domain';
 import type { Database } from './client';
 import { jobColumns, jobFromRow, type JobRecord, type JobRow } from './jobs';
 import type { LeadRow } from './lead-listing';
+import type { ReadSide } from './read-replica';
 
 /** A batch as the rest of the service sees it: its row, counters kept by its children's settlements. */
 export interface BatchRecord extends BatchFacts {

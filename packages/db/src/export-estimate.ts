@@ -1,5 +1,5 @@
-import type { ReadSide } from './read-replica';
 import type { LeadFilter, LeadKeyset } from './lead-listing';
+import type { ReadSide } from './read-replica';
 
 /*
  * How many leads a download is about to stream, read from the jobs' counts (never their leads), so the

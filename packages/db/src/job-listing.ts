@@ -1,6 +1,6 @@
-import type { ReadSide } from './read-replica';
 import type { JobStatus, Source } from '@leadgen/domain';
 import { jobColumns, jobFromRow, type JobRecord, type JobRow } from './jobs';
+import type { ReadSide } from './read-replica';
 
 export interface JobListFilter {
   statuses: JobStatus[] | null;

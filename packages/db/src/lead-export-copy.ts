@@ -1,7 +1,7 @@
-import type { ReadSide } from './read-replica';
 import { escapeLiteral } from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import type { LeadFilter, LeadKeyset } from './lead-listing';
+import type { ReadSide } from './read-replica';
 
 /**
  * Exports at the database's speed (issue 39, decision 043): PostgreSQL renders each exported line itself (a JSON Lines

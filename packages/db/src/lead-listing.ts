@@ -1,5 +1,5 @@
-import type { ReadSide } from './read-replica';
 import type { JobStatus, Source } from '@leadgen/domain';
+import type { ReadSide } from './read-replica';
 
 /** A delivered lead as the listings send it: the record as JSON text (never parsed here) and where it belongs. */
 export interface LeadRow {

@@ -1,4 +1,3 @@
-import type { ReadSide } from './read-replica';
 import {
   MONITOR_PAUSED_EVENT,
   newWebhookSecret,
@@ -10,6 +9,7 @@ import {
 import type { Database, Queryable } from './client';
 import { monitorFromRow, type MonitorRow } from './monitors';
 import { secretContext } from './secret-box';
+import type { ReadSide } from './read-replica';
 
 // The rows of a monitor's runs (docs/decisions/022-monitors.md): what a tick or a manual run reads and writes,
 // each on the client of the transaction its caller holds (inTransaction). The rules that order these writes

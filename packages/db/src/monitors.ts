@@ -1,4 +1,3 @@
-import type { ReadSide } from './read-replica';
 import type {
   BatchStatus,
   GenerationRequest,
@@ -10,6 +9,7 @@ import type {
   MonitorSchedule,
 } from '@leadgen/domain';
 import { inTransaction, type Database } from './client';
+import type { ReadSide } from './read-replica';
 
 // Monitors (docs/decisions/022-monitors.md): their rows. Cold paths (a request per monitor change),
 // so plain statements; a change that moves the next run says where the alarm was and is now.

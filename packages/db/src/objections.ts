@@ -1,4 +1,3 @@
-import type { ReadSide } from './read-replica';
 import {
   newWebhookSecret,
   SUBJECT_OBJECTED_EVENT,
@@ -10,6 +9,7 @@ import {
 import { inTransaction, type Database } from './client';
 import { secretContext } from './secret-box';
 import type { SubjectHolder } from './subject-erasure';
+import type { ReadSide } from './read-replica';
 
 // Objections by the data subjects (decision 042): the requests, their proof of control, and the notices the
 // worker records when it applies a confirmed one. Statements only; the rules are in the API's use cases and

@@ -1,6 +1,6 @@
-import type { ReadSide } from './read-replica';
 import { SUPPRESSION_KINDS, type SuppressionEntry, type SuppressionKind } from '@leadgen/domain';
 import type { Database } from './client';
+import type { ReadSide } from './read-replica';
 
 export type SuppressionCounts = Record<SuppressionKind, number>;
 

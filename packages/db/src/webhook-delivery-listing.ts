@@ -1,7 +1,7 @@
-import type { ReadSide } from './read-replica';
 import type { WebhookEventType } from '@leadgen/domain';
 import type { Database } from './client';
 import type { AttemptResult } from './webhook-attempts';
+import type { ReadSide } from './read-replica';
 
 // Webhook deliveries as the account sees them (decision 016): listed with their attempts, looked up, sent again
 // by hand, and the pings it asks for. Deliveries of job events are written by settle_job itself (the outbox).
