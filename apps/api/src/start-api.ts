@@ -52,6 +52,13 @@ export async function startApi(config: Config): Promise<RunningApi> {
         host,
         selections,
       }),
+    // DATABASE_READ_URL (decision 047): listings, exports and the board read the replica while its lag is within bound.
+    readUrl: config.database.readUrl,
+    readMaxLagMs: config.database.readMaxLagMs,
+    onReadVerdict: (verdict) =>
+      verdict.useReplica
+        ? logger.info('PostgreSQL reads: the replica serves listings and exports', { lagMs: verdict.lagMs })
+        : logger.warn(`PostgreSQL reads: the primary serves listings and exports (${verdict.reason})`, { lagMs: verdict.lagMs }),
   });
   // Production refuses to start without a key (config); elsewhere the published development key is used, and said so.
   if (!config.secrets.encryptionKeys) logger.warn(DEVELOPMENT_SECRETS_KEY_WARNING);
@@ -87,8 +94,8 @@ export async function startApi(config: Config): Promise<RunningApi> {
             keys: producer.keys,
             writable: config.operatorBoardWritable,
             objections: {
-              list: (status) => listObjections(db, { status, limit: OBJECTIONS_PAGE_ROWS }),
-              counts: () => countObjectionsByStatus(db),
+              list: (status) => listObjections(db.reads, { status, limit: OBJECTIONS_PAGE_ROWS }),
+              counts: () => countObjectionsByStatus(db.reads),
             },
           }),
         },

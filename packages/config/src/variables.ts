@@ -191,6 +191,19 @@ export const DECLARATION = {
       "the tables' owner, for `db:migrate` only: it migrates as this role and grants `DATABASE_URL`'s user (created if missing) only what the processes need. Unset: it migrates as `DATABASE_URL` (one role for everything, as on a laptop)",
       { secret: 'optional', readBy: ['migrate'] },
     ),
+    // Read replicas (decision 047): listings, exports and the operator board's reads; never writes, nor what must read them.
+    readUrl: optional(
+      'DATABASE_READ_URL',
+      postgresUrl(),
+      "a streaming replica of `DATABASE_URL` for the API's reads that may be slightly old: listings, CSV/NDJSON exports, the operator board (never a job's GET, idempotency, keys or credits). Several hosts as libpq reads them (`…?target_session_attrs=prefer-standby`). Its pool is `DATABASE_POOL_SIZE` connections too. Unset: everything reads the primary ([decision 047](decisions/047-read-replicas.md))",
+      { secret: 'optional', readBy: ['api'] },
+    ),
+    readMaxLagMs: variable(
+      'DATABASE_READ_MAX_LAG_MS',
+      integer().min(0).max(3_600_000).default(5_000),
+      "the most a read from `DATABASE_READ_URL` may lag the primary: the replica's lag is measured at most once a second, and while it is more (or unknown: the replica down), reads go to the primary",
+      { readBy: ['api'] },
+    ),
     // A job borrows a connection for a statement, not for its life.
     poolSize: variable(
       'DATABASE_POOL_SIZE',

@@ -1,5 +1,5 @@
 import type { Source } from '@leadgen/domain';
-import type { Database } from './client';
+import type { ReadSide } from './read-replica';
 
 // The consumer's view of its credit ledger (GET /api/v1/account/ledger and /usage; decision 036): read only, from
 // the append-only credit_ledger, walked on (account_id, id).
@@ -29,7 +29,7 @@ const RANGE = `l.account_id = $1
 
 /** Up to `limit` of the account's ledger rows after row `afterId`, oldest first, with the job's source and batch. */
 export async function listLedgerEntries(
-  db: Database,
+  db: ReadSide,
   accountId: string,
   range: LedgerRange,
   afterId: number | null,
@@ -63,7 +63,7 @@ export async function listLedgerEntries(
 }
 
 /** How many rows listLedgerEntries would give in all from `afterId` on: what an export is charged before it streams. */
-export async function countLedgerEntries(db: Database, accountId: string, range: LedgerRange, afterId: number | null): Promise<number> {
+export async function countLedgerEntries(db: ReadSide, accountId: string, range: LedgerRange, afterId: number | null): Promise<number> {
   const { rows } = await db.sql.query<{ n: string }>(`SELECT count(*) AS n FROM credit_ledger l WHERE ${RANGE}`, [
     accountId,
     range.createdAfter,
@@ -94,7 +94,7 @@ export interface AccountUsage {
  * (each job's one charge, at its terminal status), with the leads the charged jobs delivered; and the credits
  * granted in the same days.
  */
-export async function accountUsage(db: Database, accountId: string, fromDay: string, toDay: string): Promise<AccountUsage> {
+export async function accountUsage(db: ReadSide, accountId: string, fromDay: string, toDay: string): Promise<AccountUsage> {
   const { rows } = await db.sql.query<{
     day: string | null;
     source: Source | null;

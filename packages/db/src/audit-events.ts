@@ -1,5 +1,6 @@
 import { newId } from '@leadgen/domain';
 import { sqlOf, type Database, type Queryable } from './client';
+import type { ReadSide } from './read-replica';
 
 // The audit trail (decision 019): cold paths, one statement each. A summary holds ids, counts and
 // selections, never personal data nor secrets, so erasing a person never has to rewrite it.
@@ -97,7 +98,7 @@ LIMIT $5`;
 
 /** Up to `limit` events (of one account, or of all when null) after `after`, newest first. */
 export async function listAuditEvents(
-  db: Database,
+  db: ReadSide,
   accountId: string | null,
   filter: { action: string | null },
   after: AuditKeyset | null,

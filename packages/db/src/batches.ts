@@ -2,6 +2,7 @@ import type { BatchFacts, BatchStatus, Source } from '@leadgen/domain';
 import type { Database } from './client';
 import { jobColumns, jobFromRow, type JobRecord, type JobRow } from './jobs';
 import type { LeadRow } from './lead-listing';
+import type { ReadSide } from './read-replica';
 
 /** A batch as the rest of the service sees it: its row, counters kept by its children's settlements. */
 export interface BatchRecord extends BatchFacts {
@@ -80,7 +81,7 @@ const FIND_ACCOUNT_BATCH = batchSelect('b.id = $1 AND b.account_id = $2');
 const FIND_BATCH = batchSelect('b.id = $1');
 
 /** A batch of this account, or null: another account's batch is indistinguishable from none. `accountId` null: any account's. */
-export async function findBatch(db: Database, id: string, accountId: string | null): Promise<BatchRecord | null> {
+export async function findBatch(db: ReadSide, id: string, accountId: string | null): Promise<BatchRecord | null> {
   const { rows } =
     accountId === null ? await db.sql.query<BatchRow>(FIND_BATCH, [id]) : await db.sql.query<BatchRow>(FIND_ACCOUNT_BATCH, [id, accountId]);
   return rows[0] ? batchFromRow(rows[0]) : null;
@@ -108,7 +109,7 @@ ORDER BY b.created_at DESC, b.id DESC
 LIMIT $7`;
 
 export async function listAccountBatches(
-  db: Database,
+  db: ReadSide,
   accountId: string,
   filter: BatchListFilter,
   after: BatchKeyset | null,
@@ -155,7 +156,7 @@ export async function requestBatchCancel(
 }
 
 /** A page of the batch's children in request order, after index `after` (-1 from the start). */
-export async function pageBatchChildren(db: Database, batchId: string, after: number, limit: number): Promise<JobRecord[]> {
+export async function pageBatchChildren(db: ReadSide, batchId: string, after: number, limit: number): Promise<JobRecord[]> {
   const { rows } = await db.sql.query<JobRow>(
     `SELECT ${jobColumns()} FROM jobs WHERE batch_id = $1 AND batch_index > $2 ORDER BY batch_index LIMIT $3`,
     [batchId, after, limit],
@@ -186,7 +187,7 @@ ORDER BY j.batch_index, l.position
 LIMIT $4`;
 
 /** Up to `limit` of the batch's leads after `after`, in the batch's stable order. */
-export async function pageBatchLeads(db: Database, batchId: string, after: BatchLeadKeyset | null, limit: number): Promise<BatchLeadRow[]> {
+export async function pageBatchLeads(db: ReadSide, batchId: string, after: BatchLeadKeyset | null, limit: number): Promise<BatchLeadRow[]> {
   const { rows } = await db.sql.query<{
     job_id: string;
     result_set_id: string;

@@ -1,5 +1,5 @@
-import type { Database } from './client';
 import type { LeadFilter, LeadKeyset } from './lead-listing';
+import type { ReadSide } from './read-replica';
 
 /*
  * How many leads a download is about to stream, read from the jobs' counts (never their leads), so the
@@ -11,7 +11,7 @@ const KEPT = `GREATEST(0, j.delivered_count - j.leads_erased)`;
 
 /** One result set's leads after position `after` (-1 from the start); 0 when the account has no such job. */
 export async function estimateResultSetLeads(
-  db: Database,
+  db: ReadSide,
   accountId: string,
   by: 'job' | 'resultSet',
   id: string,
@@ -26,7 +26,7 @@ export async function estimateResultSetLeads(
 }
 
 /** The account's leads a filtered download from `after` would stream, through jobs(account_id, created_at). */
-export async function estimateAccountLeads(db: Database, accountId: string, filter: LeadFilter, after: LeadKeyset | null): Promise<number> {
+export async function estimateAccountLeads(db: ReadSide, accountId: string, filter: LeadFilter, after: LeadKeyset | null): Promise<number> {
   const { rows } = await db.sql.query<{ n: string | null }>(
     `SELECT sum(${KEPT}) AS n FROM jobs j
      WHERE j.account_id = $1 AND j.leads_expired_at IS NULL

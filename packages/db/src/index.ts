@@ -52,3 +52,4 @@ export * from './host-selection';
 export * from './objections';
 export * from './api-keys';
 export * from './account-ledger';
+export * from './read-replica';

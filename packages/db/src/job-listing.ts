@@ -1,6 +1,6 @@
 import type { JobStatus, Source } from '@leadgen/domain';
-import type { Database } from './client';
 import { jobColumns, jobFromRow, type JobRecord, type JobRow } from './jobs';
+import type { ReadSide } from './read-replica';
 
 export interface JobListFilter {
   statuses: JobStatus[] | null;
@@ -40,7 +40,7 @@ LIMIT $8`;
 
 /** Up to `limit` jobs of the account after `after`, newest first. */
 export async function listAccountJobs(
-  db: Database,
+  db: ReadSide,
   accountId: string,
   filter: JobListFilter,
   after: JobKeyset | null,

@@ -1,7 +1,7 @@
 import { escapeLiteral } from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
-import type { Database } from './client';
 import type { LeadFilter, LeadKeyset } from './lead-listing';
+import type { ReadSide } from './read-replica';
 
 /**
  * Exports at the database's speed (issue 39, decision 043): PostgreSQL renders each exported line itself (a JSON Lines
@@ -44,7 +44,7 @@ const integer = (value: number) => {
  * jobs(account_id, created_at) and leads(job_id, position)). COPY takes no bind parameters: the values are literals.
  */
 export function copyAccountLeads(
-  db: Database,
+  db: ReadSide,
   accountId: string,
   filter: LeadFilter,
   after: LeadKeyset | null,
@@ -69,7 +69,7 @@ export function copyAccountLeads(
 
 /** One result set's leads after position `after`, in delivery order; empty for a job the account does not have. */
 export function copyResultSetLeads(
-  db: Database,
+  db: ReadSide,
   accountId: string,
   by: 'job' | 'resultSet',
   id: string,
@@ -92,7 +92,7 @@ export function copyResultSetLeads(
 // and each field's 32-bit length and bytes, then -1 (https://www.postgresql.org/docs/15/sql-copy.html, "Binary Format").
 const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
 
-async function copyChunk(db: Database, select: string): Promise<ExportChunk> {
+async function copyChunk(db: ReadSide, select: string): Promise<ExportChunk> {
   const client = await db.sql.connect();
   try {
     // No JIT: a chunk's plan is cheap to run but its estimated cost (thousands of rows, each a long expression) would

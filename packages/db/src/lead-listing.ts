@@ -1,5 +1,5 @@
 import type { JobStatus, Source } from '@leadgen/domain';
-import type { Database } from './client';
+import type { ReadSide } from './read-replica';
 
 /** A delivered lead as the listings send it: the record as JSON text (never parsed here) and where it belongs. */
 export interface LeadRow {
@@ -58,7 +58,7 @@ const BY_RESULT_SET = resultSetPage('result_set_id');
  * account has no such job. `by` says whether `id` is the job's id or its result set's.
  */
 export async function pageResultSet(
-  db: Database,
+  db: ReadSide,
   accountId: string,
   by: 'job' | 'resultSet',
   id: string,
@@ -115,7 +115,7 @@ LIMIT $9`;
 
 /** Up to `limit` leads of the account after `after`. */
 export async function pageAccountLeads(
-  db: Database,
+  db: ReadSide,
   accountId: string,
   filter: LeadFilter,
   after: LeadKeyset | null,

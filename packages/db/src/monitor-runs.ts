@@ -9,6 +9,7 @@ import {
 import type { Database, Queryable } from './client';
 import { monitorFromRow, type MonitorRow } from './monitors';
 import { secretContext } from './secret-box';
+import type { ReadSide } from './read-replica';
 
 // The rows of a monitor's runs (docs/decisions/022-monitors.md): what a tick or a manual run reads and writes,
 // each on the client of the transaction its caller holds (inTransaction). The rules that order these writes
@@ -169,7 +170,7 @@ export interface MonitorRunRecord {
 
 /** A monitor's runs (a deleted monitor's too), newest first, after the cursor `before` ({ createdAt, id }). */
 export async function listMonitorRuns(
-  db: Database,
+  db: ReadSide,
   monitorId: string,
   page: { limit: number; before?: { createdAt: Date; id: string } },
 ): Promise<{ items: MonitorRunRecord[]; next: { createdAt: Date; id: string } | null }> {

@@ -9,6 +9,7 @@ import type {
   MonitorSchedule,
 } from '@leadgen/domain';
 import { inTransaction, type Database } from './client';
+import type { ReadSide } from './read-replica';
 
 // Monitors (docs/decisions/022-monitors.md): their rows. Cold paths (a request per monitor change),
 // so plain statements; a change that moves the next run says where the alarm was and is now.
@@ -162,7 +163,7 @@ export async function monitorEverExisted(db: Database, accountId: string, id: st
 }
 
 /** The account's live monitors, newest first (an account has at most MONITOR_MAX_PER_ACCOUNT). */
-export async function listMonitors(db: Database, accountId: string): Promise<MonitorRecord[]> {
+export async function listMonitors(db: ReadSide, accountId: string): Promise<MonitorRecord[]> {
   const { rows } = await db.sql.query<RowWithRun>(
     `${WITH_LAST_RUN} WHERE m.account_id = $1 AND m.deleted_at IS NULL ORDER BY m.created_at DESC, m.id DESC`,
     [accountId],

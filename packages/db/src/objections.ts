@@ -9,6 +9,7 @@ import {
 import { inTransaction, type Database } from './client';
 import { secretContext } from './secret-box';
 import type { SubjectHolder } from './subject-erasure';
+import type { ReadSide } from './read-replica';
 
 // Objections by the data subjects (decision 042): the requests, their proof of control, and the notices the
 // worker records when it applies a confirmed one. Statements only; the rules are in the API's use cases and
@@ -110,7 +111,7 @@ export async function confirmObjection(db: Database, id: string, by: ObjectionPr
 }
 
 /** The operator's view: newest first, of one status or all. */
-export async function listObjections(db: Database, options: { status?: ObjectionStatus; limit: number }): Promise<ObjectionRecord[]> {
+export async function listObjections(db: ReadSide, options: { status?: ObjectionStatus; limit: number }): Promise<ObjectionRecord[]> {
   const { rows } = await db.sql.query<ObjectionRow>(
     `SELECT ${COLUMNS} FROM objections WHERE ($1::text IS NULL OR status = $1) ORDER BY created_at DESC, id LIMIT $2`,
     [options.status ?? null, options.limit],
@@ -280,7 +281,7 @@ export async function listObjectionNotices(
 }
 
 /** The operator board's counts: objections by status (decision 042). */
-export async function countObjectionsByStatus(db: Database): Promise<Record<ObjectionStatus, number>> {
+export async function countObjectionsByStatus(db: ReadSide): Promise<Record<ObjectionStatus, number>> {
   const { rows } = await db.sql.query<{ status: ObjectionStatus; n: number }>(
     'SELECT status, count(*)::int AS n FROM objections GROUP BY status',
   );

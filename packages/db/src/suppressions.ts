@@ -1,5 +1,6 @@
 import { SUPPRESSION_KINDS, type SuppressionEntry, type SuppressionKind } from '@leadgen/domain';
 import type { Database } from './client';
+import type { ReadSide } from './read-replica';
 
 export type SuppressionCounts = Record<SuppressionKind, number>;
 
@@ -90,7 +91,7 @@ export async function removeSuppressions(db: Database, accountId: string, entrie
 }
 
 /** The account's entries per kind: kept counts (prisma/functions/suppression_counts_kept.sql), three rows whatever the list's length. */
-export async function countSuppressions(db: Database, accountId: string): Promise<SuppressionCounts> {
+export async function countSuppressions(db: ReadSide, accountId: string): Promise<SuppressionCounts> {
   const { rows } = await db.sql.query<{ kind: SuppressionKind; n: number }>(
     'SELECT kind::text AS kind, entries AS n FROM suppression_counts WHERE account_id = $1',
     [accountId],
@@ -102,7 +103,7 @@ export async function countSuppressions(db: Database, accountId: string): Promis
 
 /** A page of entries in (kind, value) order, after `after` (keyset: stable while entries change). */
 export async function listSuppressions(
-  db: Database,
+  db: ReadSide,
   accountId: string,
   options: { kind?: SuppressionKind; after?: SuppressionEntry; limit: number },
 ): Promise<StoredSuppression[]> {

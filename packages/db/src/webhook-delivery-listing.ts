@@ -1,6 +1,7 @@
 import type { WebhookEventType } from '@leadgen/domain';
 import type { Database } from './client';
 import type { AttemptResult } from './webhook-attempts';
+import type { ReadSide } from './read-replica';
 
 // Webhook deliveries as the account sees them (decision 016): listed with their attempts, looked up, sent again
 // by hand, and the pings it asks for. Deliveries of job events are written by settle_job itself (the outbox).
@@ -90,7 +91,7 @@ export interface DeliveryKeyset {
 
 /** An endpoint's deliveries, newest first (keyset on created_at, id), each with its attempts. */
 export async function listWebhookDeliveries(
-  db: Database,
+  db: ReadSide,
   endpointId: string,
   options: { limit: number; after?: DeliveryKeyset; status?: WebhookDeliveryStatus },
 ): Promise<WebhookDeliveryRecord[]> {
@@ -123,7 +124,7 @@ export async function findWebhookDelivery(db: Database, scope: DeliveryScope, id
 }
 
 /** Every delivery of a job of this account (one per target: at most 11), oldest first. */
-export async function listJobWebhookDeliveries(db: Database, accountId: string, jobId: string): Promise<WebhookDeliveryRecord[]> {
+export async function listJobWebhookDeliveries(db: ReadSide, accountId: string, jobId: string): Promise<WebhookDeliveryRecord[]> {
   const { rows } = await db.sql.query<DeliveryRow>(
     `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d WHERE d.job_id = $1 AND d.account_id = $2 ORDER BY d.created_at, d.id`,
     [jobId, accountId],

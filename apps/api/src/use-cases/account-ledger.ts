@@ -14,7 +14,7 @@ export const ledgerRange = (query: LedgerQuery): LedgerRange => ({
 /** One page of the account's ledger, oldest first, and the cursor of the next. */
 export async function listLedger(deps: ApiDependencies, accountId: string, query: LedgerQuery) {
   // One more than asked: whether a next page exists is known without a second query.
-  const rows = await listLedgerEntries(deps.db, accountId, ledgerRange(query), query.cursor ?? null, query.limit + 1);
+  const rows = await listLedgerEntries(deps.db.reads, accountId, ledgerRange(query), query.cursor ?? null, query.limit + 1);
   const page = rows.slice(0, query.limit);
   const last = page.at(-1);
   return { items: page.map(presentLedgerEntry), nextCursor: rows.length > query.limit && last ? ledgerCursorOf(last.id) : null };
@@ -22,7 +22,7 @@ export async function listLedger(deps: ApiDependencies, accountId: string, query
 
 /** The next batch of an export after `last`, or the first when null. */
 export function ledgerBatch(deps: ApiDependencies, accountId: string, query: LedgerQuery, last: LedgerEntryRecord | null, size: number) {
-  return listLedgerEntries(deps.db, accountId, ledgerRange(query), last ? last.id : (query.cursor ?? null), size);
+  return listLedgerEntries(deps.db.reads, accountId, ledgerRange(query), last ? last.id : (query.cursor ?? null), size);
 }
 
 const DAY_MS = 86_400_000;
@@ -35,7 +35,7 @@ export async function usage(deps: ApiDependencies, accountId: string, query: Usa
   const span = (Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS + 1;
   if (span < 1) throw errors.validation([{ pointer: '#/from', detail: 'from must not be after to' }]);
   if (span > USAGE_MAX_DAYS) throw errors.validation([{ pointer: '#/from', detail: `at most ${USAGE_MAX_DAYS} days at once` }]);
-  const found = await accountUsage(deps.db, accountId, from, to);
+  const found = await accountUsage(deps.db.reads, accountId, from, to);
   const sum = (days: UsageDay[]) => ({
     jobsCharged: days.reduce((n, d) => n + d.jobsCharged, 0),
     leadsDelivered: days.reduce((n, d) => n + d.leadsDelivered, 0),

@@ -18,7 +18,7 @@ export interface AuditEventsPage {
 /** One page of the account's audit events, newest first, and the cursor of the next. */
 export async function listAccountAuditEvents(deps: ApiDependencies, accountId: string, query: AuditEventsQuery): Promise<AuditEventsPage> {
   // One more than asked: whether a next page exists is known without a second query.
-  const events = await listAuditEvents(deps.db, accountId, { action: query.action ?? null }, query.cursor ?? null, query.limit + 1);
+  const events = await listAuditEvents(deps.db.reads, accountId, { action: query.action ?? null }, query.cursor ?? null, query.limit + 1);
   const page = events.slice(0, query.limit);
   const last = page.at(-1);
   return {

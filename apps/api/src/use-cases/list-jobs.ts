@@ -30,7 +30,7 @@ export async function listJobs(deps: ApiDependencies, accountId: string, query: 
     batchId: query.batchId ?? null,
   };
   // One more than asked: whether a next page exists is known without a second query.
-  const jobs = await listAccountJobs(deps.db, accountId, filter, query.cursor ?? null, query.limit + 1);
+  const jobs = await listAccountJobs(deps.db.reads, accountId, filter, query.cursor ?? null, query.limit + 1);
   const page = jobs.slice(0, query.limit);
   const last = page.at(-1);
   return {

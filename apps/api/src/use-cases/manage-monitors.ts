@@ -75,7 +75,7 @@ export async function getMonitor(deps: ApiDependencies, accountId: string, id: s
   return monitor;
 }
 
-export const listMonitors = (deps: ApiDependencies, accountId: string) => listAccountMonitors(deps.db, accountId);
+export const listMonitors = (deps: ApiDependencies, accountId: string) => listAccountMonitors(deps.db.reads, accountId);
 
 /**
  * PATCH: the change is applied under the monitor's row lock. A pause clears the next run; a resume or a new
@@ -153,5 +153,5 @@ export async function listRuns(
   page: { limit: number; before?: { createdAt: Date; id: string } },
 ): Promise<{ items: MonitorRunRecord[]; next: { createdAt: Date; id: string } | null }> {
   if (!(await monitorEverExisted(deps.db, accountId, id))) throw monitorErrors.notFound();
-  return listMonitorRuns(deps.db, id, page);
+  return listMonitorRuns(deps.db.reads, id, page);
 }

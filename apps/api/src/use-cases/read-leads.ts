@@ -1,4 +1,4 @@
-import { pageAccountLeads, pageResultSet, type LeadFilter, type LeadKeyset, type LeadRow } from '@leadgen/db';
+import { pageAccountLeads, pageResultSet, type LeadFilter, type LeadKeyset, type LeadRow, type ReadSide } from '@leadgen/db';
 import { errors, isTerminal, type JobStatus } from '@leadgen/domain';
 import type { ApiDependencies } from '../dependencies';
 
@@ -17,6 +17,8 @@ export interface ResultSetSelection {
   /** false while the job runs: these are the leads committed so far */
   complete: boolean;
   leads: LeadRow[];
+  /** where the job was read, and so where its download reads its leads (decision 047) */
+  side: ReadSide;
 }
 
 /**
@@ -31,10 +33,20 @@ export async function readResultSet(
   afterPosition: number,
   limit: number,
 ): Promise<ResultSetSelection> {
-  const page = await pageResultSet(deps.db, accountId, by, id, afterPosition, limit);
+  // From the replica only once it has the job ended: it then holds all its leads (they were committed before the end).
+  // A job the replica does not have yet, or sees running, is read from the primary: a client whose GET /jobs/:id said
+  // COMPLETE reads the whole set at once, and a running job's leads as they are committed.
+  const pinned = await deps.db.replica?.pin();
+  let side: ReadSide = pinned ?? deps.db;
+  let page = await pageResultSet(side, accountId, by, id, afterPosition, limit);
+  if (pinned?.onReplica && (!page || !isTerminal(page.status))) {
+    side = deps.db;
+    page = await pageResultSet(side, accountId, by, id, afterPosition, limit);
+  }
   if (!page) throw errors.jobNotFound();
   if (page.leadsExpiredAt) throw errors.leadsExpired(page.leadsExpiredAt);
-  return { jobId: page.jobId, resultSetId: page.resultSetId, status: page.status, leads: page.leads, complete: isTerminal(page.status) };
+  const complete = isTerminal(page.status);
+  return { jobId: page.jobId, resultSetId: page.resultSetId, status: page.status, leads: page.leads, complete, side };
 }
 
 /**
@@ -54,7 +66,7 @@ export async function nextResultSetPage(
 
 /** One page of the account's leads, oldest job first. */
 export function readAccountLeads(deps: ApiDependencies, accountId: string, filter: LeadFilter, after: LeadKeyset | null, limit: number) {
-  return pageAccountLeads(deps.db, accountId, filter, after, limit);
+  return pageAccountLeads(deps.db.reads, accountId, filter, after, limit);
 }
 
 export const keysetOf = (row: LeadRow): LeadKeyset => ({ jobCreatedAt: row.jobCreatedAt, jobId: row.jobId, position: row.position });

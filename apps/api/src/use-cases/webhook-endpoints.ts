@@ -121,7 +121,7 @@ export async function listDeliveries(
   query: { limit: number; after?: { createdAt: Date; id: string }; status?: WebhookDeliveryStatus },
 ): Promise<{ items: WebhookDeliveryRecord[]; next: WebhookDeliveryRecord | null }> {
   await ownEndpoint(deps, accountId, id);
-  const rows = await listWebhookDeliveries(deps.db, id, { ...query, limit: query.limit + 1 });
+  const rows = await listWebhookDeliveries(deps.db.reads, id, { ...query, limit: query.limit + 1 });
   const items = rows.slice(0, query.limit);
   return { items, next: rows.length > query.limit ? (items[items.length - 1] ?? null) : null };
 }
@@ -152,7 +152,7 @@ async function resend(deps: ApiDependencies, accountId: string, scope: DeliveryS
 /** A job's deliveries, to its account's endpoints and to its own webhookUrl; another account's job is 404. */
 export async function listJobDeliveries(deps: ApiDependencies, accountId: string, jobId: string): Promise<WebhookDeliveryRecord[]> {
   if (!(await findAccountJob(deps.db, accountId, jobId))) throw errors.jobNotFound();
-  return listJobWebhookDeliveries(deps.db, accountId, jobId);
+  return listJobWebhookDeliveries(deps.db.reads, accountId, jobId);
 }
 
 /** Sends one of a job's deliveries again (a delivery to a disabled endpoint is abandoned by the worker). */

@@ -18,6 +18,7 @@ import {
   getAccountBatch,
   listBatches,
   listBatchJobs,
+  batchLeadsSide,
   readBatchLeads,
   type BatchJobsQuery,
   type ListBatchesQuery,
@@ -160,7 +161,8 @@ export function batchLeadsRoute(deps: ApiDependencies, download?: 'csv' | 'jsonl
     const complete = batch.status !== 'running';
     // While the batch runs the set grows: say so in every format (the JSON body has it too).
     const marks = { 'Result-Complete': String(complete), 'Batch-Status': batch.status };
-    const first = await readBatchLeads(deps, batch.id, query.cursor ?? null, format === 'json' ? query.limit + 1 : EXPORT_BATCH);
+    const side = await batchLeadsSide(deps, batch);
+    const first = await readBatchLeads(side, batch.id, query.cursor ?? null, format === 'json' ? query.limit + 1 : EXPORT_BATCH);
     if (format === 'json') {
       const page = first.slice(0, query.limit);
       const last = page.at(-1);
@@ -177,7 +179,7 @@ export function batchLeadsRoute(deps: ApiDependencies, download?: 'csv' | 'jsonl
     }
     await streamExport(res, format, {
       first: rowsPart(first, format),
-      next: async (part) => rowsPart(await readBatchLeads(deps, batch.id, keysetOf(part.last as BatchLeadRow), EXPORT_BATCH), format),
+      next: async (part) => rowsPart(await readBatchLeads(side, batch.id, keysetOf(part.last as BatchLeadRow), EXPORT_BATCH), format),
       filename: `leads-${batch.id}`,
       headers: marks,
       settle: (outcome) => audit(deps, res.locals, account.id, 'leads.exported', { selection: { batchId: batch.id }, format, ...outcome }),

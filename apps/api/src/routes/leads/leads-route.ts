@@ -81,10 +81,10 @@ async function resultSetAnswer(
     return;
   }
   // Charged and admitted by its cost before a byte streams (issue 31, finding 3); what a running job adds meanwhile after.
-  const estimate = await estimateResultSetLeads(deps.db, account, by, id, after);
+  const estimate = await estimateResultSetLeads(selection.side, account, by, id, after);
   await chargeRateLimit(res, costOfEntries(estimate));
   // Rendered by PostgreSQL (COPY): a set deleted meanwhile (expired, erased) ends the download, not an error mid-stream.
-  const copy = (from: number) => copyResultSetLeads(deps.db, account, by, id, from, EXPORT_CHUNK, format).then(copiedPart);
+  const copy = (from: number) => copyResultSetLeads(selection.side, account, by, id, from, EXPORT_CHUNK, format).then(copiedPart);
   const outcome = await streamExport(res, format, {
     first: await copy(after),
     next: (part) => copy(part.last!.position),
@@ -125,10 +125,11 @@ export function accountLeadsRoute(deps: ApiDependencies, download?: DownloadForm
     let estimate: number;
     try {
       // Charged and admitted by its cost before a byte streams (issue 31, finding 3).
-      estimate = await estimateAccountLeads(deps.db, account.id, filter, query.cursor ?? null);
+      estimate = await estimateAccountLeads(deps.db.reads, account.id, filter, query.cursor ?? null);
       await chargeRateLimit(res, costOfEntries(estimate));
       // Rendered by PostgreSQL (COPY, decision 043): the API passes each chunk's bytes on.
-      const copy = (from: LeadKeyset | null) => copyAccountLeads(deps.db, account.id, filter, from, EXPORT_CHUNK, format).then(copiedPart);
+      const copy = (from: LeadKeyset | null) =>
+        copyAccountLeads(deps.db.reads, account.id, filter, from, EXPORT_CHUNK, format).then(copiedPart);
       const first = await copy(query.cursor ?? null);
       // The selection as the client asked for it (no lead in it): which leads went out is known from the jobs.
       const selection = {

@@ -48,7 +48,7 @@ export function ledgerCsvRoute(deps: ApiDependencies) {
     const account = authenticatedAccount(res.locals);
     const release = await holdExportSlot(deps, account.id);
     try {
-      const estimate = await countLedgerEntries(deps.db, account.id, ledgerRange(query), query.cursor ?? null);
+      const estimate = await countLedgerEntries(deps.db.reads, account.id, ledgerRange(query), query.cursor ?? null);
       await chargeRateLimit(res, Math.floor(estimate / LEDGER_ROWS_PER_UNIT));
       let batch = await ledgerBatch(deps, account.id, query, null, EXPORT_BATCH);
       res.status(200);

@@ -46,12 +46,12 @@ export const deleteSuppressionsRoute = (deps: ApiDependencies) => changeSuppress
 export function getSuppressionsRoute(deps: ApiDependencies) {
   return async (_req: Request, res: Response, { query }: Valid<unknown, SuppressionsQuery>): Promise<void> => {
     const account = authenticatedAccount(res.locals);
-    const items = await listSuppressions(deps.db, account.id, { kind: query.kind, after: query.cursor, limit: query.limit + 1 });
+    const items = await listSuppressions(deps.db.reads, account.id, { kind: query.kind, after: query.cursor, limit: query.limit + 1 });
     const page = items.slice(0, query.limit);
     const last = page[page.length - 1];
     res.setHeader('Cache-Control', 'no-store');
     res.json({
-      counts: await countSuppressions(deps.db, account.id),
+      counts: await countSuppressions(deps.db.reads, account.id),
       items: page.map(presentSuppression),
       nextCursor: items.length > query.limit && last ? encodeCursor(last) : null,
     });
