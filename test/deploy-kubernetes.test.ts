@@ -6,7 +6,7 @@ import { Redis } from 'ioredis';
 import { CONFIG_VARIABLES, DEFAULT_OPS_PORTS, loadConfig, PUBLISHED_EXAMPLE_SECRETS, secretVariablesOf, VARIABLES } from '@leadgen/config';
 import { SOURCES } from '@leadgen/domain';
 import { OPS_PATHS } from '@leadgen/ops';
-import { QUEUE_NAMES, redisKeys, RedisKeys, topologyOf, WEBHOOK_QUEUE_NAME } from '@leadgen/queue';
+import { QUEUE_NAMES, redisKeys, RedisKeys, shardQueueName, topologyOf, WEBHOOK_QUEUE_NAME } from '@leadgen/queue';
 import { baseWorkloads, KUBERNETES_BASE, processOfContainer, renderSecretEnvFile, SECRET_ENV_FILE } from '../scripts/kubernetes-env';
 import { kedaRedisFiles, readEnvFile, writeKedaRedisFiles } from '../scripts/keda-redis';
 import { hasKubectl, KUBERNETES, renderOverlay } from './kustomize';
@@ -539,6 +539,31 @@ describeRendered('deploy/kubernetes KEDA: the queues and the Redis the pods use'
           `${keys.queuePrefix(queueName)}:${queueName}:wait`,
           `${keys.queuePrefix(queueName)}:${queueName}:active`,
         ]);
+      }
+    },
+  );
+
+  it.each(['leadgen', 'prod:lg'])(
+    "when overlay redis-cluster-shards is rendered with QUEUE_PREFIX=%s, then each source's scaler has a wait and an active trigger on every shard, as BullMQ names their lists (decision 048)",
+    (prefix) => {
+      const rendered = renderOverlay('redis-cluster-shards', (root) => setPrefix(root, 'redis-cluster', prefix));
+      const config = rendered.find((d) => d.kind === 'ConfigMap' && d.metadata.name.startsWith('leadgen-config'))!;
+      const shards = Number(config.data.QUEUE_SHARDS);
+      expect(shards).toBeGreaterThan(1);
+      const keys = new RedisKeys(prefix, true);
+      const scalers = rendered.filter((d) => d.kind === 'ScaledObject');
+      for (const scaler of scalers) {
+        const process = queueOf(rendered, scaler);
+        if (process.kind !== 'worker') throw new Error('a scaler targets no worker');
+        if (process.queues[0] === 'webhooks') continue;
+        const source = process.queues[0] as keyof typeof QUEUE_NAMES;
+        const names = Array.from({ length: shards }, (_, shard) => shardQueueName(source, shard));
+        expect(scaler.spec.triggers.map((t: Doc) => [t.type, t.metadata.listName, t.metadata.listLength])).toEqual(
+          names.flatMap((name) => [
+            ['redis-cluster', `${keys.queuePrefix(name)}:${name}:wait`, String(Math.ceil(10 / shards))],
+            ['redis-cluster', `${keys.queuePrefix(name)}:${name}:active`, String(Math.ceil(5 / shards))],
+          ]),
+        );
       }
     },
   );

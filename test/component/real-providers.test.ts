@@ -407,15 +407,17 @@ describe('google_maps through Google Places (New)', () => {
     // no page was committed: the run's calls reach the body before it settles (record_upstream_calls)
     expect(job.upstreamCalls).toEqual({ google_places: DEFAULT_RETRY_POLICY.maxAttempts });
     await expectNothingCharged(world, account, job, 20, 1_000);
-    // The board's Logs show each retry, then what the run cost upstream (every attempt is a request).
+    // The board's Logs show each retry; what the job cost upstream (every attempt is a request) is in its terminal object.
     const queue = world.api.deps.producer.queues().find((q) => q.name === 'google_maps')!;
     const { logs } = await queue.getJobLogs(job.jobId as string);
     expect(logs).toEqual([
       ...Array.from({ length: DEFAULT_RETRY_POLICY.maxAttempts - 1 }, (_, i) =>
         expect.stringMatching(new RegExp(`^upstream google_places: attempt ${i + 1} failed \\(5xx\\), retrying in \\d+ ms$`)),
       ),
-      `upstream calls: google_places=${DEFAULT_RETRY_POLICY.maxAttempts}`,
     ]);
+    expect(JSON.parse((await queue.getJob(job.jobId as string))!.failedReason.replace(/^FAILED provider_error: /, ''))).toMatchObject({
+      upstreamCalls: { google_places: DEFAULT_RETRY_POLICY.maxAttempts },
+    });
   });
 });
 

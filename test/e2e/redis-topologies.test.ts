@@ -1,10 +1,10 @@
 import { startApi } from '../../apps/api/src/start-api';
 import { requeueLostJobs } from '../../apps/worker/src/requeue-lost-jobs';
 import { startWorker } from '../../apps/worker/src/start-worker';
-import { lostJobQueue, QUEUE_NAMES, redisKeys, slotOf, WEBHOOK_QUEUE_NAME } from '@leadgen/queue';
+import { lostJobQueue, QUEUE_NAMES, redisKeys, shardOfAccount, slotOf, WEBHOOK_QUEUE_NAME } from '@leadgen/queue';
 import type { ReadinessReport } from '@leadgen/ops';
 import { generate, startWorld, testConfig, type TestWorld } from '../harness';
-import { buildAccount } from '../factories';
+import { buildAccount, type TestAccount } from '../factories';
 import { startLocalCluster, startLocalSentinels, type LocalCluster, type LocalSentinels } from '../redis-topologies';
 import { startWebhookReceiver, type WebhookReceiver } from '../webhook-receiver';
 
@@ -124,6 +124,101 @@ describe('on a Redis Cluster', () => {
     () => world,
     () => receiver,
   );
+
+  describe('with a source in QUEUE_SHARDS=8 shards (decision 048)', () => {
+    const SHARDS = 8;
+    const ASYNC = { Prefer: 'respond-async' };
+    let sharded: TestWorld;
+    beforeAll(async () => {
+      // shopify consumed; linkedin left to the sweep's scenario, as above.
+      sharded = await startWorld({ env: { ...cluster.env, ...WORLD_ENV, WORKER_QUEUES: 'shopify', QUEUE_SHARDS: String(SHARDS) } });
+    }, 60_000);
+    afterAll(() => sharded?.close());
+
+    /** the cluster primary serving an account's shard of a source */
+    const nodeOf = (source: 'shopify' | 'linkedin', account: TestAccount) =>
+      cluster.primaryOf(sharded.api.deps.producer.queue(source, account.accountId).keys.wait!);
+
+    it("when accounts send a source's jobs, then their shards' keys sit on more than one node, and every job completes once in its account's shard", async () => {
+      const accounts: TestAccount[] = [];
+      const nodes = new Set<number>();
+      while (nodes.size < 2 || accounts.length < 4) {
+        const account = await buildAccount(sharded.db, { credits: 10_000 });
+        accounts.push(account);
+        nodes.add(await nodeOf('shopify', account));
+      }
+      const jobs = await Promise.all(
+        accounts.flatMap((account) =>
+          [1, 2].map(async (n) => {
+            const res = await generate(sharded, account, {
+              source: 'shopify',
+              category: `apparel spread ${n}`,
+              state: 'US',
+              maxResults: 3,
+            });
+            expect(res.status).toBe(200);
+            expect(res.body.terminal).toMatchObject({ status: 'COMPLETE', deliveredCount: 3 });
+            return { id: res.body.jobId as string, account };
+          }),
+        ),
+      );
+      const { producer } = sharded.api.deps;
+      for (const { id, account } of jobs) {
+        const states = await Promise.all(producer.shardsOf('shopify').map((queue) => queue.getJobState(id)));
+        const own = shardOfAccount(account.accountId, SHARDS);
+        expect(states).toEqual(states.map((_, shard) => (shard === own ? 'completed' : 'unknown')));
+      }
+      expect(await sharded.db.lead.count({ where: { jobId: { in: jobs.map((j) => j.id) } } })).toBe(jobs.length * 3);
+      const used = new Set(await Promise.all(accounts.map((account) => nodeOf('shopify', account))));
+      expect(used.size).toBeGreaterThanOrEqual(2);
+    });
+
+    it("when one account's backlog is past its share, then it waits in PostgreSQL while another account's job goes to its own shard at once", async () => {
+      const big = await buildAccount(sharded.db, { credits: 10_000 });
+      let small = await buildAccount(sharded.db, { credits: 10_000 });
+      while (shardOfAccount(small.accountId, SHARDS) === shardOfAccount(big.accountId, SHARDS))
+        small = await buildAccount(sharded.db, { credits: 10_000 });
+      // linkedin: nothing consumes it here, so what is queued stays where it was put.
+      const backlog = [];
+      for (let n = 0; n < sharded.config.queue.share + 3; n++)
+        backlog.push(
+          (await generate(sharded, big, { source: 'linkedin', category: `backlog ${n}`, state: 'DE', maxResults: 2 }, ASYNC)).body
+            .jobId as string,
+        );
+      const other = (await generate(sharded, small, { source: 'linkedin', category: 'other', state: 'DE', maxResults: 2 }, ASYNC)).body
+        .jobId as string;
+      const { producer } = sharded.api.deps;
+      expect(await producer.queue('linkedin', small.accountId).getJobState(other)).toBe('waiting');
+      const released = await sharded.db.job.count({ where: { id: { in: backlog }, releasedAt: { not: null } } });
+      expect(released).toBe(sharded.config.queue.share);
+      expect((await producer.counts()).linkedin!.waiting).toBeGreaterThanOrEqual(sharded.config.queue.share + 1);
+    });
+
+    it('when a queued job of a non-zero shard is lost, then the sweep enqueues it in that shard again, and a cancel removes it', async () => {
+      let account = await buildAccount(sharded.db, { credits: 1_000 });
+      while (shardOfAccount(account.accountId, SHARDS) === 0) account = await buildAccount(sharded.db, { credits: 1_000 });
+      const res = await generate(sharded, account, { source: 'linkedin', category: 'lost', state: 'DE', maxResults: 4 }, ASYNC);
+      expect(res.status).toBe(202);
+      const jobId = res.body.jobId as string;
+      const { producer } = sharded.api.deps;
+      const queue = producer.queue('linkedin', account.accountId);
+      expect(queue.name).toBe(`linkedin.${shardOfAccount(account.accountId, SHARDS)}`);
+      await queue.remove(jobId);
+      expect(await queue.getJobState(jobId)).toBe('unknown');
+      await sharded.db.job.update({ where: { id: jobId }, data: { updatedAt: new Date(Date.now() - 5 * 60_000) } });
+      const requeued = await requeueLostJobs(sharded.db, lostJobQueue(producer), ['linkedin'], Date.now() - 3 * 60_000);
+      expect(requeued).toContain(jobId);
+      expect(await queue.getJobState(jobId)).toBe('waiting');
+      const cancelled = await sharded.http.delete(`/api/v1/leads/jobs/${jobId}`).set(account.auth);
+      expect(cancelled.body.status).toBe('CANCELLED');
+      expect(await queue.getJobState(jobId)).toBe('unknown');
+    });
+
+    it("when readiness is asked, then every shard's slot answers", async () => {
+      expect(await sharded.api.readiness()).toMatchObject({ ready: true, checks: { redis: 'ok' } });
+      expect(await sharded.worker!.readiness()).toMatchObject({ ready: true, checks: { redis: 'ok' } });
+    });
+  });
 
   it('when the API is pointed at a cluster node as if it were one Redis, then /readyz says not ready and why', async () => {
     const config = testConfig({ QUEUE_PREFIX: world.config.redis.queuePrefix });

@@ -7,7 +7,10 @@ import { connectionLog, createLeadConsumer, JobFailedError, QUEUE_NAMES, type Wo
 import type { IdleSlotFiller } from './borrow-idle-slots';
 import { createLeadJobHandler, type HandlerDependencies } from './process-lead-job';
 
-/** This process's BullMQ consumers, one per source it runs, each running its source's provider. */
+/**
+ * This process's BullMQ consumers: one per shard of each source it runs (QUEUE_SHARDS, decision 048), each running its
+ * source's provider. A source's shards share its WORKER_CONCURRENCY slots (SlotGate).
+ */
 export interface LeadConsumers {
   readonly workers: Worker[];
   /** starts taking jobs; resolves once every consumer is connected */
@@ -28,7 +31,16 @@ export function createLeadConsumers(
   testProviders: Partial<Record<Source, LeadProvider>> = {},
 ): LeadConsumers {
   const { config } = deps;
-  const workers = providers.map((provider) => consumerOf(provider, deps, config, slots, testProviders[provider.source]));
+  const gates: SlotGate[] = [];
+  const workers = providers.flatMap((provider) => {
+    const shards = config.redis.queueShards;
+    // One shard: its BullMQ Worker's own concurrency is the bound, as it always was.
+    const gate = shards > 1 ? new SlotGate(config.worker.concurrency) : null;
+    if (gate) gates.push(gate);
+    return Array.from({ length: shards }, (_, shard) =>
+      consumerOf(provider, shard, gate, deps, config, slots, testProviders[provider.source]),
+    );
+  });
   // What "no worker consuming a queue" is alerted on: the sum over the fleet per queue.
   const reportConsumers = (perQueue: number) => {
     for (const { source } of providers) metrics.queueConsumers.set({ queue: QUEUE_NAMES[source] }, perQueue);
@@ -48,13 +60,68 @@ export function createLeadConsumers(
     },
     async close() {
       reportConsumers(0);
-      await Promise.all(workers.map((w) => w.close()));
+      // Every Worker marks itself closing first (synchronously), then the asks waiting for a slot end empty.
+      const closed = Promise.all(workers.map((w) => w.close()));
+      for (const gate of gates) gate.close();
+      await closed;
     },
   };
 }
 
+/**
+ * The slots of one source in this process, shared by the consumers of its shards: each BullMQ Worker runs at the
+ * source's whole concurrency, and asks Redis for a job only once it holds a slot here. A slot is held from before
+ * the ask until the job it took has been processed, or is passed on to the next job BullMQ's completion fetched in
+ * the same shard, unless another shard waits for a slot: then the completion fetches nothing and the slot goes to
+ * the shard that waited longest, so a busy shard does not keep the slots from the others.
+ *
+ * A consumer waits for a slot only while it has no job it got and has not begun to process. BullMQ's main loop fetches
+ * jobs one after the other and processes them only once it stops fetching, so one that waited holding a fetched job
+ * could wait on another doing the same, each holding the slot the other needs; it gets no job at once instead, and
+ * processes what it holds. One whose jobs are all being processed waits: they end whatever happens, and an ask that
+ * answered nothing at once would have BullMQ's loop ask again without pause.
+ */
+export class SlotGate {
+  private free: number;
+  private closed = false;
+  private readonly waiters: Array<(got: boolean) => void> = [];
+
+  constructor(slots: number) {
+    this.free = slots;
+  }
+
+  /** true with a slot; without one, false at once, or (`wait`) true once one is released (false if the gate closes) */
+  acquire(wait: boolean): Promise<boolean> {
+    if (this.closed) return Promise.resolve(false);
+    if (this.free > 0) {
+      this.free -= 1;
+      return Promise.resolve(true);
+    }
+    if (!wait) return Promise.resolve(false);
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  release(): void {
+    const next = this.waiters.shift();
+    if (next) next(true);
+    else this.free += 1;
+  }
+
+  /** another shard's ask waits for a slot */
+  get contended(): boolean {
+    return this.waiters.length > 0;
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const waiter of this.waiters.splice(0)) waiter(false);
+  }
+}
+
 function consumerOf(
   provider: LeadProvider,
+  shard: number,
+  gate: SlotGate | null,
   deps: HandlerDependencies,
   config: Config,
   slots?: Pick<IdleSlotFiller, 'started' | 'ended' | 'asking'>,
@@ -82,18 +149,18 @@ function consumerOf(
     take(job.id);
     return handle(job, token, signal);
   };
-  const consumer = createLeadConsumer(source, counted, {
+  const consumer = createLeadConsumer(source, shard, counted, {
     redis: config.redis,
     concurrency: config.worker.concurrency,
     lockMs: config.worker.lockMs,
     stalledCheckMs: config.worker.stalledCheckMs,
   });
-  countSlots(consumer as unknown as BullWorkerSteps, slots, source, free);
+  countSlots(consumer as unknown as BullWorkerSteps, slots, source, free, gate);
   consumer.on('active', (job) => take(job.id));
   // A job BullMQ fails before its processor runs (an unrecoverable attempt) frees its slot here.
   consumer.on('failed', (job) => free(job?.id));
   // BullMQ re-emits its connections' errors here: bounded like every connection's (connection-log.ts).
-  consumer.on('error', connectionLog(`consumer:${source}`).failed);
+  consumer.on('error', connectionLog(`consumer:${consumer.name}`).failed);
   // Only a report: a job's last attempt settles the job itself (process-lead-job.ts), and one whose
   // attempts ended without a settlement (PostgreSQL away) is found again by the lost-job sweep.
   consumer.on('failed', (job, error) => {
@@ -117,23 +184,45 @@ function countSlots(
   slots: Pick<IdleSlotFiller, 'asking'> | undefined,
   source: Source,
   free: (jobId: string | undefined) => void,
+  gate: SlotGate | null,
 ): void {
   const ask = worker.moveToActive.bind(worker);
   const run = worker.processJob.bind(worker);
   if (typeof ask !== 'function' || typeof run !== 'function') throw new Error('BullMQ Worker: moveToActive or processJob is gone');
+  // The tokens of the jobs being processed: an ask made while one is (BullMQ's handback of a WaitingError fetches the
+  // next job) uses that job's slot.
+  const processing = new Set<string>();
+  // Jobs this consumer got (an ask's, or the next one a completion fetched) that BullMQ has not begun to process: its
+  // main loop goes on asking before it processes them, so it may wait for a slot only while it has none of these.
+  let unprocessed = 0;
   worker.moveToActive = async (token, name) => {
+    const own = gate !== null && !processing.has(token);
+    // Without a slot, and jobs to process: no job now; BullMQ processes those, then asks again.
+    if (own && !(await gate.acquire(unprocessed === 0))) return undefined;
     const done = slots?.asking(source);
+    let job: unknown;
     try {
-      return await ask(token, name);
+      job = await ask(token, name);
+      return job;
     } finally {
       done?.();
+      if (own && job) unprocessed += 1;
+      if (own && !job) gate.release();
     }
   };
   worker.processJob = async (job, token, fetchNext) => {
+    if (gate) unprocessed -= 1;
+    processing.add(token);
+    let next: unknown;
     try {
-      return await run(job, token, fetchNext);
+      next = await run(job, token, gate ? () => fetchNext() && !gate.contended : fetchNext);
+      return next;
     } finally {
+      processing.delete(token);
       free(job.id);
+      // A job the completion fetched keeps the slot; otherwise it is free for any shard.
+      if (gate && next) unprocessed += 1;
+      if (gate && !next) gate.release();
     }
   };
 }

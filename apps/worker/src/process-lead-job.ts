@@ -83,6 +83,7 @@ export function jobResult(job: JobRecord | null | undefined): LeadJobResult | nu
     creditsCharged: job.creditsCharged,
     provider: job.provider,
     finishedAt: job.finishedAt?.toISOString() ?? null,
+    upstreamCalls: job.upstreamCalls ?? {},
   };
 }
 
@@ -212,7 +213,7 @@ async function processLeadJob<S extends Source>(
     clearTimeout(timer);
     bullSignal.removeEventListener('abort', onBullAbort);
     reporter.flush();
-    reportUpstreamCalls(job, record.source, upstreamCalls);
+    reportUpstreamCalls(record.source, upstreamCalls);
     if (settled.settlement === null) await recordRemainder(db, jobId, upstreamCalls, committedCalls, settles ? leftover : null);
   }
   if (settled.settlement) return jobResult((await announceSettlement(deps.lifecycle, settled.settlement, outcome)).settlement?.job);
@@ -223,18 +224,14 @@ async function processLeadJob<S extends Source>(
 }
 
 /**
- * What this run of the job cost upstream: the histogram by source and upstream, and a line in the
- * job's log (board and worker log, both carrying the job id). A job resumed by another worker
- * after a crash reports each run's own calls.
+ * What this run of the job cost upstream: the histogram by source and upstream, and a line in the worker's log
+ * (carrying the job id). The board shows the job's calls over all its runs in the entry's return value (jobResult),
+ * from PostgreSQL: no line in the entry's log, which was a Redis command per job (decision 048).
  */
-function reportUpstreamCalls(job: Job, source: Source, calls: ReadonlyMap<string, number>): void {
+function reportUpstreamCalls(source: Source, calls: ReadonlyMap<string, number>): void {
   if (calls.size === 0) return;
   for (const [upstream, count] of calls) metrics.upstreamCallsPerJob.observe({ source, upstream }, count);
-  const upstreamCalls = Object.fromEntries(calls);
-  logger.info('upstream calls', { upstreamCalls });
-  job
-    .log(`upstream calls: ${[...calls].map(([name, count]) => `${name}=${count}`).join(', ')}`)
-    .catch((error: Error) => logger.debug('job log not recorded', { error: error.message }));
+  logger.info('upstream calls', { upstreamCalls: Object.fromEntries(calls) });
 }
 
 /**

@@ -26,7 +26,7 @@ export async function requeueLostJobs(
   const still = await stillOpenJobs(db, sources, new Date(now - stillForMs), BATCH);
   if (still.length === 0) return [];
   const lost = [];
-  for (const job of still) if (await queue.hasNoLiveEntry(job.source, job.id)) lost.push(job);
+  for (const job of still) if (await queue.hasNoLiveEntry(job.source, { jobId: job.id, accountId: job.accountId })) lost.push(job);
   if (lost.length === 0) return [];
   const stillOpen = await openJobIds(
     db,

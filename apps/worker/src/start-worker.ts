@@ -77,7 +77,7 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
   });
   const deps: HandlerDependencies = { config, db, lifecycle };
   // Borrowed slots (decision 020): this process's slots beyond WORKER_RESERVED_SLOTS that nothing waits for take held jobs.
-  const slots = startIdleSlotFiller({ lifecycle, waiting: (source) => queues.queue(source).getWaitingCount() }, sources, {
+  const slots = startIdleSlotFiller({ lifecycle, waiting: (source) => queues.waiting(source) }, sources, {
     concurrency: config.worker.concurrency,
     reserved: config.worker.reservedSlots,
     periodMs: IDLE_SLOT_PERIOD_MS,

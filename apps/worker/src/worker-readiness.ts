@@ -36,7 +36,7 @@ export function workerReadiness(parts: WorkerParts): () => Promise<ReadinessRepo
                 // The probe first: it waits for a connection still connecting (just after start),
                 // where a read on the fail-fast connection would be refused as if Redis were away.
                 await parts.queues.probe(source);
-                await parts.queues.queue(source).getJobCounts('wait');
+                await Promise.all(parts.queues.shardsOf(source).map((queue) => queue.getJobCounts('wait')));
               }),
               ...(parts.webhooks ? [parts.webhooks.probe()] : []),
             ]),

@@ -57,9 +57,9 @@ describe('jobs whose queue entry was lost', () => {
     const lostJobs = lostJobQueue(producer);
     const racing: LostJobQueue = {
       ...lostJobs,
-      async hasNoLiveEntry(source, id) {
-        if (id === jobId) await recordSettlement(world.db, jobId, { kind: 'finished' });
-        return lostJobs.hasNoLiveEntry(source, id);
+      async hasNoLiveEntry(source, payload) {
+        if (payload.jobId === jobId) await recordSettlement(world.db, jobId, { kind: 'finished' });
+        return lostJobs.hasNoLiveEntry(source, payload);
       },
     };
     const requeued = await requeueLostJobs(world.db, racing, ['google_maps'], Date.now() - 3 * 60_000);

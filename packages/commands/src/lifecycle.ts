@@ -25,7 +25,7 @@ export interface LifecycleQueue {
   /** puts jobs PostgreSQL released in their source's queue */
   enqueueReleased(source: Source, accountId: string, jobIds: readonly string[]): Promise<void>;
   /** removes a cancelled job's waiting entry (the API and the admin CLI; a worker holds its own entry and has none) */
-  removeWaiting?(source: Source, jobId: string): Promise<boolean>;
+  removeWaiting?(source: Source, accountId: string, jobId: string): Promise<boolean>;
 }
 
 /** The one place the share and the key lifetime are read from the configuration. */

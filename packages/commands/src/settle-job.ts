@@ -60,7 +60,7 @@ export async function announceSettlement(lc: Lifecycle, settlement: Settlement, 
   const fleet = [lc.events.publishTerminal(jobId)];
   if (outcome.kind === 'cancelled') {
     fleet.push(lc.events.publishCancel(jobId));
-    if (lc.queue.removeWaiting) fleet.push(lc.queue.removeWaiting(job.source, jobId).then(() => undefined));
+    if (lc.queue.removeWaiting) fleet.push(lc.queue.removeWaiting(job.source, job.accountId, jobId).then(() => undefined));
   }
   const told = await Promise.allSettled(fleet.map((step) => answerWithin(ANNOUNCE_WITHIN_MS, step, 'Redis')));
   const failed = told.find((result): result is PromiseRejectedResult => result.status === 'rejected');

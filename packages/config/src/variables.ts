@@ -291,6 +291,11 @@ export const DECLARATION = {
         .default('leadgen'),
       'Redis key prefix, to share one Redis between deployments; a `{hash tag}` in it puts every key in one slot of a cluster',
     ),
+    queueShards: variable(
+      'QUEUE_SHARDS',
+      integer().min(1).max(64).default(1),
+      "BullMQ queues per source: an account's jobs go to one of them by a hash of its id, each with a hash tag of its own, so a Redis Cluster spreads a source's load over its nodes; workers take from all of a source's. 1: one queue per source, named as ever. Same value in every API and worker process; lowering it strands what waits in the dropped queues until the lost-job sweep enqueues it again ([decision 048](decisions/048-a-source-queue-across-redis-nodes.md))",
+    ),
   },
   http: {
     port: variable('PORT', integer().min(0).max(65535).default(3000), 'API port'),

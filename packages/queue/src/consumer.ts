@@ -1,7 +1,8 @@
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { JobStatus, Source, StopReason } from '@leadgen/domain';
 import { closeRedis, redisConnection, redisKeys, type RedisSettings } from './redis-connections';
-import { QUEUE_NAMES, type QueuePayloads } from './queue-names';
+import type { QueuePayloads } from './queue-names';
+import { shardQueueName } from './queue-shards';
 
 /** A queue entry's return value: the job's terminal object as PostgreSQL settled it (what Bull Board shows). */
 export interface LeadJobResult {
@@ -13,6 +14,8 @@ export interface LeadJobResult {
   creditsCharged: number | null;
   provider: string | null;
   finishedAt: string | null;
+  /** what the job cost upstream over all its runs, as PostgreSQL recorded it (decision 038): the board's record of it */
+  upstreamCalls: Record<string, number>;
 }
 
 /**
@@ -48,14 +51,17 @@ export interface ConsumerOptions {
   stalledCheckMs: number;
 }
 
+/** A consumer of one shard of a source's queue (queue-shards.ts; shard 0 is the source's queue of one shard). */
 export function createLeadConsumer<S extends Source>(
   source: S,
+  shard: number,
   handler: LeadJobHandler<S>,
   options: ConsumerOptions,
 ): Worker<QueuePayloads[S]> {
-  const connection = redisConnection(options.redis, 'blocking', `consumer:${source}`);
+  const name = shardQueueName(source, shard);
+  const connection = redisConnection(options.redis, 'blocking', `consumer:${name}`);
   const worker = new Worker<QueuePayloads[S]>(
-    QUEUE_NAMES[source],
+    name,
     async (job, token, signal) => {
       const result = await handler(job, token ?? '', signal ?? new AbortController().signal);
       if (result?.status === 'FAILED') throw new JobFailedError(result);
@@ -64,7 +70,7 @@ export function createLeadConsumer<S extends Source>(
     {
       // BullMQ makes its blocking connection from this one and closes only that one.
       connection,
-      prefix: redisKeys(options.redis).queuePrefix(QUEUE_NAMES[source]),
+      prefix: redisKeys(options.redis).queuePrefix(name),
       concurrency: options.concurrency,
       lockDuration: options.lockMs,
       stalledInterval: options.stalledCheckMs,

@@ -1,3 +1,4 @@
+import type { Job } from 'bullmq';
 import type { Source } from '@leadgen/domain';
 import { answerWithin } from '@leadgen/ops';
 import type { LeadQueues } from './lead-queues';
@@ -25,7 +26,8 @@ export async function enqueueReleasedJobs(queues: LeadQueues, source: Source, ac
   // much as one released at once (its release comes from a worker), so it answers 503 alike.
   if (queues.connection.status !== 'ready') throw new Error(`redis connection is ${queues.connection.status}`);
   if (jobIds.length === 0) return;
-  const queue = queues.queue(source);
+  // One account's jobs share a shard (queue-shards.ts): one round trip, in one slot.
+  const queue = queues.queue(source, accountId);
   // One job (the common case: a creation, a settlement's next) is one script call; addBulk wraps its calls in
   // MULTI/EXEC, two commands more.
   const added: Promise<unknown> =
@@ -37,9 +39,25 @@ export async function enqueueReleasedJobs(queues: LeadQueues, source: Source, ac
 
 const WAITING_STATES = new Set(['waiting', 'delayed', 'prioritized', 'paused', 'waiting-children']);
 
+/**
+ * The entry of a job in its source's queue: in its account's shard, else (the shards were more or fewer when it was
+ * enqueued) in another shard still consumed. Undefined when none has it.
+ */
+export async function findEntry(queues: LeadQueues, source: Source, accountId: string, jobId: string): Promise<Job | undefined> {
+  const own = queues.queue(source, accountId);
+  const found = await own.getJob(jobId);
+  if (found || queues.shards === 1) return found;
+  for (const queue of queues.shardsOf(source)) {
+    if (queue === own) continue;
+    const entry = await queue.getJob(jobId);
+    if (entry) return entry;
+  }
+  return undefined;
+}
+
 /** Removes a job that no worker has taken yet (a cancel); true when it was removed. */
-export async function removeWaitingJob(queues: LeadQueues, source: Source, jobId: string): Promise<boolean> {
-  const job = await queues.queue(source).getJob(jobId);
+export async function removeWaitingJob(queues: LeadQueues, source: Source, accountId: string, jobId: string): Promise<boolean> {
+  const job = await findEntry(queues, source, accountId, jobId);
   if (!job) return false;
   // Only an entry no worker has taken: one a worker finished meanwhile is the board's record of the job and
   // stays. An entry taken after this check is locked, and remove() refuses a locked one: that worker stops

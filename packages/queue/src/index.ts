@@ -1,8 +1,9 @@
 export * from './queue-names';
+export * from './queue-shards';
 export * from './job-producer';
 export * from './lead-queues';
 export * from './lost-job-requeue';
-export { enqueueReleasedJobs } from './enqueue';
+export { enqueueReleasedJobs, findEntry } from './enqueue';
 export * from './periodic-task-claim';
 export * from './job-events';
 export * from './consumer';

@@ -12,7 +12,7 @@ export interface JobProducer extends LeadQueues, JobEventPublisher {
   /** adds jobs PostgreSQL released (decision 020), all of one account and source, in one round trip */
   enqueueReleased(source: Source, accountId: string, jobIds: readonly string[]): Promise<void>;
   /** removes a job that no worker holds yet; true when it was removed */
-  removeWaiting(source: Source, jobId: string): Promise<boolean>;
+  removeWaiting(source: Source, accountId: string, jobId: string): Promise<boolean>;
 }
 
 export function createJobProducer(settings: RedisSettings): JobProducer {
@@ -21,6 +21,6 @@ export function createJobProducer(settings: RedisSettings): JobProducer {
     ...queues,
     ...jobEventPublisher(queues.connection, queues.keys),
     enqueueReleased: (source, accountId, jobIds) => enqueueReleasedJobs(queues, source, accountId, jobIds),
-    removeWaiting: (source, jobId) => removeWaitingJob(queues, source, jobId),
+    removeWaiting: (source, accountId, jobId) => removeWaitingJob(queues, source, accountId, jobId),
   };
 }

@@ -27,6 +27,8 @@ export interface RedisSettings {
   tlsKey: string | null;
   tlsServername: string | null;
   queuePrefix: string;
+  /** QUEUE_SHARDS: BullMQ queues per source (queue-shards.ts) */
+  queueShards: number;
 }
 
 export type RedisTopology = 'single' | 'cluster' | 'sentinel';

@@ -20,7 +20,7 @@ describe('removeWaiting', () => {
   it('when the entry is still waiting, then it is removed', async () => {
     const job = payload();
     await producer.enqueueReleased('shopify', job.accountId, [job.jobId]);
-    expect(await producer.removeWaiting('shopify', job.jobId)).toBe(true);
+    expect(await producer.removeWaiting('shopify', job.accountId, job.jobId)).toBe(true);
     expect(await producer.queue('shopify').getJob(job.jobId)).toBeUndefined();
   });
 
@@ -34,7 +34,7 @@ describe('removeWaiting', () => {
     } finally {
       await worker.close();
     }
-    expect(await producer.removeWaiting('linkedin', job.jobId)).toBe(false);
+    expect(await producer.removeWaiting('linkedin', job.accountId, job.jobId)).toBe(false);
     const entry = await producer.queue('linkedin').getJob(job.jobId);
     expect(await entry?.getState()).toBe('completed');
   });
