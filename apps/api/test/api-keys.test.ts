@@ -86,6 +86,24 @@ describe('live keys kept in memory for AUTH_CACHE_MS', () => {
     expect((await world.http.get('/api/v1/account').set(key.auth)).status).toBe(401);
   });
 
+  it('when twenty requests of a key not in memory come at once, then PostgreSQL is asked about it once and all are served', async () => {
+    const account = await buildAccount(world.db, { credits: 0 });
+    const unknown = `lg_live_${'x'.repeat(40)}`;
+    const query = jest.spyOn(world.api.deps.db.sql, 'query');
+    try {
+      const answers = await Promise.all([
+        ...Array.from({ length: 20 }, () => world.http.get('/api/v1/account').set(account.auth)),
+        ...Array.from({ length: 5 }, () => world.http.get('/api/v1/account').set({ Authorization: `Bearer ${unknown}` })),
+      ]);
+      expect(answers.map((a) => a.status)).toEqual([...Array<number>(20).fill(200), ...Array<number>(5).fill(401)]);
+      const reads = query.mock.calls.map((call) => String(call[0])).filter((text) => text.includes('authenticate_api_key('));
+      // one for the live key, one for the unknown one (each once, however many of its requests were waiting)
+      expect(reads).toHaveLength(2);
+    } finally {
+      query.mockRestore();
+    }
+  });
+
   it('when a known key is used again within AUTH_CACHE_MS, then no query is made for it', async () => {
     const account = await buildAccount(world.db, { credits: 0 });
     expect((await world.http.get('/api/v1/account').set(account.auth)).status).toBe(200);

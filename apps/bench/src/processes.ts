@@ -99,7 +99,10 @@ export class BenchProcess {
 
 /** `node --require count-sql.cjs --import tsx <entry>`, cwd the repository root. */
 export function startProcess(name: string, entry: string, env: NodeJS.ProcessEnv, count: Array<'pg' | 'ioredis'>): BenchProcess {
-  const child = spawn(process.execPath, ['--require', COUNTER, '--import', 'tsx', path.join(ROOT, entry)], {
+  // BENCH_CPU_PROF=<dir>: each process writes a V8 CPU profile there when it exits (node refuses
+  // --cpu-prof in NODE_OPTIONS, so it is passed here).
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(process.env.BENCH_CPU_PROF)] : [];
+  const child = spawn(process.execPath, [...profile, '--require', COUNTER, '--import', 'tsx', path.join(ROOT, entry)], {
     cwd: ROOT,
     env: { ...env, BENCH_COUNT: count.join(',') },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],

@@ -121,6 +121,22 @@ export function keyAuthenticator(db: Database, options: { cacheMs: number; throt
     return found;
   };
 
+  /*
+   * One lookup per key hash at a time: a request that misses the memory while another request's lookup of the same
+   * key is under way waits for that one, instead of its own window check, query and give-back. Under load the
+   * lookup waits for a pool connection behind the hot path's statements, and every request of the key that came
+   * meanwhile asked PostgreSQL again (issue 32: 0.9 lookups per sync generate at c=50 on a loaded box, each with
+   * two Redis scripts). Only the lookup is shared, never a window's 429, which is the asking address's own.
+   */
+  const lookups = new Map<string, Promise<KeyAuthentication>>();
+  const sharedRead = (keyHash: string): Promise<KeyAuthentication> => {
+    const pending = lookups.get(keyHash);
+    if (pending) return pending;
+    const lookup = readKey(keyHash).finally(() => lookups.delete(keyHash));
+    lookups.set(keyHash, lookup);
+    return lookup;
+  };
+
   const use = (res: Response, keyHash: string, found: KeyAuthentication): void => {
     res.locals.account = found.account;
     res.locals.keyCheck = {
@@ -146,14 +162,18 @@ export function keyAuthenticator(db: Database, options: { cacheMs: number; throt
       }
       if (!found) {
         if (unknown.has(keyHash)) throw errors.unauthorized('The API key is unknown, revoked or expired');
-        const window = await admit(req);
-        if (window && !window.admission.admitted && !(await throttle!.directory.mayBeLive(keyHash))) {
-          metrics.rateLimited.inc({ limit: 'unknown_key' });
-          throw errors.rateLimited(Math.max(1, window.admission.ttlSeconds));
+        const pending = lookups.get(keyHash);
+        if (pending) found = await pending;
+        else {
+          const window = await admit(req);
+          if (window && !window.admission.admitted && !(await throttle!.directory.mayBeLive(keyHash))) {
+            metrics.rateLimited.inc({ limit: 'unknown_key' });
+            throw errors.rateLimited(Math.max(1, window.admission.ttlSeconds));
+          }
+          found = await sharedRead(keyHash);
+          // Only an admitted lookup was counted; one let through over the limit had nothing to give back.
+          if (window?.admission.admitted) await giveBackToWindow(throttle!.redis, window.key).catch(() => undefined);
         }
-        found = await readKey(keyHash);
-        // Only an admitted lookup was counted; one let through over the limit had nothing to give back.
-        if (window?.admission.admitted) await giveBackToWindow(throttle!.redis, window.key).catch(() => undefined);
       }
       use(res, keyHash, found);
       withLogContext({ accountId: found.account.id }, next);
