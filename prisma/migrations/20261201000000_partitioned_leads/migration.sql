@@ -94,15 +94,17 @@ BEGIN
   -- its transaction, puts it on the parent, where deletions are made.
   DROP TRIGGER IF EXISTS "leads_raise_erasure_epoch" ON "leads_legacy";
 
-  -- The weeks after the cutover, so leads of jobs created after it have a partition before any worker runs the
-  -- maintenance that creates the next ones (ensure_lead_partitions, lead_partitions.sql, which does the same).
-  FOR i IN 0..1 LOOP
-    v_week := v_cutover + make_interval(days => 7 * i);
+  -- The weeks from the cutover to two weeks from now (two, unless the first section ran long before this one), so
+  -- leads of jobs created after it have a partition before any worker runs the maintenance that creates the next
+  -- ones (ensure_lead_partitions.sql, which makes them the same way).
+  v_week := v_cutover;
+  WHILE v_week < GREATEST(v_cutover + interval '14 days', now() + interval '14 days') LOOP
     v_name := 'leads_' || to_char(v_week AT TIME ZONE 'UTC', 'YYYYMMDD');
     EXECUTE format('CREATE TABLE %I (LIKE "leads" INCLUDING DEFAULTS)', v_name);
     EXECUTE format('ALTER TABLE %I ADD CONSTRAINT %I PRIMARY KEY ("id"), ADD CONSTRAINT %I UNIQUE ("job_id", "dedup_key"), ADD CONSTRAINT %I UNIQUE ("job_id", "position")',
       v_name, v_name || '_pkey', v_name || '_job_id_dedup_key_key', v_name || '_job_id_position_key');
     EXECUTE format('ALTER TABLE "leads" ATTACH PARTITION %I FOR VALUES FROM (%L) TO (%L)', v_name, v_week, v_week + interval '7 days');
+    v_week := v_week + interval '7 days';
   END LOOP;
 END
 $$;
