@@ -10,7 +10,7 @@
 --   writes go on) and SHARE ROW EXCLUSIVE on jobs (the foreign key; it waits for writes to jobs, milliseconds), with
 --   a lock_timeout of 2 s so it never queues the hot path behind a long transaction for long: it fails, and the next
 --   run tries again (p_weeks_ahead leaves weeks of margin).
--- Guarantees: idempotent; returns the partitions it created.
+-- Guarantees: idempotent; each partition it creates has the privileges leads has; returns the partitions it created.
 
 CREATE OR REPLACE FUNCTION "ensure_lead_partitions"(p_weeks_ahead INTEGER)
 RETURNS SETOF TEXT
@@ -19,6 +19,7 @@ DECLARE
   v_this_week TIMESTAMPTZ := date_trunc('week', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC';
   v_week TIMESTAMPTZ;
   v_name TEXT;
+  v_grant RECORD;
 BEGIN
   PERFORM set_config('lock_timeout', '2s', true);
   FOR i IN 0..GREATEST(p_weeks_ahead, 0) LOOP
@@ -32,6 +33,15 @@ BEGIN
     EXECUTE format('ALTER TABLE %I ADD CONSTRAINT %I PRIMARY KEY ("id"), ADD CONSTRAINT %I UNIQUE ("job_id", "dedup_key"), ADD CONSTRAINT %I UNIQUE ("job_id", "position")',
       v_name, v_name || '_pkey', v_name || '_job_id_dedup_key_key', v_name || '_job_id_position_key');
     EXECUTE format('ALTER TABLE "leads" ATTACH PARTITION %I FOR VALUES FROM (%L) TO (%L)', v_name, v_week, v_week + interval '7 days');
+    -- What leads grants, the partition grants (grant_runtime_role's, made after a migration, covers only the
+    -- partitions there were): the service reads through the parent, but pg_dump as the runtime role reads each one.
+    FOR v_grant IN
+      SELECT a.privilege_type, a.grantee FROM pg_class c, aclexplode(c.relacl) a
+      WHERE c.oid = 'public.leads'::regclass AND a.grantee <> c.relowner
+    LOOP
+      EXECUTE format('GRANT %s ON %I TO %s', v_grant.privilege_type, v_name,
+        CASE WHEN v_grant.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(pg_get_userbyid(v_grant.grantee)) END);
+    END LOOP;
     RETURN NEXT v_name;
   END LOOP;
 END
