@@ -25,6 +25,9 @@
 --   full, a child that delivered something has its requested_count lowered to what it delivered (it is complete:
 --   the batch needed no more of it), and every child's o_requested_count says how many it may deliver, so its
 --   worker stops asking its upstream. Other batches and jobs never take that lock.
+-- - each lead carries its job's created_at, the key leads are partitioned by (decision 046): all of a job's leads
+--   are in one partition, whose unique indexes make each key and position once per job. Each look-up names the
+--   key, so it reads that partition only (and leads_legacy's -infinity, where leads stored before partitioning are).
 -- Called by: packages/db/src/page-commit.ts (commitPage), and commit_slice.
 -- Locks: the jobs row (FOR UPDATE), then (a child of a batch with max_results) the batches row, then
 --   batch_deliveries keys it claims (a batch's child), then account_deliveries keys it claims. settle_job and
@@ -53,9 +56,10 @@ DECLARE
   v_listed BOOLEAN;
   v_capped BOOLEAN := false;
   v_room INTEGER;
+  v_job_created_at TIMESTAMPTZ;
 BEGIN
-  SELECT j."account_id", j."source", COALESCE((j."request"->>'excludeDelivered')::BOOLEAN, false), j."requested_count", j."delivered_count", j."batch_id"
-  INTO v_account_id, v_source, v_exclude, v_requested, v_delivered, v_batch_id
+  SELECT j."account_id", j."source", COALESCE((j."request"->>'excludeDelivered')::BOOLEAN, false), j."requested_count", j."delivered_count", j."batch_id", j."created_at"
+  INTO v_account_id, v_source, v_exclude, v_requested, v_delivered, v_batch_id, v_job_created_at
   FROM "jobs" j
   WHERE j."id" = p_job_id AND j."status" IN ('queued', 'running')
   FOR UPDATE;
@@ -86,7 +90,7 @@ BEGIN
     EXECUTE $q$
     SELECT COALESCE(array_agg(DISTINCT p.item->>'k'), '{}')
     FROM jsonb_array_elements($1) AS p(item)
-    WHERE NOT EXISTS (SELECT 1 FROM "leads" l WHERE l."job_id" = $2 AND l."dedup_key" = p.item->>'k')
+    WHERE NOT EXISTS (SELECT 1 FROM "leads" l WHERE l."job_id" = $2 AND l."job_created_at" IN ('-infinity', $4) AND l."dedup_key" = p.item->>'k')
       -- Two joins, each an index probe per value. Not one EXISTS with an OR inside: the planner may hash
       -- the whole list for that (an account's 100,000 entries per page commit).
       AND (
@@ -99,7 +103,7 @@ BEGIN
           JOIN "global_suppressions" g ON g."kind" = (x.entry->>'t')::"SuppressionKind" AND g."value" = x.entry->>'v'
         )
       )$q$
-    INTO v_suppressed USING p_items, p_job_id, v_account_id;
+    INTO v_suppressed USING p_items, p_job_id, v_account_id, v_job_created_at;
   END IF;
 
   IF v_batch_id IS NOT NULL THEN
@@ -108,7 +112,7 @@ BEGIN
     WITH candidates AS (
       SELECT DISTINCT p.item->>'k' AS dedup_key, encode(sha256(convert_to(p.item->>'k', 'UTF8')), 'hex') AS digest
       FROM jsonb_array_elements(p_items) AS p(item)
-      WHERE NOT EXISTS (SELECT 1 FROM "leads" l WHERE l."job_id" = p_job_id AND l."dedup_key" = p.item->>'k')
+      WHERE NOT EXISTS (SELECT 1 FROM "leads" l WHERE l."job_id" = p_job_id AND l."job_created_at" IN ('-infinity', v_job_created_at) AND l."dedup_key" = p.item->>'k')
         AND NOT (p.item->>'k' = ANY(v_suppressed))
     ), claimed AS (
       INSERT INTO "batch_deliveries" ("batch_id", "source", "dedup_key", "job_id")
@@ -129,14 +133,14 @@ BEGIN
     WITH page AS (
       SELECT DISTINCT ON (p.item->>'k') p.item->>'k' AS dedup_key, p.item->'d' AS data, p.ord
       FROM jsonb_array_elements(p_items) WITH ORDINALITY AS p(item, ord)
-      WHERE NOT EXISTS (SELECT 1 FROM "leads" l WHERE l."job_id" = p_job_id AND l."dedup_key" = p.item->>'k')
+      WHERE NOT EXISTS (SELECT 1 FROM "leads" l WHERE l."job_id" = p_job_id AND l."job_created_at" IN ('-infinity', v_job_created_at) AND l."dedup_key" = p.item->>'k')
         AND NOT (p.item->>'k' = ANY(v_suppressed))
       ORDER BY p.item->>'k', p.ord
     ), fresh AS (
       SELECT page.dedup_key, page.data, row_number() OVER (ORDER BY page.ord) - 1 AS n FROM page
     ), inserted AS (
-      INSERT INTO "leads" ("job_id", "position", "dedup_key", "data")
-      SELECT p_job_id, v_delivered + fresh.n, fresh.dedup_key, fresh.data FROM fresh WHERE fresh.n < v_requested - v_delivered
+      INSERT INTO "leads" ("job_id", "job_created_at", "position", "dedup_key", "data")
+      SELECT p_job_id, v_job_created_at, v_delivered + fresh.n, fresh.dedup_key, fresh.data FROM fresh WHERE fresh.n < v_requested - v_delivered
       RETURNING "dedup_key"
     ), remembered AS (
       INSERT INTO "account_deliveries" ("account_id", "source", "dedup_key", "job_id")
@@ -150,7 +154,7 @@ BEGIN
       SELECT q.dedup_key, q.data FROM (
         SELECT DISTINCT ON (p.item->>'k') p.item->>'k' AS dedup_key, p.item->'d' AS data, p.ord
         FROM jsonb_array_elements(p_items) WITH ORDINALITY AS p(item, ord)
-        WHERE NOT EXISTS (SELECT 1 FROM "leads" l WHERE l."job_id" = p_job_id AND l."dedup_key" = p.item->>'k')
+        WHERE NOT EXISTS (SELECT 1 FROM "leads" l WHERE l."job_id" = p_job_id AND l."job_created_at" IN ('-infinity', v_job_created_at) AND l."dedup_key" = p.item->>'k')
           AND NOT (p.item->>'k' = ANY(v_suppressed))
         ORDER BY p.item->>'k', p.ord
       ) q ORDER BY q.ord
@@ -163,7 +167,8 @@ BEGIN
       IF v_claimed = 0 THEN
         v_skipped := v_skipped + 1;
       ELSE
-        INSERT INTO "leads" ("job_id", "position", "dedup_key", "data") VALUES (p_job_id, v_delivered + v_added, v_item.dedup_key, v_item.data);
+        INSERT INTO "leads" ("job_id", "job_created_at", "position", "dedup_key", "data")
+        VALUES (p_job_id, v_job_created_at, v_delivered + v_added, v_item.dedup_key, v_item.data);
         v_added := v_added + 1;
       END IF;
     END LOOP;
@@ -175,7 +180,7 @@ BEGIN
     -- of them on every page, a cost growing with the batch.
     FOR v_digest IN
       SELECT encode(sha256(convert_to(k.dedup_key, 'UTF8')), 'hex') FROM unnest(v_batch_claimed) AS k(dedup_key)
-      WHERE NOT EXISTS (SELECT 1 FROM "leads" l WHERE l."job_id" = p_job_id AND l."dedup_key" = k.dedup_key)
+      WHERE NOT EXISTS (SELECT 1 FROM "leads" l WHERE l."job_id" = p_job_id AND l."job_created_at" IN ('-infinity', v_job_created_at) AND l."dedup_key" = k.dedup_key)
     LOOP
       DELETE FROM "batch_deliveries" d
       WHERE d."batch_id" = v_batch_id AND d."source" = v_source AND d."dedup_key" = v_digest AND d."job_id" = p_job_id;

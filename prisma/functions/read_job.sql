@@ -15,7 +15,8 @@ BEGIN
   IF v_job."status" IN ('queued', 'running') THEN
     RETURN QUERY SELECT v_job, NULL::TEXT;
   ELSE
-    RETURN QUERY SELECT v_job, (SELECT COALESCE(json_agg(l."data" ORDER BY l."position"), '[]')::TEXT FROM "leads" l WHERE l."job_id" = p_job_id);
+    RETURN QUERY SELECT v_job, (SELECT COALESCE(json_agg(l."data" ORDER BY l."position"), '[]')::TEXT FROM "leads" l
+      WHERE l."job_id" = p_job_id AND l."job_created_at" IN ('-infinity', v_job."created_at"));
   END IF;
 END
 $$;

@@ -61,7 +61,8 @@ describe('exports rendered by PostgreSQL', () => {
     const { accountId } = await buildAccount(db, { credits: 0 });
     const [jobId] = await buildDeliveredJobs(db, accountId, 1, 0);
     await db.sql.query(
-      `INSERT INTO leads (job_id, position, dedup_key, data) SELECT $1, p - 1, 'k' || p, d FROM unnest($2::jsonb[]) WITH ORDINALITY AS x(d, p)`,
+      `INSERT INTO leads (job_id, job_created_at, position, dedup_key, data)
+       SELECT $1, (SELECT created_at FROM jobs WHERE id = $1), p - 1, 'k' || p, d FROM unnest($2::jsonb[]) WITH ORDINALITY AS x(d, p)`,
       [jobId, LEADS.map((l) => JSON.stringify(l))],
     );
     const rows = (await pageResultSet(db, accountId, 'job', jobId!, -1, 100))!.leads;

@@ -2,11 +2,14 @@
 // account alone and again beside a big one (a customer's year: 1,000,000 leads over 40,000 jobs, 200,000 suppressions,
 // 100,000 webhook deliveries; --quick a twentieth), as ratios big/small: a small account's deletion, a subject's erasure
 // (its search, through the index of contact keys), and GET /suppressions of a short list and of the big one. Then the big
-// account's own deletion: its batches' longest statement (what any lock is held for) and its last statement.
+// account's own deletion: its batches' longest statement (what any lock is held for) and its last statement. Last,
+// retention by whole partitions (decision 046): a fifth of the big account's leads written again, their jobs past a
+// 30-day retention, expired at a time past their partition's bound: the leads tree's bytes before and after, beside
+// the dropped partitions' own bytes (what a drop frees; the row-by-row DELETE it replaces freed none, issue 39).
 // The volume is written by PostgreSQL itself (INSERT … SELECT over generate_series), not through the API, then vacuumed
 // as autovacuum would after such a load (a GIN index's pending list, up to 4 MB, otherwise costs every search a few ms).
 import { performance } from 'node:perf_hooks';
-import { createDatabase, deleteAccount, eraseSubject, subjectHolders, type Database } from '@leadgen/db';
+import { createDatabase, deleteAccount, eraseSubject, expireLeads, subjectHolders, type Database } from '@leadgen/db';
 import { createBenchAccount } from './database';
 import type { HttpClient } from './load';
 import { fmt, median } from './report';
@@ -38,6 +41,7 @@ export interface VolumeRun {
   bigDeletion: { ms: number; statements: number; longestMs: number; lastMs: number; leads: number } | null;
   /** the erasure's candidate search, as PostgreSQL plans it at the big volume */
   erasurePlan: string;
+  retention: { leads: number; ms: number; partitions: number; beforeBytes: number; afterBytes: number; droppedBytes: number } | null;
   problems: string[];
 }
 
@@ -46,26 +50,28 @@ export async function seedAccount(db: Database, accountId: string, shape: Volume
   const jobs = Math.ceil(shape.leads / shape.leadsPerJob);
   // Ids of the service's shape (job_ + 24 of [0-9a-z]), so the API answers for them: the tag, padded, then the number.
   const prefix = tag.padEnd(15, 'v');
+  // The jobs' creation times, which their leads carry as the key leads are partitioned by (decision 046).
+  const since = new Date(Date.now() - 300 * 86_400_000);
   await db.sql.query(
     `INSERT INTO jobs (id, account_id, result_set_id, source, status, request, requested_count, delivered_count, provider,
                        credits_reserved, credits_charged, created_at, started_at, finished_at)
      SELECT 'job_' || $4 || lpad(g::text, 9, '0'), $1, 'rs_' || $4 || lpad(g::text, 9, '0'), 'google_maps', 'COMPLETE',
             '{"source":"google_maps","category":"dentist","state":"US","maxResults":25}'::jsonb, $3, $3, 'sandbox', $3, $3,
-            now() - interval '300 days' + g * interval '10 minutes', now(), now()
+            $5::timestamptz + g * interval '10 minutes', now(), now()
      FROM generate_series(1, $2::int) g`,
-    [accountId, jobs, shape.leadsPerJob, prefix],
+    [accountId, jobs, shape.leadsPerJob, prefix, since],
   );
   // Each lead with its own email, phone, website and profile, as a page commit would have stored it.
   await db.sql.query(
-    `INSERT INTO leads (job_id, position, dedup_key, data)
-     SELECT 'job_' || $4 || lpad(j::text, 9, '0'), p, 'place-' || j || '-' || p, jsonb_build_object(
+    `INSERT INTO leads (job_id, job_created_at, position, dedup_key, data)
+     SELECT 'job_' || $4 || lpad(j::text, 9, '0'), $5::timestamptz + j * interval '10 minutes', p, 'place-' || j || '-' || p, jsonb_build_object(
        'source', 'google_maps', 'businessName', 'Studio ' || j || '-' || p,
        'email', 'info' || p || '@studio' || $2 || j || '.example', 'phone', '+1 512-' || lpad((j % 1000)::text, 3, '0') || '-' || lpad(p::text, 4, '0'),
        'website', 'https://www.studio' || $2 || j || '.example/contact', 'address', p || ' Congress Ave, Austin, TX 78701',
        'reviewScore', 4.5, 'categories', jsonb_build_array('dentist'),
        'socialProfiles', jsonb_build_object('facebook', null, 'instagram', null, 'linkedin', 'https://www.linkedin.com/in/p-' || $2 || j || '-' || p))
      FROM generate_series(1, $1::int) j, generate_series(0, $3::int - 1) p`,
-    [jobs, tag, shape.leadsPerJob, prefix],
+    [jobs, tag, shape.leadsPerJob, prefix, since],
   );
   await db.sql.query(
     `INSERT INTO account_deliveries (account_id, source, dedup_key, job_id)
@@ -179,7 +185,7 @@ export async function measureDataVolume(options: {
       [['e:nobody@absent.example']],
     );
     const erasurePlan = plan.rows.map((r) => r['QUERY PLAN'].trim()).join(' / ');
-    if (!erasurePlan.includes('leads_contact_keys_v1_idx')) problems.push(`the erasure's search does not use the index: ${erasurePlan}`);
+    if (!erasurePlan.includes('contact_keys')) problems.push(`the erasure's search does not use the index: ${erasurePlan}`);
 
     // The big account's own deletion, each statement timed: the batches' longest bounds any lock it holds.
     const statements: number[] = [];
@@ -207,9 +213,15 @@ export async function measureDataVolume(options: {
     } finally {
       (db.sql as unknown as { query: unknown }).query = query;
     }
+    const retention = await measureRetention(
+      db,
+      await account({ leads: Math.round(big.leads / 5), leadsPerJob: 25, suppressions: 0, webhookDeliveries: 0 }),
+      problems,
+    );
     return {
       big,
       seedMs,
+      retention,
       figures: [
         { what: 'GET /suppressions, 1,000 entries → the big list', small: before.page, big: bigPage },
         { what: 'GET /suppressions, 1,000 entries, small db → big db', small: before.page, big: after.page },
@@ -225,6 +237,25 @@ export async function measureDataVolume(options: {
   } finally {
     await db.$disconnect();
   }
+}
+
+const TREE_BYTES = `SELECT sum(pg_total_relation_size(relid))::bigint AS bytes FROM pg_partition_tree('leads')`;
+
+/** Retention of an account's leads, all past the window: expireLeads at a time past their partition's upper bound. */
+async function measureRetention(db: Database, account: { accountId: string }, problems: string[]): Promise<VolumeRun['retention']> {
+  await db.sql.query(`UPDATE jobs SET finished_at = created_at + interval '1 hour' WHERE account_id = $1`, [account.accountId]);
+  await db.sql.query('VACUUM ANALYZE leads');
+  const { rows: bounds } = await db.sql.query<{ o_partition: string; o_upper: Date; bytes: string }>(
+    'SELECT b.*, pg_total_relation_size(b.o_partition::regclass)::bigint AS bytes FROM lead_partition_bounds() b',
+  );
+  const upper = Math.max(...bounds.filter((b) => b.o_partition === 'leads_legacy').map((b) => b.o_upper.getTime()));
+  const beforeBytes = Number((await db.sql.query<{ bytes: string }>(TREE_BYTES)).rows[0]!.bytes);
+  const [ms, report] = await timed(() => expireLeads(db, 30, { now: new Date(upper + 31 * 86_400_000) }));
+  const afterBytes = Number((await db.sql.query<{ bytes: string }>(TREE_BYTES)).rows[0]!.bytes);
+  const droppedBytes = bounds.filter((b) => report.partitions.includes(b.o_partition)).reduce((n, b) => n + Number(b.bytes), 0);
+  if (!report.partitions.includes('leads_legacy'))
+    problems.push(`retention dropped no partition holding the leads: ${report.partitions.join(', ')}`);
+  return { leads: report.leads, ms, partitions: report.partitions.length, beforeBytes, afterBytes, droppedBytes };
 }
 
 export function volumeLines(run: VolumeRun): string[] {
@@ -244,6 +275,15 @@ export function volumeLines(run: VolumeRun): string[] {
       '',
       `  the big account deleted: ${secs(d.ms)} for ${d.leads.toLocaleString('en')} leads (${((d.leads / d.ms) * 1000).toLocaleString('en', { maximumFractionDigits: 0 })} leads/s) in ${d.statements} statements;`,
       `  longest batch ${fmt.ms(d.longestMs)} (target: no lock held for seconds, < 1 s), the last one (delete_account: the account row, its ledger) ${fmt.ms(d.lastMs)}`,
+    );
+  }
+  if (run.retention) {
+    const r = run.retention;
+    const mb = (bytes: number) => `${(bytes / 1_048_576).toFixed(1)} MB`;
+    lines.push(
+      '',
+      `  retention by partitions: ${r.leads.toLocaleString('en')} leads expired in ${fmt.ms(r.ms)} (${r.partitions} partitions dropped); leads tree ${mb(r.beforeBytes)} → ${mb(r.afterBytes)}:`,
+      `  freed ${mb(r.beforeBytes - r.afterBytes)}, beside the dropped partitions' own ${mb(r.droppedBytes)} (the floor a drop frees; the row-by-row DELETE freed 0)`,
     );
   }
   lines.push(`  erasure's search at the big volume: ${run.erasurePlan}`);

@@ -1,4 +1,4 @@
-import { expireLeads, type Database } from '@leadgen/db';
+import { ensureLeadPartitions, expireLeads, type Database } from '@leadgen/db';
 import { logger } from '@leadgen/logger';
 import { claimPeriodicTask, type JobEventPublisher, type LeadQueues } from '@leadgen/queue';
 import { startPeriodicSweep, type PeriodicSweep } from './periodic-sweep';
@@ -7,9 +7,11 @@ import { startPeriodicSweep, type PeriodicSweep } from './periodic-sweep';
 export const LEAD_RETENTION_SWEEP_MS = 3_600_000;
 
 /**
- * Deletes, once per period fleet-wide, the leads of jobs that finished more than `days` ago (expireLeads),
- * and names each emptied job on the leads-erased channel so API processes drop the finished bodies they keep.
- * A job's leads then answer 410 leads_expired. Nothing runs when `days` is null (keep leads as long as jobs).
+ * Once per period fleet-wide: creates the weekly partitions of leads for the weeks ahead (ensureLeadPartitions,
+ * whatever the retention: a job's leads need a partition to go to), then deletes the leads of jobs that finished
+ * more than `days` ago (expireLeads: whole partitions dropped, the rest in batches), and names each emptied job on
+ * the leads-erased channel so API processes drop the finished bodies they keep. A job's leads then answer 410
+ * leads_expired. No lead is deleted when `days` is null (keep leads as long as jobs).
  */
 export function startLeadRetentionSweep(
   db: Database,
@@ -18,9 +20,13 @@ export function startLeadRetentionSweep(
   retention: { days: number | null; periodMs?: number },
 ): PeriodicSweep {
   const { days, periodMs = LEAD_RETENTION_SWEEP_MS } = retention;
-  if (days === null) return { stop: async () => undefined };
   return startPeriodicSweep('lead retention sweep', periodMs, async () => {
-    if (!(await claimPeriodicTask(queues.connection, queues.keys, 'lead-retention', periodMs))) return;
+    // Two claims: the partitions ahead are every fleet's (whatever its retention), the deletions only a retaining one's.
+    if (await claimPeriodicTask(queues.connection, queues.keys, 'lead-partitions', periodMs)) {
+      const created = await ensureLeadPartitions(db);
+      if (created.length > 0) logger.info('lead partitions created', { partitions: created });
+    }
+    if (days === null || !(await claimPeriodicTask(queues.connection, queues.keys, 'lead-retention', periodMs))) return;
     const report = await expireLeads(db, days, {
       onExpired: async (jobIds) => {
         // A lost message leaves an API process serving a kept body until it restarts: logged, not fatal to the sweep.
@@ -28,6 +34,8 @@ export function startLeadRetentionSweep(
         if (told.some((t) => t.status === 'rejected')) logger.warn('lead retention: API processes not told of some emptied jobs');
       },
     });
+    if (report.lockTimedOut)
+      logger.warn('lead retention: a partition due could not be dropped this run (lock timeout); the next run tries again');
     if (report.jobs > 0) logger.info('lead retention sweep deleted expired leads', { days, ...report });
   });
 }

@@ -13,6 +13,7 @@ export {
   ensureDatabase,
   dropDatabase,
   readMigrations,
+  onlineSteps,
   MIGRATIONS_DIR,
   runtimeRoleOf,
   scramVerifier,

@@ -55,7 +55,7 @@ export function copyAccountLeads(
   return copyChunk(
     db,
     `SELECT ${lineOf(format)}, ${iso('j.created_at')}, j.id, l.position
-     FROM jobs j JOIN leads l ON l.job_id = j.id
+     FROM jobs j JOIN leads l ON l.job_id = j.id AND l.job_created_at IN ('-infinity', j.created_at)
      WHERE j.account_id = ${literal(accountId)}
        ${filter.source ? `AND j.source::text = ${literal(filter.source)}` : ''}
        ${filter.jobId ? `AND j.id = ${literal(filter.jobId)}` : ''}
@@ -80,7 +80,7 @@ export function copyResultSetLeads(
   return copyChunk(
     db,
     `SELECT ${lineOf(format)}, ${iso('j.created_at')}, j.id, l.position
-     FROM jobs j JOIN leads l ON l.job_id = j.id
+     FROM jobs j JOIN leads l ON l.job_id = j.id AND l.job_created_at IN ('-infinity', j.created_at)
      WHERE j.${by === 'job' ? 'id' : 'result_set_id'} = ${literal(id)} AND j.account_id = ${literal(accountId)}
        AND l.position > ${integer(after)}
      ORDER BY l.position

@@ -40,13 +40,15 @@ export interface ResultSetPage {
 }
 
 // One statement: the job (so an unknown or foreign one is told from an empty page) and up to $4 of its
-// leads after position $3, through the unique index leads(job_id, position).
+// leads after position $3, through the unique index leads(job_id, position) of the job's partition (its created_at
+// names it, and leads_legacy's -infinity those stored before partitioning: decision 046).
 const resultSetPage = (by: 'id' | 'result_set_id') => `
 SELECT j.id AS job_id, j.result_set_id, j.created_at AS job_created_at, j.status::text AS status, j.leads_expired_at,
        l.position, l.created_at, l.data::text AS data
 FROM jobs j
 LEFT JOIN LATERAL (
-  SELECT position, created_at, data FROM leads WHERE job_id = j.id AND position > $3 ORDER BY position LIMIT $4
+  SELECT position, created_at, data FROM leads
+  WHERE job_id = j.id AND job_created_at IN ('-infinity', j.created_at) AND position > $3 ORDER BY position LIMIT $4
 ) l ON true
 WHERE j.${by} = $1 AND j.account_id = $2
 ORDER BY l.position`;
@@ -103,7 +105,7 @@ export interface LeadKeyset {
 const ACCOUNT_LEADS = `
 SELECT j.id AS job_id, j.result_set_id, j.created_at AS job_created_at, l.position, l.created_at, l.data::text AS data
 FROM jobs j
-JOIN leads l ON l.job_id = j.id
+JOIN leads l ON l.job_id = j.id AND l.job_created_at IN ('-infinity', j.created_at)
 WHERE j.account_id = $1
   AND ($2::text IS NULL OR j.source::text = $2)
   AND ($3::text IS NULL OR j.id = $3)

@@ -41,12 +41,27 @@ export interface MigrationFile {
   checksum: string;
   /** marked `--! breaking-change`: the release before the one that ships it cannot run beside it */
   breaking: boolean;
+  /**
+   * marked `--! online`: the sections before its last `--! commit` line, each run in a transaction of its own before
+   * the main one (which then runs the whole file), so a long step (a VALIDATE that reads a big table) holds no lock
+   * the service waits on. Each section must be idempotent and must do nothing on a database where what it needs
+   * does not exist yet (the migrations before it may be pending): the main transaction does it then.
+   */
+  onlineSteps: string[];
 }
 
 // graphile-worker's mark (its migrations' `--! breaking-change` line, from which it derives the list of breaking
 // migrations an older worker refuses to run beside: github.com/graphile/worker, src/migrate.ts): a migration that
 // drops or changes what the previous release still calls (docs/decisions/017-sql-as-code.md) says so on a line of its own.
 const BREAKING_CHANGE = /^--!\s*breaking-change\b/m;
+const ONLINE = /^--!\s*online\b/m;
+const COMMIT = /^--!\s*commit\b.*$/m;
+
+/** An `--! online` migration's sections before its last `--! commit` (none for any other migration). */
+export function onlineSteps(sql: string): string[] {
+  if (!ONLINE.test(sql)) return [];
+  return sql.split(COMMIT).slice(0, -1);
+}
 
 // Where the migrator records each breaking migration it applied, so that a release that does not ship it (the
 // one before, still running in a rolling deploy) can read that it must not serve (schema-status.ts).
@@ -62,7 +77,13 @@ export function readMigrations(dir = MIGRATIONS_DIR): MigrationFile[] {
     .sort()
     .map((name) => {
       const sql = readFileSync(path.join(dir, name, 'migration.sql'), 'utf8');
-      return { name, sql, checksum: createHash('sha256').update(sql).digest('hex'), breaking: BREAKING_CHANGE.test(sql) };
+      return {
+        name,
+        sql,
+        checksum: createHash('sha256').update(sql).digest('hex'),
+        breaking: BREAKING_CHANGE.test(sql),
+        onlineSteps: onlineSteps(sql),
+      };
     });
 }
 
@@ -191,6 +212,20 @@ export async function migrate(databaseUrl: string, options: MigrateOptions = {})
     if (pending.length === 0 && changed.length === 0) {
       if (options.runtimeRole) await grantRuntimeRole(client, options.runtimeRole.name, options.runtimeTimeouts);
       return { createdDatabase, applied, functions };
+    }
+
+    // An online migration's early sections, each committed on its own (MigrationFile.onlineSteps).
+    for (const migration of pending) {
+      for (const [index, section] of migration.onlineSteps.entries()) {
+        await client.query('BEGIN');
+        try {
+          await client.query(section);
+          await client.query('COMMIT');
+        } catch (error) {
+          await client.query('ROLLBACK');
+          throw new Error(`migration ${migration.name}, online step ${index + 1} failed: ${(error as Error).message}`, { cause: error });
+        }
+      }
     }
 
     await client.query('BEGIN');

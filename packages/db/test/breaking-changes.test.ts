@@ -39,7 +39,13 @@ describe('function signatures the previous release calls', () => {
     const gone = [readJob, current.find((signature) => signature.startsWith('start_job('))!].sort();
     expect(checkSignatures(previous, changed, readMigrations()).unmarked.sort()).toEqual(gone);
 
-    const marked = { name: '99990101000000_read_job_returns_jsonb', sql: '--! breaking-change\nSELECT 1;\n', checksum: '', breaking: true };
+    const marked = {
+      name: '99990101000000_read_job_returns_jsonb',
+      sql: '--! breaking-change\nSELECT 1;\n',
+      checksum: '',
+      breaking: true,
+      onlineSteps: [],
+    };
     expect(checkSignatures(previous, changed, [...readMigrations(), marked])).toEqual({
       unmarked: [],
       marked: expect.arrayContaining(gone),

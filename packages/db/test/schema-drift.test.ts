@@ -106,17 +106,31 @@ async function actual(client: Client) {
       CASE WHEN c.is_nullable = 'NO' THEN ' not null' ELSE ' null' END ||
       CASE WHEN c.column_default IS NOT NULL THEN ' default' ELSE '' END AS line
     FROM information_schema.columns c
-    WHERE c.table_schema = 'public' AND c.table_name NOT IN ('_prisma_migrations', '_function_files', '_breaking_migrations')`);
+    WHERE c.table_schema = 'public' AND c.table_name NOT IN ('_prisma_migrations', '_function_files', '_breaking_migrations')
+      -- a partition is its parent's (leads, decision 046)
+      AND NOT EXISTS (SELECT 1 FROM pg_class p WHERE p.relname = c.table_name AND p.relnamespace = 'public'::regnamespace AND p.relispartition)`);
+  // A partitioned table's keys are the ones every one of its partitions has, under the parent's name (leads: its
+  // keys cannot be the parent's, decision 046); a partition's own are not listed apart.
   const keys = await client.query<{ line: string }>(`
-    SELECT CASE WHEN ix.indisprimary THEN 'primary' WHEN ix.indisunique THEN 'unique' ELSE 'normal' END || ' ' ||
-      t.relname || '(' || string_agg(a.attname, ',' ORDER BY k.ord) || ')' AS line
-    FROM pg_index ix
-    JOIN pg_class t ON t.oid = ix.indrelid
-    JOIN pg_namespace n ON n.oid = t.relnamespace
-    CROSS JOIN LATERAL unnest(ix.indkey) WITH ORDINALITY AS k(attnum, ord)
-    JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum
-    WHERE n.nspname = 'public' AND t.relname NOT IN ('_prisma_migrations', '_function_files', '_breaking_migrations')
-    GROUP BY ix.indexrelid, ix.indisprimary, ix.indisunique, t.relname`);
+    WITH indexes AS (
+      SELECT CASE WHEN ix.indisprimary THEN 'primary' WHEN ix.indisunique THEN 'unique' ELSE 'normal' END || ' ' AS kind,
+        COALESCE(parent.relname, t.relname) AS table_name, t.relname AS own_table,
+        '(' || string_agg(a.attname, ',' ORDER BY k.ord) || ')' AS columns
+      FROM pg_index ix
+      JOIN pg_class t ON t.oid = ix.indrelid
+      JOIN pg_namespace n ON n.oid = t.relnamespace
+      LEFT JOIN pg_inherits i ON t.relispartition AND i.inhrelid = t.oid
+      LEFT JOIN pg_class parent ON parent.oid = i.inhparent
+      CROSS JOIN LATERAL unnest(ix.indkey) WITH ORDINALITY AS k(attnum, ord)
+      JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum
+      WHERE n.nspname = 'public' AND t.relname NOT IN ('_prisma_migrations', '_function_files', '_breaking_migrations')
+        AND NOT EXISTS (SELECT 1 FROM pg_inherits pi WHERE pi.inhrelid = ix.indexrelid) -- a partitioned index's copy
+      GROUP BY ix.indexrelid, ix.indisprimary, ix.indisunique, t.relname, parent.relname
+    )
+    SELECT kind || table_name || columns AS line FROM indexes
+    GROUP BY kind, table_name, columns
+    HAVING count(DISTINCT own_table) = (
+      SELECT GREATEST(count(*), 1) FROM pg_inherits i WHERE i.inhparent = (SELECT oid FROM pg_class WHERE relname = table_name AND relnamespace = 'public'::regnamespace))`);
   const foreignKeys = await client.query<{ line: string }>(`
     SELECT src.relname || '(' || string_agg(sa.attname, ',' ORDER BY k.ord) || ') -> ' || dst.relname || '(' ||
       string_agg(da.attname, ',' ORDER BY k.ord) || ') on delete ' ||
@@ -127,7 +141,7 @@ async function actual(client: Client) {
     CROSS JOIN LATERAL unnest(con.conkey, con.confkey) WITH ORDINALITY AS k(src_att, dst_att, ord)
     JOIN pg_attribute sa ON sa.attrelid = src.oid AND sa.attnum = k.src_att
     JOIN pg_attribute da ON da.attrelid = dst.oid AND da.attnum = k.dst_att
-    WHERE con.contype = 'f'
+    WHERE con.contype = 'f' AND con.conparentid = 0 -- a partition's copy of its parent's
     GROUP BY con.oid, src.relname, dst.relname, con.confdeltype`);
   const enums = await client.query<{ line: string }>(`
     SELECT t.typname || ': ' || string_agg(e.enumlabel, ',' ORDER BY e.enumsortorder) AS line

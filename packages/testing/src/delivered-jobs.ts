@@ -18,13 +18,13 @@ export async function buildDeliveredJobs(db: Database, accountId: string, jobs: 
   );
   const ids = rows.map((r) => r.id).sort();
   await db.sql.query(
-    `INSERT INTO leads (job_id, position, dedup_key, data)
-     SELECT j, p, 'place-' || p, jsonb_build_object(
+    `INSERT INTO leads (job_id, job_created_at, position, dedup_key, data)
+     SELECT j.id, j.created_at, p, 'place-' || p, jsonb_build_object(
        'source', 'google_maps', 'businessName', 'Dental Studio ' || p, 'email', 'info' || p || '@studio.example',
        'phone', '+1 512-555-' || lpad(p::text, 4, '0'), 'address', p || ' Congress Ave, Austin, TX 78701',
        'website', 'https://studio' || p || '.example', 'reviewScore', 4.5, 'categories', jsonb_build_array('dentist', 'health'),
        'socialProfiles', jsonb_build_object('facebook', 'https://facebook.com/studio' || p, 'instagram', null, 'linkedin', null))
-     FROM unnest($1::text[]) j, generate_series(0, $2::int - 1) p`,
+     FROM jobs j, generate_series(0, $2::int - 1) p WHERE j.id = ANY ($1::text[])`,
     [ids, perJob],
   );
   return ids;

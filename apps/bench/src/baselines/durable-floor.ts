@@ -38,10 +38,10 @@ SELECT (SELECT count(*) FROM j)::int AS created`;
 
 const SETTLE = `
 WITH j AS (
-  SELECT id, account_id, credits_reserved FROM jobs WHERE id = $1 AND status IN ('queued', 'running') FOR UPDATE
+  SELECT id, account_id, credits_reserved, created_at FROM jobs WHERE id = $1 AND status IN ('queued', 'running') FOR UPDATE
 ), ins AS (
-  INSERT INTO leads (job_id, position, dedup_key, data)
-  SELECT j.id, x.ord - 1, x.item->>'k', x.item->'d' FROM j, jsonb_array_elements($2::jsonb) WITH ORDINALITY AS x(item, ord)
+  INSERT INTO leads (job_id, job_created_at, position, dedup_key, data)
+  SELECT j.id, j.created_at, x.ord - 1, x.item->>'k', x.item->'d' FROM j, jsonb_array_elements($2::jsonb) WITH ORDINALITY AS x(item, ord)
   RETURNING dedup_key
 ), remembered AS (
   INSERT INTO account_deliveries (account_id, source, dedup_key, job_id)
