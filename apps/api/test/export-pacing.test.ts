@@ -35,7 +35,7 @@ describe('exports yield to other accounts’ requests', () => {
     }
   }
 
-  it('when nothing else is in flight, then the export reads full chunks and never yields to a request', async () => {
+  it('when nothing else is in flight, then the export never yields to a request', async () => {
     expect(exportPacing.others()).toBe(0);
     const alone = await download();
     expect(alone.status).toBe(200);

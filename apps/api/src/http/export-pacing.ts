@@ -10,14 +10,20 @@ import type { RequestHandler } from 'express';
  * - another request in flight (any request but a download: a generate waiting for its job, a listing, a health check);
  * - a statement waiting for a connection of the pool;
  * - the event loop late by more than LAG_MS.
- * A yield lasts until nothing waits or PAUSE_MS has passed, whichever comes first, then at least one block of data is
- * read: an export under contention goes on at a fraction of its speed, never starves.
+ * A yield lasts until nothing waits, or at most YIELD_RATIO times as long as the export's work since its last yield
+ * times the exports streaming (at least MIN_PAUSE_MS, at most MAX_PAUSE_MS); then at least one block of data is read.
+ * So while others wait, all the process's exports together take about 1/(1 + YIELD_RATIO) of the time whatever the
+ * machine's load (a loaded machine makes each burst longer and each yield with it), and none ever starves.
  */
-export const PAUSE_MS = 50;
-export const LAG_MS = 40;
+export const YIELD_RATIO = 4;
+export const MIN_PAUSE_MS = 20;
+export const MAX_PAUSE_MS = 1_000;
+export const LAG_MS = 100;
 const LAG_SAMPLE_MS = 20;
 /** the chunk read while others wait: its COPY is a short burst (milliseconds of the backend's CPU) */
-export const CONTENDED_CHUNK = 250;
+export const CONTENDED_CHUNK = 100;
+/** how long after its last yield an export still reads small chunks (others' requests come one after another) */
+export const CONTENDED_FOR_MS = 1_000;
 
 export type YieldReason = 'requests' | 'pool' | 'lag';
 
@@ -27,6 +33,8 @@ export interface ExportYield {
   others: number;
   /** before a chunk's COPY, or inside one (its stream not read) */
   at: 'chunk' | 'copy';
+  /** the longest it lasts (less when nothing waits any more) */
+  ms: number;
 }
 
 export interface ExportPace {
@@ -80,15 +88,15 @@ class ExportPacing extends EventEmitter {
     this.wakers.clear();
   }
 
-  /** A yield: until nothing waits or PAUSE_MS, whichever comes first. */
-  private pause(): Promise<void> {
+  /** A yield: until nothing waits or `ms`, whichever comes first. */
+  private pause(ms: number): Promise<void> {
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);
         this.wakers.delete(done);
         resolve();
       };
-      const timer = setTimeout(done, PAUSE_MS);
+      const timer = setTimeout(done, ms);
       this.wakers.add(done);
     });
   }
@@ -110,10 +118,17 @@ class ExportPacing extends EventEmitter {
     let ended = false;
     // At least one block of COPY data between two yields inside a COPY, so an export always goes on.
     let justYielded = false;
-    const yieldNow = (reason: YieldReason, at: ExportYield['at']) => {
+    // When the export last went on (its start, or the end of its last yield): its work since is what a yield pays back.
+    let busySince = performance.now();
+    let lastYield = -Infinity;
+    const yieldNow = async (reason: YieldReason, at: ExportYield['at']) => {
       pace.yields += 1;
-      this.emit('yield', { reason, others: this.others(), at } satisfies ExportYield);
-      return this.pause();
+      lastYield = performance.now();
+      const busy = performance.now() - busySince;
+      const ms = Math.min(MAX_PAUSE_MS, Math.max(MIN_PAUSE_MS, YIELD_RATIO * this.exports * busy));
+      this.emit('yield', { reason, others: this.others(), at, ms } satisfies ExportYield);
+      await this.pause(ms);
+      busySince = performance.now();
     };
     const pace: ExportPace = {
       yields: 0,
@@ -129,9 +144,8 @@ class ExportPacing extends EventEmitter {
       },
       chunk: async (full) => {
         const reason = this.contended(pool);
-        if (!reason) return full;
-        await yieldNow(reason, 'chunk');
-        return this.contended(pool) ? CONTENDED_CHUNK : full;
+        if (reason) await yieldNow(reason, 'chunk');
+        return performance.now() - lastYield < CONTENDED_FOR_MS ? CONTENDED_CHUNK : full;
       },
       end: () => {
         if (ended) return;
