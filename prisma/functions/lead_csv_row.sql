@@ -14,6 +14,20 @@
 
 CREATE OR REPLACE FUNCTION "lead_csv_row"(p_job_id TEXT, p_result_set_id TEXT, p_position INTEGER, p_delivered_at TIMESTAMPTZ, p_data JSONB)
 RETURNS TEXT LANGUAGE plpgsql STABLE PARALLEL SAFE AS $$
+DECLARE
+  -- Each group of columns is looked up once; a group the lead has not (SQL NULL: the key is absent) is its run of
+  -- empty cells, written as a constant: most leads carry one of place, person and store, and each absent cell cost as
+  -- much as a present one (decision 049).
+  v_social JSONB := p_data->'socialProfiles';
+  v_person JSONB := p_data->'person';
+  v_company JSONB := v_person->'company';
+  v_parts JSONB := v_person->'locationParts';
+  v_store JSONB := p_data->'store';
+  v_verification JSONB := p_data->'emailVerification';
+  v_place JSONB := p_data->'place';
+  v_address JSONB := v_place->'addressComponents';
+  v_provenance JSONB := p_data->'provenance';
+  v_notice JSONB := p_data->'notice';
 BEGIN
   RETURN concat_ws(',',
     lead_csv_text(p_job_id), lead_csv_text(p_result_set_id), p_position::text,
@@ -21,45 +35,50 @@ BEGIN
     lead_csv_cell(p_data->'source'), lead_csv_cell(p_data->'businessName'), lead_csv_cell(p_data->'email'),
     lead_csv_cell(p_data->'phone'), lead_csv_cell(p_data->'address'), lead_csv_cell(p_data->'website'),
     lead_csv_cell(p_data->'reviewScore'), lead_csv_list(p_data->'categories'),
-    lead_csv_cell(p_data->'socialProfiles'->'facebook'), lead_csv_cell(p_data->'socialProfiles'->'instagram'),
-    lead_csv_cell(p_data->'socialProfiles'->'linkedin'),
-    lead_csv_cell(p_data->'person'->'fullName'), lead_csv_cell(p_data->'person'->'title'), lead_csv_cell(p_data->'person'->'seniority'),
-    lead_csv_cell(p_data->'person'->'linkedinUrl'), lead_csv_cell(p_data->'person'->'location'),
-    lead_csv_cell(p_data->'store'->'domain'), lead_csv_cell(p_data->'store'->'country'), lead_csv_cell(p_data->'store'->'platform'),
+    CASE WHEN v_social IS NULL THEN ',,' ELSE concat_ws(',',
+      lead_csv_cell(v_social->'facebook'), lead_csv_cell(v_social->'instagram'), lead_csv_cell(v_social->'linkedin')) END,
+    CASE WHEN v_person IS NULL THEN ',,,,' ELSE concat_ws(',',
+      lead_csv_cell(v_person->'fullName'), lead_csv_cell(v_person->'title'), lead_csv_cell(v_person->'seniority'),
+      lead_csv_cell(v_person->'linkedinUrl'), lead_csv_cell(v_person->'location')) END,
+    CASE WHEN v_store IS NULL THEN ',,' ELSE concat_ws(',',
+      lead_csv_cell(v_store->'domain'), lead_csv_cell(v_store->'country'), lead_csv_cell(v_store->'platform')) END,
     CASE WHEN jsonb_typeof(p_data->'contacts') IN ('array', 'object')
       THEN lead_csv_text(regexp_replace((p_data->'contacts')::text, '("(?:[^"\\]|\\.)*")|([,:]) ', '\1\2', 'g')) ELSE '' END,
-    lead_csv_cell(p_data->'emailVerification'->'status'), lead_csv_checks(p_data->'emailVerification'),
-    lead_csv_cell(p_data->'emailVerification'->'verdict'), lead_csv_cell(p_data->'emailVerification'->'engine'),
-    lead_csv_cell(p_data->'store'->'categoryPath'),
-    lead_csv_cell(p_data->'retrievedAt'), lead_csv_cell(p_data->'place'->'placeId'),
-    lead_csv_cell(p_data->'place'->'location'->'lat'), lead_csv_cell(p_data->'place'->'location'->'lng'),
-    lead_csv_cell(p_data->'place'->'addressComponents'->'street'), lead_csv_cell(p_data->'place'->'addressComponents'->'locality'),
-    lead_csv_cell(p_data->'place'->'addressComponents'->'postalCode'), lead_csv_cell(p_data->'place'->'addressComponents'->'region'),
-    lead_csv_cell(p_data->'place'->'addressComponents'->'countryCode'), lead_csv_cell(p_data->'place'->'internationalPhone'),
-    lead_csv_cell(p_data->'place'->'reviewCount'), lead_csv_cell(p_data->'place'->'priceLevel'),
-    lead_csv_cell(p_data->'place'->'businessStatus'), lead_csv_cell(p_data->'place'->'openingHours'->'weekdayDescriptions'),
-    lead_csv_cell(p_data->'place'->'googleMapsUri'), lead_csv_cell(p_data->'place'->'primaryType'),
-    lead_csv_cell(p_data->'place'->'types'), lead_csv_cell(p_data->'place'->'utcOffsetMinutes'),
-    lead_csv_cell(p_data->'person'->'workEmail'), lead_csv_cell(p_data->'person'->'emailType'),
-    lead_csv_cell(p_data->'person'->'phoneNumbers'),
-    lead_csv_cell(p_data->'person'->'locationParts'->'locality'), lead_csv_cell(p_data->'person'->'locationParts'->'region'),
-    lead_csv_cell(p_data->'person'->'locationParts'->'country'), lead_csv_cell(p_data->'person'->'locationParts'->'postalCode'),
-    lead_csv_cell(p_data->'person'->'jobStartDate'), lead_csv_cell(p_data->'person'->'seniorityLevels'),
-    lead_csv_cell(p_data->'person'->'company'->'name'), lead_csv_cell(p_data->'person'->'company'->'website'),
-    lead_csv_cell(p_data->'person'->'company'->'size'), lead_csv_cell(p_data->'person'->'company'->'industry'),
-    lead_csv_cell(p_data->'person'->'company'->'linkedinUrl'), lead_csv_cell(p_data->'person'->'company'->'location'),
-    lead_csv_cell(p_data->'person'->'skills'),
-    lead_csv_cell(p_data->'store'->'merchantName'), lead_csv_cell(p_data->'store'->'plan'), lead_csv_cell(p_data->'store'->'city'),
-    lead_csv_cell(p_data->'store'->'region'), lead_csv_cell(p_data->'store'->'categoryPaths'),
-    lead_csv_cell(p_data->'store'->'estimatedMonthlySales'), lead_csv_cell(p_data->'store'->'employeeCount'),
-    lead_csv_cell(p_data->'store'->'productCount'), lead_csv_cell(p_data->'store'->'rank'),
-    lead_csv_cell(p_data->'store'->'technologies'), lead_csv_cell(p_data->'store'->'apps'), lead_csv_cell(p_data->'store'->'createdAt'),
-    lead_csv_cell(p_data->'provenance'->'email'->'sourceUrl'), lead_csv_cell(p_data->'provenance'->'phone'->'sourceUrl'),
-    CASE WHEN jsonb_typeof(p_data->'provenance') IN ('array', 'object')
-      THEN lead_csv_text(regexp_replace((p_data->'provenance')::text, '("(?:[^"\\]|\\.)*")|([,:]) ', '\1\2', 'g')) ELSE '' END,
+    CASE WHEN v_verification IS NULL THEN ',,,' ELSE concat_ws(',',
+      lead_csv_cell(v_verification->'status'), lead_csv_checks(v_verification),
+      lead_csv_cell(v_verification->'verdict'), lead_csv_cell(v_verification->'engine')) END,
+    CASE WHEN v_store IS NULL THEN '' ELSE lead_csv_cell(v_store->'categoryPath') END,
+    lead_csv_cell(p_data->'retrievedAt'),
+    CASE WHEN v_place IS NULL THEN ',,,,,,,,,,,,,,,,' ELSE concat_ws(',',
+      lead_csv_cell(v_place->'placeId'),
+      lead_csv_cell(v_place->'location'->'lat'), lead_csv_cell(v_place->'location'->'lng'),
+      lead_csv_cell(v_address->'street'), lead_csv_cell(v_address->'locality'), lead_csv_cell(v_address->'postalCode'),
+      lead_csv_cell(v_address->'region'), lead_csv_cell(v_address->'countryCode'),
+      lead_csv_cell(v_place->'internationalPhone'), lead_csv_cell(v_place->'reviewCount'), lead_csv_cell(v_place->'priceLevel'),
+      lead_csv_cell(v_place->'businessStatus'), lead_csv_cell(v_place->'openingHours'->'weekdayDescriptions'),
+      lead_csv_cell(v_place->'googleMapsUri'), lead_csv_cell(v_place->'primaryType'),
+      lead_csv_cell(v_place->'types'), lead_csv_cell(v_place->'utcOffsetMinutes')) END,
+    CASE WHEN v_person IS NULL THEN ',,,,,,,,,,,,,,,' ELSE concat_ws(',',
+      lead_csv_cell(v_person->'workEmail'), lead_csv_cell(v_person->'emailType'), lead_csv_cell(v_person->'phoneNumbers'),
+      lead_csv_cell(v_parts->'locality'), lead_csv_cell(v_parts->'region'), lead_csv_cell(v_parts->'country'),
+      lead_csv_cell(v_parts->'postalCode'),
+      lead_csv_cell(v_person->'jobStartDate'), lead_csv_cell(v_person->'seniorityLevels'),
+      lead_csv_cell(v_company->'name'), lead_csv_cell(v_company->'website'), lead_csv_cell(v_company->'size'),
+      lead_csv_cell(v_company->'industry'), lead_csv_cell(v_company->'linkedinUrl'), lead_csv_cell(v_company->'location'),
+      lead_csv_cell(v_person->'skills')) END,
+    CASE WHEN v_store IS NULL THEN ',,,,,,,,,,,' ELSE concat_ws(',',
+      lead_csv_cell(v_store->'merchantName'), lead_csv_cell(v_store->'plan'), lead_csv_cell(v_store->'city'),
+      lead_csv_cell(v_store->'region'), lead_csv_cell(v_store->'categoryPaths'),
+      lead_csv_cell(v_store->'estimatedMonthlySales'), lead_csv_cell(v_store->'employeeCount'),
+      lead_csv_cell(v_store->'productCount'), lead_csv_cell(v_store->'rank'),
+      lead_csv_cell(v_store->'technologies'), lead_csv_cell(v_store->'apps'), lead_csv_cell(v_store->'createdAt')) END,
+    CASE WHEN v_provenance IS NULL THEN ',,' ELSE concat_ws(',',
+      lead_csv_cell(v_provenance->'email'->'sourceUrl'), lead_csv_cell(v_provenance->'phone'->'sourceUrl'),
+      CASE WHEN jsonb_typeof(v_provenance) IN ('array', 'object')
+        THEN lead_csv_text(regexp_replace(v_provenance::text, '("(?:[^"\\]|\\.)*")|([,:]) ', '\1\2', 'g')) ELSE '' END) END,
     -- the notice every lead carries (decision 042, issue 38)
-    lead_csv_cell(p_data->'notice'->'sources'), lead_csv_cell(p_data->'notice'->'retrievedAt'),
-    lead_csv_cell(p_data->'notice'->'objectionUrl')
+    CASE WHEN v_notice IS NULL THEN ',,' ELSE concat_ws(',',
+      lead_csv_cell(v_notice->'sources'), lead_csv_cell(v_notice->'retrievedAt'), lead_csv_cell(v_notice->'objectionUrl')) END
   ) || E'\r\n';
 END
 $$;

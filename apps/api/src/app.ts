@@ -2,6 +2,7 @@ import express, { type RequestHandler } from 'express';
 import { errors, OBJECTION_PAGE_PATH } from '@leadgen/domain';
 import type { ApiDependencies } from './dependencies';
 import { accessLog, rememberRouteBase, type RequestObserver } from './http/access-log';
+import { exportPacing } from './http/export-pacing';
 import { keyAuthenticator, requireScope } from './http/authenticate';
 import { cors } from './http/cors';
 import { liveKeyDirectory } from './http/live-key-directory';
@@ -33,6 +34,8 @@ export function createApp(deps: ApiDependencies, options: AppOptions = {}): expr
   app.set('etag', false);
   // Which proxies' X-Forwarded-For is believed (TRUST_PROXY): req.ip is then the client behind them.
   app.set('trust proxy', deps.config.http.trustProxy);
+  // Requests in flight, which downloads yield to (decision 049).
+  app.use(exportPacing.track);
   app.use(requestId);
   app.use(securityHeaders);
   app.use(protocolChecks);

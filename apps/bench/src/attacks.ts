@@ -33,6 +33,8 @@ export interface AttackOptions {
   env: (extra: Record<string, string>) => NodeJS.ProcessEnv;
   track: (p: BenchProcess) => BenchProcess;
   quick: boolean;
+  /** only the phases whose names start with one of these (and idle, their reference); all when absent */
+  phases?: string[];
   log: (line: string) => void;
 }
 
@@ -303,7 +305,8 @@ export async function measureAttacks(options: AttackOptions): Promise<AttackPhas
       ['webhook tarpit, no limit', tarpit(null)],
     ];
 
-    for (const [name, start] of attacks) {
+    const chosen = attacks.filter(([name]) => name === 'idle' || !options.phases || options.phases.some((p) => name.startsWith(p)));
+    for (const [name, start] of chosen) {
       const phase: AttackPhase = { name, sync: [], webhook: [], late: 0, refused: {}, attacker: {} };
       phases.push(phase);
       try {

@@ -21,8 +21,12 @@ export interface ExportAccount {
 export interface ExportRun {
   format: 'csv' | 'jsonl';
   leads: number;
-  /** copy: PostgreSQL's own COPY of the same rows, rendered in the format, read by a client that keeps nothing */
-  side: 'service' | 'baseline' | 'copy';
+  /**
+   * copy: PostgreSQL's own COPY of the same rows, rendered in the format, read by a client that keeps nothing (its plan
+   * may be parallel: workers render beside the backend); copy1: the same COPY in one process (no parallel workers), as
+   * each of the export's chunks runs
+   */
+  side: 'service' | 'baseline' | 'copy' | 'copy1';
   bytes: number;
   ms: number;
   idleRss: number;
@@ -82,11 +86,17 @@ const COPY_LINE = {
   csv: `lead_csv_row(j.id, j.result_set_id, l.position, l.created_at, l.data)`,
 };
 
-async function copyFloor(url: string, accountId: string, format: 'csv' | 'jsonl'): Promise<{ bytes: number; ms: number }> {
+async function copyFloor(
+  url: string,
+  accountId: string,
+  format: 'csv' | 'jsonl',
+  oneProcess = false,
+): Promise<{ bytes: number; ms: number }> {
   const client = new Client({ connectionString: url });
   await client.connect();
   try {
     await client.query('SET jit = off'); // as the export's chunks run
+    if (oneProcess) await client.query('SET max_parallel_workers_per_gather = 0');
     const started = performance.now();
     const stream = client.query(
       copyTo(
@@ -150,11 +160,13 @@ export async function measureExports(options: {
             `  round ${round} export ${format.padEnd(5)} ${account.leads.toLocaleString('en').padStart(7)} ${side.padEnd(8)} ${mib(r.bytes)} in ${r.ms.toFixed(0)} ms, peak RSS ${mib(r.peakRss)}`,
           );
         }
-        const floor = await copyFloor(options.databaseUrl, account.accountId, format);
-        runs.push({ format, leads: account.leads, side: 'copy', bytes: floor.bytes, ms: floor.ms, idleRss: 0, peakRss: 0 });
-        options.log(
-          `  round ${round} export ${format.padEnd(5)} ${account.leads.toLocaleString('en').padStart(7)} COPY     ${mib(floor.bytes)} in ${floor.ms.toFixed(0)} ms`,
-        );
+        for (const side of ['copy', 'copy1'] as const) {
+          const floor = await copyFloor(options.databaseUrl, account.accountId, format, side === 'copy1');
+          runs.push({ format, leads: account.leads, side, bytes: floor.bytes, ms: floor.ms, idleRss: 0, peakRss: 0 });
+          options.log(
+            `  round ${round} export ${format.padEnd(5)} ${account.leads.toLocaleString('en').padStart(7)} ${side === 'copy' ? 'COPY    ' : 'COPY, 1p'} ${mib(floor.bytes)} in ${floor.ms.toFixed(0)} ms`,
+          );
+        }
       }
     }
   }
@@ -198,6 +210,8 @@ export function exportTable(runs: ExportRun[]): string {
       'growth ratio',
       'COPY of the same rows',
       'service / COPY (target <= 2)',
+      'COPY in one process',
+      'service / COPY in one process',
     ],
   ];
   const cell = (c: Cell | undefined) => (c ? `${mib(c.peakRss)} (${signed(growth(c))}), ${c.ms.toFixed(0)} ms` : '-');
@@ -208,6 +222,7 @@ export function exportTable(runs: ExportRun[]): string {
       // Below 1 MiB the baseline's growth is sampling noise: a ratio to it would mean nothing.
       const ratio = svc && base && growth(base) >= MiB ? `${(growth(svc) / growth(base)).toFixed(2)}x` : '-';
       const copy = by.get(`${format}/${leads}/copy`);
+      const copy1 = by.get(`${format}/${leads}/copy1`);
       rows.push([
         `${format} ${leads.toLocaleString('en')} leads`,
         svc ? mib(svc.bytes) : '-',
@@ -216,6 +231,8 @@ export function exportTable(runs: ExportRun[]): string {
         ratio,
         copy ? `${copy.ms.toFixed(0)} ms` : '-',
         copy && svc ? `${(svc.ms / copy.ms).toFixed(2)}x` : '-',
+        copy1 ? `${copy1.ms.toFixed(0)} ms` : '-',
+        copy1 && svc ? `${(svc.ms / copy1.ms).toFixed(2)}x` : '-',
       ]);
     }
   }

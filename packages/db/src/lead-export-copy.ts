@@ -32,6 +32,12 @@ function lineOf(format: ExportLineFormat): string {
     || ',"deliveredAt":"' || ${iso('l.created_at')} || '","lead":' || l.data::text || E'}\\n'`;
 }
 
+/**
+ * Called after each block of COPY data the chunk reads: a promise while the export yields to others (the stream is not
+ * read until it settles), else null (apps/api/src/http/export-pacing.ts, decision 049).
+ */
+export type CopyPace = () => Promise<void> | null;
+
 const literal = (value: string | null) => (value === null ? 'NULL' : escapeLiteral(value));
 const timestamp = (value: Date | null) => (value === null ? 'NULL' : `${escapeLiteral(value.toISOString())}::timestamptz`);
 const integer = (value: number) => {
@@ -50,6 +56,7 @@ export function copyAccountLeads(
   after: LeadKeyset | null,
   limit: number,
   format: ExportLineFormat,
+  pace?: CopyPace,
 ): Promise<ExportChunk> {
   const since = timestamp(after?.jobCreatedAt ?? null);
   return copyChunk(
@@ -64,6 +71,7 @@ export function copyAccountLeads(
        ${after ? `AND j.created_at >= ${since} AND (j.created_at, j.id, l.position) > (${since}, ${literal(after.jobId)}, ${integer(after.position)})` : ''}
      ORDER BY j.created_at, j.id, l.position
      LIMIT ${integer(limit)}`,
+    pace,
   );
 }
 
@@ -76,6 +84,7 @@ export function copyResultSetLeads(
   after: number,
   limit: number,
   format: ExportLineFormat,
+  pace?: CopyPace,
 ): Promise<ExportChunk> {
   return copyChunk(
     db,
@@ -85,6 +94,7 @@ export function copyResultSetLeads(
        AND l.position > ${integer(after)}
      ORDER BY l.position
      LIMIT ${integer(limit)}`,
+    pace,
   );
 }
 
@@ -92,15 +102,24 @@ export function copyResultSetLeads(
 // and each field's 32-bit length and bytes, then -1 (https://www.postgresql.org/docs/15/sql-copy.html, "Binary Format").
 const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
 
-async function copyChunk(db: ReadSide, select: string): Promise<ExportChunk> {
+async function copyChunk(db: ReadSide, select: string, pace?: CopyPace): Promise<ExportChunk> {
   const client = await db.sql.connect();
   try {
     // No JIT: a chunk's plan is cheap to run but its estimated cost (thousands of rows, each a long expression) would
-    // set off JIT compilation, seconds a chunk. SET LOCAL: it ends with the transaction (and behind PgBouncer too).
-    await client.query('BEGIN; SET LOCAL jit = off');
+    // set off JIT compilation, seconds a chunk. No Sort node: the chunk must walk jobs(account_id, created_at) and
+    // leads(job_id, position) in order under an Incremental Sort and stop at its LIMIT; the planner, misjudging the
+    // keyset's selectivity, otherwise picks a hash join of the whole leads table and a sort of every lead after the
+    // keyset, once per chunk (quadratic in the export: decision 049). SET LOCAL: they end with the transaction (and
+    // behind PgBouncer too).
+    await client.query('BEGIN; SET LOCAL jit = off; SET LOCAL enable_sort = off');
     const stream = client.query(copyTo(`COPY (${select}) TO STDOUT (FORMAT binary)`));
     const parser = new RowParser();
-    for await (const data of stream as AsyncIterable<Buffer>) parser.push(data);
+    for await (const data of stream as AsyncIterable<Buffer>) {
+      parser.push(data);
+      // Not read while the pace holds it: PostgreSQL's backend blocks on send once the socket's buffers are full.
+      const held = pace?.();
+      if (held) await held;
+    }
     await client.query('COMMIT');
     return parser.chunk();
   } catch (error) {
@@ -120,7 +139,7 @@ class RowParser {
   bytes = 0;
 
   push(data: Buffer): void {
-    let buffer = this.pending.length ? Buffer.concat([this.pending, data]) : data;
+    const buffer = this.pending.length ? Buffer.concat([this.pending, data]) : data;
     let at = 0;
     if (!this.headerRead) {
       if (buffer.length < 19) {
@@ -131,6 +150,8 @@ class RowParser {
       at = 19 + buffer.readInt32BE(15);
       this.headerRead = true;
     }
+    // The last row's key fields, as offsets into this buffer (sliced once per block, not once per row).
+    let lastRow = -1;
     for (;;) {
       if (buffer.length - at < 2) break;
       const fields = buffer.readInt16BE(at);
@@ -140,23 +161,34 @@ class RowParser {
       }
       // The whole row must be here: walk its fields' lengths first.
       let end = at + 2;
-      const spans: Array<[number, number]> = [];
+      let complete = true;
       for (let f = 0; f < fields; f++) {
-        if (buffer.length - end < 4) break;
-        const length = buffer.readInt32BE(end);
-        spans.push([end + 4, end + 4 + Math.max(length, 0)]);
-        end += 4 + Math.max(length, 0);
+        if (buffer.length - end < 4) {
+          complete = false;
+          break;
+        }
+        end += 4 + Math.max(buffer.readInt32BE(end), 0);
       }
-      if (spans.length < fields || end > buffer.length) break;
+      if (!complete || end > buffer.length) break;
       // A slice, not a copy: the line's bytes go to the socket as PostgreSQL sent them.
-      const line = buffer.subarray(spans[0]![0], spans[0]![1]);
-      this.lines.push(line);
-      this.bytes += line.length;
-      this.lastKey = spans.slice(1).map(([from, to]) => buffer.subarray(from, to));
+      const length = Math.max(buffer.readInt32BE(at + 2), 0);
+      this.lines.push(buffer.subarray(at + 6, at + 6 + length));
+      this.bytes += length;
+      lastRow = at;
       at = end;
     }
+    if (lastRow >= 0) {
+      const key: Buffer[] = [];
+      let field = lastRow + 2;
+      const fields = buffer.readInt16BE(lastRow);
+      for (let f = 0; f < fields; f++) {
+        const length = Math.max(buffer.readInt32BE(field), 0);
+        if (f > 0) key.push(buffer.subarray(field + 4, field + 4 + length));
+        field += 4 + length;
+      }
+      this.lastKey = key;
+    }
     this.pending = at >= buffer.length ? Buffer.alloc(0) : Buffer.from(buffer.subarray(at));
-    buffer = Buffer.alloc(0);
   }
 
   chunk(): ExportChunk {

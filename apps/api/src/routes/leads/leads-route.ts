@@ -12,6 +12,7 @@ import type { ApiDependencies } from '../../dependencies';
 import { authenticatedAccount } from '../../http/authenticate';
 import { encodeCursor, linkNext, nextPageUrl } from '../../http/paging';
 import type { Valid } from '../../http/request-validation';
+import { exportPacing } from '../../http/export-pacing';
 import { chargeRateLimit, costOfEntries } from '../../http/rate-limit';
 import { copiedPart, exportFormat, streamExport, type ExportOutcome } from '../../lead-export';
 import { holdExportSlot } from '../../use-cases/export-slots';
@@ -84,19 +85,27 @@ async function resultSetAnswer(
   const estimate = await estimateResultSetLeads(selection.side, account, by, id, after);
   await chargeRateLimit(res, costOfEntries(estimate));
   // Rendered by PostgreSQL (COPY): a set deleted meanwhile (expired, erased) ends the download, not an error mid-stream.
-  const copy = (from: number) => copyResultSetLeads(selection.side, account, by, id, from, EXPORT_CHUNK, format).then(copiedPart);
-  const outcome = await streamExport(res, format, {
-    first: await copy(after),
-    next: (part) => copy(part.last!.position),
-    filename: `leads-${selection.jobId}`,
-    headers: marks,
-    settle: (outcome) =>
-      audit(deps, res.locals, account, 'leads.exported', {
-        selection: { jobId: selection.jobId, resultSetId: selection.resultSetId },
-        format,
-        ...outcome,
-      }),
-  });
+  // Paced: it yields while anything else waits (decision 049).
+  const pace = exportPacing.start(deps.db.sql);
+  let outcome: ExportOutcome;
+  try {
+    const copy = async (from: number) =>
+      copiedPart(await copyResultSetLeads(selection.side, account, by, id, from, await pace.chunk(EXPORT_CHUNK), format, pace.pace));
+    outcome = await streamExport(res, format, {
+      first: await copy(after),
+      next: (part) => copy(part.last!.position),
+      filename: `leads-${selection.jobId}`,
+      headers: marks,
+      settle: (outcome) =>
+        audit(deps, res.locals, account, 'leads.exported', {
+          selection: { jobId: selection.jobId, resultSetId: selection.resultSetId },
+          format,
+          ...outcome,
+        }),
+    });
+  } finally {
+    pace.end();
+  }
   await chargeRateLimit(res, costOfEntries(outcome.leads) - costOfEntries(estimate), { refuse: false });
 }
 
@@ -123,13 +132,17 @@ export function accountLeadsRoute(deps: ApiDependencies, download?: DownloadForm
     const release = await holdExportSlot(deps, account.id);
     let outcome: ExportOutcome;
     let estimate: number;
+    let pace: ReturnType<typeof exportPacing.start> | null = null;
     try {
       // Charged and admitted by its cost before a byte streams (issue 31, finding 3).
       estimate = await estimateAccountLeads(deps.db.reads, account.id, filter, query.cursor ?? null);
       await chargeRateLimit(res, costOfEntries(estimate));
-      // Rendered by PostgreSQL (COPY, decision 043): the API passes each chunk's bytes on.
-      const copy = (from: LeadKeyset | null) =>
-        copyAccountLeads(deps.db.reads, account.id, filter, from, EXPORT_CHUNK, format).then(copiedPart);
+      // Rendered by PostgreSQL (COPY, decision 043): the API passes each chunk's bytes on, yielding while anything else
+      // waits (decision 049).
+      const paced = exportPacing.start(deps.db.sql);
+      pace = paced;
+      const copy = async (from: LeadKeyset | null) =>
+        copiedPart(await copyAccountLeads(deps.db.reads, account.id, filter, from, await paced.chunk(EXPORT_CHUNK), format, paced.pace));
       const first = await copy(query.cursor ?? null);
       // The selection as the client asked for it (no lead in it): which leads went out is known from the jobs.
       const selection = {
@@ -145,6 +158,7 @@ export function accountLeadsRoute(deps: ApiDependencies, download?: DownloadForm
         settle: (settled) => audit(deps, res.locals, account.id, 'leads.exported', { selection, format, ...settled }),
       });
     } finally {
+      pace?.end();
       await release();
     }
     await chargeRateLimit(res, costOfEntries(outcome.leads) - costOfEntries(estimate), { refuse: false });

@@ -1,0 +1,77 @@
+import { exportPacing, CONTENDED_CHUNK, type ExportYield } from '../src/http/export-pacing';
+import { startWorld, type TestWorld } from '../../../test/harness';
+import { buildAccount, buildDeliveredJobs, type TestAccount } from '../../../test/factories';
+
+// Decision 049: a download yields (stops reading its COPY, reads small chunks) while another request is in flight in
+// the API process, and runs at full speed when nothing else waits. Deterministic: the other account's request is a sync
+// generate that no worker takes, so it stays in flight (SYNC_WAIT_MS) for the whole download; what is asserted is what
+// the pacing recorded, not a timing.
+describe('exports yield to other accounts’ requests', () => {
+  let world: TestWorld;
+  let exporter: TestAccount;
+  let other: TestAccount;
+  const LEADS = 3_000;
+  beforeAll(async () => {
+    world = await startWorld({ worker: false, env: { SYNC_WAIT_MS: '60000' } });
+    exporter = await buildAccount(world.db, { credits: 0 });
+    other = await buildAccount(world.db, { credits: 10_000 });
+    await buildDeliveredJobs(world.db, exporter.accountId, LEADS / 100, 100);
+  });
+  afterAll(() => world.close());
+
+  const port = () => (world.api.server.address() as { port: number }).port;
+
+  /** The whole CSV download, with the yields and the chunk sizes the pacing chose meanwhile. */
+  async function download() {
+    const yields: ExportYield[] = [];
+    const onYield = (y: ExportYield) => yields.push(y);
+    exportPacing.on('yield', onYield);
+    try {
+      const res = await fetch(`http://127.0.0.1:${port()}/api/v1/leads?format=csv`, { headers: exporter.auth });
+      const body = await res.text();
+      return { status: res.status, rows: body.split('\r\n').filter(Boolean).length - 1, yields };
+    } finally {
+      exportPacing.off('yield', onYield);
+    }
+  }
+
+  it('when nothing else is in flight, then the export never yields to a request', async () => {
+    expect(exportPacing.others()).toBe(0);
+    const alone = await download();
+    expect(alone.status).toBe(200);
+    expect(alone.rows).toBe(LEADS);
+    // A loaded machine may lag the event loop (a yield of reason `lag`); no request was in flight to yield to.
+    expect(alone.yields.filter((y) => y.reason === 'requests')).toEqual([]);
+  });
+
+  it('when another account’s request is in flight, then the export pauses its COPY and reads small chunks until it ends, and delivers every lead', async () => {
+    const controller = new AbortController();
+    const waiting = fetch(`http://127.0.0.1:${port()}/api/v1/leads/generate`, {
+      method: 'POST',
+      headers: { ...other.auth, 'content-type': 'application/json', 'idempotency-key': `pacing-${Date.now()}` },
+      body: JSON.stringify({ source: 'google_maps', category: 'dentist', state: 'US', city: 'Austin', maxResults: 5 }),
+      signal: controller.signal,
+    }).catch((error: Error) => error);
+    try {
+      // The generate is in the API (counted) before the download starts.
+      for (let i = 0; i < 200 && exportPacing.others() === 0; i += 1) await new Promise((r) => setTimeout(r, 10));
+      expect(exportPacing.others()).toBe(1);
+
+      const contended = await download();
+      expect(contended.status).toBe(200);
+      expect(contended.rows).toBe(LEADS);
+      const toRequests = contended.yields.filter((y) => y.reason === 'requests');
+      // At least once before each small chunk (LEADS / CONTENDED_CHUNK of them), each with the generate in flight.
+      expect(toRequests.length).toBeGreaterThanOrEqual(LEADS / CONTENDED_CHUNK);
+      for (const y of toRequests) expect(y.others).toBeGreaterThanOrEqual(1);
+      // Paused inside a COPY too (its stream not read while the generate waits), not only between chunks.
+      expect(toRequests.some((y) => y.at === 'copy')).toBe(true);
+      expect(exportPacing.others()).toBe(1); // still in flight: it was never the export's own request
+    } finally {
+      controller.abort();
+      await waiting;
+    }
+    for (let i = 0; i < 200 && exportPacing.others() > 0; i += 1) await new Promise((r) => setTimeout(r, 10));
+    expect(exportPacing.others()).toBe(0);
+  });
+});
