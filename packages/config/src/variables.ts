@@ -426,6 +426,11 @@ export const DECLARATION = {
         integer().min(1).max(100).default(2),
         'CSV and JSON Lines downloads one account may stream at once; more answer 429',
       ),
+      inFlightPerAccount: variable(
+        'API_IN_FLIGHT_PER_ACCOUNT',
+        integer().min(0).max(10_000).default(8),
+        "requests of one account in progress at once in each API process (a sync generate's wait included); one more answers 429 `too_many_in_flight` with `Retry-After` before it is counted or read. Whatever the rate limits allow, one account then holds at most this much of a process ([decision 050](decisions/050-one-account-cannot-take-the-cores.md)). Per process: N API replicas let an account have N times this. `0`: no limit",
+      ),
       unknownKeyPerMin: variable(
         'RATE_LIMIT_UNKNOWN_KEY_PER_MIN',
         integer().min(1).default(60),
