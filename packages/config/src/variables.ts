@@ -428,8 +428,13 @@ export const DECLARATION = {
       ),
       inFlightPerAccount: variable(
         'API_IN_FLIGHT_PER_ACCOUNT',
-        integer().min(0).max(10_000).default(8),
-        "requests of one account in progress at once in each API process (a sync generate's wait included); one more answers 429 `too_many_in_flight` with `Retry-After` before it is counted or read. Whatever the rate limits allow, one account then holds at most this much of a process ([decision 050](decisions/050-one-account-cannot-take-the-cores.md)). Per process: N API replicas let an account have N times this. `0`: no limit",
+        integer().min(0).max(10_000).default(2),
+        "requests of one account at work at once in each API process (a sync generate's wait for its job is not work: it gives its place back); the next wait their turn in the account's own line for `API_IN_FLIGHT_WAIT_MS`, then answer 429 `too_many_in_flight` with `Retry-After`, before they are counted or read. Whatever the rate limits allow, one account then holds at most this much of a process's event loop ([decision 050](decisions/050-one-account-cannot-take-the-cores.md)). Per process: N API replicas let an account have N times this. `0`: no limit",
+      ),
+      inFlightWaitMs: variable(
+        'API_IN_FLIGHT_WAIT_MS',
+        integer().min(0).max(60_000).default(2_000),
+        'how long a request beyond `API_IN_FLIGHT_PER_ACCOUNT` waits for a place before its 429 (at most 32 of an account wait at once; more are refused at once); `0`: refused at once',
       ),
       unknownKeyPerMin: variable(
         'RATE_LIMIT_UNKNOWN_KEY_PER_MIN',
