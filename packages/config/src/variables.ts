@@ -520,6 +520,16 @@ export const DECLARATION = {
       integer().min(0).max(10_000).default(1),
       "fair queues: slots of each worker's `WORKER_CONCURRENCY` per source that a borrowed job never takes. A slot beyond them with nothing waiting in its queue takes the source's oldest held job of any account, so one account's backlog uses an idle fleet; the reserved ones stay free for the next account's job ([decision 020](decisions/020-fair-queues.md)). `WORKER_CONCURRENCY` or more: nothing is borrowed (each account keeps to `QUEUE_OPEN_JOBS_PER_ACCOUNT`)",
     ),
+    borrowMaxBusy: variable(
+      'WORKER_BORROW_MAX_BUSY',
+      Joi.number().min(0).max(1).default(0.5),
+      "fair queues: a worker borrows no held job (`WORKER_RESERVED_SLOTS`) while its event loop was busy more than this share of the last 100 ms or more (0–1): a slot is not a core, and CPU-bound jobs of one account's backlog in every free slot slow every other account's job in the process ([decision 050](decisions/050-one-account-cannot-take-the-cores.md)). `1`: slots alone decide, as before",
+    ),
+    turnsPerAccount: variable(
+      'WORKER_TURNS_PER_ACCOUNT',
+      integer().min(0).max(10_000).default(1),
+      "fair turns: while a worker's event loop is busier than `WORKER_BORROW_MAX_BUSY` and another account has had a job in it within the last second, one account runs at most this many jobs in it at once; the next wait (holding their slot, not the loop) and are let in round robin among accounts as jobs end or the loop quietens. A lone account, or jobs waiting on their upstreams, never wait ([decision 050](decisions/050-one-account-cannot-take-the-cores.md)). `0`: no turns",
+    ),
     jobTimeoutMs: variable(
       'JOB_TIMEOUT_MS',
       integer().min(100).default(300_000),
