@@ -10,6 +10,7 @@ import { jsonBody } from './http/json-body';
 import { protocolChecks } from './http/protocol-checks';
 import { closeOnUnreadBody } from './http/unread-body';
 import { problemMiddleware } from './http/problem';
+import { inFlightLimit } from './http/in-flight-limit';
 import { rateLimit } from './http/rate-limit';
 import { requestId } from './http/request-id';
 import { mountEndpoints } from './http/route-table';
@@ -65,6 +66,7 @@ export function createApp(deps: ApiDependencies, options: AppOptions = {}): expr
       auth: keys.authenticate,
       requireScope,
       rateLimits: { generate: generateLimit, read: readLimit },
+      inFlight: inFlightLimit({ perAccount: config.api.rateLimit.inFlightPerAccount, waitMs: config.api.rateLimit.inFlightWaitMs }),
       jsonBody,
       // What request schemas read of the deployment: plain http webhook targets, the shortest monitor interval.
       validationContext: { allowHttp: allowsPlainHttp(deps), minIntervalMs: config.monitors.minIntervalMs },

@@ -16,6 +16,7 @@
 // service's own limits except RATE_LIMIT_GENERATE_PER_MIN, raised so the other account's sequence is never refused
 // (the attacker's floods are then only harder). Webhook targets on loopback need WEBHOOK_ALLOW_PRIVATE_NETWORKS.
 import { randomBytes } from 'node:crypto';
+import { loadavg } from 'node:os';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Redis } from 'ioredis';
@@ -33,7 +34,7 @@ export interface AttackOptions {
   env: (extra: Record<string, string>) => NodeJS.ProcessEnv;
   track: (p: BenchProcess) => BenchProcess;
   quick: boolean;
-  /** only the phases whose names start with one of these (and idle, their reference); all when absent */
+  /** the phases to run besides idle, by key (idle, exports, uploads, keys, flood-120, flood, tarpit-120, tarpit); all when absent */
   phases?: string[];
   log: (line: string) => void;
 }
@@ -49,6 +50,10 @@ export interface AttackPhase {
   refused: Record<string, number>;
   /** the attacker's requests in the phase, by status */
   attacker: Record<string, number>;
+  /** the other account's jobs: ms from creation to start, and from start to finish (PostgreSQL's timestamps) */
+  split?: { queued: number[]; ran: number[] };
+  /** the machine's 1-minute load average at the phase's end (the box is shared: a figure without it means little) */
+  load?: number;
   failed?: string;
 }
 
@@ -189,9 +194,15 @@ export async function measureAttacks(options: AttackOptions): Promise<AttackPhas
     const webhookDelays = async (phase: AttackPhase, jobIds: string[]) => {
       const waitUntil = Date.now() + LATE_WAIT_MS;
       while (jobIds.some((id) => !origin.arrivals.has(id)) && Date.now() < waitUntil) await sleep(50);
-      const { rows } = await db.probe.query<{ id: string; finished_at: Date }>('SELECT id, finished_at FROM jobs WHERE id = ANY($1)', [
-        jobIds,
-      ]);
+      const { rows } = await db.probe.query<{ id: string; finished_at: Date; created_at: Date; started_at: Date | null }>(
+        'SELECT id, finished_at, created_at, started_at FROM jobs WHERE id = ANY($1)',
+        [jobIds],
+      );
+      // Where its sync time went (the log line, not the table): created → taken by a worker → finished.
+      phase.split = {
+        queued: rows.filter((r) => r.started_at).map((r) => r.started_at!.getTime() - r.created_at.getTime()),
+        ran: rows.filter((r) => r.started_at).map((r) => r.finished_at.getTime() - r.started_at!.getTime()),
+      };
       for (const row of rows) {
         const at = origin.arrivals.get(row.id);
         if (at === undefined) phase.late += 1;
@@ -263,9 +274,10 @@ export async function measureAttacks(options: AttackOptions): Promise<AttackPhas
         await sleep(500); // the first deliveries are at the tarpit before the measure starts
         return attack;
       };
-    const attacks: Array<[string, AttackStarter]> = [
-      ['idle', () => Promise.resolve({ stop: () => Promise.resolve() })],
+    const attacks: Array<[string, string, AttackStarter]> = [
+      ['idle', 'idle', () => Promise.resolve({ stop: () => Promise.resolve() })],
       [
+        'exports',
         'CSV exports (3 loops)',
         async (count) =>
           loops(
@@ -279,6 +291,7 @@ export async function measureAttacks(options: AttackOptions): Promise<AttackPhas
           ),
       ],
       [
+        'uploads',
         '100k-entry uploads (2 loops)',
         async (count) =>
           loops(
@@ -288,6 +301,7 @@ export async function measureAttacks(options: AttackOptions): Promise<AttackPhas
           ),
       ],
       [
+        'keys',
         'unknown-key flood (8 loops)',
         async (count) =>
           loops(
@@ -299,14 +313,14 @@ export async function measureAttacks(options: AttackOptions): Promise<AttackPhas
             0,
           ),
       ],
-      ['generate flood at 120/min', generateFlood(DEFAULT_GENERATE_PER_MIN)],
-      ['generate flood, no limit', generateFlood(null)],
-      ['webhook tarpit at 120/min', tarpit(DEFAULT_GENERATE_PER_MIN)],
-      ['webhook tarpit, no limit', tarpit(null)],
+      ['flood-120', 'generate flood at 120/min', generateFlood(DEFAULT_GENERATE_PER_MIN)],
+      ['flood', 'generate flood, no limit', generateFlood(null)],
+      ['tarpit-120', 'webhook tarpit at 120/min', tarpit(DEFAULT_GENERATE_PER_MIN)],
+      ['tarpit', 'webhook tarpit, no limit', tarpit(null)],
     ];
 
-    const chosen = attacks.filter(([name]) => name === 'idle' || !options.phases || options.phases.some((p) => name.startsWith(p)));
-    for (const [name, start] of chosen) {
+    for (const [key, name, start] of attacks) {
+      if (key !== 'idle' && options.phases && !options.phases.includes(key)) continue;
       const phase: AttackPhase = { name, sync: [], webhook: [], late: 0, refused: {}, attacker: {} };
       phases.push(phase);
       try {
@@ -336,8 +350,9 @@ export async function measureAttacks(options: AttackOptions): Promise<AttackPhas
       } catch (error) {
         phase.failed = (error as Error).message;
       }
+      const load = (phase.load = loadavg()[0]!);
       options.log(
-        `  attacks, ${name}: other account ${phase.sync.length} sync jobs p50 ${percentile(phase.sync, 50)?.toFixed(0) ?? '-'} ms, webhook p50 ${percentile(phase.webhook, 50)?.toFixed(0) ?? '-'} ms; attacker ${JSON.stringify(phase.attacker)}`,
+        `  attacks, ${name} (load ${load.toFixed(1)}): other account ${phase.sync.length} sync jobs p50 ${percentile(phase.sync, 50)?.toFixed(0) ?? '-'} ms, webhook p50 ${percentile(phase.webhook, 50)?.toFixed(0) ?? '-'} ms (created to started p50 ${percentile(phase.split?.queued ?? [], 50)?.toFixed(0) ?? '-'} ms, to finished ${percentile(phase.split?.ran ?? [], 50)?.toFixed(0) ?? '-'} ms); attacker ${JSON.stringify(phase.attacker)}`,
       );
     }
     if (origin.tarpitRequests() === 0) {
@@ -369,9 +384,9 @@ export function attackTable(phases: AttackPhase[]): string[] {
     "One account against another (issue 31): the other account's sync generates one at a time (25 leads, sandbox) and its",
     "jobs' webhook delay (finished_at to arrival at its receiver), idle and while one account attacks; the floors are the",
     `issue's targets: sync p50 <= ${SYNC_TARGET}x idle, webhook delay p50 <= ${WEBHOOK_TARGET}x idle. "refused" = the other account's generates not`,
-    'answered 200; "attacker" = the attacker\'s answers by status.',
+    'answered 200; "attacker" = the attacker\'s answers by status; "load" = the 1-minute load average at the phase\'s end.',
     '',
-    `${'attack'.padEnd(30)}${'jobs'.padStart(6)}${'sync p50'.padStart(10)}${'ratio'.padStart(8)}${'floor'.padStart(7)}${'webhook p50'.padStart(13)}${'ratio'.padStart(8)}${'floor'.padStart(7)}${'late'.padStart(6)}  ${'met'.padEnd(5)}${'refused'.padEnd(9)}attacker`,
+    `${'attack'.padEnd(30)}${'jobs'.padStart(6)}${'sync p50'.padStart(10)}${'ratio'.padStart(8)}${'floor'.padStart(7)}${'webhook p50'.padStart(13)}${'ratio'.padStart(8)}${'floor'.padStart(7)}${'late'.padStart(6)}${'load'.padStart(6)}  ${'met'.padEnd(5)}${'refused'.padEnd(9)}attacker`,
   ];
   for (const p of phases) {
     if (p.failed) {
@@ -395,7 +410,7 @@ export function attackTable(phases: AttackPhase[]): string[] {
       .map(([s, n]) => `${s}:${n}`)
       .join(' ');
     lines.push(
-      `${p.name.padEnd(30)}${String(p.sync.length).padStart(6)}${ms(sync).padStart(10)}${ratio(sync, idleSync).padStart(8)}${`${SYNC_TARGET}x`.padStart(7)}${ms(hook).padStart(13)}${ratio(hook, idleHook).padStart(8)}${`${WEBHOOK_TARGET}x`.padStart(7)}${String(p.late).padStart(6)}  ${met.padEnd(5)}${(refused || '-').padEnd(9)}${attacker || '-'}`,
+      `${p.name.padEnd(30)}${String(p.sync.length).padStart(6)}${ms(sync).padStart(10)}${ratio(sync, idleSync).padStart(8)}${`${SYNC_TARGET}x`.padStart(7)}${ms(hook).padStart(13)}${ratio(hook, idleHook).padStart(8)}${`${WEBHOOK_TARGET}x`.padStart(7)}${String(p.late).padStart(6)}${(p.load?.toFixed(1) ?? '-').padStart(6)}  ${met.padEnd(5)}${(refused || '-').padEnd(9)}${attacker || '-'}`,
     );
   }
   return lines;

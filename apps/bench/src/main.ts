@@ -67,8 +67,9 @@ const USAGE = `npm run bench [-- options]
   --knee-step S       seconds per knee step (default 4, 1 with --quick)
   --knee-accounts N   accounts the spread series shares the load over (default 10; also the credits section's)
   --credit-clients N  jobs in flight in the credits section (default 16)
+  --attacks a,b       the attacks section's phases besides idle (default all): exports, uploads, keys, flood-120, flood,
+                      tarpit-120, tarpit
   --floor-split       the durable floor's job start in a transaction of its own (one more per job): its figures must move
-  --attack-phases a,b the attacks section's phases whose names start so (idle always runs), e.g. "CSV,100k"
   --only a,b          scenarios among sync1, sync50, async, get, credits, knee, fleet, export, held, fair, verify, mailbox, enrichment, browser, batch, webhook, realpath, attacks, leadsize, volume
                       (volume: deletion, erasure and the suppression page with a small account alone and beside a
                       customer's year of data, 1,000,000 leads; 50,000 with --quick)
@@ -109,8 +110,8 @@ const { values: flags } = (() => {
         'knee-accounts': { type: 'string', default: '10' },
         'credit-clients': { type: 'string', default: '16' },
         only: { type: 'string' },
-        'attack-phases': { type: 'string' },
         'floor-split': { type: 'boolean', default: false },
+        attacks: { type: 'string' },
       },
     });
   } catch (error) {
@@ -401,7 +402,7 @@ async function main(): Promise<number> {
         env: (extra) => serviceEnv(extra.DATABASE_URL ?? DATABASE_URL, extra),
         track: (p) => (own.push(p), p),
         quick: QUICK,
-        phases: flags['attack-phases']?.split(',').filter(Boolean),
+        phases: flags.attacks?.split(','),
         log,
       });
       nothingElse.attacks = phases;

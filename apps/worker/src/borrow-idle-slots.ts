@@ -39,13 +39,29 @@ export interface IdleSlotSettings {
   reserved: number;
   /** how often idle slots are looked at while no job ends (a backlog is also found this way) */
   periodMs: number;
+  /**
+   * WORKER_BORROW_MAX_BUSY: nothing is borrowed while this process's event loop was busy more than this share of the
+   * last look's time (its utilisation, 0–1; 1: slots alone decide). A slot is not a core: CPU-bound jobs fill 50
+   * slots with one account's backlog and every other account's job then shares the loop with them (decision 050).
+   */
+  maxBusy?: number;
 }
 
 export interface IdleSlotDependencies {
   lifecycle: Lifecycle;
   /** entries of the source's queue waiting for a slot (BullMQ's wait list) */
   waiting(source: Source): Promise<number>;
+  /** this process's event-loop utilisation since the last call (0–1); performance.eventLoopUtilization when absent */
+  busy?: () => number;
+  /**
+   * jobs in this process wait for their account's turn (account-turns.ts): a job borrowed now would wait too, holding a
+   * slot the next account's job needs; nothing is borrowed until none waits
+   */
+  turnsWaiting?: () => number;
 }
+
+/** the event loop's utilisation is read over at least this long (borrowing while the loop is busy: decision 050) */
+const BUSY_SAMPLE_MS = 100;
 
 /** borrow_held_jobs releases at most this many per call (prisma/functions/borrow_held_jobs.sql) */
 const BORROW_BATCH = 100;
@@ -69,11 +85,30 @@ export function startIdleSlotFiller(deps: IdleSlotDependencies, sources: readonl
     sources.map((s) => [s, { active: 0, asking: 0, filling: false, again: false, backlog: false }]),
   );
   let failing = false;
+  const maxBusy = settings.maxBusy ?? 1;
+  const busy = deps.busy ?? loopBusy();
+  // Sampled at most every BUSY_SAMPLE_MS (over the time since the sample before), so a burst of fills between two
+  // samples reads the same figure and a single fill never reads a window too short to mean anything.
+  let lastBusy = 0;
+  let sampledAt = performance.now();
+  const busyNow = () => {
+    const now = performance.now();
+    if (now - sampledAt >= BUSY_SAMPLE_MS) {
+      lastBusy = busy();
+      sampledAt = now;
+    }
+    return lastBusy;
+  };
 
   const free = (state: SlotState) => settings.concurrency - state.active - state.asking - settings.reserved;
 
   async function fillOnce(source: Source, state: SlotState): Promise<void> {
     if (free(state) <= 0) return;
+    if ((maxBusy < 1 && busyNow() > maxBusy) || (deps.turnsWaiting?.() ?? 0) > 0) {
+      // The cores, not the slots, are full: the backlog waits for its account's share, and the timer looks again.
+      state.backlog = false;
+      return;
+    }
     const waiting = await deps.waiting(source);
     // The slots are counted again after the wait list is read: an entry that left it before the count was taken by
     // this process or by another worker. If by this process, its slot is busy here: the ask that took it was counted
@@ -149,5 +184,16 @@ export function startIdleSlotFiller(deps: IdleSlotDependencies, sources: readonl
       if (state && free(state) > 0) await fill(source);
     },
     stop: () => clearInterval(timer),
+  };
+}
+
+/** The event loop's utilisation between two calls (node:perf_hooks). */
+export function loopBusy(): () => number {
+  let last = performance.eventLoopUtilization();
+  return () => {
+    const now = performance.eventLoopUtilization();
+    const delta = performance.eventLoopUtilization(now, last);
+    last = now;
+    return delta.utilization;
   };
 }

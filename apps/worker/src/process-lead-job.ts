@@ -24,6 +24,7 @@ import {
   type TileReport,
   type UpstreamRetry,
 } from '@leadgen/providers';
+import type { AccountTurns } from './account-turns';
 import { collectLeads, uncommittedCalls, type SliceReport } from './lead-pipeline';
 import { WaitingError, type Job, type LeadJobHandler, type LeadJobResult, type QueuePayloads } from '@leadgen/queue';
 
@@ -32,6 +33,8 @@ export interface HandlerDependencies {
   db: Database;
   /** a job's life (@leadgen/commands): its settlement, the release of the account's next held job, the announcements */
   lifecycle: Lifecycle;
+  /** fair turns between accounts for this process's event loop (account-turns.ts, decision 050); none when absent */
+  turns?: AccountTurns;
 }
 
 /** Why a running job was interrupted from outside its provider. */
@@ -97,9 +100,24 @@ export function createLeadJobHandler<S extends Source>(
   testProvider: LeadProvider<S> = provider,
 ): LeadJobHandler<S> {
   return (job, token, signal) =>
-    withLogContext({ jobId: job.data.jobId, source: provider.source }, () =>
-      processLeadJob(isTestAccountId(job.data.accountId) ? testProvider : provider, deps, job, token, signal),
-    );
+    withLogContext({ jobId: job.data.jobId, source: provider.source }, async () => {
+      // Its account's turn first (decision 050): while the loop is busy and another account is here, one account's
+      // jobs beyond WORKER_TURNS_PER_ACCOUNT wait, holding their slot, not the loop.
+      const endTurn = deps.turns ? await deps.turns.enter(job.data.accountId, signal) : null;
+      try {
+        if (signal.aborted) {
+          // Cancelled or shut down while it waited: as processLeadJob does for an abort.
+          if (signal.reason === 'shutdown') {
+            await job.moveToWait(token);
+            throw new WaitingError();
+          }
+          return jobResult(await findJob(deps.db, job.data.jobId));
+        }
+        return await processLeadJob(isTestAccountId(job.data.accountId) ? testProvider : provider, deps, job, token, signal);
+      } finally {
+        endTurn?.();
+      }
+    });
 }
 
 async function processLeadJob<S extends Source>(

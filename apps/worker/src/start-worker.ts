@@ -6,6 +6,7 @@ import { logger } from '@leadgen/logger';
 import type { ReadinessReport } from '@leadgen/ops';
 import { closeProviders, createProviders, createTestProviders } from '@leadgen/providers';
 import { enqueueReleasedJobs, jobEventPublisher, openLeadQueues, producerConnection, redisKeys, subscribeJobEvents } from '@leadgen/queue';
+import { accountTurns } from './account-turns';
 import { startIdleSlotFiller } from './borrow-idle-slots';
 import { createLeadConsumers } from './lead-consumers';
 import { startLeadRetentionSweep } from './lead-retention-sweep';
@@ -25,6 +26,8 @@ export interface RunningWorker {
   sources: Source[];
   /** what the operations port's /readyz answers */
   readiness: () => Promise<ReadinessReport>;
+  /** an account's lead jobs running and waiting for a turn in this process (decision 050) */
+  turns: (accountId: string) => { running: number; waiting: number };
   /** stop taking jobs; finish or hand back the ones held; close connections */
   close(): Promise<void>;
 }
@@ -75,13 +78,20 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
     events,
     webhooks: webhooks.producer,
   });
-  const deps: HandlerDependencies = { config, db, lifecycle };
+  // Fair turns between accounts for this process's loop (decision 050).
+  const turns = accountTurns({ perAccount: config.worker.turnsPerAccount, maxBusy: config.worker.borrowMaxBusy });
+  const deps: HandlerDependencies = { config, db, lifecycle, turns };
   // Borrowed slots (decision 020): this process's slots beyond WORKER_RESERVED_SLOTS that nothing waits for take held jobs.
-  const slots = startIdleSlotFiller({ lifecycle, waiting: (source) => queues.waiting(source) }, sources, {
-    concurrency: config.worker.concurrency,
-    reserved: config.worker.reservedSlots,
-    periodMs: IDLE_SLOT_PERIOD_MS,
-  });
+  const slots = startIdleSlotFiller(
+    { lifecycle, waiting: (source) => queues.waiting(source), turnsWaiting: () => turns.waiting() },
+    sources,
+    {
+      concurrency: config.worker.concurrency,
+      reserved: config.worker.reservedSlots,
+      periodMs: IDLE_SLOT_PERIOD_MS,
+      maxBusy: config.worker.borrowMaxBusy,
+    },
+  );
   const consumers = createLeadConsumers(
     sources.flatMap((source) => providers[source] ?? []),
     deps,
@@ -125,6 +135,7 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
   const sweep = {
     stop: async () => {
       slots.stop();
+      turns.stop();
       await Promise.all([lostJobs.stop(), retention.stop(), testCredits.stop(), objections.stop()]);
     },
   };
@@ -138,6 +149,7 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
   let draining = false;
   return {
     sources,
+    turns: (accountId) => turns.state(accountId),
     readiness: workerReadiness({
       db,
       queues,

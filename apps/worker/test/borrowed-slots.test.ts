@@ -205,6 +205,48 @@ describe('borrowed slots', () => {
     taking.stop();
   }, 60_000);
 
+  it('when the worker’s event loop is busier than WORKER_BORROW_MAX_BUSY, or jobs in it wait for their account’s turn, then it borrows nothing though slots are free, and borrows again once neither holds (decision 050)', async () => {
+    const account = await buildAccount(world.db, { credits: 100_000 });
+    const held = (await createHeld(account, 'shopify', 5)).slice(2); // 3 held
+    const enqueued: string[][] = [];
+    const lifecycle = {
+      ...world.api.deps.lifecycle,
+      share: 2,
+      queue: { enqueueReleased: async (_source: Source, _accountId: string, ids: readonly string[]) => void enqueued.push([...ids]) },
+    };
+    let utilisation = 0.9; // CPU-bound jobs in its slots: the cores, not the slots, are full
+    let turnsWaiting = 0;
+    const filler = startIdleSlotFiller(
+      { lifecycle, waiting: async () => 0, busy: () => utilisation, turnsWaiting: () => turnsWaiting },
+      ['shopify'],
+      {
+        concurrency: 4,
+        reserved: 1,
+        periodMs: 60_000,
+        maxBusy: 0.5,
+      },
+    );
+    try {
+      await sleep(150); // the loop's utilisation is read over 100 ms at least
+      await filler.fill('shopify');
+      expect(enqueued).toEqual([]);
+      expect(await heldJobCount(world.db, account.accountId, 'shopify')).toBe(3);
+      // A quiet loop, but a job waits for its account's turn: one borrowed now would wait too, holding a slot.
+      utilisation = 0.2;
+      turnsWaiting = 1;
+      await sleep(150);
+      await filler.fill('shopify');
+      expect(enqueued).toEqual([]);
+      turnsWaiting = 0;
+      await filler.fill('shopify');
+      // 4 − 1 reserved = 3 slots, the oldest held jobs of any account (a test above left one of its own held).
+      expect(enqueued.flat()).toHaveLength(3);
+      expect(enqueued.flat()).toEqual(expect.arrayContaining(held.slice(0, 2)));
+    } finally {
+      filler.stop();
+    }
+  }, 60_000);
+
   it('when a job is created held, then the API nudges the fleet with its source, and a worker borrows it at once if it has a slot beyond its reserve free, and does nothing (no I/O) if not', async () => {
     const account = await buildAccount(world.db, { credits: 100_000 });
     const channel = channels(redisKeys(world.config.redis)).jobHeld;

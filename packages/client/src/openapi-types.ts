@@ -499,7 +499,7 @@ export interface paths {
         get: operations["listSuppressions"];
         /**
          * Adds entries: a lead matching one is never delivered nor billed, in any job (decision 014)
-         * @description Adds domains, emails and phones to the suppression list (normalised; entries already there are not counted again). Up to 100,000 entries a call, and up to the deployment's cap per account (1,000,000 by default); each 1,000 entries count as one more call in the `read` rate limit.
+         * @description Adds domains, emails and phones to the suppression list (normalised; entries already there are not counted again). Up to 100,000 entries a call, and up to the deployment's cap per account (1,000,000 by default); each 100 entries count as one more call in the `read` rate limit.
          */
         put: operations["addSuppressions"];
         post?: never;
@@ -4126,7 +4126,7 @@ export interface components {
              * @description The stable code to branch on ([docs/errors.md](/docs/errors.md))
              * @enum {string}
              */
-            code: "validation_failed" | "malformed_json" | "malformed_path" | "malformed_request" | "idempotency_key_missing" | "idempotency_key_invalid" | "unauthorized" | "insufficient_credits" | "job_not_found" | "not_found" | "leads_expired" | "method_not_allowed" | "request_timeout" | "job_not_cancellable" | "batch_not_found" | "batch_not_cancellable" | "payload_too_large" | "unsupported_media_type" | "unsupported_content_encoding" | "expectation_failed" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable" | "webhook_endpoint_not_found" | "webhook_delivery_not_found" | "webhook_endpoint_limit" | "webhook_endpoint_disabled" | "webhook_delivery_pending" | "webhook_secret_already_revealed" | "monitor_not_found" | "monitor_limit" | "monitor_run_in_progress" | "suppression_limit" | "objection_not_found" | "objection_not_proven" | "insufficient_scope" | "scope_not_held" | "test_mode_unsupported" | "api_key_not_found" | "api_key_limit" | "quote_not_found" | "quote_expired" | "area_place_not_found" | "area_too_large" | "area_empty";
+            code: "validation_failed" | "malformed_json" | "malformed_path" | "malformed_request" | "idempotency_key_missing" | "idempotency_key_invalid" | "unauthorized" | "insufficient_credits" | "job_not_found" | "not_found" | "leads_expired" | "method_not_allowed" | "request_timeout" | "job_not_cancellable" | "batch_not_found" | "batch_not_cancellable" | "payload_too_large" | "unsupported_media_type" | "unsupported_content_encoding" | "expectation_failed" | "idempotency_key_reused" | "rate_limited" | "too_many_in_flight" | "headers_too_large" | "internal_error" | "service_unavailable" | "webhook_endpoint_not_found" | "webhook_delivery_not_found" | "webhook_endpoint_limit" | "webhook_endpoint_disabled" | "webhook_delivery_pending" | "webhook_secret_already_revealed" | "monitor_not_found" | "monitor_limit" | "monitor_run_in_progress" | "suppression_limit" | "objection_not_found" | "objection_not_proven" | "insufficient_scope" | "scope_not_held" | "test_mode_unsupported" | "api_key_not_found" | "api_key_limit" | "quote_not_found" | "quote_expired" | "area_place_not_found" | "area_too_large" | "area_empty";
             /** @description The request id; quote it to support */
             requestId?: string;
             /** @description validation_failed: every problem, a JSON Pointer each */
@@ -4253,7 +4253,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description rate_limited */
+        /** @description rate_limited (a rate-limit window), too_many_in_flight (with `limit`: the account's requests in progress at once, API_IN_FLIGHT_PER_ACCOUNT) */
         Problem429: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -32,7 +32,14 @@ describe('loadConfig', () => {
       idempotencyTtlHours: 24,
       authCacheMs: 5_000,
       suppressionsPerAccount: 1_000_000,
-      rateLimit: { generatePerMin: 120, readPerMin: 1200, exportsAtOnce: 2, unknownKeyPerMin: 60 },
+      rateLimit: {
+        generatePerMin: 120,
+        readPerMin: 1200,
+        exportsAtOnce: 2,
+        inFlightPerAccount: 2,
+        inFlightWaitMs: 2_000,
+        unknownKeyPerMin: 60,
+      },
     });
     expect(config.worker.sources).toEqual(['google_maps', 'linkedin', 'shopify']);
     expect(config.sandbox.pageDelayMs).toBe(50);

@@ -445,6 +445,16 @@ export const DECLARATION = {
         integer().min(1).max(100).default(2),
         'CSV and JSON Lines downloads one account may stream at once; more answer 429',
       ),
+      inFlightPerAccount: variable(
+        'API_IN_FLIGHT_PER_ACCOUNT',
+        integer().min(0).max(10_000).default(2),
+        "requests of one account at work at once in each API process (a sync generate's wait for its job is not work: it gives its place back); the next wait their turn in the account's own line for `API_IN_FLIGHT_WAIT_MS`, then answer 429 `too_many_in_flight` with `Retry-After`, before they are counted or read. Whatever the rate limits allow, one account then holds at most this much of a process's event loop ([decision 050](decisions/050-one-account-cannot-take-the-cores.md)). Per process: N API replicas let an account have N times this. `0`: no limit",
+      ),
+      inFlightWaitMs: variable(
+        'API_IN_FLIGHT_WAIT_MS',
+        integer().min(0).max(60_000).default(2_000),
+        'how long a request beyond `API_IN_FLIGHT_PER_ACCOUNT` waits for a place before its 429 (at most 32 of an account wait at once; more are refused at once); `0`: refused at once',
+      ),
       unknownKeyPerMin: variable(
         'RATE_LIMIT_UNKNOWN_KEY_PER_MIN',
         integer().min(1).default(60),
@@ -528,6 +538,16 @@ export const DECLARATION = {
       'WORKER_RESERVED_SLOTS',
       integer().min(0).max(10_000).default(1),
       "fair queues: slots of each worker's `WORKER_CONCURRENCY` per source that a borrowed job never takes. A slot beyond them with nothing waiting in its queue takes the source's oldest held job of any account, so one account's backlog uses an idle fleet; the reserved ones stay free for the next account's job ([decision 020](decisions/020-fair-queues.md)). `WORKER_CONCURRENCY` or more: nothing is borrowed (each account keeps to `QUEUE_OPEN_JOBS_PER_ACCOUNT`)",
+    ),
+    borrowMaxBusy: variable(
+      'WORKER_BORROW_MAX_BUSY',
+      Joi.number().min(0).max(1).default(0.5),
+      "fair queues: a worker borrows no held job (`WORKER_RESERVED_SLOTS`) while its event loop was busy more than this share of the last 100 ms or more (0–1): a slot is not a core, and CPU-bound jobs of one account's backlog in every free slot slow every other account's job in the process ([decision 050](decisions/050-one-account-cannot-take-the-cores.md)). `1`: slots alone decide, as before",
+    ),
+    turnsPerAccount: variable(
+      'WORKER_TURNS_PER_ACCOUNT',
+      integer().min(0).max(10_000).default(1),
+      "fair turns: while a worker's event loop is busier than `WORKER_BORROW_MAX_BUSY` and another account has had a job in it within the last second, one account runs at most this many jobs in it at once; the next wait (holding their slot, not the loop) and are let in round robin among accounts as jobs end or the loop quietens. A lone account, or jobs waiting on their upstreams, never wait ([decision 050](decisions/050-one-account-cannot-take-the-cores.md)). `0`: no turns",
     ),
     jobTimeoutMs: variable(
       'JOB_TIMEOUT_MS',

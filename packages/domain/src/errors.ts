@@ -147,6 +147,16 @@ export const errors = {
         'Retry-After': String(retryAfterSeconds),
       },
     ),
+  /** More of the account's requests in flight in this API process than API_IN_FLIGHT_PER_ACCOUNT (decision 050). */
+  tooManyInFlight: (limit: number, retryAfterSeconds = 1) =>
+    new AppError(
+      429,
+      'too_many_in_flight',
+      'Too many requests in flight',
+      `The account already has ${limit} requests in progress here; retry in ${retryAfterSeconds} s, or wait for one of them to finish`,
+      { limit },
+      { 'Retry-After': String(retryAfterSeconds) },
+    ),
   serviceUnavailable: (detail: string) =>
     new AppError(503, 'service_unavailable', 'Service unavailable', detail, {}, { 'Retry-After': '5' }),
 };

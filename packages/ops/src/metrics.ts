@@ -193,7 +193,7 @@ function startAtZero<L extends string>(counter: Counter<L>, values: Record<L, re
   for (const labels of combinations) counter.inc(labels as Partial<Record<L, string>>, 0);
 }
 
-startAtZero(metrics.rateLimited, { limit: ['generate', 'read', 'unknown_key'] });
+startAtZero(metrics.rateLimited, { limit: ['generate', 'read', 'unknown_key', 'in_flight'] });
 startAtZero(metrics.enrichmentFetches, {
   outcome: [
     'ok',

@@ -89,6 +89,8 @@ export interface MountParts {
   auth: RequestHandler;
   requireScope: (scope: ApiKeyScope) => RequestHandler;
   rateLimits: Record<RateLimitPolicyName, RequestHandler>;
+  /** the account's requests in progress in this process (in-flight-limit.ts), after its key and before its rate limit */
+  inFlight?: RequestHandler;
   jsonBody: (limitBytes: number) => RequestHandler;
   /** What request schemas may read of the deployment (Joi's `context`), e.g. whether plain http targets are accepted. */
   validationContext: Record<string, unknown>;
@@ -121,6 +123,7 @@ export function mountEndpoints(endpoints: readonly Endpoint[], targets: { root: 
     for (const endpoint of methods) {
       const chain: RequestHandler[] = [];
       if (endpoint.auth === 'key') chain.push(parts.auth);
+      if (endpoint.auth === 'key' && parts.inFlight) chain.push(parts.inFlight);
       if (endpoint.rateLimit) chain.push(parts.rateLimits[endpoint.rateLimit.policy]);
       if (endpoint.auth === 'key') chain.push(parts.requireScope(scopeOf(endpoint)));
       if (endpoint.body) {
@@ -164,14 +167,14 @@ function forbidden(endpoint: Endpoint) {
 
 /**
  * The Problem answers an entry implies by what it declares, so no entry restates them: 405 on every path (each
- * mounts one), 400 for a validated query or body, 401 for a key and 500/503 for its lookup, 429 with a
- * rate-limit window, 413 and 415 with a body. An operation's own answer for one of these statuses wins.
+ * mounts one), 400 for a validated query or body, 401 for a key and 500/503 for its lookup, 429 for a key (its
+ * requests in flight, decision 050) or a rate-limit window, 413 and 415 with a body. An operation's own answer for one of these statuses wins.
  */
 function impliedProblems(endpoint: Endpoint): Record<string, unknown> {
   const codes: Array<Parameters<typeof pick>[number]> = [405];
   if (endpoint.request?.query || endpoint.request?.body) codes.push(400);
-  if (endpoint.auth === 'key') codes.push(401, 500, 503);
-  if (endpoint.rateLimit) codes.push(429);
+  if (endpoint.auth === 'key') codes.push(401, 429, 500, 503);
+  else if (endpoint.rateLimit) codes.push(429);
   if (endpoint.body) codes.push(413, 415);
   return pick(...codes);
 }

@@ -30,6 +30,7 @@ export const PROBLEM_CODES = [
   'expectation_failed',
   'idempotency_key_reused',
   'rate_limited',
+  'too_many_in_flight',
   'headers_too_large',
   'internal_error',
   'service_unavailable',
@@ -268,7 +269,10 @@ export const problems = {
   413: problemResponse('payload_too_large'),
   415: problemResponse('unsupported_media_type, unsupported_content_encoding'),
   422: problemResponse('idempotency_key_reused'),
-  429: problemResponse('rate_limited', { 'Retry-After': hdr('Retry-After'), ...limited }),
+  429: problemResponse(
+    "rate_limited (a rate-limit window), too_many_in_flight (with `limit`: the account's requests in progress at once, API_IN_FLIGHT_PER_ACCOUNT)",
+    { 'Retry-After': hdr('Retry-After'), ...limited },
+  ),
   500: problemResponse('internal_error'),
   503: problemResponse('service_unavailable', { 'Retry-After': hdr('Retry-After') }),
 };

@@ -117,7 +117,7 @@ export const accountEndpoints: Endpoint[] = [
       operationId: 'addSuppressions',
       summary: 'Adds entries: a lead matching one is never delivered nor billed, in any job (decision 014)',
       description:
-        "Adds domains, emails and phones to the suppression list (normalised; entries already there are not counted again). Up to 100,000 entries a call, and up to the deployment's cap per account (1,000,000 by default); each 1,000 entries count as one more call in the `read` rate limit.",
+        "Adds domains, emails and phones to the suppression list (normalised; entries already there are not counted again). Up to 100,000 entries a call, and up to the deployment's cap per account (1,000,000 by default); each 100 entries count as one more call in the `read` rate limit.",
       responses: {
         200: {
           description: 'How many were new, and the totals',

@@ -10,6 +10,8 @@ export interface GenerateLeadsInput {
   request: GenerationRequest;
   waitMs: number;
   signal: AbortSignal;
+  /** the request's work is done and it only waits for the job: its in-flight place goes back (decision 050) */
+  onWaiting?: () => void;
 }
 
 export interface GenerateLeadsResult extends JobAnswer {
@@ -38,6 +40,7 @@ export async function generateLeads(deps: ApiDependencies, input: GenerateLeadsI
       metrics.idempotentReplays.inc();
       return { ...(await replay(deps, creation.jobId, input)), replayed: true };
     }
+    input.onWaiting?.();
     await waiter.until(input.waitMs, input.signal);
     return { ...(await answer(deps, jobId)), replayed: false };
   } finally {
@@ -51,6 +54,7 @@ async function replay(deps: ApiDependencies, jobId: string, input: GenerateLeads
   try {
     const now = await answer(deps, jobId);
     if (isTerminal(now.status) || input.waitMs <= 0) return now;
+    input.onWaiting?.();
     await waiter.until(input.waitMs, input.signal);
     return await answer(deps, jobId);
   } finally {

@@ -1,3 +1,4 @@
+import { releaseInFlight } from '../../http/in-flight-limit';
 import type { Request, Response } from 'express';
 import { parseIdempotencyKey, type GenerationRequest } from '@leadgen/domain';
 import type { ApiDependencies } from '../../dependencies';
@@ -33,6 +34,8 @@ export function generateRoute(deps: ApiDependencies) {
       request,
       waitMs: prefer.waitMs,
       signal: clientGone(req, res),
+      // Waiting for its job is no work: its place among the account's requests in flight goes back (decision 050).
+      onWaiting: () => releaseInFlight(res),
     });
 
     if (replayed) res.setHeader('Idempotent-Replayed', 'true');

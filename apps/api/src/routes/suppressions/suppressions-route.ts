@@ -27,7 +27,7 @@ function changeSuppressionsRoute(deps: ApiDependencies, change: 'added' | 'remov
   return async (req: Request, res: Response): Promise<void> => {
     const account = authenticatedAccount(res.locals);
     // Measured, parsed, checked and normalised on a thread of its own (suppression-upload-parser.ts), not the event
-    // loop; weighted by what it may write (each 1,000 entries cost one more call of the read limit), charged once
+    // loop; weighted by what it may write (each ROWS_PER_UNIT, 100, entries cost one more call of the read limit), charged once
     // measured and before it is parsed: over the limit, 429 and it never is (issue 31, finding 3).
     const entries = await suppressionUploads.parse(account.id, bulkBodyBytes(req), (ceiling) =>
       chargeRateLimit(res, costOfEntries(ceiling)),

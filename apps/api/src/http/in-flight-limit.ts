@@ -1,0 +1,107 @@
+import type { RequestHandler, Response } from 'express';
+import { errors } from '@leadgen/domain';
+import { metrics } from '@leadgen/ops';
+import { authenticatedAccount } from './authenticate';
+
+/** An account's requests that may wait for a place at once; one more is refused at once. */
+export const IN_FLIGHT_QUEUE_LENGTH = 32;
+
+export interface InFlightSettings {
+  /** API_IN_FLIGHT_PER_ACCOUNT: an account's requests at work at once in this process; 0, no limit */
+  perAccount: number;
+  /** API_IN_FLIGHT_WAIT_MS: how long one beyond waits for a place before its 429 */
+  waitMs: number;
+}
+
+interface Places {
+  held: number;
+  waiting: Array<{ take: () => void }>;
+}
+
+/**
+ * A concurrent-requests limiter per account with a short fair queue (decision 050; Stripe's "concurrent requests
+ * limiter"). At most `perAccount` of one account's requests are at work in this API process at once; the next wait
+ * in the account's own line (first come, first served, at most IN_FLIGHT_QUEUE_LENGTH) for `waitMs`, and one that
+ * gets no place by then, or finds the line full, answers 429 `too_many_in_flight` with Retry-After, before its rate
+ * limit is counted or its body read. Another account's requests never wait behind them. The rate limit bounds an
+ * account's calls a minute, which an operator may raise far above its default; this bounds how much of this
+ * process's event loop one account's requests hold at any instant, whatever the rate limit.
+ *
+ * "At work": a synchronous generate gives its place back once its job is created and it only waits for the job's
+ * end (`releaseInFlight`), so an account's long waits never hold its polls back. Counted in memory, per process:
+ * no Redis command. A place is given back when the answer ends or the client goes away (the response's `close`).
+ */
+export function inFlightLimit(
+  settings: InFlightSettings,
+): RequestHandler & { state(accountId: string): { held: number; waiting: number } } {
+  const accounts = new Map<string, Places>();
+  const give = (id: string, places: Places) => {
+    const next = places.waiting.shift();
+    if (next)
+      next.take(); // the place passes to the account's next request
+    else {
+      places.held -= 1;
+      if (places.held <= 0 && places.waiting.length === 0) accounts.delete(id);
+    }
+  };
+  const handler: RequestHandler = (_req, res, next) => {
+    if (settings.perAccount <= 0) return next();
+    const { id } = authenticatedAccount(res.locals);
+    let places = accounts.get(id);
+    if (!places) accounts.set(id, (places = { held: 0, waiting: [] }));
+    const own = places;
+    let given = false;
+    const release = () => {
+      if (given) return;
+      given = true;
+      give(id, own);
+    };
+    const start = () => {
+      res.locals.releaseInFlight = release;
+      res.once('close', release);
+      next();
+    };
+    if (own.held < settings.perAccount) {
+      own.held += 1;
+      start();
+      return;
+    }
+    const refuse = () => {
+      metrics.rateLimited.inc({ limit: 'in_flight' });
+      next(errors.tooManyInFlight(settings.perAccount, Math.max(1, Math.ceil(settings.waitMs / 1000))));
+    };
+    if (own.waiting.length >= IN_FLIGHT_QUEUE_LENGTH || settings.waitMs <= 0) return refuse();
+    const entry = {
+      take: () => {
+        clearTimeout(timer);
+        res.off('close', gone);
+        start();
+      },
+    };
+    const leave = () => {
+      const at = own.waiting.indexOf(entry);
+      if (at >= 0) own.waiting.splice(at, 1);
+      if (own.held <= 0 && own.waiting.length === 0) accounts.delete(id);
+    };
+    // Gone before its place came: out of the line (nothing to answer).
+    const gone = () => {
+      clearTimeout(timer);
+      leave();
+    };
+    const timer = setTimeout(() => {
+      res.off('close', gone);
+      leave();
+      refuse();
+    }, settings.waitMs);
+    own.waiting.push(entry);
+    res.once('close', gone);
+  };
+  return Object.assign(handler, {
+    state: (accountId: string) => ({ held: accounts.get(accountId)?.held ?? 0, waiting: accounts.get(accountId)?.waiting.length ?? 0 }),
+  });
+}
+
+/** Gives the request's place back early (a sync generate that now only waits for its job); idempotent. */
+export function releaseInFlight(res: Response): void {
+  (res.locals.releaseInFlight as (() => void) | undefined)?.();
+}

@@ -1,0 +1,124 @@
+import { startWorld, type TestWorld } from '../../../test/harness';
+import { buildAccount } from '../../../test/factories';
+import http from 'node:http';
+
+// Decision 050: an account's requests at work at once in an API process are bounded whatever its rate limits (here
+// raised far above their defaults, as an operator may): the next wait their turn in the account's own line, one that
+// gets no place in API_IN_FLIGHT_WAIT_MS answers 429 too_many_in_flight, another account is served meanwhile, and a
+// sync generate gives its place back while it only waits for its job.
+const IN_FLIGHT = 2;
+const WAIT_MS = 300;
+let world: TestWorld;
+
+beforeAll(async () => {
+  world = await startWorld({
+    // No worker: a sync generate waits out its `Prefer: wait`.
+    worker: false,
+    env: {
+      API_IN_FLIGHT_PER_ACCOUNT: String(IN_FLIGHT),
+      API_IN_FLIGHT_WAIT_MS: String(WAIT_MS),
+      RATE_LIMIT_GENERATE_PER_MIN: '100000',
+      RATE_LIMIT_READ_PER_MIN: '100000',
+    },
+  });
+});
+afterAll(() => world.close());
+
+const body = { source: 'google_maps', category: 'dentist', state: 'US', city: 'Austin', maxResults: 5 };
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A request held at work: an async generate whose body comes in two parts, `holdMs` apart. Resolves its status. */
+let held = 0;
+function heldGenerate(port: number, auth: Record<string, string>, holdMs: number): Promise<number> {
+  const json = JSON.stringify(body);
+  held += 1;
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/api/v1/leads/generate',
+        headers: {
+          ...auth,
+          'Content-Type': 'application/json',
+          'Content-Length': String(Buffer.byteLength(json)),
+          Prefer: 'respond-async',
+          'Idempotency-Key': `in-flight-held-${Date.now()}-${held}`,
+        },
+        agent: false,
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.on('error', reject);
+    req.write(json.slice(0, 5));
+    setTimeout(() => req.end(json.slice(5)), holdMs);
+  });
+}
+
+describe('requests in flight per account', () => {
+  it('when an account has API_IN_FLIGHT_PER_ACCOUNT requests at work, then its next waits for a place, answers 429 too_many_in_flight with Retry-After if none frees in time, and another account is served meanwhile', async () => {
+    const flood = await buildAccount(world.db);
+    const other = await buildAccount(world.db);
+    const holding = Array.from({ length: IN_FLIGHT }, () => heldGenerate(world.api.port, flood.auth, 1_500));
+    await sleep(200);
+    const started = Date.now();
+    const refused = await world.http.get('/api/v1/account').set(flood.auth);
+    expect({ status: refused.status, code: refused.body.code, limit: refused.body.limit }).toEqual({
+      status: 429,
+      code: 'too_many_in_flight',
+      limit: IN_FLIGHT,
+    });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(WAIT_MS - 20); // it waited its turn first
+    expect(refused.headers['content-type']).toMatch(/application\/problem\+json/);
+    expect(Number(refused.get('Retry-After'))).toBeGreaterThanOrEqual(1);
+    // Refused before its rate limit counted it: no window's RateLimit header.
+    expect(refused.get('RateLimit')).toBeUndefined();
+    expect((await world.http.get('/api/v1/account').set(other.auth)).status).toBe(200);
+    // A request that waits gets the place of the first that ends.
+    const waiting = world.http.get('/api/v1/account').set(flood.auth);
+    expect(await Promise.all(holding)).toEqual([202, 202]);
+    expect((await waiting).status).toBe(200);
+  });
+
+  it('when sync generates only wait for their jobs, then they hold no place: the account’s polls go through meanwhile', async () => {
+    const who = await buildAccount(world.db);
+    const generates = Array.from({ length: IN_FLIGHT + 1 }, (_, i) =>
+      world.http
+        .post('/api/v1/leads/generate')
+        .set(who.auth)
+        .set('Idempotency-Key', `in-flight-${Date.now()}-${i}`)
+        .set('Prefer', 'wait=2')
+        .send(body),
+    );
+    await sleep(700);
+    const poll = await world.http.get('/api/v1/account').set(who.auth);
+    expect(poll.status).toBe(200);
+    expect((await Promise.all(generates)).map((r) => r.status)).toEqual([202, 202, 202]);
+  });
+
+  it('when a client goes away before its answer, then its place is given back', async () => {
+    const who = await buildAccount(world.db);
+    const controller = new AbortController();
+    const url = `http://127.0.0.1:${world.api.port}/api/v1/suppressions`;
+    // Bodies that never end: each request holds its place until its client goes away.
+    const gone = Array.from({ length: IN_FLIGHT }, () =>
+      fetch(url, {
+        method: 'PUT',
+        headers: { ...who.auth, 'content-type': 'application/json' },
+        body: new ReadableStream({ start: (c) => c.enqueue(new TextEncoder().encode('{"emails":[')) }),
+        duplex: 'half',
+        signal: controller.signal,
+      } as RequestInit).catch(() => null),
+    );
+    await sleep(300);
+    expect((await world.http.get('/api/v1/account').set(who.auth)).status).toBe(429);
+    controller.abort();
+    await Promise.all(gone);
+    await sleep(200);
+    expect((await world.http.get('/api/v1/account').set(who.auth)).status).toBe(200);
+  });
+});
