@@ -1,11 +1,12 @@
 import { startWorld, type TestWorld } from '../../../test/harness';
-import { buildAccount } from '../../../test/factories';
+import { buildAccount, buildDeliveredJobs } from '../../../test/factories';
 import http from 'node:http';
 
 // Decision 050: an account's requests at work at once in an API process are bounded whatever its rate limits (here
 // raised far above their defaults, as an operator may): the next wait their turn in the account's own line, one that
 // gets no place in API_IN_FLIGHT_WAIT_MS answers 429 too_many_in_flight, another account is served meanwhile, and a
-// sync generate gives its place back while it only waits for its job.
+// sync generate gives its place back while it only waits for its job. The limit is work-conserving: it holds only while
+// another account is present in the process, so each test that needs it keeps a bystander's request at work.
 const IN_FLIGHT = 2;
 const WAIT_MS = 300;
 let world: TestWorld;
@@ -59,10 +60,26 @@ function heldGenerate(port: number, auth: Record<string, string>, holdMs: number
   });
 }
 
+/** Another account present for `ms`: one request of its own held at work that long (its place: one of its own). */
+async function bystander(ms: number): Promise<Promise<number>> {
+  return heldGenerate(world.api.port, (await buildAccount(world.db)).auth, ms);
+}
+
 describe('requests in flight per account', () => {
+  it('when an account is alone in the process, then it is not limited: its calls beyond the limit are served at once', async () => {
+    const alone = await buildAccount(world.db);
+    const holding = Array.from({ length: IN_FLIGHT + 2 }, () => heldGenerate(world.api.port, alone.auth, 800));
+    await sleep(200);
+    const started = Date.now();
+    expect((await world.http.get('/api/v1/account').set(alone.auth)).status).toBe(200);
+    expect(Date.now() - started).toBeLessThan(WAIT_MS); // it did not wait for a place
+    expect(await Promise.all(holding)).toEqual(Array(IN_FLIGHT + 2).fill(202));
+  });
+
   it('when an account has API_IN_FLIGHT_PER_ACCOUNT requests at work, then its next waits for a place, answers 429 too_many_in_flight with Retry-After if none frees in time, and another account is served meanwhile', async () => {
     const flood = await buildAccount(world.db);
     const other = await buildAccount(world.db);
+    const present = heldGenerate(world.api.port, other.auth, 1_500); // the other account is there: the limit holds
     const holding = Array.from({ length: IN_FLIGHT }, () => heldGenerate(world.api.port, flood.auth, 1_500));
     await sleep(200);
     const started = Date.now();
@@ -82,10 +99,12 @@ describe('requests in flight per account', () => {
     const waiting = world.http.get('/api/v1/account').set(flood.auth);
     expect(await Promise.all(holding)).toEqual([202, 202]);
     expect((await waiting).status).toBe(200);
+    expect(await present).toBe(202);
   });
 
   it('when sync generates only wait for their jobs, then they hold no place: the account’s polls go through meanwhile', async () => {
     const who = await buildAccount(world.db);
+    const present = await bystander(2_500);
     const generates = Array.from({ length: IN_FLIGHT + 1 }, (_, i) =>
       world.http
         .post('/api/v1/leads/generate')
@@ -98,10 +117,12 @@ describe('requests in flight per account', () => {
     const poll = await world.http.get('/api/v1/account').set(who.auth);
     expect(poll.status).toBe(200);
     expect((await Promise.all(generates)).map((r) => r.status)).toEqual([202, 202, 202]);
+    expect(await present).toBe(202);
   });
 
   it('when a client goes away before its answer, then its place is given back', async () => {
     const who = await buildAccount(world.db);
+    const present = await bystander(1_000);
     const controller = new AbortController();
     const url = `http://127.0.0.1:${world.api.port}/api/v1/suppressions`;
     // Bodies that never end: each request holds its place until its client goes away.
@@ -120,5 +141,27 @@ describe('requests in flight per account', () => {
     await Promise.all(gone);
     await sleep(200);
     expect((await world.http.get('/api/v1/account').set(who.auth)).status).toBe(200);
+    expect(await present).toBe(202);
+  });
+
+  it('when downloads stream (paced instead, decision 049), then they hold no place: the account’s other calls go through', async () => {
+    const who = await buildAccount(world.db, { credits: 0 });
+    await buildDeliveredJobs(world.db, who.accountId, 30, 100);
+    const present = await bystander(2_500);
+    // Downloads whose client reads nothing after the headers: each stays in flight, its socket full.
+    const downloads = Array.from({ length: IN_FLIGHT }, () => {
+      const req = http.get({ host: '127.0.0.1', port: world.api.port, path: '/api/v1/leads?format=csv', headers: who.auth, agent: false });
+      const status = new Promise<number>((resolve, reject) => {
+        req.on('response', (res) => (res.pause(), resolve(res.statusCode ?? 0)));
+        req.on('error', reject);
+      });
+      return { req, status };
+    });
+    expect(await Promise.all(downloads.map((d) => d.status))).toEqual([200, 200]);
+    const started = Date.now();
+    expect((await world.http.get('/api/v1/account').set(who.auth)).status).toBe(200);
+    expect(Date.now() - started).toBeLessThan(WAIT_MS);
+    for (const d of downloads) d.req.destroy();
+    expect(await present).toBe(202);
   });
 });

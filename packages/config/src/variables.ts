@@ -448,7 +448,7 @@ export const DECLARATION = {
       inFlightPerAccount: variable(
         'API_IN_FLIGHT_PER_ACCOUNT',
         integer().min(0).max(10_000).default(2),
-        "requests of one account at work at once in each API process (a sync generate's wait for its job is not work: it gives its place back); the next wait their turn in the account's own line for `API_IN_FLIGHT_WAIT_MS`, then answer 429 `too_many_in_flight` with `Retry-After`, before they are counted or read. Whatever the rate limits allow, one account then holds at most this much of a process's event loop ([decision 050](decisions/050-one-account-cannot-take-the-cores.md)). Per process: N API replicas let an account have N times this. `0`: no limit",
+        "requests of one account at work at once in each API process while another account is present in it (an account alone is not limited; a sync generate's wait for its job and a streaming download, paced instead, give their place back); the next wait their turn in the account's own line for `API_IN_FLIGHT_WAIT_MS`, then answer 429 `too_many_in_flight` with `Retry-After`, before they are counted or read. Whatever the rate limits allow, one account then holds at most this much of a process's event loop ([decision 050](decisions/050-one-account-cannot-take-the-cores.md)). Per process: N API replicas let an account have N times this. `0`: no limit",
       ),
       inFlightWaitMs: variable(
         'API_IN_FLIGHT_WAIT_MS',

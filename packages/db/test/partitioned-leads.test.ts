@@ -122,7 +122,9 @@ describe('partitioned leads: the migration of a database that holds leads', () =
     const result = await migrate(scratch.ownerUrl, { runtimeRole: scratch.runtimeRole });
     reading = false;
     await readers;
-    expect(result.applied).toEqual([PARTITIONING]);
+    // the partitioning first, then whatever later releases added
+    expect(result.applied[0]).toBe(PARTITIONING);
+    expect(result.applied).toEqual(readMigrations().filter((m) => m.name >= PARTITIONING).map((m) => m.name));
     expect(seen.length).toBeGreaterThan(0);
     expect(new Set(seen)).toEqual(new Set([1_000]));
 

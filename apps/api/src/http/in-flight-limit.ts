@@ -3,6 +3,9 @@ import { errors } from '@leadgen/domain';
 import { metrics } from '@leadgen/ops';
 import { authenticatedAccount } from './authenticate';
 
+/** How long an account that gave its last place back still counts as present, so the limit holds between its calls. */
+const RECENT_MS = 1_000;
+
 /** An account's requests that may wait for a place at once; one more is refused at once. */
 export const IN_FLIGHT_QUEUE_LENGTH = 32;
 
@@ -27,6 +30,10 @@ interface Places {
  * account's calls a minute, which an operator may raise far above its default; this bounds how much of this
  * process's event loop one account's requests hold at any instant, whatever the rate limit.
  *
+ * Work-conserving: the limit holds only while another account is present in this process (holds or waits for a
+ * place, or gave one back within the last second); an account alone may have any number at work, so one client's
+ * parallel calls are not slowed when nobody else is there to protect.
+ *
  * "At work": a synchronous generate gives its place back once its job is created and it only waits for the job's
  * end (`releaseInFlight`), so an account's long waits never hold its polls back. Counted in memory, per process:
  * no Redis command. A place is given back when the answer ends or the client goes away (the response's `close`).
@@ -35,13 +42,30 @@ export function inFlightLimit(
   settings: InFlightSettings,
 ): RequestHandler & { state(accountId: string): { held: number; waiting: number } } {
   const accounts = new Map<string, Places>();
+  // When each account that holds no place now last gave one back: it still counts as present for RECENT_MS.
+  const lastSeen = new Map<string, number>();
+  const othersPresent = (id: string): boolean => {
+    for (const other of accounts.keys()) if (other !== id) return true;
+    const now = Date.now();
+    let present = false;
+    for (const [other, at] of lastSeen) {
+      if (now - at >= RECENT_MS) lastSeen.delete(other);
+      else if (other !== id) present = true;
+    }
+    return present;
+  };
+  // Work-conserving: an account alone in this process (no other held, waited for or gave back a place within
+  // RECENT_MS) is not limited; the limit holds as soon as another is there.
+  const mayTake = (id: string, places: Places) => places.held < settings.perAccount || !othersPresent(id);
   const give = (id: string, places: Places) => {
-    const next = places.waiting.shift();
-    if (next)
-      next.take(); // the place passes to the account's next request
-    else {
-      places.held -= 1;
-      if (places.held <= 0 && places.waiting.length === 0) accounts.delete(id);
+    places.held -= 1;
+    while (places.waiting.length > 0 && mayTake(id, places)) {
+      places.held += 1;
+      places.waiting.shift()!.take(); // the place passes to the account's next request
+    }
+    if (places.held <= 0 && places.waiting.length === 0) {
+      accounts.delete(id);
+      lastSeen.set(id, Date.now());
     }
   };
   const handler: RequestHandler = (_req, res, next) => {
@@ -61,7 +85,7 @@ export function inFlightLimit(
       res.once('close', release);
       next();
     };
-    if (own.held < settings.perAccount) {
+    if (own.waiting.length === 0 && mayTake(id, own)) {
       own.held += 1;
       start();
       return;

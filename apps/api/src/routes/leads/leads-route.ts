@@ -13,6 +13,7 @@ import { authenticatedAccount } from '../../http/authenticate';
 import { encodeCursor, linkNext, nextPageUrl } from '../../http/paging';
 import type { Valid } from '../../http/request-validation';
 import { exportPacing } from '../../http/export-pacing';
+import { releaseInFlight } from '../../http/in-flight-limit';
 import { chargeRateLimit, costOfEntries } from '../../http/rate-limit';
 import { copiedPart, exportFormat, streamExport, type ExportOutcome } from '../../lead-export';
 import { holdExportSlot } from '../../use-cases/export-slots';
@@ -84,6 +85,8 @@ async function resultSetAnswer(
   // Charged and admitted by its cost before a byte streams (issue 31, finding 3); what a running job adds meanwhile after.
   const estimate = await estimateResultSetLeads(selection.side, account, by, id, after);
   await chargeRateLimit(res, costOfEntries(estimate));
+  // A download is paced instead (decision 049): it gives its in-flight place back (decision 050) as it starts streaming.
+  releaseInFlight(res);
   // Rendered by PostgreSQL (COPY): a set deleted meanwhile (expired, erased) ends the download, not an error mid-stream.
   // Paced: it yields while anything else waits (decision 049).
   const pace = exportPacing.start(deps.db.sql);
@@ -137,6 +140,7 @@ export function accountLeadsRoute(deps: ApiDependencies, download?: DownloadForm
       // Charged and admitted by its cost before a byte streams (issue 31, finding 3).
       estimate = await estimateAccountLeads(deps.db.reads, account.id, filter, query.cursor ?? null);
       await chargeRateLimit(res, costOfEntries(estimate));
+      releaseInFlight(res); // paced instead (decision 049), as above
       // Rendered by PostgreSQL (COPY, decision 043): the API passes each chunk's bytes on, yielding while anything else
       // waits (decision 049).
       const paced = exportPacing.start(deps.db.sql);
