@@ -124,7 +124,11 @@ describe('partitioned leads: the migration of a database that holds leads', () =
     await readers;
     // the partitioning first, then whatever later releases added
     expect(result.applied[0]).toBe(PARTITIONING);
-    expect(result.applied).toEqual(readMigrations().filter((m) => m.name >= PARTITIONING).map((m) => m.name));
+    expect(result.applied).toEqual(
+      readMigrations()
+        .filter((m) => m.name >= PARTITIONING)
+        .map((m) => m.name),
+    );
     expect(seen.length).toBeGreaterThan(0);
     expect(new Set(seen)).toEqual(new Set([1_000]));
 
