@@ -189,8 +189,9 @@ export async function startAutoFailover(): Promise<AutoFailoverCluster> {
   }
 }
 
-async function withClient<T>(url: string, fn: (client: Client) => Promise<T>): Promise<T> {
-  const client = new Client({ connectionString: url, connectionTimeoutMillis: 2_000 });
+/** One connection for `fn`, closed after; a server that does not answer fails within `timeoutMs`. */
+export async function withClient<T>(url: string, fn: (client: Client) => Promise<T>, timeoutMs = 2_000): Promise<T> {
+  const client = new Client({ connectionString: url, connectionTimeoutMillis: timeoutMs });
   client.on('error', () => undefined);
   await client.connect();
   try {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import { freePort } from '@leadgen/testing';
+import { withClient } from './pg-auto-failover';
 
 // A throwaway primary (initdb) and its streaming standby (`pg_basebackup -R`), each on a free loopback port in a
 // temporary directory, with the newest PostgreSQL binaries Debian installed. The machine's own cluster is never used:
@@ -67,7 +68,7 @@ export async function startStreamingReplica(): Promise<StreamingReplica> {
     run('pg_ctl', ['-D', primaryData, '-o', common(primaryPort), '-l', path.join(dir, 'primary.log'), '-w', 'start']);
     started.push(primaryData);
     const primaryUrl = `postgresql://postgres@127.0.0.1:${primaryPort}/leadgen`;
-    await withClient(`postgresql://postgres@127.0.0.1:${primaryPort}/postgres`, (c) => c.query('CREATE DATABASE leadgen'));
+    await withClient(`postgresql://postgres@127.0.0.1:${primaryPort}/postgres`, (c) => c.query('CREATE DATABASE leadgen'), 5_000);
     // -R writes standby.signal and primary_conninfo; --checkpoint=fast: no wait for a spread checkpoint.
     run('pg_basebackup', [
       '-h',
@@ -95,7 +96,7 @@ export async function startStreamingReplica(): Promise<StreamingReplica> {
     ]);
     started.push(standbyData);
     const replicaUrl = `postgresql://postgres@127.0.0.1:${standbyPort}/leadgen`;
-    const onStandby = <T>(fn: (c: Client) => Promise<T>) => withClient(replicaUrl, fn);
+    const onStandby = <T>(fn: (c: Client) => Promise<T>) => withClient(replicaUrl, fn, 5_000);
     return {
       primaryUrl,
       replicaUrl,
@@ -103,7 +104,7 @@ export async function startStreamingReplica(): Promise<StreamingReplica> {
       pauseReplay: () => onStandby((c) => c.query('SELECT pg_wal_replay_pause()')).then(() => undefined),
       resumeReplay: () => onStandby((c) => c.query('SELECT pg_wal_replay_resume()')).then(() => undefined),
       async caughtUp(timeoutMs = 30_000) {
-        const { rows } = await withClient(primaryUrl, (c) => c.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn'));
+        const { rows } = await withClient(primaryUrl, (c) => c.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn'), 5_000);
         const deadline = Date.now() + timeoutMs;
         for (;;) {
           const replayed = await onStandby((c) =>
@@ -137,15 +138,4 @@ function statementsOf(log: string): string[] {
     else entries[entries.length - 1] += `\n${line}`;
   }
   return entries.filter((entry) => / LOG: {2}(statement|execute [^:]*):/.test(entry));
-}
-
-async function withClient<T>(url: string, fn: (client: Client) => Promise<T>): Promise<T> {
-  const client = new Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
-  client.on('error', () => undefined);
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end().catch(() => undefined);
-  }
 }

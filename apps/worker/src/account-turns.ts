@@ -1,4 +1,4 @@
-import { loopBusy } from './borrow-idle-slots';
+import { loopBusy, sampled } from './borrow-idle-slots';
 
 /**
  * Fair turns for CPU-bound jobs (decision 050). BullMQ slots and the fair share (decision 020) bound how many jobs an
@@ -46,16 +46,7 @@ export function accountTurns(settings: AccountTurnSettings): AccountTurns {
   const accounts = new Map<string, Account>();
   const recentMs = settings.recentMs ?? 1_000;
   const busy = settings.busy ?? loopBusy();
-  let lastBusy = 0;
-  let sampledAt = performance.now();
-  const busyNow = () => {
-    const now = performance.now();
-    if (now - sampledAt >= BUSY_SAMPLE_MS) {
-      lastBusy = busy();
-      sampledAt = now;
-    }
-    return lastBusy;
-  };
+  const busyNow = sampled(busy, BUSY_SAMPLE_MS);
   const account = (id: string): Account => {
     let a = accounts.get(id);
     if (!a) accounts.set(id, (a = { running: 0, waiting: [], lastSeen: Date.now() }));

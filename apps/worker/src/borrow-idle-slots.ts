@@ -89,16 +89,7 @@ export function startIdleSlotFiller(deps: IdleSlotDependencies, sources: readonl
   const busy = deps.busy ?? loopBusy();
   // Sampled at most every BUSY_SAMPLE_MS (over the time since the sample before), so a burst of fills between two
   // samples reads the same figure and a single fill never reads a window too short to mean anything.
-  let lastBusy = 0;
-  let sampledAt = performance.now();
-  const busyNow = () => {
-    const now = performance.now();
-    if (now - sampledAt >= BUSY_SAMPLE_MS) {
-      lastBusy = busy();
-      sampledAt = now;
-    }
-    return lastBusy;
-  };
+  const busyNow = sampled(busy, BUSY_SAMPLE_MS);
 
   const free = (state: SlotState) => settings.concurrency - state.active - state.asking - settings.reserved;
 
@@ -184,6 +175,20 @@ export function startIdleSlotFiller(deps: IdleSlotDependencies, sources: readonl
       if (state && free(state) > 0) await fill(source);
     },
     stop: () => clearInterval(timer),
+  };
+}
+
+/** `busy` read again at most every `everyMs` (over the time since the read before); the last figure between reads. */
+export function sampled(busy: () => number, everyMs: number): () => number {
+  let last = 0;
+  let at = performance.now();
+  return () => {
+    const now = performance.now();
+    if (now - at >= everyMs) {
+      last = busy();
+      at = now;
+    }
+    return last;
   };
 }
 
