@@ -78,8 +78,8 @@ async function jobsOf(request: GenerationRequest, count: number): Promise<Array<
 async function walOf(pg: Client, table: string, jobId: string, leads: Array<{ key: string; data: unknown }>): Promise<number> {
   const items = JSON.stringify(leads.map((l, i) => ({ k: l.key, d: l.data, n: i })));
   const { rows } = await pg.query<{ 'QUERY PLAN': Array<{ Plan: { 'WAL Bytes': number } }> }>(
-    `EXPLAIN (ANALYZE, WAL, FORMAT JSON) INSERT INTO ${table} (job_id, position, dedup_key, data)
-     SELECT $1, (x->>'n')::int, x->>'k', x->'d' FROM jsonb_array_elements($2::jsonb) x`,
+    `EXPLAIN (ANALYZE, WAL, FORMAT JSON) INSERT INTO ${table} (job_id, job_created_at, position, dedup_key, data)
+     SELECT $1, now(), (x->>'n')::int, x->>'k', x->'d' FROM jsonb_array_elements($2::jsonb) x`,
     [jobId, items],
   );
   return rows[0]!['QUERY PLAN'][0]!.Plan['WAL Bytes'];

@@ -37,7 +37,7 @@ describe('loadConfig', () => {
         readPerMin: 1200,
         exportsAtOnce: 2,
         inFlightPerAccount: 2,
-        inFlightWaitMs: 2_000,
+        inFlightWaitMs: 1_000,
         unknownKeyPerMin: 60,
       },
     });

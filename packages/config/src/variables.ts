@@ -452,7 +452,7 @@ export const DECLARATION = {
       ),
       inFlightWaitMs: variable(
         'API_IN_FLIGHT_WAIT_MS',
-        integer().min(0).max(60_000).default(2_000),
+        integer().min(0).max(60_000).default(1_000),
         'how long a request beyond `API_IN_FLIGHT_PER_ACCOUNT` waits for a place before its 429 (at most 32 of an account wait at once; more are refused at once); `0`: refused at once',
       ),
       unknownKeyPerMin: variable(
