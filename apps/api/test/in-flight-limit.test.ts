@@ -1,6 +1,7 @@
 import { startWorld, type TestWorld } from '../../../test/harness';
 import { buildAccount, buildDeliveredJobs } from '../../../test/factories';
 import http from 'node:http';
+import { rawRequest } from '../../../test/raw-http';
 
 // Decision 050: an account's requests at work at once in an API process are bounded whatever its rate limits (here
 // raised far above their defaults, as an operator may): the next wait their turn in the account's own line, one that
@@ -162,6 +163,29 @@ describe('requests in flight per account', () => {
     expect((await world.http.get('/api/v1/account').set(who.auth)).status).toBe(200);
     expect(Date.now() - started).toBeLessThan(WAIT_MS);
     for (const d of downloads) d.req.destroy();
+    expect(await present).toBe(202);
+  });
+
+  it('when a request’s connection is closed before its place is taken, then the place is given back at once', async () => {
+    const who = await buildAccount(world.db);
+    const present = await bystander(2_000);
+    // A GET whose body has no Content-Length: Node parses the body as the next request on the connection, the API
+    // answers that 400 malformed_request and closes the connection (client-error.ts) while the GET's key is still
+    // being looked up, so the GET takes its place on a response whose 'close' has already come (the HTTP fuzz found
+    // each such request held a place for good).
+    for (let i = 0; i < IN_FLIGHT + 1; i += 1) {
+      const res = await rawRequest(world.api.port, {
+        method: 'GET',
+        path: '/api/v1/leads/jobs/job_000000000000000000000000',
+        headers: { ...who.auth, 'Content-Type': 'application/json' },
+        body: Buffer.from('{"a":1}'),
+      });
+      expect(res.status).toBe(400);
+    }
+    await sleep(50);
+    const started = Date.now();
+    expect((await world.http.get('/api/v1/account').set(who.auth)).status).toBe(200);
+    expect(Date.now() - started).toBeLessThan(WAIT_MS);
     expect(await present).toBe(202);
   });
 });

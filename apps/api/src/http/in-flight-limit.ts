@@ -36,7 +36,8 @@ interface Places {
  *
  * "At work": a synchronous generate gives its place back once its job is created and it only waits for the job's
  * end (`releaseInFlight`), so an account's long waits never hold its polls back. Counted in memory, per process:
- * no Redis command. A place is given back when the answer ends or the client goes away (the response's `close`).
+ * no Redis command. A place is given back when the answer is written (the response's `finish`) or the client goes
+ * away (its `close`).
  */
 export function inFlightLimit(
   settings: InFlightSettings,
@@ -70,6 +71,8 @@ export function inFlightLimit(
   };
   const handler: RequestHandler = (_req, res, next) => {
     if (settings.perAccount <= 0) return next();
+    // One place per request: should a request meet this limiter again (a second route entry), it keeps the one it has.
+    if (res.locals.releaseInFlight) return next();
     const { id } = authenticatedAccount(res.locals);
     let places = accounts.get(id);
     if (!places) accounts.set(id, (places = { held: 0, waiting: [] }));
@@ -82,7 +85,12 @@ export function inFlightLimit(
     };
     const start = () => {
       res.locals.releaseInFlight = release;
+      // Given back when the answer is written ('finish') or the connection closes first ('close': the client went away).
+      res.once('finish', release);
       res.once('close', release);
+      // Its socket may be gone already (a parse error later on the same connection answered and closed it while the
+      // key was looked up): its 'close' came before these listeners and will not come again.
+      if (isOver(res)) release();
       next();
     };
     if (own.waiting.length === 0 && mayTake(id, own)) {
@@ -123,6 +131,11 @@ export function inFlightLimit(
   return Object.assign(handler, {
     state: (accountId: string) => ({ held: accounts.get(accountId)?.held ?? 0, waiting: accounts.get(accountId)?.waiting.length ?? 0 }),
   });
+}
+
+/** The answer is written or its connection gone: nothing of it is at work any more. */
+function isOver(res: Response): boolean {
+  return res.writableFinished || res.destroyed || !res.socket || res.socket.destroyed;
 }
 
 /** Gives the request's place back early (a sync generate that now only waits for its job); idempotent. */
