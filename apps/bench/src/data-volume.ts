@@ -217,6 +217,7 @@ export async function measureDataVolume(options: {
       db,
       await account({ leads: Math.round(big.leads / 5), leadsPerJob: 25, suppressions: 0, webhookDeliveries: 0 }),
       problems,
+      log,
     );
     return {
       big,
@@ -242,13 +243,30 @@ export async function measureDataVolume(options: {
 const TREE_BYTES = `SELECT sum(pg_total_relation_size(relid))::bigint AS bytes FROM pg_partition_tree('leads')`;
 
 /** Retention of an account's leads, all past the window: expireLeads at a time past their partition's upper bound. */
-async function measureRetention(db: Database, account: { accountId: string }, problems: string[]): Promise<VolumeRun['retention']> {
+async function measureRetention(
+  db: Database,
+  account: { accountId: string },
+  problems: string[],
+  log: (line: string) => void,
+): Promise<VolumeRun['retention']> {
   await db.sql.query(`UPDATE jobs SET finished_at = created_at + interval '1 hour' WHERE account_id = $1`, [account.accountId]);
   await db.sql.query('VACUUM ANALYZE leads');
   const { rows: bounds } = await db.sql.query<{ o_partition: string; o_upper: Date; bytes: string }>(
     'SELECT b.*, pg_total_relation_size(b.o_partition::regclass)::bigint AS bytes FROM lead_partition_bounds() b',
   );
   const upper = Math.max(...bounds.filter((b) => b.o_partition === 'leads_legacy').map((b) => b.o_upper.getTime()));
+  // A partition goes only once every job in it has ended. In a whole bench run, the sections before this one leave
+  // jobs that never end (held, cancelled mid-way, killed workers) in the same partition as this account's leads; it
+  // then rightly stays, and there is nothing to measure: said, not counted as broken. `--only volume` measures it
+  // (CI runs it so).
+  const { rows: open } = await db.sql.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM jobs WHERE account_id <> $1 AND finished_at IS NULL AND created_at < $2`,
+    [account.accountId, new Date(upper)],
+  );
+  if (open[0]!.n > 0) {
+    log(`  retention by partitions: not measured, ${open[0]!.n} jobs of other sections never ended in its partition (run --only volume)`);
+    return null;
+  }
   const beforeBytes = Number((await db.sql.query<{ bytes: string }>(TREE_BYTES)).rows[0]!.bytes);
   const [ms, report] = await timed(() => expireLeads(db, 30, { now: new Date(upper + 31 * 86_400_000) }));
   const afterBytes = Number((await db.sql.query<{ bytes: string }>(TREE_BYTES)).rows[0]!.bytes);
