@@ -141,6 +141,7 @@ export async function measureAttacks(options: AttackOptions): Promise<AttackPhas
   // The service's own limits (the bench raises them for its throughput sections), but for generate.
   for (const name of [
     'RATE_LIMIT_READ_PER_MIN',
+    'API_IN_FLIGHT_PER_ACCOUNT',
     'WEBHOOK_CONCURRENCY',
     'WEBHOOK_CONCURRENCY_PER_ENDPOINT',
     'WEBHOOK_CONCURRENCY_PER_ACCOUNT',

@@ -263,6 +263,9 @@ function serviceEnv(databaseUrl: string, extra: Record<string, string>): NodeJS.
     // One account sending thousands of requests a minute: otherwise the rate limiter is the figure.
     RATE_LIMIT_GENERATE_PER_MIN: '100000000',
     RATE_LIMIT_READ_PER_MIN: '100000000',
+    // Likewise the requests an account may have at work while another is there (decision 050): the fleet's clients
+    // are several accounts' parallel calls. The attacks section measures the service with it on.
+    API_IN_FLIGHT_PER_ACCOUNT: '0',
     WORKER_CONCURRENCY: String(WORKER_CONCURRENCY),
     WORKER_QUEUES: SERVED.join(','),
     // A stopping worker hands its jobs back after this instead of the 25 s default.
