@@ -43,17 +43,17 @@ export function inFlightLimit(
   settings: InFlightSettings,
 ): RequestHandler & { state(accountId: string): { held: number; waiting: number } } {
   const accounts = new Map<string, Places>();
-  // When each account that holds no place now last gave one back: it still counts as present for RECENT_MS.
+  // When each account that holds no place now last gave one back: it still counts as present for RECENT_MS. In the
+  // order they left (each is put last again when it leaves), so the stale ones are at the front: O(1) a request.
   const lastSeen = new Map<string, number>();
   const othersPresent = (id: string): boolean => {
     for (const other of accounts.keys()) if (other !== id) return true;
     const now = Date.now();
-    let present = false;
     for (const [other, at] of lastSeen) {
-      if (now - at >= RECENT_MS) lastSeen.delete(other);
-      else if (other !== id) present = true;
+      if (now - at < RECENT_MS) break;
+      lastSeen.delete(other);
     }
-    return present;
+    return lastSeen.size > (lastSeen.has(id) ? 1 : 0);
   };
   // Work-conserving: an account alone in this process (no other held, waited for or gave back a place within
   // RECENT_MS) is not limited; the limit holds as soon as another is there.
@@ -66,6 +66,7 @@ export function inFlightLimit(
     }
     if (places.held <= 0 && places.waiting.length === 0) {
       accounts.delete(id);
+      lastSeen.delete(id);
       lastSeen.set(id, Date.now());
     }
   };
