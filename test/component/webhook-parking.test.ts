@@ -1,5 +1,6 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Pool } from 'pg';
 import { createWebhookProducer, type WebhookProducer } from '@leadgen/queue';
 import { startWorld, type TestWorld } from '../harness';
 import { buildAccount, type TestAccount } from '../factories';
@@ -104,18 +105,38 @@ const ping = async (who: TestAccount, endpoint: string) => {
 const takes = async (ids: readonly string[]) =>
   Promise.all(ids.map(async (id) => (await producer.queue().getJob(id))?.attemptsStarted ?? 0));
 const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+/**
+ * The delivery ids the worker read for an attempt, in order (its statement, seen on its way to the real pool and
+ * PostgreSQL: nothing is answered in their place).
+ */
+function recordReads(): { ids: string[]; stop(): void } {
+  const ids: string[] = [];
+  const query = Pool.prototype.query;
+  Pool.prototype.query = function (this: Pool, ...args: unknown[]) {
+    const [text, values] = args;
+    if (typeof text === 'string' && text.includes('LEFT JOIN account_webhook_secrets s') && Array.isArray(values))
+      ids.push(String(values[0]));
+    return Reflect.apply(query, this, args) as unknown;
+  } as Pool['query'];
+  return { ids, stop: () => void (Pool.prototype.query = query) };
+}
+const readsOf = (reads: { ids: string[] }, deliveries: readonly string[]) => reads.ids.filter((id) => deliveries.includes(id)).length;
 
 describe('webhook deliveries parked while their account holds its places', () => {
   it("when one account's 50 deliveries wait for its 2 places, then each is taken once, another account's goes through meanwhile, and each ending attempt wakes the next", async () => {
     const endpoints = await Promise.all(Array.from({ length: ENDPOINTS }, (_, i) => createEndpoint(attacker, `${holder.url}/hold-${i}`)));
     const theirs = await createEndpoint(other, receiver.url('/other'));
     const deliveries: string[] = [];
+    const reads = recordReads();
     // In turn across the endpoints, so it is the account's places that refuse them (never an endpoint's two).
     for (let i = 0; i < PINGS_EACH; i += 1) for (const endpoint of endpoints) deliveries.push(await ping(attacker, endpoint));
 
     // The account's two places are held, and every one of its entries has been taken (and refused) once.
     await until('the attacker holds its places', () => holder.inFlight === PER_ACCOUNT_DEFAULT, 10_000);
     await until('every attacker entry taken', async () => (await takes(deliveries)).every((n) => n >= 1), 20_000);
+    // Refused by their account's gate before anything of them was read: only the two granted were read from
+    // PostgreSQL (before, each of the 50 was read, then refused).
+    expect(readsOf(reads, deliveries)).toBe(PER_ACCOUNT_DEFAULT);
 
     const sent = await ping(other, theirs);
     await receiver.waitFor(1, (r) => r.path === '/other', 10_000);
@@ -134,5 +155,8 @@ describe('webhook deliveries parked while their account holds its places', () =>
     await until('every attacker delivery sent', () => holder.requests >= deliveries.length, 20_000);
     expect(holder.requests).toBe(deliveries.length);
     expect(sum(await takes(deliveries))).toBe(2 * deliveries.length - PER_ACCOUNT_DEFAULT);
+    // Each read once, for its one attempt.
+    reads.stop();
+    expect(readsOf(reads, deliveries)).toBe(deliveries.length);
   }, 90_000);
 });

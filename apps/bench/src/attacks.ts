@@ -50,8 +50,11 @@ export interface AttackPhase {
   refused: Record<string, number>;
   /** the attacker's requests in the phase, by status */
   attacker: Record<string, number>;
-  /** the other account's jobs: ms from creation to start, and from start to finish (PostgreSQL's timestamps) */
-  split?: { queued: number[]; ran: number[] };
+  /**
+   * the other account's jobs: ms from the POST to the job's creation (the API before the job), from creation to start,
+   * from start to finish (PostgreSQL's timestamps), and from the finish to the answer (the API after the job)
+   */
+  split?: { before: number[]; queued: number[]; ran: number[]; after: number[] };
   /** the machine's 1-minute load average at the phase's end (the box is shared: a figure without it means little) */
   load?: number;
   failed?: string;
@@ -172,10 +175,13 @@ export async function measureAttacks(options: AttackOptions): Promise<AttackPhas
       maxResults: 25,
       webhookUrl: origin.url('/other'),
     });
+    // When each of the other account's POSTs was sent and answered (the wall clock, as PostgreSQL's timestamps are).
+    const sentAt = new Map<string, [number, number]>();
     const otherSequence = async (ms: number, phase: AttackPhase, jobIds: string[]) => {
       const until = performance.now() + ms;
       while (performance.now() < until) {
         const t0 = performance.now();
+        const wall0 = Date.now();
         const res = await client.request(
           'POST',
           '/api/v1/leads/generate',
@@ -188,7 +194,9 @@ export async function measureAttacks(options: AttackOptions): Promise<AttackPhas
           continue;
         }
         phase.sync.push(performance.now() - t0);
-        jobIds.push((JSON.parse(res.body) as { jobId: string }).jobId);
+        const jobId = (JSON.parse(res.body) as { jobId: string }).jobId;
+        jobIds.push(jobId);
+        sentAt.set(jobId, [wall0, Date.now()]);
       }
     };
     // Its webhook delays, once the phase's deliveries have come (or LATE_WAIT_MS has passed).
@@ -200,9 +208,12 @@ export async function measureAttacks(options: AttackOptions): Promise<AttackPhas
         [jobIds],
       );
       // Where its sync time went (the log line, not the table): created → taken by a worker → finished.
+      const timed = rows.filter((r) => sentAt.has(r.id));
       phase.split = {
+        before: timed.map((r) => r.created_at.getTime() - sentAt.get(r.id)![0]),
         queued: rows.filter((r) => r.started_at).map((r) => r.started_at!.getTime() - r.created_at.getTime()),
         ran: rows.filter((r) => r.started_at).map((r) => r.finished_at.getTime() - r.started_at!.getTime()),
+        after: timed.map((r) => sentAt.get(r.id)![1] - r.finished_at.getTime()),
       };
       for (const row of rows) {
         const at = origin.arrivals.get(row.id);
@@ -353,7 +364,7 @@ export async function measureAttacks(options: AttackOptions): Promise<AttackPhas
       }
       const load = (phase.load = loadavg()[0]!);
       options.log(
-        `  attacks, ${name} (load ${load.toFixed(1)}): other account ${phase.sync.length} sync jobs p50 ${percentile(phase.sync, 50)?.toFixed(0) ?? '-'} ms, webhook p50 ${percentile(phase.webhook, 50)?.toFixed(0) ?? '-'} ms (created to started p50 ${percentile(phase.split?.queued ?? [], 50)?.toFixed(0) ?? '-'} ms, to finished ${percentile(phase.split?.ran ?? [], 50)?.toFixed(0) ?? '-'} ms); attacker ${JSON.stringify(phase.attacker)}`,
+        `  attacks, ${name} (load ${load.toFixed(1)}): other account ${phase.sync.length} sync jobs p50 ${percentile(phase.sync, 50)?.toFixed(0) ?? '-'} ms, webhook p50 ${percentile(phase.webhook, 50)?.toFixed(0) ?? '-'} ms (POST to created p50 ${p50(phase.split?.before)} ms, to started ${p50(phase.split?.queued)} ms, to finished ${p50(phase.split?.ran)} ms, to answered ${p50(phase.split?.after)} ms); attacker ${JSON.stringify(phase.attacker)}`,
       );
     }
     if (origin.tarpitRequests() === 0) {
@@ -372,6 +383,7 @@ export async function measureAttacks(options: AttackOptions): Promise<AttackPhas
   return phases;
 }
 
+const p50 = (values: number[] | undefined) => percentile(values ?? [], 50)?.toFixed(0) ?? '-';
 const withLate = (values: number[], late: number) => [...values, ...Array<number>(late).fill(Infinity)];
 
 export function attackTable(phases: AttackPhase[]): string[] {

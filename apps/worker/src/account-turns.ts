@@ -1,3 +1,4 @@
+import { accountPresence } from '@leadgen/ops';
 import { loopBusy, sampled } from './borrow-idle-slots';
 
 /**
@@ -38,28 +39,21 @@ const BUSY_SAMPLE_MS = 100;
 interface Account {
   running: number;
   waiting: Array<() => void>;
-  /** when its last job here ended (or now, while it has one) */
-  lastSeen: number;
 }
 
 export function accountTurns(settings: AccountTurnSettings): AccountTurns {
   const accounts = new Map<string, Account>();
-  const recentMs = settings.recentMs ?? 1_000;
+  // Present: a job running or waiting here, or one that ended within recentMs (the rule the API's in-flight limit shares).
+  const presence = accountPresence({ recentMs: settings.recentMs ?? 1_000 });
   const busy = settings.busy ?? loopBusy();
   const busyNow = sampled(busy, BUSY_SAMPLE_MS);
   const account = (id: string): Account => {
     let a = accounts.get(id);
-    if (!a) accounts.set(id, (a = { running: 0, waiting: [], lastSeen: Date.now() }));
+    if (!a) accounts.set(id, (a = { running: 0, waiting: [] }));
     return a;
   };
-  /** another account has a job here, or had one within recentMs */
-  const othersHere = (id: string) => {
-    const now = Date.now();
-    for (const [other, a] of accounts)
-      if (other !== id && (a.running > 0 || a.waiting.length > 0 || now - a.lastSeen < recentMs)) return true;
-    return false;
-  };
-  const mayRun = (id: string, a: Account) => a.running < settings.perAccount || !othersHere(id) || busyNow() <= settings.maxBusy;
+  const mayRun = (id: string, a: Account) =>
+    a.running < settings.perAccount || !presence.othersPresent(id) || busyNow() <= settings.maxBusy;
   // Round robin: each pass admits at most one waiting job per account, in the order the accounts first waited.
   let order: string[] = [];
   const admit = () => {
@@ -76,20 +70,15 @@ export function accountTurns(settings: AccountTurnSettings): AccountTurns {
       order = order.filter((id) => (accounts.get(id)?.waiting.length ?? 0) > 0);
     }
   };
-  const forget = () => {
-    const now = Date.now();
-    for (const [id, a] of accounts) if (a.running === 0 && a.waiting.length === 0 && now - a.lastSeen >= recentMs) accounts.delete(id);
-  };
   const timer = setInterval(() => {
     if (order.length > 0) admit();
-    forget();
   }, settings.periodMs ?? BUSY_SAMPLE_MS);
   timer.unref();
 
   return {
     async enter(id, signal) {
       const a = account(id);
-      a.lastSeen = Date.now();
+      presence.arrive(id);
       if (settings.perAccount <= 0 || (a.waiting.length === 0 && mayRun(id, a))) a.running += 1;
       else {
         if (!order.includes(id)) order.push(id);
@@ -115,8 +104,8 @@ export function accountTurns(settings: AccountTurnSettings): AccountTurns {
         if (ended) return;
         ended = true;
         a.running -= 1;
-        a.lastSeen = Date.now();
-        if (!accounts.has(id)) accounts.set(id, a);
+        presence.leave(id);
+        if (a.running <= 0 && a.waiting.length === 0) accounts.delete(id);
         admit();
       };
     },

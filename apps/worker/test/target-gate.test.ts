@@ -107,4 +107,23 @@ describe('targetGate', () => {
     expect(await gate.park({ busy: 'target', target: 'g-t1', accountId: 'acct_g' }, 'dlv_g2')).toBe(false);
     expect(await redis.exists(keys.webhookTarget('g-t1').parked)).toBe(0);
   });
+
+  it("when the account's place is taken before the delivery is read, then it is refused while the account is full, handed to the attempt when granted, and given back when the target refuses", async () => {
+    const gate = targetGate(redis, keys, { perTarget: 1, perAccount: 2, timeoutMs: 5_000 });
+    const first = await gate.enterAccount('acct_h', 'dlv_h1');
+    if (!first?.granted) throw new Error('the first place was refused');
+    const attempt = granted(await gate.enter('h-t1', 'acct_h', 'dlv_h1', first));
+    // One lease per attempt at the account, not two: the pass is the attempt's.
+    expect(await redis.zcard(keys.account('acct_h').webhookInFlight)).toBe(1);
+    const second = await gate.enterAccount('acct_h', 'dlv_h2');
+    if (!second?.granted) throw new Error('the second place was refused');
+    expect(await gate.enterAccount('acct_h', 'dlv_h3')).toEqual({ granted: false });
+    // The target is full (1): the second's account place goes back with the refusal.
+    expect(await gate.enter('h-t1', 'acct_h', 'dlv_h2', second)).toEqual({ granted: false, busy: 'target' });
+    expect(await redis.zcard(keys.account('acct_h').webhookInFlight)).toBe(1);
+    await attempt.leave(answered);
+    expect(await redis.zcard(keys.account('acct_h').webhookInFlight)).toBe(0);
+    // Accounts not capped: nothing to take early.
+    expect(await targetGate(redis, keys, { perTarget: 1, perAccount: 0, timeoutMs: 5_000 }).enterAccount('acct_h', 'dlv_h4')).toBeNull();
+  });
 });

@@ -3,3 +3,4 @@ export * from './ops-server';
 export * from './metrics';
 export * from './time-limit';
 export * from './startup-failure';
+export * from './account-presence';

@@ -1,6 +1,6 @@
 import type { RequestHandler, Response } from 'express';
 import { errors } from '@leadgen/domain';
-import { metrics } from '@leadgen/ops';
+import { accountPresence, metrics } from '@leadgen/ops';
 import { authenticatedAccount } from './authenticate';
 
 /** How long an account that gave its last place back still counts as present, so the limit holds between its calls. */
@@ -43,32 +43,18 @@ export function inFlightLimit(
   settings: InFlightSettings,
 ): RequestHandler & { state(accountId: string): { held: number; waiting: number } } {
   const accounts = new Map<string, Places>();
-  // When each account that holds no place now last gave one back: it still counts as present for RECENT_MS. In the
-  // order they left (each is put last again when it leaves), so the stale ones are at the front: O(1) a request.
-  const lastSeen = new Map<string, number>();
-  const othersPresent = (id: string): boolean => {
-    for (const other of accounts.keys()) if (other !== id) return true;
-    const now = Date.now();
-    for (const [other, at] of lastSeen) {
-      if (now - at < RECENT_MS) break;
-      lastSeen.delete(other);
-    }
-    return lastSeen.size > (lastSeen.has(id) ? 1 : 0);
-  };
-  // Work-conserving: an account alone in this process (no other held, waited for or gave back a place within
-  // RECENT_MS) is not limited; the limit holds as soon as another is there.
-  const mayTake = (id: string, places: Places) => places.held < settings.perAccount || !othersPresent(id);
+  // Present: holds or waits for a place, or gave one back within RECENT_MS (the rule the worker's turns share).
+  const presence = accountPresence({ recentMs: RECENT_MS });
+  // Work-conserving: an account alone in this process is not limited; the limit holds as soon as another is there.
+  const mayTake = (id: string, places: Places) => places.held < settings.perAccount || !presence.othersPresent(id);
   const give = (id: string, places: Places) => {
     places.held -= 1;
+    presence.leave(id);
     while (places.waiting.length > 0 && mayTake(id, places)) {
       places.held += 1;
       places.waiting.shift()!.take(); // the place passes to the account's next request
     }
-    if (places.held <= 0 && places.waiting.length === 0) {
-      accounts.delete(id);
-      lastSeen.delete(id);
-      lastSeen.set(id, Date.now());
-    }
+    if (places.held <= 0 && places.waiting.length === 0) accounts.delete(id);
   };
   const handler: RequestHandler = (_req, res, next) => {
     if (settings.perAccount <= 0) return next();
@@ -78,6 +64,7 @@ export function inFlightLimit(
     let places = accounts.get(id);
     if (!places) accounts.set(id, (places = { held: 0, waiting: [] }));
     const own = places;
+    presence.arrive(id);
     let given = false;
     const release = () => {
       if (given) return;
@@ -103,7 +90,10 @@ export function inFlightLimit(
       metrics.rateLimited.inc({ limit: 'in_flight' });
       next(errors.tooManyInFlight(settings.perAccount, Math.max(1, Math.ceil(settings.waitMs / 1000))));
     };
-    if (own.waiting.length >= IN_FLIGHT_QUEUE_LENGTH || settings.waitMs <= 0) return refuse();
+    if (own.waiting.length >= IN_FLIGHT_QUEUE_LENGTH || settings.waitMs <= 0) {
+      presence.leave(id);
+      return refuse();
+    }
     const entry = {
       take: () => {
         clearTimeout(timer);
@@ -114,6 +104,7 @@ export function inFlightLimit(
     const leave = () => {
       const at = own.waiting.indexOf(entry);
       if (at >= 0) own.waiting.splice(at, 1);
+      presence.leave(id);
       if (own.held <= 0 && own.waiting.length === 0) accounts.delete(id);
     };
     // Gone before its place came: out of the line (nothing to answer).

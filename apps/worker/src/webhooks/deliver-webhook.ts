@@ -20,7 +20,7 @@ import {
 } from '@leadgen/queue';
 import { PING_EVENT } from '@leadgen/domain';
 import { concealPrivateTarget, sendWebhook } from './send-webhook';
-import { webhookTargetOf, type TargetGate } from './target-gate';
+import { webhookTargetOf, type AccountPass, type TargetGate } from './target-gate';
 import { signatureHeaders, webhookEnvelope } from './webhook-message';
 
 const USER_AGENT = 'leadgen-webhooks/1.0 (Standard Webhooks)';
@@ -110,7 +110,48 @@ export function createWebhookDeliveryHandler(config: Config, db: Database, gatin
     ids.length === 0 || !gating
       ? Promise.resolve()
       : gating.wake(ids).catch((error: Error) => logger.warn('parked webhook deliveries not woken', { error: error.message }));
+  /** Out of the queue, then parked where it was refused; woken when an attempt there ends (or at its backstop). */
+  const parkEntry = async (
+    job: Job<WebhookDeliveryPayload>,
+    token: string,
+    refused: { busy: 'target' | 'account'; target: string; accountId: string },
+  ): Promise<never> => {
+    const reason = refused.busy === 'account' ? 'account busy' : 'endpoint busy';
+    // Out of the queue first, then parked: an attempt ending in between finds it parked, or the park finds its
+    // place free and the entry goes back at once (the two never miss each other).
+    await job.moveToDelayed(Date.now() + backstop(), token);
+    const parked = await gating!.gate.park(refused, job.data.deliveryId).catch((error: Error) => {
+      logger.warn('webhook delivery not parked: it waits for its backstop', { error: error.message });
+      return true;
+    });
+    if (!parked) await job.promote();
+    throw new WebhookParked(reason);
+  };
   return async (job: Job<WebhookDeliveryPayload>, token?: string) => {
+    // The account's place first when the entry names its account: a delivery whose account holds all its places (a
+    // tarpit's hundreds) is parked without being read from PostgreSQL, each time it is taken or woken.
+    const early =
+      gate && token !== undefined && job.data.accountId
+        ? await gate.enterAccount(job.data.accountId, job.data.deliveryId).catch((error: Error) => {
+            logger.warn('webhook account gate not asked: redis unavailable', { error: error.message });
+            return null;
+          })
+        : null;
+    if (early && !early.granted && token !== undefined && job.data.accountId)
+      return parkEntry(job, token, { busy: 'account', target: '', accountId: job.data.accountId });
+    let handedOver = false;
+    try {
+      return await attempt(job, token, early?.granted ? early : undefined, () => (handedOver = true));
+    } finally {
+      if (early?.granted && !handedOver) await early.giveBack().catch(() => undefined);
+    }
+  };
+  async function attempt(
+    job: Job<WebhookDeliveryPayload>,
+    token: string | undefined,
+    accountPass: (AccountPass & { granted: true }) | undefined,
+    handOver: () => void,
+  ) {
     const delivery = await loadDeliveryForAttempt(db, job.data.deliveryId);
     if (!delivery || delivery.status !== 'pending') return { status: delivery?.status ?? 'missing' };
     return withLogContext({ accountId: delivery.accountId, ...(delivery.job ? { jobId: delivery.job.id } : {}) }, async () => {
@@ -128,24 +169,18 @@ export function createWebhookDeliveryHandler(config: Config, db: Database, gatin
       // WEBHOOK_CONCURRENCY_PER_ACCOUNT, or parked until one frees, holding no slot meanwhile (not an attempt:
       // nothing is recorded). Without Redis the attempt goes ahead ungated.
       const target = webhookTargetOf(delivery);
+      // The account's place taken early goes with it (an entry naming another account than its row's: not).
+      const held = accountPass && job.data.accountId === delivery.accountId ? accountPass : undefined;
+      if (held) handOver();
       const pass = gate
-        ? await gate.enter(target, delivery.accountId, delivery.id).catch((error: Error) => {
+        ? await gate.enter(target, delivery.accountId, delivery.id, held).catch((error: Error) => {
             logger.warn('webhook target gate not asked: redis unavailable', { error: error.message });
             return null;
           })
         : null;
       if (gate && pass && !pass.granted) {
-        const reason = pass.busy === 'account' ? 'account busy' : 'endpoint busy';
-        if (token === undefined) throw new WebhookRetryLater(BUSY_WAIT_MS, reason);
-        // Out of the queue first, then parked: an attempt ending in between finds it parked, or the park finds its
-        // place free and the entry goes back at once (the two never miss each other).
-        await job.moveToDelayed(Date.now() + backstop(), token);
-        const parked = await gate.park({ busy: pass.busy, target, accountId: delivery.accountId }, delivery.id).catch((error: Error) => {
-          logger.warn('webhook delivery not parked: it waits for its backstop', { error: error.message });
-          return true;
-        });
-        if (!parked) await job.promote();
-        throw new WebhookParked(reason);
+        if (token === undefined) throw new WebhookRetryLater(BUSY_WAIT_MS, pass.busy === 'account' ? 'account busy' : 'endpoint busy');
+        return parkEntry(job, token, { busy: pass.busy, target, accountId: delivery.accountId });
       }
       const body = JSON.stringify(envelope);
       const sent = await sendWebhook(delivery.url, body, signatureHeaders(delivery.id, body, delivery.secrets, new Date()), {
@@ -196,5 +231,5 @@ export function createWebhookDeliveryHandler(config: Config, db: Database, gatin
       logger.info('webhook attempt failed; retrying', { ...facts, retryInMs: decision.retryInMs });
       throw new WebhookRetryLater(decision.retryInMs ?? 0, facts.outcome);
     });
-  };
+  }
 }

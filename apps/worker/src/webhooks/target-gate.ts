@@ -123,9 +123,21 @@ export type TargetPass =
       leave(outcome: { timedOut: boolean; answered: boolean }): Promise<string[]>;
     };
 
+/** An account's place taken before its delivery is read (`enterAccount`), handed to `enter` or given back. */
+export type AccountPass = { granted: false } | { granted: true; token: string; giveBack(): Promise<void> };
+
 export interface TargetGate {
-  /** a place for one attempt of `deliveryId` to `target` on behalf of `accountId`: the target's first, then the account's */
-  enter(target: string, accountId: string, deliveryId?: string): Promise<TargetPass>;
+  /**
+   * The account's place alone, before anything of the delivery is read from PostgreSQL (its entry names its account):
+   * a delivery its account has no room for is parked without a read. Granted, the pass goes to `enter` (or back).
+   * Null when accounts are not capped (WEBHOOK_CONCURRENCY_PER_ACCOUNT 0).
+   */
+  enterAccount(accountId: string, deliveryId: string): Promise<AccountPass | null>;
+  /**
+   * A place for one attempt of `deliveryId` to `target` on behalf of `accountId`: the target's first, then the
+   * account's, unless `accountPass` holds it already (refused at the target, that place is given back too).
+   */
+  enter(target: string, accountId: string, deliveryId?: string, accountPass?: AccountPass & { granted: true }): Promise<TargetPass>;
   /**
    * Parks a delivery refused a place (`busy` says whose) until an attempt there ends: that attempt's `leave`
    * answers it to be woken. False when a place freed since the refusal (the delivery should go again now).
@@ -159,9 +171,23 @@ export function targetGate(redis: RedisClient, keys: RedisKeys, options: TargetG
   // The lease outlives the attempt's own limit a little: a worker that dies mid-attempt frees its place then.
   const leaseMs = options.timeoutMs + 5_000;
   return {
-    async enter(target, accountId, deliveryId = '') {
-      const names = keys.webhookTarget(target);
+    async enterAccount(accountId, deliveryId) {
+      if (options.perAccount <= 0) return null;
+      const account = keys.account(accountId);
       const token = randomUUID();
+      const admitted = await runScript(
+        redis,
+        ACCOUNT_ENTER,
+        [account.webhookInFlight, account.webhookParked],
+        [token, options.perAccount, leaseMs, deliveryId],
+      );
+      if (Number(admitted) !== 1) return { granted: false };
+      // Given back without waking a parked delivery: the place was never used (as a target's refused place is).
+      return { granted: true, token, giveBack: async () => void (await redis.zrem(account.webhookInFlight, token)) };
+    },
+    async enter(target, accountId, deliveryId = '', accountPass) {
+      const names = keys.webhookTarget(target);
+      const token = accountPass?.token ?? randomUUID();
       const reply = await runScript(
         redis,
         ENTER,
@@ -169,11 +195,14 @@ export function targetGate(redis: RedisClient, keys: RedisKeys, options: TargetG
         [token, options.perTarget, leaseMs, deliveryId],
       );
       const [granted, streak] = (Array.isArray(reply) ? reply : []).map(Number);
-      if (granted !== 1) return { granted: false, busy: 'target' };
+      if (granted !== 1) {
+        await accountPass?.giveBack();
+        return { granted: false, busy: 'target' };
+      }
       // The account's place, in its own slot (a second script: the two keys' hash tags differ). Refused,
       // the target's place goes back at once; a process dying in between leaves it to lapse with the lease.
       const account = options.perAccount > 0 ? keys.account(accountId) : null;
-      if (account !== null) {
+      if (account !== null && !accountPass) {
         const admitted = await runScript(
           redis,
           ACCOUNT_ENTER,
