@@ -72,6 +72,35 @@ describe('the unknown-key throttle before authentication', () => {
     expect((await getAccount('127.0.2.5', randomKey())).status).toBe(401);
   });
 
+  it('when twenty requests of a key not in memory come at once from one address, then the window is asked once (issue 32)', async () => {
+    const redis = world.api.deps.redis as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+    // The script is defined on the connection by its first use (an unknown key's check).
+    expect((await getAccount('127.0.2.9', randomKey())).status).toBe(401);
+    const admit = redis.rateLimitAdmitWindow!.bind(redis);
+    // Each check answers late, so the twenty arrive while the first one is under way.
+    const checks = jest
+      .spyOn(redis, 'rateLimitAdmitWindow')
+      .mockImplementation((...args) => new Promise((resolve) => setTimeout(resolve, 100)).then(() => admit(...args)));
+    try {
+      const before = keyLookups;
+      const answers = await Promise.all(Array.from({ length: 20 }, () => getAccount('127.0.2.9', account.apiKey)));
+      expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
+      expect(checks).toHaveBeenCalledTimes(1);
+      expect(keyLookups - before).toBe(1);
+      // Another address's requests are its own window's: checked apart.
+      const other = await Promise.all(Array.from({ length: 3 }, () => getAccount('127.0.2.10', account.apiKey)));
+      expect(other.map((a) => a.status)).toEqual([200, 200, 200]);
+      expect(checks).toHaveBeenCalledTimes(2);
+    } finally {
+      checks.mockRestore();
+    }
+    // What was counted was given back: the address still has its whole window for unknown keys.
+    const statuses: number[] = [];
+    for (let i = 0; i < PER_MIN; i += 1) statuses.push((await getAccount('127.0.2.9', randomKey())).status);
+    // (the one unknown key above is counted)
+    expect(statuses).toEqual([...Array(PER_MIN - 1).fill(401), 429]);
+  });
+
   it('when a key is revoked, then it is refused from the next request on, and then from memory', async () => {
     const other = await buildAccount(world.db, { credits: 0 });
     expect((await getAccount('127.0.2.6', other.apiKey)).status).toBe(200);

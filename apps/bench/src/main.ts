@@ -29,7 +29,7 @@ import { contentionTable, measureCreditContention, type ContentionRun } from './
 import { heldSince, kneeSeries, kneeTable, type KneeOptions, type KneeSeries } from './knee';
 import { HttpClient, closedLoop, type Task } from './load';
 import { measure, type Environment, type Kind, type Measured } from './measure';
-import { BenchProcess, startProcess, waitForHttp } from './processes';
+import { BenchProcess, START_TIMEOUT_MS, startProcess, waitForHttp } from './processes';
 import { PostgresCpu, findPostmaster, findRedisServer, localTcpPorts, readRss } from './proc-stats';
 import { measureVerificationCost } from './verification-cost';
 import { browserReport, measureBrowserTier } from './browser-tier';
@@ -283,7 +283,7 @@ async function waitForWorkers(
   sources: string[],
   expected: number,
   procs: BenchProcess[],
-  timeoutMs = 120_000,
+  timeoutMs = Math.max(120_000, START_TIMEOUT_MS),
 ): Promise<boolean> {
   const until = Date.now() + timeoutMs;
   for (;;) {

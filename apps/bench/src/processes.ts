@@ -110,8 +110,14 @@ export function startProcess(name: string, entry: string, env: NodeJS.ProcessEnv
   return new BenchProcess(name, child);
 }
 
+/**
+ * How long a process may take to start: tsx compiles the service at start, seconds on a quiet machine and past 90 s
+ * with eight processes starting at once on two cores at a load average of 20 (BENCH_START_TIMEOUT_S, default 90).
+ */
+export const START_TIMEOUT_MS = Number(process.env.BENCH_START_TIMEOUT_S || 90) * 1000;
+
 /** Waits until `url` answers 2xx (tsx compiles the service at start: seconds on a busy machine). */
-export async function waitForHttp(url: string, proc: BenchProcess, timeoutMs = 90_000): Promise<void> {
+export async function waitForHttp(url: string, proc: BenchProcess, timeoutMs = START_TIMEOUT_MS): Promise<void> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     if (!proc.alive)

@@ -85,6 +85,11 @@ class PipelineDone extends Error {
     super('the job has what it needs');
   }
 }
+/**
+ * One for every job: it only tells what is still in flight why it was called off, and nothing reads its stack. Made
+ * at each job's end it was 0.7% of the worker's CPU at c=50 (issue 32): an Error captures its stack when made.
+ */
+const PIPELINE_DONE = new PipelineDone();
 
 export interface PipelineInput {
   provider: LeadProvider;
@@ -228,7 +233,7 @@ class LeadPipeline {
         this.input.leftover.filtered = this.filteredPending + unread;
         this.input.leftover.cursor = this.cursor;
       }
-      this.inner.abort(new PipelineDone());
+      this.inner.abort(PIPELINE_DONE);
       // Not awaited: a page still in flight ends with the abort, and nothing waits for it.
       this.pageIterator.return?.(undefined).catch(() => undefined);
     }

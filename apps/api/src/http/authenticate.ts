@@ -137,6 +137,34 @@ export function keyAuthenticator(db: Database, options: { cacheMs: number; throt
     return lookup;
   };
 
+  /*
+   * The requests of one key from one address that miss the memory together share one admission too: the window's
+   * check, the lookup and the give-back. The lookup alone was shared, so when a cached key expired under load (a
+   * client's 50 parallel calls) each request that came before the lookup began ran its own check and give-back: two
+   * Redis scripts a request (issue 32: 0.66 of each per sync generate at c=50). A 429 is shared only with requests
+   * from the same address, whose window it is; each gets its own error.
+   */
+  type Admitted = { found: KeyAuthentication } | { limitedSeconds: number };
+  const admissions = new Map<string, Promise<Admitted>>();
+  const admitAndRead = async (req: Request, keyHash: string): Promise<Admitted> => {
+    const window = await admit(req);
+    if (window && !window.admission.admitted && !(await throttle!.directory.mayBeLive(keyHash))) {
+      return { limitedSeconds: Math.max(1, window.admission.ttlSeconds) };
+    }
+    const found = await sharedRead(keyHash);
+    // Only an admitted lookup was counted; one let through over the limit had nothing to give back.
+    if (window?.admission.admitted) await giveBackToWindow(throttle!.redis, window.key).catch(() => undefined);
+    return { found };
+  };
+  const sharedAdmission = (req: Request, keyHash: string): Promise<Admitted> => {
+    const key = `${req.ip ?? req.socket.remoteAddress ?? 'unknown'} ${keyHash}`;
+    const pending = admissions.get(key);
+    if (pending) return pending;
+    const admission = admitAndRead(req, keyHash).finally(() => admissions.delete(key));
+    admissions.set(key, admission);
+    return admission;
+  };
+
   const use = (res: Response, keyHash: string, found: KeyAuthentication): void => {
     res.locals.account = found.account;
     res.locals.keyCheck = {
@@ -165,14 +193,12 @@ export function keyAuthenticator(db: Database, options: { cacheMs: number; throt
         const pending = lookups.get(keyHash);
         if (pending) found = await pending;
         else {
-          const window = await admit(req);
-          if (window && !window.admission.admitted && !(await throttle!.directory.mayBeLive(keyHash))) {
+          const admitted = await sharedAdmission(req, keyHash);
+          if ('limitedSeconds' in admitted) {
             metrics.rateLimited.inc({ limit: 'unknown_key' });
-            throw errors.rateLimited(Math.max(1, window.admission.ttlSeconds));
+            throw errors.rateLimited(admitted.limitedSeconds);
           }
-          found = await sharedRead(keyHash);
-          // Only an admitted lookup was counted; one let through over the limit had nothing to give back.
-          if (window?.admission.admitted) await giveBackToWindow(throttle!.redis, window.key).catch(() => undefined);
+          found = admitted.found;
         }
       }
       use(res, keyHash, found);
