@@ -9,7 +9,9 @@ import { rawRequest } from '../../../test/raw-http';
 // sync generate gives its place back while it only waits for its job. The limit is work-conserving: it holds only while
 // another account is present in the process, so each test that needs it keeps a bystander's request at work.
 const IN_FLIGHT = 2;
-const WAIT_MS = 300;
+// Long enough that "answered without waiting for a place" (< WAIT_MS) holds for a GET on a loaded machine (a 300 ms
+// wait read 343 ms answers at load average 20), and the held requests below outlast it.
+const WAIT_MS = 1_000;
 let world: TestWorld;
 
 beforeAll(async () => {
@@ -69,7 +71,7 @@ async function bystander(ms: number): Promise<Promise<number>> {
 describe('requests in flight per account', () => {
   it('when an account is alone in the process, then it is not limited: its calls beyond the limit are served at once', async () => {
     const alone = await buildAccount(world.db);
-    const holding = Array.from({ length: IN_FLIGHT + 2 }, () => heldGenerate(world.api.port, alone.auth, 800));
+    const holding = Array.from({ length: IN_FLIGHT + 2 }, () => heldGenerate(world.api.port, alone.auth, 2_000));
     await sleep(200);
     const started = Date.now();
     expect((await world.http.get('/api/v1/account').set(alone.auth)).status).toBe(200);
@@ -80,8 +82,8 @@ describe('requests in flight per account', () => {
   it('when an account has API_IN_FLIGHT_PER_ACCOUNT requests at work, then its next waits for a place, answers 429 too_many_in_flight with Retry-After if none frees in time, and another account is served meanwhile', async () => {
     const flood = await buildAccount(world.db);
     const other = await buildAccount(world.db);
-    const present = heldGenerate(world.api.port, other.auth, 1_500); // the other account is there: the limit holds
-    const holding = Array.from({ length: IN_FLIGHT }, () => heldGenerate(world.api.port, flood.auth, 1_500));
+    const present = heldGenerate(world.api.port, other.auth, 3_000); // the other account is there: the limit holds
+    const holding = Array.from({ length: IN_FLIGHT }, () => heldGenerate(world.api.port, flood.auth, 3_000));
     await sleep(200);
     const started = Date.now();
     const refused = await world.http.get('/api/v1/account').set(flood.auth);
@@ -123,7 +125,7 @@ describe('requests in flight per account', () => {
 
   it('when a client goes away before its answer, then its place is given back', async () => {
     const who = await buildAccount(world.db);
-    const present = await bystander(1_000);
+    const present = await bystander(2_500);
     const controller = new AbortController();
     const url = `http://127.0.0.1:${world.api.port}/api/v1/suppressions`;
     // Bodies that never end: each request holds its place until its client goes away.
