@@ -9,7 +9,8 @@ import { OPS_PATHS } from '@leadgen/ops';
 import { QUEUE_NAMES, redisKeys, RedisKeys, shardQueueName, topologyOf, WEBHOOK_QUEUE_NAME } from '@leadgen/queue';
 import { baseWorkloads, KUBERNETES_BASE, processOfContainer, renderSecretEnvFile, SECRET_ENV_FILE } from '../scripts/kubernetes-env';
 import { kedaRedisFiles, readEnvFile, writeKedaRedisFiles } from '../scripts/keda-redis';
-import { hasKubectl, KUBERNETES, renderOverlay } from './kustomize';
+import { hasKubectl, KUBERNETES, renderOverlay, type K8sObject } from './kustomize';
+import { queueShardsKustomization, writeQueueShardsOverlay } from '../scripts/queue-shards-overlay';
 
 // deploy/kubernetes rendered by the real kustomize (test/kustomize.ts), then checked against the code:
 // the variables each pod gets (and only those its process reads), the ports and paths the probes hit,
@@ -543,30 +544,63 @@ describeRendered('deploy/kubernetes KEDA: the queues and the Redis the pods use'
     },
   );
 
+  /** Each source's scaler has a wait and an active trigger on every shard, as BullMQ names their lists (decision 048). */
+  const expectShardTriggers = (rendered: K8sObject[], prefix: string, shards: number) => {
+    const config = rendered.find((d) => d.kind === 'ConfigMap' && d.metadata.name.startsWith('leadgen-config'))!;
+    expect(Number(config.data.QUEUE_SHARDS)).toBe(shards);
+    const keys = new RedisKeys(prefix, true);
+    const scalers = rendered.filter((d) => d.kind === 'ScaledObject');
+    expect(scalers).toHaveLength(SOURCES.length + 1);
+    for (const scaler of scalers) {
+      const process = queueOf(rendered, scaler);
+      if (process.kind !== 'worker') throw new Error('a scaler targets no worker');
+      if (process.queues[0] === 'webhooks') continue;
+      const source = process.queues[0] as keyof typeof QUEUE_NAMES;
+      const names = Array.from({ length: shards }, (_, shard) => shardQueueName(source, shard));
+      expect(scaler.spec.triggers.map((t: Doc) => [t.type, t.metadata.listName, t.metadata.listLength])).toEqual(
+        names.flatMap((name) => [
+          ['redis-cluster', `${keys.queuePrefix(name)}:${name}:wait`, String(Math.ceil(10 / shards))],
+          ['redis-cluster', `${keys.queuePrefix(name)}:${name}:active`, String(Math.ceil(5 / shards))],
+        ]),
+      );
+    }
+  };
+
   it.each(['leadgen', 'prod:lg'])(
     "when overlay redis-cluster-shards is rendered with QUEUE_PREFIX=%s, then each source's scaler has a wait and an active trigger on every shard, as BullMQ names their lists (decision 048)",
     (prefix) => {
-      const rendered = renderOverlay('redis-cluster-shards', (root) => setPrefix(root, 'redis-cluster', prefix));
-      const config = rendered.find((d) => d.kind === 'ConfigMap' && d.metadata.name.startsWith('leadgen-config'))!;
-      const shards = Number(config.data.QUEUE_SHARDS);
-      expect(shards).toBeGreaterThan(1);
-      const keys = new RedisKeys(prefix, true);
-      const scalers = rendered.filter((d) => d.kind === 'ScaledObject');
-      for (const scaler of scalers) {
-        const process = queueOf(rendered, scaler);
-        if (process.kind !== 'worker') throw new Error('a scaler targets no worker');
-        if (process.queues[0] === 'webhooks') continue;
-        const source = process.queues[0] as keyof typeof QUEUE_NAMES;
-        const names = Array.from({ length: shards }, (_, shard) => shardQueueName(source, shard));
-        expect(scaler.spec.triggers.map((t: Doc) => [t.type, t.metadata.listName, t.metadata.listLength])).toEqual(
-          names.flatMap((name) => [
-            ['redis-cluster', `${keys.queuePrefix(name)}:${name}:wait`, String(Math.ceil(10 / shards))],
-            ['redis-cluster', `${keys.queuePrefix(name)}:${name}:active`, String(Math.ceil(5 / shards))],
-          ]),
-        );
-      }
+      expectShardTriggers(
+        renderOverlay('redis-cluster-shards', (root) => setPrefix(root, 'redis-cluster', prefix)),
+        prefix,
+        4,
+      );
     },
   );
+
+  it('when overlay redis-cluster-shards is compared with what `npm run deploy:queue-shards -- 4` writes, then it is that output, not a hand copy', () => {
+    expect(readFileSync(path.join(KUBERNETES, 'overlays/redis-cluster-shards/kustomization.yaml'), 'utf8')).toBe(
+      queueShardsKustomization(4),
+    );
+  });
+
+  it.each([
+    [2, 'leadgen'],
+    [3, 'prod:lg'],
+    [16, 'leadgen'],
+  ])(
+    'when an operator writes an overlay with `npm run deploy:queue-shards -- %i`, then kubectl kustomize renders it (QUEUE_PREFIX=%s) with QUEUE_SHARDS and a wait and an active trigger on every shard',
+    (shards, prefix) => {
+      const rendered = renderOverlay('mine', (root) => {
+        setPrefix(root, 'redis-cluster', prefix);
+        writeQueueShardsOverlay(shards, 'overlays/mine', root, root);
+      });
+      expectShardTriggers(rendered, prefix, shards);
+    },
+  );
+
+  it('when the shard count is not 2 to 64, then no overlay is written', () => {
+    for (const shards of [0, 1, 65, 2.5]) expect(() => queueShardsKustomization(shards)).toThrow(/from 2 to 64/);
+  });
 
   it('when an operator deploys through production-overlay with a REDIS_URL naming a database and TLS, then KEDA reads that database over TLS at that address, as the pods do', () => {
     const redisUrl = 'rediss://queue:s3cret@redis.internal:6380/3';

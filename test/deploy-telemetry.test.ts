@@ -63,6 +63,8 @@ describe('deploy/ dashboards and alerts', () => {
       'LeadgenMonitorsOverdue',
       'LeadgenNoWorkerConsuming',
       'LeadgenQueueBackingUp',
+      'LeadgenReadReplicaLagging',
+      'LeadgenReadReplicaNotUsed',
       'LeadgenTargetDown',
       'LeadgenUpstream429Storm',
       'LeadgenWebhookDeliveriesFailing',

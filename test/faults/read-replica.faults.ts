@@ -1,4 +1,5 @@
 import { migrate } from '@leadgen/db';
+import { metrics } from '@leadgen/ops';
 import { generate, idempotencyKey, startWorld, until, type TestWorld } from '../harness';
 import { buildAccount, type TestAccount } from '../factories';
 import { startStreamingReplica, type StreamingReplica } from './streaming-replica';
@@ -11,6 +12,18 @@ import { startStreamingReplica, type StreamingReplica } from './streaming-replic
 // In the fault suite, not `npm test`: starting the two servers and migrating takes ~20 s.
 const SANDBOX = { category: 'dentist', state: 'US', maxResults: 5 };
 const LAG_PROBE = /pg_last_wal_replay_lsn\(\) >= \$1::pg_lsn/;
+
+/** leadgen_read_replica_* as a scrape reads them (the lag's collect measures first), by name; absent: no sample. */
+async function replicaGauges(): Promise<Record<string, number>> {
+  const gauges = {
+    leadgen_read_replica_lag_seconds: metrics.readReplicaLag,
+    leadgen_read_replica_in_use: metrics.readReplicaInUse,
+    leadgen_read_replica_max_lag_seconds: metrics.readReplicaMaxLag,
+  };
+  const read = async ([name, gauge]: [string, (typeof gauges)[keyof typeof gauges]]) =>
+    (await gauge.get()).values.map((v) => [name, v.value] as const);
+  return Object.fromEntries((await Promise.all(Object.entries(gauges).map(read))).flat());
+}
 
 describe('read replicas: DATABASE_READ_URL on a streaming standby', () => {
   let cluster: StreamingReplica;
@@ -120,6 +133,11 @@ describe('read replicas: DATABASE_READ_URL on a streaming standby', () => {
       const verdict = strict.api.deps.db.replica!.lastVerdict;
       expect(verdict.useReplica).toBe(false);
       expect(verdict.lagMs).toBeGreaterThan(1000);
+      // The gauges say so (the strict API started last: its router is the one this process reports).
+      const paused = await replicaGauges();
+      expect(paused.leadgen_read_replica_in_use).toBe(0);
+      expect(paused.leadgen_read_replica_lag_seconds).toBeGreaterThan(1);
+      expect(paused.leadgen_read_replica_max_lag_seconds).toBe(1);
       // …while the lenient one still reads the paused standby.
       expect(await jobIds(lenient)).not.toContain(jobId);
       process.stderr.write(
@@ -141,6 +159,9 @@ describe('read replicas: DATABASE_READ_URL on a streaming standby', () => {
     );
     const jobs = await jobIds(lenient);
     expect(jobs.length).toBeGreaterThanOrEqual(2);
+    const caughtUp = await replicaGauges();
+    expect(caughtUp.leadgen_read_replica_in_use).toBe(1);
+    expect(caughtUp.leadgen_read_replica_lag_seconds).toBeLessThanOrEqual(1);
   });
 
   it('when jobs are created, polled, retried and keys, suppressions and credits change, then the standby runs none of their statements', async () => {

@@ -15,7 +15,7 @@ import {
 } from '@leadgen/db';
 import { SOURCES } from '@leadgen/domain';
 import { logger } from '@leadgen/logger';
-import { metrics, reportBatchCounts, reportLedgerDrift, reportQueueDepth, type ReadinessReport } from '@leadgen/ops';
+import { metrics, reportBatchCounts, reportLedgerDrift, reportQueueDepth, reportReadReplica, type ReadinessReport } from '@leadgen/ops';
 import { createJobProducer, createMonitorAlarms, createWebhookProducer, producerConnection, subscribeJobEvents } from '@leadgen/queue';
 import { createAreaSurveyor } from '@leadgen/providers';
 import { shutDownApi } from './api-shutdown';
@@ -117,6 +117,8 @@ export async function startApi(config: Config): Promise<RunningApi> {
   });
   reportBatchCounts(() => countBatchesByStatus(db));
   reportLedgerDrift(async () => (await findCreditDiscrepancies(db)).length);
+  // The replica's measured lag and whether reads are on it (decision 047), measured at scrape time when a second old.
+  if (db.replica) reportReadReplica(db.replica);
   // requireHostHeader off: Node would refuse a missing Host with a bare 400; http/protocol-checks.ts answers it.
   // The enqueue refuses while its connection is not up (503, never a hang): a process that listened
   // before Redis answered would refuse its first jobs. A Redis that is down does not hold start-up.

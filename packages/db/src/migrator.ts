@@ -56,11 +56,31 @@ export interface MigrationFile {
 const BREAKING_CHANGE = /^--!\s*breaking-change\b/m;
 const ONLINE = /^--!\s*online\b/m;
 const COMMIT = /^--!\s*commit\b.*$/m;
+const NO_TRANSACTION = /^--!\s*no-transaction\b/m;
 
 /** An `--! online` migration's sections before its last `--! commit` (none for any other migration). */
 export function onlineSteps(sql: string): string[] {
   if (!ONLINE.test(sql)) return [];
   return sql.split(COMMIT).slice(0, -1);
+}
+
+/**
+ * An online section marked `--! no-transaction`: one statement that cannot run in a transaction (CREATE INDEX
+ * CONCURRENTLY), run on its own, and only where the migrations before its own are all applied (on a database that
+ * lacks them, its table may not exist yet: the main transaction then does the work, on a table that is new or small).
+ * It is left out of the main transaction, so the sections after it must do (or check) its work there.
+ */
+export function outsideTransaction(section: string): boolean {
+  return NO_TRANSACTION.test(section);
+}
+
+/** What the main transaction runs of a migration: the whole file, less its `--! no-transaction` sections. */
+export function mainTransactionSql(sql: string): string {
+  if (!ONLINE.test(sql) || !NO_TRANSACTION.test(sql)) return sql;
+  return sql
+    .split(COMMIT)
+    .filter((section, index, all) => index === all.length - 1 || !outsideTransaction(section))
+    .join('\n');
 }
 
 // Where the migrator records each breaking migration it applied, so that a release that does not ship it (the
@@ -215,8 +235,17 @@ export async function migrate(databaseUrl: string, options: MigrateOptions = {})
     }
 
     // An online migration's early sections, each committed on its own (MigrationFile.onlineSteps).
-    for (const migration of pending) {
+    for (const [position, migration] of pending.entries()) {
       for (const [index, section] of migration.onlineSteps.entries()) {
+        if (outsideTransaction(section)) {
+          if (position > 0) continue; // a migration before it is pending: the main transaction does its work
+          try {
+            await client.query(section);
+          } catch (error) {
+            throw new Error(`migration ${migration.name}, online step ${index + 1} failed: ${(error as Error).message}`, { cause: error });
+          }
+          continue;
+        }
         await client.query('BEGIN');
         try {
           await client.query(section);
@@ -239,7 +268,7 @@ export async function migrate(databaseUrl: string, options: MigrateOptions = {})
           migration.checksum,
           migration.name,
         ]);
-        await client.query(migration.sql);
+        await client.query(mainTransactionSql(migration.sql));
         await client.query('UPDATE "_prisma_migrations" SET finished_at = now(), applied_steps_count = 1 WHERE id = $1', [id]);
         if (migration.breaking) await client.query('INSERT INTO "_breaking_migrations" (migration_name) VALUES ($1)', [migration.name]);
         applied.push(migration.name);

@@ -73,6 +73,34 @@ export async function insertObjection(
   );
 }
 
+/**
+ * A domain's or phone's pending objection, which every request for the subject is answered with (decision 042): the
+ * one there is, else `objection` inserted. The partial unique index objections_pending_subject_key holds one pending
+ * objection per domain or phone, so requests at once all get the same row: the insert meets the other's row
+ * (ON CONFLICT waits for its transaction) and the row is read. One that expired unproven (not yet purged, or a
+ * phone's, kept for the operator) is renewed instead: its id and token kept, its expiry `objection.expiresAt`.
+ * `reused`: the subject's pending objection was there and unexpired.
+ */
+export async function openPendingObjection(
+  db: Database,
+  objection: { id: string; kind: 'domain' | 'phone'; value: string; proofToken: string | null; expiresAt: Date },
+): Promise<{ objection: ObjectionRecord; reused: boolean }> {
+  // Twice at most: the row met may be confirmed (or purged) between the insert and the read; the second insert then succeeds.
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const { rows } = await db.sql.query<ObjectionRow>(
+      `INSERT INTO objections (id, kind, value, proof_token, expires_at) VALUES ($1, $2::"SuppressionKind", $3, $4, $5)
+       ON CONFLICT (kind, value) WHERE status = 'pending' AND kind <> 'email'::"SuppressionKind"
+       DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE objections.expires_at <= now()
+       RETURNING ${COLUMNS}`,
+      [objection.id, objection.kind, objection.value, objection.proofToken, objection.expiresAt],
+    );
+    if (rows[0]) return { objection: fromRow(rows[0]), reused: false };
+    const pending = await pendingObjectionFor(db, objection.kind, objection.value);
+    if (pending) return { objection: pending, reused: true };
+  }
+  throw new Error(`the pending ${objection.kind} objection changed twice while it was opened`);
+}
+
 /** The pending, unexpired objection an email link's token opens (the page's GET: it changes nothing). */
 export async function objectionByLink(db: Database, tokenHash: string): Promise<ObjectionRecord | null> {
   const { rows } = await db.sql.query<ObjectionRow>(

@@ -89,6 +89,21 @@ export class ReadRouter implements ReadPool {
     return { useReplica, lagMs, reason };
   }
 
+  /** DATABASE_READ_MAX_LAG_MS: past this lag, reads go to the primary */
+  get maxLagMs(): number {
+    return this.options.maxLagMs;
+  }
+
+  /**
+   * The verdict as of now, for the metrics' scrape: measured again first (and waited for) when the last measure is
+   * older than `sampleEveryMs`, so a process that serves no listing still tells how far behind its replica is.
+   */
+  async measure(): Promise<ReplicaVerdict> {
+    await this.useReplica();
+    await this.sampling;
+    return this.lastVerdict;
+  }
+
   /**
    * Whether the next read goes to the replica; measures the lag again when the last measure is older than
    * sampleEveryMs. Only the first read waits for a measure: the others take the last verdict while the next is

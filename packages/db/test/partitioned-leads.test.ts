@@ -331,4 +331,49 @@ describe('a migration marked --! online', () => {
       rmSync(empty, { recursive: true });
     }
   });
+
+  it('when a section is marked --! no-transaction, then it runs outside any transaction (CREATE INDEX CONCURRENTLY), only once the migrations before it are applied, and the main transaction leaves it out', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'leadgen-online-'));
+    const empty = mkdtempSync(path.join(tmpdir(), 'leadgen-online-fn-'));
+    const write = (name: string, sql: string) => {
+      mkdirSync(path.join(dir, name), { recursive: true });
+      writeFileSync(path.join(dir, name, 'migration.sql'), sql);
+    };
+    // The index's migration: built CONCURRENTLY where its table exists already, else by the main transaction.
+    const indexMigration = [
+      '--! online',
+      '--! no-transaction',
+      'CREATE INDEX CONCURRENTLY IF NOT EXISTS conc_n_idx ON conc (n);',
+      '--! commit',
+      "DO $$ BEGIN IF to_regclass('public.conc_n_idx') IS NULL THEN CREATE INDEX conc_n_idx ON conc (n); END IF; END $$;",
+    ].join('\n');
+    const fresh = scratchDatabaseUrls(suffix());
+    try {
+      // A database with the table: the section builds the index outside the main transaction.
+      write('99990101000000_table', 'CREATE TABLE conc (n int);');
+      await migrate(scratch.ownerUrl, { migrationsDir: dir, functionsDir: empty });
+      write('99990102000000_index', indexMigration);
+      await withClient(scratch.ownerUrl, async (client) => {
+        await client.query('INSERT INTO conc SELECT generate_series(1, 1000)');
+      });
+      expect((await migrate(scratch.ownerUrl, { migrationsDir: dir, functionsDir: empty })).applied).toEqual(['99990102000000_index']);
+      await withClient(scratch.ownerUrl, async (client) => {
+        expect((await client.query(`SELECT indisvalid FROM pg_index WHERE indexrelid = 'conc_n_idx'::regclass`)).rows).toEqual([
+          { indisvalid: true },
+        ]);
+      });
+      // A fresh database (the table's migration pending too): the section is skipped and the main transaction builds it.
+      const result = await migrate(fresh.ownerUrl, { migrationsDir: dir, functionsDir: empty });
+      expect(result.applied).toEqual(['99990101000000_table', '99990102000000_index']);
+      await withClient(fresh.ownerUrl, async (client) => {
+        expect((await client.query(`SELECT indisvalid FROM pg_index WHERE indexrelid = 'conc_n_idx'::regclass`)).rows).toEqual([
+          { indisvalid: true },
+        ]);
+      });
+    } finally {
+      await dropDatabase(fresh.ownerUrl);
+      rmSync(dir, { recursive: true });
+      rmSync(empty, { recursive: true });
+    }
+  });
 });

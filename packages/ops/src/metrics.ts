@@ -12,6 +12,7 @@ const PREFIX = 'leadgen_';
 let queueDepth: (() => Promise<void>) | null = null;
 let batchCounts: (() => Promise<void>) | null = null;
 let ledgerDrift: (() => Promise<void>) | null = null;
+let readReplica: (() => Promise<void>) | null = null;
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 const JOB_SECONDS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
 
@@ -173,6 +174,25 @@ export const metrics = {
     name: `${PREFIX}credit_ledger_drift_accounts`,
     help: "Accounts whose credit counters (balance, reserved) differ from their ledger's sums (admin credits:verify), read from PostgreSQL by API processes at most every 5 min; use max",
   }),
+  // Read replicas (decision 047): only an API process with DATABASE_READ_URL exports these (the others have no replica).
+  readReplicaLag: new Gauge({
+    async collect() {
+      await readReplica?.();
+    },
+    name: `${PREFIX}read_replica_lag_seconds`,
+    help: "The read replica's replay lag as this API process last measured it (at most a second before the scrape); absent while it cannot be measured (the replica down, no standby, nothing replayed yet)",
+  }),
+  readReplicaInUse: new Gauge({
+    async collect() {
+      await readReplica?.();
+    },
+    name: `${PREFIX}read_replica_in_use`,
+    help: 'Whether this API process reads listings and exports on the replica (1) or on the primary (0: lag over the bound, unknown, or a failed read), as of its last measure',
+  }),
+  readReplicaMaxLag: new Gauge({
+    name: `${PREFIX}read_replica_max_lag_seconds`,
+    help: 'DATABASE_READ_MAX_LAG_MS in seconds: the lag past which this API process reads the primary',
+  }),
   monitorsDue: new Gauge({
     name: `${PREFIX}monitors_due`,
     help: 'Enabled monitors whose due time has passed and whose tick has not run yet, read by each worker at every sweep tick; use max',
@@ -223,6 +243,9 @@ startAtZero(metrics.objectionConfirmations, {
   proof: ['email_link', 'dns_txt', 'well_known', 'operator'],
 });
 
+// Absent until reportReadReplica: a process without a replica exports no series of them (a 0 would read "on the primary").
+for (const gauge of [metrics.readReplicaLag, metrics.readReplicaInUse, metrics.readReplicaMaxLag]) gauge.remove();
+
 export type QueueCounts = Record<string, Record<'waiting' | 'active' | 'delayed', number> & { held?: number }>;
 
 /** Where `leadgen_queue_jobs` comes from: read at scrape time, at most once per `maxAgeMs`. */
@@ -246,6 +269,35 @@ export function reportBatchCounts(read: () => Promise<Record<string, number>>, m
 /** Where `leadgen_credit_ledger_drift_accounts` comes from: a whole-ledger sum, so at most once per `maxAgeMs`. */
 export function reportLedgerDrift(read: () => Promise<number>, maxAgeMs = 300_000): void {
   ledgerDrift = cachedCollector(maxAgeMs, async () => metrics.ledgerDrift.set(await read()));
+}
+
+/** What the read router last measured (decision 047); `measure` takes a new measure when the last is over a second old. */
+export interface ReplicaLagSource {
+  measure(): Promise<{ useReplica: boolean; lagMs: number | null }>;
+  readonly maxLagMs: number;
+}
+
+/**
+ * Where `leadgen_read_replica_*` come from: the API's read router, measured at scrape time if its last measure is
+ * older than its period (a process that serves no listing still says how far behind its replica is). A process
+ * without a read URL never calls this, and exports none of the three.
+ */
+export function reportReadReplica(router: ReplicaLagSource): void {
+  metrics.readReplicaMaxLag.set(router.maxLagMs / 1000);
+  // Both gauges' collects (run side by side by one scrape) wait for the same measure.
+  let measuring: Promise<void> | null = null;
+  readReplica = () =>
+    (measuring ??= router
+      .measure()
+      .then((verdict) => {
+        metrics.readReplicaInUse.set(verdict.useReplica ? 1 : 0);
+        // Unknown is no figure: an absent series, which a `> bound` alert does not read as fine (LeadgenReadReplicaNotUsed does).
+        if (verdict.lagMs === null) metrics.readReplicaLag.remove();
+        else metrics.readReplicaLag.set(verdict.lagMs / 1000);
+      })
+      .finally(() => {
+        measuring = null;
+      }));
 }
 
 let defaultsOn = false;

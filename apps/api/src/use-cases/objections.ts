@@ -5,7 +5,7 @@ import {
   findObjection,
   insertObjection,
   objectionByLink,
-  pendingObjectionFor,
+  openPendingObjection,
   recordAuditEvent,
 } from '@leadgen/db';
 import {
@@ -119,14 +119,20 @@ export async function requestObjection(
     };
   }
 
-  // a domain's or a phone's pending objection is everyone's who asks for it (see above)
-  const pending = await pendingObjectionFor(deps.db, kind, value);
-  if (pending) ({ id, expiresAt } = pending);
+  // a domain's or a phone's pending objection is everyone's who asks for it (see above): one per subject, however
+  // many ask at once (the partial unique index objections_pending_subject_key; openPendingObjection)
+  const { objection, reused } = await openPendingObjection(deps.db, {
+    id,
+    kind,
+    value,
+    proofToken: kind === 'domain' ? newDomainProofToken() : null,
+    expiresAt,
+  });
+  ({ id, expiresAt } = objection);
+  metrics.objectionRequests.inc({ kind, outcome: reused ? 'reused' : 'accepted' });
 
   if (kind === 'domain') {
-    metrics.objectionRequests.inc({ kind, outcome: pending ? 'reused' : 'accepted' });
-    const token = pending?.proofToken ?? newDomainProofToken();
-    if (!pending) await insertObjection(deps.db, { id, kind, value, tokenHash: null, proofToken: token, expiresAt });
+    const token = objection.proofToken!;
     return {
       kind,
       status: 'pending',
@@ -141,8 +147,6 @@ export async function requestObjection(
     };
   }
 
-  metrics.objectionRequests.inc({ kind, outcome: pending ? 'reused' : 'accepted' });
-  if (!pending) await insertObjection(deps.db, { id, kind, value, tokenHash: null, proofToken: null, expiresAt });
   return {
     kind,
     status: 'pending',
