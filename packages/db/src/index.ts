@@ -40,6 +40,7 @@ export * from './subject-erasure';
 export * from './monitors';
 export * from './monitor-runs';
 export * from './lead-retention';
+export * from './partitions';
 export * from './account-deletion';
 export * from './batch-creation';
 export * from './batches';
