@@ -24,6 +24,7 @@ DECLARE
   v_week TIMESTAMPTZ;
   v_name TEXT;
   v_template TEXT;
+  v_keys INTEGER;
   v_key RECORD;
   v_grant RECORD;
 BEGIN
@@ -37,6 +38,7 @@ BEGIN
       SELECT 1 FROM "partition_bounds"(p_parent) b
       WHERE (b."o_lower" IS NULL OR b."o_lower" < v_week + interval '7 days') AND b."o_upper" > v_week
     );
+    v_keys := 0;
     SELECT b."o_partition" INTO v_template FROM "partition_bounds"(p_parent) b ORDER BY b."o_upper" DESC LIMIT 1;
     v_name := p_parent || '_' || to_char(v_week AT TIME ZONE 'UTC', 'YYYYMMDD');
     EXECUTE format('CREATE TABLE %I (LIKE %I INCLUDING DEFAULTS)', v_name, p_parent);
@@ -46,10 +48,15 @@ BEGIN
       WHERE con.conrelid = to_regclass('public.' || quote_ident(v_template)) AND con.contype IN ('p', 'u') AND con.conparentid = 0
       ORDER BY con.conname
     LOOP
+      v_keys := v_keys + 1;
       EXECUTE format('ALTER TABLE %I ADD CONSTRAINT %I %s', v_name,
         CASE WHEN starts_with(v_key.name, v_template || '_') THEN v_name || substr(v_key.name, length(v_template) + 1) ELSE v_name || '_' || v_key.name END,
         v_key.def);
     END LOOP;
+    -- Never a partition without its keys (a template whose keys were unique indexes, not constraints, would give none).
+    IF v_keys = 0 THEN
+      RAISE EXCEPTION 'ensure_weekly_partitions: % has no key to copy to %', v_template, v_name;
+    END IF;
     EXECUTE format('ALTER TABLE %I ATTACH PARTITION %I FOR VALUES FROM (%L) TO (%L)', p_parent, v_name, v_week, v_week + interval '7 days');
     -- What the parent grants, the partition grants (grant_runtime_role's, made after a migration, covers only the
     -- partitions there were): the service reads through the parent, but pg_dump as the runtime role reads each one.

@@ -6,12 +6,9 @@
 // `npx tsx apps/bench/src/partition-migration.ts [rows] [leads|audit_events]` (default 1,000,000 leads), against
 // DATABASE_URL's server.
 import { randomBytes } from 'node:crypto';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Client } from 'pg';
-import { dropDatabase, FUNCTIONS_DIR, migrate, MIGRATIONS_DIR, onlineSteps, readFunctionFiles, readMigrations } from '@leadgen/db';
+import { dropDatabase, migrate, migrateBefore, onlineSteps, readMigrations } from '@leadgen/db';
 
 interface Move {
   migration: string;
@@ -90,15 +87,9 @@ async function main(): Promise<void> {
   const url = new URL(process.env.DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/leadgen');
   url.pathname = `/leadgen_partition_move_${randomBytes(3).toString('hex')}`;
   const dbUrl = url.toString();
-  const migrations = mkdtempSync(path.join(tmpdir(), 'leadgen-move-'));
-  const functions = mkdtempSync(path.join(tmpdir(), 'leadgen-move-fn-'));
   const client = new Client({ connectionString: dbUrl });
   try {
-    for (const m of readMigrations().filter((m) => m.name < move.migration))
-      cpSync(path.join(MIGRATIONS_DIR, m.name), path.join(migrations, m.name), { recursive: true });
-    for (const f of readFunctionFiles().filter((f) => !move.newFunctions.includes(f.name)))
-      cpSync(path.join(FUNCTIONS_DIR, `${f.name}.sql`), path.join(functions, `${f.name}.sql`));
-    await migrate(dbUrl, { migrationsDir: migrations, functionsDir: functions });
+    await migrateBefore(dbUrl, move.migration, { newFunctions: move.newFunctions });
     await client.connect();
     const seedStart = performance.now();
     await move.seed(client, rows);
@@ -163,8 +154,6 @@ async function main(): Promise<void> {
   } finally {
     await client.end().catch(() => undefined);
     await dropDatabase(dbUrl);
-    rmSync(migrations, { recursive: true });
-    rmSync(functions, { recursive: true });
   }
 }
 

@@ -14,6 +14,7 @@ export {
   dropDatabase,
   readMigrations,
   onlineSteps,
+  migrateBefore,
   MIGRATIONS_DIR,
   runtimeRoleOf,
   scramVerifier,

@@ -1,19 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import {
   createDatabase,
   dropDatabase,
   ensureWeeklyPartitions,
-  FUNCTIONS_DIR,
   listAuditEvents,
   migrate,
-  MIGRATIONS_DIR,
   partitionBounds,
   purgeAuditEvents,
-  readFunctionFiles,
-  readMigrations,
+  migrateBefore,
   recordAuditEvent,
   type Database,
 } from '../src';
@@ -40,24 +34,15 @@ describe('partitioned audit events', () => {
   const scratch = scratchDatabaseUrls(`${new URL(process.env.DATABASE_URL!).pathname.slice(1)}_audit_${randomBytes(3).toString('hex')}`);
   let db: Database;
   let owner: Database;
-  const dirs: string[] = [];
   afterAll(async () => {
     await db?.$disconnect();
     await owner?.$disconnect();
     await dropDatabase(scratch.ownerUrl);
-    for (const dir of dirs) rmSync(dir, { recursive: true });
   });
 
   it('when the migration runs while the service lists and records events, then none fails, every event is kept and new ones land in their week', async () => {
     // The database as the release before left it: every migration but this one (and the function file it brings).
-    const migrations = mkdtempSync(path.join(tmpdir(), 'leadgen-before-audit-'));
-    const functions = mkdtempSync(path.join(tmpdir(), 'leadgen-before-audit-fn-'));
-    dirs.push(migrations, functions);
-    for (const migration of readMigrations().filter((m) => m.name < PARTITIONING))
-      cpSync(path.join(MIGRATIONS_DIR, migration.name), path.join(migrations, migration.name), { recursive: true });
-    for (const file of readFunctionFiles().filter((f) => !NEW_FUNCTIONS.includes(f.name)))
-      cpSync(path.join(FUNCTIONS_DIR, `${file.name}.sql`), path.join(functions, `${file.name}.sql`));
-    await migrate(scratch.ownerUrl, { migrationsDir: migrations, functionsDir: functions, runtimeRole: scratch.runtimeRole });
+    await migrateBefore(scratch.ownerUrl, PARTITIONING, { newFunctions: NEW_FUNCTIONS, runtimeRole: scratch.runtimeRole });
     db = createDatabase(scratch.runtimeUrl, { poolSize: 4 });
     owner = createDatabase(scratch.ownerUrl, { poolSize: 1 });
     expect((await owner.sql.query(`SELECT relkind FROM pg_class WHERE oid = 'audit_events'::regclass`)).rows).toEqual([{ relkind: 'r' }]);
