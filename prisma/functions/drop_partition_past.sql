@@ -11,7 +11,8 @@
 --   more than the purge's own `leadgen.audit_purge` setting does (p_before is the caller's: tests pass a later time).
 -- Locks: ACCESS EXCLUSIVE on the parent and the partition for the DROP, milliseconds, with a lock_timeout of 2 s (an
 --   error, lock_not_available: the next run tries again).
--- Guarantees: at most one partition per call; returns its name, or null when none is due.
+-- Guarantees: at most one partition per call; returns its name, or null when none is due. Purges running at once
+--   each drop a different partition, or none.
 
 CREATE OR REPLACE FUNCTION "drop_partition_past"(p_parent TEXT, p_before TIMESTAMPTZ)
 RETURNS TEXT
@@ -26,6 +27,12 @@ BEGIN
   WHERE b."o_upper" <= p_before ORDER BY b."o_upper" LIMIT 1;
   IF v_partition IS NULL THEN RETURN NULL; END IF;
   PERFORM set_config('lock_timeout', '2s', true);
+  -- The lock DROP takes on the parent, taken first, then the oldest due partition read again: another process's purge
+  -- (every API process runs one) may have dropped the one read above while this one waited for the lock.
+  EXECUTE format('LOCK TABLE %I IN ACCESS EXCLUSIVE MODE', p_parent);
+  SELECT b."o_partition" INTO v_partition FROM "partition_bounds"(p_parent) b
+  WHERE b."o_upper" <= p_before ORDER BY b."o_upper" LIMIT 1;
+  IF v_partition IS NULL THEN RETURN NULL; END IF;
   EXECUTE format('DROP TABLE %I', v_partition);
   RETURN v_partition;
 END

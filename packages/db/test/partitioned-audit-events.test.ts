@@ -44,7 +44,7 @@ describe('partitioned audit events', () => {
     // The database as the release before left it: every migration but this one (and the function file it brings).
     await migrateBefore(scratch.ownerUrl, PARTITIONING, { newFunctions: NEW_FUNCTIONS, runtimeRole: scratch.runtimeRole });
     db = createDatabase(scratch.runtimeUrl, { poolSize: 4 });
-    owner = createDatabase(scratch.ownerUrl, { poolSize: 1 });
+    owner = createDatabase(scratch.ownerUrl, { poolSize: 2 });
     expect((await owner.sql.query(`SELECT relkind FROM pg_class WHERE oid = 'audit_events'::regclass`)).rows).toEqual([{ relkind: 'r' }]);
 
     // 20,000 events over the last 100 days, two accounts, written as that release wrote them.
@@ -184,8 +184,23 @@ describe('partitioned audit events', () => {
     const before = await treeBytes(db);
     const now = new Date(week2!.lower!.getTime() + 3.5 * DAY + 7 * DAY);
 
-    const report = await purgeAuditEvents(db, 7, { now });
-    expect(report).toEqual({ events: 1, partitions: ['audit_events_legacy', week1!.partition], lockTimedOut: false });
+    // Two purges at once, as every API process runs one, both past their look at the partitions and waiting for the
+    // lock a reader holds: each week is dropped once, by one of them, and neither fails.
+    const reader = await owner.sql.connect();
+    await reader.query('BEGIN');
+    await reader.query('LOCK TABLE audit_events IN ACCESS SHARE MODE');
+    const both = Promise.all([purgeAuditEvents(db, 7, { now }), purgeAuditEvents(db, 7, { now })]);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const waiting = await owner.sql.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%drop_partition_past%' AND datname = current_database()`,
+    );
+    await reader.query('COMMIT');
+    reader.release();
+    const [a, b] = await both;
+    expect(waiting.rows).toEqual([{ n: 2 }]);
+    expect([...a.partitions, ...b.partitions].sort()).toEqual(['audit_events_legacy', week1!.partition].sort());
+    expect(a.events + b.events).toBe(1);
+    expect([a.lockTimedOut, b.lockTimedOut]).toEqual([false, false]);
     expect(await treeBytes(db)).toBeLessThanOrEqual(before - legacyBytes);
     expect((await partitionBounds(db, 'audit_events'))[0]!.partition).toBe(week2!.partition);
     const left = await db.sql.query<{ id: string }>(`SELECT id FROM audit_events WHERE account_id = 'acct_ret' ORDER BY id`);
