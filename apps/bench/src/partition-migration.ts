@@ -14,6 +14,8 @@ interface Move {
   migration: string;
   /** the function files that migration's release added (absent from the database before it) */
   newFunctions: string[];
+  /** the function files that release had in another text (migrateBefore) */
+  changedFunctions?: string[];
   seed(client: Client, rows: number): Promise<void>;
   /** the i-th statement of the reader and of the writer beside the move, on a table seeded with `rows` */
   read(i: number, rows: number): [string, unknown[]];
@@ -57,6 +59,7 @@ const MOVES: Record<'leads' | 'audit_events', Move> = {
   audit_events: {
     migration: '20261202000000_partitioned_audit_events',
     newFunctions: ['drop_partition_past'],
+    changedFunctions: ['audit_events_append_only'],
     async seed(client, events) {
       // 400 days of events (AUDIT_RETENTION_DAYS' default) over 1,000 accounts, an export's summary each
       await client.query(
@@ -89,7 +92,7 @@ async function main(): Promise<void> {
   const dbUrl = url.toString();
   const client = new Client({ connectionString: dbUrl });
   try {
-    await migrateBefore(dbUrl, move.migration, { newFunctions: move.newFunctions });
+    await migrateBefore(dbUrl, move.migration, { newFunctions: move.newFunctions, changedFunctions: move.changedFunctions });
     await client.connect();
     const seedStart = performance.now();
     await move.seed(client, rows);

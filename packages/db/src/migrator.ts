@@ -281,7 +281,12 @@ export async function migrate(databaseUrl: string, options: MigrateOptions = {})
 export async function migrateBefore(
   databaseUrl: string,
   migration: string,
-  options: { newFunctions: string[]; runtimeRole?: RuntimeRole },
+  options: {
+    newFunctions: string[];
+    /** function files that release had in another text: recorded so, the migration's run applies them again */
+    changedFunctions?: string[];
+    runtimeRole?: RuntimeRole;
+  },
 ): Promise<MigrateResult> {
   const migrations = mkdtempSync(path.join(tmpdir(), 'leadgen-before-'));
   const functions = mkdtempSync(path.join(tmpdir(), 'leadgen-before-fn-'));
@@ -290,7 +295,17 @@ export async function migrateBefore(
       cpSync(path.join(MIGRATIONS_DIR, m.name), path.join(migrations, m.name), { recursive: true });
     for (const f of readFunctionFiles().filter((f) => !options.newFunctions.includes(f.name)))
       cpSync(path.join(FUNCTIONS_DIR, `${f.name}.sql`), path.join(functions, `${f.name}.sql`));
-    return await migrate(databaseUrl, { migrationsDir: migrations, functionsDir: functions, runtimeRole: options.runtimeRole });
+    const result = await migrate(databaseUrl, { migrationsDir: migrations, functionsDir: functions, runtimeRole: options.runtimeRole });
+    if (options.changedFunctions?.length) {
+      const client = new Client({ connectionString: databaseUrl });
+      await client.connect();
+      try {
+        await client.query(`UPDATE "_function_files" SET checksum = 'the release before' WHERE name = ANY($1)`, [options.changedFunctions]);
+      } finally {
+        await client.end();
+      }
+    }
+    return result;
   } finally {
     rmSync(migrations, { recursive: true });
     rmSync(functions, { recursive: true });

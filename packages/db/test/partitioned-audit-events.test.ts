@@ -18,6 +18,8 @@ import { scratchDatabaseUrls } from '../../../test/runtime-role';
 // runtime role. On a database of its own: it must be left at the migration before, and retention drops partitions.
 const PARTITIONING = '20261202000000_partitioned_audit_events';
 const NEW_FUNCTIONS = ['drop_partition_past'];
+// changed with it: the append-only trigger goes on the new parent when its file is applied again, in the same transaction
+const CHANGED_FUNCTIONS = ['audit_events_append_only'];
 const DAY = 86_400_000;
 
 // Every event's columns as they were written, in one digest, and the number of events.
@@ -42,7 +44,11 @@ describe('partitioned audit events', () => {
 
   it('when the migration runs while the service lists and records events, then none fails, every event is kept and new ones land in their week', async () => {
     // The database as the release before left it: every migration but this one (and the function file it brings).
-    await migrateBefore(scratch.ownerUrl, PARTITIONING, { newFunctions: NEW_FUNCTIONS, runtimeRole: scratch.runtimeRole });
+    await migrateBefore(scratch.ownerUrl, PARTITIONING, {
+      newFunctions: NEW_FUNCTIONS,
+      changedFunctions: CHANGED_FUNCTIONS,
+      runtimeRole: scratch.runtimeRole,
+    });
     db = createDatabase(scratch.runtimeUrl, { poolSize: 4 });
     owner = createDatabase(scratch.ownerUrl, { poolSize: 2 });
     expect((await owner.sql.query(`SELECT relkind FROM pg_class WHERE oid = 'audit_events'::regclass`)).rows).toEqual([{ relkind: 'r' }]);

@@ -15,8 +15,9 @@
 --   3. rename, the partitioned parent, ATTACH: ACCESS EXCLUSIVE on audit_events_legacy (the rename), milliseconds:
 --      ATTACH skips its scan because the validated CHECK implies the partition's bound, and builds no index because
 --      audit_events_legacy has each the parent has. No foreign key points at audit_events nor from it.
--- The append-only trigger moves to the parent, which gives it to every partition (section 3; on a new database,
--- audit_events_append_only.sql puts it there after the migrations).
+-- The append-only trigger moves to the parent, which gives it to every partition: audit_events_append_only.sql,
+-- changed with this migration and so applied in its transaction (a migration defines no trigger, decision 017), puts
+-- it there; the trail is never without it in a committed state.
 
 -- 1. the bound the heap will have as a partition (not yet checked)
 DO $$
@@ -65,7 +66,7 @@ BEGIN
   ALTER INDEX "audit_events_pkey" RENAME TO "audit_events_legacy_pkey";
   ALTER INDEX "audit_events_account_id_created_at_idx" RENAME TO "audit_events_legacy_account_id_created_at_idx";
   ALTER INDEX "audit_events_created_at_idx" RENAME TO "audit_events_legacy_created_at_idx";
-  -- the parent's trigger (below) is given to every partition, this one included
+  -- the parent's trigger (audit_events_append_only.sql, in this transaction) is given to every partition, this one too
   DROP TRIGGER IF EXISTS "audit_events_no_update_or_delete" ON "audit_events_legacy";
 
   CREATE TABLE "audit_events" (
@@ -83,14 +84,6 @@ BEGIN
   -- heap to enforce nothing the partitions and the ids (random, newId.auditEvent) do not.
   CREATE INDEX "audit_events_account_id_created_at_idx" ON "audit_events"("account_id", "created_at");
   CREATE INDEX "audit_events_created_at_idx" ON "audit_events"("created_at");
-
-  -- The append-only trigger, on the parent, which gives it to every partition (audit_events_legacy at the attach).
-  -- Here, not only in its function file: the migrator applies a function file only when it changed, and the trail is
-  -- never writable for a moment. On a new database the function comes after the migrations, with the trigger.
-  IF to_regprocedure('audit_events_append_only()') IS NOT NULL THEN
-    CREATE TRIGGER "audit_events_no_update_or_delete" BEFORE UPDATE OR DELETE ON "audit_events"
-      FOR EACH ROW EXECUTE FUNCTION "audit_events_append_only"();
-  END IF;
 
   EXECUTE format('ALTER TABLE "audit_events" ATTACH PARTITION "audit_events_legacy" FOR VALUES FROM (MINVALUE) TO (%L)', v_cutover);
   -- the partition's own bound says it now; the CHECK has served
