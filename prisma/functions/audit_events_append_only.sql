@@ -2,6 +2,9 @@
 -- except the retention purge's (which says so in its transaction), so the trail cannot be rewritten.
 -- Called by: the trigger audit_events_no_update_or_delete (defined below, with its function); the purge is
 --   packages/db/src/audit-events.ts (purgeAuditEvents).
+--   audit_events is partitioned by week (decision 053): the trigger is on the parent, and PostgreSQL gives it to every
+--   partition, those ensure_weekly_partitions attaches later included. Dropping a partition past AUDIT_RETENTION_DAYS
+--   (drop_partition_past, as the owner) fires no row trigger: it is the retention the purge applies row by row.
 -- Locks: nothing of its own.
 -- Guarantees: an audit event, once written, is never changed; it is removed only by the purge of events
 --   older than AUDIT_RETENTION_DAYS (`SET LOCAL leadgen.audit_purge = 'on'` in the purge's transaction).

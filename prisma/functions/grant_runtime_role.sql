@@ -11,6 +11,8 @@
 --   them through the foreign key's cascade, which PostgreSQL runs as the table's owner). Idempotent.
 
 CREATE OR REPLACE FUNCTION "grant_runtime_role"(p_role NAME) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  v_partition TEXT;
 BEGIN
   IF p_role = current_user THEN
     RAISE EXCEPTION 'the runtime role must not be the migrating role (%): it would own the tables', p_role;
@@ -22,6 +24,10 @@ BEGIN
   EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO %I', p_role);
   -- Append-only: their triggers refuse these too; without the privilege not even a trigger change could allow them.
   EXECUTE format('REVOKE UPDATE ON "audit_events", "credit_ledger" FROM %I', p_role);
+  -- audit_events' partitions too (decision 053): the service writes through the parent, but a partition is a table
+  FOR v_partition IN SELECT relid::regclass::TEXT FROM pg_partition_tree('audit_events') WHERE relid <> 'audit_events'::regclass LOOP
+    EXECUTE format('REVOKE UPDATE ON %s FROM %I', v_partition, p_role);
+  END LOOP;
   EXECUTE format('REVOKE DELETE ON "credit_ledger" FROM %I', p_role);
   -- The migrator's own tables: read by readiness (schema-status.ts), written only by db:migrate.
   EXECUTE format('REVOKE INSERT, UPDATE, DELETE ON "_prisma_migrations", "_function_files", "_breaking_migrations" FROM %I', p_role);

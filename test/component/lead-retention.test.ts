@@ -164,8 +164,11 @@ describe('lead retention (LEAD_RETENTION_DAYS)', () => {
     await sweep.stop();
     await queues.close();
     expect((await world.http.get(`/api/v1/leads/jobs/${jobId}/leads`).set(account.auth)).body.items).toHaveLength(2);
-    // The partitions of leads ahead are made all the same (by this sweep or the world's worker: one per period).
-    const { rows } = await world.db.sql.query<{ upper: Date }>('SELECT max(o_upper) AS upper FROM lead_partition_bounds()');
-    expect(rows[0]!.upper.getTime()).toBeGreaterThan(Date.now() + 4 * 7 * 86_400_000);
+    // The partitions ahead are made all the same (by this sweep or the world's worker: one per period), of every table
+    // partitioned by week: leads and audit_events (decision 053).
+    for (const table of ['leads', 'audit_events']) {
+      const { rows } = await world.db.sql.query<{ upper: Date }>('SELECT max(o_upper) AS upper FROM partition_bounds($1)', [table]);
+      expect(rows[0]!.upper.getTime()).toBeGreaterThan(Date.now() + 4 * 7 * 86_400_000);
+    }
   });
 });

@@ -197,7 +197,7 @@ describe('audit retention', () => {
     } finally {
       client.release();
     }
-    expect(await purgeAuditEvents(world.db, 30, 1)).toBeGreaterThanOrEqual(1);
+    expect((await purgeAuditEvents(world.db, 30, { batch: 1 })).events).toBeGreaterThanOrEqual(1);
     const left = await world.db.auditEvent.findMany({ where: { accountId: owner.accountId } });
     expect(left.map((e) => (e.summary as { n: string }).n)).toEqual(['young']);
   });

@@ -1,62 +1,107 @@
-// The online move of an existing leads table into partitions (decision 046), timed at a volume: a database left at
-// the migration before it, N leads written as that release wrote them, then the migration's online sections one by one
-// and the migrator's main transaction, with a reader (one job's leads, by job_id) and a writer (an UPDATE of a job
-// row) running all along: the longest each waited is what the service would have felt.
-// `npx tsx apps/bench/src/partition-migration.ts [leads]` (default 1,000,000), against DATABASE_URL's server.
+// The online move of an existing table into weekly partitions, timed at a volume: leads (decision 046) or audit_events
+// (decision 053). A database left at the migration before it, N rows written as that release wrote them, then the
+// migration's online sections one by one and the migrator's main transaction, with a reader and a writer running all
+// along: the longest each waited is what the service would have felt. leads: the reader reads one job's leads, the
+// writer updates a job row; audit_events: the reader lists an account's newest events, the writer records an event.
+// `npx tsx apps/bench/src/partition-migration.ts [rows] [leads|audit_events]` (default 1,000,000 leads), against
+// DATABASE_URL's server.
 import { randomBytes } from 'node:crypto';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Client } from 'pg';
-import { dropDatabase, FUNCTIONS_DIR, migrate, MIGRATIONS_DIR, onlineSteps, readFunctionFiles, readMigrations } from '@leadgen/db';
+import { dropDatabase, migrate, migrateBefore, onlineSteps, readMigrations } from '@leadgen/db';
 
-const PARTITIONING = '20261201000000_partitioned_leads';
-const NEW_FUNCTIONS = ['lead_partition_bounds', 'ensure_lead_partitions', 'drop_expired_lead_partition'];
+interface Move {
+  migration: string;
+  /** the function files that migration's release added (absent from the database before it) */
+  newFunctions: string[];
+  /** the function files that release had in another text (migrateBefore) */
+  changedFunctions?: string[];
+  seed(client: Client, rows: number): Promise<void>;
+  /** the i-th statement of the reader and of the writer beside the move, on a table seeded with `rows` */
+  read(i: number, rows: number): [string, unknown[]];
+  write(i: number, rows: number): [string, unknown[]];
+}
+
+/** the i-th of the jobs holding `leads` leads, 25 each */
+const jobId = (i: number, leads: number) => `job_move${String((i % Math.ceil(leads / 25)) + 1).padStart(16, '0')}`;
+
+const MOVES: Record<'leads' | 'audit_events', Move> = {
+  leads: {
+    migration: '20261201000000_partitioned_leads',
+    newFunctions: ['lead_partition_bounds', 'ensure_lead_partitions', 'drop_expired_lead_partition'],
+    async seed(client, leads) {
+      const jobs = Math.ceil(leads / 25);
+      await client.query(`INSERT INTO accounts (id, name) VALUES ('acc_move', 'move')`);
+      await client.query(
+        `INSERT INTO jobs (id, account_id, result_set_id, source, status, request, requested_count, delivered_count, provider,
+                           credits_reserved, credits_charged, created_at, started_at, finished_at)
+         SELECT 'job_move' || lpad(g::text, 16, '0'), 'acc_move', 'rs_move' || lpad(g::text, 17, '0'), 'google_maps', 'COMPLETE',
+                '{"source":"google_maps","category":"dentist","state":"US","maxResults":25}'::jsonb, 25, 25, 'sandbox', 0, 0,
+                now() - interval '300 days' + g * interval '10 minutes', now(), now()
+         FROM generate_series(1, $1::int) g`,
+        [jobs],
+      );
+      await client.query(
+        `INSERT INTO leads (job_id, position, dedup_key, data)
+         SELECT 'job_move' || lpad(j::text, 16, '0'), p, 'place-' || j || '-' || p, jsonb_build_object(
+           'source', 'google_maps', 'businessName', 'Studio ' || j || '-' || p, 'email', 'info' || p || '@studio' || j || '.example',
+           'phone', '+1 512-' || lpad((j % 1000)::text, 3, '0') || '-' || lpad(p::text, 4, '0'),
+           'website', 'https://www.studio' || j || '.example/contact', 'address', p || ' Congress Ave, Austin, TX 78701',
+           'reviewScore', 4.5, 'categories', jsonb_build_array('dentist'),
+           'socialProfiles', jsonb_build_object('facebook', null, 'instagram', null, 'linkedin', 'https://www.linkedin.com/in/p-' || j || '-' || p))
+         FROM generate_series(1, $1::int) j, generate_series(0, 24) p`,
+        [jobs],
+      );
+    },
+    read: (i, leads) => ['SELECT data FROM leads WHERE job_id = $1 ORDER BY position', [jobId(i * 7919, leads)]],
+    write: (i, leads) => ['UPDATE jobs SET updated_at = now() WHERE id = $1', [jobId(i * 104_729, leads)]],
+  },
+  audit_events: {
+    migration: '20261202000000_partitioned_audit_events',
+    newFunctions: ['drop_partition_past'],
+    changedFunctions: ['audit_events_append_only'],
+    async seed(client, events) {
+      // 400 days of events (AUDIT_RETENTION_DAYS' default) over 1,000 accounts, an export's summary each
+      await client.query(
+        `INSERT INTO audit_events (id, account_id, actor, action, request_id, summary, created_at)
+         SELECT 'aud_move' || lpad(g::text, 16, '0'), 'acc_move' || (g % 1000), 'key_move', 'leads.exported', 'req_' || g,
+                jsonb_build_object('selection', jsonb_build_object('jobId', 'job_' || g), 'format', 'csv', 'leads', g % 500, 'finished', true),
+                now() - (g * (interval '400 days' / $1::int))
+         FROM generate_series(1, $1::int) g`,
+        [events],
+      );
+    },
+    read: (i) => [
+      `SELECT id FROM audit_events WHERE account_id = $1 ORDER BY created_at DESC, id DESC LIMIT 20`,
+      [`acc_move${(i * 7919) % 1000}`],
+    ],
+    write: (i) => [
+      `INSERT INTO audit_events (id, account_id, actor, action, summary) VALUES ('aud_beside' || $1, 'acc_move1', 'key_move', 'key.created', '{}')`,
+      [i],
+    ],
+  },
+};
 
 async function main(): Promise<void> {
-  const leads = Number(process.argv[2] ?? 1_000_000);
+  const rows = Number(process.argv[2] ?? 1_000_000);
+  const table = (process.argv[3] ?? 'leads') as keyof typeof MOVES;
+  const move = MOVES[table];
+  if (!move) throw new Error(`no such partitioned table: ${table} (leads or audit_events)`);
   const url = new URL(process.env.DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/leadgen');
   url.pathname = `/leadgen_partition_move_${randomBytes(3).toString('hex')}`;
   const dbUrl = url.toString();
-  const migrations = mkdtempSync(path.join(tmpdir(), 'leadgen-move-'));
-  const functions = mkdtempSync(path.join(tmpdir(), 'leadgen-move-fn-'));
   const client = new Client({ connectionString: dbUrl });
   try {
-    for (const m of readMigrations().filter((m) => m.name < PARTITIONING))
-      cpSync(path.join(MIGRATIONS_DIR, m.name), path.join(migrations, m.name), { recursive: true });
-    for (const f of readFunctionFiles().filter((f) => !NEW_FUNCTIONS.includes(f.name)))
-      cpSync(path.join(FUNCTIONS_DIR, `${f.name}.sql`), path.join(functions, `${f.name}.sql`));
-    await migrate(dbUrl, { migrationsDir: migrations, functionsDir: functions });
+    await migrateBefore(dbUrl, move.migration, { newFunctions: move.newFunctions, changedFunctions: move.changedFunctions });
     await client.connect();
-    const jobs = Math.ceil(leads / 25);
-    await client.query(`INSERT INTO accounts (id, name) VALUES ('acc_move', 'move')`);
-    await client.query(
-      `INSERT INTO jobs (id, account_id, result_set_id, source, status, request, requested_count, delivered_count, provider,
-                         credits_reserved, credits_charged, created_at, started_at, finished_at)
-       SELECT 'job_move' || lpad(g::text, 16, '0'), 'acc_move', 'rs_move' || lpad(g::text, 17, '0'), 'google_maps', 'COMPLETE',
-              '{"source":"google_maps","category":"dentist","state":"US","maxResults":25}'::jsonb, 25, 25, 'sandbox', 0, 0,
-              now() - interval '300 days' + g * interval '10 minutes', now(), now()
-       FROM generate_series(1, $1::int) g`,
-      [jobs],
-    );
     const seedStart = performance.now();
-    await client.query(
-      `INSERT INTO leads (job_id, position, dedup_key, data)
-       SELECT 'job_move' || lpad(j::text, 16, '0'), p, 'place-' || j || '-' || p, jsonb_build_object(
-         'source', 'google_maps', 'businessName', 'Studio ' || j || '-' || p, 'email', 'info' || p || '@studio' || j || '.example',
-         'phone', '+1 512-' || lpad((j % 1000)::text, 3, '0') || '-' || lpad(p::text, 4, '0'),
-         'website', 'https://www.studio' || j || '.example/contact', 'address', p || ' Congress Ave, Austin, TX 78701',
-         'reviewScore', 4.5, 'categories', jsonb_build_array('dentist'),
-         'socialProfiles', jsonb_build_object('facebook', null, 'instagram', null, 'linkedin', 'https://www.linkedin.com/in/p-' || j || '-' || p))
-       FROM generate_series(1, $1::int) j, generate_series(0, 24) p`,
-      [jobs],
-    );
-    await client.query('VACUUM ANALYZE leads');
+    await move.seed(client, rows);
+    await client.query(`VACUUM ANALYZE ${table}`);
     await client.query('CHECKPOINT');
-    const size = (await client.query<{ mb: string }>(`SELECT (pg_total_relation_size('leads') / 1048576)::int AS mb`)).rows[0]!.mb;
+    const size = (await client.query<{ mb: string }>(`SELECT (pg_total_relation_size($1::regclass) / 1048576)::int AS mb`, [table]))
+      .rows[0]!.mb;
     console.log(
-      `${leads.toLocaleString('en')} leads written in ${((performance.now() - seedStart) / 1000).toFixed(1)} s: ${size} MB with indexes`,
+      `${rows.toLocaleString('en')} rows of ${table} written in ${((performance.now() - seedStart) / 1000).toFixed(1)} s: ${size} MB with indexes`,
     );
 
     // The service beside it: a reader and a writer, each one statement at a time, their longest waits per phase.
@@ -80,13 +125,9 @@ async function main(): Promise<void> {
       }
       await c.end();
     };
-    const id = (i: number) => `job_move${String((i % jobs) + 1).padStart(16, '0')}`;
-    const beside = Promise.all([
-      loop('read', (i) => ['SELECT data FROM leads WHERE job_id = $1 ORDER BY position', [id(i * 7919)]]),
-      loop('write', (i) => ['UPDATE jobs SET updated_at = now() WHERE id = $1', [id(i * 104_729)]]),
-    ]);
+    const beside = Promise.all([loop('read', (i) => move.read(i, rows)), loop('write', (i) => move.write(i, rows))]);
     await new Promise((resolve) => setTimeout(resolve, 1_000));
-    const sql = readMigrations().find((m) => m.name === PARTITIONING)!.sql;
+    const sql = readMigrations().find((m) => m.name === move.migration)!.sql;
     const steps: string[] = [];
     for (const [index, section] of onlineSteps(sql).entries()) {
       phase = `online step ${index + 1}`;
@@ -106,14 +147,16 @@ async function main(): Promise<void> {
     await beside;
     for (const line of steps) console.log(`  ${line}`);
     for (const [at, w] of longest)
-      console.log(`  ${at}: longest read ${w.read.toFixed(0)} ms, longest write to jobs ${w.write.toFixed(0)} ms (${w.n} statements)`);
-    const kept = (await client.query<{ n: number }>('SELECT count(*)::int AS n FROM leads')).rows[0]!.n;
-    console.log(`  leads after: ${kept.toLocaleString('en')}${kept === leads ? ' (every one)' : ' (LOST SOME)'}`);
+      console.log(`  ${at}: longest read ${w.read.toFixed(0)} ms, longest write ${w.write.toFixed(0)} ms (${w.n} statements)`);
+    const kept = (
+      await client.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM ${table}${table === 'audit_events' ? ` WHERE id LIKE 'aud_move%'` : ''}`,
+      )
+    ).rows[0]!.n;
+    console.log(`  ${table} after: ${kept.toLocaleString('en')}${kept === rows ? ' (every one)' : ' (LOST SOME)'}`);
   } finally {
     await client.end().catch(() => undefined);
     await dropDatabase(dbUrl);
-    rmSync(migrations, { recursive: true });
-    rmSync(functions, { recursive: true });
   }
 }
 

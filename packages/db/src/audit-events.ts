@@ -108,9 +108,46 @@ export async function listAuditEvents(
   return rows.map(fromRow);
 }
 
-/** Deletes the events older than `days`, in batches; returns how many. */
-export async function purgeAuditEvents(db: Database, days: number, batch = 5_000): Promise<number> {
-  let purged = 0;
+/** What one purge of the audit trail removed. */
+export interface AuditPurgeReport {
+  /** events deleted row by row (the week at the window's edge) */
+  events: number;
+  /** the weekly partitions dropped whole, every event in them past the retention (decision 053) */
+  partitions: string[];
+  /** a partition due could not be dropped this run: a long transaction held audit_events past the lock timeout */
+  lockTimedOut: boolean;
+}
+
+/**
+ * Purges the events older than `days` (AUDIT_RETENTION_DAYS): first each weekly partition all of whose events are
+ * past it, dropped whole (drop_partition_past.sql: the disk is freed at once), then the rest row by row in batches of
+ * `batch` (the week at the window's edge), so no event is kept past the retention by more than the hour between
+ * runs. `now` is for tests: the time the window ends at.
+ */
+export async function purgeAuditEvents(
+  db: Database,
+  days: number,
+  options: { batch?: number; now?: Date } = {},
+): Promise<AuditPurgeReport> {
+  const batch = options.batch ?? 5_000;
+  const now = options.now ?? null;
+  const report: AuditPurgeReport = { events: 0, partitions: [], lockTimedOut: false };
+  for (;;) {
+    let dropped: string | null = null;
+    try {
+      const { rows } = await db.sql.query<{ dropped: string | null }>(
+        `SELECT drop_partition_past('audit_events', COALESCE($2::timestamptz, now()) - make_interval(days => $1)) AS dropped`,
+        [days, now],
+      );
+      dropped = rows[0]!.dropped;
+    } catch (error) {
+      // lock_not_available: the next run tries again, and the batches below still run
+      if ((error as { code?: string }).code !== '55P03') throw error;
+      report.lockTimedOut = true;
+    }
+    if (!dropped) break;
+    report.partitions.push(dropped);
+  }
   for (;;) {
     const client = await db.sql.connect();
     let deleted: number;
@@ -119,8 +156,9 @@ export async function purgeAuditEvents(db: Database, days: number, batch = 5_000
       // The append-only trigger lets this transaction's deletes through, and no other's.
       await client.query("SET LOCAL leadgen.audit_purge = 'on'");
       const result = await client.query(
-        `DELETE FROM audit_events WHERE id IN (SELECT id FROM audit_events WHERE created_at < now() - make_interval(days => $1) LIMIT $2)`,
-        [days, batch],
+        `DELETE FROM audit_events WHERE id IN (
+           SELECT id FROM audit_events WHERE created_at < COALESCE($3::timestamptz, now()) - make_interval(days => $1) LIMIT $2)`,
+        [days, batch, now],
       );
       await client.query('COMMIT');
       deleted = result.rowCount ?? 0;
@@ -130,7 +168,7 @@ export async function purgeAuditEvents(db: Database, days: number, batch = 5_000
     } finally {
       client.release();
     }
-    purged += deleted;
-    if (deleted < batch) return purged;
+    report.events += deleted;
+    if (deleted < batch) return report;
   }
 }

@@ -14,6 +14,7 @@ export {
   dropDatabase,
   readMigrations,
   onlineSteps,
+  migrateBefore,
   MIGRATIONS_DIR,
   runtimeRoleOf,
   scramVerifier,
@@ -40,6 +41,7 @@ export * from './subject-erasure';
 export * from './monitors';
 export * from './monitor-runs';
 export * from './lead-retention';
+export * from './partitions';
 export * from './account-deletion';
 export * from './batch-creation';
 export * from './batches';

@@ -1,4 +1,5 @@
 import type { Database } from './client';
+import { PARTITION_WEEKS_AHEAD } from './partitions';
 
 /** What one retention run deleted. */
 export interface LeadRetentionReport {
@@ -11,15 +12,16 @@ export interface LeadRetentionReport {
   lockTimedOut: boolean;
 }
 
-/** How many weeks ahead the worker keeps partitions of leads (ensure_lead_partitions.sql). */
-export const LEAD_PARTITION_WEEKS_AHEAD = 4;
+/** How many weeks ahead the worker keeps partitions of leads (the same for every table partitioned by week). */
+export const LEAD_PARTITION_WEEKS_AHEAD = PARTITION_WEEKS_AHEAD;
 
 /**
  * Creates the weekly partitions of leads missing from this week to `weeksAhead` after it (decision 046), so the
- * leads of every job created meanwhile have one; returns those it created. Idempotent; safe on several workers.
+ * leads of every job created meanwhile have one; returns those it created. Idempotent; safe on several workers. The
+ * worker's sweep makes every partitioned table's at once (ensureWeeklyPartitions, partitions.ts).
  */
 export async function ensureLeadPartitions(db: Database, weeksAhead = LEAD_PARTITION_WEEKS_AHEAD): Promise<string[]> {
-  const { rows } = await db.sql.query<{ name: string }>('SELECT name FROM ensure_lead_partitions($1) AS name', [weeksAhead]);
+  const { rows } = await db.sql.query<{ name: string }>("SELECT name FROM ensure_weekly_partitions('leads', $1) AS name", [weeksAhead]);
   return rows.map((row) => row.name);
 }
 

@@ -1,5 +1,6 @@
 import { createHash, createHmac, pbkdf2Sync, randomBytes, randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync, existsSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import { parsePostgresUrl, type PostgresUrl } from '@leadgen/config';
@@ -299,6 +300,45 @@ export async function migrate(databaseUrl: string, options: MigrateOptions = {})
     await client.end();
   }
   return { createdDatabase, applied, functions };
+}
+
+/**
+ * Brings a database to the schema the release before `migration` left: every migration before it, and this build's
+ * function files but `newFunctions` (those that release did not have yet). For the tests and the bench of a
+ * migration that moves an existing database (decisions 046 and 053): seed it as that release wrote, then `migrate`.
+ */
+export async function migrateBefore(
+  databaseUrl: string,
+  migration: string,
+  options: {
+    newFunctions: string[];
+    /** function files that release had in another text: recorded so, the migration's run applies them again */
+    changedFunctions?: string[];
+    runtimeRole?: RuntimeRole;
+  },
+): Promise<MigrateResult> {
+  const migrations = mkdtempSync(path.join(tmpdir(), 'leadgen-before-'));
+  const functions = mkdtempSync(path.join(tmpdir(), 'leadgen-before-fn-'));
+  try {
+    for (const m of readMigrations().filter((m) => m.name < migration))
+      cpSync(path.join(MIGRATIONS_DIR, m.name), path.join(migrations, m.name), { recursive: true });
+    for (const f of readFunctionFiles().filter((f) => !options.newFunctions.includes(f.name)))
+      cpSync(path.join(FUNCTIONS_DIR, `${f.name}.sql`), path.join(functions, `${f.name}.sql`));
+    const result = await migrate(databaseUrl, { migrationsDir: migrations, functionsDir: functions, runtimeRole: options.runtimeRole });
+    if (options.changedFunctions?.length) {
+      const client = new Client({ connectionString: databaseUrl });
+      await client.connect();
+      try {
+        await client.query(`UPDATE "_function_files" SET checksum = 'the release before' WHERE name = ANY($1)`, [options.changedFunctions]);
+      } finally {
+        await client.end();
+      }
+    }
+    return result;
+  } finally {
+    rmSync(migrations, { recursive: true });
+    rmSync(functions, { recursive: true });
+  }
 }
 
 async function grantRuntimeRole(client: Client, role: string, timeouts?: RuntimeTimeouts): Promise<void> {

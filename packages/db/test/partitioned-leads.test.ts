@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
@@ -12,12 +12,10 @@ import {
   ensureLeadPartitions,
   eraseSubject,
   expireLeads,
-  FUNCTIONS_DIR,
   listLeads,
   migrate,
-  MIGRATIONS_DIR,
+  migrateBefore,
   pageResultSet,
-  readFunctionFiles,
   readJobView,
   readMigrations,
   type Database,
@@ -57,23 +55,14 @@ const CONTENT = `SELECT count(*)::int AS n, md5(string_agg(id || '|' || job_id |
 describe('partitioned leads: the migration of a database that holds leads', () => {
   const scratch = scratchDatabaseUrls(suffix());
   let db: Database;
-  const dirs: string[] = [];
   afterAll(async () => {
     await db?.$disconnect();
     await dropDatabase(scratch.ownerUrl);
-    for (const dir of dirs) rmSync(dir, { recursive: true });
   });
 
   it('when the migration runs beside readers, then every lead and every query is kept, the hot path adds no lead twice, and erasure and deletion reach every partition', async () => {
     // The database as the release before left it: every migration but this one, the function files but the new ones.
-    const migrations = mkdtempSync(path.join(tmpdir(), 'leadgen-before-partitions-'));
-    const functions = mkdtempSync(path.join(tmpdir(), 'leadgen-before-partitions-fn-'));
-    dirs.push(migrations, functions);
-    for (const migration of readMigrations().filter((m) => m.name < PARTITIONING))
-      cpSync(path.join(MIGRATIONS_DIR, migration.name), path.join(migrations, migration.name), { recursive: true });
-    for (const file of readFunctionFiles().filter((f) => !NEW_FUNCTIONS.includes(f.name)))
-      cpSync(path.join(FUNCTIONS_DIR, `${file.name}.sql`), path.join(functions, `${file.name}.sql`));
-    await migrate(scratch.ownerUrl, { migrationsDir: migrations, functionsDir: functions, runtimeRole: scratch.runtimeRole });
+    await migrateBefore(scratch.ownerUrl, PARTITIONING, { newFunctions: NEW_FUNCTIONS, runtimeRole: scratch.runtimeRole });
     db = createDatabase(scratch.runtimeUrl, { poolSize: 4 });
 
     // Leads written as that release wrote them (no job_created_at), 40 jobs of 25, and an open job.

@@ -109,8 +109,9 @@ async function actual(client: Client) {
     WHERE c.table_schema = 'public' AND c.table_name NOT IN ('_prisma_migrations', '_function_files', '_breaking_migrations')
       -- a partition is its parent's (leads, decision 046)
       AND NOT EXISTS (SELECT 1 FROM pg_class p WHERE p.relname = c.table_name AND p.relnamespace = 'public'::regnamespace AND p.relispartition)`);
-  // A partitioned table's keys are the ones every one of its partitions has, under the parent's name (leads: its
-  // keys cannot be the parent's, decision 046); a partition's own are not listed apart.
+  // A partitioned table's keys are the ones every one of its partitions has, under the parent's name (leads,
+  // audit_events: their keys cannot be the parent's, decisions 046 and 053), and its indexes are the parent's own
+  // (PostgreSQL builds them on every partition); a partition's own are not listed apart.
   const keys = await client.query<{ line: string }>(`
     WITH indexes AS (
       SELECT CASE WHEN ix.indisprimary THEN 'primary' WHEN ix.indisunique THEN 'unique' ELSE 'normal' END || ' ' AS kind,
@@ -129,7 +130,7 @@ async function actual(client: Client) {
     )
     SELECT kind || table_name || columns AS line FROM indexes
     GROUP BY kind, table_name, columns
-    HAVING count(DISTINCT own_table) = (
+    HAVING bool_or(own_table = table_name) OR count(DISTINCT own_table) = (
       SELECT GREATEST(count(*), 1) FROM pg_inherits i WHERE i.inhparent = (SELECT oid FROM pg_class WHERE relname = table_name AND relnamespace = 'public'::regnamespace))`);
   const foreignKeys = await client.query<{ line: string }>(`
     SELECT src.relname || '(' || string_agg(sa.attname, ',' ORDER BY k.ord) || ') -> ' || dst.relname || '(' ||
