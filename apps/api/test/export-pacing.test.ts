@@ -1,4 +1,5 @@
 import { exportPacing, CONTENDED_CHUNK, type ExportYield } from '../src/http/export-pacing';
+import { EventEmitter } from 'node:events';
 import { startWorld, type TestWorld } from '../../../test/harness';
 import { buildAccount, buildDeliveredJobs, type TestAccount } from '../../../test/factories';
 
@@ -73,5 +74,39 @@ describe('exports yield to other accounts’ requests', () => {
     }
     for (let i = 0; i < 200 && exportPacing.others() > 0; i += 1) await new Promise((r) => setTimeout(r, 10));
     expect(exportPacing.others()).toBe(0);
+  });
+
+  it('when the event loop lags (a busy machine, no request waiting), then the export pauses but keeps its chunks whole', async () => {
+    const pace = exportPacing.start(null);
+    try {
+      // The loop held 150 ms: the lag sampler's next tick is ~130 ms late (over LAG_MS), and the yield pauses
+      // YIELD_RATIO × the ~150 ms the export was busy, ~600 ms, less than CONTENDED_FOR_MS: were a lag counted as a
+      // waiter, the next chunk would still be small.
+      const until = performance.now() + 150;
+      while (performance.now() < until);
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      expect(await pace.chunk(2000)).toBe(2000);
+      expect(pace.yields).toBe(1);
+    } finally {
+      pace.end();
+    }
+  });
+
+  it('when it yielded to another request, then its next chunks are small', async () => {
+    const own = new EventEmitter();
+    exportPacing.track({} as never, own as never, () => undefined);
+    const pace = exportPacing.start(null);
+    const other = new EventEmitter();
+    try {
+      exportPacing.track({} as never, other as never, () => undefined);
+      const size = pace.chunk(2000);
+      other.emit('finish'); // ends the yield
+      expect(await size).toBe(CONTENDED_CHUNK);
+      expect(pace.yields).toBe(1);
+    } finally {
+      other.emit('finish');
+      pace.end();
+      own.emit('finish');
+    }
   });
 });

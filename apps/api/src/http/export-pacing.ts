@@ -120,10 +120,14 @@ class ExportPacing extends EventEmitter {
     let justYielded = false;
     // When the export last went on (its start, or the end of its last yield): its work since is what a yield pays back.
     let busySince = performance.now();
-    let lastYield = -Infinity;
+    // When it last yielded to a request or a statement waiting for a connection: its chunks are small for a while
+    // after (a burst of its backend's CPU would delay the next such request). A late event loop alone (a busy
+    // machine) pauses it but keeps its chunks whole: small ones would spend more of the machine on the same leads
+    // (each chunk's round trip and plan; a loaded box read 20× the round trips per lead), which is what is short.
+    let lastWaiter = -Infinity;
     const yieldNow = async (reason: YieldReason, at: ExportYield['at']) => {
       pace.yields += 1;
-      lastYield = performance.now();
+      if (reason !== 'lag') lastWaiter = performance.now();
       const busy = performance.now() - busySince;
       const ms = Math.min(MAX_PAUSE_MS, Math.max(MIN_PAUSE_MS, YIELD_RATIO * this.exports * busy));
       this.emit('yield', { reason, others: this.others(), at, ms } satisfies ExportYield);
@@ -145,7 +149,7 @@ class ExportPacing extends EventEmitter {
       chunk: async (full) => {
         const reason = this.contended(pool);
         if (reason) await yieldNow(reason, 'chunk');
-        return performance.now() - lastYield < CONTENDED_FOR_MS ? CONTENDED_CHUNK : full;
+        return performance.now() - lastWaiter < CONTENDED_FOR_MS ? CONTENDED_CHUNK : full;
       },
       end: () => {
         if (ended) return;
