@@ -1,22 +1,11 @@
 import { createDatabase, type Database } from '@leadgen/db';
-import { metrics, reportReadReplica } from '@leadgen/ops';
+import { reportReadReplica } from '@leadgen/ops';
+import { replicaGauges } from './replica-gauges';
 
 // The read replica's gauges (decision 047) on a real second connection: DATABASE_READ_URL naming a server that is no
 // standby (the test database itself). What a real standby's lag reads, paused and resumed, is in the fault suite
 // (test/faults/read-replica.faults.ts), against a streaming replica.
 const TEST_DB = process.env.DATABASE_URL!;
-
-/** leadgen_read_replica_* as a scrape reads them (the lag's collect measures first), by name; absent: no sample. */
-async function replicaGauges(): Promise<Record<string, number>> {
-  const gauges = {
-    leadgen_read_replica_lag_seconds: metrics.readReplicaLag,
-    leadgen_read_replica_in_use: metrics.readReplicaInUse,
-    leadgen_read_replica_max_lag_seconds: metrics.readReplicaMaxLag,
-  };
-  const read = async ([name, gauge]: [string, (typeof gauges)[keyof typeof gauges]]) =>
-    (await gauge.get()).values.map((v) => [name, v.value] as const);
-  return Object.fromEntries((await Promise.all(Object.entries(gauges).map(read))).flat());
-}
 
 describe('leadgen_read_replica_* gauges', () => {
   let db: Database;

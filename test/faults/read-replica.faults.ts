@@ -1,8 +1,8 @@
 import { migrate } from '@leadgen/db';
-import { metrics } from '@leadgen/ops';
 import { generate, idempotencyKey, startWorld, until, type TestWorld } from '../harness';
 import { buildAccount, type TestAccount } from '../factories';
 import { startStreamingReplica, type StreamingReplica } from './streaming-replica';
+import { replicaGauges } from '../replica-gauges';
 
 // DATABASE_READ_URL against a real streaming replica (decision 047): a throwaway primary and its standby
 // (pg_basebackup -R). Listings and exports are served by the standby (its log shows their statements); with replay
@@ -12,18 +12,6 @@ import { startStreamingReplica, type StreamingReplica } from './streaming-replic
 // In the fault suite, not `npm test`: starting the two servers and migrating takes ~20 s.
 const SANDBOX = { category: 'dentist', state: 'US', maxResults: 5 };
 const LAG_PROBE = /pg_last_wal_replay_lsn\(\) >= \$1::pg_lsn/;
-
-/** leadgen_read_replica_* as a scrape reads them (the lag's collect measures first), by name; absent: no sample. */
-async function replicaGauges(): Promise<Record<string, number>> {
-  const gauges = {
-    leadgen_read_replica_lag_seconds: metrics.readReplicaLag,
-    leadgen_read_replica_in_use: metrics.readReplicaInUse,
-    leadgen_read_replica_max_lag_seconds: metrics.readReplicaMaxLag,
-  };
-  const read = async ([name, gauge]: [string, (typeof gauges)[keyof typeof gauges]]) =>
-    (await gauge.get()).values.map((v) => [name, v.value] as const);
-  return Object.fromEntries((await Promise.all(Object.entries(gauges).map(read))).flat());
-}
 
 describe('read replicas: DATABASE_READ_URL on a streaming standby', () => {
   let cluster: StreamingReplica;
