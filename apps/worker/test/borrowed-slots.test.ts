@@ -58,8 +58,10 @@ describe('borrowed slots', () => {
     const heavy = await buildAccount(world.db, { credits: 100_000 });
     const other = await buildAccount(world.db);
     const backlog: string[] = [];
+    // Jobs of 10 s (cancelled at the end, which ends their wait at once): none ends while the slots are counted, even
+    // when a loaded machine takes seconds to borrow (4 s jobs: the first two ended in the window and read 3, not 5).
     for (let i = 0; i < 12; i += 1)
-      backlog.push((await generate(world, heavy, slow(4_000), { Prefer: 'respond-async' })).body.jobId as string);
+      backlog.push((await generate(world, heavy, slow(10_000), { Prefer: 'respond-async' })).body.jobId as string);
     try {
       // 2 by the fair release, 3 borrowed (6 slots − 1 reserved − 2): within the filler's period of a second.
       const until = Date.now() + 5_000;
