@@ -136,6 +136,16 @@ export function uncommittedCalls(calls: ReadonlyMap<string, number>, committed: 
   return delta;
 }
 
+/**
+ * commit_page's rule for a child of a batch with a batch-wide maxResults (decision 039), on the worker's copy of
+ * the row: once the child has delivered all the batch lets it (`mayDeliver`, a commit's o_requested_count) and
+ * that is something, the row's requested_count is lowered to it, so the child settles COMPLETE, not PARTIAL.
+ */
+export function followBatchCap(basis: SettlementBasis, mayDeliver: number): void {
+  if (mayDeliver < basis.requestedCount && basis.deliveredCount >= mayDeliver && basis.deliveredCount > 0)
+    basis.requestedCount = mayDeliver;
+}
+
 export async function collectLeads(input: PipelineInput): Promise<JobOutcome> {
   const { record, deadline } = input;
   if (record.deliveredCount >= record.requestedCount) return { kind: 'finished' };
@@ -406,10 +416,9 @@ class LeadPipeline {
     this.committed = result.deliveredCount;
     basis.deliveredCount = result.deliveredCount;
     // A batch-wide maxResults: what the batch still lacks bounds this child (commit_page, under the batch's lock).
-    if (result.requestedCount < this.requested) {
-      this.requested = result.requestedCount;
-      if (this.committed >= this.requested && this.committed > 0) basis.requestedCount = this.committed;
-    }
+    // The bound may come with one commit and be reached by a later one: the basis follows the row at each.
+    if (result.requestedCount < this.requested) this.requested = result.requestedCount;
+    followBatchCap(basis, this.requested);
     if (slice.length === 0) return 'committed';
     this.slices += 1;
     this.input.onSlice({ slice: this.slices, leads: added, deliveredCount: result.deliveredCount, requestedCount: result.requestedCount });

@@ -25,7 +25,7 @@ import {
   type UpstreamRetry,
 } from '@leadgen/providers';
 import type { AccountTurns } from './account-turns';
-import { collectLeads, uncommittedCalls, type SliceReport } from './lead-pipeline';
+import { collectLeads, followBatchCap, uncommittedCalls, type SliceReport } from './lead-pipeline';
 import { WaitingError, type Job, type LeadJobHandler, type LeadJobResult, type QueuePayloads } from '@leadgen/queue';
 
 export interface HandlerDependencies {
@@ -232,7 +232,7 @@ async function processLeadJob<S extends Source>(
     bullSignal.removeEventListener('abort', onBullAbort);
     reporter.flush();
     reportUpstreamCalls(record.source, upstreamCalls);
-    if (settled.settlement === null) await recordRemainder(db, jobId, upstreamCalls, committedCalls, settles ? leftover : null);
+    if (settled.settlement === null) await recordRemainder(db, jobId, upstreamCalls, committedCalls, settles ? leftover : null, basis);
   }
   if (settled.settlement) return jobResult((await announceSettlement(deps.lifecycle, settled.settlement, outcome)).settlement?.job);
   // A job that ends before it committed anything (EMPTY, an upstream error at once): its start first, so the
@@ -265,13 +265,17 @@ async function recordRemainder(
   calls: ReadonlyMap<string, number>,
   committed: Map<string, number>,
   leftover: { filtered: number; cursor: string | null } | null,
+  basis: SettlementBasis,
 ): Promise<void> {
   const delta = uncommittedCalls(calls, committed);
   const filtered = leftover?.filtered ?? 0;
   if (Object.keys(delta).length === 0 && filtered === 0) return;
   try {
-    if (filtered > 0) await commitPage(db, jobId, [], leftover!.cursor, { filtered, upstreamCalls: delta });
-    else await recordUpstreamCalls(db, jobId, delta);
+    if (filtered > 0) {
+      // a commit like any other: it may find the job's batch full (and lower the row's count, as the basis here)
+      const result = await commitPage(db, jobId, [], leftover!.cursor, { filtered, upstreamCalls: delta });
+      if (result.kind === 'committed') followBatchCap(basis, result.requestedCount);
+    } else await recordUpstreamCalls(db, jobId, delta);
     for (const [name, n] of calls) committed.set(name, n);
   } catch (error) {
     logger.warn('upstream calls not recorded on the job', { error: (error as Error).message });

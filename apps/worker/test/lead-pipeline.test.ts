@@ -2,7 +2,7 @@ import { findJob } from '@leadgen/db';
 import type { Lead } from '@leadgen/domain';
 import { ProviderError, type LeadProvider, type ProviderLead } from '@leadgen/providers';
 import { jobEventPublisher, producerConnection, redisKeys, closeRedis, type Job, type QueuePayloads } from '@leadgen/queue';
-import { generate, startWorld, type TestWorld } from '../../../test/harness';
+import { generate, idempotencyKey, startWorld, type TestWorld } from '../../../test/harness';
 import { buildAccount, type TestAccount } from '../../../test/factories';
 import { createLeadJobHandler } from '../src/process-lead-job';
 // The same module '@leadgen/providers' loads: the worker's countUpstreamCalls scope, as an adapter's client counts in it.
@@ -306,6 +306,47 @@ describe('a job pipelined as its upstreams allow', () => {
     const job = (await findJob(world.db, jobId))!;
     expect(job).toMatchObject({ status: 'PARTIAL', deliveredCount: 14, creditsCharged: 28 });
     expect(job.skippedFiltered).toBe(5);
+  });
+
+  it("when a child of an area batch learns the batch's bound in one commit and reaches it in a later one, then it settles COMPLETE with its count lowered to what it delivered", async () => {
+    // The batch lacks 8 when the child starts: its first slice (5, at once) learns the bound of 8, its second (3, from
+    // the page that answers 500 ms later) reaches it, and commit_page lowers the row's requested_count to 8 then.
+    const created = await world.http
+      .post('/api/v1/leads/batches')
+      .set(account.auth)
+      .set('Idempotency-Key', idempotencyKey())
+      .send({
+        area: { bbox: { south: 41.8, west: -87.76, north: 41.86, east: -87.7 } },
+        request: { category: 'dentist', state: 'US' },
+        maxResults: 50,
+      });
+    expect(created.status).toBe(202);
+    const batchId = created.body.batchId as string;
+    const child = await world.db.job.findFirstOrThrow({ where: { batchId }, orderBy: { createdAt: 'asc' } });
+    expect(child.requestedCount).toBeGreaterThan(8);
+    await world.db.sql.query('UPDATE batches SET results_committed = max_results - 8 WHERE id = $1', [batchId]);
+    const { provider } = scripted({
+      pages: [
+        { delayMs: 0, keys: keys('c', 5) },
+        { delayMs: 500, keys: keys('d', 10) },
+      ],
+      finish: () => 0,
+    });
+    const handler = createLeadJobHandler(provider, {
+      config: world.config,
+      db: world.db,
+      lifecycle: { ...world.api.deps.lifecycle, events: jobEventPublisher(connection, redisKeys(world.config.redis)) },
+    });
+    await handler(entry(child.id), 'token', new AbortController().signal);
+    // Before the fix: PARTIAL source_exhausted beside a row that says 8 of 8 (the fault suite's invariant caught it).
+    expect(await findJob(world.db, child.id)).toMatchObject({
+      status: 'COMPLETE',
+      stopReason: null,
+      requestedCount: 8,
+      deliveredCount: 8,
+      creditsCharged: 16,
+    });
+    expect(await leadsOf(child.id)).toEqual([...keys('c', 5), ...keys('d', 3)]);
   });
 
   it("when the job has its leads before its last page is read to the end, then that page's filtered leads are counted as the job settles", async () => {
