@@ -65,10 +65,10 @@ probe() { node -e '
   fetch(process.argv[1], { signal: AbortSignal.timeout(3000) })
     .then(async (r) => { console.log(r.status, await r.text()); })
     .catch(() => { console.log("000"); });' "$1"; }
-wait_for() { # url status
+wait_for() { # url status [text the body must hold: a process that is still starting answers 503 "starting" first]
   for _ in $(seq 1 100); do
     answer="$(probe "$1")"
-    [ "${answer%% *}" = "$2" ] && { echo "$answer"; return 0; }
+    [ "${answer%% *}" = "$2" ] && [[ "$answer" == *"${3:-}"* ]] && { echo "$answer"; return 0; }
     sleep 0.2
   done
   echo "$answer"; return 1
@@ -78,8 +78,7 @@ logs() { echo "--- api.log"; tail -20 "$work/api.log"; echo "--- worker.log"; ta
 for name in api worker; do
   port=$([ $name = api ] && echo "$api_ops" || echo "$worker_ops")
   wait_for "http://127.0.0.1:$port/healthz" 200 >/dev/null || { logs; fail "$name /healthz"; }
-  answer="$(wait_for "http://127.0.0.1:$port/readyz" 503)" || { logs; fail "$name /readyz on an unmigrated database: $answer"; }
-  case "$answer" in *schema_behind*) ;; *) logs; fail "$name /readyz did not say the schema is behind: $answer" ;; esac
+  answer="$(wait_for "http://127.0.0.1:$port/readyz" 503 schema_behind)" || { logs; fail "$name /readyz on an unmigrated database did not say the schema is behind: $answer"; }
   say "$name on an unmigrated database: /healthz 200, /readyz $answer"
 done
 
