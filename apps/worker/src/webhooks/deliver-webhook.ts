@@ -143,7 +143,7 @@ export function createWebhookDeliveryHandler(config: Config, db: Database, gatin
     try {
       return await attempt(job, token, early?.granted ? early : undefined, () => (handedOver = true));
     } finally {
-      if (early?.granted && !handedOver) await early.giveBack().catch(() => undefined);
+      if (early?.granted && !handedOver) await wake(await early.giveBack().catch(() => []));
     }
   };
   async function attempt(
@@ -179,6 +179,7 @@ export function createWebhookDeliveryHandler(config: Config, db: Database, gatin
           })
         : null;
       if (gate && pass && !pass.granted) {
+        await wake(pass.woken);
         if (token === undefined) throw new WebhookRetryLater(BUSY_WAIT_MS, pass.busy === 'account' ? 'account busy' : 'endpoint busy');
         return parkEntry(job, token, { busy: pass.busy, target, accountId: delivery.accountId });
       }

@@ -115,7 +115,8 @@ return 1`,
 };
 
 export type TargetPass =
-  | { granted: false; busy: 'target' | 'account' }
+  // `woken`: the deliveries parked where a place this refusal gave back was (to wake, as a leave's)
+  | { granted: false; busy: 'target' | 'account'; woken: string[] }
   | {
       granted: true;
       timeoutMs: number;
@@ -123,8 +124,11 @@ export type TargetPass =
       leave(outcome: { timedOut: boolean; answered: boolean }): Promise<string[]>;
     };
 
-/** An account's place taken before its delivery is read (`enterAccount`), handed to `enter` or given back. */
-export type AccountPass = { granted: false } | { granted: true; token: string; giveBack(): Promise<void> };
+/**
+ * An account's place taken before its delivery is read (`enterAccount`), handed to `enter` or given back; given back,
+ * it answers the account's delivery parked longest (to wake): that one waited for this very place.
+ */
+export type AccountPass = { granted: false } | { granted: true; token: string; giveBack(): Promise<string[]> };
 
 export interface TargetGate {
   /**
@@ -167,6 +171,11 @@ export function timeoutFor(streak: number, timeoutMs: number): number {
   return streak >= TIMEOUT_STREAK ? Math.max(SHORT_TIMEOUT_FLOOR_MS, Math.round(timeoutMs * SHORT_TIMEOUT_SHARE)) : timeoutMs;
 }
 
+/** The delivery ids the scripts answered (false or null where nothing was parked), once each. */
+function wokenIds(replies: unknown[]): string[] {
+  return [...new Set(replies.filter((id): id is string => typeof id === 'string' && id !== ''))];
+}
+
 export function targetGate(redis: RedisClient, keys: RedisKeys, options: TargetGateOptions): TargetGate {
   // The lease outlives the attempt's own limit a little: a worker that dies mid-attempt frees its place then.
   const leaseMs = options.timeoutMs + 5_000;
@@ -182,8 +191,13 @@ export function targetGate(redis: RedisClient, keys: RedisKeys, options: TargetG
         [token, options.perAccount, leaseMs, deliveryId],
       );
       if (Number(admitted) !== 1) return { granted: false };
-      // Given back without waking a parked delivery: the place was never used (as a target's refused place is).
-      return { granted: true, token, giveBack: async () => void (await redis.zrem(account.webhookInFlight, token)) };
+      // Given back unused (its delivery was not pending, or its target refused it), the place wakes the account's
+      // delivery parked longest: parked while this pass held the place, it would wait for its backstop otherwise.
+      return {
+        granted: true,
+        token,
+        giveBack: async () => wokenIds([await runScript(redis, ACCOUNT_LEAVE, [account.webhookInFlight, account.webhookParked], [token])]),
+      };
     },
     async enter(target, accountId, deliveryId = '', accountPass) {
       const names = keys.webhookTarget(target);
@@ -195,10 +209,7 @@ export function targetGate(redis: RedisClient, keys: RedisKeys, options: TargetG
         [token, options.perTarget, leaseMs, deliveryId],
       );
       const [granted, streak] = (Array.isArray(reply) ? reply : []).map(Number);
-      if (granted !== 1) {
-        await accountPass?.giveBack();
-        return { granted: false, busy: 'target' };
-      }
+      if (granted !== 1) return { granted: false, busy: 'target', woken: (await accountPass?.giveBack()) ?? [] };
       // The account's place, in its own slot (a second script: the two keys' hash tags differ). Refused,
       // the target's place goes back at once; a process dying in between leaves it to lapse with the lease.
       const account = options.perAccount > 0 ? keys.account(accountId) : null;
@@ -213,8 +224,14 @@ export function targetGate(redis: RedisClient, keys: RedisKeys, options: TargetG
           throw error;
         });
         if (Number(admitted) !== 1) {
-          await redis.zrem(names.inFlight, token);
-          return { granted: false, busy: 'account' };
+          // the target's place back, waking the target's delivery parked longest (the streak as it was)
+          const fromTarget = await runScript(
+            redis,
+            LEAVE,
+            [names.inFlight, names.timeoutStreak, names.parked],
+            [token, '', STREAK_KEEP_SECONDS],
+          );
+          return { granted: false, busy: 'account', woken: wokenIds([fromTarget]) };
         }
       }
       return {
@@ -231,7 +248,7 @@ export function targetGate(redis: RedisClient, keys: RedisKeys, options: TargetG
             ),
             account !== null ? runScript(redis, ACCOUNT_LEAVE, [account.webhookInFlight, account.webhookParked], [token]) : null,
           ]);
-          return [...new Set([fromTarget, fromAccount].filter((id): id is string => typeof id === 'string' && id !== ''))];
+          return wokenIds([fromTarget, fromAccount]);
         },
       };
     },
