@@ -66,7 +66,11 @@ export function createApp(deps: ApiDependencies, options: AppOptions = {}): expr
       auth: keys.authenticate,
       requireScope,
       rateLimits: { generate: generateLimit, read: readLimit },
-      inFlight: inFlightLimit({ perAccount: config.api.rateLimit.inFlightPerAccount, waitMs: config.api.rateLimit.inFlightWaitMs }),
+      inFlight: inFlightLimit({
+        perAccount: config.api.rateLimit.inFlightPerAccount,
+        waitMs: config.api.rateLimit.inFlightWaitMs,
+        rest: config.api.rateLimit.inFlightRest,
+      }),
       jsonBody,
       // What request schemas read of the deployment: plain http webhook targets, the shortest monitor interval.
       validationContext: { allowHttp: allowsPlainHttp(deps), minIntervalMs: config.monitors.minIntervalMs },

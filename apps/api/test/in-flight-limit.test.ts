@@ -105,6 +105,40 @@ describe('requests in flight per account', () => {
     expect(await present).toBe(202);
   });
 
+  it('when another account is present, then a place an account gave back rests before its next request takes it (API_IN_FLIGHT_REST): its requests are paced', async () => {
+    const flood = await buildAccount(world.db);
+    const present = await bystander(3_000);
+    await sleep(100);
+    // Twice the places, each held HOLD_MS: the first two take the places at once, the next two wait in line. Without a
+    // rest they take the places as the first end (~HOLD_MS); with one (API_IN_FLIGHT_REST 2 by default: twice as long
+    // as the place was held, at most a quarter of WAIT_MS) they start REST_MS later.
+    const HOLD_MS = 400;
+    const REST_MS = WAIT_MS / 4;
+    const started = Date.now();
+    const answered = Array.from({ length: 2 * IN_FLIGHT }, () =>
+      heldGenerate(world.api.port, flood.auth, HOLD_MS).then((status) => ({ status, ms: Date.now() - started })),
+    );
+    const results = await Promise.all(answered);
+    expect(results.map((r) => r.status)).toEqual(Array(2 * IN_FLIGHT).fill(202));
+    const times = results.map((r) => r.ms).sort((a, b) => a - b);
+    // The last two came after the first two's places rested (a margin under REST_MS for the timers).
+    expect(times[IN_FLIGHT]! - times[IN_FLIGHT - 1]!).toBeGreaterThanOrEqual(REST_MS - 60);
+    expect(times[IN_FLIGHT]!).toBeGreaterThanOrEqual(HOLD_MS + REST_MS - 60);
+    expect(await present).toBe(202);
+
+    // Alone again (the bystander left over a second ago): nothing rests, nothing waits; all four work at once.
+    await sleep(1_100);
+    const aloneStarted = Date.now();
+    const alone = await Promise.all(
+      Array.from({ length: 2 * IN_FLIGHT }, () =>
+        heldGenerate(world.api.port, flood.auth, HOLD_MS).then((status) => ({ status, ms: Date.now() - aloneStarted })),
+      ),
+    );
+    expect(alone.map((r) => r.status)).toEqual(Array(2 * IN_FLIGHT).fill(202));
+    const aloneTimes = alone.map((r) => r.ms).sort((a, b) => a - b);
+    expect(aloneTimes[IN_FLIGHT]! - aloneTimes[IN_FLIGHT - 1]!).toBeLessThan(REST_MS - 60);
+  });
+
   it('when sync generates only wait for their jobs, then they hold no place: the account’s polls go through meanwhile', async () => {
     const who = await buildAccount(world.db);
     const present = await bystander(2_500);

@@ -37,6 +37,7 @@ describe('loadConfig', () => {
         readPerMin: 1200,
         exportsAtOnce: 2,
         inFlightPerAccount: 2,
+        inFlightRest: 2,
         inFlightWaitMs: 1_000,
         unknownKeyPerMin: 60,
       },

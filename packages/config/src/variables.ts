@@ -455,6 +455,11 @@ export const DECLARATION = {
         integer().min(0).max(60_000).default(1_000),
         'how long a request beyond `API_IN_FLIGHT_PER_ACCOUNT` waits for a place before its 429 (at most 32 of an account wait at once; more are refused at once); `0`: refused at once',
       ),
+      inFlightRest: variable(
+        'API_IN_FLIGHT_REST',
+        Joi.number().min(0).max(100).default(2),
+        "while another account is present in an API process, a place of `API_IN_FLIGHT_PER_ACCOUNT` that one account's request gave back rests this many times as long as the request held it (at most a quarter of `API_IN_FLIGHT_WAIT_MS`) before the account's next request takes it: each place is then at work at most 1 / (1 + this) of the time, and with it the account's whole admitted work (its jobs, their deliveries). An account alone never rests ([decision 050](decisions/050-one-account-cannot-take-the-cores.md)). `0`: no rest",
+      ),
       unknownKeyPerMin: variable(
         'RATE_LIMIT_UNKNOWN_KEY_PER_MIN',
         integer().min(1).default(60),

@@ -14,10 +14,17 @@ export interface InFlightSettings {
   perAccount: number;
   /** API_IN_FLIGHT_WAIT_MS: how long one beyond waits for a place before its 429 */
   waitMs: number;
+  /**
+   * API_IN_FLIGHT_REST: while another account is present, a place its request gave back rests this many times as long
+   * as the request held it (at most a quarter of `waitMs`) before the account's next request takes it; 0, no rest
+   */
+  rest?: number;
 }
 
 interface Places {
+  /** places taken: at work, or resting after their request (`resting` of them) */
   held: number;
+  resting: number;
   waiting: Array<{ take: () => void }>;
 }
 
@@ -34,6 +41,12 @@ interface Places {
  * place, or gave one back within the last second); an account alone may have any number at work, so one client's
  * parallel calls are not slowed when nobody else is there to protect.
  *
+ * Paced (`rest`, API_IN_FLIGHT_REST): while another account is present, a place given back rests `rest` times as long
+ * as its request held it (at most a quarter of `waitMs`) before the account's next request takes it. Two places at
+ * work all the time still let a closed loop of cheap requests admit work (jobs, and the deliveries they send) as fast
+ * as the machine takes it; resting bounds each place to 1 / (1 + rest) of the time, so what one account admits while
+ * another is here is a share of what it admits alone, whatever its requests cost.
+ *
  * "At work": a synchronous generate gives its place back once its job is created and it only waits for the job's
  * end (`releaseInFlight`), so an account's long waits never hold its polls back. Counted in memory, per process:
  * no Redis command. A place is given back when the answer is written (the response's `finish`) or the client goes
@@ -47,9 +60,27 @@ export function inFlightLimit(
   const presence = accountPresence({ recentMs: RECENT_MS });
   // Work-conserving: an account alone in this process is not limited; the limit holds as soon as another is there.
   const mayTake = (id: string, places: Places) => places.held < settings.perAccount || !presence.othersPresent(id);
-  const give = (id: string, places: Places) => {
-    places.held -= 1;
+  const rest = settings.rest ?? 0;
+  const give = (id: string, places: Places, heldMs: number) => {
     presence.leave(id);
+    // Paced while another account is here: the place rests in proportion to its work before the account's next request
+    // takes it, so each place is at work at most 1 / (1 + rest) of the time and the account's total work (the
+    // requests, the jobs they create, the deliveries those send) at most that share of what it would take alone.
+    // At most a quarter of the wait: a request held long mostly waited (on a slow client, on an upstream), and the
+    // account's next request in line still gets a place within its wait.
+    const restMs = Math.min(settings.waitMs / 4, rest * heldMs);
+    if (restMs >= 1 && presence.othersPresent(id)) {
+      places.resting += 1;
+      setTimeout(() => {
+        places.resting -= 1;
+        handOn(id, places);
+      }, restMs).unref();
+      return;
+    }
+    handOn(id, places);
+  };
+  const handOn = (id: string, places: Places) => {
+    places.held -= 1;
     while (places.waiting.length > 0 && mayTake(id, places)) {
       places.held += 1;
       places.waiting.shift()!.take(); // the place passes to the account's next request
@@ -62,16 +93,18 @@ export function inFlightLimit(
     if (res.locals.releaseInFlight) return next();
     const { id } = authenticatedAccount(res.locals);
     let places = accounts.get(id);
-    if (!places) accounts.set(id, (places = { held: 0, waiting: [] }));
+    if (!places) accounts.set(id, (places = { held: 0, resting: 0, waiting: [] }));
     const own = places;
     presence.arrive(id);
     let given = false;
+    let startedAt = 0;
     const release = () => {
       if (given) return;
       given = true;
-      give(id, own);
+      give(id, own, performance.now() - startedAt);
     };
     const start = () => {
+      startedAt = performance.now();
       res.locals.releaseInFlight = release;
       // Given back when the answer is written ('finish') or the connection closes first ('close': the client went away).
       res.once('finish', release);
