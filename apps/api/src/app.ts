@@ -70,6 +70,7 @@ export function createApp(deps: ApiDependencies, options: AppOptions = {}): expr
         perAccount: config.api.rateLimit.inFlightPerAccount,
         waitMs: config.api.rateLimit.inFlightWaitMs,
         rest: config.api.rateLimit.inFlightRest,
+        restMinBusy: config.api.rateLimit.inFlightRestMinBusy,
       }),
       jsonBody,
       // What request schemas read of the deployment: plain http webhook targets, the shortest monitor interval.

@@ -1,5 +1,4 @@
-import { accountPresence } from '@leadgen/ops';
-import { loopBusy, sampled } from './borrow-idle-slots';
+import { accountPresence, loopBusy, sampled } from '@leadgen/ops';
 
 /**
  * Fair turns for CPU-bound jobs (decision 050). BullMQ slots and the fair share (decision 020) bound how many jobs an

@@ -1,6 +1,7 @@
 import { borrowHeldJobs, type Lifecycle } from '@leadgen/commands';
 import type { Source } from '@leadgen/domain';
 import { logger } from '@leadgen/logger';
+import { loopBusy, sampled } from '@leadgen/ops';
 
 /**
  * Borrowed slots (docs/decisions/020-fair-queues.md): the share lets each account have
@@ -175,30 +176,5 @@ export function startIdleSlotFiller(deps: IdleSlotDependencies, sources: readonl
       if (state && free(state) > 0) await fill(source);
     },
     stop: () => clearInterval(timer),
-  };
-}
-
-/** `busy` read again at most every `everyMs` (over the time since the read before); the last figure between reads. */
-export function sampled(busy: () => number, everyMs: number): () => number {
-  let last = 0;
-  let at = performance.now();
-  return () => {
-    const now = performance.now();
-    if (now - at >= everyMs) {
-      last = busy();
-      at = now;
-    }
-    return last;
-  };
-}
-
-/** The event loop's utilisation between two calls (node:perf_hooks). */
-export function loopBusy(): () => number {
-  let last = performance.eventLoopUtilization();
-  return () => {
-    const now = performance.eventLoopUtilization();
-    const delta = performance.eventLoopUtilization(now, last);
-    last = now;
-    return delta.utilization;
   };
 }

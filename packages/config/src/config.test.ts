@@ -38,6 +38,7 @@ describe('loadConfig', () => {
         exportsAtOnce: 2,
         inFlightPerAccount: 2,
         inFlightRest: 2,
+        inFlightRestMinBusy: 0.5,
         inFlightWaitMs: 1_000,
         unknownKeyPerMin: 60,
       },

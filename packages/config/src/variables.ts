@@ -460,6 +460,11 @@ export const DECLARATION = {
         Joi.number().min(0).max(100).default(2),
         "while another account is present in an API process, a place of `API_IN_FLIGHT_PER_ACCOUNT` that one account's request gave back rests this many times as long as the request held it (at most a quarter of `API_IN_FLIGHT_WAIT_MS`) before the account's next request takes it: each place is then at work at most 1 / (1 + this) of the time, and with it the account's whole admitted work (its jobs, their deliveries). An account alone never rests ([decision 050](decisions/050-one-account-cannot-take-the-cores.md)). `0`: no rest",
       ),
+      inFlightRestMinBusy: variable(
+        'API_IN_FLIGHT_REST_MIN_BUSY',
+        Joi.number().min(0).max(1).default(0.5),
+        "places rest (`API_IN_FLIGHT_REST`) only while the API process's event loop was busy at least this share of the last 100 ms or more (0–1): two accounts at work in a process with a quiet loop cost each other nothing, so neither is paced ([decision 050](decisions/050-one-account-cannot-take-the-cores.md)). `0`: whenever another account is present",
+      ),
       unknownKeyPerMin: variable(
         'RATE_LIMIT_UNKNOWN_KEY_PER_MIN',
         integer().min(1).default(60),

@@ -4,3 +4,4 @@ export * from './metrics';
 export * from './time-limit';
 export * from './startup-failure';
 export * from './account-presence';
+export * from './loop-busy';

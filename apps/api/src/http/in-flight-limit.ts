@@ -1,10 +1,13 @@
 import type { RequestHandler, Response } from 'express';
 import { errors } from '@leadgen/domain';
-import { accountPresence, metrics } from '@leadgen/ops';
+import { accountPresence, loopBusy, metrics, sampled } from '@leadgen/ops';
 import { authenticatedAccount } from './authenticate';
 
 /** How long an account that gave its last place back still counts as present, so the limit holds between its calls. */
 const RECENT_MS = 1_000;
+
+/** How often the loop's busy share is read for the rest (over the time since the read before). */
+const BUSY_SAMPLE_MS = 100;
 
 /** An account's requests that may wait for a place at once; one more is refused at once. */
 export const IN_FLIGHT_QUEUE_LENGTH = 32;
@@ -19,6 +22,13 @@ export interface InFlightSettings {
    * as the request held it (at most a quarter of `waitMs`) before the account's next request takes it; 0, no rest
    */
   rest?: number;
+  /**
+   * API_IN_FLIGHT_REST_MIN_BUSY: places rest only while this process's event loop was busy at least this share of the
+   * last 100 ms or more (0–1); with a quiet loop two accounts cost each other nothing, and nothing rests
+   */
+  restMinBusy?: number;
+  /** the loop's busy share since the call before (tests give their own); the process's event loop utilisation */
+  busy?: () => number;
 }
 
 interface Places {
@@ -41,7 +51,8 @@ interface Places {
  * place, or gave one back within the last second); an account alone may have any number at work, so one client's
  * parallel calls are not slowed when nobody else is there to protect.
  *
- * Paced (`rest`, API_IN_FLIGHT_REST): while another account is present, a place given back rests `rest` times as long
+ * Paced (`rest`, API_IN_FLIGHT_REST): while another account is present and this process's loop is busy (at least
+ * `restMinBusy` of the last 100 ms: API_IN_FLIGHT_REST_MIN_BUSY), a place given back rests `rest` times as long
  * as its request held it (at most a quarter of `waitMs`) before the account's next request takes it. Two places at
  * work all the time still let a closed loop of cheap requests admit work (jobs, and the deliveries they send) as fast
  * as the machine takes it; resting bounds each place to 1 / (1 + rest) of the time, so what one account admits while
@@ -61,6 +72,8 @@ export function inFlightLimit(
   // Work-conserving: an account alone in this process is not limited; the limit holds as soon as another is there.
   const mayTake = (id: string, places: Places) => places.held < settings.perAccount || !presence.othersPresent(id);
   const rest = settings.rest ?? 0;
+  const busyNow = sampled(settings.busy ?? loopBusy(), BUSY_SAMPLE_MS);
+  const restMinBusy = settings.restMinBusy ?? 0;
   const give = (id: string, places: Places, heldMs: number) => {
     presence.leave(id);
     // Paced while another account is here: the place rests in proportion to its work before the account's next request
@@ -69,7 +82,7 @@ export function inFlightLimit(
     // At most a quarter of the wait: a request held long mostly waited (on a slow client, on an upstream), and the
     // account's next request in line still gets a place within its wait.
     const restMs = Math.min(settings.waitMs / 4, rest * heldMs);
-    if (restMs >= 1 && presence.othersPresent(id)) {
+    if (restMs >= 1 && presence.othersPresent(id) && busyNow() >= restMinBusy) {
       places.resting += 1;
       setTimeout(() => {
         places.resting -= 1;
