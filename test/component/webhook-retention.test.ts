@@ -27,8 +27,8 @@ describe('webhook deliveries past their retention', () => {
            INSERT INTO webhook_deliveries (account_id, endpoint_id, event_type, status, attempts, created_at, updated_at)
            VALUES ($1, $2, 'ping', $3::"WebhookDeliveryStatus", 1, '2020-06-01T00:00:00Z', '2020-06-01T00:00:00Z') RETURNING id
          ), a AS (
-           INSERT INTO webhook_attempts (delivery_id, attempt, url, started_at, response_status, latency_ms, succeeded)
-           SELECT id, 1, 'https://hooks.example.com/leadgen', '2020-06-01T00:00:00Z', 500, 9, false FROM d
+           INSERT INTO webhook_attempts (delivery_id, delivery_created_at, attempt, url, started_at, response_status, latency_ms, succeeded)
+           SELECT id, '2020-06-01T00:00:00Z', 1, 'https://hooks.example.com/leadgen', '2020-06-01T00:00:00Z', 500, 9, false FROM d
          )
          SELECT id FROM d`,
         [account.accountId, endpointId, status],

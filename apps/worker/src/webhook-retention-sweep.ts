@@ -8,8 +8,9 @@ export const WEBHOOK_RETENTION_SWEEP_MS = 3_600_000;
 
 /**
  * Once per period fleet-wide (the claim `webhook-retention`): deletes the finished webhook deliveries created more
- * than `days` ago, with their attempts, in bounded batches (purgeWebhookDeliveries; never a pending one). Listing or
- * retrying such a delivery then answers 404. Nothing runs when `days` is null (kept as long as job, endpoint and
+ * than `days` ago, with their attempts: the weeks wholly past it and holding no pending delivery dropped whole, the
+ * rest in bounded batches (purgeWebhookDeliveries; never a pending one). Listing or retrying such a delivery then
+ * answers 404. Nothing runs when `days` is null (kept as long as job, endpoint and
  * account).
  */
 export function startWebhookRetentionSweep(
@@ -22,6 +23,9 @@ export function startWebhookRetentionSweep(
   return startPeriodicSweep('webhook delivery retention sweep', periodMs, async () => {
     if (!(await claimPeriodicTask(queues.connection, queues.keys, 'webhook-retention', periodMs))) return;
     const report = await purgeWebhookDeliveries(db, days);
-    if (report.deliveries > 0) logger.info('webhook delivery retention sweep deleted deliveries', { days, ...report });
+    if (report.lockTimedOut)
+      logger.warn('webhook delivery retention: a week due could not be dropped this run (lock timeout); the next run tries again');
+    if (report.deliveries > 0 || report.partitions.length > 0)
+      logger.info('webhook delivery retention sweep deleted deliveries', { days, ...report });
   });
 }

@@ -14,6 +14,7 @@ export {
   dropDatabase,
   readMigrations,
   onlineSteps,
+  outsideTransaction,
   migrateBefore,
   MIGRATIONS_DIR,
   runtimeRoleOf,

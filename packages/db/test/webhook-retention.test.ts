@@ -23,8 +23,8 @@ async function delivery(endpointId: string, accountId: string, status: string, c
   const id = rows[0]!.id;
   for (let attempt = 1; attempt <= attempts; attempt++)
     await db.sql.query(
-      `INSERT INTO webhook_attempts (delivery_id, attempt, url, started_at, response_status, latency_ms, succeeded)
-       VALUES ($1, $2, 'https://hooks.example.com/leadgen', $3, 500, 12, false)`,
+      `INSERT INTO webhook_attempts (delivery_id, delivery_created_at, attempt, url, started_at, response_status, latency_ms, succeeded)
+       VALUES ($1, $3, $2, 'https://hooks.example.com/leadgen', $3, 500, 12, false)`,
       [id, attempt, createdAt],
     );
   return id;
@@ -49,15 +49,15 @@ describe('webhook deliveries past WEBHOOK_DELIVERY_RETENTION_DAYS', () => {
     expect(await attemptsOf(due)).toBe(6);
 
     // batches of 2: three due, so two statements and a third that finds none
-    expect(await purgeWebhookDeliveries(db, DAYS, { batch: 2, now: NOW })).toEqual({ deliveries: 3 });
+    expect(await purgeWebhookDeliveries(db, DAYS, { batch: 2, now: NOW })).toMatchObject({ deliveries: 3, partitions: [] });
     expect(await kept([...due, pending, younger])).toEqual([pending, younger].sort());
     expect(await attemptsOf(due)).toBe(0);
     expect(await attemptsOf([pending, younger])).toBe(3);
 
     // a second run finds nothing; once the pending delivery has ended, it goes too
-    expect(await purgeWebhookDeliveries(db, DAYS, { now: NOW })).toEqual({ deliveries: 0 });
+    expect(await purgeWebhookDeliveries(db, DAYS, { now: NOW })).toMatchObject({ deliveries: 0, partitions: [] });
     await db.sql.query(`UPDATE webhook_deliveries SET status = 'failed' WHERE id = $1`, [pending]);
-    expect(await purgeWebhookDeliveries(db, DAYS, { now: NOW })).toEqual({ deliveries: 1 });
+    expect(await purgeWebhookDeliveries(db, DAYS, { now: NOW })).toMatchObject({ deliveries: 1, partitions: [] });
     expect(await kept([pending, younger])).toEqual([younger]);
   });
 
