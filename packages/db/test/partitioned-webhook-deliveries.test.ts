@@ -365,3 +365,90 @@ describe('partitioned webhook deliveries', () => {
     expect(await purgeWebhookDeliveries(db, 7, { now })).toEqual({ partitions: [], deliveries: 0, lockTimedOut: false });
   });
 });
+
+// The move beside statements that take the two tables in the service's order, and a job before its delivery (a
+// settlement): each section takes its locks first and gives way within 200 ms (under deadlock_timeout) rather than
+// hold one table while it waits for another, so neither the service's statement nor the migration ends in a deadlock.
+describe('the move of webhook deliveries beside transactions that hold their tables', () => {
+  const scratch = scratchDatabaseUrls(`${new URL(process.env.DATABASE_URL!).pathname.slice(1)}_hooklk_${randomBytes(3).toString('hex')}`);
+  let db: Database;
+  let owner: Database;
+  afterAll(async () => {
+    await db?.$disconnect();
+    await owner?.$disconnect();
+    await dropDatabase(scratch.ownerUrl);
+  });
+
+  /** until the migrating session waits for a lock (it took the first of those it needs, or is asking for one) */
+  let ended: string | null = null;
+  const migrationWaits = async () => {
+    for (let i = 0; i < 200; i++) {
+      if (ended !== null) throw new Error(`the migration ended before: ${ended}`);
+      const { rows } = await owner.sql.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%webhook%'`,
+      );
+      if (rows[0]!.n > 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    throw new Error('the migration never waited');
+  };
+
+  it('when a reader holds the deliveries and then reads the attempts, and a settlement holds jobs and then writes a delivery, then both and the migration succeed', async () => {
+    await migrateBefore(scratch.ownerUrl, PARTITIONING, {
+      newFunctions: [],
+      changedFunctions: CHANGED_FUNCTIONS,
+      runtimeRole: scratch.runtimeRole,
+    });
+    db = createDatabase(scratch.runtimeUrl, { poolSize: 4 });
+    owner = createDatabase(scratch.ownerUrl, { poolSize: 2 });
+    const accountId = (await createAccount(db, 'locks')).id;
+    const endpointId = (await createWebhookEndpoint(db, accountId, {
+      url: 'https://hooks.example.com/x',
+      events: ['job.completed'],
+      description: null,
+      secret: newWebhookSecret(),
+    }))!.id;
+    await createPingDelivery(db, accountId, endpointId);
+
+    // A reader in a transaction: the deliveries first; the first section asks for both tables meanwhile.
+    const reader = await db.sql.connect();
+    const settlement = await db.sql.connect();
+    try {
+      await reader.query('BEGIN');
+      await reader.query('SELECT count(*) FROM webhook_deliveries');
+      // A settlement holds jobs (it writes the job, then its deliveries) all along the online sections.
+      await settlement.query('BEGIN');
+      await settlement.query(`UPDATE jobs SET updated_at = now() WHERE id = 'job_none'`);
+      const migrating = migrate(scratch.ownerUrl, { runtimeRole: scratch.runtimeRole });
+      const outcome = migrating.then(
+        () => (ended = 'migrated'),
+        (error: Error) => (ended = error.message),
+      );
+      await migrationWaits();
+      // then the attempts, which the first section would hold if it took them before the deliveries
+      await reader.query('SELECT count(*) FROM webhook_attempts');
+      await reader.query('COMMIT');
+
+      // The last section waits for jobs (its foreign keys): the settlement writes its delivery, then commits.
+      await migrationWaits();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await settlement.query(`INSERT INTO webhook_deliveries (account_id, endpoint_id, event_type) VALUES ($1, $2, 'ping')`, [
+        accountId,
+        endpointId,
+      ]);
+      await settlement.query('COMMIT');
+      expect(await outcome).toBe('migrated');
+    } finally {
+      await reader.query('ROLLBACK').catch(() => undefined);
+      await settlement.query('ROLLBACK').catch(() => undefined);
+      reader.release();
+      settlement.release();
+    }
+    expect((await owner.sql.query(`SELECT relkind FROM pg_class WHERE oid = 'webhook_deliveries'::regclass`)).rows).toEqual([
+      { relkind: 'p' },
+    ]);
+    expect((await db.sql.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = $1`, [endpointId])).rows).toEqual([
+      { n: 2 },
+    ]);
+  }, 120_000);
+});
