@@ -39,8 +39,10 @@ BEGIN
   END IF;
 
   -- Then the rest that grows with the account's use, a table at a time, p_rows rows at a time (by ctid: one TID scan).
-  DELETE FROM "webhook_deliveries" t WHERE t.ctid = ANY (ARRAY(
-    SELECT d.ctid FROM "webhook_deliveries" d WHERE d."account_id" = p_account_id LIMIT p_rows));
+  -- webhook_deliveries by id, not ctid: it is partitioned by week (decision 053), and a ctid names a row within one
+  -- partition only (the same ctid in another week is another account's delivery).
+  DELETE FROM "webhook_deliveries" t WHERE t."account_id" = p_account_id AND t."id" = ANY (ARRAY(
+    SELECT d."id" FROM "webhook_deliveries" d WHERE d."account_id" = p_account_id LIMIT p_rows));
   GET DIAGNOSTICS v_rows = ROW_COUNT;
   IF v_rows = 0 THEN
     DELETE FROM "account_deliveries" t WHERE t.ctid = ANY (ARRAY(

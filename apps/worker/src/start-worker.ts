@@ -10,6 +10,7 @@ import { accountTurns } from './account-turns';
 import { startIdleSlotFiller } from './borrow-idle-slots';
 import { createLeadConsumers } from './lead-consumers';
 import { startLeadRetentionSweep } from './lead-retention-sweep';
+import { startWebhookRetentionSweep } from './webhook-retention-sweep';
 import { startTestCreditsSweep } from './test-credits-sweep';
 import { startLostJobSweep } from './lost-job-sweep';
 import { startMonitorRuntime } from './monitors/monitor-runtime';
@@ -120,6 +121,8 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
   const monitors = await startMonitorRuntime(config, lifecycle);
   // LEAD_RETENTION_DAYS: one worker of the fleet per hour deletes the leads past it (lead-retention-sweep.ts).
   const retention = startLeadRetentionSweep(db, queues, events, { days: config.leads.retentionDays });
+  // WEBHOOK_DELIVERY_RETENTION_DAYS: one worker of the fleet per hour deletes the finished deliveries past it.
+  const webhookRetention = startWebhookRetentionSweep(db, queues, { days: config.webhooks.retentionDays });
   // Test accounts' credits (decision 036): one worker of the fleet per hour restores those whose last grant is a day old.
   const testCredits = startTestCreditsSweep(db, queues);
   // Confirmed objections (decision 042): applied by the workers that deliver webhooks, the ones holding the secrets' key.
@@ -136,7 +139,7 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
     stop: async () => {
       slots.stop();
       turns.stop();
-      await Promise.all([lostJobs.stop(), retention.stop(), testCredits.stop(), objections.stop()]);
+      await Promise.all([lostJobs.stop(), retention.stop(), webhookRetention?.stop(), testCredits.stop(), objections.stop()]);
     },
   };
   logger.info('worker started', {

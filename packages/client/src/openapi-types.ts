@@ -816,7 +816,7 @@ export interface paths {
         };
         /**
          * The endpoint's deliveries, newest first, each with its attempts
-         * @description The endpoint's deliveries, newest first, each with its attempts; follow `nextCursor` for older ones.
+         * @description The endpoint's deliveries, newest first, each with its attempts; follow `nextCursor` for older ones. Those past the retention (`WEBHOOK_DELIVERY_RETENTION_DAYS`, where set) are gone, but for one still pending.
          */
         get: operations["listWebhookDeliveries"];
         put?: never;
@@ -849,7 +849,7 @@ export interface paths {
         put?: never;
         /**
          * Send a delivery that succeeded or failed again: the same message id, a new round of retries
-         * @description Sends a finished delivery again now: the same message id, a new round of retries.
+         * @description Sends a finished delivery again now: the same message id, a new round of retries. A delivery past the retention (`WEBHOOK_DELIVERY_RETENTION_DAYS`, where set) is gone: 404.
          */
         post: operations["retryWebhookDelivery"];
         delete?: never;
@@ -906,7 +906,7 @@ export interface paths {
         put?: never;
         /**
          * Send one of a job's deliveries again (the way to resend one to its own `webhookUrl`)
-         * @description Sends one of the job's finished deliveries again: the same message id, a new round of retries.
+         * @description Sends one of the job's finished deliveries again: the same message id, a new round of retries. A delivery past the retention (`WEBHOOK_DELIVERY_RETENTION_DAYS`, where set) is gone: 404.
          */
         post: operations["retryJobWebhookDelivery"];
         delete?: never;

@@ -268,7 +268,13 @@ describe('loadConfig: webhooks', () => {
       concurrencyPerAccount: 5,
       lostAfterMs: 30_000,
       sweepMs: 15_000,
+      retentionDays: null,
     });
+  });
+
+  it('when WEBHOOK_DELIVERY_RETENTION_DAYS is set, then as set; under 3 days (a retry round lasts about 28 hours), refused', () => {
+    expect(loadConfig({ WEBHOOK_DELIVERY_RETENTION_DAYS: '90' }).webhooks.retentionDays).toBe(90);
+    expect(() => loadConfig({ WEBHOOK_DELIVERY_RETENTION_DAYS: '2' })).toThrow(/WEBHOOK_DELIVERY_RETENTION_DAYS/);
   });
 
   it('when WORKER_QUEUES names only webhooks, then a worker for webhooks alone; when it names sources only, then none', () => {

@@ -839,6 +839,12 @@ export const DECLARATION = {
       integer().min(1_000).default(15_000),
       'how often the fleet (one worker per period) looks for such deliveries',
     ),
+    retentionDays: optional(
+      'WEBHOOK_DELIVERY_RETENTION_DAYS',
+      integer().min(3).max(36_500),
+      "days a webhook delivery is kept after it was created, with its attempts: then the workers' hourly sweep deletes it, and listing or retrying it answers 404 `not_found`. A delivery still pending (its retry round lasts about 28 hours, a manual retry starts another) is kept until it ends ([decision 053](decisions/053-partitioned-audit-and-deliveries.md)). Unset: kept as long as its job, endpoint and account",
+      { shownDefault: '— (kept forever)' },
+    ),
   },
   monitors: {
     minIntervalMs: variable(

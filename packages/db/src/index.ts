@@ -14,6 +14,7 @@ export {
   dropDatabase,
   readMigrations,
   onlineSteps,
+  outsideTransaction,
   migrateBefore,
   MIGRATIONS_DIR,
   runtimeRoleOf,
@@ -32,6 +33,7 @@ export * from './webhook-endpoints';
 export * from './webhook-delivery-listing';
 export * from './webhook-attempts';
 export * from './webhook-outbox';
+export * from './webhook-retention';
 export * from './lost-jobs';
 export * from './held-jobs';
 export * from './secret-box';

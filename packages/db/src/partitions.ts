@@ -1,10 +1,11 @@
 import type { Database } from './client';
 
 /**
- * The tables partitioned by week (decisions 046 and 053): leads by their job's created_at, audit_events by their own.
- * webhook_deliveries, webhook_attempts and account_deliveries are not, for the reasons decision 053 gives.
+ * The tables partitioned by week (decisions 046 and 053): leads by their job's created_at, audit_events and
+ * webhook_deliveries by their own, webhook_attempts by their delivery's. account_deliveries is not, for the reasons
+ * decision 053 gives.
  */
-export const WEEKLY_PARTITIONED_TABLES = ['leads', 'audit_events'] as const;
+export const WEEKLY_PARTITIONED_TABLES = ['leads', 'audit_events', 'webhook_deliveries', 'webhook_attempts'] as const;
 
 export type WeeklyPartitionedTable = (typeof WEEKLY_PARTITIONED_TABLES)[number];
 

@@ -118,10 +118,11 @@ export async function recordWebhookAttempt(
        UPDATE webhook_deliveries SET attempts = attempts + 1, round_attempts = round_attempts + 1, status = $2::"WebhookDeliveryStatus",
          next_attempt_at = COALESCE($3, next_attempt_at), delivered_at = CASE WHEN $9 THEN now() END, updated_at = now()
        WHERE id = $1 AND status = 'pending'
-       RETURNING id, attempts, endpoint_id
+       RETURNING id, attempts, endpoint_id, created_at
      ), a AS (
-       INSERT INTO webhook_attempts (delivery_id, attempt, url, started_at, response_status, latency_ms, response_excerpt, error, succeeded)
-       SELECT d.id, d.attempts, $4, $5, $6, $7, $8, $10, $9 FROM d
+       -- delivery_created_at: the attempts are partitioned by their delivery's week (decision 053)
+       INSERT INTO webhook_attempts (delivery_id, delivery_created_at, attempt, url, started_at, response_status, latency_ms, response_excerpt, error, succeeded)
+       SELECT d.id, d.created_at, d.attempts, $4, $5, $6, $7, $8, $10, $9 FROM d
      ), e AS (
        UPDATE webhook_endpoints SET
          failing_since = CASE WHEN $9 THEN NULL ELSE COALESCE(failing_since, $5) END,

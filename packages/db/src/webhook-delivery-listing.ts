@@ -69,10 +69,13 @@ function deliveryFromRow(row: DeliveryRow): WebhookDeliveryRecord {
   };
 }
 
+// A delivery's attempts are in the partition of its week (decision 053): delivery_created_at prunes the others. An
+// attempt the release before wrote during the move to partitions carries -infinity (its delivery is in the legacy
+// partition, as it is).
 const DELIVERY_COLUMNS = `d.id, d.endpoint_id, d.job_id, d.event_type, d.status::text AS status, d.next_attempt_at, d.delivered_at, d.created_at,
   COALESCE((SELECT json_agg(json_build_object('attempt', a.attempt, 'url', a.url, 'started_at', a.started_at, 'response_status', a.response_status,
     'latency_ms', a.latency_ms, 'response_excerpt', a.response_excerpt, 'error', a.error, 'succeeded', a.succeeded) ORDER BY a.attempt)
-    FROM webhook_attempts a WHERE a.delivery_id = d.id), '[]') AS attempt_log`;
+    FROM webhook_attempts a WHERE a.delivery_id = d.id AND a.delivery_created_at IN (d.created_at, '-infinity')), '[]') AS attempt_log`;
 
 /** A `ping` to one endpoint of the account; null when the account has no such endpoint. */
 export async function createPingDelivery(db: Database, accountId: string, endpointId: string): Promise<string | null> {

@@ -132,18 +132,33 @@ async function actual(client: Client) {
     GROUP BY kind, table_name, columns
     HAVING bool_or(own_table = table_name) OR count(DISTINCT own_table) = (
       SELECT GREATEST(count(*), 1) FROM pg_inherits i WHERE i.inhparent = (SELECT oid FROM pg_class WHERE relname = table_name AND relnamespace = 'public'::regnamespace))`);
+  // A partitioned table's foreign keys are its own, and those every one of its partitions has, under the parent's name
+  // and pointing at the parent of the partition they point at (webhook_attempts': each week's, to that week's
+  // deliveries, decision 053).
   const foreignKeys = await client.query<{ line: string }>(`
-    SELECT src.relname || '(' || string_agg(sa.attname, ',' ORDER BY k.ord) || ') -> ' || dst.relname || '(' ||
-      string_agg(da.attname, ',' ORDER BY k.ord) || ') on delete ' ||
-      CASE con.confdeltype WHEN 'c' THEN 'cascade' WHEN 'r' THEN 'restrict' WHEN 'n' THEN 'setnull' WHEN 'd' THEN 'setdefault' ELSE 'noaction' END AS line
-    FROM pg_constraint con
-    JOIN pg_class src ON src.oid = con.conrelid
-    JOIN pg_class dst ON dst.oid = con.confrelid
-    CROSS JOIN LATERAL unnest(con.conkey, con.confkey) WITH ORDINALITY AS k(src_att, dst_att, ord)
-    JOIN pg_attribute sa ON sa.attrelid = src.oid AND sa.attnum = k.src_att
-    JOIN pg_attribute da ON da.attrelid = dst.oid AND da.attnum = k.dst_att
-    WHERE con.contype = 'f' AND con.conparentid = 0 -- a partition's copy of its parent's
-    GROUP BY con.oid, src.relname, dst.relname, con.confdeltype`);
+    WITH fks AS (
+      SELECT COALESCE(parent.relname, src.relname) AS table_name, src.relname AS own_table,
+        '(' || string_agg(sa.attname, ',' ORDER BY k.ord) || ') -> ' || COALESCE(dst_parent.relname, dst.relname) || '(' ||
+        string_agg(da.attname, ',' ORDER BY k.ord) || ') on delete ' ||
+        CASE con.confdeltype WHEN 'c' THEN 'cascade' WHEN 'r' THEN 'restrict' WHEN 'n' THEN 'setnull' WHEN 'd' THEN 'setdefault' ELSE 'noaction' END AS rest
+      FROM pg_constraint con
+      JOIN pg_class src ON src.oid = con.conrelid
+      JOIN pg_class dst ON dst.oid = con.confrelid
+      LEFT JOIN pg_inherits i ON src.relispartition AND i.inhrelid = src.oid
+      LEFT JOIN pg_class parent ON parent.oid = i.inhparent
+      LEFT JOIN pg_inherits di ON dst.relispartition AND di.inhrelid = dst.oid
+      LEFT JOIN pg_class dst_parent ON dst_parent.oid = di.inhparent
+      CROSS JOIN LATERAL unnest(con.conkey, con.confkey) WITH ORDINALITY AS k(src_att, dst_att, ord)
+      JOIN pg_attribute sa ON sa.attrelid = src.oid AND sa.attnum = k.src_att
+      JOIN pg_attribute da ON da.attrelid = dst.oid AND da.attnum = k.dst_att
+      WHERE con.contype = 'f' AND con.conparentid = 0 -- a partition's copy of its parent's
+      GROUP BY con.oid, src.relname, parent.relname, dst.relname, dst_parent.relname, con.confdeltype
+    )
+    SELECT table_name || rest AS line FROM fks
+    GROUP BY table_name, rest
+    HAVING bool_or(own_table = table_name) OR count(DISTINCT own_table) = (
+      SELECT count(*) FROM pg_inherits i
+      WHERE i.inhparent = (SELECT oid FROM pg_class WHERE relname = table_name AND relnamespace = 'public'::regnamespace))`);
   const enums = await client.query<{ line: string }>(`
     SELECT t.typname || ': ' || string_agg(e.enumlabel, ',' ORDER BY e.enumsortorder) AS line
     FROM pg_type t JOIN pg_enum e ON e.enumtypid = t.oid JOIN pg_namespace n ON n.oid = t.typnamespace

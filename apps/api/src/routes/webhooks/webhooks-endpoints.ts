@@ -199,7 +199,8 @@ export const webhookEndpoints: Endpoint[] = [
       tags: ['webhooks'],
       operationId: 'listWebhookDeliveries',
       summary: "The endpoint's deliveries, newest first, each with its attempts",
-      description: "The endpoint's deliveries, newest first, each with its attempts; follow `nextCursor` for older ones.",
+      description:
+        "The endpoint's deliveries, newest first, each with its attempts; follow `nextCursor` for older ones. Those past the retention (`WEBHOOK_DELIVERY_RETENTION_DAYS`, where set) are gone, but for one still pending.",
       responses: {
         200: answer('A page of deliveries', listPage("The page's deliveries", 'WebhookDelivery'), { Link: hdr('Link') }),
         404: notFound,
@@ -218,7 +219,8 @@ export const webhookEndpoints: Endpoint[] = [
       tags: ['webhooks'],
       operationId: 'retryWebhookDelivery',
       summary: 'Send a delivery that succeeded or failed again: the same message id, a new round of retries',
-      description: 'Sends a finished delivery again now: the same message id, a new round of retries.',
+      description:
+        'Sends a finished delivery again now: the same message id, a new round of retries. A delivery past the retention (`WEBHOOK_DELIVERY_RETENTION_DAYS`, where set) is gone: 404.',
       responses: {
         202: answer('The delivery, pending again', ref('WebhookDelivery')),
         404: problemResponse('webhook_endpoint_not_found, webhook_delivery_not_found'),
@@ -260,7 +262,8 @@ export const webhookEndpoints: Endpoint[] = [
       tags: ['webhooks'],
       operationId: 'retryJobWebhookDelivery',
       summary: "Send one of a job's deliveries again (the way to resend one to its own `webhookUrl`)",
-      description: "Sends one of the job's finished deliveries again: the same message id, a new round of retries.",
+      description:
+        "Sends one of the job's finished deliveries again: the same message id, a new round of retries. A delivery past the retention (`WEBHOOK_DELIVERY_RETENTION_DAYS`, where set) is gone: 404.",
       responses: {
         202: answer('The delivery, pending again', ref('WebhookDelivery')),
         404: problemResponse('job_not_found, webhook_delivery_not_found'),
