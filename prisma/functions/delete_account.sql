@@ -27,11 +27,13 @@
 --   what the batches delete; 'not_found' and 'open_jobs' change nothing; the ledger's append-only trigger lets only
 --   this account's rows go, and only once its row is gone (delete_account_ledger); a deletion that stops halfway (the
 --   account row gone, some of its ledger left) carries on at the next call and answers the figures taken at first.
+-- Plans: custom, for the account (plan_cache_mode = force_custom_plan, as purge_account_rows): a generic plan reads
+--   the whole ledger for the figures of a small account beside a big one.
 -- Depends on: account_credits, credit_ledger_append_only, delete_account_ledger
 
 CREATE OR REPLACE FUNCTION "delete_account"(p_account_id TEXT, p_ledger_rows INTEGER)
 RETURNS TABLE ("o_outcome" TEXT, "o_jobs" INTEGER, "o_leads" BIGINT, "o_api_keys" INTEGER, "o_ledger_rows" INTEGER, "o_granted" BIGINT, "o_charged" BIGINT, "o_balance" BIGINT)
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql SET plan_cache_mode = force_custom_plan AS $$
 DECLARE
   v_balance BIGINT;
   v_test TEXT;

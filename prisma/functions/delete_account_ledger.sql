@@ -10,11 +10,13 @@
 --   deletion is recorded in account_deletions and its row is gone, so a live account's ledger never loses a row. The
 --   ledger's append-only trigger lets them go through leadgen.account_deletion, set for this statement only and
 --   cleared before it returns. Returns how many it deleted (0: the ledger is empty).
+-- Plans: custom, for the account (plan_cache_mode = force_custom_plan, as purge_account_rows): a generic plan walks the
+--   whole ledger by its primary key for a small account beside a big one.
 -- Depends on: credit_ledger_append_only
 
 CREATE OR REPLACE FUNCTION "delete_account_ledger"(p_account_id TEXT, p_rows INTEGER)
 RETURNS INTEGER
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = public SET plan_cache_mode = force_custom_plan AS $$
 DECLARE
   v_rows INTEGER;
 BEGIN

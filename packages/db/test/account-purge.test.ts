@@ -1,4 +1,16 @@
-import { addSuppressions, createAccountKey, createDatabase, creditSummary, deleteAccount, type Database } from '../src';
+import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
+import {
+  addSuppressions,
+  createAccountKey,
+  createDatabase,
+  creditSummary,
+  deleteAccount,
+  dropDatabase,
+  migrate,
+  type Database,
+} from '../src';
+import { scratchDatabaseUrls } from '../../../test/runtime-role';
 import { buildAccount, buildDeliveredJobs, buildJob } from '../../../test/factories';
 
 // An account's deletion goes in bounded batches (prisma/functions/purge_account_rows.sql, decision 043): many short
@@ -162,4 +174,84 @@ describe('account deletion: the ledger in batches', () => {
       0,
     );
   });
+});
+
+// A small account's deletion beside a big one must read what the small account holds, not the tables (issue 39). Each
+// statement's best plan depends on the account (1,000 rows of one, 1,000,000 of another): a generic plan, which
+// PostgreSQL's plan cache may switch a session's PL/pgSQL statements to after five runs, estimates every account at
+// the average and reads the whole table (a Seq Scan of account_deliveries, or credit_ledger by its primary key).
+describe('account deletion beside a big account, whatever plan the session caches', () => {
+  const scratch = scratchDatabaseUrls(`${new URL(process.env.DATABASE_URL!).pathname.slice(1)}_purge_${randomBytes(3).toString('hex')}`);
+  afterAll(() => dropDatabase(scratch.ownerUrl));
+  const TABLES = ['jobs', 'account_deliveries', 'suppressions', 'webhook_deliveries', 'credit_ledger'];
+
+  it('when a session with generic plans deletes a 40-row account beside a 20,000-row one, then it reads hundreds of rows, not the tables', async () => {
+    await migrate(scratch.ownerUrl, { runtimeRole: scratch.runtimeRole });
+    const owner = new Client({ connectionString: scratch.ownerUrl });
+    const runtime = new Client({ connectionString: scratch.runtimeUrl });
+    await owner.connect();
+    await runtime.connect();
+    try {
+      for (const [id, n] of [
+        ['acc_big', 20_000],
+        ['acc_small', 40],
+      ] as const) {
+        await owner.query(`INSERT INTO accounts (id, name) VALUES ($1, $1)`, [id]);
+        await owner.query(
+          `INSERT INTO account_deliveries (account_id, source, dedup_key, job_id) SELECT $1, 'google_maps', encode(sha256(($1 || g)::bytea), 'hex'), 'job_gone' FROM generate_series(1, $2::int) g`,
+          [id, n],
+        );
+        await owner.query(
+          `INSERT INTO suppressions (account_id, kind, value) SELECT $1, 'domain', $1 || g || '.example' FROM generate_series(1, $2::int) g`,
+          [id, n],
+        );
+        await owner.query(
+          `INSERT INTO webhook_deliveries (account_id, url, event_type, status) SELECT $1, 'https://hooks.example/x', 'job.completed', 'succeeded' FROM generate_series(1, $2::int) g`,
+          [id, n],
+        );
+        await owner.query(`INSERT INTO credit_ledger (account_id, kind, amount) SELECT $1, 'grant', 1 FROM generate_series(1, $2::int) g`, [
+          id,
+          n,
+        ]);
+        await owner.query(`UPDATE accounts SET balance = $2 WHERE id = $1`, [id, n]);
+      }
+      await owner.query(`ANALYZE ${TABLES.join(', ')}`);
+
+      const read = async () => {
+        await runtime.query('SELECT pg_stat_force_next_flush()');
+        await runtime.query('SELECT pg_stat_clear_snapshot()');
+        const { rows } = await runtime.query<{ relname: string; n: string }>(
+          `SELECT t.relname, COALESCE(t.seq_tup_read, 0) + COALESCE((SELECT sum(i.idx_tup_read) FROM pg_stat_user_indexes i WHERE i.relid = t.relid), 0) AS n
+           FROM pg_stat_user_tables t WHERE t.relname = ANY($1)`,
+          [TABLES],
+        );
+        return Object.fromEntries(rows.map((r) => [r.relname, Number(r.n)]));
+      };
+      await runtime.query('SET plan_cache_mode = force_generic_plan');
+      const before = await read();
+      for (;;) {
+        const { rows } = await runtime.query<{ o_rows: string }>('SELECT * FROM purge_account_rows($1, 5000)', ['acc_small']);
+        if (Number(rows[0]!.o_rows) === 0) break;
+      }
+      const outcomes: string[] = [];
+      for (;;) {
+        const { rows } = await runtime.query<{ o_outcome: string }>('SELECT * FROM delete_account($1, 5000)', ['acc_small']);
+        outcomes.push(rows[0]!.o_outcome);
+        if (rows[0]!.o_outcome !== 'ledger') break;
+      }
+      expect(outcomes).toEqual(['ledger', 'deleted']);
+      const after = await read();
+      const rowsRead = Object.fromEntries(TABLES.map((t) => [t, after[t]! - before[t]!]));
+      // 40 rows of each, found through an index and read again by the TID scan or the check that the table is empty
+      for (const table of TABLES) expect({ table, read: rowsRead[table] }).toEqual({ table, read: expect.any(Number) });
+      expect(Math.max(...Object.values(rowsRead))).toBeLessThan(1_000);
+      const { rows: big } = await owner.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM account_deliveries WHERE account_id = 'acc_big'`,
+      );
+      expect(big[0]!.n).toBe(20_000);
+    } finally {
+      await runtime.end();
+      await owner.end();
+    }
+  }, 120_000);
 });
