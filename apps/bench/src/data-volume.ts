@@ -177,8 +177,10 @@ export async function measureDataVolume(options: {
       control: await samples(options.samples * 4, () => control(small.apiKey)),
       page: await samples(options.samples * 4, () => page(small.apiKey)),
       jobDeliveries: await samples(options.samples * 4, () => deliveries(small.apiKey, `job_${'0x'.padEnd(15, 'v')}000000001`)),
-      erase: await samples(options.samples, erase),
-      holders: await samples(options.samples, holders),
+      // Twenty, as the calls above: each is a few ms, and the erasure commits (a WAL flush, which the other users of a
+      // shared disk slow as the control's read is not); a median of five swung 0.6x-3.0x between runs of one commit.
+      erase: await samples(options.samples * 4, erase),
+      holders: await samples(options.samples * 4, holders),
       deletion: median(
         await Array.from({ length: options.samples }).reduce<Promise<number[]>>(
           async (all) => [...(await all), await deleteSmall()],
