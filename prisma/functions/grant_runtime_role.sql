@@ -8,7 +8,7 @@
 -- Guarantees: the runtime role can read and write rows (SELECT, INSERT, UPDATE, DELETE: no TRUNCATE, REFERENCES or
 --   TRIGGER), use the sequences, read the migrator's bookkeeping (readiness compares it with the build) and run the
 --   functions; it can neither UPDATE the append-only tables nor DELETE a ledger row (an account's deletion removes
---   them through the foreign key's cascade, which PostgreSQL runs as the table's owner). Idempotent.
+--   them through delete_account_ledger, SECURITY DEFINER, once the account row is gone; decision 043). Idempotent.
 
 CREATE OR REPLACE FUNCTION "grant_runtime_role"(p_role NAME) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE

@@ -12,10 +12,14 @@
 --   more leads than p_rows goes whole); a call never deletes what the account's open jobs use. Meant for an account
 --   whose keys are revoked: an account left half purged (the deletion refused for an open job) is still whole in its
 --   ledger, keys and balance, and the next deletion carries on. Returns the jobs and leads it deleted, and all rows.
+-- Plans: each statement planned for the account it is called for (plan_cache_mode = force_custom_plan). A generic
+--   plan, which the plan cache may switch a session to after five calls, estimates every account at the average:
+--   beside a 1M-row account it scans the whole of account_deliveries, suppressions and webhook_deliveries for a
+--   small one (packages/db/test/account-purge.test.ts; issue 39).
 
 CREATE OR REPLACE FUNCTION "purge_account_rows"(p_account_id TEXT, p_rows INTEGER)
 RETURNS TABLE ("o_jobs" INTEGER, "o_leads" BIGINT, "o_rows" BIGINT)
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql SET plan_cache_mode = force_custom_plan AS $$
 DECLARE
   v_jobs TEXT[];
   v_leads BIGINT;

@@ -23,8 +23,9 @@ export type AccountDeletionResult =
 /**
  * `admin account:delete`: the account's keys are refused first (on every API process, through the key
  * epoch), so nothing new starts; its open jobs are cancelled as its owner's DELETE would (charged for what they
- * delivered); then the account and all it owns go in one statement, the ledger included; the audit trail keeps
- * that it happened, with counts and credit totals.
+ * delivered); then the account and all it owns go in bounded batches (deleteAccount), the ledger last, after the
+ * account row; the audit trail keeps that it happened, with counts and credit totals. A deletion that stopped once
+ * the account row was gone is carried on to its end by the next run, and recorded then.
  */
 export async function deleteAccountEverywhere(db: Database, services: Services, accountId: string): Promise<AccountDeletionResult> {
   // Its test account first (decision 036), the same way: its test keys refused, its open test jobs cancelled.
@@ -34,7 +35,13 @@ export async function deleteAccountEverywhere(db: Database, services: Services, 
     if (test.kind === 'open_jobs') return test;
   }
   const revoked = await revokeAccountKeys(db, accountId);
-  if (!revoked) return { kind: 'not_found' };
+  if (!revoked) {
+    // No account row: none, or a deletion that stopped once it was gone, whose ledger this carries on with.
+    const resumed = await deleteAccount(db, accountId);
+    if (resumed.outcome !== 'deleted') return { kind: 'not_found' };
+    await recordAuditEvent(db, { accountId, action: 'account.deleted', summary: { ...resumed.figures, jobsCancelled: 0 }, ...OPERATOR });
+    return { kind: 'deleted', figures: resumed.figures, cancelled: [], keysRefusedEverywhere: true };
+  }
   const keysRefusedEverywhere = await services.announceKeyEpoch(accountId, revoked.keyEpoch).then(
     () => true,
     () => false,

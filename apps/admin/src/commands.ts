@@ -1,4 +1,5 @@
 import {
+  accountDeletionUnderWay,
   accountLedger,
   changeMonitor,
   createAccount,
@@ -463,7 +464,10 @@ export async function runCommand(argv: string[], services: Services): Promise<Re
       const flags = parseFlags(args, ['account', 'yes']);
       const accountId = required(flags, 'account');
       const db = await database();
-      const account = await existingAccount(db, accountId);
+      // No account row but a deletion under way (it stopped once the row was gone, decision 043): this carries it on.
+      const account = (await accountDeletionUnderWay(db, accountId))
+        ? { name: 'its row deleted already, its ledger not yet' }
+        : await existingAccount(db, accountId);
       if (!flags.has('yes')) {
         // Irreversible, ledger included: a slip of the shell history must not be enough.
         const answer = await services.confirm(`Delete account ${accountId} (${account.name}) and everything it owns, ledger included?`);

@@ -47,6 +47,24 @@ describe('admin account:delete without a terminal', () => {
     expect(await findAccount(db, accountId)).toBeNull();
   }, 180_000);
 
+  it('when a deletion stopped once the account row was gone, then account:delete carries its ledger to the end and records it', async () => {
+    const { accountId } = JSON.parse(admin('account:create', '--name', 'Half gone', '--credits', '5').stdout) as { accountId: string };
+    // the figures taken and the account row gone, its ledger not yet (decision 043): where a deletion may stop
+    const first = await db.sql.query<{ o_outcome: string }>('SELECT o_outcome FROM delete_account($1, 1)', [accountId]);
+    expect(first.rows).toEqual([{ o_outcome: 'ledger' }]);
+
+    const deleted = admin('account:delete', '--account', accountId, '--yes');
+    expect({ code: deleted.code, stderr: deleted.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(JSON.parse(deleted.stdout)).toMatchObject({ deleted: true, accountId });
+    const { rows } = await db.sql.query<{ ledger: number; under_way: number; recorded: number }>(
+      `SELECT (SELECT count(*)::int FROM credit_ledger WHERE account_id = $1) AS ledger,
+              (SELECT count(*)::int FROM account_deletions WHERE account_id = $1) AS under_way,
+              (SELECT count(*)::int FROM audit_events WHERE account_id = $1 AND action = 'account.deleted') AS recorded`,
+      [accountId],
+    );
+    expect(rows[0]).toEqual({ ledger: 0, under_way: 0, recorded: 1 });
+  }, 180_000);
+
   it('when --yes is given a value, then it is refused as a usage error', () => {
     const wrong = admin('account:delete', '--account', 'acc_x', '--yes=no');
     expect({ code: wrong.code, stderr: wrong.stderr.trim() }).toEqual({ code: 64, stderr: '--yes takes no value' });

@@ -2,7 +2,8 @@
 // account alone and again beside a big one (a customer's year: 1,000,000 leads over 40,000 jobs, 200,000 suppressions,
 // 100,000 webhook deliveries; --quick a twentieth), as ratios big/small: a small account's deletion, a subject's erasure
 // (its search, through the index of contact keys), and GET /suppressions of a short list and of the big one. Then the big
-// account's own deletion: its batches' longest statement (what any lock is held for) and its last statement. Last,
+// account's own deletion: its batches' longest statement (what any lock is held for), the one that takes the account
+// row, and its ledger's batches (decision 043). Last,
 // retention by whole partitions (decision 046): a fifth of the big account's leads written again, their jobs past a
 // 30-day retention, expired at a time past their partition's bound: the leads tree's bytes before and after, beside
 // the dropped partitions' own bytes (what a drop frees; the row-by-row DELETE it replaces freed none, issue 39).
@@ -49,7 +50,18 @@ export interface VolumeRun {
   /** The machine's own drift between the two moments (its load moves while the big account is written): every
    * figure's ratio is also printed divided by this one's, so what is left is what the volume itself costs. */
   control: VolumeControl;
-  bigDeletion: { ms: number; statements: number; longestMs: number; lastMs: number; leads: number } | null;
+  /** longestMs: of all its statements; accountRowMs: delete_account's first (the figures, the account row); then its
+   * ledger's statements (decision 043: they were the account row's cascade, one statement) */
+  bigDeletion: {
+    ms: number;
+    statements: number;
+    longestMs: number;
+    accountRowMs: number;
+    ledgerStatements: number;
+    ledgerLongestMs: number;
+    ledgerRows: number;
+    leads: number;
+  } | null;
   /** the erasure's candidate search, as PostgreSQL plans it at the big volume */
   erasurePlan: string;
   retention: { leads: number; ms: number; partitions: number; beforeBytes: number; afterBytes: number; droppedBytes: number } | null;
@@ -165,8 +177,10 @@ export async function measureDataVolume(options: {
       control: await samples(options.samples * 4, () => control(small.apiKey)),
       page: await samples(options.samples * 4, () => page(small.apiKey)),
       jobDeliveries: await samples(options.samples * 4, () => deliveries(small.apiKey, `job_${'0x'.padEnd(15, 'v')}000000001`)),
-      erase: await samples(options.samples, erase),
-      holders: await samples(options.samples, holders),
+      // Twenty, as the calls above: each is a few ms, and the erasure commits (a WAL flush, which the other users of a
+      // shared disk slow as the control's read is not); a median of five swung 0.6x-3.0x between runs of one commit.
+      erase: await samples(options.samples * 4, erase),
+      holders: await samples(options.samples * 4, holders),
       deletion: median(
         await Array.from({ length: options.samples }).reduce<Promise<number[]>>(
           async (all) => [...(await all), await deleteSmall()],
@@ -203,8 +217,10 @@ export async function measureDataVolume(options: {
     const erasurePlan = plan.rows.map((r) => r['QUERY PLAN'].trim()).join(' / ');
     if (!erasurePlan.includes('contact_keys')) problems.push(`the erasure's search does not use the index: ${erasurePlan}`);
 
-    // The big account's own deletion, each statement timed: the batches' longest bounds any lock it holds.
+    // The big account's own deletion, each statement timed: the batches' longest bounds any lock it holds. Its
+    // delete_account statements apart: the first takes the figures and the account row, the others its ledger.
     const statements: number[] = [];
+    const deleteSteps: number[] = [];
     const query = db.sql.query.bind(db.sql);
     (db.sql as unknown as { query: unknown }).query = async (text: string, values?: unknown[]) => {
       const start = performance.now();
@@ -212,6 +228,7 @@ export async function measureDataVolume(options: {
         return await query(text, values as never);
       } finally {
         if (typeof text === 'string' && /purge_account_rows|delete_account/.test(text)) statements.push(performance.now() - start);
+        if (typeof text === 'string' && /delete_account\(/.test(text)) deleteSteps.push(performance.now() - start);
       }
     };
     let bigDeletion: VolumeRun['bigDeletion'] = null;
@@ -222,8 +239,11 @@ export async function measureDataVolume(options: {
         bigDeletion = {
           ms,
           statements: statements.length,
-          longestMs: Math.max(...statements.slice(0, -1)),
-          lastMs: statements.at(-1)!,
+          longestMs: Math.max(...statements),
+          accountRowMs: deleteSteps[0]!,
+          ledgerStatements: deleteSteps.length - 1,
+          ledgerLongestMs: Math.max(0, ...deleteSteps.slice(1)),
+          ledgerRows: deletion.figures.ledgerRows,
           leads: deletion.figures.leads,
         };
     } finally {
@@ -312,7 +332,8 @@ export function volumeLines(run: VolumeRun): string[] {
     lines.push(
       '',
       `  the big account deleted: ${secs(d.ms)} for ${d.leads.toLocaleString('en')} leads (${((d.leads / d.ms) * 1000).toLocaleString('en', { maximumFractionDigits: 0 })} leads/s) in ${d.statements} statements;`,
-      `  longest batch ${fmt.ms(d.longestMs)} (target: no lock held for seconds, < 1 s), the last one (delete_account: the account row, its ledger) ${fmt.ms(d.lastMs)}`,
+      `  longest statement ${fmt.ms(d.longestMs)} (target: no lock held for seconds, < 1 s); delete_account's first (the figures, the account row) ${fmt.ms(d.accountRowMs)},`,
+      `  then its ledger's ${d.ledgerRows.toLocaleString('en')} rows in ${d.ledgerStatements} statements, the longest ${fmt.ms(d.ledgerLongestMs)}`,
     );
   }
   if (run.retention) {

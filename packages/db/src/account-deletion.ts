@@ -34,27 +34,38 @@ export async function openJobsOf(db: Database, accountId: string): Promise<strin
   return rows.map((r) => r.id);
 }
 
-/** How many rows one purge statement deletes at most (about: one job with more leads goes whole). */
+/** Whether a deletion of the account stopped once its row was gone (account_deletions holds its figures). */
+export async function accountDeletionUnderWay(db: Database, accountId: string): Promise<boolean> {
+  const { rowCount } = await db.sql.query('SELECT 1 FROM account_deletions WHERE account_id = $1', [accountId]);
+  return (rowCount ?? 0) > 0;
+}
+
+/** How many rows one purge statement deletes at most (about: one job with more leads goes whole), and one ledger batch exactly. */
 export const ACCOUNT_PURGE_BATCH = 5_000;
 
 /**
  * The account and everything it owns, its ledger included, or nothing while it still has an open job. What grows
  * with the account's use (finished jobs and their leads, deliveries, suppressions...) goes first in bounded batches
  * (prisma/functions/purge_account_rows.sql), each a short transaction of its own, so no lock is held for seconds
- * whatever the account's size; then one statement (prisma/functions/delete_account.sql) takes the account row and
- * what is left. An open job found at the start purges nothing; one that appears meanwhile makes delete_account refuse,
- * with the account's finished jobs gone already (its keys are revoked: the next deletion carries on).
+ * whatever the account's size; then prisma/functions/delete_account.sql, a step a statement: the audit figures and the
+ * account row with what is left but its ledger, then its ledger, `batch` rows a statement. An open job found at the
+ * start purges nothing; one that appears meanwhile makes delete_account refuse, with the account's finished jobs gone
+ * already (its keys are revoked: the next deletion carries on). A deletion that stopped once the account row was gone
+ * (account_deletions holds its figures) carries on with its ledger and answers those figures.
  */
 export async function deleteAccount(db: Database, accountId: string, options: { batch?: number } = {}): Promise<AccountDeletion> {
   const batch = options.batch ?? ACCOUNT_PURGE_BATCH;
-  const { rows: found } = await db.sql.query<{ open: boolean }>(
-    `SELECT EXISTS (SELECT 1 FROM jobs WHERE account_id = $1 AND status IN ('queued', 'running')) AS open FROM accounts WHERE id = $1`,
+  const { rows: found } = await db.sql.query<{ account: boolean; open: boolean; under_way: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM accounts WHERE id = $1) AS account,
+            EXISTS (SELECT 1 FROM jobs WHERE account_id = $1 AND status IN ('queued', 'running')) AS open,
+            EXISTS (SELECT 1 FROM account_deletions WHERE account_id = $1) AS under_way`,
     [accountId],
   );
-  if (!found[0]) return { outcome: 'not_found' };
-  if (found[0].open) return { outcome: 'open_jobs' };
+  const { account, open, under_way: underWay } = found[0]!;
+  if (!account && !underWay) return { outcome: 'not_found' };
+  if (account && open) return { outcome: 'open_jobs' };
   const purged = { jobs: 0, leads: 0 };
-  for (;;) {
+  while (account) {
     const { rows } = await db.sql.query<{ o_jobs: number; o_leads: string; o_rows: string }>('SELECT * FROM purge_account_rows($1, $2)', [
       accountId,
       batch,
@@ -63,26 +74,29 @@ export async function deleteAccount(db: Database, accountId: string, options: { 
     purged.leads += Number(rows[0]!.o_leads);
     if (Number(rows[0]!.o_rows) === 0) break;
   }
-  const { rows } = await db.sql.query<{
-    o_outcome: 'not_found' | 'open_jobs' | 'deleted';
-    o_jobs: number;
-    o_leads: string;
-    o_api_keys: number;
-    o_ledger_rows: number;
-    o_granted: string;
-    o_charged: string;
-    o_balance: string;
-  }>('SELECT * FROM delete_account($1)', [accountId]);
-  const row = rows[0]!;
-  if (row.o_outcome !== 'deleted') return { outcome: row.o_outcome };
-  return {
-    outcome: 'deleted',
-    figures: {
-      jobs: purged.jobs + row.o_jobs,
-      leads: purged.leads + Number(row.o_leads),
-      apiKeys: row.o_api_keys,
-      ledgerRows: row.o_ledger_rows,
-      credits: { granted: Number(row.o_granted), charged: Number(row.o_charged), balance: Number(row.o_balance) },
-    },
-  };
+  for (;;) {
+    const { rows } = await db.sql.query<{
+      o_outcome: 'not_found' | 'open_jobs' | 'ledger' | 'deleted';
+      o_jobs: number;
+      o_leads: string;
+      o_api_keys: number;
+      o_ledger_rows: number;
+      o_granted: string;
+      o_charged: string;
+      o_balance: string;
+    }>('SELECT * FROM delete_account($1, $2)', [accountId, batch]);
+    const row = rows[0]!;
+    if (row.o_outcome === 'ledger') continue;
+    if (row.o_outcome !== 'deleted') return { outcome: row.o_outcome };
+    return {
+      outcome: 'deleted',
+      figures: {
+        jobs: purged.jobs + row.o_jobs,
+        leads: purged.leads + Number(row.o_leads),
+        apiKeys: row.o_api_keys,
+        ledgerRows: row.o_ledger_rows,
+        credits: { granted: Number(row.o_granted), charged: Number(row.o_charged), balance: Number(row.o_balance) },
+      },
+    };
+  }
 }

@@ -239,5 +239,12 @@ describe('the previous release against this schema (expand/contract)', () => {
       o_granted: '100',
       o_balance: '100',
     });
+    // all of it in that one statement, its ledger included (this release takes the ledger in batches, decision 043)
+    const { rows } = await db.sql.query<{ n: number }>(
+      `SELECT (SELECT count(*) FROM accounts WHERE id = $1) + (SELECT count(*) FROM credit_ledger WHERE account_id = $1)
+            + (SELECT count(*) FROM account_deletions WHERE account_id = $1) AS n`,
+      [accountId],
+    );
+    expect(Number(rows[0]!.n)).toBe(0);
   });
 });
