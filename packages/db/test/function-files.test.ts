@@ -11,7 +11,8 @@ import { dropDatabase, FUNCTIONS_DIR, migrate, MIGRATIONS_DIR, readFunctionFiles
 
 // The last migration written before function files existed; every later one holds tables and data only.
 const LAST_MIGRATION_WITH_FUNCTIONS = '20261122170000_webhooks';
-const DEFINES_CODE = /\bCREATE\s+(?:OR\s+REPLACE\s+)?(?:FUNCTION|PROCEDURE|TRIGGER|(?:RECURSIVE\s+)?VIEW)\b/i;
+// (a migration's own pg_temp helper lives only as long as its session: not a schema object)
+const DEFINES_CODE = /\bCREATE\s+(?:OR\s+REPLACE\s+)?(?:FUNCTION|PROCEDURE|TRIGGER|(?:RECURSIVE\s+)?VIEW)\s+(?!\s|pg_temp\.)/i;
 const DEFINED_NAMES = /\bCREATE\s+(?:OR\s+REPLACE\s+)?(?:FUNCTION|PROCEDURE|(?:RECURSIVE\s+)?VIEW)\s+(?:public\.)?"?(\w+)"?/gi;
 
 const databases: string[] = [];

@@ -184,7 +184,7 @@ describe('partitioned webhook deliveries', () => {
     const result = await migrate(scratch.ownerUrl, { runtimeRole: scratch.runtimeRole });
     running = false;
     await Promise.all(service);
-    expect(result.applied).toEqual([PARTITIONING]);
+    expect(result.applied[0]).toBe(PARTITIONING);
     expect(failures).toEqual([]);
     expect([...seen]).toEqual([20_000]);
     expect(written.length).toBeGreaterThan(0);
