@@ -163,13 +163,13 @@ describe('requests in flight per account', () => {
     const who = await buildAccount(world.db);
     const present = await bystander(2_500);
     const controller = new AbortController();
-    const url = `http://127.0.0.1:${world.api.port}/api/v1/suppressions`;
-    // Bodies that never end: each request holds its place until its client goes away.
-    const gone = Array.from({ length: IN_FLIGHT }, () =>
-      fetch(url, {
-        method: 'PUT',
+    // Bodies that never end: each request holds its place until its client goes away. One upload and JSON bodies: an
+    // account's second upload is refused before its body is read (one at a time, decision 035).
+    const gone = Array.from({ length: IN_FLIGHT }, (_, i) =>
+      fetch(`http://127.0.0.1:${world.api.port}/api/v1/${i === 0 ? 'suppressions' : 'webhooks'}`, {
+        method: i === 0 ? 'PUT' : 'POST',
         headers: { ...who.auth, 'content-type': 'application/json' },
-        body: new ReadableStream({ start: (c) => c.enqueue(new TextEncoder().encode('{"emails":[')) }),
+        body: new ReadableStream({ start: (c) => c.enqueue(new TextEncoder().encode(i === 0 ? '{"emails":[' : '{"url":')) }),
         duplex: 'half',
         signal: controller.signal,
       } as RequestInit).catch(() => null),

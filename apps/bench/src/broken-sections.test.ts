@@ -125,7 +125,8 @@ describe('brokenSections', () => {
       webhook,
       late: 0,
       refused: {},
-      attacker: {},
+      attacker: (name === 'idle' ? {} : { 200: 2, 429: 30 }) as Record<string, number>,
+      admitted: name === 'idle' ? null : 2,
       ...(failed ? { failed } : {}),
     });
     expect(brokenSections({ ...none, attacks: [phase('idle', [80, 90], [40]), phase('CSV exports', [700], [90])] })).toEqual([]);
@@ -139,5 +140,28 @@ describe('brokenSections', () => {
       'attacks tarpit: no request reached the tarpit',
     ]);
     expect(brokenSections({ ...none, attacks: 'attacks api exited (code 1)' })).toEqual(['attacks: attacks api exited (code 1)']);
+  });
+
+  it("when none of the attacker's requests in a phase was admitted, then that phase is broken, however its figures read", () => {
+    const phase = (name: string, attacker: Record<string, number>, admitted: number | null) => ({
+      name,
+      sync: [85, 90],
+      webhook: [40],
+      late: 0,
+      refused: {},
+      attacker,
+      admitted,
+    });
+    expect(
+      brokenSections({
+        ...none,
+        attacks: [
+          phase('idle', {}, null),
+          phase('100k-entry uploads (2 loops)', { 429: 579 }, 0),
+          phase('unknown-key flood (8 loops)', { 401: 60, 429: 310 }, 60),
+          phase('CSV exports (3 loops)', { 200: 2, 429: 26 }, 2),
+        ],
+      }),
+    ).toEqual(['attacks 100k-entry uploads (2 loops): none of the attacker\'s requests was admitted, nothing attacked ({"429":579})']);
   });
 });

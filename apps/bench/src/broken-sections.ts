@@ -62,6 +62,12 @@ export function brokenSections(r: SectionResults): string[] {
       if (phase.failed) broken.push(`attacks ${phase.name}: ${phase.failed}`);
       else if (phase.sync.length === 0 || phase.webhook.length + phase.late === 0)
         broken.push(`attacks ${phase.name}: the other account got no sync answer or no webhook (refused ${JSON.stringify(phase.refused)})`);
+      // A row that cannot move is no figure: nothing of the attacker's taken on, nothing attacked (the uploads once read
+      // OK with all 579 refused, the exports having spent the attacker's read window).
+      else if (phase.admitted === 0)
+        broken.push(
+          `attacks ${phase.name}: none of the attacker's requests was admitted, nothing attacked (${JSON.stringify(phase.attacker)})`,
+        );
     }
   if (r.leadSizeLeads === 0) broken.push('leadsize: no sandbox lead measured');
   for (const problem of r.volume?.problems ?? []) broken.push(`volume: ${problem}`);

@@ -499,13 +499,13 @@ export interface paths {
         get: operations["listSuppressions"];
         /**
          * Adds entries: a lead matching one is never delivered nor billed, in any job (decision 014)
-         * @description Adds domains, emails and phones to the suppression list (normalised; entries already there are not counted again). Up to 100,000 entries a call, and up to the deployment's cap per account (1,000,000 by default); each 100 entries count as one more call in the `read` rate limit.
+         * @description Adds domains, emails and phones to the suppression list (normalised; entries already there are not counted again). Up to 100,000 entries a call, and up to the deployment's cap per account (1,000,000 by default); each 100 entries count as one more call in the `read` rate limit. All or nothing. An account's uploads and removals are taken one at a time: another sent while one is at work is answered 429 before its body is read.
          */
         put: operations["addSuppressions"];
         post?: never;
         /**
          * Removes the entries sent
-         * @description Removes the entries sent from the suppression list; entries that were not there are ignored.
+         * @description Removes the entries sent from the suppression list; entries that were not there are ignored. All or nothing; one upload or removal of an account at a time (another answers 429).
          */
         delete: operations["removeSuppressions"];
         options?: never;

@@ -6,6 +6,7 @@ import {
   createDatabase,
   deleteAccount,
   removeSuppressions,
+  SUPPRESSION_CHUNK,
   type Database,
 } from '../src';
 import { buildAccount } from '../../../test/factories';
@@ -67,5 +68,31 @@ describe('kept suppression counts', () => {
     expect((await deleteAccount(db, accountId)).outcome).toBe('deleted');
     const { rows } = await db.sql.query('SELECT 1 FROM suppression_counts WHERE account_id = $1', [accountId]);
     expect(rows).toEqual([]);
+  });
+
+  it('when a change spans chunks, then it is all or nothing: a cap crossed in a later chunk, or a failure between chunks, stores none of it', async () => {
+    const { accountId } = await buildAccount(db, { credits: 0 });
+    await addSuppressions(db, accountId, entries('domain', 0, 100));
+    const between = jest.fn(() => Promise.resolve());
+    // 2,500 new entries: three statements; the cap (2,200) is crossed in the third.
+    const three = entries('email', 0, 2 * SUPPRESSION_CHUNK + SUPPRESSION_CHUNK / 2);
+    expect(await addSuppressionsWithin(db, accountId, three, 2_200, between)).toEqual({ overLimit: { held: 100, fresh: 2_500 } });
+    expect(between).toHaveBeenCalledTimes(3);
+    expect(await countSuppressions(db, accountId)).toEqual({ domain: 100, email: 0, phone: 0 });
+    expect(await counted(accountId)).toEqual({ domain: 100, email: 0, phone: 0 });
+
+    let calls = 0;
+    const failing = () => (++calls === 3 ? Promise.reject(new Error('client gone')) : Promise.resolve());
+    await expect(addSuppressionsWithin(db, accountId, three, 10_000, failing)).rejects.toThrow('client gone');
+    await expect(removeSuppressions(db, accountId, entries('domain', 0, 100).concat(three), ((calls = 0), failing))).rejects.toThrow(
+      'client gone',
+    );
+    expect(await counted(accountId)).toEqual({ domain: 100, email: 0, phone: 0 });
+
+    expect(await addSuppressionsWithin(db, accountId, [...three, ...entries('domain', 50, 100)], 10_000, between)).toEqual({
+      added: 2_550,
+    });
+    expect(await countSuppressions(db, accountId)).toEqual(await counted(accountId));
+    expect(await countSuppressions(db, accountId)).toEqual({ domain: 150, email: 2_500, phone: 0 });
   });
 });

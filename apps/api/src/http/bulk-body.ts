@@ -1,5 +1,6 @@
 import express, { type Request, type RequestHandler } from 'express';
 import { errors } from '@leadgen/domain';
+import { authenticatedAccount } from './authenticate';
 import { unreadableJson } from './json-body';
 
 /**
@@ -22,9 +23,40 @@ export function bulkJsonBody(limitBytes: number): RequestHandler {
       next(errors.unsupportedMediaType());
       return;
     }
+    const accountId = authenticatedAccount(res.locals)?.id;
+    if (accountId !== undefined) {
+      if (BULK_AT_WORK.has(accountId)) {
+        next(
+          errors.rateLimited(
+            BUSY_RETRY_AFTER_SECONDS,
+            'an upload of this account is being handled already; retry when it has been answered',
+          ),
+        );
+        return;
+      }
+      BULK_AT_WORK.add(accountId);
+      let done = false;
+      const free = () => {
+        if (done) return;
+        done = true;
+        BULK_AT_WORK.delete(accountId);
+      };
+      res.once('finish', free);
+      res.once('close', free);
+    }
     read(req, res, next);
   };
 }
+
+/**
+ * The accounts with a bulk body being read or handled in this process: one at a time each, refused before its bytes
+ * are read (issue 31, finding 3; decision 035 amended). Before, an account's second upload was read whole (megabytes)
+ * and then refused because its first was still being parsed; as the first is now written at a pace (it yields to other
+ * accounts' requests), that window is seconds long. The answer comes before the body is read, so it closes the
+ * connection lingering (unread-body.ts): the refused upload costs its first few hundred kB, not all of it.
+ */
+const BULK_AT_WORK = new Set<string>();
+const BUSY_RETRY_AFTER_SECONDS = 2;
 
 /** The bytes bulkJsonBody kept (none for a request without a body). */
 export function bulkBodyBytes(req: Request): Buffer {

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { EncodedSuppressions } from '@leadgen/db';
+import type { EncodedChunk, EncodedSuppressions } from '@leadgen/db';
 import { errors, SUPPRESSION_UPLOAD_LIMIT, type FieldProblem } from '@leadgen/domain';
 import { logger } from '@leadgen/logger';
 import { MAX_JSON_DEPTH, SHAPE_ERROR_TYPES } from '../../http/json-body';
@@ -20,7 +20,7 @@ export type ParseRequest =
 export type ParseReply = { id: number } & (
   | { outcome: 'measured'; entries: number }
   | { outcome: 'shape'; problem: Exclude<JsonShapeProblem, null> }
-  | { outcome: 'entries'; count: number; kinds: string; values: string }
+  | { outcome: 'entries'; count: number; chunks: EncodedChunk[] }
   | { outcome: 'malformed' }
   | { outcome: 'invalid'; problems: FieldProblem[] }
   | { outcome: 'failed'; message: string }
@@ -103,7 +103,7 @@ class UploadParser {
       case 'measured':
         throw new Error('suppression upload measured, not read');
       case 'entries':
-        return { count: reply.count, kinds: reply.kinds, values: reply.values };
+        return { count: reply.count, chunks: reply.chunks };
       case 'malformed':
         throw errors.malformedJson();
       case 'invalid':
