@@ -1,5 +1,6 @@
 import { newId } from '@leadgen/domain';
 import { sqlOf, type Database, type Queryable } from './client';
+import { dropWeeksPast } from './partitions';
 import type { ReadSide } from './read-replica';
 
 // The audit trail (decision 019): cold paths, one statement each. A summary holds ids, counts and
@@ -131,23 +132,7 @@ export async function purgeAuditEvents(
 ): Promise<AuditPurgeReport> {
   const batch = options.batch ?? 5_000;
   const now = options.now ?? null;
-  const report: AuditPurgeReport = { events: 0, partitions: [], lockTimedOut: false };
-  for (;;) {
-    let dropped: string | null = null;
-    try {
-      const { rows } = await db.sql.query<{ dropped: string | null }>(
-        `SELECT drop_partition_past('audit_events', COALESCE($2::timestamptz, now()) - make_interval(days => $1)) AS dropped`,
-        [days, now],
-      );
-      dropped = rows[0]!.dropped;
-    } catch (error) {
-      // lock_not_available: the next run tries again, and the batches below still run
-      if ((error as { code?: string }).code !== '55P03') throw error;
-      report.lockTimedOut = true;
-    }
-    if (!dropped) break;
-    report.partitions.push(dropped);
-  }
+  const report: AuditPurgeReport = { events: 0, ...(await dropWeeksPast(db, 'audit_events', days, now)) };
   for (;;) {
     const client = await db.sql.connect();
     let deleted: number;

@@ -50,3 +50,34 @@ export async function ensureWeeklyPartitions(db: Database, weeksAhead = PARTITIO
   if (failure) throw failure instanceof Error ? failure : new Error(String(failure));
   return created;
 }
+
+/**
+ * Drops, oldest first, each weekly partition of `table` all of whose rows are older than `days` before `now` (the
+ * database's now when null), as drop_partition_past.sql allows (it keeps a week that must stay, and webhook_deliveries'
+ * week goes with its attempts'): the disk is freed at once. A week whose lock was not had in time
+ * (lock_not_available) ends the drops for this run with `lockTimedOut`: the next run tries again, and the caller's
+ * row-by-row batches still run.
+ */
+export async function dropWeeksPast(
+  db: Database,
+  table: 'audit_events' | 'webhook_deliveries',
+  days: number,
+  now: Date | null,
+): Promise<{ partitions: string[]; lockTimedOut: boolean }> {
+  const dropped = { partitions: [] as string[], lockTimedOut: false };
+  for (;;) {
+    try {
+      const { rows } = await db.sql.query<{ dropped: string | null }>(
+        `SELECT drop_partition_past($3, COALESCE($2::timestamptz, now()) - make_interval(days => $1)) AS dropped`,
+        [days, now, table],
+      );
+      const name = rows[0]!.dropped;
+      if (!name) return dropped;
+      dropped.partitions.push(name);
+    } catch (error) {
+      if ((error as { code?: string }).code !== '55P03') throw error;
+      dropped.lockTimedOut = true;
+      return dropped;
+    }
+  }
+}

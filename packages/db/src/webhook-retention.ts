@@ -1,4 +1,5 @@
 import type { Database } from './client';
+import { dropWeeksPast } from './partitions';
 
 // WEBHOOK_DELIVERY_RETENTION_DAYS (issue 39, decision 053): a delivery is kept that many days after it was created,
 // with its attempts (webhook_attempts' foreign key cascades), then deleted by the workers' hourly sweep; its listing
@@ -30,23 +31,7 @@ export async function purgeWebhookDeliveries(
 ): Promise<WebhookDeliveryPurgeReport> {
   const batch = options.batch ?? 1_000;
   const now = options.now ?? null;
-  const report: WebhookDeliveryPurgeReport = { deliveries: 0, partitions: [], lockTimedOut: false };
-  for (;;) {
-    let dropped: string | null = null;
-    try {
-      const { rows } = await db.sql.query<{ dropped: string | null }>(
-        `SELECT drop_partition_past('webhook_deliveries', COALESCE($2::timestamptz, now()) - make_interval(days => $1)) AS dropped`,
-        [days, now],
-      );
-      dropped = rows[0]!.dropped;
-    } catch (error) {
-      // lock_not_available: the next run tries again, and the batches below still run
-      if ((error as { code?: string }).code !== '55P03') throw error;
-      report.lockTimedOut = true;
-    }
-    if (!dropped) break;
-    report.partitions.push(dropped);
-  }
+  const report: WebhookDeliveryPurgeReport = { deliveries: 0, ...(await dropWeeksPast(db, 'webhook_deliveries', days, now)) };
   for (;;) {
     const { rowCount } = await db.sql.query(
       `DELETE FROM webhook_deliveries d

@@ -117,28 +117,8 @@ END
 $$;
 --! commit
 
--- (pg_temp.lock_webhook_tables: as in section 1, for this transaction's session)
-CREATE OR REPLACE FUNCTION pg_temp.lock_webhook_tables(with_referenced BOOLEAN) RETURNS void LANGUAGE plpgsql AS $f$
-DECLARE
-  v_tries INTEGER := 0;
-BEGIN
-  PERFORM set_config('lock_timeout', '200ms', true);
-  LOOP
-    BEGIN
-      LOCK TABLE "webhook_deliveries", "webhook_attempts" IN ACCESS EXCLUSIVE MODE;
-      IF with_referenced THEN
-        LOCK TABLE "accounts", "webhook_endpoints", "jobs", "batches", "monitors" IN SHARE ROW EXCLUSIVE MODE;
-      END IF;
-      PERFORM set_config('lock_timeout', '5s', true);
-      RETURN;
-    EXCEPTION WHEN lock_not_available THEN
-      v_tries := v_tries + 1;
-      IF v_tries >= 50 THEN RAISE; END IF;
-      PERFORM pg_sleep(0.05 + random() * 0.1);
-    END;
-  END LOOP;
-END
-$f$;
+-- (pg_temp.lock_webhook_tables: defined at the top of the file, which the main transaction runs too, on the
+-- migrator's one session)
 
 -- 4. the partitioned parents, the old heaps attached to them as <table>_legacy, and the first two weeks' partitions
 DO $$

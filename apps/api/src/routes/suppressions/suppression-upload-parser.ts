@@ -9,8 +9,8 @@ import type { JsonShapeLimits, JsonShapeProblem } from '../../http/json-shape';
 
 /**
  * Reads suppression uploads off the event loop (issue 31, finding 3; decision 035): one thread per API process,
- * started on the first upload and stopped after a minute without one. An account has one upload read at a time
- * in a process, and the thread a few waiting, so an account sending many cannot hold the others' uploads for long
+ * started on the first upload and stopped after a minute without one. An account has one upload at work at a time
+ * in a process (bulk-body.ts refuses its second before reading it), and the thread a few waiting, so an account sending many cannot hold the others' uploads for long
  * either; what waits beyond that is answered 429 at once. The event loop only copies the bytes in and two strings
  * out: another account's request waits for neither the parse nor the validation.
  */
@@ -56,7 +56,6 @@ class UploadParser {
   private thread: Worker | null = null;
   private nextId = 0;
   private readonly pending = new Map<number, { resolve: (reply: ParseReply) => void; reject: (error: Error) => void }>();
-  private readonly reading = new Set<string>();
   private idleTimer: NodeJS.Timeout | null = null;
 
   /**
@@ -64,36 +63,28 @@ class UploadParser {
    * receives the most entries the bytes can hold (their commas, plus one: commas inside strings only raise it, at
    * the sender's cost) before anything is parsed; if it throws (429), nothing is.
    */
-  async parse(accountId: string, bytes: Buffer, charge: (entries: number) => Promise<void>): Promise<EncodedSuppressions> {
-    if (this.reading.has(accountId)) {
-      throw errors.rateLimited(RETRY_AFTER_SECONDS, 'an upload of this account is being read already; retry when it has been answered');
-    }
+  async parse(bytes: Buffer, charge: (entries: number) => Promise<void>): Promise<EncodedSuppressions> {
     if (this.pending.size >= WAITING_AT_MOST) {
       throw errors.rateLimited(RETRY_AFTER_SECONDS, 'uploads of other accounts are being read; retry shortly');
     }
-    this.reading.add(accountId);
-    try {
-      const owned = ownMemory(bytes);
-      const id = (this.nextId += 1);
-      const measured = await this.send({ step: 'measure', id, bytes: owned, limits: LIMITS }, [owned]);
-      if (measured.outcome !== 'measured') return this.answer(measured);
-      if (measured.entries > SUPPRESSION_UPLOAD_LIMIT) {
-        // More commas than an upload may hold entries: almost surely refused once read (400, naming the limit), which
-        // tells the sender more than a 429 would; read first (off the loop, one at a time per account), charge after.
-        const read = this.answer(await this.send({ step: 'read', id }));
-        await charge(read.count);
-        return read;
-      }
-      try {
-        await charge(measured.entries);
-      } catch (error) {
-        this.thread?.postMessage({ step: 'drop', id } satisfies ParseRequest);
-        throw error;
-      }
-      return this.answer(await this.send({ step: 'read', id }));
-    } finally {
-      this.reading.delete(accountId);
+    const owned = ownMemory(bytes);
+    const id = (this.nextId += 1);
+    const measured = await this.send({ step: 'measure', id, bytes: owned, limits: LIMITS }, [owned]);
+    if (measured.outcome !== 'measured') return this.answer(measured);
+    if (measured.entries > SUPPRESSION_UPLOAD_LIMIT) {
+      // More commas than an upload may hold entries: almost surely refused once read (400, naming the limit), which
+      // tells the sender more than a 429 would; read first (off the loop, one at a time per account), charge after.
+      const read = this.answer(await this.send({ step: 'read', id }));
+      await charge(read.count);
+      return read;
     }
+    try {
+      await charge(measured.entries);
+    } catch (error) {
+      this.thread?.postMessage({ step: 'drop', id } satisfies ParseRequest);
+      throw error;
+    }
+    return this.answer(await this.send({ step: 'read', id }));
   }
 
   private answer(reply: ParseReply): EncodedSuppressions {

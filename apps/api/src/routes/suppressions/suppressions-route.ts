@@ -41,9 +41,7 @@ function changeSuppressionsRoute(deps: ApiDependencies, change: 'added' | 'remov
     // Measured, parsed, checked and normalised on a thread of its own (suppression-upload-parser.ts), not the event
     // loop; weighted by what it may write (each ROWS_PER_UNIT, 100, entries cost one more call of the read limit), charged once
     // measured and before it is parsed: over the limit, 429 and it never is (issue 31, finding 3).
-    const entries = await suppressionUploads.parse(account.id, bulkBodyBytes(req), (ceiling) =>
-      chargeRateLimit(res, costOfEntries(ceiling)),
-    );
+    const entries = await suppressionUploads.parse(bulkBodyBytes(req), (ceiling) => chargeRateLimit(res, costOfEntries(ceiling)));
     // Written up to SUPPRESSION_CHUNK entries a statement in one transaction (all or nothing), yielding before each
     // while another request is in flight or the loop is late, then CONTENDED_CHUNK (100) a statement for a second, as
     // a download does (decision 049): a 100,000-entry upload in one statement held a backend's core, and the other
