@@ -402,7 +402,7 @@ describeWithBouncer('components/pgbouncer under the real pgbouncer', () => {
     expect(await backendPid(a)).toBe(first);
     expect(await backendPid(b)).not.toBe(first);
     await a.query('COMMIT');
-    // Back in the pool at COMMIT: two server connections at most were opened for the two clients.
+    // Back in the pool at COMMIT: A's next statement and then B's get it again (the most recently released server).
     expect([first, await backendPid(a), await backendPid(b)]).toEqual([first, first, first]);
   });
 
