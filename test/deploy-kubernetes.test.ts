@@ -22,7 +22,9 @@ const describeRendered = hasKubectl || process.env.CI ? describe : describe.skip
 // The machines (CI's too) have kubectl; one without it cannot render, and says so (CI fails instead).
 const docs = hasKubectl || process.env.CI ? renderOverlay('example') : [];
 const byKind = (kind: string) => docs.filter((d) => d.kind === kind);
-const deployments = byKind('Deployment');
+/** The fleet's own objects (`app.kubernetes.io/name: leadgen`), not PgBouncer's (components/pgbouncer, deploy-pgbouncer.test.ts). */
+const isLeadgen = (d: Doc) => d.metadata.labels?.['app.kubernetes.io/name'] === 'leadgen';
+const deployments = byKind('Deployment').filter(isLeadgen);
 const podSpecs = [...deployments, ...byKind('Job')].map((d) => ({ name: d.metadata.name as string, spec: d.spec.template.spec as Doc }));
 
 /**
@@ -86,13 +88,15 @@ describeRendered('deploy/kubernetes (example overlay)', () => {
     ]);
     expect(byKind('Service').map((d) => d.metadata.name)).toEqual([
       'leadgen-api',
+      'leadgen-pgbouncer',
       'leadgen-webhooks-ops',
       'leadgen-worker-google-maps-ops',
       'leadgen-worker-linkedin-ops',
       'leadgen-worker-shopify-ops',
     ]);
     expect(byKind('Job').map((d) => d.metadata.name)).toEqual(['leadgen-migrate']);
-    expect(byKind('PodDisruptionBudget')).toHaveLength(5);
+    // The fleet's five and PgBouncer's.
+    expect(byKind('PodDisruptionBudget')).toHaveLength(6);
     expect(byKind('ScaledObject')).toHaveLength(4);
     expect(docs.every((d) => d.kind === 'Namespace' || d.metadata.namespace === 'leadgen')).toBe(true);
     expect(deployments.find((d) => d.metadata.name === 'leadgen-api')!.spec.replicas).toBe(3);
@@ -240,7 +244,9 @@ describeRendered.each([
 ] as const)('the %s overlay', (overlay, topology) => {
   const rendered = hasKubectl || process.env.CI ? renderOverlay(overlay) : [];
   const scalers = rendered.filter((d) => d.kind === 'ScaledObject');
-  const workers = rendered.filter((d) => d.kind === 'Deployment' && processOf(d.spec.template.spec.containers[0]) === 'worker');
+  const workers = rendered.filter(
+    (d) => d.kind === 'Deployment' && isLeadgen(d) && processOf(d.spec.template.spec.containers[0]) === 'worker',
+  );
 
   it(`when its workers are read, then they reach Redis through ${topology}, and each scaler watches its queue's own lists with a ${overlay} trigger`, () => {
     expect(workers.length).toBe(SOURCES.length + 1);
@@ -286,14 +292,22 @@ describeRendered('deploy/kubernetes secrets: each process gets only the variable
     'when overlay %s is rendered, then every pod takes from the Secret exactly the keys its process reads, none the whole Secret',
     (overlay) => {
       const rendered = renderOverlay(overlay);
-      const workloads = rendered.filter((d) => d.kind === 'Deployment' || d.kind === 'Job');
+      const workloads = rendered.filter((d) => (d.kind === 'Deployment' || d.kind === 'Job') && isLeadgen(d));
       expect(workloads).toHaveLength(6);
       for (const workload of workloads) {
         const container = workload.spec.template.spec.containers[0];
         const process = processOfContainer(container);
-        const given = (container.env ?? []).filter((e: Doc) => e.valueFrom?.secretKeyRef).map((e: Doc) => e.valueFrom.secretKeyRef.key);
+        const fromSecret = (container.env ?? []).filter((e: Doc) => e.valueFrom?.secretKeyRef);
+        const given = fromSecret.map((e: Doc) => e.name);
         const name = workload.metadata.name;
         expect({ name, given }).toEqual({ name, given: secretVariablesOf(process).map((v) => v.name) });
+        // Each variable from its own key, but the API's and the workers' DATABASE_URL, which components/pgbouncer
+        // takes from DATABASE_PGBOUNCER_URL (the migrations Job keeps PostgreSQL's own).
+        const viaPgBouncer = (e: Doc) => e.name === 'DATABASE_URL' && process.kind !== 'migrate';
+        expect({ name, keys: fromSecret.map((e: Doc) => e.valueFrom.secretKeyRef.key) }).toEqual({
+          name,
+          keys: fromSecret.map((e: Doc) => (viaPgBouncer(e) ? 'DATABASE_PGBOUNCER_URL' : e.name)),
+        });
         expect({ name, whole: (container.envFrom ?? []).filter((f: Doc) => f.secretRef) }).toEqual({ name, whole: [] });
       }
       const byName = (name: string) => workloads.find((w) => w.metadata.name === name)!.spec.template.spec.containers[0];
@@ -313,10 +327,18 @@ describeRendered('deploy/kubernetes secrets: each process gets only the variable
     },
   );
 
-  it('when the example secrets.env is read, then each of its keys is a secret variable some pod is given', () => {
+  it('when the example secrets.env is read, then each of its keys is a secret variable, or a key of the Secret some pod is given', () => {
     const example = readEnvFile(readFileSync(path.join(KUBERNETES, 'overlays/example/secrets.env.example'), 'utf8'));
     const secretNames = VARIABLES.filter((v) => v.options.secret).map((v) => v.name);
-    expect(Object.keys(example).filter((key) => !secretNames.includes(key))).toEqual([]);
+    // DATABASE_PGBOUNCER_URL: the key components/pgbouncer gives the API and the workers as DATABASE_URL.
+    const keysGiven = new Set(
+      docs
+        .filter((d) => d.kind === 'Deployment' || d.kind === 'Job')
+        .flatMap((d) => [...(d.spec.template.spec.initContainers ?? []), ...d.spec.template.spec.containers])
+        .flatMap((c: Doc) => (c.env ?? []).flatMap((e: Doc) => (e.valueFrom?.secretKeyRef ? [e.valueFrom.secretKeyRef.key] : []))),
+    );
+    expect(Object.keys(example).filter((key) => !secretNames.includes(key) && !keysGiven.has(key))).toEqual([]);
+    expect(Object.keys(example)).toContain('DATABASE_PGBOUNCER_URL');
     expect(Object.keys(example)).toContain('DATABASE_URL');
   });
 });
@@ -458,7 +480,7 @@ describeRendered('deploy/kubernetes scraping', () => {
       );
   });
 
-  const deployments = rendered.filter((d) => d.kind === 'Deployment');
+  const deployments = rendered.filter((d) => d.kind === 'Deployment' && isLeadgen(d));
 
   it('when Prometheus reads the pod annotations, then each names the operations port its process listens on', () => {
     for (const deployment of deployments) {
