@@ -45,6 +45,24 @@ const integer = (value: number) => {
   return String(value);
 };
 
+/** The export's filters on jobs (the same for the keyset chunks, the ranges and the jobs listed to cut them). */
+function jobFilters(accountId: string, filter: LeadFilter): string {
+  return `j.account_id = ${literal(accountId)}
+       ${filter.source ? `AND j.source::text = ${literal(filter.source)}` : ''}
+       ${filter.jobId ? `AND j.id = ${literal(filter.jobId)}` : ''}
+       ${filter.createdAfter ? `AND j.created_at >= ${timestamp(filter.createdAfter)}` : ''}
+       ${filter.createdBefore ? `AND j.created_at < ${timestamp(filter.createdBefore)}` : ''}`;
+}
+
+/** Leads strictly after `after` (the index's bound on created_at first, then the row comparison). */
+function leadsAfter(after: LeadKeyset | null): string {
+  if (!after) return '';
+  const since = timestamp(after.jobCreatedAt);
+  return `AND j.created_at >= ${since} AND (j.created_at, j.id, l.position) > (${since}, ${literal(after.jobId)}, ${integer(after.position)})`;
+}
+
+const ACCOUNT_LEADS_FROM = `FROM jobs j JOIN leads l ON l.job_id = j.id AND l.job_created_at IN ('-infinity', j.created_at)`;
+
 /**
  * The account's leads after `after`, oldest job first (ACCOUNT_LEADS of lead-listing.ts, the same walk through
  * jobs(account_id, created_at) and leads(job_id, position)). COPY takes no bind parameters: the values are literals.
@@ -58,19 +76,79 @@ export function copyAccountLeads(
   format: ExportLineFormat,
   pace?: CopyPace,
 ): Promise<ExportChunk> {
-  const since = timestamp(after?.jobCreatedAt ?? null);
   return copyChunk(
     db,
     `SELECT ${lineOf(format)}, ${iso('j.created_at')}, j.id, l.position
-     FROM jobs j JOIN leads l ON l.job_id = j.id AND l.job_created_at IN ('-infinity', j.created_at)
-     WHERE j.account_id = ${literal(accountId)}
-       ${filter.source ? `AND j.source::text = ${literal(filter.source)}` : ''}
-       ${filter.jobId ? `AND j.id = ${literal(filter.jobId)}` : ''}
-       ${filter.createdAfter ? `AND j.created_at >= ${timestamp(filter.createdAfter)}` : ''}
-       ${filter.createdBefore ? `AND j.created_at < ${timestamp(filter.createdBefore)}` : ''}
-       ${after ? `AND j.created_at >= ${since} AND (j.created_at, j.id, l.position) > (${since}, ${literal(after.jobId)}, ${integer(after.position)})` : ''}
+     ${ACCOUNT_LEADS_FROM}
+     WHERE ${jobFilters(accountId, filter)}
+       ${leadsAfter(after)}
      ORDER BY j.created_at, j.id, l.position
      LIMIT ${integer(limit)}`,
+    pace,
+  );
+}
+
+/** A job's place in the account's export, and about how many leads it holds (for sizing ranges only). */
+export interface ExportJobKey {
+  jobCreatedAt: Date;
+  jobId: string;
+  /** delivered_count less erased leads, 0 once expired: an estimate (a running job gains leads meanwhile) */
+  leads: number;
+}
+
+/** A position above any lead's: a keyset at the end of a whole job. */
+export const AFTER_WHOLE_JOB = 2_147_483_647;
+
+/**
+ * The export's next `limit` jobs, in its order: those after (created_at, id) of `after`, or from `after`'s job when
+ * `fromItsJob` (a keyset inside a job: that job's later leads are still to come). Issue 39: a chunk of the account's
+ * export is a range of whole jobs, cut from these by their counts, so the next range's bounds are known before the
+ * leads of this one are read.
+ */
+export async function accountExportJobs(
+  db: ReadSide,
+  accountId: string,
+  filter: LeadFilter,
+  after: { jobCreatedAt: Date; jobId: string } | null,
+  fromItsJob: boolean,
+  limit: number,
+): Promise<ExportJobKey[]> {
+  const since = after ? timestamp(after.jobCreatedAt) : null;
+  const { rows } = await db.sql.query<{ created: string; id: string; leads: number }>(
+    `SELECT ${iso('j.created_at')} AS created, j.id,
+            CASE WHEN j.leads_expired_at IS NULL THEN greatest(j.delivered_count - j.leads_erased, 0) ELSE 0 END AS leads
+     FROM jobs j
+     WHERE ${jobFilters(accountId, filter)}
+       ${after ? `AND j.created_at >= ${since} AND (j.created_at, j.id) ${fromItsJob ? '>=' : '>'} (${since}, ${literal(after.jobId)})` : ''}
+     ORDER BY j.created_at, j.id
+     LIMIT ${integer(limit)}`,
+  );
+  return rows.map((r) => ({ jobCreatedAt: new Date(r.created), jobId: r.id, leads: Number(r.leads) }));
+}
+
+/**
+ * The account's leads after `after` up to the end of job `through` (inclusive), whole: a range of jobs (issue 39),
+ * no LIMIT (a job's leads are bounded by its maxResults). The same walk, order and lines as copyAccountLeads: a
+ * range's lines are exactly the keyset chunks' lines over the same span.
+ */
+export function copyAccountRange(
+  db: ReadSide,
+  accountId: string,
+  filter: LeadFilter,
+  after: LeadKeyset | null,
+  through: { jobCreatedAt: Date; jobId: string },
+  format: ExportLineFormat,
+  pace?: CopyPace,
+): Promise<ExportChunk> {
+  const until = timestamp(through.jobCreatedAt);
+  return copyChunk(
+    db,
+    `SELECT ${lineOf(format)}, ${iso('j.created_at')}, j.id, l.position
+     ${ACCOUNT_LEADS_FROM}
+     WHERE ${jobFilters(accountId, filter)}
+       ${leadsAfter(after)}
+       AND j.created_at <= ${until} AND (j.created_at, j.id) <= (${until}, ${literal(through.jobId)})
+     ORDER BY j.created_at, j.id, l.position`,
     pace,
   );
 }
