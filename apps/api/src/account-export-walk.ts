@@ -57,6 +57,9 @@ const EMPTY: ExportChunk = { lines: [], rows: 0, bytes: 0, last: null };
 
 export class AccountExportWalk {
   private readonly queue: Promise<ExportChunk>[] = [];
+  /** settles once the last read launched has its pooled connection (or has failed to get one) */
+  private connected: Promise<void> = Promise.resolve();
+  private markConnected: () => void = () => undefined;
   /** where the next read starts (null: the start); a promise while a keyset chunk, whose last lead it is, is read */
   private lo: Promise<LeadKeyset | null | typeof END>;
   /** jobs after lo, listed and not yet given to a range */
@@ -81,8 +84,8 @@ export class AccountExportWalk {
   /** The next part in order; an empty one at the end. */
   async next(): Promise<ExportChunk> {
     for (;;) {
-      if (this.stopped) return EMPTY;
-      if (this.queue.length === 0 && !(await this.launch(null))) return EMPTY;
+      // Reads launched are handed out even once stopped: a failed one must fail the export, never end it short.
+      if (this.queue.length === 0 && (this.stopped || !(await this.launch(null)))) return EMPTY;
       const head = this.queue.shift()!;
       // Read ahead while this one is read: launch decides (the pace) whether it runs beside it or after it.
       if (this.queue.length < READ_AHEAD - 1) await this.launch(head);
@@ -102,6 +105,9 @@ export class AccountExportWalk {
    * flight this one may run beside (only when the pace answers full: nothing waits).
    */
   private async launch(beside: Promise<ExportChunk> | null): Promise<boolean> {
+    // The read beside must hold its connection first: while it waits for one, the pool's waiting count (which the
+    // pace reads as someone else waiting) would be this export's own.
+    await this.connected;
     const size = await this.pace.chunk(this.full);
     if (this.stopped) return false;
     // While anything waits: one read at a time, as before.
@@ -109,7 +115,7 @@ export class AccountExportWalk {
     const lo = await this.lo;
     if (this.stopped || lo === END) return false;
     if (size < this.full) {
-      const read = copyAccountLeads(this.db, this.accountId, this.filter, lo, size, this.format, this.pace.pace);
+      const read = copyAccountLeads(this.db, this.accountId, this.filter, lo, size, this.format, this.pace.pace, this.connecting());
       // A keyset chunk's successor starts after its last lead; an empty chunk is the end.
       this.lo = read.then(
         (chunk) => chunk.last ?? END,
@@ -125,7 +131,7 @@ export class AccountExportWalk {
       this.lo = Promise.resolve(END);
       return false;
     }
-    const read = copyAccountRange(this.db, this.accountId, this.filter, lo, through, this.format, this.pace.pace);
+    const read = copyAccountRange(this.db, this.accountId, this.filter, lo, through, this.format, this.pace.pace, this.connecting());
     this.lo = Promise.resolve({ jobCreatedAt: through.jobCreatedAt, jobId: through.jobId, position: AFTER_WHOLE_JOB });
     this.track(read, 'range');
     return true;
@@ -152,13 +158,24 @@ export class AccountExportWalk {
     }
   }
 
+  /** The `connected` callback of the read about to launch. */
+  private connecting(): () => void {
+    let done!: () => void;
+    this.connected = new Promise((resolve) => (done = resolve));
+    this.markConnected = done;
+    return done;
+  }
+
   private track(read: Promise<ExportChunk>, kind: ExportRead['kind']): void {
     this.inFlight += 1;
     exportWalkEvents.emit('read', { kind, inFlight: this.inFlight } satisfies ExportRead);
     const settled = () => {
       this.inFlight -= 1;
     };
-    read.then(settled, () => {
+    // Also settled when the read ends without a connection (it failed to get one): nothing waits for it then.
+    const connected = this.markConnected;
+    void read.then(connected, connected);
+    void read.then(settled, () => {
       settled();
       // A failed read ends the export (the caller sees it in order); nothing more starts.
       this.stop();

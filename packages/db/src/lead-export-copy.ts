@@ -75,6 +75,7 @@ export function copyAccountLeads(
   limit: number,
   format: ExportLineFormat,
   pace?: CopyPace,
+  connected?: () => void,
 ): Promise<ExportChunk> {
   return copyChunk(
     db,
@@ -85,6 +86,7 @@ export function copyAccountLeads(
      ORDER BY j.created_at, j.id, l.position
      LIMIT ${integer(limit)}`,
     pace,
+    connected,
   );
 }
 
@@ -139,6 +141,7 @@ export function copyAccountRange(
   through: { jobCreatedAt: Date; jobId: string },
   format: ExportLineFormat,
   pace?: CopyPace,
+  connected?: () => void,
 ): Promise<ExportChunk> {
   const until = timestamp(through.jobCreatedAt);
   return copyChunk(
@@ -150,6 +153,7 @@ export function copyAccountRange(
        AND j.created_at <= ${until} AND (j.created_at, j.id) <= (${until}, ${literal(through.jobId)})
      ORDER BY j.created_at, j.id, l.position`,
     pace,
+    connected,
   );
 }
 
@@ -180,8 +184,10 @@ export function copyResultSetLeads(
 // and each field's 32-bit length and bytes, then -1 (https://www.postgresql.org/docs/15/sql-copy.html, "Binary Format").
 const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
 
-async function copyChunk(db: ReadSide, select: string, pace?: CopyPace): Promise<ExportChunk> {
+/** `connected`: called once the chunk has its pooled connection (a read beside it must not count it as a waiter). */
+async function copyChunk(db: ReadSide, select: string, pace?: CopyPace, connected?: () => void): Promise<ExportChunk> {
   const client = await db.sql.connect();
+  connected?.();
   try {
     // No JIT: a chunk's plan is cheap to run but its estimated cost (thousands of rows, each a long expression) would
     // set off JIT compilation, seconds a chunk. No Sort node: the chunk must walk jobs(account_id, created_at) and
