@@ -4,6 +4,7 @@ import {
   accountExportJobs,
   copyAccountLeads,
   copyAccountRange,
+  type CopyHooks,
   type ExportChunk,
   type ExportJobKey,
   type ExportLineFormat,
@@ -68,6 +69,7 @@ export class AccountExportWalk {
   private listedThrough: ExportJobKey | null = null;
   private inFlight = 0;
   private stopped = false;
+  private readonly abort = new AbortController();
 
   constructor(
     private readonly db: ReadSide,
@@ -95,9 +97,14 @@ export class AccountExportWalk {
     }
   }
 
-  /** No read starts after this (the client went, or a read failed); those in flight end as they are. */
+  /**
+   * No read starts after this (the client went, or a read failed), and those in flight stop where they are (their
+   * COPY not read further, their connections closed): their parts are nobody's.
+   */
   stop(): void {
+    if (this.stopped) return;
     this.stopped = true;
+    this.abort.abort(new Error('export stopped'));
   }
 
   /**
@@ -115,7 +122,7 @@ export class AccountExportWalk {
     const lo = await this.lo;
     if (this.stopped || lo === END) return false;
     if (size < this.full) {
-      const read = copyAccountLeads(this.db, this.accountId, this.filter, lo, size, this.format, this.pace.pace, this.connecting());
+      const read = copyAccountLeads(this.db, this.accountId, this.filter, lo, size, this.format, this.pace.pace, this.hooks());
       // A keyset chunk's successor starts after its last lead; an empty chunk is the end.
       this.lo = read.then(
         (chunk) => chunk.last ?? END,
@@ -131,7 +138,7 @@ export class AccountExportWalk {
       this.lo = Promise.resolve(END);
       return false;
     }
-    const read = copyAccountRange(this.db, this.accountId, this.filter, lo, through, this.format, this.pace.pace, this.connecting());
+    const read = copyAccountRange(this.db, this.accountId, this.filter, lo, through, this.format, this.pace.pace, this.hooks());
     this.lo = Promise.resolve({ jobCreatedAt: through.jobCreatedAt, jobId: through.jobId, position: AFTER_WHOLE_JOB });
     this.track(read, 'range');
     return true;
@@ -158,12 +165,12 @@ export class AccountExportWalk {
     }
   }
 
-  /** The `connected` callback of the read about to launch. */
-  private connecting(): () => void {
+  /** The hooks of the read about to launch: its `connected` callback, the walk's signal. */
+  private hooks(): CopyHooks {
     let done!: () => void;
     this.connected = new Promise((resolve) => (done = resolve));
     this.markConnected = done;
-    return done;
+    return { connected: done, signal: this.abort.signal };
   }
 
   private track(read: Promise<ExportChunk>, kind: ExportRead['kind']): void {
@@ -177,8 +184,9 @@ export class AccountExportWalk {
     void read.then(connected, connected);
     void read.then(settled, () => {
       settled();
-      // A failed read ends the export (the caller sees it in order); nothing more starts.
-      this.stop();
+      // A failed read ends the export (the caller sees it in order, after the parts before it); nothing more starts.
+      // The reads still in flight are stopped by the caller's stop() once the export is cut.
+      this.stopped = true;
     });
     this.queue.push(read);
   }

@@ -194,6 +194,44 @@ describe('the account export read in ranges of whole jobs', () => {
   });
 });
 
+describe('an export whose client went', () => {
+  it('when the walk is stopped with two COPYs held mid-stream, then both end at once and their backends stop', async () => {
+    const { accountId } = await buildAccount(db, { credits: 0 });
+    await buildDeliveredJobs(db, accountId, 40, 100);
+    // The pace holds every COPY after its first block, forever: only the stop can end the reads.
+    let held = 0;
+    const pace: ExportPace = {
+      yields: 0,
+      pace: () => {
+        held += 1;
+        return new Promise<void>(() => undefined);
+      },
+      chunk: async (full) => full,
+      end: () => undefined,
+    };
+    const walk = new AccountExportWalk(db, accountId, NO_FILTER, null, 'csv', 2000, pace);
+    const first = walk.next();
+    for (let i = 0; i < 500 && held < 2; i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(held).toBe(2); // both ranges' COPYs have sent data and are held
+    walk.stop();
+    await expect(first).rejects.toThrow('export stopped');
+    await expect(walk.next()).rejects.toThrow('export stopped'); // the second range, stopped as well
+    expect((await walk.next()).rows).toBe(0); // and no read after them
+    // Their connections were closed, so their backends end the COPYs (no COPY of this account left running).
+    const running = async () =>
+      (
+        await db.sql.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE 'COPY (SELECT%' AND query LIKE $1 AND pid <> pg_backend_pid()`,
+          [`%${accountId}%`],
+        )
+      ).rows[0]!.n;
+    for (let i = 0; i < 200 && (await running()) > 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(await running()).toBe(0);
+    // The pool goes on (the closed connections were dropped, not handed out again).
+    expect((await db.sql.query<{ one: number }>('SELECT 1 AS one')).rows[0]!.one).toBe(1);
+  });
+});
+
 describe('leads delivered while the account is exported', () => {
   it('when leads are appended to jobs and a job is created mid-export, then none is doubled and each is in it iff its job had not been passed', async () => {
     const { accountId } = await buildAccount(db, { credits: 0 });

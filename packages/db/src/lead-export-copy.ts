@@ -75,7 +75,7 @@ export function copyAccountLeads(
   limit: number,
   format: ExportLineFormat,
   pace?: CopyPace,
-  connected?: () => void,
+  hooks?: CopyHooks,
 ): Promise<ExportChunk> {
   return copyChunk(
     db,
@@ -86,7 +86,7 @@ export function copyAccountLeads(
      ORDER BY j.created_at, j.id, l.position
      LIMIT ${integer(limit)}`,
     pace,
-    connected,
+    hooks,
   );
 }
 
@@ -141,7 +141,7 @@ export function copyAccountRange(
   through: { jobCreatedAt: Date; jobId: string },
   format: ExportLineFormat,
   pace?: CopyPace,
-  connected?: () => void,
+  hooks?: CopyHooks,
 ): Promise<ExportChunk> {
   const until = timestamp(through.jobCreatedAt);
   return copyChunk(
@@ -153,7 +153,7 @@ export function copyAccountRange(
        AND j.created_at <= ${until} AND (j.created_at, j.id) <= (${until}, ${literal(through.jobId)})
      ORDER BY j.created_at, j.id, l.position`,
     pace,
-    connected,
+    hooks,
   );
 }
 
@@ -184,11 +184,31 @@ export function copyResultSetLeads(
 // and each field's 32-bit length and bytes, then -1 (https://www.postgresql.org/docs/15/sql-copy.html, "Binary Format").
 const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
 
-/** `connected`: called once the chunk has its pooled connection (a read beside it must not count it as a waiter). */
-async function copyChunk(db: ReadSide, select: string, pace?: CopyPace, connected?: () => void): Promise<ExportChunk> {
+/** What a caller reading chunks beside each other needs (apps/api/src/account-export-walk.ts). */
+export interface CopyHooks {
+  /** called once the chunk has its pooled connection (a read beside it must not count it as a waiter of the pool) */
+  connected?: () => void;
+  /** stops the chunk where it is (the client went): its COPY is not read further and its connection is discarded */
+  signal?: AbortSignal;
+}
+
+async function copyChunk(db: ReadSide, select: string, pace?: CopyPace, hooks?: CopyHooks): Promise<ExportChunk> {
+  const signal = hooks?.signal;
+  signal?.throwIfAborted();
   const client = await db.sql.connect();
-  connected?.();
+  hooks?.connected?.();
+  // Aborted mid-COPY, the connection is still in COPY mode: it is closed (its backend ends its statement), not reused.
+  let discard = false;
+  let stop: (() => void) | null = null;
+  const stopped = signal
+    ? new Promise<never>((_, reject) => {
+        stop = () => reject(signal.reason instanceof Error ? signal.reason : new Error('export stopped'));
+        signal.addEventListener('abort', stop, { once: true });
+      })
+    : null;
+  stopped?.catch(() => undefined);
   try {
+    if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('export stopped');
     // No JIT: a chunk's plan is cheap to run but its estimated cost (thousands of rows, each a long expression) would
     // set off JIT compilation, seconds a chunk. No Sort node: the chunk must walk jobs(account_id, created_at) and
     // leads(job_id, position) in order under an Incremental Sort and stop at its LIMIT; the planner, misjudging the
@@ -197,20 +217,31 @@ async function copyChunk(db: ReadSide, select: string, pace?: CopyPace, connecte
     // behind PgBouncer too).
     await client.query('BEGIN; SET LOCAL jit = off; SET LOCAL enable_sort = off');
     const stream = client.query(copyTo(`COPY (${select}) TO STDOUT (FORMAT binary)`));
+    discard = signal !== undefined;
     const parser = new RowParser();
-    for await (const data of stream as AsyncIterable<Buffer>) {
-      parser.push(data);
+    const blocks = (stream as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
+    for (;;) {
+      const next = blocks.next();
+      // Stopped while a block is awaited: that read then fails (the connection closes) and is nobody's.
+      if (stopped) next.catch(() => undefined);
+      const block = stopped ? await Promise.race([next, stopped]) : await next;
+      if (block.done) break;
+      parser.push(block.value);
       // Not read while the pace holds it: PostgreSQL's backend blocks on send once the socket's buffers are full.
       const held = pace?.();
-      if (held) await held;
+      if (held) await (stopped ? Promise.race([held, stopped]) : held);
     }
+    discard = false;
     await client.query('COMMIT');
     return parser.chunk();
   } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
+    // A failed statement leaves the connection usable (ROLLBACK); only one stopped mid-COPY is closed.
+    discard = discard && signal?.aborted === true;
+    if (!discard) await client.query('ROLLBACK').catch(() => undefined);
     throw error;
   } finally {
-    client.release();
+    if (stop) signal?.removeEventListener('abort', stop);
+    client.release(discard ? new Error('export stopped mid-COPY') : undefined);
   }
 }
 
