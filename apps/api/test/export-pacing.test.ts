@@ -1,4 +1,5 @@
 import { exportPacing, CONTENDED_CHUNK, type ExportYield } from '../src/http/export-pacing';
+import { exportWalkEvents, type ExportRead } from '../src/account-export-walk';
 import { EventEmitter } from 'node:events';
 import { startWorld, type TestWorld } from '../../../test/harness';
 import { buildAccount, buildDeliveredJobs, type TestAccount } from '../../../test/factories';
@@ -22,17 +23,21 @@ describe('exports yield to other accounts’ requests', () => {
 
   const port = () => (world.api.server.address() as { port: number }).port;
 
-  /** The whole CSV download, with the yields and the chunk sizes the pacing chose meanwhile. */
+  /** The whole CSV download, with the yields and the reads (their kind, how many at once) the pacing chose meanwhile. */
   async function download() {
     const yields: ExportYield[] = [];
+    const reads: ExportRead[] = [];
     const onYield = (y: ExportYield) => yields.push(y);
+    const onRead = (r: ExportRead) => reads.push(r);
     exportPacing.on('yield', onYield);
+    exportWalkEvents.on('read', onRead);
     try {
       const res = await fetch(`http://127.0.0.1:${port()}/api/v1/leads?format=csv`, { headers: exporter.auth });
       const body = await res.text();
-      return { status: res.status, rows: body.split('\r\n').filter(Boolean).length - 1, yields };
+      return { status: res.status, rows: body.split('\r\n').filter(Boolean).length - 1, yields, reads };
     } finally {
       exportPacing.off('yield', onYield);
+      exportWalkEvents.off('read', onRead);
     }
   }
 
@@ -43,6 +48,9 @@ describe('exports yield to other accounts’ requests', () => {
     expect(alone.rows).toBe(LEADS);
     // A loaded machine may lag the event loop (a yield of reason `lag`); no request was in flight to yield to.
     expect(alone.yields.filter((y) => y.reason === 'requests')).toEqual([]);
+    // Issue 39: two ranges of whole jobs in flight at once (30 jobs of 100: two ranges of about 2,000 leads).
+    expect(alone.reads.some((r) => r.kind === 'range' && r.inFlight === 2)).toBe(true);
+    expect(alone.reads.every((r) => r.inFlight <= 2)).toBe(true);
   });
 
   it('when another account’s request is in flight, then the export pauses its COPY and reads small chunks until it ends, and delivers every lead', async () => {
@@ -67,6 +75,9 @@ describe('exports yield to other accounts’ requests', () => {
       for (const y of toRequests) expect(y.others).toBeGreaterThanOrEqual(1);
       // Paused inside a COPY too (its stream not read while the generate waits), not only between chunks.
       expect(toRequests.some((y) => y.at === 'copy')).toBe(true);
+      // One read at a time, each a small keyset chunk: never two COPYs while another request waits.
+      expect(contended.reads.length).toBeGreaterThanOrEqual(LEADS / CONTENDED_CHUNK);
+      expect(contended.reads.every((r) => r.kind === 'keyset' && r.inFlight === 1)).toBe(true);
       expect(exportPacing.others()).toBe(1); // still in flight: it was never the export's own request
     } finally {
       controller.abort();

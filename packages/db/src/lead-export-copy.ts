@@ -45,6 +45,24 @@ const integer = (value: number) => {
   return String(value);
 };
 
+/** The export's filters on jobs (the same for the keyset chunks, the ranges and the jobs listed to cut them). */
+function jobFilters(accountId: string, filter: LeadFilter): string {
+  return `j.account_id = ${literal(accountId)}
+       ${filter.source ? `AND j.source::text = ${literal(filter.source)}` : ''}
+       ${filter.jobId ? `AND j.id = ${literal(filter.jobId)}` : ''}
+       ${filter.createdAfter ? `AND j.created_at >= ${timestamp(filter.createdAfter)}` : ''}
+       ${filter.createdBefore ? `AND j.created_at < ${timestamp(filter.createdBefore)}` : ''}`;
+}
+
+/** Leads strictly after `after` (the index's bound on created_at first, then the row comparison). */
+function leadsAfter(after: LeadKeyset | null): string {
+  if (!after) return '';
+  const since = timestamp(after.jobCreatedAt);
+  return `AND j.created_at >= ${since} AND (j.created_at, j.id, l.position) > (${since}, ${literal(after.jobId)}, ${integer(after.position)})`;
+}
+
+const ACCOUNT_LEADS_FROM = `FROM jobs j JOIN leads l ON l.job_id = j.id AND l.job_created_at IN ('-infinity', j.created_at)`;
+
 /**
  * The account's leads after `after`, oldest job first (ACCOUNT_LEADS of lead-listing.ts, the same walk through
  * jobs(account_id, created_at) and leads(job_id, position)). COPY takes no bind parameters: the values are literals.
@@ -57,21 +75,85 @@ export function copyAccountLeads(
   limit: number,
   format: ExportLineFormat,
   pace?: CopyPace,
+  hooks?: CopyHooks,
 ): Promise<ExportChunk> {
-  const since = timestamp(after?.jobCreatedAt ?? null);
   return copyChunk(
     db,
     `SELECT ${lineOf(format)}, ${iso('j.created_at')}, j.id, l.position
-     FROM jobs j JOIN leads l ON l.job_id = j.id AND l.job_created_at IN ('-infinity', j.created_at)
-     WHERE j.account_id = ${literal(accountId)}
-       ${filter.source ? `AND j.source::text = ${literal(filter.source)}` : ''}
-       ${filter.jobId ? `AND j.id = ${literal(filter.jobId)}` : ''}
-       ${filter.createdAfter ? `AND j.created_at >= ${timestamp(filter.createdAfter)}` : ''}
-       ${filter.createdBefore ? `AND j.created_at < ${timestamp(filter.createdBefore)}` : ''}
-       ${after ? `AND j.created_at >= ${since} AND (j.created_at, j.id, l.position) > (${since}, ${literal(after.jobId)}, ${integer(after.position)})` : ''}
+     ${ACCOUNT_LEADS_FROM}
+     WHERE ${jobFilters(accountId, filter)}
+       ${leadsAfter(after)}
      ORDER BY j.created_at, j.id, l.position
      LIMIT ${integer(limit)}`,
     pace,
+    hooks,
+  );
+}
+
+/** A job's place in the account's export, and about how many leads it holds (for sizing ranges only). */
+export interface ExportJobKey {
+  jobCreatedAt: Date;
+  jobId: string;
+  /** delivered_count less erased leads, 0 once expired: an estimate (a running job gains leads meanwhile) */
+  leads: number;
+}
+
+/** A position above any lead's: a keyset at the end of a whole job. */
+export const AFTER_WHOLE_JOB = 2_147_483_647;
+
+/**
+ * The export's next `limit` jobs, in its order: those after (created_at, id) of `after`, or from `after`'s job when
+ * `fromItsJob` (a keyset inside a job: that job's later leads are still to come). Issue 39: a chunk of the account's
+ * export is a range of whole jobs, cut from these by their counts, so the next range's bounds are known before the
+ * leads of this one are read.
+ */
+export async function accountExportJobs(
+  db: ReadSide,
+  accountId: string,
+  filter: LeadFilter,
+  after: { jobCreatedAt: Date; jobId: string } | null,
+  fromItsJob: boolean,
+  limit: number,
+): Promise<ExportJobKey[]> {
+  const since = after ? timestamp(after.jobCreatedAt) : null;
+  const { rows } = await db.sql.query<{ created: string; id: string; leads: number }>(
+    `SELECT ${iso('j.created_at')} AS created, j.id,
+            CASE WHEN j.leads_expired_at IS NULL THEN greatest(j.delivered_count - j.leads_erased, 0) ELSE 0 END AS leads
+     FROM jobs j
+     WHERE ${jobFilters(accountId, filter)}
+       ${after ? `AND j.created_at >= ${since} AND (j.created_at, j.id) ${fromItsJob ? '>=' : '>'} (${since}, ${literal(after.jobId)})` : ''}
+     ORDER BY j.created_at, j.id
+     LIMIT ${integer(limit)}`,
+  );
+  return rows.map((r) => ({ jobCreatedAt: new Date(r.created), jobId: r.id, leads: Number(r.leads) }));
+}
+
+/**
+ * The account's leads after `after` up to the end of job `through` (inclusive), whole: a range of jobs (issue 39),
+ * no LIMIT (a job's leads are bounded by its maxResults). The same walk, order and lines as copyAccountLeads: a
+ * range's lines are exactly the keyset chunks' lines over the same span.
+ */
+export function copyAccountRange(
+  db: ReadSide,
+  accountId: string,
+  filter: LeadFilter,
+  after: LeadKeyset | null,
+  through: { jobCreatedAt: Date; jobId: string },
+  format: ExportLineFormat,
+  pace?: CopyPace,
+  hooks?: CopyHooks,
+): Promise<ExportChunk> {
+  const until = timestamp(through.jobCreatedAt);
+  return copyChunk(
+    db,
+    `SELECT ${lineOf(format)}, ${iso('j.created_at')}, j.id, l.position
+     ${ACCOUNT_LEADS_FROM}
+     WHERE ${jobFilters(accountId, filter)}
+       ${leadsAfter(after)}
+       AND j.created_at <= ${until} AND (j.created_at, j.id) <= (${until}, ${literal(through.jobId)})
+     ORDER BY j.created_at, j.id, l.position`,
+    pace,
+    hooks,
   );
 }
 
@@ -102,9 +184,31 @@ export function copyResultSetLeads(
 // and each field's 32-bit length and bytes, then -1 (https://www.postgresql.org/docs/15/sql-copy.html, "Binary Format").
 const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
 
-async function copyChunk(db: ReadSide, select: string, pace?: CopyPace): Promise<ExportChunk> {
+/** What a caller reading chunks beside each other needs (apps/api/src/account-export-walk.ts). */
+export interface CopyHooks {
+  /** called once the chunk has its pooled connection (a read beside it must not count it as a waiter of the pool) */
+  connected?: () => void;
+  /** stops the chunk where it is (the client went): its COPY is not read further and its connection is discarded */
+  signal?: AbortSignal;
+}
+
+async function copyChunk(db: ReadSide, select: string, pace?: CopyPace, hooks?: CopyHooks): Promise<ExportChunk> {
+  const signal = hooks?.signal;
+  signal?.throwIfAborted();
   const client = await db.sql.connect();
+  hooks?.connected?.();
+  // Aborted mid-COPY, the connection is still in COPY mode: it is closed (its backend ends its statement), not reused.
+  let discard = false;
+  let stop: (() => void) | null = null;
+  const stopped = signal
+    ? new Promise<never>((_, reject) => {
+        stop = () => reject(signal.reason instanceof Error ? signal.reason : new Error('export stopped'));
+        signal.addEventListener('abort', stop, { once: true });
+      })
+    : null;
+  stopped?.catch(() => undefined);
   try {
+    if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('export stopped');
     // No JIT: a chunk's plan is cheap to run but its estimated cost (thousands of rows, each a long expression) would
     // set off JIT compilation, seconds a chunk. No Sort node: the chunk must walk jobs(account_id, created_at) and
     // leads(job_id, position) in order under an Incremental Sort and stop at its LIMIT; the planner, misjudging the
@@ -113,20 +217,31 @@ async function copyChunk(db: ReadSide, select: string, pace?: CopyPace): Promise
     // behind PgBouncer too).
     await client.query('BEGIN; SET LOCAL jit = off; SET LOCAL enable_sort = off');
     const stream = client.query(copyTo(`COPY (${select}) TO STDOUT (FORMAT binary)`));
+    discard = signal !== undefined;
     const parser = new RowParser();
-    for await (const data of stream as AsyncIterable<Buffer>) {
-      parser.push(data);
+    const blocks = (stream as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
+    for (;;) {
+      const next = blocks.next();
+      // Stopped while a block is awaited: that read then fails (the connection closes) and is nobody's.
+      if (stopped) next.catch(() => undefined);
+      const block = stopped ? await Promise.race([next, stopped]) : await next;
+      if (block.done) break;
+      parser.push(block.value);
       // Not read while the pace holds it: PostgreSQL's backend blocks on send once the socket's buffers are full.
       const held = pace?.();
-      if (held) await held;
+      if (held) await (stopped ? Promise.race([held, stopped]) : held);
     }
+    discard = false;
     await client.query('COMMIT');
     return parser.chunk();
   } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
+    // A failed statement leaves the connection usable (ROLLBACK); only one stopped mid-COPY is closed.
+    discard = discard && signal?.aborted === true;
+    if (!discard) await client.query('ROLLBACK').catch(() => undefined);
     throw error;
   } finally {
-    client.release();
+    if (stop) signal?.removeEventListener('abort', stop);
+    client.release(discard ? new Error('export stopped mid-COPY') : undefined);
   }
 }
 
