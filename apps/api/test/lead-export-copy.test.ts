@@ -1,4 +1,12 @@
-import { copyAccountLeads, copyResultSetLeads, createDatabase, pageResultSet, type Database } from '@leadgen/db';
+import {
+  copyAccountLeads,
+  copyAccountRange,
+  copyResultSetLeads,
+  createDatabase,
+  pageResultSet,
+  TextLines,
+  type Database,
+} from '@leadgen/db';
 import type { Lead } from '@leadgen/domain';
 import { csvRows } from '../src/lead-export';
 import { presentLeadItemJson } from '../src/presenters/lead-presenter';
@@ -80,6 +88,81 @@ describe('exports rendered by PostgreSQL', () => {
     );
     expect(Buffer.concat(jsonl.lines).toString('utf8')).toBe(rows.map((r) => `${presentLeadItemJson(r)}\n`).join(''));
     expect(jsonl.last).toEqual({ jobCreatedAt: rows[0]!.jobCreatedAt, jobId, position: LEADS.length - 1 });
+  });
+
+  it("when a chunk spans many blocks of COPY data, then its lines are still byte for byte the API's, rows cut across blocks whole", async () => {
+    // 600 leads of a few hundred bytes each: PostgreSQL sends the chunk in many blocks, and rows straddle their ends.
+    const { accountId } = await buildAccount(db, { credits: 0 });
+    const [jobId] = await buildDeliveredJobs(db, accountId, 1, 0);
+    const many = Array.from({ length: 600 }, (_, i) => LEADS[i % LEADS.length]!);
+    await db.sql.query(
+      `INSERT INTO leads (job_id, job_created_at, position, dedup_key, data)
+       SELECT $1, (SELECT created_at FROM jobs WHERE id = $1), p - 1, 'k' || p, d FROM unnest($2::jsonb[]) WITH ORDINALITY AS x(d, p)`,
+      [jobId, many.map((l) => JSON.stringify(l))],
+    );
+    const rows = (await pageResultSet(db, accountId, 'job', jobId!, -1, 1000))!.leads;
+    const jsonl = await copyResultSetLeads(db, accountId, 'job', jobId!, -1, 1000, 'jsonl');
+    const expected = rows.map((r) => `${presentLeadItemJson(r)}\n`).join('');
+    expect(Buffer.byteLength(expected)).toBeGreaterThan(4 * 65_536);
+    expect(jsonl.lines.length).toBeGreaterThan(1);
+    expect(jsonl.rows).toBe(600);
+    expect(jsonl.bytes).toBe(Buffer.byteLength(expected));
+    expect(Buffer.concat(jsonl.lines).toString('utf8')).toBe(expected);
+    const csv = await copyResultSetLeads(db, accountId, 'job', jobId!, -1, 1000, 'csv');
+    expect(Buffer.concat(csv.lines).toString('utf8')).toBe(csvRows(rows));
+    expect(csv.last?.position).toBe(599);
+  });
+
+  it("when a range of jobs is read as JSON Lines (COPY text format), then its lines are the API's, escapes undone across blocks", async () => {
+    // Leads whose JSON holds backslashes (quotes, a line break, a backslash): COPY's text format doubles each.
+    const { accountId } = await buildAccount(db, { credits: 0 });
+    const [jobId] = await buildDeliveredJobs(db, accountId, 1, 0);
+    const many = Array.from({ length: 600 }, (_, i) => LEADS[i % LEADS.length]!);
+    await db.sql.query(
+      `INSERT INTO leads (job_id, job_created_at, position, dedup_key, data)
+       SELECT $1, (SELECT created_at FROM jobs WHERE id = $1), p - 1, 'k' || p, d FROM unnest($2::jsonb[]) WITH ORDINALITY AS x(d, p)`,
+      [jobId, many.map((l) => JSON.stringify(l))],
+    );
+    const rows = (await pageResultSet(db, accountId, 'job', jobId!, -1, 1000))!.leads;
+    const job = { jobCreatedAt: rows[0]!.jobCreatedAt, jobId: jobId! };
+    const filter = { source: null, jobId: null, createdAfter: null, createdBefore: null };
+    const range = await copyAccountRange(db, accountId, filter, null, job, 'jsonl');
+    const expected = rows.map((r) => `${presentLeadItemJson(r)}\n`).join('');
+    expect(expected).toContain('\\\\');
+    expect(range.rows).toBe(600);
+    expect(range.bytes).toBe(Buffer.byteLength(expected));
+    expect(Buffer.concat(range.lines).toString('utf8')).toBe(expected);
+    // From inside the job (a cursor): the lines after it.
+    const after = await copyAccountRange(db, accountId, filter, { ...job, position: 596 }, job, 'jsonl');
+    expect(after.rows).toBe(3);
+    expect(Buffer.concat(after.lines).toString('utf8')).toBe(
+      rows
+        .slice(597)
+        .map((r) => `${presentLeadItemJson(r)}\n`)
+        .join(''),
+    );
+  });
+
+  it('when COPY text data is cut anywhere, then TextLines undoes every escape and passes the rest as it came', () => {
+    // COPY's text for the lines `a\b<TAB>c<LF>d`, `{"x":"q\"z"}` (JSON's escaped quote) and `<CR><BS><FF><VT>`.
+    const text = 'a\\\\b\\tc\\nd\n{"x":"q\\\\"z"}\n\\r\\b\\f\\v\n';
+    const decoded = 'a\\b\tc\nd\n{"x":"q\\"z"}\n\r\b\f\v\n';
+    const data = Buffer.from(text, 'latin1');
+    for (let cut = 0; cut <= data.length; cut++) {
+      for (let second = cut; second <= data.length; second++) {
+        const lines = new TextLines();
+        lines.push(data.subarray(0, cut));
+        lines.push(data.subarray(cut, second));
+        lines.push(data.subarray(second));
+        const chunk = lines.chunk(4);
+        expect(Buffer.concat(chunk.lines).toString('latin1')).toBe(decoded);
+        expect(chunk.bytes).toBe(decoded.length);
+      }
+    }
+    const unfinished = new TextLines();
+    unfinished.push(Buffer.from('ab\\'));
+    expect(() => unfinished.chunk(1)).toThrow(/inside an escape/);
+    expect(() => new TextLines().push(Buffer.from('\\x'))).toThrow(/escape/);
   });
 
   it('when an export is read in chunks, then each starts after the last line of the one before and together they are the whole', async () => {

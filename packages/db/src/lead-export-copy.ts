@@ -25,11 +25,14 @@ export interface ExportChunk {
 // The ISO 8601 form Date#toISOString writes (timestamptz(3): milliseconds are exact).
 const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
-/** The line of one lead, as presentLeadItemJson (JSON Lines) or the CSV export writes it. */
-function lineOf(format: ExportLineFormat): string {
+/**
+ * The line of one lead, as presentLeadItemJson (JSON Lines) or the CSV export writes it. `unterminated`: a JSON Lines
+ * line without its line break, which COPY's text format then ends each row with (copyAccountRange).
+ */
+function lineOf(format: ExportLineFormat, unterminated = false): string {
   if (format === 'csv') return `lead_csv_row(j.id, j.result_set_id, l.position, l.created_at, l.data)`;
   return `'{"jobId":' || to_json(j.id)::text || ',"resultSetId":' || to_json(j.result_set_id)::text || ',"position":' || l.position
-    || ',"deliveredAt":"' || ${iso('l.created_at')} || '","lead":' || l.data::text || E'}\\n'`;
+    || ',"deliveredAt":"' || ${iso('l.created_at')} || '","lead":' || l.data::text || ${unterminated ? `'}'` : `E'}\\n'`}`;
 }
 
 /**
@@ -144,17 +147,17 @@ export function copyAccountRange(
   hooks?: CopyHooks,
 ): Promise<ExportChunk> {
   const until = timestamp(through.jobCreatedAt);
-  return copyChunk(
-    db,
-    `SELECT ${lineOf(format)}, ${iso('j.created_at')}, j.id, l.position
-     ${ACCOUNT_LEADS_FROM}
+  const where = `${ACCOUNT_LEADS_FROM}
      WHERE ${jobFilters(accountId, filter)}
        ${leadsAfter(after)}
        AND j.created_at <= ${until} AND (j.created_at, j.id) <= (${until}, ${literal(through.jobId)})
-     ORDER BY j.created_at, j.id, l.position`,
-    pace,
-    hooks,
-  );
+     ORDER BY j.created_at, j.id, l.position`;
+  // JSON Lines in COPY's text format: a range needs no row's keys (its bounds are jobs), and a JSON Lines line holds no
+  // raw line break (jsonb's text escapes them), so COPY's rows are the lines as they go out, but for COPY's escaping of
+  // backslashes (TextLines). No row is parsed in the API: a million of them, sliced one by one, were half its CPU in
+  // garbage collection (issue 39). A CSV row may hold line breaks (a quoted address): it stays binary.
+  if (format === 'jsonl') return copyChunk(db, `SELECT ${lineOf(format, true)} ${where}`, pace, hooks, 'text');
+  return copyChunk(db, `SELECT ${lineOf(format)}, ${iso('j.created_at')}, j.id, l.position ${where}`, pace, hooks);
 }
 
 /** One result set's leads after position `after`, in delivery order; empty for a job the account does not have. */
@@ -192,7 +195,17 @@ export interface CopyHooks {
   signal?: AbortSignal;
 }
 
-async function copyChunk(db: ReadSide, select: string, pace?: CopyPace, hooks?: CopyHooks): Promise<ExportChunk> {
+/**
+ * `binary` (rows of four fields: the line and its keys, RowParser) or `text` (rows of one field, the line, in COPY's text
+ * format: TextLines); a `text` chunk has no `last`.
+ */
+async function copyChunk(
+  db: ReadSide,
+  select: string,
+  pace?: CopyPace,
+  hooks?: CopyHooks,
+  format: 'binary' | 'text' = 'binary',
+): Promise<ExportChunk> {
   const signal = hooks?.signal;
   signal?.throwIfAborted();
   const client = await db.sql.connect();
@@ -216,9 +229,9 @@ async function copyChunk(db: ReadSide, select: string, pace?: CopyPace, hooks?: 
     // keyset, once per chunk (quadratic in the export: decision 049). SET LOCAL: they end with the transaction (and
     // behind PgBouncer too).
     await client.query('BEGIN; SET LOCAL jit = off; SET LOCAL enable_sort = off');
-    const stream = client.query(copyTo(`COPY (${select}) TO STDOUT (FORMAT binary)`));
+    const stream = client.query(copyTo(`COPY (${select}) TO STDOUT (FORMAT ${format})`));
     discard = signal !== undefined;
-    const parser = new RowParser();
+    const parser = format === 'binary' ? new RowParser() : new TextLines();
     const blocks = (stream as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
     for (;;) {
       const next = blocks.next();
@@ -233,7 +246,8 @@ async function copyChunk(db: ReadSide, select: string, pace?: CopyPace, hooks?: 
     }
     discard = false;
     await client.query('COMMIT');
-    return parser.chunk();
+    // The rows COPY's CommandComplete counted (handled before COMMIT's answer).
+    return parser.chunk((stream as unknown as { rowCount: number }).rowCount);
   } catch (error) {
     // A failed statement leaves the connection usable (ROLLBACK); only one stopped mid-COPY is closed.
     discard = discard && signal?.aborted === true;
@@ -306,7 +320,7 @@ class RowParser {
     this.pending = at >= buffer.length ? Buffer.alloc(0) : Buffer.from(buffer.subarray(at));
   }
 
-  chunk(): ExportChunk {
+  chunk(_copied?: number): ExportChunk {
     const key = this.lastKey;
     return {
       lines: this.lines,
@@ -317,4 +331,69 @@ class RowParser {
         : null,
     };
   }
+}
+
+// COPY's text format writes a backslash in a value as two, and a few control characters as a backslash and a letter
+// (https://www.postgresql.org/docs/15/sql-copy.html, "Text Format": COPY TO never writes octal or hex sequences).
+const UNESCAPED: Record<number, number> = { 0x5c: 0x5c, 0x62: 0x08, 0x66: 0x0c, 0x6e: 0x0a, 0x72: 0x0d, 0x74: 0x09, 0x76: 0x0b };
+const BACKSLASH = 0x5c;
+
+/**
+ * Reads COPY text-format rows of one field as they arrive: each row is its value and a line break, so a block of COPY
+ * data is already the lines' bytes, but for the escapes undone here (a block without a backslash goes out as it came).
+ * An escape cut by a block's end is finished with the next block.
+ */
+export class TextLines {
+  readonly lines: Buffer[] = [];
+  bytes = 0;
+  /** the last block ended inside an escape: its backslash */
+  private escaping = false;
+
+  push(data: Buffer): void {
+    if (data.length === 0) return;
+    let next = data.indexOf(BACKSLASH);
+    if (next === -1 && !this.escaping) {
+      this.add(data);
+      return;
+    }
+    const out = Buffer.allocUnsafe(data.length);
+    let written = 0;
+    let from = 0;
+    if (this.escaping) {
+      out[written++] = unescaped(data[0]!);
+      this.escaping = false;
+      from = 1;
+      next = data.indexOf(BACKSLASH, 1);
+    }
+    while (next !== -1) {
+      written += data.copy(out, written, from, next);
+      if (next + 1 === data.length) {
+        this.escaping = true;
+        from = data.length;
+        break;
+      }
+      out[written++] = unescaped(data[next + 1]!);
+      from = next + 2;
+      next = data.indexOf(BACKSLASH, from);
+    }
+    if (from < data.length) written += data.copy(out, written, from);
+    this.add(out.subarray(0, written));
+  }
+
+  chunk(rows = 0): ExportChunk {
+    if (this.escaping) throw new Error('COPY: text data ended inside an escape');
+    return { lines: this.lines, rows, bytes: this.bytes, last: null };
+  }
+
+  private add(piece: Buffer): void {
+    if (piece.length === 0) return;
+    this.lines.push(piece);
+    this.bytes += piece.length;
+  }
+}
+
+function unescaped(byte: number): number {
+  const value = UNESCAPED[byte];
+  if (value === undefined) throw new Error(`COPY: an escape this reader does not know (\\${String.fromCharCode(byte)})`);
+  return value;
 }
