@@ -1009,11 +1009,10 @@ async function main(): Promise<number> {
       log('');
       log('Exports: RSS of the process serving the download, from /proc: peak every 50 ms during it (highest over the rounds),');
       log('over its idle RSS after a warm-up download; sizes run smallest first, so a peak that does not climb is flat memory.');
-      log('Service = the API process (ranges of whole jobs, about 2,000 leads each, rendered by PostgreSQL and read by COPY two at');
-      log(
-        'once while nothing else waits, passed on in order; decision 049); baseline = bare Express streaming as many lines of the same bytes made in memory. Growth ratio = service',
-      );
-      log('growth / baseline growth. COPY = the same rows rendered the same way in one COPY by a client that keeps nothing (the floor).');
+      log('Service = the API process (ranges of whole jobs, about 2,000 leads each, rendered by PostgreSQL and read by COPY');
+      log('two at once while nothing else waits, passed on in order; decision 049); baseline = bare Express streaming as many');
+      log('lines of the same bytes made in memory. Growth ratio = service growth / baseline growth. COPY = the same rows');
+      log('rendered the same way in one COPY by a client that keeps nothing (the floor).');
       log(exportTable(exports));
     }
     log('');
