@@ -1,12 +1,13 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { loadConfig } from '@leadgen/config';
+import { freePort } from '@leadgen/testing';
 import { hasKubectl, KUBERNETES, renderOverlay } from './kustomize';
+import { asUser, pgbouncerBinary, startPgBouncer } from './pgbouncer-process';
 
 // components/pgbouncer as the example overlay renders it: the processes' DATABASE_URL reaches PgBouncer (the
 // migrations Job's does not), the connection budget holds on both sides, computed from the render, and the rendered
@@ -292,21 +293,7 @@ describeRendered('components/pgbouncer in the example overlay', () => {
 });
 
 // The rendered pgbouncer.ini and configure.sh under the real binary (Debian's pgbouncer; CI installs it).
-const binary = spawnSync('sh', ['-c', 'command -v pgbouncer || ls /usr/sbin/pgbouncer'], { encoding: 'utf8' }).stdout.trim().split('\n')[0];
-const describeWithBouncer = (hasKubectl && binary) || process.env.CI ? describe : describe.skip;
-// PgBouncer refuses to run as root.
-const asUser = (command: string) => (process.getuid?.() === 0 ? ['runuser', '-u', 'postgres', '--', command] : [command]);
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+const describeWithBouncer = (hasKubectl && pgbouncerBinary) || process.env.CI ? describe : describe.skip;
 
 describeWithBouncer('components/pgbouncer under the real pgbouncer', () => {
   const { configMap } = example.length ? pgbouncerOf(example) : ({} as ReturnType<typeof pgbouncerOf>);
@@ -359,19 +346,7 @@ describeWithBouncer('components/pgbouncer under the real pgbouncer', () => {
       .replace(/^listen_port = .*$/m, `listen_port = ${port}`)
       .replace(/^\[pgbouncer\]$/m, `[pgbouncer]\nadmin_users = ${user}\nlogfile = ${dir}/pgbouncer.log`);
     writeFileSync(path.join(dir, 'pgbouncer.ini'), ini);
-    const [command, ...args] = asUser(binary!);
-    bouncer = spawn(command!, [...args, path.join(dir, 'pgbouncer.ini')], { stdio: 'ignore' });
-    const until = Date.now() + 10_000;
-    for (;;) {
-      const open = await new Promise<boolean>((resolve) => {
-        const socket = connect(port, '127.0.0.1');
-        socket.once('connect', () => (socket.destroy(), resolve(true)));
-        socket.once('error', () => resolve(false));
-      });
-      if (open) break;
-      if (Date.now() > until || bouncer.exitCode !== null) throw new Error(`pgbouncer did not start on ${port}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    bouncer = await startPgBouncer(path.join(dir, 'pgbouncer.ini'), port);
   }, 20_000);
 
   afterAll(async () => {

@@ -1,17 +1,16 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { findCreditDiscrepancies } from '@leadgen/db';
 import { freePort, generate, idempotencyKey, pollUntilTerminal, startWorld, type TestWorld } from '../harness';
 import { buildAccount } from '../factories';
+import { pgbouncerBinary, startPgBouncer } from '../pgbouncer-process';
 
 // The whole service behind a real PgBouncer in transaction mode, with fewer server connections than
 // the processes' pools: any session state or named prepared statement would break here.
-const binary = spawnSync('sh', ['-c', 'command -v pgbouncer || ls /usr/sbin/pgbouncer'], { encoding: 'utf8' }).stdout.trim().split('\n')[0];
 // Skipped only on a developer machine without Debian's pgbouncer package; CI installs it and runs this.
-const describeWithBouncer = binary || process.env.CI ? describe : describe.skip;
+const describeWithBouncer = pgbouncerBinary || process.env.CI ? describe : describe.skip;
 
 async function startBouncer(port: number, dir: string): Promise<ChildProcess> {
   const target = new URL(process.env.DATABASE_URL!);
@@ -33,20 +32,7 @@ logfile = ${dir}/pgbouncer.log
 `,
   );
   chmodSync(dir, 0o777);
-  // PgBouncer refuses to run as root.
-  const asUser = process.getuid?.() === 0 ? ['runuser', '-u', 'postgres', '--', binary!] : [binary!];
-  const child = spawn(asUser[0]!, [...asUser.slice(1), path.join(dir, 'pgbouncer.ini')], { stdio: 'ignore' });
-  const until = Date.now() + 10_000;
-  for (;;) {
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1');
-      socket.once('connect', () => (socket.destroy(), resolve(true)));
-      socket.once('error', () => resolve(false));
-    });
-    if (open) return child;
-    if (Date.now() > until || child.exitCode !== null) throw new Error(`pgbouncer did not start on ${port}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  return startPgBouncer(path.join(dir, 'pgbouncer.ini'), port);
 }
 
 describeWithBouncer('behind PgBouncer in transaction mode', () => {

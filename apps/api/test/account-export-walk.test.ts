@@ -124,33 +124,24 @@ describe('the account export read in ranges of whole jobs', () => {
   it('when nothing waits, then two ranges are read at once; while something waits, one small chunk at a time', async () => {
     const reads: ExportRead[] = [];
     const record = (read: ExportRead) => reads.push(read);
+    // The account's whole export as CSV, its pace answering `size` each time.
+    const csvWalk = (size: number) =>
+      new AccountExportWalk(
+        db,
+        accountId,
+        NO_FILTER,
+        null,
+        'csv',
+        FULL,
+        fakePace(() => size),
+      );
     exportWalkEvents.on('read', record);
     try {
-      await walkAll(
-        new AccountExportWalk(
-          db,
-          accountId,
-          NO_FILTER,
-          null,
-          'csv',
-          FULL,
-          fakePace(() => FULL),
-        ),
-      );
+      await walkAll(csvWalk(FULL));
       expect(reads.every((r) => r.kind === 'range' && r.inFlight <= 2)).toBe(true);
       expect(reads.some((r) => r.inFlight === 2)).toBe(true);
       reads.length = 0;
-      await walkAll(
-        new AccountExportWalk(
-          db,
-          accountId,
-          NO_FILTER,
-          null,
-          'csv',
-          FULL,
-          fakePace(() => 7),
-        ),
-      );
+      await walkAll(csvWalk(7));
       expect(reads.length).toBeGreaterThan(1);
       expect(reads.every((r) => r.kind === 'keyset' && r.inFlight === 1)).toBe(true);
     } finally {

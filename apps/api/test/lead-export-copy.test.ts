@@ -64,19 +64,28 @@ const LEADS: Lead[] = [
   } as unknown as Lead,
 ];
 
+/** 600 leads of every shape, a few hundred bytes each: PostgreSQL sends them in many blocks of COPY data. */
+const MANY = Array.from({ length: 600 }, (_, i) => LEADS[i % LEADS.length]!);
+
+/** A finished job of a new account, holding these leads in this order. */
+async function jobWithLeads(leads: Lead[]): Promise<{ accountId: string; jobId: string }> {
+  const { accountId } = await buildAccount(db, { credits: 0 });
+  const [jobId] = await buildDeliveredJobs(db, accountId, 1, 0);
+  await db.sql.query(
+    `INSERT INTO leads (job_id, job_created_at, position, dedup_key, data)
+     SELECT $1, (SELECT created_at FROM jobs WHERE id = $1), p - 1, 'k' || p, d FROM unnest($2::jsonb[]) WITH ORDINALITY AS x(d, p)`,
+    [jobId, leads.map((l) => JSON.stringify(l))],
+  );
+  return { accountId, jobId: jobId! };
+}
+
 describe('exports rendered by PostgreSQL', () => {
   it('when leads of every shape are exported by COPY, then CSV and JSON Lines are byte for byte what the API renders', async () => {
-    const { accountId } = await buildAccount(db, { credits: 0 });
-    const [jobId] = await buildDeliveredJobs(db, accountId, 1, 0);
-    await db.sql.query(
-      `INSERT INTO leads (job_id, job_created_at, position, dedup_key, data)
-       SELECT $1, (SELECT created_at FROM jobs WHERE id = $1), p - 1, 'k' || p, d FROM unnest($2::jsonb[]) WITH ORDINALITY AS x(d, p)`,
-      [jobId, LEADS.map((l) => JSON.stringify(l))],
-    );
-    const rows = (await pageResultSet(db, accountId, 'job', jobId!, -1, 100))!.leads;
+    const { accountId, jobId } = await jobWithLeads(LEADS);
+    const rows = (await pageResultSet(db, accountId, 'job', jobId, -1, 100))!.leads;
     expect(rows).toHaveLength(LEADS.length);
 
-    const csv = await copyResultSetLeads(db, accountId, 'job', jobId!, -1, 100, 'csv');
+    const csv = await copyResultSetLeads(db, accountId, 'job', jobId, -1, 100, 'csv');
     expect(Buffer.concat(csv.lines).toString('utf8')).toBe(csvRows(rows));
     const jsonl = await copyAccountLeads(
       db,
@@ -92,39 +101,25 @@ describe('exports rendered by PostgreSQL', () => {
 
   it("when a chunk spans many blocks of COPY data, then its lines are still byte for byte the API's, rows cut across blocks whole", async () => {
     // 600 leads of a few hundred bytes each: PostgreSQL sends the chunk in many blocks, and rows straddle their ends.
-    const { accountId } = await buildAccount(db, { credits: 0 });
-    const [jobId] = await buildDeliveredJobs(db, accountId, 1, 0);
-    const many = Array.from({ length: 600 }, (_, i) => LEADS[i % LEADS.length]!);
-    await db.sql.query(
-      `INSERT INTO leads (job_id, job_created_at, position, dedup_key, data)
-       SELECT $1, (SELECT created_at FROM jobs WHERE id = $1), p - 1, 'k' || p, d FROM unnest($2::jsonb[]) WITH ORDINALITY AS x(d, p)`,
-      [jobId, many.map((l) => JSON.stringify(l))],
-    );
-    const rows = (await pageResultSet(db, accountId, 'job', jobId!, -1, 1000))!.leads;
-    const jsonl = await copyResultSetLeads(db, accountId, 'job', jobId!, -1, 1000, 'jsonl');
+    const { accountId, jobId } = await jobWithLeads(MANY);
+    const rows = (await pageResultSet(db, accountId, 'job', jobId, -1, 1000))!.leads;
+    const jsonl = await copyResultSetLeads(db, accountId, 'job', jobId, -1, 1000, 'jsonl');
     const expected = rows.map((r) => `${presentLeadItemJson(r)}\n`).join('');
     expect(Buffer.byteLength(expected)).toBeGreaterThan(4 * 65_536);
     expect(jsonl.lines.length).toBeGreaterThan(1);
     expect(jsonl.rows).toBe(600);
     expect(jsonl.bytes).toBe(Buffer.byteLength(expected));
     expect(Buffer.concat(jsonl.lines).toString('utf8')).toBe(expected);
-    const csv = await copyResultSetLeads(db, accountId, 'job', jobId!, -1, 1000, 'csv');
+    const csv = await copyResultSetLeads(db, accountId, 'job', jobId, -1, 1000, 'csv');
     expect(Buffer.concat(csv.lines).toString('utf8')).toBe(csvRows(rows));
     expect(csv.last?.position).toBe(599);
   });
 
   it("when a range of jobs is read as JSON Lines (COPY text format), then its lines are the API's, escapes undone across blocks", async () => {
     // Leads whose JSON holds backslashes (quotes, a line break, a backslash): COPY's text format doubles each.
-    const { accountId } = await buildAccount(db, { credits: 0 });
-    const [jobId] = await buildDeliveredJobs(db, accountId, 1, 0);
-    const many = Array.from({ length: 600 }, (_, i) => LEADS[i % LEADS.length]!);
-    await db.sql.query(
-      `INSERT INTO leads (job_id, job_created_at, position, dedup_key, data)
-       SELECT $1, (SELECT created_at FROM jobs WHERE id = $1), p - 1, 'k' || p, d FROM unnest($2::jsonb[]) WITH ORDINALITY AS x(d, p)`,
-      [jobId, many.map((l) => JSON.stringify(l))],
-    );
-    const rows = (await pageResultSet(db, accountId, 'job', jobId!, -1, 1000))!.leads;
-    const job = { jobCreatedAt: rows[0]!.jobCreatedAt, jobId: jobId! };
+    const { accountId, jobId } = await jobWithLeads(MANY);
+    const rows = (await pageResultSet(db, accountId, 'job', jobId, -1, 1000))!.leads;
+    const job = { jobCreatedAt: rows[0]!.jobCreatedAt, jobId: jobId };
     const filter = { source: null, jobId: null, createdAfter: null, createdBefore: null };
     const range = await copyAccountRange(db, accountId, filter, null, job, 'jsonl');
     const expected = rows.map((r) => `${presentLeadItemJson(r)}\n`).join('');
