@@ -1,6 +1,6 @@
 // The data-volume section (issue 39, decision 043): the costs that grew with the whole database, measured with a small
 // account alone and again beside a big one (a customer's year: 1,000,000 leads over 40,000 jobs, 200,000 suppressions,
-// 100,000 webhook deliveries; --quick a twentieth), as ratios big/small: a small account's deletion, a subject's erasure
+// 100,000 webhook deliveries, an attempt each; --quick a twentieth), as ratios big/small: a small account's deletion, a subject's erasure
 // (its search, through the index of contact keys), and GET /suppressions of a short list and of the big one. Then the big
 // account's own deletion: its batches' longest statement (what any lock is held for), the one that takes the account
 // row, and its ledger's batches (decision 043). Last,
@@ -117,6 +117,17 @@ export async function seedAccount(db: Database, accountId: string, shape: Volume
      FROM generate_series(1, $2::int) g`,
     [accountId, shape.webhookDeliveries, prefix, jobs],
   );
+  // One attempt per delivery, as the worker writes it (webhook-attempts.ts), with the receiver's answer kept as its
+  // excerpt: a small JSON echoing an id, as receivers answer. The erasure clears the excerpts that hold the subject.
+  await db.sql.query(
+    `INSERT INTO webhook_attempts (delivery_id, delivery_created_at, attempt, url, started_at, response_status, latency_ms,
+                                   response_excerpt, error, succeeded)
+     SELECT d.id, d.created_at, 1, d.url, d.created_at, 200, 40 + (random() * 200)::int,
+            '{"ok":true,"received":"' || d.id || '","request_id":"req_' || md5(d.id) || '","queued":' || (random() * 50)::int || '}',
+            NULL, true
+     FROM webhook_deliveries d WHERE d.account_id = $1`,
+    [accountId],
+  );
 }
 
 async function timed<T>(fn: () => Promise<T>): Promise<[number, T]> {
@@ -190,7 +201,7 @@ export async function measureDataVolume(options: {
     });
     // After a bulk load, as autovacuum's insert-triggered run leaves a table: the GIN index's pending list (new
     // entries not yet merged, at most gin_pending_list_limit, 4 MB) merged, and statistics read.
-    const settle = () => db.sql.query('VACUUM ANALYZE leads, jobs, suppressions, webhook_deliveries, account_deliveries');
+    const settle = () => db.sql.query('VACUUM ANALYZE leads, jobs, suppressions, webhook_deliveries, webhook_attempts, account_deliveries');
     await settle();
     await measureAll(); // a warm-up, discarded: the API's key cache, the pools, PostgreSQL's plans and pages
     const before = await measureAll();
