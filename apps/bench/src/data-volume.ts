@@ -1,6 +1,6 @@
 // The data-volume section (issue 39, decision 043): the costs that grew with the whole database, measured with a small
 // account alone and again beside a big one (a customer's year: 1,000,000 leads over 40,000 jobs, 200,000 suppressions,
-// 100,000 webhook deliveries; --quick a twentieth), as ratios big/small: a small account's deletion, a subject's erasure
+// 100,000 webhook deliveries, an attempt each; --quick a twentieth), as ratios big/small: a small account's deletion, a subject's erasure
 // (its search, through the index of contact keys), and GET /suppressions of a short list and of the big one. Then the big
 // account's own deletion: its batches' longest statement (what any lock is held for), the one that takes the account
 // row, and its ledger's batches (decision 043). Last,
@@ -10,7 +10,7 @@
 // The volume is written by PostgreSQL itself (INSERT … SELECT over generate_series), not through the API, then vacuumed
 // as autovacuum would after such a load (a GIN index's pending list, up to 4 MB, otherwise costs every search a few ms).
 import { performance } from 'node:perf_hooks';
-import { createDatabase, deleteAccount, eraseSubject, expireLeads, subjectHolders, type Database } from '@leadgen/db';
+import { createDatabase, deleteAccount, eraseSubject, excerptClearing, expireLeads, subjectHolders, type Database } from '@leadgen/db';
 import { createBenchAccount } from './database';
 import type { HttpClient } from './load';
 import { fmt, median } from './report';
@@ -64,6 +64,8 @@ export interface VolumeRun {
   } | null;
   /** the erasure's candidate search, as PostgreSQL plans it at the big volume */
   erasurePlan: string;
+  /** the erasure's clearing of webhook attempts' excerpts, as PostgreSQL plans it at the big volume (its scans) */
+  excerptPlan: string;
   retention: { leads: number; ms: number; partitions: number; beforeBytes: number; afterBytes: number; droppedBytes: number } | null;
   problems: string[];
 }
@@ -117,6 +119,17 @@ export async function seedAccount(db: Database, accountId: string, shape: Volume
      FROM generate_series(1, $2::int) g`,
     [accountId, shape.webhookDeliveries, prefix, jobs],
   );
+  // One attempt per delivery, as the worker writes it (webhook-attempts.ts), with the receiver's answer kept as its
+  // excerpt: a small JSON echoing an id, as receivers answer. The erasure clears the excerpts that hold the subject.
+  await db.sql.query(
+    `INSERT INTO webhook_attempts (delivery_id, delivery_created_at, attempt, url, started_at, response_status, latency_ms,
+                                   response_excerpt, error, succeeded)
+     SELECT d.id, d.created_at, 1, d.url, d.created_at, 200, 40 + (random() * 200)::int,
+            '{"ok":true,"received":"' || d.id || '","request_id":"req_' || md5(d.id) || '","queued":' || (random() * 50)::int || '}',
+            NULL, true
+     FROM webhook_deliveries d WHERE d.account_id = $1`,
+    [accountId],
+  );
 }
 
 async function timed<T>(fn: () => Promise<T>): Promise<[number, T]> {
@@ -160,6 +173,15 @@ export async function measureDataVolume(options: {
     let absent = 0;
     // A subject no lead holds: the whole erasure (global list, barrier, index search, excerpts) without the epoch wait.
     const erase = () => eraseSubject(db, { kind: 'email', value: `nobody${absent++}@absent.example` });
+    // The erasure's one statement over the webhook attempts (its excerpts' clearing), alone: an absent email's and a
+    // phone's (its digits), which nothing holds, so each run clears nothing.
+    const clearings = [
+      excerptClearing({ kind: 'email', value: 'nobody@absent.example' }),
+      excerptClearing({ kind: 'phone', value: '+15550001234' }),
+    ];
+    const clearExcerpts = async () => {
+      for (const c of clearings) await db.sql.query(c.sql, c.params);
+    };
     const holders = () => subjectHolders(db, { kind: 'domain', value: 'studio0x1.example' }, new Date(0));
     const deleteSmall = async () => {
       const { accountId } = await account(SMALL);
@@ -180,6 +202,7 @@ export async function measureDataVolume(options: {
       // Twenty, as the calls above: each is a few ms, and the erasure commits (a WAL flush, which the other users of a
       // shared disk slow as the control's read is not); a median of five swung 0.6x-3.0x between runs of one commit.
       erase: await samples(options.samples * 4, erase),
+      clearExcerpts: await samples(options.samples * 4, clearExcerpts),
       holders: await samples(options.samples * 4, holders),
       deletion: median(
         await Array.from({ length: options.samples }).reduce<Promise<number[]>>(
@@ -190,7 +213,7 @@ export async function measureDataVolume(options: {
     });
     // After a bulk load, as autovacuum's insert-triggered run leaves a table: the GIN index's pending list (new
     // entries not yet merged, at most gin_pending_list_limit, 4 MB) merged, and statistics read.
-    const settle = () => db.sql.query('VACUUM ANALYZE leads, jobs, suppressions, webhook_deliveries, account_deliveries');
+    const settle = () => db.sql.query('VACUUM ANALYZE leads, jobs, suppressions, webhook_deliveries, webhook_attempts, account_deliveries');
     await settle();
     await measureAll(); // a warm-up, discarded: the API's key cache, the pools, PostgreSQL's plans and pages
     const before = await measureAll();
@@ -216,6 +239,15 @@ export async function measureDataVolume(options: {
     );
     const erasurePlan = plan.rows.map((r) => r['QUERY PLAN'].trim()).join(' / ');
     if (!erasurePlan.includes('contact_keys')) problems.push(`the erasure's search does not use the index: ${erasurePlan}`);
+    // The excerpts' clearing (decision 053): through the trigram indexes, not a read of every attempt.
+    const clearing = excerptClearing({ kind: 'email', value: 'nobody@absent.example' });
+    const excerptPlan = (await db.sql.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${clearing.sql}`, clearing.params)).rows
+      .map((r) => r['QUERY PLAN'].trim())
+      .filter((line) => /Scan on/.test(line))
+      .join(' / ');
+    // (Below some 5,000 attempts a partition, as --quick seeds, PostgreSQL rightly reads the partition whole.)
+    if (big.webhookDeliveries >= 20_000 && !excerptPlan.includes('trgm_idx'))
+      problems.push(`the erasure's excerpt clearing does not use the trigram index: ${excerptPlan}`);
 
     // The big account's own deletion, each statement timed: the batches' longest bounds any lock it holds. Its
     // delete_account statements apart: the first takes the figures and the account row, the others its ledger.
@@ -265,11 +297,13 @@ export async function measureDataVolume(options: {
         { what: 'GET /suppressions, 1,000 entries, small db → big db', small: before.page, big: after.page },
         { what: "a job's webhook deliveries, small db → big db", small: before.jobDeliveries, big: after.jobDeliveries },
         { what: 'erasure of an absent subject (whole call)', small: before.erase, big: after.erase },
+        { what: "erasure's excerpt clearing (an email's, a phone's)", small: before.clearExcerpts, big: after.clearExcerpts },
         { what: "a domain's holders (objections' search)", small: before.holders, big: after.holders },
         { what: 'a 1,000-lead account deleted', small: before.deletion, big: after.deletion },
       ],
       bigDeletion,
       erasurePlan,
+      excerptPlan,
       problems,
     };
   } finally {
@@ -346,6 +380,7 @@ export function volumeLines(run: VolumeRun): string[] {
     );
   }
   lines.push(`  erasure's search at the big volume: ${run.erasurePlan}`);
+  lines.push(`  erasure's excerpt clearing at the big volume: ${run.excerptPlan}`);
   for (const p of run.problems) lines.push(`  ! ${p}`);
   return lines;
 }

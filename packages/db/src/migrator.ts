@@ -75,6 +75,17 @@ export function outsideTransaction(section: string): boolean {
   return NO_TRANSACTION.test(section);
 }
 
+const STATEMENTS = /^--!\s*statements\b/m;
+
+/**
+ * A `--! no-transaction` section also marked `--! statements`: one query whose rows' first column are the statements
+ * to run, each on its own and in order (CREATE INDEX CONCURRENTLY on each partition a table has, which no fixed text
+ * can name: a partitioned table's index cannot be built concurrently, decision 053).
+ */
+export function generatesStatements(section: string): boolean {
+  return STATEMENTS.test(section);
+}
+
 /** What the main transaction runs of a migration: the whole file, less its `--! no-transaction` sections. */
 export function mainTransactionSql(sql: string): string {
   if (!ONLINE.test(sql) || !NO_TRANSACTION.test(sql)) return sql;
@@ -241,7 +252,10 @@ export async function migrate(databaseUrl: string, options: MigrateOptions = {})
         if (outsideTransaction(section)) {
           if (position > 0) continue; // a migration before it is pending: the main transaction does its work
           try {
-            await client.query(section);
+            if (generatesStatements(section)) {
+              const generated = await client.query<Record<string, string>>(section);
+              for (const row of generated.rows) await client.query(Object.values(row)[0]!);
+            } else await client.query(section);
           } catch (error) {
             throw new Error(`migration ${migration.name}, online step ${index + 1} failed: ${(error as Error).message}`, { cause: error });
           }

@@ -17,8 +17,11 @@ export interface ErasureReport {
   webhookExcerptsCleared: number;
 }
 
-// A cheap first filter PostgreSQL can apply to a webhook attempt's kept excerpt (free text, no index); each lead,
-// by contrast, is found through its contact keys (leadContactKeys).
+// A cheap first filter PostgreSQL can apply to a webhook attempt's kept excerpt (free text), answered by the trigram
+// indexes of 20261204000000_webhook_excerpt_trigram_indexes (pg_trgm, decision 053): `column ILIKE` by
+// webhook_attempts_response_excerpt_trgm_idx, the phone's digits by webhook_attempts_excerpt_digits_trgm_idx, built on
+// this very expression (change one, change the other: webhook-excerpt-trigram.test.ts reads the plan). Each lead, by
+// contrast, is found through its contact keys (leadContactKeys).
 function candidateFilter(entry: SubjectEntry, column: string): { sql: string; param: string } {
   if (entry.kind === 'phone')
     return {
@@ -28,6 +31,15 @@ function candidateFilter(entry: SubjectEntry, column: string): { sql: string; pa
   // A profile is stored as a URL (any scheme, subdomain, `/in/` or `/pub/`, trailing slash): its slug is what they share.
   const text = entry.kind === 'linkedin' ? entry.value.slice(entry.value.indexOf('/in/') + 4) : entry.value;
   return { sql: `${column} ILIKE '%' || $1 || '%'`, param: text.replace(/[\\%_]/g, (c) => `\\${c}`) };
+}
+
+/** The statement that clears the webhook attempts' excerpts that may hold the subject, and its parameters. */
+export function excerptClearing(entry: SubjectEntry): { sql: string; params: string[] } {
+  const excerpts = candidateFilter(entry, 'response_excerpt');
+  return {
+    sql: `UPDATE webhook_attempts SET response_excerpt = NULL WHERE response_excerpt IS NOT NULL AND ${excerpts.sql}`,
+    params: [excerpts.param],
+  };
 }
 
 /**
@@ -184,11 +196,8 @@ export async function eraseSubject(db: Database, entry: SubjectEntry): Promise<E
   }
   // A webhook attempt keeps the first bytes of the receiver's answer, which may echo anything: an excerpt that
   // may hold the subject is cleared (no confirmation needed: losing a debugging excerpt on a coincidence is harmless).
-  const excerpts = candidateFilter(entry, 'response_excerpt');
-  const cleared = await db.sql.query(
-    `UPDATE webhook_attempts SET response_excerpt = NULL WHERE response_excerpt IS NOT NULL AND ${excerpts.sql}`,
-    [excerpts.param],
-  );
+  const clearing = excerptClearing(entry);
+  const cleared = await db.sql.query(clearing.sql, clearing.params);
   // Every API process checks its kept bodies against the erasure epoch the deletes raised at most this long
   // ago: once waited out, no process can serve a body that held the subject (decision 031).
   if (jobIds.size > 0) await new Promise((resolve) => setTimeout(resolve, ERASURE_EPOCH_MAX_AGE_MS));
