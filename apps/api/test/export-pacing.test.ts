@@ -1,6 +1,7 @@
 import { exportPacing, CONTENDED_CHUNK, type ExportYield } from '../src/http/export-pacing';
 import { exportWalkEvents, type ExportRead } from '../src/account-export-walk';
 import { EventEmitter } from 'node:events';
+import { generateInFlight } from './support/generate-in-flight';
 import { startWorld, type TestWorld } from '../../../test/harness';
 import { buildAccount, buildDeliveredJobs, type TestAccount } from '../../../test/factories';
 
@@ -54,16 +55,9 @@ describe('exports yield to other accounts’ requests', () => {
   });
 
   it('when another account’s request is in flight, then the export pauses its COPY and reads small chunks until it ends, and delivers every lead', async () => {
-    const controller = new AbortController();
-    const waiting = fetch(`http://127.0.0.1:${port()}/api/v1/leads/generate`, {
-      method: 'POST',
-      headers: { ...other.auth, 'content-type': 'application/json', 'idempotency-key': `pacing-${Date.now()}` },
-      body: JSON.stringify({ source: 'google_maps', category: 'dentist', state: 'US', city: 'Austin', maxResults: 5 }),
-      signal: controller.signal,
-    }).catch((error: Error) => error);
+    // The generate is in the API (counted) before the download starts.
+    const generate = await generateInFlight(port(), other.auth, 'pacing');
     try {
-      // The generate is in the API (counted) before the download starts.
-      for (let i = 0; i < 200 && exportPacing.others() === 0; i += 1) await new Promise((r) => setTimeout(r, 10));
       expect(exportPacing.others()).toBe(1);
 
       const contended = await download();
@@ -80,8 +74,7 @@ describe('exports yield to other accounts’ requests', () => {
       expect(contended.reads.every((r) => r.kind === 'keyset' && r.inFlight === 1)).toBe(true);
       expect(exportPacing.others()).toBe(1); // still in flight: it was never the export's own request
     } finally {
-      controller.abort();
-      await waiting;
+      await generate.release();
     }
     for (let i = 0; i < 200 && exportPacing.others() > 0; i += 1) await new Promise((r) => setTimeout(r, 10));
     expect(exportPacing.others()).toBe(0);

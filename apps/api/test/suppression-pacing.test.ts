@@ -1,6 +1,7 @@
 import { request } from 'node:http';
 import { SUPPRESSION_CHUNK } from '@leadgen/db';
 import { CONTENDED_CHUNK, exportPacing, type ExportYield } from '../src/http/export-pacing';
+import { generateInFlight } from './support/generate-in-flight';
 import { startWorld, type TestWorld } from '../../../test/harness';
 import { buildAccount, type TestAccount } from '../../../test/factories';
 
@@ -50,15 +51,8 @@ describe('suppression uploads yield to other accounts’ requests', () => {
   });
 
   it('when another account’s request is in flight, then the upload yields before each statement, and stores (and removes) all of it', async () => {
-    const controller = new AbortController();
-    const waiting = fetch(`http://127.0.0.1:${port()}/api/v1/leads/generate`, {
-      method: 'POST',
-      headers: { ...other.auth, 'content-type': 'application/json', 'idempotency-key': `upload-pacing-${Date.now()}` },
-      body: JSON.stringify({ source: 'google_maps', category: 'dentist', state: 'US', city: 'Austin', maxResults: 5 }),
-      signal: controller.signal,
-    }).catch((error: Error) => error);
+    const generate = await generateInFlight(port(), other.auth, 'upload-pacing');
     try {
-      for (let i = 0; i < 200 && exportPacing.others() === 0; i += 1) await new Promise((r) => setTimeout(r, 10));
       expect(exportPacing.others()).toBe(1);
 
       // Half of it held already: those are not new, and the kept counts say what the table holds.
@@ -77,8 +71,7 @@ describe('suppression uploads yield to other accounts’ requests', () => {
       expect(removed.yields.filter((y) => y.reason === 'requests').length).toBeGreaterThanOrEqual(ENTRIES / CONTENDED_CHUNK);
       expect(exportPacing.others()).toBe(1);
     } finally {
-      controller.abort();
-      await waiting;
+      await generate.release();
     }
     const { rows } = await world.db.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM suppressions WHERE account_id = $1', [
       uploader.accountId,
@@ -87,15 +80,8 @@ describe('suppression uploads yield to other accounts’ requests', () => {
   });
 
   it('when an upload of the account is at work, then its next one is refused (429) before its body is read', async () => {
-    const controller = new AbortController();
-    const waiting = fetch(`http://127.0.0.1:${port()}/api/v1/leads/generate`, {
-      method: 'POST',
-      headers: { ...other.auth, 'content-type': 'application/json', 'idempotency-key': `upload-busy-${Date.now()}` },
-      body: JSON.stringify({ source: 'google_maps', category: 'dentist', state: 'US', city: 'Austin', maxResults: 5 }),
-      signal: controller.signal,
-    }).catch((error: Error) => error);
+    const generate = await generateInFlight(port(), other.auth, 'upload-busy');
     try {
-      for (let i = 0; i < 200 && exportPacing.others() === 0; i += 1) await new Promise((r) => setTimeout(r, 10));
       // The first upload is at work (writing, paced) once it first yields.
       const atWork = new Promise((resolve) => exportPacing.once('yield', resolve));
       const first = upload(100_000);
@@ -122,8 +108,7 @@ describe('suppression uploads yield to other accounts’ requests', () => {
       expect(second).toEqual({ status: 429, connection: 'close' });
       expect((await first).status).toBe(200);
     } finally {
-      controller.abort();
-      await waiting;
+      await generate.release();
     }
   }, 30_000);
 });
