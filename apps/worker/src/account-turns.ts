@@ -52,7 +52,8 @@ export function accountTurns(settings: AccountTurnSettings): AccountTurns {
     return a;
   };
   const mayRun = (id: string, a: Account) =>
-    a.running < settings.perAccount || !presence.othersPresent(id) || busyNow() <= settings.maxBusy;
+    // maxBusy 0: kept however quiet the loop (a window of 100 ms with no work at all reads 0, which `<=` would admit).
+    a.running < settings.perAccount || !presence.othersPresent(id) || (settings.maxBusy > 0 && busyNow() <= settings.maxBusy);
   // Round robin: each pass admits at most one waiting job per account, in the order the accounts first waited.
   let order: string[] = [];
   const admit = () => {

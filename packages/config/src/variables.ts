@@ -552,7 +552,7 @@ export const DECLARATION = {
     borrowMaxBusy: variable(
       'WORKER_BORROW_MAX_BUSY',
       Joi.number().min(0).max(1).default(0.5),
-      "fair queues: a worker borrows no held job (`WORKER_RESERVED_SLOTS`) while its event loop was busy more than this share of the last 100 ms or more (0–1): a slot is not a core, and CPU-bound jobs of one account's backlog in every free slot slow every other account's job in the process ([decision 050](decisions/050-one-account-cannot-take-the-cores.md)). `1`: slots alone decide, as before",
+      "fair queues: a worker borrows no held job (`WORKER_RESERVED_SLOTS`) while its event loop was busy more than this share of the last 100 ms or more (0–1): a slot is not a core, and CPU-bound jobs of one account's backlog in every free slot slow every other account's job in the process ([decision 050](decisions/050-one-account-cannot-take-the-cores.md)); an account's turns (`WORKER_TURNS_PER_ACCOUNT`) are kept above it too, and always at `0`. `1`: slots alone decide, as before",
     ),
     turnsPerAccount: variable(
       'WORKER_TURNS_PER_ACCOUNT',
