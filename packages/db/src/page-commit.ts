@@ -41,7 +41,7 @@ export async function commitPage(
   // One statement (prisma/functions/commit_page.sql): lock the job while it is not
   // terminal, insert the page's new leads, advance count and cursor; no row back means terminal.
   // `m` only when the caller read what the leads can match: its absence asks the function whether the account needs it.
-  const items = JSON.stringify(
+  const items = jsonbArray(
     page.map((p) =>
       p.matches
         ? { k: p.dedupKey, d: p.lead, m: p.matches.map((entry) => ({ t: entry.kind, v: entry.value })) }
@@ -76,6 +76,29 @@ export async function commitPage(
     releasedJobIds: row.released_jobs,
   };
   return { ...commit, settlement };
+}
+
+/**
+ * A page's items as a jsonb parameter in PostgreSQL's binary format (jsonb_recv: the format version, 1, then the JSON
+ * text; node-postgres sends a Buffer parameter as binary). Each item is serialized alone and its UTF-8 written into one
+ * buffer: one JSON string of the whole page (25 Google leads, ~67 KB of JSON, two-byte once any field holds a character
+ * past U+00FF, as Google's opening hours' en dash) cost V8 0.7-1.4 ms a page to make and encode, against 0.5 ms here
+ * (issue 32, measured on Node 22 and 24), and sits in the heap until the query is written.
+ */
+export function jsonbArray(items: readonly unknown[]): Buffer {
+  const parts = items.map((item) => JSON.stringify(item));
+  let size = 3; // the version byte, [ and ]
+  for (const part of parts) size += Buffer.byteLength(part) + 1;
+  const out = Buffer.allocUnsafe(size);
+  out[0] = 1;
+  out[1] = 0x5b; // [
+  let at = 2;
+  parts.forEach((part, i) => {
+    if (i > 0) out[at++] = 0x2c; // ,
+    at += out.write(part, at);
+  });
+  out[at++] = 0x5d; // ]
+  return out.subarray(0, at);
 }
 
 interface CommitRow {

@@ -5,6 +5,7 @@ import {
   creditSummary,
   findJob,
   insertJob,
+  jsonbArray,
   ledgerCreditSummary,
   listLeads,
   openJob,
@@ -113,5 +114,27 @@ describe('a job opened, committed and settled in its slices', () => {
     expect(committed).toEqual({ kind: 'stopped' });
     expect(await findJob(db, jobId)).toMatchObject({ status: 'CANCELLED', deliveredCount: 0, provider: null });
     expect(await openJob(db, jobId, 'sandbox', false)).toMatchObject({ kind: 'terminal' });
+  });
+
+  it('when leads hold text past ASCII, quotes, backslashes and line breaks, then they are stored as sent (the items go as binary jsonb)', async () => {
+    const { jobId } = await create(3);
+    const texts = ['Café “Zoë” – 10:00 – 18:00', 'Line\nbreak \\ back"slash\t', '東京 🦷 dentist\u2028'];
+    const leads: PageLead[] = texts.map((text, i) => ({
+      dedupKey: `k${i}\u00e9`,
+      lead: { businessName: text, n: i, x: null } as unknown as Lead,
+    }));
+    expect(await commitPage(db, jobId, leads, 'c1')).toMatchObject({ kind: 'committed', deliveredCount: 3 });
+    expect(await listLeads(db, jobId)).toEqual(leads.map((l) => l.lead));
+    const { rows } = await db.sql.query<{ dedup_key: string }>('SELECT dedup_key FROM leads WHERE job_id = $1 ORDER BY position', [jobId]);
+    expect(rows.map((r) => r.dedup_key)).toEqual(['k0é', 'k1é', 'k2é']);
+  });
+
+  it('when a page is framed as binary jsonb, then it is the version byte and the JSON array of its items', () => {
+    const items = [{ a: 'é–' }, { b: [1, null] }];
+    const framed = jsonbArray(items);
+    expect(framed[0]).toBe(1);
+    expect(JSON.parse(framed.subarray(1).toString('utf8'))).toEqual(items);
+    expect(framed.subarray(1).toString('utf8')).toBe(JSON.stringify(items));
+    expect(jsonbArray([]).subarray(1).toString('utf8')).toBe('[]');
   });
 });
