@@ -60,7 +60,7 @@ export async function commitPage(
     [
       ...args,
       start?.provider ?? null,
-      start?.startedAt ?? null,
+      start?.startedAt.toISOString() ?? null,
       settle ? chargeFor(settle.source, settle.requestedCount) : null,
       JOB_EVENT_OF.COMPLETE,
       settle?.share ?? null,
