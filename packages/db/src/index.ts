@@ -15,6 +15,7 @@ export {
   readMigrations,
   onlineSteps,
   outsideTransaction,
+  generatesStatements,
   migrateBefore,
   MIGRATIONS_DIR,
   runtimeRoleOf,
