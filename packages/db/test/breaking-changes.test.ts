@@ -5,6 +5,7 @@ import path from 'node:path';
 import { Client } from 'pg';
 import { createDatabase, dropDatabase, migrate, MIGRATIONS_DIR, readMigrations, schemaStatus, shippedSchema } from '../src';
 import { checkSignatures, readPreviousRelease, SIGNATURES_SQL } from './previous-release';
+import { scratchDatabaseUrls } from '../../../test/runtime-role';
 
 // A function change the previous release cannot run beside is marked `--! breaking-change` on its migration
 // (graphile-worker's mark): the signature check below then lets it through, the migrator refuses it where a
@@ -62,10 +63,9 @@ describe('a migration marked --! breaking-change', () => {
   let dir: string;
   const urls: string[] = [];
   const scratch = (): string => {
-    const url = new URL(process.env.DATABASE_OWNER_URL!);
-    url.pathname = `/leadgen_brk_${randomBytes(4).toString('hex')}`;
-    urls.push(url.toString());
-    return url.toString();
+    const { ownerUrl } = scratchDatabaseUrls(`leadgen_brk_${randomBytes(4).toString('hex')}`);
+    urls.push(ownerUrl);
+    return ownerUrl;
   };
   beforeAll(() => {
     dir = mkdtempSync(path.join(tmpdir(), 'leadgen-breaking-'));

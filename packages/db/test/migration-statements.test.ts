@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import { dropDatabase, generatesStatements, migrate, MIGRATIONS_DIR, onlineSteps, outsideTransaction } from '../src';
+import { scratchDatabaseUrls } from '../../../test/runtime-role';
 
 // The migrator's `--! statements` mark (packages/db/src/migrator.ts): an online `--! no-transaction` section whose one
 // query returns the statements to run, each on its own and in order, as migration 20261204000000 builds an index
@@ -30,10 +31,9 @@ describe('a migration section marked --! statements', () => {
   const dirs: string[] = [];
   const urls: string[] = [];
   const scratch = (): string => {
-    const url = new URL(process.env.DATABASE_OWNER_URL!);
-    url.pathname = `/leadgen_stmt_${randomBytes(4).toString('hex')}`;
-    urls.push(url.toString());
-    return url.toString();
+    const { ownerUrl } = scratchDatabaseUrls(`leadgen_stmt_${randomBytes(4).toString('hex')}`);
+    urls.push(ownerUrl);
+    return ownerUrl;
   };
   /** This build's migrations and the test's, last. */
   const withTestMigration = (sql: string): string => {
