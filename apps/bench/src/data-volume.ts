@@ -239,7 +239,7 @@ export async function measureDataVolume(options: {
     );
     const erasurePlan = plan.rows.map((r) => r['QUERY PLAN'].trim()).join(' / ');
     if (!erasurePlan.includes('contact_keys')) problems.push(`the erasure's search does not use the index: ${erasurePlan}`);
-    // The excerpts' clearing (decision 053): through the trigram indexes, not a read of every attempt.
+    // The excerpts' clearing (decision 043): through the trigram indexes, not a read of every attempt.
     const clearing = excerptClearing({ kind: 'email', value: 'nobody@absent.example' });
     const excerptPlan = (await db.sql.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${clearing.sql}`, clearing.params)).rows
       .map((r) => r['QUERY PLAN'].trim())

@@ -18,7 +18,7 @@ export interface ErasureReport {
 }
 
 // A cheap first filter PostgreSQL can apply to a webhook attempt's kept excerpt (free text), answered by the trigram
-// indexes of 20261204000000_webhook_excerpt_trigram_indexes (pg_trgm, decision 053): `column ILIKE` by
+// indexes of 20261204000000_webhook_excerpt_trigram_indexes (pg_trgm, decision 043): `column ILIKE` by
 // webhook_attempts_response_excerpt_trgm_idx, the phone's digits by webhook_attempts_excerpt_digits_trgm_idx, built on
 // this very expression (change one, change the other: webhook-excerpt-trigram.test.ts reads the plan). Each lead, by
 // contrast, is found through its contact keys (leadContactKeys).

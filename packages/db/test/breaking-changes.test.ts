@@ -1,11 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Client } from 'pg';
-import { createDatabase, dropDatabase, migrate, MIGRATIONS_DIR, readMigrations, schemaStatus, shippedSchema } from '../src';
+import { createDatabase, migrate, MIGRATIONS_DIR, readMigrations, schemaStatus, shippedSchema } from '../src';
 import { checkSignatures, readPreviousRelease, SIGNATURES_SQL } from './previous-release';
-import { scratchDatabaseUrls } from '../../../test/runtime-role';
+import { queryOnce, scratchDatabases } from './scratch-databases';
 
 // A function change the previous release cannot run beside is marked `--! breaking-change` on its migration
 // (graphile-worker's mark): the signature check below then lets it through, the migrator refuses it where a
@@ -14,13 +12,7 @@ import { scratchDatabaseUrls } from '../../../test/runtime-role';
 const previous = readPreviousRelease();
 
 async function signaturesOf(url: string): Promise<string[]> {
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<{ signature: string }>(SIGNATURES_SQL)).rows.map((row) => row.signature);
-  } finally {
-    await client.end();
-  }
+  return (await queryOnce<{ signature: string }>(url, SIGNATURES_SQL)).map((row) => row.signature);
 }
 
 describe('function signatures the previous release calls', () => {
@@ -61,12 +53,7 @@ describe('function signatures the previous release calls', () => {
 describe('a migration marked --! breaking-change', () => {
   const BREAKING = '99990101000000_breaking_for_the_test';
   let dir: string;
-  const urls: string[] = [];
-  const scratch = (): string => {
-    const { ownerUrl } = scratchDatabaseUrls(`leadgen_brk_${randomBytes(4).toString('hex')}`);
-    urls.push(ownerUrl);
-    return ownerUrl;
-  };
+  const databases = scratchDatabases('leadgen_brk');
   beforeAll(() => {
     dir = mkdtempSync(path.join(tmpdir(), 'leadgen-breaking-'));
     cpSync(MIGRATIONS_DIR, dir, { recursive: true });
@@ -75,7 +62,7 @@ describe('a migration marked --! breaking-change', () => {
   });
   afterAll(async () => {
     rmSync(dir, { recursive: true });
-    for (const url of urls) await dropDatabase(url);
+    await databases.dropAll();
   }, 60_000);
 
   it('when it is read, then it is derived as breaking and no shipped migration is', () => {
@@ -88,7 +75,7 @@ describe('a migration marked --! breaking-change', () => {
   });
 
   it('when a database with migrations is migrated to it, then the migrator refuses unless allowed, and the release before it is no longer ready', async () => {
-    const url = scratch();
+    const url = databases.next();
     await migrate(url);
     await expect(migrate(url, { migrationsDir: dir })).rejects.toThrow(
       /99990101000000_breaking_for_the_test is marked --! breaking-change/,
@@ -112,6 +99,6 @@ describe('a migration marked --! breaking-change', () => {
   });
 
   it('when an empty database is migrated, then it takes the breaking migration without being told: no release runs on it', async () => {
-    expect((await migrate(scratch(), { migrationsDir: dir })).applied).toContain(BREAKING);
+    expect((await migrate(databases.next(), { migrationsDir: dir })).applied).toContain(BREAKING);
   });
 });

@@ -1,10 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Client } from 'pg';
 import { dropDatabase, FUNCTIONS_DIR, migrate, MIGRATIONS_DIR, readFunctionFiles, readMigrations } from '../src';
+import { queryOnce, scratchDatabases } from './scratch-databases';
 
 // SQL as code (docs/decisions/017-sql-as-code.md): every function's body in one file of prisma/functions,
 // applied after the migrations as a repeatable script.
@@ -15,26 +14,8 @@ const LAST_MIGRATION_WITH_FUNCTIONS = '20261122170000_webhooks';
 const DEFINES_CODE = /\bCREATE\s+(?:OR\s+REPLACE\s+)?(?:FUNCTION|PROCEDURE|TRIGGER|(?:RECURSIVE\s+)?VIEW)\s+(?!\s|pg_temp\.)/i;
 const DEFINED_NAMES = /\bCREATE\s+(?:OR\s+REPLACE\s+)?(?:FUNCTION|PROCEDURE|(?:RECURSIVE\s+)?VIEW)\s+(?:public\.)?"?(\w+)"?/gi;
 
-const databases: string[] = [];
-function databaseUrl(): string {
-  const url = new URL(process.env.DATABASE_OWNER_URL!);
-  url.pathname = `/leadgen_fn_${randomBytes(4).toString('hex')}`;
-  databases.push(url.toString());
-  return url.toString();
-}
-afterAll(async () => {
-  for (const url of databases) await dropDatabase(url);
-}, 120_000);
-
-async function query<T>(url: string, sql: string): Promise<T[]> {
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query(sql)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
+const databases = scratchDatabases('leadgen_fn');
+afterAll(() => databases.dropAll(), 120_000);
 
 /** The whole schema as pg_dump writes it (functions' full definitions included), without the migrators' own bookkeeping. */
 function schemaOf(url: string): string {
@@ -78,7 +59,7 @@ describe('function files', () => {
       for (const heading of ['Called by:', 'Locks:', 'Guarantees:'])
         expect({ file: file.name, heading, present: file.sql.includes(`-- ${heading}`) }).toMatchObject({ present: true });
     }
-    const inDatabase = await query<{ name: string }>(
+    const inDatabase = await queryOnce<{ name: string }>(
       process.env.DATABASE_URL!,
       `SELECT p.proname AS name FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
        WHERE n.nspname = 'public' AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.objid = p.oid AND d.deptype = 'e')
@@ -95,14 +76,14 @@ describe('function files', () => {
   });
 
   it('when an empty database and a database left at each earlier migration are migrated, then their schemas are the same', async () => {
-    const fromEmpty = databaseUrl();
+    const fromEmpty = databases.next();
     await migrate(fromEmpty);
     const expected = schemaOf(fromEmpty);
     expect(expected).toContain('CREATE FUNCTION public.commit_page');
 
     const empty = mkdtempSync(path.join(tmpdir(), 'leadgen-no-functions-'));
     for (let count = 1; count <= readMigrations().length; count += 1) {
-      const url = databaseUrl();
+      const url = databases.next();
       const earlier = migrationsUpTo(count);
       try {
         // As an earlier release left it: those migrations only, before function files existed.
@@ -121,7 +102,7 @@ describe('function files', () => {
   it('when a function file changes, then only it is applied again, and a file applied already is skipped', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'leadgen-functions-'));
     cpSync(FUNCTIONS_DIR, dir, { recursive: true });
-    const url = databaseUrl();
+    const url = databases.next();
     try {
       const first = await migrate(url, { functionsDir: dir });
       expect(first.functions).toEqual(readFunctionFiles(dir).map((file) => file.name));
@@ -130,7 +111,7 @@ describe('function files', () => {
       const file = path.join(dir, 'start_job.sql');
       writeFileSync(file, readFileSync(file, 'utf8').replace('BEGIN\n', 'BEGIN\n  -- changed by the test\n'));
       expect(await migrate(url, { functionsDir: dir })).toEqual({ createdDatabase: false, applied: [], functions: ['start_job'] });
-      const [definition] = await query<{ def: string }>(
+      const [definition] = await queryOnce<{ def: string }>(
         url,
         `SELECT pg_get_functiondef('start_job(text, text, timestamptz)'::regprocedure) AS def`,
       );
@@ -142,7 +123,7 @@ describe('function files', () => {
   });
 
   it('when a function file fails, then nothing of that run is applied: not the file, nor the migrations before it', async () => {
-    const url = databaseUrl();
+    const url = databases.next();
     const earlier = migrationsUpTo(readMigrations().length - 1);
     const dir = mkdtempSync(path.join(tmpdir(), 'leadgen-functions-'));
     try {
@@ -153,9 +134,9 @@ describe('function files', () => {
         '-- zz_broken: a file that does not parse.\nCREATE OR REPLACE FUNCTION zz_broken( AS $$ $$;\n',
       );
       await expect(migrate(url, { functionsDir: dir })).rejects.toThrow(/function file zz_broken\.sql failed/);
-      const migrations = await query<{ n: number }>(url, 'SELECT count(*)::int AS n FROM "_prisma_migrations"');
+      const migrations = await queryOnce<{ n: number }>(url, 'SELECT count(*)::int AS n FROM "_prisma_migrations"');
       expect(migrations[0]!.n).toBe(readMigrations().length - 1);
-      expect(await query(url, 'SELECT * FROM "_function_files"')).toEqual([]);
+      expect(await queryOnce(url, 'SELECT * FROM "_function_files"')).toEqual([]);
     } finally {
       rmSync(earlier, { recursive: true });
       rmSync(dir, { recursive: true });

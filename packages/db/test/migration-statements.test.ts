@@ -1,10 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Client } from 'pg';
-import { dropDatabase, generatesStatements, migrate, MIGRATIONS_DIR, onlineSteps, outsideTransaction } from '../src';
-import { scratchDatabaseUrls } from '../../../test/runtime-role';
+import { generatesStatements, migrate, MIGRATIONS_DIR, onlineSteps, outsideTransaction } from '../src';
+import { queryOnce, scratchDatabases } from './scratch-databases';
 
 // The migrator's `--! statements` mark (packages/db/src/migrator.ts): an online `--! no-transaction` section whose one
 // query returns the statements to run, each on its own and in order, as migration 20261204000000 builds an index
@@ -29,12 +27,7 @@ FROM unnest(ARRAY['a', 'b']) AS c ORDER BY c`;
 
 describe('a migration section marked --! statements', () => {
   const dirs: string[] = [];
-  const urls: string[] = [];
-  const scratch = (): string => {
-    const { ownerUrl } = scratchDatabaseUrls(`leadgen_stmt_${randomBytes(4).toString('hex')}`);
-    urls.push(ownerUrl);
-    return ownerUrl;
-  };
+  const databases = scratchDatabases('leadgen_stmt');
   /** This build's migrations and the test's, last. */
   const withTestMigration = (sql: string): string => {
     const dir = mkdtempSync(path.join(tmpdir(), 'leadgen-statements-'));
@@ -44,25 +37,16 @@ describe('a migration section marked --! statements', () => {
     writeFileSync(path.join(dir, NAME, 'migration.sql'), sql);
     return dir;
   };
-  async function query<T extends Record<string, unknown>>(url: string, text: string): Promise<T[]> {
-    const client = new Client({ connectionString: url });
-    await client.connect();
-    try {
-      return (await client.query<T>(text)).rows;
-    } finally {
-      await client.end();
-    }
-  }
   /** A database at this build's schema with the test's table and rows, the test's migration pending. */
   async function databaseBefore(): Promise<string> {
-    const url = scratch();
+    const url = databases.next();
     await migrate(url);
-    await query(url, 'CREATE TABLE "stmt_test" AS SELECT g AS "a", g % 7 AS "b" FROM generate_series(1, 1000) g');
+    await queryOnce(url, 'CREATE TABLE "stmt_test" AS SELECT g AS "a", g % 7 AS "b" FROM generate_series(1, 1000) g');
     return url;
   }
   afterAll(async () => {
     for (const dir of dirs) rmSync(dir, { recursive: true });
-    for (const url of urls) await dropDatabase(url);
+    await databases.dropAll();
   }, 60_000);
 
   it('when its file is read, then the section is online, outside the main transaction and generates its statements', () => {
@@ -76,7 +60,7 @@ describe('a migration section marked --! statements', () => {
   it('when the migration runs where the ones before it are applied, then each generated statement runs on its own, in order', async () => {
     const url = await databaseBefore();
     expect((await migrate(url, { migrationsDir: withTestMigration(migration(CONCURRENT)) })).applied).toEqual([NAME]);
-    const indexes = await query<{ name: string; valid: boolean }>(
+    const indexes = await queryOnce<{ name: string; valid: boolean }>(
       url,
       `SELECT c.relname AS name, i.indisvalid AS valid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
        WHERE i.indrelid = '"stmt_test"'::regclass ORDER BY 1`,
@@ -96,8 +80,11 @@ describe('a migration section marked --! statements', () => {
       `migration ${NAME}, online step 1 failed: column "no_such_column" does not exist`,
     );
     // the first ran (on its own: CONCURRENTLY), the third never did
-    const names = await query<{ name: string }>(url, `SELECT indexname AS name FROM pg_indexes WHERE tablename = 'stmt_test' ORDER BY 1`);
+    const names = await queryOnce<{ name: string }>(
+      url,
+      `SELECT indexname AS name FROM pg_indexes WHERE tablename = 'stmt_test' ORDER BY 1`,
+    );
     expect(names.map((row) => row.name)).toEqual(['stmt_test_a_idx']);
-    expect(await query(url, `SELECT 1 FROM "_prisma_migrations" WHERE migration_name = '${NAME}'`)).toEqual([]);
+    expect(await queryOnce(url, `SELECT 1 FROM "_prisma_migrations" WHERE migration_name = '${NAME}'`)).toEqual([]);
   }, 60_000);
 });
