@@ -92,7 +92,7 @@ describe('requests in flight per account', () => {
   it('when an account has API_IN_FLIGHT_PER_ACCOUNT requests at work, then its next waits for a place, answers 429 too_many_in_flight with Retry-After if none frees in time, and another account is served meanwhile', async () => {
     const flood = await buildAccount(world.db);
     const other = await buildAccount(world.db);
-    const present = heldGenerate(world.api.port, other.auth, 3_000); // the other account is there: the limit holds
+    const present = await bystander(3_000); // another account is there: the limit holds
     const holding = Array.from({ length: IN_FLIGHT }, () => heldGenerate(world.api.port, flood.auth, 3_000));
     await sleep(200);
     const started = Date.now();
