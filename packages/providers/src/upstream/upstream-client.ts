@@ -70,9 +70,11 @@ export function onUpstreamRetry<T>(listener: (retry: UpstreamRetry) => void, fn:
 /**
  * Counts in `counts` (by upstream name) every request sent while `fn` runs, retries included, however
  * deep in a provider: the worker reports what a job cost upstream without every adapter counting.
+ * Already counting in `counts` (a call made in its own job's scope), `fn` just runs: no new scope.
  */
 export function countUpstreamCalls<T>(counts: Map<string, number>, fn: () => T): T {
-  return scopes.run({ ...scopes.getStore(), counts }, fn);
+  const scope = scopes.getStore();
+  return scope?.counts === counts ? fn() : scopes.run({ ...scope, counts }, fn);
 }
 
 /**

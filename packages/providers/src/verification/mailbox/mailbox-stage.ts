@@ -186,11 +186,8 @@ export function createMailboxStage(options: MailboxStageOptions): MailboxStage {
     }
     // This call is the probe: the others skip until it tells whether the engine is back.
     if (down) nextProbeAt = Date.now() + options.downProbeMs;
-    // Most calls start at once in their own job's scope: only one run from another's gets a scope of its own.
     const started = limit(() =>
-      counts && upstreamCallCounts() !== counts
-        ? countUpstreamCalls(counts, () => ask(address, domain, deadline))
-        : ask(address, domain, deadline),
+      counts ? countUpstreamCalls(counts, () => ask(address, domain, deadline)) : ask(address, domain, deadline),
     ).finally(() => inFlight.delete(key));
     inFlight.set(key, started);
     return started;
